@@ -1,0 +1,26 @@
+#pragma once
+/// @file Solver settings (DESIGN sections 5 and 6), filled by app/ from the deck's solver
+/// section.
+#include <array>
+
+namespace heptane {
+
+enum class Method { bicgstab, qmr, block_jacobi, block_gs };
+enum class Preconditioner { none, point_block_jacobi, line_jacobi, block_jacobi };
+enum class Backend { automatic, cpu, gpu };
+enum class GpuKernel { in_kernel, multi_kernel, library };
+enum class SpmvKind { bdia, ksparse };
+
+struct SolverSettings {
+    Method method = Method::bicgstab;
+    Preconditioner preconditioner = Preconditioner::none;
+    std::array<int, 3> block_shape{4, 4, 4};  ///< spatial block (bx, by, bz) in cells
+    double omega = 1.0;                       ///< damping of block Jacobi / Gauss-Seidel
+    Backend backend = Backend::automatic;
+    GpuKernel gpu_kernel = GpuKernel::in_kernel;
+    SpmvKind spmv = SpmvKind::bdia;
+    double tolerance = 1.0e-8;  ///< on ||b - GH x|| / ||b||
+    int max_iterations = 1000;
+};
+
+}  // namespace heptane
