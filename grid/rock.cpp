@@ -1,0 +1,322 @@
+#include "grid/rock.hpp"
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/errors.hpp"
+#include "core/random.hpp"
+#include "core/units.hpp"
+#include "grid/loaders.hpp"
+
+namespace heptane::grid {
+namespace {
+
+using units::kMilliDarcy;
+
+/// Deck key of member `member` of the field described by `spec`.
+std::string key_of(const FieldSpec& spec, const char* member) {
+    return spec.key.empty() ? std::string(member) : spec.key + "." + member;
+}
+
+std::string kind_name(FieldKind kind) {
+    switch (kind) {
+        case FieldKind::uniform:
+            return "uniform";
+        case FieldKind::layered:
+            return "layered";
+        case FieldKind::lognormal:
+            return "lognormal";
+        case FieldKind::spe10:
+            return "spe10";
+        case FieldKind::eclipse:
+            return "eclipse";
+    }
+    return "unknown";
+}
+
+std::string dims_text(int nx, int ny, int nz) {
+    std::ostringstream s;
+    s << nx << " x " << ny << " x " << nz;
+    return s.str();
+}
+
+std::string cell_text(const Grid3D& grid, index_t m) {
+    const auto ijk = grid.ijk(m);
+    std::ostringstream s;
+    s << "(i, j, k) = (" << ijk[0] << ", " << ijk[1] << ", " << ijk[2] << ")";
+    return s.str();
+}
+
+bool is_permeability(double k) { return std::isfinite(k) && k >= 0.0; }
+bool is_porosity(double phi) { return std::isfinite(phi) && phi > 0.0 && phi <= 1.0; }
+
+/// A ratio such as kv_kh: finite and >= 0.
+void check_ratio(const FieldSpec& spec, const char* member, double ratio) {
+    if (!(std::isfinite(ratio) && ratio >= 0.0)) {
+        std::ostringstream msg;
+        msg << "must be a finite number >= 0, got " << ratio;
+        throw InputError(key_of(spec, member), msg.str());
+    }
+}
+
+/// layers.size() == nz; returns nothing, throws InputError(key.values).
+void check_layer_count(const Grid3D& grid, const FieldSpec& spec) {
+    if (spec.layers.size() != static_cast<std::size_t>(grid.nz)) {
+        std::ostringstream msg;
+        msg << spec.layers.size() << " values given, the grid has nz = " << grid.nz << " layers";
+        throw InputError(key_of(spec, "values"), msg.str());
+    }
+}
+
+/// Calls the loader and rethrows its errors under `key` (the loader's detail names the file
+/// and line).
+template <typename Load>
+auto load_file(const std::string& key, Load&& load) {
+    try {
+        return std::forward<Load>(load)();
+    } catch (const InputError& e) {
+        throw InputError(key, e.detail());
+    }
+}
+
+/// Reads `names` from the Eclipse file of `spec`; each array present must have one value
+/// per cell.
+std::map<std::string, std::vector<double>> read_eclipse_arrays(const Grid3D& grid,
+                                                               const FieldSpec& spec,
+                                                               const std::set<std::string>& names,
+                                                               const std::string& required) {
+    const std::string key = key_of(spec, "file");
+    auto arrays = load_file(key, [&] { return read_eclipse_keywords(spec.file, names); });
+    if (arrays.count(required) == 0) {
+        throw InputError(key, spec.file + ": has no " + required + " keyword");
+    }
+    for (const auto& [name, values] : arrays) {
+        if (static_cast<index_t>(values.size()) != grid.num_cells()) {
+            std::ostringstream msg;
+            msg << spec.file << ": " << name << " has " << values.size()
+                << " values, the grid needs nx*ny*nz = " << grid.num_cells();
+            throw InputError(key, msg.str());
+        }
+    }
+    return arrays;
+}
+
+/// Scatters Eclipse-ordered `values` (mD or fraction) into k-fastest `out`, times `scale`.
+/// `valid` decides which values are accepted; the first bad one is reported with its cell.
+template <typename Valid>
+void scatter_eclipse(const Grid3D& grid, const FieldSpec& spec, const std::string& name,
+                     const std::vector<double>& values, double scale, Valid valid,
+                     const char* requirement, std::vector<double>& out) {
+    const index_t n_cells = grid.num_cells();
+    out.resize(static_cast<std::size_t>(n_cells));
+    for (index_t n = 0; n < n_cells; ++n) {
+        const double v = values[static_cast<std::size_t>(n)];
+        const index_t m = eclipse_to_cell(grid, n);
+        if (!valid(v)) {
+            std::ostringstream msg;
+            msg << spec.file << ": " << name << " value " << n + 1 << " (cell "
+                << cell_text(grid, m) << ") is " << v << ", must be " << requirement;
+            throw InputError(key_of(spec, "file"), msg.str());
+        }
+        out[static_cast<std::size_t>(m)] = v * scale;
+    }
+}
+
+void build_permeability(const Grid3D& grid, const FieldSpec& spec, RockFields& rock) {
+    const index_t n_cells = grid.num_cells();
+    const auto n = static_cast<std::size_t>(n_cells);
+    switch (spec.kind) {
+        case FieldKind::uniform: {
+            const auto& v = spec.value;
+            if (!is_permeability(v[0]) || !is_permeability(v[1]) || !is_permeability(v[2]) ||
+                (v[0] == 0.0 && v[1] == 0.0 && v[2] == 0.0)) {
+                std::ostringstream msg;
+                msg << "kx, ky, kz must be finite, >= 0 mD and not all 0, got " << v[0] << ", "
+                    << v[1] << ", " << v[2];
+                throw InputError(key_of(spec, "value"), msg.str());
+            }
+            rock.kx.assign(n, v[0] * kMilliDarcy);
+            rock.ky.assign(n, v[1] * kMilliDarcy);
+            rock.kz.assign(n, v[2] * kMilliDarcy);
+            return;
+        }
+        case FieldKind::layered: {
+            check_layer_count(grid, spec);
+            check_ratio(spec, "kv_kh", spec.kv_kh);
+            bool any_positive = false;
+            for (std::size_t k = 0; k < spec.layers.size(); ++k) {
+                if (!is_permeability(spec.layers[k])) {
+                    std::ostringstream msg;
+                    msg << "layer " << k << " has " << spec.layers[k]
+                        << " mD; permeabilities must be finite and >= 0";
+                    throw InputError(key_of(spec, "values"), msg.str());
+                }
+                any_positive = any_positive || spec.layers[k] > 0.0;
+            }
+            if (!any_positive) {
+                throw InputError(key_of(spec, "values"), "every layer has permeability 0");
+            }
+            rock.kx.resize(n);
+            rock.ky.resize(n);
+            rock.kz.resize(n);
+#pragma omp parallel for schedule(static)
+            for (index_t m = 0; m < n_cells; ++m) {
+                const double k = spec.layers[static_cast<std::size_t>(m % grid.nz)] * kMilliDarcy;
+                rock.kx[m] = k;
+                rock.ky[m] = k;
+                rock.kz[m] = spec.kv_kh * k;
+            }
+            return;
+        }
+        case FieldKind::lognormal: {
+            if (!(std::isfinite(spec.mean) && spec.mean > 0.0)) {
+                std::ostringstream msg;
+                msg << "the geometric mean permeability (the median of k) must be finite and > 0 "
+                       "mD, got "
+                    << spec.mean;
+                throw InputError(key_of(spec, "mean"), msg.str());
+            }
+            if (!(std::isfinite(spec.sigma) && spec.sigma >= 0.0)) {
+                std::ostringstream msg;
+                msg << "the standard deviation of ln k must be finite and >= 0, got " << spec.sigma;
+                throw InputError(key_of(spec, "sigma"), msg.str());
+            }
+            check_ratio(spec, "kv_kh", spec.kv_kh);
+            rock.kx.resize(n);
+            rock.ky.resize(n);
+            rock.kz.resize(n);
+            const double median = spec.mean * kMilliDarcy;
+            // One generator stream per cell: the field does not depend on the thread count.
+#pragma omp parallel for schedule(static)
+            for (index_t m = 0; m < n_cells; ++m) {
+                Rng rng(spec.seed, static_cast<std::uint64_t>(m));
+                const double k = median * std::exp(spec.sigma * rng.normal());
+                rock.kx[m] = k;
+                rock.ky[m] = k;
+                rock.kz[m] = spec.kv_kh * k;
+            }
+            return;
+        }
+        case FieldKind::spe10: {
+            const IndexBox box = spec.has_box ? spec.box : spe10_full_box();
+            const auto in_model = [](const std::array<int, 2>& r, int size) {
+                return r[0] >= 0 && r[0] <= r[1] && r[1] < size;
+            };
+            if (!in_model(box.i, kSpe10Nx) || !in_model(box.j, kSpe10Ny) ||
+                !in_model(box.k, kSpe10Nz)) {
+                std::ostringstream msg;
+                msg << "box i " << box.i[0] << ".." << box.i[1] << ", j " << box.j[0] << ".."
+                    << box.j[1] << ", k " << box.k[0] << ".." << box.k[1]
+                    << " is reversed or outside the SPE10 model i 0.." << kSpe10Nx - 1 << ", j 0.."
+                    << kSpe10Ny - 1 << ", k 0.." << kSpe10Nz - 1 << " (0-based, inclusive)";
+                throw InputError(key_of(spec, "box"), msg.str());
+            }
+            if (box.nx() != grid.nx || box.ny() != grid.ny || box.nz() != grid.nz) {
+                throw InputError(key_of(spec, "box"),
+                                 std::string(spec.has_box ? "the box" : "the whole SPE10 model") +
+                                     " is " + dims_text(box.nx(), box.ny(), box.nz()) +
+                                     " cells but grid.dims is " +
+                                     dims_text(grid.nx, grid.ny, grid.nz));
+            }
+            Spe10Window w =
+                load_file(key_of(spec, "file"), [&] { return read_spe10(spec.file, box); });
+            rock.kx = std::move(w.kx);
+            rock.ky = std::move(w.ky);
+            rock.kz = std::move(w.kz);
+            for (auto* field : {&rock.kx, &rock.ky, &rock.kz}) {
+                for (double& k : *field) k *= kMilliDarcy;
+            }
+            return;
+        }
+        case FieldKind::eclipse: {
+            check_ratio(spec, "ky_kx", spec.ky_kx);
+            check_ratio(spec, "kv_kh", spec.kv_kh);
+            const auto arrays =
+                read_eclipse_arrays(grid, spec, {"PERMX", "PERMY", "PERMZ"}, "PERMX");
+            const char* requirement = "finite and >= 0 mD";
+            scatter_eclipse(grid, spec, "PERMX", arrays.at("PERMX"), kMilliDarcy, is_permeability,
+                            requirement, rock.kx);
+            const auto derive = [&](const char* name, double ratio, std::vector<double>& out) {
+                const auto it = arrays.find(name);
+                if (it != arrays.end()) {
+                    scatter_eclipse(grid, spec, name, it->second, kMilliDarcy, is_permeability,
+                                    requirement, out);
+                } else {
+                    out.resize(n);
+                    for (std::size_t m = 0; m < n; ++m) out[m] = ratio * rock.kx[m];
+                }
+            };
+            derive("PERMY", spec.ky_kx, rock.ky);
+            derive("PERMZ", spec.kv_kh, rock.kz);
+            return;
+        }
+    }
+    throw InputError(key_of(spec, "kind"), "unknown permeability kind");
+}
+
+void build_porosity(const Grid3D& grid, const FieldSpec& spec, RockFields& rock) {
+    const auto n = static_cast<std::size_t>(grid.num_cells());
+    const char* requirement = "a fraction in (0, 1]";
+    switch (spec.kind) {
+        case FieldKind::uniform: {
+            if (!is_porosity(spec.value[0])) {
+                std::ostringstream msg;
+                msg << "porosity must be " << requirement << ", got " << spec.value[0];
+                throw InputError(key_of(spec, "value"), msg.str());
+            }
+            rock.porosity.assign(n, spec.value[0]);
+            return;
+        }
+        case FieldKind::layered: {
+            check_layer_count(grid, spec);
+            for (std::size_t k = 0; k < spec.layers.size(); ++k) {
+                if (!is_porosity(spec.layers[k])) {
+                    std::ostringstream msg;
+                    msg << "layer " << k << " has porosity " << spec.layers[k] << ", must be "
+                        << requirement;
+                    throw InputError(key_of(spec, "values"), msg.str());
+                }
+            }
+            rock.porosity.resize(n);
+            const auto nz = static_cast<std::size_t>(grid.nz);
+            for (std::size_t m = 0; m < n; ++m) rock.porosity[m] = spec.layers[m % nz];
+            return;
+        }
+        case FieldKind::eclipse: {
+            const auto arrays = read_eclipse_arrays(grid, spec, {"PORO"}, "PORO");
+            scatter_eclipse(grid, spec, "PORO", arrays.at("PORO"), 1.0, is_porosity, requirement,
+                            rock.porosity);
+            return;
+        }
+        case FieldKind::spe10:
+            throw InputError(key_of(spec, "kind"),
+                             "spe10 provides permeability only; give porosity as a number, "
+                             "layered or eclipse");
+        case FieldKind::lognormal:
+            throw InputError(key_of(spec, "kind"),
+                             "lognormal is a permeability field; give porosity as a number, "
+                             "layered or eclipse");
+    }
+    throw InputError(key_of(spec, "kind"), "unknown porosity kind " + kind_name(spec.kind));
+}
+
+}  // namespace
+
+RockFields build_rock(const Grid3D& grid, const FieldSpec& permeability,
+                      const FieldSpec& porosity) {
+    grid.validate();
+    RockFields rock;
+    // Porosity first: it is cheap, and a spe10 porosity spec fails before the big file read.
+    build_porosity(grid, porosity, rock);
+    build_permeability(grid, permeability, rock);
+    return rock;
+}
+
+}  // namespace heptane::grid

@@ -1,0 +1,58 @@
+#pragma once
+/// @file Rock property fields (permeability kx, ky, kz and porosity) and how a deck
+/// describes them. The specs keep deck units (mD, fraction); build_rock converts to SI.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "grid/grid3d.hpp"
+
+namespace heptane::grid {
+
+/// An inclusive, 0-based i/j/k window, e.g. of the SPE10 model.
+struct IndexBox {
+    std::array<int, 2> i{0, 0}, j{0, 0}, k{0, 0};
+    int nx() const { return i[1] - i[0] + 1; }
+    int ny() const { return j[1] - j[0] + 1; }
+    int nz() const { return k[1] - k[0] + 1; }
+};
+
+enum class FieldKind { uniform, layered, lognormal, spe10, eclipse };
+
+/// How a deck describes one field. Which members are used depends on `kind`:
+///   uniform:   value = (kx, ky, kz) [mD]; for porosity value[0]
+///   layered:   layers = one value per layer (k = 0 top); kx = ky = value, kz = kv_kh kx
+///   lognormal: k = mean exp(sigma N(0, 1)) per cell, seeded (same field on every machine);
+///              kx = ky, kz = kv_kh kx
+///   spe10:     file in the spe_perm.dat layout (plain or gzip), window `box` (the grid's
+///              dims must equal the box's); kx, ky, kz from the file
+///   eclipse:   file of Eclipse keywords PERMX/PERMY/PERMZ (permeability) or PORO
+///              (porosity); missing PERMY = ky_kx PERMX, missing PERMZ = kv_kh PERMX
+struct FieldSpec {
+    FieldKind kind = FieldKind::uniform;
+    std::string key;  ///< deck key path for error messages (e.g. "rock.permeability")
+    std::array<double, 3> value{0.0, 0.0, 0.0};
+    std::vector<double> layers;
+    double mean = 0.0;
+    double sigma = 0.0;
+    std::uint64_t seed = 0;
+    double kv_kh = 1.0;
+    double ky_kx = 1.0;
+    std::string file;  ///< absolute, or relative to the working directory
+    bool has_box = false;
+    IndexBox box;      ///< spe10 window; the whole model when !has_box
+};
+
+/// Rock fields in SI, one value per cell in k-fastest order.
+struct RockFields {
+    std::vector<double> kx, ky, kz;  ///< permeability [m^2]
+    std::vector<double> porosity;    ///< [-] at the reference pressure
+};
+
+/// Builds the fields on `grid` (files are read here). Throws InputError with the spec's key
+/// for bad values, missing or malformed files and size mismatches.
+RockFields build_rock(const Grid3D& grid, const FieldSpec& permeability,
+                      const FieldSpec& porosity);
+
+}  // namespace heptane::grid

@@ -1,0 +1,28 @@
+#pragma once
+/// @file Two-point flux approximation (TPFA) transmissibilities.
+#include <vector>
+
+#include "grid/grid3d.hpp"
+#include "grid/rock.hpp"
+
+namespace heptane::grid {
+
+/// Face transmissibilities [m^3] (multiply by mobility [1/(Pa s)] and a pressure difference
+/// [Pa] for a volume rate [m^3/s]). tx[m] is the face between cell m and its +i neighbour
+/// (0 on the last i layer), likewise ty (+j) and tz (+k). Each is the harmonic average of
+/// the two half-cell transmissibilities: T = 1 / (L/2 / (k_a A) + L/2 / (k_b A))
+/// = 2 A / L * k_a k_b / (k_a + k_b), and 0 when either permeability is 0.
+struct Transmissibilities {
+    std::vector<double> tx, ty, tz;
+};
+
+Transmissibilities tpfa_transmissibilities(const Grid3D& grid, const RockFields& rock);
+
+/// Harmonic-average face transmissibility between two cells with permeabilities ka and kb
+/// [m^2], face area [m^2] and centre distance [m].
+inline double harmonic_transmissibility(double ka, double kb, double area, double distance) {
+    const double sum = ka + kb;
+    return sum > 0.0 ? 2.0 * area / distance * ka * kb / sum : 0.0;
+}
+
+}  // namespace heptane::grid
