@@ -1,0 +1,131 @@
+#include "wells/generator.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "core/errors.hpp"
+#include "core/random.hpp"
+
+namespace heptane::wells {
+namespace {
+
+void require(bool ok, const char* key, const std::string& what) {
+    if (!ok) throw InputError(key, what);
+}
+
+bool finite_positive(double v) { return std::isfinite(v) && v > 0.0; }
+bool finite_nonnegative(double v) { return std::isfinite(v) && v >= 0.0; }
+
+void validate_two_phase(const ModelSpec& s) {
+    const grid::TwoPhaseParams& p = s.two_phase;
+    const struct {
+        const grid::PhaseProperties& ph;
+        const char* density;
+        const char* viscosity;
+        const char* compressibility;
+    } phases[] = {{p.oil, "fluid.oil.density", "fluid.oil.viscosity", "fluid.oil.compressibility"},
+                  {p.water, "fluid.water.density", "fluid.water.viscosity",
+                   "fluid.water.compressibility"}};
+    for (const auto& ph : phases) {
+        require(finite_positive(ph.ph.density), ph.density, "must be > 0");
+        require(finite_positive(ph.ph.viscosity), ph.viscosity, "must be > 0");
+        require(finite_nonnegative(ph.ph.compressibility), ph.compressibility, "must be >= 0");
+    }
+    const grid::RelPerm& rp = p.relperm;
+    require(rp.swc >= 0.0 && rp.swc < 1.0, "fluid.relperm.swc", "must be in [0, 1)");
+    require(rp.sor >= 0.0 && rp.sor < 1.0, "fluid.relperm.sor", "must be in [0, 1)");
+    require(rp.swc + rp.sor < 1.0, "fluid.relperm.sor", "swc + sor must be < 1");
+    require(std::isfinite(rp.nw) && rp.nw >= 1.0, "fluid.relperm.nw", "must be >= 1");
+    require(std::isfinite(rp.no) && rp.no >= 1.0, "fluid.relperm.no", "must be >= 1");
+    require(finite_positive(rp.krw_max), "fluid.relperm.krw_max", "must be > 0");
+    require(finite_positive(rp.kro_max), "fluid.relperm.kro_max", "must be > 0");
+    require(finite_positive(p.reference_pressure), "fluid.reference_pressure", "must be > 0");
+    require(finite_nonnegative(p.rock_compressibility), "rock.compressibility", "must be >= 0");
+    require(finite_nonnegative(p.gravity), "fluid.gravity", "must be >= 0");
+    require(finite_positive(s.dt), "timestep.dt", "must be > 0");
+    require(finite_positive(s.initial.pressure), "initial.pressure", "must be > 0");
+    require(std::isfinite(s.initial.datum_depth), "initial.datum_depth", "must be finite");
+    require(s.initial.water_saturation >= 0.0 && s.initial.water_saturation <= 1.0,
+            "initial.water_saturation", "must be in [0, 1]");
+}
+
+GHSystem synthetic_system(const ModelSpec& s) {
+    const grid::SyntheticParams& p = s.synthetic;
+    require(p.components >= 1 && p.components <= kMaxBlockSize, "fluid.components",
+            "K = " + std::to_string(p.components) + " is outside 1.." +
+                std::to_string(kMaxBlockSize));
+    require(finite_positive(p.diagonal_dominance), "fluid.diagonal_dominance", "must be > 0");
+    GHSystem sys;
+    sys.matrix = GHMatrix(s.grid.nx, s.grid.ny, s.grid.nz, p.components);
+    grid::fill_random_blocks(sys.matrix, p.seed);
+    WellArrays wells = well_layout(s.grid, s.wells, p.components);
+    // Stream numbers past every cell's keep the well values independent of the grid's.
+    const std::uint64_t well_stream = static_cast<std::uint64_t>(s.grid.num_cells());
+    for (std::size_t w = 0; w < s.wells.size(); ++w) {
+        Rng rng(p.seed, well_stream + w);
+        const index_t n = wells.count[w] * p.components;
+        for (index_t i = 0; i < n; ++i) wells.w_vals[wells.first[w] + i] = rng.uniform(-1.0, 1.0);
+        for (index_t i = 0; i < n; ++i) wells.wt_vals[wells.first[w] + i] = rng.uniform(-1.0, 1.0);
+    }
+    sys.matrix.set_wells(std::move(wells));
+    grid::impose_diagonal_dominance(sys.matrix, p.diagonal_dominance);
+    Rng rng(p.seed, well_stream + s.wells.size());
+    sys.rhs.resize(static_cast<std::size_t>(sys.matrix.rows()));
+    for (double& b : sys.rhs) b = rng.uniform(-1.0, 1.0);
+    for (int c = 0; c < p.components; ++c) sys.component_names.push_back("x" + std::to_string(c));
+    return sys;
+}
+
+}  // namespace
+
+Model generate(const ModelSpec& spec) {
+    spec.grid.validate();
+    validate_wells(spec.grid, spec.wells);
+    Model out;
+    out.grid = spec.grid;
+    out.rock = grid::build_rock(spec.grid, spec.permeability, spec.porosity);
+    if (spec.model == FluidModel::synthetic) {
+        out.system = synthetic_system(spec);
+    } else {
+        validate_two_phase(spec);
+        const TwoPhaseSystem sys(out.grid, out.rock, spec.two_phase, spec.wells);
+        const grid::CellState x0 = sys.cells().equilibrium_state(
+            spec.initial.pressure, spec.initial.datum_depth, spec.initial.water_saturation);
+        const std::vector<double> p_bh = sys.wells().initial_bhp(x0);
+        out.system = sys.linearize(x0, p_bh, x0, spec.dt);
+    }
+    for (const WellSpec& w : spec.wells) out.system.well_names.push_back(w.name);
+    return out;
+}
+
+TwoPhaseSystem::TwoPhaseSystem(const grid::Grid3D& grid, const grid::RockFields& rock,
+                               const grid::TwoPhaseParams& params,
+                               const std::vector<WellSpec>& wells)
+    : cells_(grid, rock, params), wells_(cells_, wells) {}
+
+std::vector<double> TwoPhaseSystem::residual(const grid::CellState& x,
+                                             const std::vector<double>& p_bh,
+                                             const grid::CellState& x_old, double dt) const {
+    std::vector<double> res, res_wells;
+    cells_.assemble(x, x_old, dt, res, nullptr);
+    wells_.assemble(x, p_bh, res, res_wells, nullptr);
+    res.insert(res.end(), res_wells.begin(), res_wells.end());
+    return res;
+}
+
+GHSystem TwoPhaseSystem::linearize(const grid::CellState& x, const std::vector<double>& p_bh,
+                                   const grid::CellState& x_old, double dt) const {
+    GHSystem sys;
+    const grid::Grid3D& g = cells_.grid();
+    sys.matrix = GHMatrix(g.nx, g.ny, g.nz, 2);
+    std::vector<double> res, res_wells;
+    cells_.assemble(x, x_old, dt, res, &sys.matrix);
+    wells_.assemble(x, p_bh, res, res_wells, &sys.matrix);
+    res.insert(res.end(), res_wells.begin(), res_wells.end());
+    sys.rhs.resize(res.size());
+    for (std::size_t i = 0; i < res.size(); ++i) sys.rhs[i] = -res[i];
+    sys.component_names = {"dp", "dSw"};
+    return sys;
+}
+
+}  // namespace heptane::wells

@@ -1,0 +1,111 @@
+#include "wells/two_phase_wells.hpp"
+
+#include <array>
+#include <string>
+
+#include "core/errors.hpp"
+#include "core/units.hpp"
+#include "grid/dual.hpp"
+
+namespace heptane::wells {
+
+using grid::kOil;
+using grid::kWater;
+
+TwoPhaseWells::TwoPhaseWells(const grid::TwoPhaseCells& cells, std::vector<WellSpec> wells)
+    : cells_(cells), wells_(std::move(wells)) {
+    const grid::Grid3D& g = cells_.grid();
+    validate_wells(g, wells_);
+    layout_ = well_layout(g, wells_, 2);
+    const grid::RockFields& rock = cells_.rock();
+    for (std::size_t w = 0; w < wells_.size(); ++w) {
+        for (index_t l = 0; l < layout_.count[w]; ++l) {
+            const index_t m = layout_.cell0[w] + l;
+            try {
+                wi_.push_back(
+                    peaceman_index(g, rock.kx[m], rock.ky[m], wells_[w].radius, wells_[w].skin));
+            } catch (const InputError& e) {
+                throw InputError("wells[" + std::to_string(w) + "]." + e.key(), e.detail());
+            }
+        }
+    }
+}
+
+std::vector<double> TwoPhaseWells::initial_bhp(const grid::CellState& x) const {
+    std::vector<double> p_bh(wells_.size());
+    for (std::size_t w = 0; w < wells_.size(); ++w) {
+        p_bh[w] = wells_[w].control == ControlKind::bhp ? wells_[w].target : x.p[layout_.cell0[w]];
+    }
+    return p_bh;
+}
+
+void TwoPhaseWells::assemble(const grid::CellState& x, const std::vector<double>& p_bh,
+                             std::vector<double>& res, std::vector<double>& res_wells,
+                             GHMatrix* jac) const {
+    const grid::Grid3D& g = cells_.grid();
+    const grid::TwoPhaseParams& prm = cells_.params();
+    const double ps = units::kPressureScale;
+    const double ts = units::kTimeScale;
+    const double p_ref = prm.reference_pressure;
+    const std::array<double, 2> scale = {ts / prm.oil.density, ts / prm.water.density};
+    WellArrays arrays = layout_;
+    res_wells.assign(wells_.size(), 0.0);
+
+    std::size_t perf = 0;  // running index into wi_
+    for (std::size_t w = 0; w < wells_.size(); ++w) {
+        const WellSpec& spec = wells_[w];
+        const bool producer = spec.type == WellType::producer;
+        const double rho_wb = producer ? prm.oil.density : prm.water.density;
+        const double z_ref = g.depth(spec.k_first);
+        using D3 = grid::Dual<3>;  // d/d (p_m, S_w m, p_bh)
+        const D3 pb = D3::variable(p_bh[w], 2, ps);
+        D3 rate_eq(0.0);
+        for (index_t l = 0; l < arrays.count[w]; ++l, ++perf) {
+            const index_t m = arrays.cell0[w] + l;
+            const D3 pm = D3::variable(x.p[m], 0, ps);
+            const D3 sw = D3::variable(x.sw[m], 1);
+            const D3 p_wb = pb + rho_wb * prm.gravity * (g.depth(spec.k_first + static_cast<int>(l)) - z_ref);
+            const D3 drawdown = pm - p_wb;
+            const double wi = wi_[perf];
+            // Mass flow out of the cell per phase [kg/s].
+            std::array<D3, 2> q;
+            if (producer) {
+                for (int a = 0; a < 2; ++a) {
+                    q[a] = wi * grid::phase_density(grid::phase_props(prm, a), pm, p_ref) *
+                           grid::phase_mobility(prm, a, sw) * drawdown;
+                }
+            } else {
+                const D3 total = grid::phase_mobility(prm, kOil, sw) +
+                                 grid::phase_mobility(prm, kWater, sw);
+                q[kOil] = D3(0.0);
+                q[kWater] = wi * grid::phase_density(prm.water, pm, p_ref) * total * drawdown;
+            }
+            const index_t base = arrays.first[w] + l * 2;
+            D3 perf_rate(0.0);  // this perforation's volume rate at reference density [m^3/day]
+            for (int a = 0; a < 2; ++a) {
+                const D3 r = q[a] * scale[a];
+                res[2 * m + a] += r.v;
+                perf_rate += r;
+                if (jac != nullptr) {
+                    for (int c = 0; c < 2; ++c) jac->at(kCenter, m, a, c) += r.d[c];
+                    arrays.wt_vals[base + a] = r.d[2];  // d eq(m, a) / d p_bh
+                }
+            }
+            if (spec.control == ControlKind::rate) {
+                const D3 contribution = producer ? perf_rate : -perf_rate;
+                rate_eq += contribution;
+                for (int c = 0; c < 2; ++c) arrays.w_vals[base + c] = contribution.d[c];
+            }
+        }
+        if (spec.control == ControlKind::rate) {
+            res_wells[w] = rate_eq.v - spec.target * ts;
+            arrays.d[w] = rate_eq.d[2];
+        } else {
+            res_wells[w] = (p_bh[w] - spec.target) / ps;
+            arrays.d[w] = 1.0;
+        }
+    }
+    if (jac != nullptr) jac->set_wells(std::move(arrays));
+}
+
+}  // namespace heptane::wells

@@ -1,0 +1,107 @@
+#include "wells/well.hpp"
+
+#include <cmath>
+#include <map>
+#include <string>
+
+#include "core/errors.hpp"
+
+namespace heptane::wells {
+namespace {
+
+std::string well_key(std::size_t n, const char* field) {
+    return "wells[" + std::to_string(n) + "]." + field;
+}
+
+bool positive_finite(double v) { return std::isfinite(v) && v > 0.0; }
+
+}  // namespace
+
+void validate_wells(const grid::Grid3D& g, const std::vector<WellSpec>& wells) {
+    std::map<std::string, std::size_t> names;
+    std::map<std::pair<int, int>, std::size_t> columns;
+    for (std::size_t n = 0; n < wells.size(); ++n) {
+        const WellSpec& w = wells[n];
+        if (w.name.empty()) throw InputError(well_key(n, "name"), "must not be empty");
+        if (auto it = names.find(w.name); it != names.end()) {
+            throw InputError(well_key(n, "name"), "'" + w.name + "' is already the name of wells[" +
+                                                      std::to_string(it->second) + "]");
+        }
+        names[w.name] = n;
+        if (w.i < 0 || w.i >= g.nx) {
+            throw InputError(well_key(n, "column"), "i = " + std::to_string(w.i) +
+                                                        " is outside the grid (nx = " +
+                                                        std::to_string(g.nx) + ")");
+        }
+        if (w.j < 0 || w.j >= g.ny) {
+            throw InputError(well_key(n, "column"), "j = " + std::to_string(w.j) +
+                                                        " is outside the grid (ny = " +
+                                                        std::to_string(g.ny) + ")");
+        }
+        if (w.k_first < 0 || w.k_last >= g.nz || w.k_first > w.k_last) {
+            throw InputError(well_key(n, "perforations"),
+                             "[" + std::to_string(w.k_first) + ", " + std::to_string(w.k_last) +
+                                 "] must satisfy 0 <= k_first <= k_last < nz = " +
+                                 std::to_string(g.nz));
+        }
+        if (!positive_finite(w.target)) {
+            throw InputError(well_key(n, "control.value"),
+                             w.control == ControlKind::rate
+                                 ? "the rate must be > 0 (its direction follows the well type)"
+                                 : "the bottom-hole pressure must be > 0");
+        }
+        if (!positive_finite(w.radius)) throw InputError(well_key(n, "radius"), "must be > 0");
+        if (!std::isfinite(w.skin)) throw InputError(well_key(n, "skin"), "must be finite");
+        const auto column = std::make_pair(w.i, w.j);
+        if (auto it = columns.find(column); it != columns.end()) {
+            throw InputError(well_key(n, "column"),
+                             "(i, j) = (" + std::to_string(w.i) + ", " + std::to_string(w.j) +
+                                 ") is already used by well '" + wells[it->second].name +
+                                 "' (wells may not share a column)");
+        }
+        columns[column] = n;
+    }
+}
+
+double peaceman_index(const grid::Grid3D& g, double kx, double ky, double radius, double skin) {
+    if (kx <= 0.0 || ky <= 0.0) return 0.0;
+    const double ryx = std::sqrt(ky / kx), rxy = std::sqrt(kx / ky);
+    const double r_o = 0.28 * std::sqrt(ryx * g.dx * g.dx + rxy * g.dy * g.dy) /
+                       (std::sqrt(ryx) + std::sqrt(rxy));
+    if (r_o <= radius) {
+        throw InputError("radius", "r_w = " + std::to_string(radius) +
+                                       " m is not smaller than the Peaceman equivalent radius "
+                                       "r_o = " + std::to_string(r_o) + " m of the cell");
+    }
+    const double denom = std::log(r_o / radius) + skin;
+    if (denom <= 0.0) {
+        throw InputError("skin", "ln(r_o / r_w) + skin = " + std::to_string(denom) +
+                                     " must be > 0");
+    }
+    return 2.0 * M_PI * std::sqrt(kx * ky) * g.dz / denom;
+}
+
+WellArrays well_layout(const grid::Grid3D& g, const std::vector<WellSpec>& wells,
+                       int block_size) {
+    WellArrays a;
+    const std::size_t nw = wells.size();
+    a.first.resize(nw);
+    a.cell0.resize(nw);
+    a.count.resize(nw);
+    a.d.assign(nw, 0.0);
+    if (nw > 0) a.well_of_column.assign(static_cast<std::size_t>(g.num_columns()), -1);
+    index_t offset = 0;
+    for (std::size_t w = 0; w < nw; ++w) {
+        a.first[w] = offset;
+        a.cell0[w] = g.cell(wells[w].i, wells[w].j, wells[w].k_first);
+        a.count[w] = wells[w].k_last - wells[w].k_first + 1;
+        a.well_of_column[static_cast<std::size_t>(wells[w].i) * g.ny + wells[w].j] =
+            static_cast<std::int32_t>(w);
+        offset += a.count[w] * block_size;
+    }
+    a.w_vals.assign(static_cast<std::size_t>(offset), 0.0);
+    a.wt_vals.assign(static_cast<std::size_t>(offset), 0.0);
+    return a;
+}
+
+}  // namespace heptane::wells
