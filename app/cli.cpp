@@ -1,0 +1,114 @@
+#include "app/cli.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <fstream>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "app/atomic_file.hpp"
+#include "app/deck.hpp"
+#include "app/report.hpp"
+#include "core/errors.hpp"
+#include "core/formats.hpp"
+#include "heptane_version.hpp"
+
+namespace heptane::app {
+namespace {
+
+int cmd_info(const std::string& deck_path, std::ostream& out) {
+    if (deck_path.empty()) {
+        print_build_info(out);
+        return kExitOk;
+    }
+    const Deck deck = load_deck(deck_path);
+    const wells::Model model = build_model(deck);
+    print_system_summary(out, deck, model);
+    return kExitOk;
+}
+
+/// Opens `file` for writing or throws InputError naming it (a CLI argument).
+std::ofstream open_output(const AtomicOutput& file, const char* option) {
+    std::ofstream s(file.temp_path(), std::ios::binary | std::ios::trunc);
+    if (!s) {
+        throw InputError(option, "cannot write '" + file.path() + "' (does its folder exist?)");
+    }
+    return s;
+}
+
+int cmd_export(const std::string& deck_path, const std::string& matrix_path,
+               const std::string& rhs_path, std::ostream& out) {
+    const Deck deck = load_deck(deck_path);
+    const wells::Model model = build_model(deck);
+    const GHSystem& sys = model.system;
+    const std::string comment = "heptane " + std::string(kVersion) + " GH system of " +
+                                deck_path + "\nrows: M K cell unknowns (cell m, component c at " +
+                                "m K + c, k-fastest cells), then " +
+                                std::to_string(sys.matrix.num_wells()) + " well unknowns";
+    AtomicOutput matrix_file(matrix_path);
+    {
+        std::ofstream s = open_output(matrix_file, "--matrix");
+        write_matrix_market(s, to_csr(sys.matrix), comment);
+        if (!s.flush()) throw Error("write to '" + matrix_path + "' failed");
+    }
+    std::optional<AtomicOutput> rhs_file;
+    if (!rhs_path.empty()) {
+        rhs_file.emplace(rhs_path);
+        std::ofstream s = open_output(*rhs_file, "--rhs");
+        write_matrix_market(s, sys.rhs, "heptane right-hand side b of " + deck_path);
+        if (!s.flush()) throw Error("write to '" + rhs_path + "' failed");
+    }
+    // Both files are complete: publish them.
+    matrix_file.commit();
+    if (rhs_file) rhs_file->commit();
+    out << "wrote " << matrix_path << " (" << with_commas(sys.matrix.rows()) << " x "
+        << with_commas(sys.matrix.rows()) << ", " << with_commas(sys.matrix.nonzeros())
+        << " nonzeros)";
+    if (rhs_file) out << " and " << rhs_path;
+    out << '\n';
+    return kExitOk;
+}
+
+}  // namespace
+
+int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+    CLI::App app{"heptane: GH linear systems for reservoir simulation (BiCGStab / QMR, CPU + GPU)",
+                 "heptane"};
+    app.set_version_flag("--version", std::string("heptane ") + kVersion);
+    app.require_subcommand(1);
+
+    std::string info_deck;
+    CLI::App* info = app.add_subcommand(
+        "info", "Without a deck: build and CUDA devices. With a deck: grid, K, wells, unknowns, "
+                "nonzeros and the bytes of each storage form");
+    info->add_option("DECK", info_deck, "YAML deck")->check(CLI::ExistingFile);
+
+    std::string export_deck, matrix_path, rhs_path;
+    CLI::App* exp = app.add_subcommand(
+        "export", "Write the deck's GH system as MatrixMarket (general real, 1-based, full precision)");
+    exp->add_option("DECK", export_deck, "YAML deck")->required()->check(CLI::ExistingFile);
+    exp->add_option("--matrix", matrix_path, "output .mtx file for GH")->required();
+    exp->add_option("--rhs", rhs_path, "output .mtx file for b (n x 1 array)");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        const int code = app.exit(e, out, err);
+        return code == 0 ? kExitOk : kExitBadInput;
+    }
+
+    try {
+        if (info->parsed()) return cmd_info(info_deck, out);
+        if (exp->parsed()) return cmd_export(export_deck, matrix_path, rhs_path, out);
+    } catch (const InputError& e) {
+        err << "heptane: " << e.what() << '\n';
+        return kExitBadInput;
+    } catch (const std::exception& e) {
+        err << "heptane: error: " << e.what() << '\n';
+        return kExitRuntime;
+    }
+    return kExitBadInput;
+}
+
+}  // namespace heptane::app

@@ -1,0 +1,375 @@
+#include "app/deck.hpp"
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/units.hpp"
+
+namespace heptane::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+int to_int(const Value& v, long long x) {
+    if (x < INT_MIN || x > INT_MAX) v.fail("integer out of range");
+    return static_cast<int>(x);
+}
+
+/// Reads a deck: one member function per section, in dependency order.
+class DeckReader {
+  public:
+    DeckReader(Deck& deck, const fs::path& dir) : deck_(deck), dir_(dir) {}
+
+    void read(const Value& root) {
+        Mapping top(root);
+        if (auto v = top.optional("title")) deck_.title = v->string();
+        if (auto v = top.optional("units")) {
+            deck_.units = v->choice({"field", "metric"}) == 0 ? UnitSystem::field
+                                                               : UnitSystem::metric;
+        }
+        u_ = unit_factors(deck_.units);
+        read_grid(top.required("grid"));
+        const Value fluid = top.required("fluid");
+        read_fluid(fluid);
+        read_rock(top.optional("rock"));
+        if (auto v = top.optional("wells")) read_wells(*v);
+        read_initial(top.optional("initial"));
+        if (auto v = top.optional("timestep")) {
+            Mapping m(*v);
+            if (auto dt = m.optional("dt")) deck_.model.dt = dt->number() * units::kDay;
+            m.finish();
+        }
+        if (auto v = top.optional("solver")) read_solver(*v);
+        read_output(top.optional("output"));
+        top.finish();
+    }
+
+  private:
+    wells::ModelSpec& model() { return deck_.model; }
+
+    void read_grid(const Value& v) {
+        Mapping m(v);
+        const Value dims_v = m.required("dims");
+        const auto dims = dims_v.integers(3);
+        grid::Grid3D& g = model().grid;
+        g.nx = to_int(dims_v, dims[0]);
+        g.ny = to_int(dims_v, dims[1]);
+        g.nz = to_int(dims_v, dims[2]);
+        const auto size = m.required("cell_size").numbers(3);
+        g.dx = size[0] * u_.length;
+        g.dy = size[1] * u_.length;
+        g.dz = size[2] * u_.length;
+        if (auto d = m.optional("depth")) g.top_depth = d->number() * u_.length;
+        m.finish();
+        g.validate();
+    }
+
+    void read_fluid(const Value& v) {
+        Mapping m(v);
+        const bool synthetic = m.required("model").choice({"two_phase", "synthetic"}) == 1;
+        model().model = synthetic ? wells::FluidModel::synthetic : wells::FluidModel::two_phase;
+        if (synthetic) {
+            grid::SyntheticParams& p = model().synthetic;
+            const Value k = m.required("components");
+            p.components = to_int(k, k.integer());
+            if (auto d = m.optional("diagonal_dominance")) p.diagonal_dominance = d->number();
+            if (auto s = m.optional("seed")) p.seed = static_cast<std::uint64_t>(s->integer());
+        } else {
+            grid::TwoPhaseParams& p = model().two_phase;
+            if (auto k = m.optional("components"); k && k->integer() != 2) {
+                k->fail("two_phase has K = 2 components (p_o, S_w)");
+            }
+            if (auto o = m.optional("oil")) read_phase(*o, p.oil);
+            if (auto w = m.optional("water")) read_phase(*w, p.water);
+            if (auto r = m.optional("relperm")) read_relperm(*r, p.relperm);
+            if (auto r = m.optional("reference_pressure")) p.reference_pressure = r->number() * u_.pressure;
+            if (auto g = m.optional("gravity"); g && !g->boolean()) p.gravity = 0.0;
+        }
+        m.finish();
+    }
+
+    void read_phase(const Value& v, grid::PhaseProperties& ph) {
+        Mapping m(v);
+        if (auto x = m.optional("density")) ph.density = x->number() * u_.density;
+        if (auto x = m.optional("viscosity")) ph.viscosity = x->number() * units::kCentiPoise;
+        if (auto x = m.optional("compressibility")) ph.compressibility = x->number() / u_.pressure;
+        m.finish();
+    }
+
+    void read_relperm(const Value& v, grid::RelPerm& rp) {
+        Mapping m(v);
+        if (auto x = m.optional("swc")) rp.swc = x->number();
+        if (auto x = m.optional("sor")) rp.sor = x->number();
+        if (auto x = m.optional("nw")) rp.nw = x->number();
+        if (auto x = m.optional("no")) rp.no = x->number();
+        if (auto x = m.optional("krw_max")) rp.krw_max = x->number();
+        if (auto x = m.optional("kro_max")) rp.kro_max = x->number();
+        m.finish();
+    }
+
+    void read_rock(const std::optional<Value>& v) {
+        grid::FieldSpec& perm = model().permeability;
+        grid::FieldSpec& poro = model().porosity;
+        perm = grid::FieldSpec{};
+        perm.key = "rock.permeability";
+        perm.value = {100.0, 100.0, 100.0};
+        poro = grid::FieldSpec{};
+        poro.key = "rock.porosity";
+        poro.value = {0.2, 0.0, 0.0};
+        const bool needed = model().model == wells::FluidModel::two_phase;
+        if (!v) {
+            if (needed) throw InputError("rock", "is required for fluid.model two_phase");
+            return;
+        }
+        Mapping m(*v);
+        if (needed) {
+            perm = read_field(m.required("permeability"), true);
+            poro = read_field(m.required("porosity"), false);
+        } else {
+            if (auto p = m.optional("permeability")) perm = read_field(*p, true);
+            if (auto p = m.optional("porosity")) poro = read_field(*p, false);
+        }
+        if (auto c = m.optional("compressibility")) {
+            model().two_phase.rock_compressibility = c->number() / u_.pressure;
+        }
+        m.finish();
+    }
+
+    grid::FieldSpec read_field(const Value& v, bool permeability) {
+        grid::FieldSpec f;
+        f.key = v.path();
+        if (v.is_scalar()) {
+            const double x = v.number();
+            f.value = {x, x, x};
+            return f;
+        }
+        if (v.is_sequence()) {
+            if (!permeability) v.fail("porosity is one number or a field mapping");
+            const auto k = v.numbers(3);
+            f.value = {k[0], k[1], k[2]};
+            return f;
+        }
+        Mapping m(v);
+        const std::vector<std::string> kinds = {"uniform", "layered", "lognormal", "spe10",
+                                                "eclipse"};
+        f.kind = static_cast<grid::FieldKind>(m.required("kind").choice(kinds));
+        switch (f.kind) {
+            case grid::FieldKind::uniform: {
+                const Value x = m.required("value");
+                if (x.is_sequence() && permeability) {
+                    const auto k = x.numbers(3);
+                    f.value = {k[0], k[1], k[2]};
+                } else {
+                    const double s = x.number();
+                    f.value = {s, s, s};
+                }
+                break;
+            }
+            case grid::FieldKind::layered:
+                f.layers = m.required("values").numbers();
+                if (permeability) read_ratio(m, "kv_kh", f.kv_kh);
+                break;
+            case grid::FieldKind::lognormal:
+                f.mean = m.required("mean").number();
+                f.sigma = m.required("sigma").number();
+                if (auto s = m.optional("seed")) f.seed = static_cast<std::uint64_t>(s->integer());
+                if (permeability) read_ratio(m, "kv_kh", f.kv_kh);
+                break;
+            case grid::FieldKind::spe10:
+                f.file = resolve(m.required("file"));
+                if (auto b = m.optional("box")) {
+                    f.has_box = true;
+                    Mapping box(*b);
+                    f.box.i = read_range(box.required("i"));
+                    f.box.j = read_range(box.required("j"));
+                    f.box.k = read_range(box.required("k"));
+                    box.finish();
+                }
+                break;
+            case grid::FieldKind::eclipse:
+                f.file = resolve(m.required("file"));
+                if (permeability) {
+                    read_ratio(m, "ky_kx", f.ky_kx);
+                    read_ratio(m, "kv_kh", f.kv_kh);
+                }
+                break;
+        }
+        m.finish();
+        return f;
+    }
+
+    static void read_ratio(Mapping& m, const char* key, double& out) {
+        if (auto r = m.optional(key)) out = r->number();
+    }
+
+    static std::array<int, 2> read_range(const Value& v) {
+        const auto r = v.integers(2);
+        return {to_int(v, r[0]), to_int(v, r[1])};
+    }
+
+    std::string resolve(const Value& v) const {
+        const fs::path p(v.string());
+        return (p.is_absolute() ? p : dir_ / p).lexically_normal().string();
+    }
+
+    void read_wells(const Value& v) {
+        for (const Value& e : v.elements()) {
+            Mapping m(e);
+            wells::WellSpec w;
+            w.name = m.required("name").string();
+            w.type = m.required("type").choice({"producer", "injector"}) == 0
+                         ? wells::WellType::producer
+                         : wells::WellType::injector;
+            const Value col = m.required("column");
+            const auto ij = col.integers(2);
+            w.i = to_int(col, ij[0]);
+            w.j = to_int(col, ij[1]);
+            w.k_first = 0;
+            w.k_last = model().grid.nz - 1;
+            if (auto p = m.optional("perforations")) {
+                const auto k = p->integers(2);
+                w.k_first = to_int(*p, k[0]);
+                w.k_last = to_int(*p, k[1]);
+            }
+            Mapping control(m.required("control"));
+            const bool rate = control.required("kind").choice({"rate", "bhp"}) == 0;
+            w.control = rate ? wells::ControlKind::rate : wells::ControlKind::bhp;
+            w.target = control.required("value").number() * (rate ? u_.rate : u_.pressure);
+            control.finish();
+            if (auto r = m.optional("radius")) w.radius = r->number() * u_.length;
+            if (auto s = m.optional("skin")) w.skin = s->number();
+            m.finish();
+            model().wells.push_back(w);
+        }
+    }
+
+    void read_initial(const std::optional<Value>& v) {
+        wells::InitialState& s = model().initial;
+        s.pressure = model().two_phase.reference_pressure;
+        s.datum_depth = model().grid.top_depth;
+        s.water_saturation = model().two_phase.relperm.swc;
+        if (!v) return;
+        Mapping m(*v);
+        if (auto x = m.optional("pressure")) s.pressure = x->number() * u_.pressure;
+        if (auto x = m.optional("datum_depth")) s.datum_depth = x->number() * u_.length;
+        if (auto x = m.optional("water_saturation")) s.water_saturation = x->number();
+        m.finish();
+    }
+
+    void read_solver(const Value& v) {
+        Mapping m(v);
+        SolverSettings& s = deck_.solver;
+        if (auto x = m.optional("method")) {
+            s.method = static_cast<Method>(x->choice({"bicgstab", "qmr", "block_jacobi", "block_gs"}));
+        }
+        if (auto x = m.optional("preconditioner")) {
+            s.preconditioner = static_cast<Preconditioner>(
+                x->choice({"none", "point_block_jacobi", "line_jacobi", "block_jacobi"}));
+        }
+        if (auto x = m.optional("block_shape")) {
+            const auto b = x->integers(3);
+            for (int d = 0; d < 3; ++d) {
+                if (b[d] < 1) x->fail("every block dimension must be >= 1");
+                s.block_shape[d] = to_int(*x, b[d]);
+            }
+        }
+        if (auto x = m.optional("omega")) {
+            s.omega = x->number();
+            if (s.omega <= 0.0 || s.omega >= 2.0) x->fail("must be in (0, 2)");
+        }
+        if (auto x = m.optional("backend")) {
+            s.backend = static_cast<Backend>(x->choice({"auto", "cpu", "gpu"}));
+        }
+        if (auto x = m.optional("gpu_kernel")) {
+            s.gpu_kernel = static_cast<GpuKernel>(x->choice({"in_kernel", "multi_kernel", "library"}));
+        }
+        if (auto x = m.optional("spmv")) s.spmv = static_cast<SpmvKind>(x->choice({"bdia", "ksparse"}));
+        if (auto x = m.optional("tolerance")) {
+            s.tolerance = x->number();
+            if (s.tolerance <= 0.0 || s.tolerance >= 1.0) x->fail("must be in (0, 1)");
+        }
+        if (auto x = m.optional("max_iterations")) {
+            const long long n = x->integer();
+            if (n < 1) x->fail("must be >= 1");
+            s.max_iterations = to_int(*x, n);
+        }
+        m.finish();
+    }
+
+    void read_output(const std::optional<Value>& v) {
+        deck_.output.file = fs::path(deck_.path).stem().string() + ".h5";
+        if (!v) return;
+        Mapping m(*v);
+        if (auto x = m.optional("file")) deck_.output.file = x->string();
+        if (auto x = m.optional("save_system")) deck_.output.save_system = x->boolean();
+        m.finish();
+    }
+
+    Deck& deck_;
+    fs::path dir_;
+    UnitFactors u_ = unit_factors(UnitSystem::field);
+};
+
+}  // namespace
+
+UnitFactors unit_factors(UnitSystem u) {
+    if (u == UnitSystem::field) {
+        return {units::kFoot, units::kPsi, units::kPoundPerCubicFoot,
+                units::kStockTankBarrel / units::kDay, "ft", "psi", "stb/day"};
+    }
+    return {1.0, units::kBar, 1.0, 1.0 / units::kDay, "m", "bar", "sm3/day"};
+}
+
+DeckError::DeckError(const std::string& file, int line, const InputError& e)
+    : InputError(e.key(), e.detail(),
+                 file + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": " +
+                     e.what()) {}
+
+void Deck::rethrow_located(const InputError& e) const {
+    throw DeckError(path, lines.line_of(e.key()), e);
+}
+
+Deck load_deck(const std::string& path) {
+    Deck deck;
+    deck.path = path;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        throw DeckError(path, 0, InputError("cannot open the deck: " + std::string(std::strerror(errno))));
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    deck.text = text.str();
+    YAML::Node root;
+    try {
+        root = YAML::Load(deck.text);
+    } catch (const YAML::Exception& e) {
+        throw DeckError(path, e.mark.line + 1, InputError("YAML syntax error: " + e.msg));
+    }
+    deck.lines.record("", 1);
+    try {
+        if (!root.IsMap()) throw InputError("the deck must be a mapping of sections (grid:, fluid:, ...)");
+        DeckReader reader(deck, fs::path(path).parent_path());
+        reader.read(Value(root, "", &deck.lines));
+    } catch (const DeckError&) {
+        throw;
+    } catch (const InputError& e) {
+        deck.rethrow_located(e);
+    }
+    return deck;
+}
+
+wells::Model build_model(const Deck& deck) {
+    try {
+        return wells::generate(deck.model);
+    } catch (const DeckError&) {
+        throw;
+    } catch (const InputError& e) {
+        deck.rethrow_located(e);
+    }
+}
+
+}  // namespace heptane::app

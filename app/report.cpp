@@ -1,0 +1,111 @@
+#include "app/report.hpp"
+
+#include <cstdio>
+#include <ostream>
+
+#include "core/formats.hpp"
+#include "gpu/device.hpp"
+#include "heptane_version.hpp"
+
+namespace heptane::app {
+namespace {
+
+std::string fixed(double v, int digits) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
+std::string general(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return buf;
+}
+
+void row(std::ostream& out, const char* label, const std::string& text) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "  %-12s", label);
+    out << buf << text << '\n';
+}
+
+}  // namespace
+
+std::string with_commas(long long n) {
+    std::string digits = std::to_string(n < 0 ? -n : n);
+    for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(i, ",");
+    return (n < 0 ? "-" : "") + digits;
+}
+
+std::string human_bytes(double bytes) {
+    const char* units[] = {"B", "kB", "MB", "GB", "TB"};
+    int u = 0;
+    while (bytes >= 1000.0 && u < 4) {
+        bytes /= 1000.0;
+        ++u;
+    }
+    return fixed(bytes, u == 0 ? 0 : 1) + " " + units[u];
+}
+
+void print_system_summary(std::ostream& out, const Deck& deck, const wells::Model& model) {
+    const UnitFactors u = unit_factors(deck.units);
+    const grid::Grid3D& g = model.grid;
+    const GHMatrix& A = model.system.matrix;
+    out << "heptane " << kVersion << ": " << deck.path;
+    if (!deck.title.empty()) out << " (" << deck.title << ")";
+    out << '\n';
+    row(out, "grid", std::to_string(g.nx) + " x " + std::to_string(g.ny) + " x " +
+                         std::to_string(g.nz) + " = " + with_commas(g.num_cells()) +
+                         " cells of " + general(g.dx / u.length) + " x " +
+                         general(g.dy / u.length) + " x " + general(g.dz / u.length) + " " +
+                         u.length_name + ", top at " + general(g.top_depth / u.length) + " " +
+                         u.length_name + " (k-fastest ordering)");
+    std::string names;
+    for (const auto& n : model.system.component_names) names += (names.empty() ? "" : ", ") + n;
+    const bool synthetic = deck.model.model == wells::FluidModel::synthetic;
+    row(out, "model", std::string(synthetic ? "synthetic" : "two_phase") + ", K = " +
+                          std::to_string(A.block_size()) + " (" + names + ")");
+    row(out, "wells", std::to_string(A.num_wells()));
+    for (const wells::WellSpec& w : deck.model.wells) {
+        const bool rate = w.control == wells::ControlKind::rate;
+        out << "      " << w.name << ": "
+            << (w.type == wells::WellType::producer ? "producer" : "injector") << " at (i, j) = ("
+            << w.i << ", " << w.j << "), k " << w.k_first << ".." << w.k_last << ", "
+            << (rate ? "rate " + general(w.target / u.rate) + " " + u.rate_name
+                     : "bhp " + general(w.target / u.pressure) + " " + u.pressure_name)
+            << '\n';
+    }
+    row(out, "unknowns", with_commas(A.rows()) + " (" + with_commas(A.cell_unknowns()) +
+                             " cell + " + with_commas(A.num_wells()) + " well)");
+    row(out, "nonzeros", with_commas(A.nonzeros()) + " (H " + with_commas(A.h_nonzeros()) +
+                             ", wells " + with_commas(A.nonzeros() - A.h_nonzeros()) + ")");
+    const double padding = 1.0 - static_cast<double>(A.h_nonzeros()) /
+                                     static_cast<double>(A.bdia().size());
+    out << "  storage      Bdia + wells  " << human_bytes(static_cast<double>(A.storage_bytes()))
+        << "  (padding " << fixed(100.0 * padding, 1) << "% of Bdia)\n";
+    out << "               BSR (K x K)   " << human_bytes(static_cast<double>(bsr_bytes(A)))
+        << "  (" << with_commas(bsr_blocks(A)) << " blocks, wells padded to "
+        << with_commas(bsr_padded_rows(A)) << " rows)\n";
+    out << "               CSR           " << human_bytes(static_cast<double>(csr_bytes(A)))
+        << '\n';
+}
+
+void print_build_info(std::ostream& out) {
+    out << "heptane " << kVersion << " (" << kBuildType << ", " << kCxxCompiler << ")\n";
+    if (!gpu::compiled_with_cuda()) {
+        out << "  CUDA backend: not compiled (HEPTANE_ENABLE_CUDA=OFF or no nvcc at build time)\n";
+        return;
+    }
+    out << "  CUDA backend: " << kCudaCompiler << ", sm_" << kCudaArchitectures << ", "
+        << gpu::runtime_version() << '\n';
+    const auto devices = gpu::list_devices();
+    if (devices.empty()) out << "  devices: none found\n";
+    for (const gpu::DeviceInfo& d : devices) {
+        out << "  device " << d.id << ": " << d.name << ", compute " << d.compute_major << "."
+            << d.compute_minor << ", " << d.multiprocessors << " SMs, "
+            << human_bytes(static_cast<double>(d.global_memory_bytes)) << ", L2 "
+            << human_bytes(static_cast<double>(d.l2_cache_bytes))
+            << (d.cooperative_launch ? ", cooperative launch" : "") << '\n';
+    }
+}
+
+}  // namespace heptane::app

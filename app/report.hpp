@@ -1,0 +1,21 @@
+#pragma once
+/// @file Human-readable reports shared by the CLI commands.
+#include <iosfwd>
+#include <string>
+
+#include "app/deck.hpp"
+
+namespace heptane::app {
+
+/// "1,122,000"
+std::string with_commas(long long n);
+/// "12.3 MB" (powers of 1000)
+std::string human_bytes(double bytes);
+
+/// Grid, model, K, wells, unknowns, nonzeros and the bytes of each storage form.
+void print_system_summary(std::ostream& out, const Deck& deck, const wells::Model& model);
+
+/// Build configuration and the CUDA devices found.
+void print_build_info(std::ostream& out);
+
+}  // namespace heptane::app
