@@ -1,0 +1,198 @@
+// Deck parsing: unit conversion of good decks, and every kind of bad input reported with
+// file, line and key, exit code 2 and no output file (data-driven from bad_decks/).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "app/cli.hpp"
+#include "app/deck.hpp"
+#include "app/report.hpp"
+#include "common/test_systems.hpp"
+#include "core/units.hpp"
+
+namespace heptane::app {
+namespace {
+
+namespace fs = std::filesystem;
+using test::source_path;
+
+struct CliResult {
+    int code;
+    std::string out, err;
+};
+
+CliResult run(std::vector<std::string> args) {
+    args.insert(args.begin(), "heptane");
+    std::vector<const char*> argv;
+    for (const auto& a : args) argv.push_back(a.c_str());
+    std::ostringstream out, err;
+    const int code = run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
+    return {code, out.str(), err.str()};
+}
+
+std::string temp_dir() {
+    const fs::path dir = fs::path(::testing::TempDir()) /
+                         ("heptane_app_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    return dir.string();
+}
+
+TEST(Deck, FieldUnitsAreConvertedToSI) {
+    const Deck deck = load_deck(source_path("tests/app/decks/small_two_phase.yaml"));
+    const wells::ModelSpec& m = deck.model;
+    EXPECT_EQ(deck.title, "small two-phase test deck");
+    EXPECT_EQ(m.model, wells::FluidModel::two_phase);
+    EXPECT_EQ(m.grid.nx, 6);
+    EXPECT_EQ(m.grid.nz, 4);
+    EXPECT_DOUBLE_EQ(m.grid.dx, 20 * 0.3048);
+    EXPECT_DOUBLE_EQ(m.grid.top_depth, 12000 * 0.3048);
+    EXPECT_DOUBLE_EQ(m.two_phase.oil.density, 53.0 * 16.01846337396);
+    EXPECT_DOUBLE_EQ(m.two_phase.water.viscosity, 0.3e-3);
+    EXPECT_DOUBLE_EQ(m.two_phase.oil.compressibility, 5.0e-6 / 6894.757293168361);
+    EXPECT_DOUBLE_EQ(m.two_phase.reference_pressure, 6000 * 6894.757293168361);
+    EXPECT_DOUBLE_EQ(m.initial.water_saturation, 0.25);
+    EXPECT_DOUBLE_EQ(m.dt, 2.0 * 86400.0);
+    ASSERT_EQ(m.wells.size(), 3u);
+    EXPECT_EQ(m.wells[0].type, wells::WellType::injector);
+    EXPECT_DOUBLE_EQ(m.wells[0].target, 200 * 0.158987294928 / 86400.0);  // stb/day -> m^3/s
+    EXPECT_EQ(m.wells[0].k_last, 3);  // default: the whole column
+    EXPECT_DOUBLE_EQ(m.wells[1].target, 4000 * 6894.757293168361);
+    EXPECT_EQ(m.wells[2].k_first, 3);
+    EXPECT_DOUBLE_EQ(m.wells[2].radius, 0.5 * 0.3048);
+    EXPECT_DOUBLE_EQ(m.wells[2].skin, 1.0);
+    EXPECT_EQ(m.permeability.kind, grid::FieldKind::lognormal);
+    EXPECT_DOUBLE_EQ(m.permeability.kv_kh, 0.1);
+    EXPECT_EQ(deck.solver.method, Method::qmr);
+    EXPECT_DOUBLE_EQ(deck.solver.tolerance, 1e-10);
+    EXPECT_EQ(deck.solver.max_iterations, 300);
+    EXPECT_EQ(deck.output.file, "small.h5");
+    EXPECT_TRUE(deck.output.save_system);
+    EXPECT_EQ(deck.lines.line_of("wells[2].radius"), 21);
+    EXPECT_EQ(deck.lines.line_of("fluid.oil.density"), 14);
+}
+
+TEST(Deck, MetricUnitsAndSyntheticDefaults) {
+    const Deck deck = load_deck(source_path("tests/app/decks/small_synthetic_metric.yaml"));
+    const wells::ModelSpec& m = deck.model;
+    EXPECT_EQ(deck.units, UnitSystem::metric);
+    EXPECT_EQ(m.model, wells::FluidModel::synthetic);
+    EXPECT_EQ(m.synthetic.components, 3);
+    EXPECT_DOUBLE_EQ(m.synthetic.diagonal_dominance, 1.5);
+    EXPECT_EQ(m.synthetic.seed, 11u);
+    EXPECT_DOUBLE_EQ(m.grid.dx, 10.0);
+    EXPECT_DOUBLE_EQ(m.wells[0].target, 200e5);               // bar -> Pa
+    EXPECT_DOUBLE_EQ(m.wells[1].target, 100.0 / 86400.0);     // sm3/day -> m^3/s
+    EXPECT_EQ(deck.solver.method, Method::bicgstab);          // defaults
+    EXPECT_EQ(deck.solver.backend, Backend::automatic);
+    EXPECT_EQ(deck.output.file, "small_synthetic_metric.h5");
+    const wells::Model model = build_model(deck);
+    EXPECT_EQ(model.system.matrix.block_size(), 3);
+    EXPECT_EQ(model.system.matrix.rows(), 5 * 4 * 3 * 3 + 2);
+}
+
+TEST(Deck, ExampleDecksParse) {
+    for (const char* deck : {"inputs/demo.yaml", "inputs/spe10.yaml"}) {
+        EXPECT_NO_THROW(load_deck(source_path(deck))) << deck;
+    }
+}
+
+/// "# expect-line: N" and "# expect: text" from the first two lines of a bad deck.
+struct Expectation {
+    int line = 0;
+    std::string text;
+};
+
+Expectation read_expectation(const fs::path& deck) {
+    std::ifstream in(deck);
+    std::string l1, l2;
+    std::getline(in, l1);
+    std::getline(in, l2);
+    const std::string p1 = "# expect-line: ", p2 = "# expect: ";
+    if (l1.rfind(p1, 0) != 0 || l2.rfind(p2, 0) != 0) return {};
+    return {std::stoi(l1.substr(p1.size())), l2.substr(p2.size())};
+}
+
+TEST(BadDecks, EachKindOfErrorNamesFileLineAndKeyAndExitsWith2) {
+    const fs::path dir = source_path("tests/app/bad_decks");
+    const std::string out_dir = temp_dir();
+    int checked = 0;
+    for (const auto& entry : fs::directory_iterator(dir)) {
+        if (entry.path().extension() != ".yaml") continue;
+        const fs::path deck = entry.path();
+        SCOPED_TRACE(deck.filename().string());
+        const Expectation expect = read_expectation(deck);
+        ASSERT_GT(expect.line, 0) << "bad deck without '# expect-line:' / '# expect:' header";
+        const std::string matrix = out_dir + "/" + deck.stem().string() + ".mtx";
+        const CliResult r = run({"export", deck.string(), "--matrix", matrix});
+        EXPECT_EQ(r.code, kExitBadInput) << r.err;
+        const std::string located =
+            deck.filename().string() + ":" + std::to_string(expect.line) + ": " + expect.text;
+        EXPECT_NE(r.err.find(located), std::string::npos)
+            << "expected '" << located << "' in:\n" << r.err;
+        // Nothing half-written: neither the file nor a temporary beside it.
+        for (const auto& f : fs::directory_iterator(out_dir)) ADD_FAILURE() << "left " << f.path();
+        ++checked;
+    }
+    EXPECT_GE(checked, 25);
+}
+
+TEST(Cli, UsageErrorsExitWith2AndHelpWith0) {
+    EXPECT_EQ(run({}).code, kExitBadInput);
+    EXPECT_EQ(run({"frobnicate"}).code, kExitBadInput);
+    EXPECT_EQ(run({"info", "no_such_deck.yaml"}).code, kExitBadInput);
+    EXPECT_EQ(run({"export", source_path("tests/app/decks/small_two_phase.yaml")}).code,
+              kExitBadInput);  // --matrix is required
+    EXPECT_EQ(run({"--help"}).code, kExitOk);
+    EXPECT_EQ(run({"export", "--help"}).code, kExitOk);
+    const CliResult v = run({"--version"});
+    EXPECT_EQ(v.code, kExitOk);
+    EXPECT_NE(v.out.find("heptane"), std::string::npos);
+}
+
+TEST(Cli, InfoReportsTheSystem) {
+    const CliResult r = run({"info", source_path("tests/app/decks/small_two_phase.yaml")});
+    ASSERT_EQ(r.code, kExitOk) << r.err;
+    // 6 x 5 x 4 cells, K = 2, 3 wells: 243 unknowns; H nonzeros by the Bdia formula.
+    EXPECT_NE(r.out.find("6 x 5 x 4 = 120 cells"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("K = 2 (dp, dSw)"), std::string::npos);
+    EXPECT_NE(r.out.find("unknowns    243 (240 cell + 3 well)"), std::string::npos) << r.out;
+    const int h = (7 * 120 - 2 * 30 - 2 * 20 - 2 * 24) * 4;
+    EXPECT_NE(r.out.find("(H " + with_commas(h)), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("BSR"), std::string::npos);
+    EXPECT_NE(r.out.find("CSR"), std::string::npos);
+    const CliResult build = run({"info"});
+    EXPECT_EQ(build.code, kExitOk);
+    EXPECT_NE(build.out.find("CUDA backend"), std::string::npos);
+}
+
+TEST(Cli, ExportWritesMatrixAndRhsAtomically) {
+    const std::string dir = temp_dir();
+    const std::string a = dir + "/A.mtx", b = dir + "/b.mtx";
+    const CliResult r = run({"export", source_path("tests/app/decks/small_synthetic_metric.yaml"),
+                             "--matrix", a, "--rhs", b});
+    ASSERT_EQ(r.code, kExitOk) << r.err;
+    std::ifstream in(a);
+    std::string header, line;
+    std::getline(in, header);
+    EXPECT_EQ(header, "%%MatrixMarket matrix coordinate real general");
+    while (std::getline(in, line) && line[0] == '%') {
+    }
+    const int n = 5 * 4 * 3 * 3 + 2;
+    const long long nnz = (7LL * 60 - 2 * 20 - 2 * 12 - 2 * 15) * 9 + 2 * 3 * (3 + 1) + 2;
+    EXPECT_EQ(line, std::to_string(n) + " " + std::to_string(n) + " " + std::to_string(nnz));
+    EXPECT_TRUE(fs::exists(b));
+    fs::remove_all(dir);
+
+    // A folder that does not exist: bad CLI input, nothing written.
+    const CliResult bad = run({"export", source_path("tests/app/decks/small_synthetic_metric.yaml"),
+                               "--matrix", dir + "/missing/A.mtx"});
+    EXPECT_EQ(bad.code, kExitBadInput);
+    EXPECT_NE(bad.err.find("--matrix"), std::string::npos) << bad.err;
+    EXPECT_FALSE(fs::exists(dir + "/missing"));
+}
+
+}  // namespace
+}  // namespace heptane::app

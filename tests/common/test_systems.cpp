@@ -1,0 +1,125 @@
+#include "common/test_systems.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "core/random.hpp"
+#include "core/units.hpp"
+
+namespace heptane::test {
+
+wells::WellSpec make_well(const std::string& name, int i, int j, int k0, int k1, bool injector,
+                          bool rate) {
+    wells::WellSpec w;
+    w.name = name;
+    w.i = i;
+    w.j = j;
+    w.k_first = k0;
+    w.k_last = k1;
+    w.type = injector ? wells::WellType::injector : wells::WellType::producer;
+    w.control = rate ? wells::ControlKind::rate : wells::ControlKind::bhp;
+    w.target = rate ? 200.0 / units::kDay : (injector ? 7000.0 : 5000.0) * units::kPsi;
+    w.radius = 0.1;
+    return w;
+}
+
+std::vector<wells::WellSpec> corner_wells(int nx, int ny, int nz) {
+    std::vector<wells::WellSpec> w;
+    w.push_back(make_well("W0", 0, 0, 0, nz - 1));
+    if (ny > 1) w.push_back(make_well("W1", 0, ny - 1, 0, 0, true, true));
+    if (nx > 1) w.push_back(make_well("W2", nx - 1, 0, nz - 1, nz - 1, false, true));
+    if (nx > 1 && ny > 1) w.push_back(make_well("W3", nx - 1, ny - 1, 0, nz - 1, true));
+    return w;
+}
+
+wells::Model synthetic_model(int nx, int ny, int nz, int K, std::vector<wells::WellSpec> wells,
+                             std::uint64_t seed, double dominance) {
+    wells::ModelSpec spec;
+    spec.grid.nx = nx;
+    spec.grid.ny = ny;
+    spec.grid.nz = nz;
+    spec.model = wells::FluidModel::synthetic;
+    spec.synthetic.components = K;
+    spec.synthetic.seed = seed;
+    spec.synthetic.diagonal_dominance = dominance;
+    spec.permeability.value = {100.0, 100.0, 10.0};
+    spec.porosity.value = {0.2, 0.0, 0.0};
+    spec.wells = std::move(wells);
+    return wells::generate(spec);
+}
+
+wells::ModelSpec two_phase_spec(int nx, int ny, int nz, std::vector<wells::WellSpec> wells,
+                                std::uint64_t seed) {
+    wells::ModelSpec spec;
+    spec.grid.nx = nx;
+    spec.grid.ny = ny;
+    spec.grid.nz = nz;
+    spec.grid.dx = 20.0 * units::kFoot;
+    spec.grid.dy = 10.0 * units::kFoot;
+    spec.grid.dz = 2.0 * units::kFoot;
+    spec.grid.top_depth = 12000.0 * units::kFoot;
+    spec.model = wells::FluidModel::two_phase;
+    spec.permeability.kind = grid::FieldKind::lognormal;
+    spec.permeability.mean = 100.0;
+    spec.permeability.sigma = 1.0;
+    spec.permeability.seed = seed;
+    spec.permeability.kv_kh = 0.1;
+    spec.porosity.value = {0.2, 0.0, 0.0};
+    spec.initial.pressure = 6000.0 * units::kPsi;
+    spec.initial.datum_depth = spec.grid.top_depth;
+    spec.initial.water_saturation = 0.3;
+    spec.dt = units::kDay;
+    spec.wells = std::move(wells);
+    return spec;
+}
+
+std::vector<double> random_vector(std::size_t n, std::uint64_t seed) {
+    Rng rng(seed, 12345);
+    std::vector<double> v(n);
+    for (double& x : v) x = rng.uniform(-1.0, 1.0);
+    return v;
+}
+
+double max_abs(const std::vector<double>& v) {
+    double m = 0.0;
+    for (double x : v) m = std::max(m, std::abs(x));
+    return m;
+}
+
+double spmv_tolerance(int nnz_row, double max_abs_a, double max_abs_x, double c) {
+    return c * std::numeric_limits<double>::epsilon() * nnz_row * max_abs_a * max_abs_x;
+}
+
+double gh_spmv_tolerance(const GHMatrix& A, const std::vector<double>& x) {
+    const WellArrays& w = A.wells();
+    const double max_a = std::max({max_abs(A.bdia()), max_abs(w.d), max_abs(w.w_vals),
+                                   max_abs(w.wt_vals)});
+    return spmv_tolerance(kStencilSize * A.block_size() + 1, max_a, max_abs(x), 8.0);
+}
+
+::testing::AssertionResult vectors_near(const std::vector<double>& ref,
+                                        const std::vector<double>& got, double tol) {
+    if (ref.size() != got.size()) {
+        return ::testing::AssertionFailure()
+               << "sizes differ: ref " << ref.size() << ", got " << got.size();
+    }
+    std::ostringstream bad;
+    std::size_t failures = 0;
+    for (std::size_t i = 0; i < ref.size(); ++i) {
+        const double err = std::abs(ref[i] - got[i]);
+        if (!(err <= tol)) {  // also catches NaN
+            if (failures < 20) {
+                bad << "\n  i = " << i << "  ref " << ref[i] << "  got " << got[i] << "  err "
+                    << err << "  tol " << tol;
+            }
+            ++failures;
+        }
+    }
+    if (failures == 0) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << failures << " of " << ref.size()
+                                         << " entries differ:" << bad.str();
+}
+
+}  // namespace heptane::test

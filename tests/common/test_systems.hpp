@@ -1,0 +1,52 @@
+#pragma once
+/// @file Small systems and comparison helpers shared by the test suites.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "wells/generator.hpp"
+
+namespace heptane::test {
+
+/// Project root, for data files.
+inline std::string source_path(const std::string& relative) {
+    return std::string(HEPTANE_SOURCE_DIR) + "/" + relative;
+}
+
+/// A producer/injector at (i, j) perforated in [k0, k1]; BHP or rate control (SI).
+wells::WellSpec make_well(const std::string& name, int i, int j, int k0, int k1,
+                          bool injector = false, bool rate = false);
+
+/// Wells in the four corner columns, alternating full and edge-only perforations
+/// (top layer, bottom layer), so every boundary case of the well coupling is hit.
+std::vector<wells::WellSpec> corner_wells(int nx, int ny, int nz);
+
+/// Synthetic model (uniform rock) with the given wells.
+wells::Model synthetic_model(int nx, int ny, int nz, int K, std::vector<wells::WellSpec> wells,
+                             std::uint64_t seed = 7, double dominance = 1.5);
+
+/// A two_phase spec on a lognormal field with gravity (SI), ready for wells::generate.
+wells::ModelSpec two_phase_spec(int nx, int ny, int nz, std::vector<wells::WellSpec> wells,
+                                std::uint64_t seed = 3);
+
+/// Uniform(-1, 1) vector, seeded.
+std::vector<double> random_vector(std::size_t n, std::uint64_t seed);
+
+/// Largest |v_i|.
+double max_abs(const std::vector<double>& v);
+
+/// Tolerance for one SpMV result entry computed two ways in double:
+/// c eps nnz_row max|A| max|x| (STYLE section 3).
+double spmv_tolerance(int nnz_row, double max_abs_a, double max_abs_x, double c = 4.0);
+
+/// spmv_tolerance for y = GH x (or GH^T x): row length 7 K + 1, max|A| over Bdia and the
+/// well arrays, c = 8.
+double gh_spmv_tolerance(const GHMatrix& A, const std::vector<double>& x);
+
+/// Element-wise |ref_i - got_i| <= tol; on failure lists the first 20 (i, ref, got, err, tol).
+::testing::AssertionResult vectors_near(const std::vector<double>& ref,
+                                        const std::vector<double>& got, double tol);
+
+}  // namespace heptane::test

@@ -1,0 +1,185 @@
+// Reference SpMV: the Bdia + wells product against CSR, BSR and Eigen, and the transpose
+// product against the explicit transpose.
+#include <gtest/gtest.h>
+
+#include <Eigen/SparseCore>
+#include <cmath>
+#include <tuple>
+
+#include "common/test_systems.hpp"
+#include "core/eigen_interop.hpp"
+#include "core/errors.hpp"
+#include "core/formats.hpp"
+#include "core/spmv.hpp"
+
+namespace heptane {
+namespace {
+
+using test::corner_wells;
+using test::max_abs;
+using test::random_vector;
+using test::vectors_near;
+
+std::vector<double> eigen_product(const Eigen::SparseMatrix<double>& A,
+                                  const std::vector<double>& x) {
+    const Eigen::Map<const Eigen::VectorXd> xv(x.data(), static_cast<Eigen::Index>(x.size()));
+    const Eigen::VectorXd y = A * xv;
+    return std::vector<double>(y.data(), y.data() + y.size());
+}
+
+/// Grid (nx, ny, nz) and block size K.
+using Shape = std::tuple<int, int, int, int>;
+
+std::string shape_name(const ::testing::TestParamInfo<Shape>& info) {
+    const auto& [nx, ny, nz, K] = info.param;
+    return std::to_string(nx) + "x" + std::to_string(ny) + "x" + std::to_string(nz) + "_K" +
+           std::to_string(K);
+}
+
+class SyntheticSpmv : public ::testing::TestWithParam<Shape> {};
+
+TEST_P(SyntheticSpmv, BdiaMatchesCsrBsrAndEigen) {
+    const auto [nx, ny, nz, K] = GetParam();
+    const auto model = test::synthetic_model(nx, ny, nz, K, corner_wells(nx, ny, nz));
+    const GHMatrix& A = model.system.matrix;
+    const auto x = random_vector(static_cast<std::size_t>(A.rows()), 11);
+    const auto y = spmv(A, x);
+    const double tol = test::gh_spmv_tolerance(A, x);
+
+    const Csr csr = to_csr(A);
+    EXPECT_EQ(csr.nonzeros(), A.nonzeros());
+    EXPECT_TRUE(vectors_near(spmv(csr, x), y, tol));
+    EXPECT_TRUE(vectors_near(eigen_product(to_eigen(csr), x), y, tol));
+
+    const Bsr bsr = to_bsr(A);
+    EXPECT_EQ(bsr.blocks(), bsr_blocks(A));
+    EXPECT_EQ(bsr.storage_bytes(), bsr_bytes(A));
+    EXPECT_EQ(csr.storage_bytes(), csr_bytes(A));
+    const auto y_bsr = spmv(bsr, pad_vector(A, x));
+    EXPECT_TRUE(vectors_near(y, unpad_vector(A, y_bsr), tol));
+    // Padding rows carry identity: their result is the padded input, i.e. 0.
+    for (std::size_t i = static_cast<std::size_t>(A.rows()); i < y_bsr.size(); ++i) {
+        EXPECT_EQ(y_bsr[i], 0.0) << "padding row " << i;
+    }
+    // BSR expanded to scalar CSR computes the same product.
+    EXPECT_TRUE(vectors_near(y_bsr, spmv(to_csr(bsr), pad_vector(A, x)), tol));
+}
+
+TEST_P(SyntheticSpmv, TransposeMatchesExplicitTranspose) {
+    const auto [nx, ny, nz, K] = GetParam();
+    const auto model = test::synthetic_model(nx, ny, nz, K, corner_wells(nx, ny, nz));
+    const GHMatrix& A = model.system.matrix;
+    const auto x = random_vector(static_cast<std::size_t>(A.rows()), 12);
+    const Eigen::SparseMatrix<double> At = to_eigen(to_csr(A)).transpose();
+    EXPECT_TRUE(vectors_near(eigen_product(At, x), spmv_transpose(A, x), test::gh_spmv_tolerance(A, x)));
+}
+
+TEST_P(SyntheticSpmv, StoredNonzerosOfHFollowTheFormula) {
+    const auto [nx, ny, nz, K] = GetParam();
+    const auto model = test::synthetic_model(nx, ny, nz, K, {});
+    const GHMatrix& A = model.system.matrix;
+    // Random blocks are nonzero almost surely: count them, padding must be exactly zero.
+    index_t nonzero = 0, padding_nonzero = 0;
+    for (index_t m = 0; m < A.num_cells(); ++m) {
+        for (int d = 0; d < kStencilSize; ++d) {
+            for (int r = 0; r < K; ++r) {
+                for (int c = 0; c < K; ++c) {
+                    const bool value = A.at(d, m, r, c) != 0.0;
+                    (A.has_neighbour(m, d) ? nonzero : padding_nonzero) += value ? 1 : 0;
+                }
+            }
+        }
+    }
+    const index_t x = nx, y = ny, z = nz;
+    EXPECT_EQ(nonzero, (7 * x * y * z - 2 * x * y - 2 * y * z - 2 * x * z) * K * K);
+    EXPECT_EQ(nonzero, A.h_nonzeros());
+    EXPECT_EQ(padding_nonzero, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, SyntheticSpmv,
+    ::testing::Values(Shape{4, 3, 5, 1}, Shape{5, 3, 7, 2}, Shape{3, 5, 3, 3}, Shape{3, 3, 3, 5},
+                      Shape{3, 2, 5, 8}, Shape{7, 5, 3, 16},
+                      // one cell thick in each direction
+                      Shape{1, 4, 5, 2}, Shape{4, 1, 5, 3}, Shape{4, 5, 1, 5}, Shape{1, 1, 6, 2},
+                      Shape{1, 1, 1, 3}),
+    shape_name);
+
+class TwoPhaseSpmv : public ::testing::TestWithParam<std::tuple<int, int, int>> {};
+
+TEST_P(TwoPhaseSpmv, BdiaMatchesCsrEigenAndTranspose) {
+    const auto [nx, ny, nz] = GetParam();
+    const auto model = wells::generate(test::two_phase_spec(nx, ny, nz, corner_wells(nx, ny, nz)));
+    const GHMatrix& A = model.system.matrix;
+    ASSERT_EQ(A.block_size(), 2);
+    const auto x = random_vector(static_cast<std::size_t>(A.rows()), 5);
+    const auto y = spmv(A, x);
+    const double tol = test::gh_spmv_tolerance(A, x);
+    const Csr csr = to_csr(A);
+    EXPECT_TRUE(vectors_near(spmv(csr, x), y, tol));
+    EXPECT_TRUE(vectors_near(eigen_product(to_eigen(csr), x), y, tol));
+    const Eigen::SparseMatrix<double> At = to_eigen(csr).transpose();
+    EXPECT_TRUE(vectors_near(eigen_product(At, x), spmv_transpose(A, x), tol));
+    EXPECT_TRUE(vectors_near(y, unpad_vector(A, spmv(to_bsr(A), pad_vector(A, x))), tol));
+}
+
+INSTANTIATE_TEST_SUITE_P(Grids, TwoPhaseSpmv,
+                         ::testing::Values(std::make_tuple(5, 3, 4), std::make_tuple(1, 3, 4),
+                                           std::make_tuple(4, 1, 3), std::make_tuple(3, 4, 1)));
+
+/// A 2 x 1 x 1 grid with K = 1 and one well in column (1, 0): every product by hand.
+TEST(GHSpmv, HandComputedTinySystem) {
+    GHMatrix A(2, 1, 1, 1);
+    // H = [[2, -1], [-3, 4]]: cell 0's +i neighbour is diagonal 6, cell 1's -i is diagonal 0.
+    A.at(kCenter, 0, 0, 0) = 2.0;
+    A.at(6, 0, 0, 0) = -1.0;
+    A.at(0, 1, 0, 0) = -3.0;
+    A.at(kCenter, 1, 0, 0) = 4.0;
+    WellArrays w;
+    w.first = {0};
+    w.cell0 = {1};
+    w.count = {1};
+    w.w_vals = {5.0};    // well row: 5 x_1 + 7 p
+    w.wt_vals = {6.0};   // cell 1 row: + 6 p
+    w.d = {7.0};
+    w.well_of_column = {-1, 0};
+    A.set_wells(w);
+    const std::vector<double> x = {1.0, 2.0, 3.0};
+    // GH = [[2, -1, 0], [-3, 4, 6], [0, 5, 7]]
+    EXPECT_EQ(spmv(A, x), (std::vector<double>{0.0, 23.0, 31.0}));
+    // GH^T = [[2, -3, 0], [-1, 4, 5], [0, 6, 7]]
+    EXPECT_EQ(spmv_transpose(A, x), (std::vector<double>{-4.0, 22.0, 33.0}));
+    EXPECT_EQ(A.nonzeros(), 7);
+}
+
+TEST(GHSpmv, NonFiniteInputStaysInItsRows) {
+    // Padding is skipped by position, so NaN in the last cell must not reach cell 0 of a
+    // 1 x 1 x 3 column (they are not neighbours).
+    const auto model = test::synthetic_model(1, 1, 3, 2, {});
+    std::vector<double> x(6, 1.0);
+    x[4] = std::nan("");
+    const auto y = spmv(model.system.matrix, x);
+    EXPECT_TRUE(std::isfinite(y[0]) && std::isfinite(y[1]));
+    EXPECT_TRUE(std::isnan(y[2]) && std::isnan(y[4]));
+}
+
+TEST(GHMatrixChecks, SetWellsRejectsInconsistentArrays) {
+    GHMatrix A(2, 2, 3, 1);
+    WellArrays w;
+    w.first = {0};
+    w.cell0 = {2};  // last cell of column 0 ...
+    w.count = {2};  // ... running into column 1: not one column
+    w.w_vals = {1.0, 1.0};
+    w.wt_vals = {1.0, 1.0};
+    w.d = {1.0};
+    w.well_of_column = {0, -1, -1, -1};
+    EXPECT_THROW(A.set_wells(w), InputError);
+    w.cell0 = {0};
+    w.w_vals = {1.0};  // too few values for 2 cells
+    EXPECT_THROW(A.set_wells(w), InputError);
+    w.w_vals = {1.0, 1.0};
+    EXPECT_NO_THROW(A.set_wells(w));
+}
+
+}  // namespace
+}  // namespace heptane

@@ -1,0 +1,336 @@
+// Tests of the SPE10 and Eclipse keyword readers (grid/loaders.hpp) on the real data files
+// under inputs/data and on small hand-written files.
+#include "grid/loaders.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "core/errors.hpp"
+
+namespace heptane::grid {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr index_t kSpe10Cells = static_cast<index_t>(kSpe10Nx) * kSpe10Ny * kSpe10Nz;
+
+std::string data_path(const std::string& relative) {
+    return std::string(HEPTANE_SOURCE_DIR) + "/inputs/data/" + relative;
+}
+std::string spe10_path() { return data_path("spe10/spe_perm.dat.gz"); }
+std::string spe9_path() { return data_path("spe9/PERMVALUES.DATA"); }
+
+/// A file in the temporary directory, named after the running test, removed at scope exit.
+class TempFile {
+  public:
+    explicit TempFile(const std::string& contents) {
+        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+        path_ = (std::filesystem::temp_directory_path() /
+                 (std::string("heptane_") + info->test_suite_name() + "_" + info->name() + "_" +
+                  std::to_string(::getpid()) + ".txt"))
+                    .string();
+        std::ofstream(path_, std::ios::binary) << contents;
+    }
+    ~TempFile() { std::remove(path_.c_str()); }
+    TempFile(const TempFile&) = delete;
+    TempFile& operator=(const TempFile&) = delete;
+    const std::string& path() const { return path_; }
+
+  private:
+    std::string path_;
+};
+
+/// Runs `f`, which must throw InputError; returns its what().
+template <typename F>
+std::string input_error_of(F&& f) {
+    try {
+        f();
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    ADD_FAILURE() << "no InputError thrown";
+    return {};
+}
+
+/// The whole SPE10 field, read once for all tests (3.4 million values).
+const Spe10Window& full_spe10() {
+    static const Spe10Window window = read_spe10(spe10_path(), spe10_full_box());
+    return window;
+}
+
+/// Index of SPE10 cell (i, j, k) in the k-fastest order of the whole model.
+std::size_t full_index(int i, int j, int k) {
+    return static_cast<std::size_t>(k + kSpe10Nz * (j + kSpe10Ny * i));
+}
+
+/// Text of `count` SPE10-layout values, 6 to a line; value n is the number n itself, so
+/// every value names its position in the file.
+std::string numbered_values(index_t count) {
+    std::string text;
+    text.reserve(static_cast<std::size_t>(count) * 9);
+    for (index_t n = 0; n < count; ++n) {
+        text += std::to_string(n);
+        text += (n % 6 == 5) ? '\n' : ' ';
+    }
+    return text;
+}
+
+// ---- SPE10 ------------------------------------------------------------------------------
+
+TEST(Spe10, FullBoxIsTheWholeModel) {
+    const IndexBox box = spe10_full_box();
+    EXPECT_EQ(box.i[0], 0);
+    EXPECT_EQ(box.j[0], 0);
+    EXPECT_EQ(box.k[0], 0);
+    EXPECT_EQ(box.nx(), 60);
+    EXPECT_EQ(box.ny(), 220);
+    EXPECT_EQ(box.nz(), 85);
+}
+
+TEST(Spe10, FullFieldHasEveryCell) {
+    const Spe10Window& w = full_spe10();
+    EXPECT_EQ(w.kx.size(), 1122000u);
+    EXPECT_EQ(w.ky.size(), 1122000u);
+    EXPECT_EQ(w.kz.size(), 1122000u);
+    EXPECT_EQ(w.box.nx() * w.box.ny() * w.box.nz(), 1122000);
+}
+
+TEST(Spe10, KxRangeMatchesThePublishedField) {
+    const Spe10Window& w = full_spe10();
+    const auto [kx_min, kx_max] = std::minmax_element(w.kx.begin(), w.kx.end());
+    EXPECT_NEAR(*kx_min, 6.65e-4, 1e-3 * 6.65e-4);
+    EXPECT_NEAR(*kx_max, 2.0e4, 1e-3 * 2.0e4);
+    const auto [kz_min, kz_max] = std::minmax_element(w.kz.begin(), w.kz.end());
+    EXPECT_NEAR(*kz_min, 6.65e-8, 1e-3 * 6.65e-8);
+    EXPECT_NEAR(*kz_max, 6.0e3, 1e-3 * 6.0e3);
+}
+
+TEST(Spe10, KxEqualsKyEverywhere) {
+    const Spe10Window& w = full_spe10();
+    ASSERT_EQ(w.kx.size(), w.ky.size());
+    std::size_t differ = 0;
+    for (std::size_t m = 0; m < w.kx.size(); ++m) differ += w.kx[m] != w.ky[m];
+    EXPECT_EQ(differ, 0u);
+}
+
+// Values checked against the text of spe_perm.dat (line 1, line 187000 = last kx line,
+// line 374001 = first kz line, last line): the file's i-fastest order lands in k-fastest cells.
+TEST(Spe10, FileValuesLandInTheirCells) {
+    const Spe10Window& w = full_spe10();
+    EXPECT_DOUBLE_EQ(w.kx[full_index(0, 0, 0)], 18.2808);
+    EXPECT_DOUBLE_EQ(w.kx[full_index(1, 0, 0)], 28.5927);
+    EXPECT_DOUBLE_EQ(w.kx[full_index(5, 0, 0)], 5.35088);
+    EXPECT_DOUBLE_EQ(w.kx[full_index(6, 0, 0)], 6.44345);
+    EXPECT_DOUBLE_EQ(w.kx[full_index(59, 219, 84)], 0.164693);
+    EXPECT_DOUBLE_EQ(w.kz[full_index(0, 0, 0)], 5.48424);
+    EXPECT_DOUBLE_EQ(w.kz[full_index(1, 0, 0)], 8.57781);
+    EXPECT_DOUBLE_EQ(w.kz[full_index(59, 219, 84)], 1.64693e-05);
+}
+
+TEST(Spe10, SubBoxEqualsTheSameCellsOfTheFullField) {
+    IndexBox box;
+    box.i = {10, 19};
+    box.j = {100, 129};
+    box.k = {40, 47};
+    const Spe10Window sub = read_spe10(spe10_path(), box);
+    const Spe10Window& full = full_spe10();
+    const std::size_t cells = 10 * 30 * 8;
+    ASSERT_EQ(sub.kx.size(), cells);
+    ASSERT_EQ(sub.ky.size(), cells);
+    ASSERT_EQ(sub.kz.size(), cells);
+    EXPECT_EQ(sub.box.i, box.i);
+    EXPECT_EQ(sub.box.k, box.k);
+    int compared = 0;
+    for (int i = box.i[0]; i <= box.i[1]; ++i) {
+        for (int j = box.j[0]; j <= box.j[1]; ++j) {
+            for (int k = box.k[0]; k <= box.k[1]; ++k) {
+                // Window order: k fastest, then j, then i, all relative to the box corner.
+                const std::size_t w = static_cast<std::size_t>(
+                    (k - box.k[0]) + box.nz() * ((j - box.j[0]) + box.ny() * (i - box.i[0])));
+                const std::size_t m = full_index(i, j, k);
+                ASSERT_EQ(sub.kx[w], full.kx[m]) << "i, j, k = " << i << ", " << j << ", " << k;
+                ASSERT_EQ(sub.ky[w], full.ky[m]) << "i, j, k = " << i << ", " << j << ", " << k;
+                ASSERT_EQ(sub.kz[w], full.kz[m]) << "i, j, k = " << i << ", " << j << ", " << k;
+                ++compared;
+            }
+        }
+    }
+    EXPECT_EQ(compared, 2400);
+}
+
+// A plain (not gzip'd) file whose values are their own file positions: checks the plain
+// path and the index mapping of a corner window independently of the real data.
+TEST(Spe10, PlainFileWindowMapsFilePositions) {
+    const TempFile file(numbered_values(3 * kSpe10Cells));
+    IndexBox box;
+    box.i = {57, 59};
+    box.j = {0, 2};
+    box.k = {83, 84};
+    const Spe10Window w = read_spe10(file.path(), box);
+    ASSERT_EQ(w.kx.size(), 18u);
+    for (int i = 57; i <= 59; ++i) {
+        for (int j = 0; j <= 2; ++j) {
+            for (int k = 83; k <= 84; ++k) {
+                const std::size_t m = static_cast<std::size_t>((k - 83) + 2 * (j + 3 * (i - 57)));
+                const double n = i + 60.0 * (j + 220.0 * k);  // position in the kx block
+                EXPECT_EQ(w.kx[m], n);
+                EXPECT_EQ(w.ky[m], n + kSpe10Cells);
+                EXPECT_EQ(w.kz[m], n + 2 * kSpe10Cells);
+            }
+        }
+    }
+}
+
+TEST(Spe10, BoxOutsideTheModelIsAnInputError) {
+    IndexBox box = spe10_full_box();
+    box.i = {50, 60};  // i ends at 59
+    const std::string what = input_error_of([&] { read_spe10(spe10_path(), box); });
+    EXPECT_THAT(what, HasSubstr(spe10_path()));
+    EXPECT_THAT(what, HasSubstr("i 50..60"));
+
+    box = spe10_full_box();
+    box.k = {10, 9};  // reversed
+    EXPECT_THAT(input_error_of([&] { read_spe10(spe10_path(), box); }),
+                HasSubstr("reversed or outside"));
+    box = spe10_full_box();
+    box.j = {-1, 5};
+    EXPECT_THAT(input_error_of([&] { read_spe10(spe10_path(), box); }), HasSubstr("j -1..5"));
+}
+
+TEST(Spe10, TruncatedFileNamesFileAndLastLine) {
+    const TempFile file(numbered_values(1000));  // 167 lines, the last with 4 values
+    const std::string what = input_error_of([&] { read_spe10(file.path(), spe10_full_box()); });
+    EXPECT_THAT(what, HasSubstr(file.path() + ":167: "));
+    EXPECT_THAT(what, HasSubstr("ends after 1000 values"));
+}
+
+TEST(Spe10, ExtraValueNamesFileAndLine) {
+    const TempFile file(numbered_values(3 * kSpe10Cells) + "\n7.5\n");
+    const std::string what = input_error_of([&] { read_spe10(file.path(), spe10_full_box()); });
+    EXPECT_THAT(what, HasSubstr(file.path() + ":561002: "));  // 561000 full lines, one empty
+    EXPECT_THAT(what, HasSubstr("'7.5'"));
+}
+
+TEST(Spe10, BadTokenNamesFileAndLine) {
+    const TempFile file("1.0 2.0 3.0 4.0 5.0 6.0\n1.0 2.0 3.0 4.0 5.0 6.0\n1.0 2.0 1.5x 4.0\n");
+    const std::string what = input_error_of([&] { read_spe10(file.path(), spe10_full_box()); });
+    EXPECT_THAT(what, HasSubstr(file.path() + ":3: "));
+    EXPECT_THAT(what, HasSubstr("'1.5x'"));
+
+    const TempFile negative("1.0\n-2.0\n");
+    EXPECT_THAT(input_error_of([&] { read_spe10(negative.path(), spe10_full_box()); }),
+                HasSubstr(negative.path() + ":2: '-2.0'"));
+}
+
+TEST(Spe10, TruncatedGzipIsAnError) {
+    std::ifstream in(spe10_path(), std::ios::binary);
+    std::string head(200000, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    ASSERT_EQ(in.gcount(), 200000);
+    const TempFile file(head);
+    const std::string what = input_error_of([&] { read_spe10(file.path(), spe10_full_box()); });
+    EXPECT_THAT(what, HasSubstr(file.path()));
+    EXPECT_THAT(what, HasSubstr("unexpected end of file"));
+}
+
+TEST(Spe10, MissingFileNamesPathAndReason) {
+    const std::string path = data_path("spe10/no_such_file.dat");
+    const std::string what = input_error_of([&] { read_spe10(path, spe10_full_box()); });
+    EXPECT_THAT(what, HasSubstr(path));
+    EXPECT_THAT(what, HasSubstr("No such file"));
+}
+
+// ---- Eclipse keyword files --------------------------------------------------------------
+
+TEST(Eclipse, Spe9PermxHas9000Values) {
+    const auto arrays = read_eclipse_keywords(spe9_path(), {"PERMX", "PERMY", "PERMZ"});
+    // PERMY and PERMZ appear only inside the COPY and MULTIPLY edits, which are skipped.
+    ASSERT_EQ(arrays.size(), 1u);
+    const std::vector<double>& permx = arrays.at("PERMX");
+    ASSERT_EQ(permx.size(), 9000u);
+    EXPECT_DOUBLE_EQ(permx.front(), 49.29276);
+    EXPECT_DOUBLE_EQ(permx[1], 162.25308);
+    EXPECT_DOUBLE_EQ(permx.back(), 47.05342);
+}
+
+TEST(Eclipse, UnwantedKeywordsAreSkipped) {
+    EXPECT_TRUE(read_eclipse_keywords(spe9_path(), {"PORO"}).empty());
+}
+
+TEST(Eclipse, RepeatsCommentsAndGluedSlash) {
+    const TempFile file(
+        "-- a header comment PERMX 1 2 3 /\n"
+        "RUNSPEC\n"
+        "DIMENS\n"
+        "  2 2 1 /\n"
+        "GRID\n"
+        "PERMX -- trailing comment\n"
+        "  3*1.5 2.0/\n"
+        "PORO\n"
+        "  4*0.2 /\n"
+        "PERMY\n"
+        "  1.0 2*7--glued comment 99\n"
+        "  +4.5e0 /--comment after the slash\n"
+        "EQUALS\n"
+        "  PERMZ 5 /\n"
+        "/\n"
+        "INCLUDE\n"
+        "  'other/PERMZ.INC' /\n");
+    const auto arrays = read_eclipse_keywords(file.path(), {"PERMX", "PERMY", "PERMZ"});
+    ASSERT_EQ(arrays.size(), 2u);
+    EXPECT_EQ(arrays.at("PERMX"), (std::vector<double>{1.5, 1.5, 1.5, 2.0}));
+    EXPECT_EQ(arrays.at("PERMY"), (std::vector<double>{1.0, 7.0, 7.0, 4.5}));
+    const auto poro = read_eclipse_keywords(file.path(), {"PORO"});
+    EXPECT_EQ(poro.at("PORO"), (std::vector<double>{0.2, 0.2, 0.2, 0.2}));
+}
+
+TEST(Eclipse, RepeatWithoutValueIsAnError) {
+    const TempFile file("PERMX\n 1.0\n 3* 2.0 /\n");
+    const std::string what = input_error_of([&] { read_eclipse_keywords(file.path(), {"PERMX"}); });
+    EXPECT_THAT(what, HasSubstr(file.path() + ":3: "));
+    EXPECT_THAT(what, HasSubstr("'3*'"));
+}
+
+TEST(Eclipse, BadRepeatCountIsAnError) {
+    const TempFile file("PERMX\n 0*2.0 /\n");
+    EXPECT_THAT(input_error_of([&] { read_eclipse_keywords(file.path(), {"PERMX"}); }),
+                HasSubstr(file.path() + ":2: PERMX: '0*2.0'"));
+}
+
+TEST(Eclipse, MissingSlashAtTheEndIsAnError) {
+    const TempFile file("GRID\nPERMX\n 1.0 2.0\n 3.0\n");
+    const std::string what = input_error_of([&] { read_eclipse_keywords(file.path(), {"PERMX"}); });
+    EXPECT_THAT(what, HasSubstr(file.path() + ":2: "));
+    EXPECT_THAT(what, HasSubstr("'/'"));
+}
+
+TEST(Eclipse, NonNumericTokenInAWantedBlockIsAnError) {
+    const TempFile file("PERMX\n 1.0 2.0\nPERMY\n 3.0 /\n");
+    const std::string what = input_error_of([&] { read_eclipse_keywords(file.path(), {"PERMX"}); });
+    EXPECT_THAT(what, HasSubstr(file.path() + ":3: "));
+    EXPECT_THAT(what, HasSubstr("'PERMY'"));
+}
+
+TEST(Eclipse, RepeatedKeywordIsAnError) {
+    const TempFile file("PERMX\n 1 /\nPERMX\n 2 /\n");
+    EXPECT_THAT(input_error_of([&] { read_eclipse_keywords(file.path(), {"PERMX"}); }),
+                HasSubstr(file.path() + ":3: PERMX is given a second time (first at line 1)"));
+}
+
+TEST(Eclipse, MissingFileNamesPathAndReason) {
+    const std::string path = data_path("spe9/NO_SUCH_FILE.DATA");
+    const std::string what = input_error_of([&] { read_eclipse_keywords(path, {"PERMX"}); });
+    EXPECT_THAT(what, HasSubstr(path));
+    EXPECT_THAT(what, HasSubstr("No such file"));
+}
+
+}  // namespace
+}  // namespace heptane::grid

@@ -1,0 +1,469 @@
+// Tests of build_rock (grid/rock.hpp): every field kind, the unit conversion to SI and the
+// deck keys of the InputErrors for bad specs.
+#include "grid/rock.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <string>
+#include <vector>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "core/errors.hpp"
+#include "core/units.hpp"
+#include "grid/loaders.hpp"
+
+namespace heptane::grid {
+namespace {
+
+using ::testing::HasSubstr;
+using units::kMilliDarcy;
+
+std::string data_path(const std::string& relative) {
+    return std::string(HEPTANE_SOURCE_DIR) + "/inputs/data/" + relative;
+}
+
+/// A file in the temporary directory, named after the running test, removed at scope exit.
+class TempFile {
+  public:
+    explicit TempFile(const std::string& contents) {
+        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+        path_ = (std::filesystem::temp_directory_path() /
+                 (std::string("heptane_") + info->test_suite_name() + "_" + info->name() + "_" +
+                  std::to_string(::getpid()) + ".txt"))
+                    .string();
+        std::ofstream(path_, std::ios::binary) << contents;
+    }
+    ~TempFile() { std::remove(path_.c_str()); }
+    TempFile(const TempFile&) = delete;
+    TempFile& operator=(const TempFile&) = delete;
+    const std::string& path() const { return path_; }
+
+  private:
+    std::string path_;
+};
+
+Grid3D make_grid(int nx, int ny, int nz) {
+    Grid3D g;
+    g.nx = nx;
+    g.ny = ny;
+    g.nz = nz;
+    g.dx = 10.0;
+    g.dy = 20.0;
+    g.dz = 2.0;
+    return g;
+}
+
+FieldSpec uniform_permeability(double kx, double ky, double kz) {
+    FieldSpec s;
+    s.kind = FieldKind::uniform;
+    s.key = "rock.permeability";
+    s.value = {kx, ky, kz};
+    return s;
+}
+
+FieldSpec uniform_porosity(double phi) {
+    FieldSpec s;
+    s.kind = FieldKind::uniform;
+    s.key = "rock.porosity";
+    s.value = {phi, 0.0, 0.0};
+    return s;
+}
+
+FieldSpec lognormal_permeability(double mean, double sigma, std::uint64_t seed) {
+    FieldSpec s;
+    s.kind = FieldKind::lognormal;
+    s.key = "rock.permeability";
+    s.mean = mean;
+    s.sigma = sigma;
+    s.seed = seed;
+    s.kv_kh = 0.1;
+    return s;
+}
+
+FieldSpec spe10_permeability(bool has_box, IndexBox box = {}) {
+    FieldSpec s;
+    s.kind = FieldKind::spe10;
+    s.key = "rock.permeability";
+    s.file = data_path("spe10/spe_perm.dat.gz");
+    s.has_box = has_box;
+    s.box = box;
+    return s;
+}
+
+FieldSpec eclipse_spec(const std::string& key, const std::string& file) {
+    FieldSpec s;
+    s.kind = FieldKind::eclipse;
+    s.key = key;
+    s.file = file;
+    return s;
+}
+
+/// Runs build_rock, which must throw InputError; returns the error.
+InputError error_of(const Grid3D& grid, const FieldSpec& perm, const FieldSpec& poro) {
+    try {
+        build_rock(grid, perm, poro);
+    } catch (const InputError& e) {
+        return e;
+    }
+    ADD_FAILURE() << "no InputError thrown";
+    return InputError("", "");
+}
+
+// ---- uniform and layered -----------------------------------------------------------------
+
+TEST(BuildRock, UniformConvertsMilliDarcyToSquareMetres) {
+    const Grid3D g = make_grid(3, 4, 5);
+    const RockFields rock =
+        build_rock(g, uniform_permeability(100.0, 50.0, 10.0), uniform_porosity(0.25));
+    ASSERT_EQ(rock.kx.size(), 60u);
+    ASSERT_EQ(rock.ky.size(), 60u);
+    ASSERT_EQ(rock.kz.size(), 60u);
+    ASSERT_EQ(rock.porosity.size(), 60u);
+    for (std::size_t m = 0; m < 60; ++m) {
+        EXPECT_DOUBLE_EQ(rock.kx[m], 100.0 * 9.869232667160129e-16);
+        EXPECT_DOUBLE_EQ(rock.ky[m], 50.0 * 9.869232667160129e-16);
+        EXPECT_DOUBLE_EQ(rock.kz[m], 10.0 * 9.869232667160129e-16);
+        EXPECT_EQ(rock.porosity[m], 0.25);
+    }
+}
+
+TEST(BuildRock, LayeredValuesLandInTheirLayer) {
+    const Grid3D g = make_grid(2, 3, 4);
+    FieldSpec perm;
+    perm.kind = FieldKind::layered;
+    perm.key = "rock.permeability";
+    perm.layers = {10.0, 20.0, 0.0, 40.0};
+    perm.kv_kh = 0.1;
+    FieldSpec poro;
+    poro.kind = FieldKind::layered;
+    poro.key = "rock.porosity";
+    poro.layers = {0.1, 0.2, 0.3, 0.4};
+    const RockFields rock = build_rock(g, perm, poro);
+    ASSERT_EQ(rock.kx.size(), 24u);
+    for (int i = 0; i < 2; ++i) {
+        for (int j = 0; j < 3; ++j) {
+            for (int k = 0; k < 4; ++k) {
+                const auto m = static_cast<std::size_t>(g.cell(i, j, k));
+                const double expected = perm.layers[static_cast<std::size_t>(k)] * kMilliDarcy;
+                EXPECT_DOUBLE_EQ(rock.kx[m], expected) << i << " " << j << " " << k;
+                EXPECT_DOUBLE_EQ(rock.ky[m], expected) << i << " " << j << " " << k;
+                EXPECT_DOUBLE_EQ(rock.kz[m], 0.1 * expected) << i << " " << j << " " << k;
+                EXPECT_EQ(rock.porosity[m], poro.layers[static_cast<std::size_t>(k)]);
+            }
+        }
+    }
+}
+
+// ---- lognormal ---------------------------------------------------------------------------
+
+TEST(BuildRock, LognormalIsReproducibleAndSeedDependent) {
+    const Grid3D g = make_grid(8, 9, 10);
+    const RockFields a =
+        build_rock(g, lognormal_permeability(100.0, 1.0, 42), uniform_porosity(0.2));
+    const RockFields b =
+        build_rock(g, lognormal_permeability(100.0, 1.0, 42), uniform_porosity(0.2));
+    const RockFields c =
+        build_rock(g, lognormal_permeability(100.0, 1.0, 43), uniform_porosity(0.2));
+    ASSERT_EQ(a.kx.size(), 720u);
+    EXPECT_EQ(a.kx, b.kx);
+    EXPECT_EQ(a.kz, b.kz);
+    std::size_t same = 0;
+    for (std::size_t m = 0; m < a.kx.size(); ++m) same += a.kx[m] == c.kx[m];
+    EXPECT_EQ(same, 0u);
+    for (std::size_t m = 0; m < a.kx.size(); ++m) {
+        EXPECT_EQ(a.ky[m], a.kx[m]);
+        EXPECT_DOUBLE_EQ(a.kz[m], 0.1 * a.kx[m]);
+    }
+    // Different cells get different values (no repeated stream).
+    EXPECT_NE(a.kx[0], a.kx[1]);
+}
+
+TEST(BuildRock, LognormalDoesNotDependOnTheThreadCount) {
+#ifdef _OPENMP
+    const Grid3D g = make_grid(16, 16, 16);
+    const int threads = omp_get_max_threads();
+    omp_set_num_threads(1);
+    const RockFields one =
+        build_rock(g, lognormal_permeability(5.0, 2.0, 7), uniform_porosity(0.2));
+    omp_set_num_threads(std::max(threads, 4));
+    const RockFields many =
+        build_rock(g, lognormal_permeability(5.0, 2.0, 7), uniform_porosity(0.2));
+    omp_set_num_threads(threads);
+    EXPECT_EQ(one.kx, many.kx);
+    EXPECT_EQ(one.kz, many.kz);
+#else
+    GTEST_SKIP() << "built without OpenMP";
+#endif
+}
+
+TEST(BuildRock, LognormalHasTheRequestedLogStatistics) {
+    const Grid3D g = make_grid(40, 40, 40);
+    const double mean = 50.0, sigma = 1.5;
+    const RockFields rock =
+        build_rock(g, lognormal_permeability(mean, sigma, 2024), uniform_porosity(0.2));
+    const auto n = static_cast<double>(rock.kx.size());
+    ASSERT_EQ(rock.kx.size(), 64000u);
+    double sum = 0.0, sum_sq = 0.0;
+    for (double k : rock.kx) {
+        const double x = std::log(k / (mean * kMilliDarcy));  // ~ sigma N(0, 1)
+        sum += x;
+        sum_sq += x * x;
+    }
+    const double sample_mean = sum / n;
+    const double sample_std = std::sqrt((sum_sq - n * sample_mean * sample_mean) / (n - 1.0));
+    // Standard error of the mean sigma / sqrt(n) = 0.0059; of the std sigma / sqrt(2 n),
+    // 0.28 % of sigma, so 2 % is about 7 standard errors.
+    EXPECT_LT(std::abs(sample_mean), 4.0 * sigma / std::sqrt(n));
+    EXPECT_NEAR(sample_std, sigma, 0.02 * sigma);
+}
+
+// ---- files -------------------------------------------------------------------------------
+
+TEST(BuildRock, Spe10WindowEqualsTheLoaderInSquareMetres) {
+    IndexBox box;
+    box.i = {10, 19};
+    box.j = {100, 129};
+    box.k = {40, 47};
+    const Grid3D g = make_grid(10, 30, 8);
+    const RockFields rock = build_rock(g, spe10_permeability(true, box), uniform_porosity(0.2));
+    const Spe10Window w = read_spe10(data_path("spe10/spe_perm.dat.gz"), box);
+    ASSERT_EQ(rock.kx.size(), 2400u);
+    ASSERT_EQ(w.kx.size(), 2400u);
+    for (std::size_t m = 0; m < 2400; ++m) {
+        ASSERT_DOUBLE_EQ(rock.kx[m], w.kx[m] * kMilliDarcy) << m;
+        ASSERT_DOUBLE_EQ(rock.ky[m], w.ky[m] * kMilliDarcy) << m;
+        ASSERT_DOUBLE_EQ(rock.kz[m], w.kz[m] * kMilliDarcy) << m;
+    }
+}
+
+TEST(BuildRock, Spe10WithoutBoxIsTheWholeModel) {
+    const Grid3D g = make_grid(60, 220, 85);
+    const RockFields rock = build_rock(g, spe10_permeability(false), uniform_porosity(0.2));
+    ASSERT_EQ(rock.kx.size(), 1122000u);
+    // Values of the first and last cells in the file (see loaders_test).
+    EXPECT_DOUBLE_EQ(rock.kx[static_cast<std::size_t>(g.cell(0, 0, 0))], 18.2808 * kMilliDarcy);
+    EXPECT_DOUBLE_EQ(rock.kx[static_cast<std::size_t>(g.cell(1, 0, 0))], 28.5927 * kMilliDarcy);
+    EXPECT_DOUBLE_EQ(rock.kz[static_cast<std::size_t>(g.cell(59, 219, 84))],
+                     1.64693e-05 * kMilliDarcy);
+}
+
+TEST(BuildRock, EclipseSpe9WithDerivedPermyAndPermz) {
+    const Grid3D g = make_grid(24, 25, 15);
+    FieldSpec perm = eclipse_spec("rock.permeability", data_path("spe9/PERMVALUES.DATA"));
+    perm.kv_kh = 0.01;
+    perm.ky_kx = 1.0;
+    const RockFields rock = build_rock(g, perm, uniform_porosity(0.2));
+    ASSERT_EQ(rock.kx.size(), 9000u);
+    // File order is i fastest: value 1 is cell (0,0,0), value 2 cell (1,0,0), value 25 is
+    // cell (0,1,0); the last value is cell (23,24,14).
+    EXPECT_DOUBLE_EQ(rock.kx[static_cast<std::size_t>(g.cell(0, 0, 0))], 49.29276 * kMilliDarcy);
+    EXPECT_DOUBLE_EQ(rock.kx[static_cast<std::size_t>(g.cell(1, 0, 0))], 162.25308 * kMilliDarcy);
+    EXPECT_DOUBLE_EQ(rock.kx[static_cast<std::size_t>(g.cell(23, 24, 14))], 47.05342 * kMilliDarcy);
+    const auto permx = read_eclipse_keywords(perm.file, {"PERMX"}).at("PERMX");
+    for (int k = 0; k < 15; ++k) {
+        for (int j = 0; j < 25; ++j) {
+            for (int i = 0; i < 24; ++i) {
+                const auto n = static_cast<std::size_t>(i + 24 * (j + 25 * k));
+                const auto m = static_cast<std::size_t>(g.cell(i, j, k));
+                ASSERT_DOUBLE_EQ(rock.kx[m], permx[n] * kMilliDarcy) << i << " " << j << " " << k;
+                ASSERT_EQ(rock.ky[m], rock.kx[m]);
+                ASSERT_DOUBLE_EQ(rock.kz[m], 0.01 * rock.kx[m]);
+            }
+        }
+    }
+}
+
+TEST(BuildRock, EclipseArraysGivenInTheFileAreUsed) {
+    // 2 x 1 x 2 grid; Eclipse order (i fastest) is cells (0,0,0) (1,0,0) (0,0,1) (1,0,1).
+    const TempFile file(
+        "PERMX\n 1 2 3 4 /\n"
+        "PERMY 5 6 7 8 /\n"
+        "PERMZ\n 2*0.5 2*0.25 /\n"
+        "PORO\n 0.1 0.2 0.3 0.4 /\n");
+    const Grid3D g = make_grid(2, 1, 2);
+    FieldSpec perm = eclipse_spec("rock.permeability", file.path());
+    perm.kv_kh = 0.01;  // unused: PERMZ is given
+    const RockFields rock = build_rock(g, perm, eclipse_spec("rock.porosity", file.path()));
+    // k-fastest cell order: (0,0,0) (0,0,1) (1,0,0) (1,0,1).
+    const std::vector<double> kx{1, 3, 2, 4}, ky{5, 7, 6, 8}, kz{0.5, 0.25, 0.5, 0.25};
+    const std::vector<double> phi{0.1, 0.3, 0.2, 0.4};
+    for (std::size_t m = 0; m < 4; ++m) {
+        EXPECT_DOUBLE_EQ(rock.kx[m], kx[m] * kMilliDarcy) << m;
+        EXPECT_DOUBLE_EQ(rock.ky[m], ky[m] * kMilliDarcy) << m;
+        EXPECT_DOUBLE_EQ(rock.kz[m], kz[m] * kMilliDarcy) << m;
+        EXPECT_EQ(rock.porosity[m], phi[m]) << m;
+    }
+}
+
+// ---- errors ------------------------------------------------------------------------------
+
+TEST(BuildRockErrors, InvalidGrid) {
+    Grid3D g = make_grid(0, 2, 2);
+    InputError e = error_of(g, uniform_permeability(1, 1, 1), uniform_porosity(0.2));
+    EXPECT_EQ(e.key(), "grid.dims");
+    EXPECT_THAT(e.detail(), HasSubstr("0 x 2 x 2"));
+    g = make_grid(2, 2, 2);
+    g.dz = 0.0;
+    EXPECT_EQ(error_of(g, uniform_permeability(1, 1, 1), uniform_porosity(0.2)).key(),
+              "grid.cell_size");
+    g.dz = std::numeric_limits<double>::infinity();
+    EXPECT_EQ(error_of(g, uniform_permeability(1, 1, 1), uniform_porosity(0.2)).key(),
+              "grid.cell_size");
+    g = make_grid(1 << 20, 1 << 20, 1 << 20);  // 2^60 cells x 16 unknowns overflows
+    e = error_of(g, uniform_permeability(1, 1, 1), uniform_porosity(0.2));
+    EXPECT_EQ(e.key(), "grid.dims");
+    EXPECT_THAT(e.detail(), HasSubstr("overflow"));
+}
+
+TEST(BuildRockErrors, UniformValues) {
+    const Grid3D g = make_grid(2, 2, 2);
+    const auto poro = uniform_porosity(0.2);
+    EXPECT_EQ(error_of(g, uniform_permeability(1, -1, 1), poro).key(), "rock.permeability.value");
+    EXPECT_EQ(error_of(g, uniform_permeability(0, 0, 0), poro).key(), "rock.permeability.value");
+    EXPECT_EQ(error_of(g, uniform_permeability(std::nan(""), 1, 1), poro).key(),
+              "rock.permeability.value");
+    const auto perm = uniform_permeability(1, 1, 1);
+    EXPECT_EQ(error_of(g, perm, uniform_porosity(0.0)).key(), "rock.porosity.value");
+    EXPECT_EQ(error_of(g, perm, uniform_porosity(1.5)).key(), "rock.porosity.value");
+    EXPECT_NO_THROW(build_rock(g, uniform_permeability(1, 1, 0), uniform_porosity(1.0)));
+}
+
+TEST(BuildRockErrors, LayeredValues) {
+    const Grid3D g = make_grid(2, 2, 5);
+    FieldSpec perm;
+    perm.kind = FieldKind::layered;
+    perm.key = "rock.permeability";
+    perm.layers = {1.0, 2.0, 3.0};
+    InputError e = error_of(g, perm, uniform_porosity(0.2));
+    EXPECT_EQ(e.key(), "rock.permeability.values");
+    EXPECT_EQ(e.detail(), "3 values given, the grid has nz = 5 layers");
+
+    perm.layers = {1.0, 2.0, -3.0, 4.0, 5.0};
+    EXPECT_EQ(error_of(g, perm, uniform_porosity(0.2)).key(), "rock.permeability.values");
+    perm.layers = {1.0, 2.0, 3.0, 4.0, 5.0};
+    perm.kv_kh = -0.1;
+    EXPECT_EQ(error_of(g, perm, uniform_porosity(0.2)).key(), "rock.permeability.kv_kh");
+
+    FieldSpec poro;
+    poro.kind = FieldKind::layered;
+    poro.key = "rock.porosity";
+    poro.layers = {0.1, 0.2, 0.3, 0.4, 1.2};
+    EXPECT_EQ(error_of(g, uniform_permeability(1, 1, 1), poro).key(), "rock.porosity.values");
+    poro.layers = {0.1, 0.2};
+    EXPECT_EQ(error_of(g, uniform_permeability(1, 1, 1), poro).key(), "rock.porosity.values");
+}
+
+TEST(BuildRockErrors, LognormalParameters) {
+    const Grid3D g = make_grid(2, 2, 2);
+    const auto poro = uniform_porosity(0.2);
+    EXPECT_EQ(error_of(g, lognormal_permeability(100.0, -1.0, 1), poro).key(),
+              "rock.permeability.sigma");
+    EXPECT_EQ(error_of(g, lognormal_permeability(0.0, 1.0, 1), poro).key(),
+              "rock.permeability.mean");
+    FieldSpec perm = lognormal_permeability(100.0, 1.0, 1);
+    perm.kv_kh = -1.0;
+    EXPECT_EQ(error_of(g, perm, poro).key(), "rock.permeability.kv_kh");
+    FieldSpec lognormal_poro = lognormal_permeability(0.2, 0.1, 1);
+    lognormal_poro.key = "rock.porosity";
+    EXPECT_EQ(error_of(g, uniform_permeability(1, 1, 1), lognormal_poro).key(),
+              "rock.porosity.kind");
+}
+
+TEST(BuildRockErrors, Spe10Specs) {
+    const auto poro = uniform_porosity(0.2);
+    IndexBox box;
+    box.i = {0, 19};
+    box.j = {0, 19};
+    box.k = {0, 9};
+    InputError e = error_of(make_grid(10, 10, 10), spe10_permeability(true, box), poro);
+    EXPECT_EQ(e.key(), "rock.permeability.box");
+    EXPECT_THAT(e.detail(), HasSubstr("box is 20 x 20 x 10 cells but grid.dims is 10 x 10 x 10"));
+
+    e = error_of(make_grid(10, 10, 10), spe10_permeability(false), poro);
+    EXPECT_EQ(e.key(), "rock.permeability.box");
+    EXPECT_THAT(e.detail(), HasSubstr("60 x 220 x 85"));
+
+    box.i = {55, 64};  // outside the 60 columns
+    EXPECT_EQ(error_of(make_grid(10, 20, 10), spe10_permeability(true, box), poro).key(),
+              "rock.permeability.box");
+
+    FieldSpec missing = spe10_permeability(false);
+    missing.file = data_path("spe10/missing.dat.gz");
+    e = error_of(make_grid(60, 220, 85), missing, poro);
+    EXPECT_EQ(e.key(), "rock.permeability.file");
+    EXPECT_THAT(e.detail(), HasSubstr("missing.dat.gz"));
+
+    // A loader error keeps its file:line detail under the .file key.
+    const TempFile bad("1.0 2.0\nfoo\n");
+    FieldSpec malformed = spe10_permeability(false);
+    malformed.file = bad.path();
+    e = error_of(make_grid(60, 220, 85), malformed, poro);
+    EXPECT_EQ(e.key(), "rock.permeability.file");
+    EXPECT_THAT(e.detail(), HasSubstr(bad.path() + ":2: "));
+
+    FieldSpec spe10_poro = spe10_permeability(false);
+    spe10_poro.key = "rock.porosity";
+    e = error_of(make_grid(60, 220, 85), uniform_permeability(1, 1, 1), spe10_poro);
+    EXPECT_EQ(e.key(), "rock.porosity.kind");
+    EXPECT_EQ(e.detail(),
+              "spe10 provides permeability only; give porosity as a number, layered or eclipse");
+}
+
+TEST(BuildRockErrors, EclipseSpecs) {
+    const auto poro = uniform_porosity(0.2);
+    // SPE9 has 9000 values; a 10 x 10 x 10 grid needs 1000.
+    InputError e =
+        error_of(make_grid(10, 10, 10),
+                 eclipse_spec("rock.permeability", data_path("spe9/PERMVALUES.DATA")), poro);
+    EXPECT_EQ(e.key(), "rock.permeability.file");
+    EXPECT_THAT(e.detail(), HasSubstr("PERMX has 9000 values, the grid needs nx*ny*nz = 1000"));
+
+    const Grid3D g = make_grid(2, 1, 2);
+    const TempFile no_permx("PERMY\n 4*1.0 /\nPORO\n 4*0.2 /\n");
+    e = error_of(g, eclipse_spec("rock.permeability", no_permx.path()), poro);
+    EXPECT_EQ(e.key(), "rock.permeability.file");
+    EXPECT_THAT(e.detail(), HasSubstr("PERMX"));
+
+    const TempFile short_permz("PERMX\n 4*1.0 /\nPERMZ\n 3*1.0 /\n");
+    e = error_of(g, eclipse_spec("rock.permeability", short_permz.path()), poro);
+    EXPECT_EQ(e.key(), "rock.permeability.file");
+    EXPECT_THAT(e.detail(), HasSubstr("PERMZ has 3 values, the grid needs nx*ny*nz = 4"));
+
+    const TempFile negative("PERMX\n 1.0 1.0 -1.0 1.0 /\n");
+    e = error_of(g, eclipse_spec("rock.permeability", negative.path()), poro);
+    EXPECT_EQ(e.key(), "rock.permeability.file");
+    EXPECT_THAT(e.detail(), HasSubstr("(i, j, k) = (0, 0, 1)"));
+
+    const TempFile bad_repeat("PERMX\n 4* /\n");
+    e = error_of(g, eclipse_spec("rock.permeability", bad_repeat.path()), poro);
+    EXPECT_EQ(e.key(), "rock.permeability.file");
+    EXPECT_THAT(e.detail(), HasSubstr(bad_repeat.path() + ":2: "));
+
+    FieldSpec ratio = eclipse_spec("rock.permeability", no_permx.path());
+    ratio.kv_kh = -1.0;
+    EXPECT_EQ(error_of(g, ratio, poro).key(), "rock.permeability.kv_kh");
+
+    const auto perm = uniform_permeability(1, 1, 1);
+    EXPECT_EQ(error_of(g, perm, eclipse_spec("rock.porosity", short_permz.path())).key(),
+              "rock.porosity.file");  // no PORO
+    const TempFile zero_poro("PORO\n 0.2 0.0 0.2 0.2 /\n");
+    e = error_of(g, perm, eclipse_spec("rock.porosity", zero_poro.path()));
+    EXPECT_EQ(e.key(), "rock.porosity.file");
+    EXPECT_THAT(e.detail(), HasSubstr("(i, j, k) = (1, 0, 0)"));
+    EXPECT_EQ(error_of(g, perm, eclipse_spec("rock.porosity", data_path("spe9/NONE.DATA"))).key(),
+              "rock.porosity.file");
+}
+
+}  // namespace
+}  // namespace heptane::grid

@@ -1,0 +1,167 @@
+// The two_phase Jacobian from forward-mode AD against central finite differences of the
+// residual, and physical properties of the residual (conservation, equilibrium).
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "common/test_systems.hpp"
+#include "core/eigen_interop.hpp"
+#include "core/formats.hpp"
+#include "core/random.hpp"
+#include "core/units.hpp"
+
+namespace heptane {
+namespace {
+
+using grid::CellState;
+
+struct Problem {
+    wells::ModelSpec spec;
+    grid::RockFields rock;
+};
+
+Problem make_setup(int nx, int ny, int nz, std::vector<wells::WellSpec> wells) {
+    Problem s{test::two_phase_spec(nx, ny, nz, std::move(wells)), {}};
+    s.rock = grid::build_rock(s.spec.grid, s.spec.permeability, s.spec.porosity);
+    return s;
+}
+
+/// A state away from every kink: pressures hydrostatic +- 5 bar (no upwind ties), water
+/// saturations strictly inside (swc, 1 - sor) (no relperm clamping).
+CellState random_state(const wells::TwoPhaseSystem& sys, std::uint64_t seed) {
+    CellState x = sys.cells().equilibrium_state(6000.0 * units::kPsi, 12000.0 * units::kFoot, 0.5);
+    Rng rng(seed);
+    for (std::size_t m = 0; m < x.p.size(); ++m) {
+        x.p[m] += rng.uniform(-5.0, 5.0) * units::kBar;
+        x.sw[m] = rng.uniform(0.3, 0.7);
+    }
+    return x;
+}
+
+TEST(TwoPhaseJacobian, MatchesCentralFiniteDifferences) {
+    const int nx = 6, ny = 5, nz = 4;
+    auto wells = test::corner_wells(nx, ny, nz);  // BHP and rate, producers and injectors
+    wells.push_back(test::make_well("MID", 3, 2, 1, 2, true, true));
+    const Problem s = make_setup(nx, ny, nz, wells);
+    ASSERT_GT(s.spec.two_phase.gravity, 0.0);
+    const wells::TwoPhaseSystem sys(s.spec.grid, s.rock, s.spec.two_phase, s.spec.wells);
+    const CellState x = random_state(sys, 1);
+    const CellState x_old = random_state(sys, 2);  // accumulation terms are nonzero
+    std::vector<double> p_bh(wells.size());
+    Rng rng(3);
+    for (std::size_t w = 0; w < wells.size(); ++w) {
+        const index_t m0 = s.spec.grid.cell(wells[w].i, wells[w].j, wells[w].k_first);
+        p_bh[w] = x.p[m0] + rng.uniform(-20.0, 20.0) * units::kBar;
+    }
+    const double dt = s.spec.dt;
+
+    const GHSystem lin = sys.linearize(x, p_bh, x_old, dt);
+    const Eigen::MatrixXd J = Eigen::MatrixXd(to_eigen(to_csr(lin.matrix)));
+    const std::vector<double> r0 = sys.residual(x, p_bh, x_old, dt);
+    for (std::size_t i = 0; i < r0.size(); ++i) ASSERT_DOUBLE_EQ(lin.rhs[i], -r0[i]) << i;
+
+    const index_t M = s.spec.grid.num_cells();
+    const index_t n = lin.matrix.rows();
+    ASSERT_EQ(J.rows(), n);
+    // Steps in the scaled unknowns: 1e-3 bar for pressures, 1e-6 for saturations.
+    const double hp = 1.0e-3, hs = 1.0e-6;
+    double worst = 0.0;
+    for (index_t u = 0; u < n; ++u) {
+        CellState xp = x, xm = x;
+        std::vector<double> bp = p_bh, bm = p_bh;
+        double h = hp;
+        if (u < 2 * M) {
+            const index_t m = u / 2;
+            if (u % 2 == 0) {
+                xp.p[m] += hp * units::kPressureScale;
+                xm.p[m] -= hp * units::kPressureScale;
+            } else {
+                h = hs;
+                xp.sw[m] += hs;
+                xm.sw[m] -= hs;
+            }
+        } else {
+            bp[u - 2 * M] += hp * units::kPressureScale;
+            bm[u - 2 * M] -= hp * units::kPressureScale;
+        }
+        const auto rp = sys.residual(xp, bp, x_old, dt);
+        const auto rm = sys.residual(xm, bm, x_old, dt);
+        const double col_max = J.col(u).cwiseAbs().maxCoeff();
+        ASSERT_GT(col_max, 0.0) << "empty Jacobian column " << u;
+        for (index_t i = 0; i < n; ++i) {
+            const double fd = (rp[i] - rm[i]) / (2.0 * h);
+            const double rel = std::abs(fd - J(i, u)) / col_max;
+            worst = std::max(worst, rel);
+            ASSERT_LE(rel, 1.0e-6) << "row " << i << ", column " << u << ": AD " << J(i, u)
+                                   << ", FD " << fd;
+        }
+    }
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3e", worst);
+    RecordProperty("worst_relative_error", text);
+}
+
+TEST(TwoPhaseResidual, FluxesConserveMass) {
+    // With x_old = x and no wells, R is the sum of face fluxes: each appears with opposite
+    // signs in its two cells, so every phase sums to zero (up to rounding).
+    const Problem s = make_setup(5, 4, 3, {});
+    const wells::TwoPhaseSystem sys(s.spec.grid, s.rock, s.spec.two_phase, {});
+    const CellState x = random_state(sys, 9);
+    const auto r = sys.residual(x, {}, x, s.spec.dt);
+    for (int a = 0; a < 2; ++a) {
+        double sum = 0.0, sum_abs = 0.0;
+        for (std::size_t m = 0; m < r.size() / 2; ++m) {
+            sum += r[2 * m + a];
+            sum_abs += std::abs(r[2 * m + a]);
+        }
+        EXPECT_GT(sum_abs, 0.0);
+        EXPECT_LE(std::abs(sum), 1e-12 * sum_abs) << "phase " << a;
+    }
+}
+
+TEST(TwoPhaseResidual, HydrostaticEquilibriumHasNoFlow) {
+    // Oil in hydrostatic equilibrium and immobile water (S_w = swc): no cell has a flux.
+    const Problem s = make_setup(3, 3, 6, {});
+    const wells::TwoPhaseSystem sys(s.spec.grid, s.rock, s.spec.two_phase, {});
+    const double swc = s.spec.two_phase.relperm.swc;
+    CellState x = sys.cells().equilibrium_state(6000.0 * units::kPsi, 12000.0 * units::kFoot, swc);
+    const auto r = sys.residual(x, {}, x, s.spec.dt);
+    // Reference scale: the same residual with one cell 1 bar off equilibrium.
+    CellState y = x;
+    y.p[7] += units::kBar;
+    const auto r1 = sys.residual(y, {}, x, s.spec.dt);
+    EXPECT_GT(test::max_abs(r1), 0.0);
+    EXPECT_LE(test::max_abs(r), 1e-9 * test::max_abs(r1));
+    // Pressure increases downwards by about rho_o g dz per layer.
+    const double step = x.p[1] - x.p[0];
+    EXPECT_NEAR(step, s.spec.two_phase.oil.density * units::kGravity * s.spec.grid.dz, 1e-3 * step);
+}
+
+TEST(TwoPhaseSystemTest, InitialSystemCarriesTheWellControls) {
+    auto wells = test::corner_wells(4, 4, 3);
+    const wells::Model model = wells::generate(test::two_phase_spec(4, 4, 3, wells));
+    const GHSystem& sys = model.system;
+    const WellArrays& w = sys.matrix.wells();
+    const index_t mk = sys.matrix.cell_unknowns();
+    for (std::size_t i = 0; i < wells.size(); ++i) {
+        if (wells[i].control == wells::ControlKind::bhp) {
+            // p_bh starts at its target: residual 0, row = [0 ... 0, 1].
+            EXPECT_EQ(sys.rhs[mk + i], 0.0) << wells[i].name;
+            EXPECT_EQ(w.d[i], 1.0);
+            for (index_t v = 0; v < w.count[i] * 2; ++v) EXPECT_EQ(w.w_vals[w.first[i] + v], 0.0);
+        } else {
+            // Rate wells start without flow through the first perforation: b = target rate.
+            EXPECT_GT(sys.rhs[mk + i], 0.0) << wells[i].name;
+            EXPECT_NE(w.d[i], 0.0);
+        }
+        // Every perforated cell's equations depend on p_bh.
+        for (index_t l = 0; l < w.count[i]; ++l) EXPECT_NE(w.wt_vals[w.first[i] + l * 2 + 1], 0.0);
+    }
+    EXPECT_EQ(sys.component_names, (std::vector<std::string>{"dp", "dSw"}));
+}
+
+}  // namespace
+}  // namespace heptane
