@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# On a GPU machine (the device tool): configure with CUDA required, build, run the whole suite
+# and then the gpu label alone (no skips allowed), and write logs to $OUT (or ./gpu_check).
+#   scripts/gpu_check.sh [extra ctest args]
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+out="${OUT:-$root/gpu_check}"
+mkdir -p "$out"
+build="$root/build-gpu"
+{
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+  nvcc --version | tail -n 2
+  cmake --version | head -n 1
+} 2>&1 | tee "$out/machine.txt"
+
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DHEPTANE_ENABLE_CUDA=ON \
+  -DHEPTANE_WERROR=ON >"$out/configure.log" 2>&1 || { tail -n 40 "$out/configure.log"; exit 1; }
+cmake --build "$build" -j "$(nproc)" >"$out/build.log" 2>&1 || { grep -E "error" "$out/build.log" | head -n 40; exit 1; }
+echo "build ok"
+
+"$build/app/heptane" info | tee "$out/info.txt"
+ctest --test-dir "$build" -j 8 --output-on-failure "$@" >"$out/ctest_all.log" 2>&1
+all=$?
+tail -n 15 "$out/ctest_all.log"
+# The gpu label must run, not skip, on a GPU machine.
+ctest --test-dir "$build" -L gpu --output-on-failure "$@" >"$out/ctest_gpu.log" 2>&1
+gpu=$?
+tail -n 8 "$out/ctest_gpu.log"
+if grep -q "Skipped" "$out/ctest_gpu.log"; then
+  echo "gpu_check: GPU tests were skipped on a GPU machine"
+  gpu=1
+fi
+echo "gpu_check: all=$all gpu=$gpu"
+exit $((all || gpu))
