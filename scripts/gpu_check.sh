@@ -30,5 +30,16 @@ if grep -q "Skipped" "$out/ctest_gpu.log"; then
   echo "gpu_check: GPU tests were skipped on a GPU machine"
   gpu=1
 fi
-echo "gpu_check: all=$all gpu=$gpu"
-exit $((all || gpu))
+# Memory errors in any GPU test binary (compute-sanitizer memcheck).
+san=0
+if command -v compute-sanitizer >/dev/null; then
+  for t in "$build"/tests/gpu/*_test; do
+    [[ -x "$t" ]] || continue
+    compute-sanitizer --tool memcheck --error-exitcode 1 "$t" >>"$out/sanitizer.log" 2>&1 || san=1
+  done
+  grep -E "ERROR SUMMARY" "$out/sanitizer.log" | sort | uniq -c
+else
+  echo "compute-sanitizer not found"
+fi
+echo "gpu_check: all=$all gpu=$gpu memcheck=$san"
+exit $((all || gpu || san))
