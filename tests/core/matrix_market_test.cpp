@@ -3,10 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <unsupported/Eigen/SparseExtra>
-#include <cstdio>
 #include <fstream>
 #include <sstream>
 
+#include "common/temp_file.hpp"
 #include "common/test_systems.hpp"
 #include "core/eigen_interop.hpp"
 #include "core/formats.hpp"
@@ -15,15 +15,13 @@
 namespace heptane {
 namespace {
 
-std::string temp_name(const char* stem) {
-    return ::testing::TempDir() + stem + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + ".mtx";
-}
-
 TEST(MatrixMarket, EigenReadsExportedSystemExactly) {
     const auto model = wells::generate(test::two_phase_spec(4, 3, 5, test::corner_wells(4, 3, 5)));
     const GHSystem& sys = model.system;
     const Csr csr = to_csr(sys.matrix);
-    const std::string a_path = temp_name("A"), b_path = temp_name("b");
+    const test::TempFile a_file, b_file;
+    const std::string& a_path = a_file.path();
+    const std::string& b_path = b_file.path();
     {
         std::ofstream a(a_path), b(b_path);
         write_matrix_market(a, csr, "test system\nsecond comment line");
@@ -33,8 +31,6 @@ TEST(MatrixMarket, EigenReadsExportedSystemExactly) {
     ASSERT_TRUE(Eigen::loadMarket(loaded, a_path));
     Eigen::VectorXd rhs;
     ASSERT_TRUE(Eigen::loadMarketVector(rhs, b_path));
-    std::remove(a_path.c_str());
-    std::remove(b_path.c_str());
 
     ASSERT_EQ(loaded.rows(), sys.matrix.rows());
     ASSERT_EQ(loaded.nonZeros(), sys.matrix.nonzeros());

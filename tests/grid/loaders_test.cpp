@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "common/temp_file.hpp"
+#include "common/test_systems.hpp"
 #include "core/errors.hpp"
 
 namespace heptane::grid {
@@ -23,30 +25,12 @@ using ::testing::HasSubstr;
 constexpr index_t kSpe10Cells = static_cast<index_t>(kSpe10Nx) * kSpe10Ny * kSpe10Nz;
 
 std::string data_path(const std::string& relative) {
-    return std::string(HEPTANE_SOURCE_DIR) + "/inputs/data/" + relative;
+    return test::source_path("inputs/data/" + relative);
 }
 std::string spe10_path() { return data_path("spe10/spe_perm.dat.gz"); }
 std::string spe9_path() { return data_path("spe9/PERMVALUES.DATA"); }
 
-/// A file in the temporary directory, named after the running test, removed at scope exit.
-class TempFile {
-  public:
-    explicit TempFile(const std::string& contents) {
-        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        path_ = (std::filesystem::temp_directory_path() /
-                 (std::string("heptane_") + info->test_suite_name() + "_" + info->name() + "_" +
-                  std::to_string(::getpid()) + ".txt"))
-                    .string();
-        std::ofstream(path_, std::ios::binary) << contents;
-    }
-    ~TempFile() { std::remove(path_.c_str()); }
-    TempFile(const TempFile&) = delete;
-    TempFile& operator=(const TempFile&) = delete;
-    const std::string& path() const { return path_; }
-
-  private:
-    std::string path_;
-};
+using test::TempFile;
 
 /// Runs `f`, which must throw InputError; returns its what().
 template <typename F>

@@ -19,6 +19,8 @@
 #include <omp.h>
 #endif
 
+#include "common/temp_file.hpp"
+#include "common/test_systems.hpp"
 #include "core/errors.hpp"
 #include "core/units.hpp"
 #include "grid/loaders.hpp"
@@ -30,28 +32,10 @@ using ::testing::HasSubstr;
 using units::kMilliDarcy;
 
 std::string data_path(const std::string& relative) {
-    return std::string(HEPTANE_SOURCE_DIR) + "/inputs/data/" + relative;
+    return test::source_path("inputs/data/" + relative);
 }
 
-/// A file in the temporary directory, named after the running test, removed at scope exit.
-class TempFile {
-  public:
-    explicit TempFile(const std::string& contents) {
-        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        path_ = (std::filesystem::temp_directory_path() /
-                 (std::string("heptane_") + info->test_suite_name() + "_" + info->name() + "_" +
-                  std::to_string(::getpid()) + ".txt"))
-                    .string();
-        std::ofstream(path_, std::ios::binary) << contents;
-    }
-    ~TempFile() { std::remove(path_.c_str()); }
-    TempFile(const TempFile&) = delete;
-    TempFile& operator=(const TempFile&) = delete;
-    const std::string& path() const { return path_; }
-
-  private:
-    std::string path_;
-};
+using test::TempFile;
 
 Grid3D make_grid(int nx, int ny, int nz) {
     Grid3D g;
