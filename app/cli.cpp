@@ -1,7 +1,6 @@
 #include "app/cli.hpp"
 
 #include <CLI/CLI.hpp>
-
 #include <fstream>
 #include <ostream>
 #include <string>
@@ -42,8 +41,8 @@ int cmd_export(const std::string& deck_path, const std::string& matrix_path,
     const Deck deck = load_deck(deck_path);
     const wells::Model model = build_model(deck);
     const GHSystem& sys = model.system;
-    const std::string comment = "heptane " + std::string(kVersion) + " GH system of " +
-                                deck_path + "\nrows: M K cell unknowns (cell m, component c at " +
+    const std::string comment = "heptane " + std::string(kVersion) + " GH system of " + deck_path +
+                                "\nrows: M K cell unknowns (cell m, component c at " +
                                 "m K + c, k-fastest cells), then " +
                                 std::to_string(sys.matrix.num_wells()) + " well unknowns";
     AtomicOutput matrix_file(matrix_path);
@@ -80,13 +79,15 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
 
     std::string info_deck;
     CLI::App* info = app.add_subcommand(
-        "info", "Without a deck: build and CUDA devices. With a deck: grid, K, wells, unknowns, "
-                "nonzeros and the bytes of each storage form");
+        "info",
+        "Without a deck: build and CUDA devices. With a deck: grid, K, wells, unknowns, "
+        "nonzeros and the bytes of each storage form");
     info->add_option("DECK", info_deck, "YAML deck")->check(CLI::ExistingFile);
 
     std::string export_deck, matrix_path, rhs_path;
     CLI::App* exp = app.add_subcommand(
-        "export", "Write the deck's GH system as MatrixMarket (general real, 1-based, full precision)");
+        "export",
+        "Write the deck's GH system as MatrixMarket (general real, 1-based, full precision)");
     exp->add_option("DECK", export_deck, "YAML deck")->required()->check(CLI::ExistingFile);
     exp->add_option("--matrix", matrix_path, "output .mtx file for GH")->required();
     exp->add_option("--rhs", rhs_path, "output .mtx file for b (n x 1 array)");

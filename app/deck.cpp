@@ -28,8 +28,8 @@ class DeckReader {
         Mapping top(root);
         if (auto v = top.optional("title")) deck_.title = v->string();
         if (auto v = top.optional("units")) {
-            deck_.units = v->choice({"field", "metric"}) == 0 ? UnitSystem::field
-                                                               : UnitSystem::metric;
+            deck_.units =
+                v->choice({"field", "metric"}) == 0 ? UnitSystem::field : UnitSystem::metric;
         }
         u_ = unit_factors(deck_.units);
         read_grid(top.required("grid"));
@@ -86,7 +86,8 @@ class DeckReader {
             if (auto o = m.optional("oil")) read_phase(*o, p.oil);
             if (auto w = m.optional("water")) read_phase(*w, p.water);
             if (auto r = m.optional("relperm")) read_relperm(*r, p.relperm);
-            if (auto r = m.optional("reference_pressure")) p.reference_pressure = r->number() * u_.pressure;
+            if (auto r = m.optional("reference_pressure"))
+                p.reference_pressure = r->number() * u_.pressure;
             if (auto g = m.optional("gravity"); g && !g->boolean()) p.gravity = 0.0;
         }
         m.finish();
@@ -264,7 +265,8 @@ class DeckReader {
         Mapping m(v);
         SolverSettings& s = deck_.solver;
         if (auto x = m.optional("method")) {
-            s.method = static_cast<Method>(x->choice({"bicgstab", "qmr", "block_jacobi", "block_gs"}));
+            s.method =
+                static_cast<Method>(x->choice({"bicgstab", "qmr", "block_jacobi", "block_gs"}));
         }
         if (auto x = m.optional("preconditioner")) {
             s.preconditioner = static_cast<Preconditioner>(
@@ -285,9 +287,11 @@ class DeckReader {
             s.backend = static_cast<Backend>(x->choice({"auto", "cpu", "gpu"}));
         }
         if (auto x = m.optional("gpu_kernel")) {
-            s.gpu_kernel = static_cast<GpuKernel>(x->choice({"in_kernel", "multi_kernel", "library"}));
+            s.gpu_kernel =
+                static_cast<GpuKernel>(x->choice({"in_kernel", "multi_kernel", "library"}));
         }
-        if (auto x = m.optional("spmv")) s.spmv = static_cast<SpmvKind>(x->choice({"bdia", "ksparse"}));
+        if (auto x = m.optional("spmv"))
+            s.spmv = static_cast<SpmvKind>(x->choice({"bdia", "ksparse"}));
         if (auto x = m.optional("tolerance")) {
             s.tolerance = x->number();
             if (s.tolerance <= 0.0 || s.tolerance >= 1.0) x->fail("must be in (0, 1)");
@@ -318,16 +322,21 @@ class DeckReader {
 
 UnitFactors unit_factors(UnitSystem u) {
     if (u == UnitSystem::field) {
-        return {units::kFoot, units::kPsi, units::kPoundPerCubicFoot,
-                units::kStockTankBarrel / units::kDay, "ft", "psi", "stb/day"};
+        return {units::kFoot,
+                units::kPsi,
+                units::kPoundPerCubicFoot,
+                units::kStockTankBarrel / units::kDay,
+                "ft",
+                "psi",
+                "stb/day"};
     }
     return {1.0, units::kBar, 1.0, 1.0 / units::kDay, "m", "bar", "sm3/day"};
 }
 
 DeckError::DeckError(const std::string& file, int line, const InputError& e)
     : InputError(e.key(), e.detail(),
-                 file + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": " +
-                     e.what()) {}
+                 file + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": " + e.what()) {
+}
 
 void Deck::rethrow_located(const InputError& e) const {
     throw DeckError(path, lines.line_of(e.key()), e);
@@ -338,7 +347,8 @@ Deck load_deck(const std::string& path) {
     deck.path = path;
     std::ifstream in(path, std::ios::binary);
     if (!in) {
-        throw DeckError(path, 0, InputError("cannot open the deck: " + std::string(std::strerror(errno))));
+        throw DeckError(path, 0,
+                        InputError("cannot open the deck: " + std::string(std::strerror(errno))));
     }
     std::ostringstream text;
     text << in.rdbuf();
@@ -351,7 +361,8 @@ Deck load_deck(const std::string& path) {
     }
     deck.lines.record("", 1);
     try {
-        if (!root.IsMap()) throw InputError("the deck must be a mapping of sections (grid:, fluid:, ...)");
+        if (!root.IsMap())
+            throw InputError("the deck must be a mapping of sections (grid:, fluid:, ...)");
         DeckReader reader(deck, fs::path(path).parent_path());
         reader.read(Value(root, "", &deck.lines));
     } catch (const DeckError&) {

@@ -30,8 +30,8 @@ struct OutputSettings {
 
 /// A parsed deck.
 struct Deck {
-    std::string path;   ///< as given (used in messages)
-    std::string text;   ///< the deck file's text
+    std::string path;  ///< as given (used in messages)
+    std::string text;  ///< the deck file's text
     std::string title;
     UnitSystem units = UnitSystem::field;
     wells::ModelSpec model;  ///< SI

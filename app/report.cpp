@@ -53,17 +53,18 @@ void print_system_summary(std::ostream& out, const Deck& deck, const wells::Mode
     out << "heptane " << kVersion << ": " << deck.path;
     if (!deck.title.empty()) out << " (" << deck.title << ")";
     out << '\n';
-    row(out, "grid", std::to_string(g.nx) + " x " + std::to_string(g.ny) + " x " +
-                         std::to_string(g.nz) + " = " + with_commas(g.num_cells()) +
-                         " cells of " + general(g.dx / u.length) + " x " +
-                         general(g.dy / u.length) + " x " + general(g.dz / u.length) + " " +
-                         u.length_name + ", top at " + general(g.top_depth / u.length) + " " +
-                         u.length_name + " (k-fastest ordering)");
+    row(out, "grid",
+        std::to_string(g.nx) + " x " + std::to_string(g.ny) + " x " + std::to_string(g.nz) + " = " +
+            with_commas(g.num_cells()) + " cells of " + general(g.dx / u.length) + " x " +
+            general(g.dy / u.length) + " x " + general(g.dz / u.length) + " " + u.length_name +
+            ", top at " + general(g.top_depth / u.length) + " " + u.length_name +
+            " (k-fastest ordering)");
     std::string names;
     for (const auto& n : model.system.component_names) names += (names.empty() ? "" : ", ") + n;
     const bool synthetic = deck.model.model == wells::FluidModel::synthetic;
-    row(out, "model", std::string(synthetic ? "synthetic" : "two_phase") + ", K = " +
-                          std::to_string(A.block_size()) + " (" + names + ")");
+    row(out, "model",
+        std::string(synthetic ? "synthetic" : "two_phase") +
+            ", K = " + std::to_string(A.block_size()) + " (" + names + ")");
     row(out, "wells", std::to_string(A.num_wells()));
     for (const wells::WellSpec& w : deck.model.wells) {
         const bool rate = w.control == wells::ControlKind::rate;
@@ -74,12 +75,14 @@ void print_system_summary(std::ostream& out, const Deck& deck, const wells::Mode
                      : "bhp " + general(w.target / u.pressure) + " " + u.pressure_name)
             << '\n';
     }
-    row(out, "unknowns", with_commas(A.rows()) + " (" + with_commas(A.cell_unknowns()) +
-                             " cell + " + with_commas(A.num_wells()) + " well)");
-    row(out, "nonzeros", with_commas(A.nonzeros()) + " (H " + with_commas(A.h_nonzeros()) +
-                             ", wells " + with_commas(A.nonzeros() - A.h_nonzeros()) + ")");
-    const double padding = 1.0 - static_cast<double>(A.h_nonzeros()) /
-                                     static_cast<double>(A.bdia().size());
+    row(out, "unknowns",
+        with_commas(A.rows()) + " (" + with_commas(A.cell_unknowns()) + " cell + " +
+            with_commas(A.num_wells()) + " well)");
+    row(out, "nonzeros",
+        with_commas(A.nonzeros()) + " (H " + with_commas(A.h_nonzeros()) + ", wells " +
+            with_commas(A.nonzeros() - A.h_nonzeros()) + ")");
+    const double padding =
+        1.0 - static_cast<double>(A.h_nonzeros()) / static_cast<double>(A.bdia().size());
     out << "  storage      Bdia + wells  " << human_bytes(static_cast<double>(A.storage_bytes()))
         << "  (padding " << fixed(100.0 * padding, 1) << "% of Bdia)\n";
     out << "               BSR (K x K)   " << human_bytes(static_cast<double>(bsr_bytes(A)))

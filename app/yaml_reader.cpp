@@ -99,10 +99,10 @@ std::vector<double> Value::numbers(std::size_t n) const {
 
 std::vector<long long> Value::integers(std::size_t n) const {
     if (!node_.IsSequence() || (n > 0 && node_.size() != n) || node_.size() == 0) {
-        fail(n > 0 ? "expected a list of " + std::to_string(n) + " integers, got " +
-                         kind_of(node_) +
-                         (node_.IsSequence() ? " of " + std::to_string(node_.size()) : "")
-                   : "expected a non-empty list of integers, got " + kind_of(node_));
+        fail(n > 0
+                 ? "expected a list of " + std::to_string(n) + " integers, got " + kind_of(node_) +
+                       (node_.IsSequence() ? " of " + std::to_string(node_.size()) : "")
+                 : "expected a non-empty list of integers, got " + kind_of(node_));
     }
     std::vector<long long> out;
     for (const Value& e : elements()) out.push_back(e.integer());
@@ -129,7 +129,8 @@ Mapping::Mapping(const Value& v) : path_(v.path_), lines_(v.lines_) {
         if (entries_.count(key) != 0) {
             const int first = lines_ != nullptr ? lines_->line_of(where) : 0;
             if (lines_ != nullptr) lines_->set(where, it->first.Mark().line + 1);
-            throw InputError(where, "duplicate key (first given on line " + std::to_string(first) + ")");
+            throw InputError(where,
+                             "duplicate key (first given on line " + std::to_string(first) + ")");
         }
         if (lines_ != nullptr) lines_->record(where, it->first.Mark().line + 1);
         entries_.emplace(key, Value(it->second, where, nullptr));

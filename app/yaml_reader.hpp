@@ -78,7 +78,7 @@ class Mapping {
     std::string path_;
     LineMap* lines_;
     std::map<std::string, Value> entries_;
-    std::vector<std::string> order_;     ///< keys in file order
+    std::vector<std::string> order_;          ///< keys in file order
     mutable std::vector<std::string> asked_;  ///< keys the reader knows (for messages)
     mutable std::map<std::string, bool> used_;
 };

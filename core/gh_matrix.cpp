@@ -1,8 +1,7 @@
 #include "core/gh_matrix.hpp"
 
+#include <stdexcept>
 #include <string>
-
-#include "core/errors.hpp"
 
 namespace heptane {
 
@@ -14,22 +13,22 @@ index_t WellArrays::num_perforations() const {
 
 GHMatrix::GHMatrix(int nx, int ny, int nz, int block_size)
     : nx_(nx), ny_(ny), nz_(nz), k_(block_size) {
-    if (nx < 1 || ny < 1 || nz < 1) {
-        throw InputError("grid.dims", "every dimension must be >= 1 (got " + std::to_string(nx) +
-                                          " x " + std::to_string(ny) + " x " +
-                                          std::to_string(nz) + ")");
-    }
-    if (block_size < 1 || block_size > kMaxBlockSize) {
-        throw InputError("fluid.components", "K = " + std::to_string(block_size) +
-                                                 " is outside 1.." +
-                                                 std::to_string(kMaxBlockSize));
+    // Internal invariants: decks are validated where their values are read (Grid3D,
+    // the generators), so these are programming errors, not input errors.
+    if (nx < 1 || ny < 1 || nz < 1 || block_size < 1 || block_size > kMaxBlockSize) {
+        throw std::invalid_argument(
+            "GHMatrix: grid " + std::to_string(nx) + " x " + std::to_string(ny) + " x " +
+            std::to_string(nz) + ", K = " + std::to_string(block_size) +
+            " (need >= 1 cells, K in 1.." + std::to_string(kMaxBlockSize) + ")");
     }
     bdia_.assign(static_cast<std::size_t>(kStencilSize) * k_ * k_ * num_cells(), 0.0);
 }
 
 void GHMatrix::set_wells(WellArrays wells) {
     const index_t nw = wells.num_wells();
-    auto fail = [](const std::string& what) { throw InputError("wells", what); };
+    auto fail = [](const std::string& what) {
+        throw std::invalid_argument("GHMatrix::set_wells: " + what);
+    };
     if (static_cast<index_t>(wells.first.size()) != nw ||
         static_cast<index_t>(wells.cell0.size()) != nw ||
         static_cast<index_t>(wells.count.size()) != nw) {

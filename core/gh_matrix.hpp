@@ -23,14 +23,22 @@ namespace heptane {
 /// module uses: Bdia blocks without a neighbour are padding.
 inline bool stencil_has_neighbour(int nx, int ny, int nz, index_t m, int d) {
     switch (d) {
-        case 0: return m >= static_cast<index_t>(nz) * ny;
-        case 1: return (m / nz) % ny > 0;
-        case 2: return m % nz > 0;
-        case 3: return true;
-        case 4: return m % nz < nz - 1;
-        case 5: return (m / nz) % ny < ny - 1;
-        case 6: return m < (static_cast<index_t>(nx) - 1) * nz * ny;
-        default: return false;
+        case 0:
+            return m >= static_cast<index_t>(nz) * ny;
+        case 1:
+            return (m / nz) % ny > 0;
+        case 2:
+            return m % nz > 0;
+        case 3:
+            return true;
+        case 4:
+            return m % nz < nz - 1;
+        case 5:
+            return (m / nz) % ny < ny - 1;
+        case 6:
+            return m < (static_cast<index_t>(nx) - 1) * nz * ny;
+        default:
+            return false;
     }
 }
 
@@ -49,13 +57,13 @@ inline std::array<index_t, kStencilSize> stencil_offsets(int ny, int nz) {
 /// A cell row finds its well in O(1): well_of_column[m / nz] (= i ny + j) is the well id of
 /// the cell's (i, j) column or -1; wells may not share a column.
 struct WellArrays {
-    std::vector<index_t> first;               ///< offset of well w's values (in values)
-    std::vector<index_t> cell0;               ///< first perforated cell of well w
-    std::vector<index_t> count;               ///< number of perforated cells of well w
-    std::vector<double> w_vals;               ///< K values per perforated cell (row of W)
-    std::vector<double> wt_vals;              ///< K values per perforated cell (col of W^T)
-    std::vector<double> d;                    ///< diagonal D, one per well
-    std::vector<std::int32_t> well_of_column; ///< nx ny entries (empty when Nw = 0)
+    std::vector<index_t> first;                ///< offset of well w's values (in values)
+    std::vector<index_t> cell0;                ///< first perforated cell of well w
+    std::vector<index_t> count;                ///< number of perforated cells of well w
+    std::vector<double> w_vals;                ///< K values per perforated cell (row of W)
+    std::vector<double> wt_vals;               ///< K values per perforated cell (col of W^T)
+    std::vector<double> d;                     ///< diagonal D, one per well
+    std::vector<std::int32_t> well_of_column;  ///< nx ny entries (empty when Nw = 0)
 
     index_t num_wells() const { return static_cast<index_t>(d.size()); }
     /// Total perforated cells over all wells.
@@ -69,7 +77,8 @@ struct WellArrays {
 class GHMatrix {
   public:
     GHMatrix() = default;
-    /// Zero matrix on an nx x ny x nz grid with K x K blocks and no wells.
+    /// Zero matrix on an nx x ny x nz grid with K x K blocks and no wells
+    /// (std::invalid_argument for an empty grid or K outside 1..kMaxBlockSize).
     GHMatrix(int nx, int ny, int nz, int block_size);
 
     int nx() const { return nx_; }
@@ -102,7 +111,8 @@ class GHMatrix {
     /// Mutable well arrays: change values (w_vals, wt_vals, d) in place; change the layout
     /// only through set_wells, which checks it.
     WellArrays& wells() { return wells_; }
-    /// Installs the well arrays after checking their sizes and ranges (throws InputError).
+    /// Installs the well arrays after checking their sizes and ranges
+    /// (std::invalid_argument: inconsistent arrays are a programming error).
     void set_wells(WellArrays wells);
 
     /// Structural nonzeros of H (padding excluded): (7 nx ny nz - 2 nx ny - 2 ny nz
@@ -123,9 +133,9 @@ class GHMatrix {
 /// A linear system GH x = b with the names that give its unknowns meaning.
 struct GHSystem {
     GHMatrix matrix;
-    std::vector<double> rhs;                  ///< b, size matrix.rows()
-    std::vector<std::string> component_names; ///< K names of the cell unknowns (e.g. dp, dSw)
-    std::vector<std::string> well_names;      ///< Nw names
+    std::vector<double> rhs;                   ///< b, size matrix.rows()
+    std::vector<std::string> component_names;  ///< K names of the cell unknowns (e.g. dp, dSw)
+    std::vector<std::string> well_names;       ///< Nw names
 };
 
 }  // namespace heptane

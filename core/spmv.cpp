@@ -71,15 +71,14 @@ void gh_product(const GHMatrix& A, const double* x, double* y) {
 
 void spmv(const GHMatrix& A, const double* x, double* y) { gh_product<false>(A, x, y); }
 
-void spmv_transpose(const GHMatrix& A, const double* x, double* y) {
-    gh_product<true>(A, x, y);
-}
+void spmv_transpose(const GHMatrix& A, const double* x, double* y) { gh_product<true>(A, x, y); }
 
 void spmv(const Csr& A, const double* x, double* y) {
 #pragma omp parallel for schedule(static)
     for (std::int32_t i = 0; i < A.rows; ++i) {
         double sum = 0.0;
-        for (std::int32_t p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p) sum += A.val[p] * x[A.col[p]];
+        for (std::int32_t p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p)
+            sum += A.val[p] * x[A.col[p]];
         y[i] = sum;
     }
 }

@@ -10,15 +10,15 @@
 namespace heptane::units {
 
 // ---- conversions to SI -----------------------------------------------------------------
-constexpr double kFoot = 0.3048;                      // m
-constexpr double kPsi = 6894.757293168361;            // Pa
-constexpr double kBar = 1.0e5;                        // Pa
-constexpr double kMilliDarcy = 9.869232667160129e-16; // m^2
-constexpr double kCentiPoise = 1.0e-3;                // Pa s
-constexpr double kPoundPerCubicFoot = 16.01846337396; // kg/m^3
-constexpr double kStockTankBarrel = 0.158987294928;   // m^3
-constexpr double kDay = 86400.0;                      // s
-constexpr double kGravity = 9.80665;                  // m/s^2
+constexpr double kFoot = 0.3048;                       // m
+constexpr double kPsi = 6894.757293168361;             // Pa
+constexpr double kBar = 1.0e5;                         // Pa
+constexpr double kMilliDarcy = 9.869232667160129e-16;  // m^2
+constexpr double kCentiPoise = 1.0e-3;                 // Pa s
+constexpr double kPoundPerCubicFoot = 16.01846337396;  // kg/m^3
+constexpr double kStockTankBarrel = 0.158987294928;    // m^3
+constexpr double kDay = 86400.0;                       // s
+constexpr double kGravity = 9.80665;                   // m/s^2
 
 // ---- scaling of the linear system (see file comment) ------------------------------------
 constexpr double kPressureScale = kBar;  // Pa per unit of a pressure unknown

@@ -10,8 +10,8 @@ namespace heptane::grid {
 
 template <int N>
 struct Dual {
-    double v = 0.0;                ///< value
-    std::array<double, N> d{};     ///< partial derivatives
+    double v = 0.0;             ///< value
+    std::array<double, N> d{};  ///< partial derivatives
 
     Dual() = default;
     Dual(double value) : v(value) {}  // NOLINT: constants promote implicitly
@@ -45,23 +45,60 @@ struct Dual {
     }
 };
 
-template <int N> Dual<N> operator+(Dual<N> a, const Dual<N>& b) { return a += b; }
-template <int N> Dual<N> operator-(Dual<N> a, const Dual<N>& b) { return a -= b; }
-template <int N> Dual<N> operator*(Dual<N> a, const Dual<N>& b) { return a *= b; }
-template <int N> Dual<N> operator/(Dual<N> a, const Dual<N>& b) { return a /= b; }
-template <int N> Dual<N> operator+(Dual<N> a, double b) { return a += Dual<N>(b); }
-template <int N> Dual<N> operator+(double a, Dual<N> b) { return b += Dual<N>(a); }
-template <int N> Dual<N> operator-(Dual<N> a, double b) { return a -= Dual<N>(b); }
-template <int N> Dual<N> operator-(double a, const Dual<N>& b) { return Dual<N>(a) -= b; }
-template <int N> Dual<N> operator*(Dual<N> a, double b) {
+template <int N>
+Dual<N> operator+(Dual<N> a, const Dual<N>& b) {
+    return a += b;
+}
+template <int N>
+Dual<N> operator-(Dual<N> a, const Dual<N>& b) {
+    return a -= b;
+}
+template <int N>
+Dual<N> operator*(Dual<N> a, const Dual<N>& b) {
+    return a *= b;
+}
+template <int N>
+Dual<N> operator/(Dual<N> a, const Dual<N>& b) {
+    return a /= b;
+}
+template <int N>
+Dual<N> operator+(Dual<N> a, double b) {
+    return a += Dual<N>(b);
+}
+template <int N>
+Dual<N> operator+(double a, Dual<N> b) {
+    return b += Dual<N>(a);
+}
+template <int N>
+Dual<N> operator-(Dual<N> a, double b) {
+    return a -= Dual<N>(b);
+}
+template <int N>
+Dual<N> operator-(double a, const Dual<N>& b) {
+    return Dual<N>(a) -= b;
+}
+template <int N>
+Dual<N> operator*(Dual<N> a, double b) {
     a.v *= b;
     for (auto& x : a.d) x *= b;
     return a;
 }
-template <int N> Dual<N> operator*(double a, Dual<N> b) { return b * a; }
-template <int N> Dual<N> operator/(Dual<N> a, double b) { return a * (1.0 / b); }
-template <int N> Dual<N> operator/(double a, const Dual<N>& b) { return Dual<N>(a) /= b; }
-template <int N> Dual<N> operator-(Dual<N> a) { return a * -1.0; }
+template <int N>
+Dual<N> operator*(double a, Dual<N> b) {
+    return b * a;
+}
+template <int N>
+Dual<N> operator/(Dual<N> a, double b) {
+    return a * (1.0 / b);
+}
+template <int N>
+Dual<N> operator/(double a, const Dual<N>& b) {
+    return Dual<N>(a) /= b;
+}
+template <int N>
+Dual<N> operator-(Dual<N> a) {
+    return a * -1.0;
+}
 
 template <int N>
 Dual<N> exp(const Dual<N>& a) {
@@ -83,6 +120,9 @@ Dual<N> pow(const Dual<N>& a, double p) {
 
 /// The value part, for branches (upwinding, clamping) that must not be differentiated.
 inline double value(double x) { return x; }
-template <int N> double value(const Dual<N>& x) { return x.v; }
+template <int N>
+double value(const Dual<N>& x) {
+    return x.v;
+}
 
 }  // namespace heptane::grid

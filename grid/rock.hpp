@@ -41,7 +41,7 @@ struct FieldSpec {
     double ky_kx = 1.0;
     std::string file;  ///< absolute, or relative to the working directory
     bool has_box = false;
-    IndexBox box;      ///< spe10 window; the whole model when !has_box
+    IndexBox box;  ///< spe10 window; the whole model when !has_box
 };
 
 /// Rock fields in SI, one value per cell in k-fastest order.
@@ -52,7 +52,6 @@ struct RockFields {
 
 /// Builds the fields on `grid` (files are read here). Throws InputError with the spec's key
 /// for bad values, missing or malformed files and size mismatches.
-RockFields build_rock(const Grid3D& grid, const FieldSpec& permeability,
-                      const FieldSpec& porosity);
+RockFields build_rock(const Grid3D& grid, const FieldSpec& permeability, const FieldSpec& porosity);
 
 }  // namespace heptane::grid

@@ -54,7 +54,8 @@ void impose_diagonal_dominance(GHMatrix& A, double delta) {
     }
     for (index_t w = 0; w < A.num_wells(); ++w) {
         double sum = 0.0;
-        for (index_t i = 0; i < wells.count[w] * K; ++i) sum += std::abs(wells.w_vals[wells.first[w] + i]);
+        for (index_t i = 0; i < wells.count[w] * K; ++i)
+            sum += std::abs(wells.w_vals[wells.first[w] + i]);
         wells.d[w] = diagonal_for(sum);
     }
 }

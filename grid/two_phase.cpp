@@ -12,13 +12,20 @@ namespace {
 /// Transmissibility of the face between cell m and its neighbour across diagonal d.
 double face_transmissibility(const Transmissibilities& t, index_t m, index_t n, int d) {
     switch (d) {
-        case 0: return t.tx[n];
-        case 1: return t.ty[n];
-        case 2: return t.tz[n];
-        case 4: return t.tz[m];
-        case 5: return t.ty[m];
-        case 6: return t.tx[m];
-        default: return 0.0;
+        case 0:
+            return t.tx[n];
+        case 1:
+            return t.ty[n];
+        case 2:
+            return t.tz[n];
+        case 4:
+            return t.tz[m];
+        case 5:
+            return t.ty[m];
+        case 6:
+            return t.tx[m];
+        default:
+            return 0.0;
     }
 }
 
@@ -80,7 +87,7 @@ void TwoPhaseCells::assemble(const CellState& x, const CellState& x_old, double 
             if (t == 0.0) continue;
             const int kn = static_cast<int>(n % grid_.nz);
             const double dz = grid_.depth(k) - grid_.depth(kn);  // z_m - z_n
-            using D4 = Dual<4>;  // d/d (p_m, S_w m, p_n, S_w n)
+            using D4 = Dual<4>;                                  // d/d (p_m, S_w m, p_n, S_w n)
             const D4 pm = D4::variable(x.p[m], 0, ps), swm = D4::variable(x.sw[m], 1);
             const D4 pn = D4::variable(x.p[n], 2, ps), swn = D4::variable(x.sw[n], 3);
             for (int a = 0; a < 2; ++a) {
@@ -112,10 +119,9 @@ CellState TwoPhaseCells::equilibrium_state(double p_datum, double z_datum, doubl
     auto step = [&](double p_a, double z_a, double z_b) {
         double p_b = p_a;
         for (int it = 0; it < 50; ++it) {
-            const double next = p_a + 0.5 *
-                                          (phase_density(oil, p_a, p_ref) +
-                                           phase_density(oil, p_b, p_ref)) *
-                                          g * (z_b - z_a);
+            const double next =
+                p_a + 0.5 * (phase_density(oil, p_a, p_ref) + phase_density(oil, p_b, p_ref)) * g *
+                          (z_b - z_a);
             if (next == p_b) break;
             p_b = next;
         }
@@ -123,7 +129,8 @@ CellState TwoPhaseCells::equilibrium_state(double p_datum, double z_datum, doubl
     };
     std::vector<double> layer_p(static_cast<std::size_t>(grid_.nz));
     layer_p[0] = step(p_datum, z_datum, grid_.depth(0));
-    for (int k = 1; k < grid_.nz; ++k) layer_p[k] = step(layer_p[k - 1], grid_.depth(k - 1), grid_.depth(k));
+    for (int k = 1; k < grid_.nz; ++k)
+        layer_p[k] = step(layer_p[k - 1], grid_.depth(k - 1), grid_.depth(k));
 
     CellState s;
     const index_t M = grid_.num_cells();

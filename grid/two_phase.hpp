@@ -25,15 +25,15 @@
 
 namespace heptane::grid {
 
-constexpr int kOil = 0;    ///< equation / phase index
-constexpr int kWater = 1;  ///< equation / phase index
+constexpr int kOil = 0;         ///< equation / phase index
+constexpr int kWater = 1;       ///< equation / phase index
 constexpr int kPressure = 0;    ///< unknown index
 constexpr int kSaturation = 1;  ///< unknown index
 
 struct PhaseProperties {
-    double density = 1000.0;      ///< reference density [kg/m^3] at the reference pressure
-    double viscosity = 1.0e-3;    ///< [Pa s], constant
-    double compressibility = 0.0; ///< [1/Pa]
+    double density = 1000.0;       ///< reference density [kg/m^3] at the reference pressure
+    double viscosity = 1.0e-3;     ///< [Pa s], constant
+    double compressibility = 0.0;  ///< [1/Pa]
 };
 
 struct RelPerm {
@@ -49,12 +49,14 @@ struct RelPerm {
 /// 53 lb/ft^3, 3 cP, 5e-6 1/psi; water 64 lb/ft^3, 0.3 cP, 3e-6 1/psi; rock 1e-6 1/psi;
 /// reference pressure 6000 psi; Corey swc = sor = 0.2, nw = no = 2 (its SWOF table).
 struct TwoPhaseParams {
-    PhaseProperties oil{53.0 * units::kPoundPerCubicFoot, 3.0 * units::kCentiPoise, 5.0e-6 / units::kPsi};
-    PhaseProperties water{64.0 * units::kPoundPerCubicFoot, 0.3 * units::kCentiPoise, 3.0e-6 / units::kPsi};
+    PhaseProperties oil{53.0 * units::kPoundPerCubicFoot, 3.0 * units::kCentiPoise,
+                        5.0e-6 / units::kPsi};
+    PhaseProperties water{64.0 * units::kPoundPerCubicFoot, 0.3 * units::kCentiPoise,
+                          3.0e-6 / units::kPsi};
     RelPerm relperm{0.2, 0.2, 2.0, 2.0, 1.0, 1.0};
-    double reference_pressure = 6000.0 * units::kPsi;  ///< [Pa], density/porosity laws
-    double rock_compressibility = 1.0e-6 / units::kPsi; ///< [1/Pa]
-    double gravity = units::kGravity;  ///< [m/s^2]; 0 switches gravity off
+    double reference_pressure = 6000.0 * units::kPsi;    ///< [Pa], density/porosity laws
+    double rock_compressibility = 1.0e-6 / units::kPsi;  ///< [1/Pa]
+    double gravity = units::kGravity;                    ///< [m/s^2]; 0 switches gravity off
 };
 
 /// Cell state in SI: oil pressure [Pa] and water saturation per cell.
@@ -120,8 +122,8 @@ class TwoPhaseCells {
     /// If jac is not null (a K = 2 GHMatrix on the same grid) its Bdia is overwritten with
     /// d res / d x (pressure columns per kPressureScale). Parallel over cells; each cell
     /// evaluates its own six faces, so the result does not depend on the thread count.
-    void assemble(const CellState& x, const CellState& x_old, double dt,
-                  std::vector<double>& res, GHMatrix* jac) const;
+    void assemble(const CellState& x, const CellState& x_old, double dt, std::vector<double>& res,
+                  GHMatrix* jac) const;
 
     /// Hydrostatic oil-pressure equilibrium: p at depth z_datum is p_datum [Pa], each layer
     /// below/above from the discrete balance p_{k+1} - p_k = rho_face g dz (fixed point), so

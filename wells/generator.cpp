@@ -23,9 +23,9 @@ void validate_two_phase(const ModelSpec& s) {
         const char* density;
         const char* viscosity;
         const char* compressibility;
-    } phases[] = {{p.oil, "fluid.oil.density", "fluid.oil.viscosity", "fluid.oil.compressibility"},
-                  {p.water, "fluid.water.density", "fluid.water.viscosity",
-                   "fluid.water.compressibility"}};
+    } phases[] = {
+        {p.oil, "fluid.oil.density", "fluid.oil.viscosity", "fluid.oil.compressibility"},
+        {p.water, "fluid.water.density", "fluid.water.viscosity", "fluid.water.compressibility"}};
     for (const auto& ph : phases) {
         require(finite_positive(ph.ph.density), ph.density, "must be > 0");
         require(finite_positive(ph.ph.viscosity), ph.viscosity, "must be > 0");
@@ -51,9 +51,9 @@ void validate_two_phase(const ModelSpec& s) {
 
 GHSystem synthetic_system(const ModelSpec& s) {
     const grid::SyntheticParams& p = s.synthetic;
-    require(p.components >= 1 && p.components <= kMaxBlockSize, "fluid.components",
-            "K = " + std::to_string(p.components) + " is outside 1.." +
-                std::to_string(kMaxBlockSize));
+    require(
+        p.components >= 1 && p.components <= kMaxBlockSize, "fluid.components",
+        "K = " + std::to_string(p.components) + " is outside 1.." + std::to_string(kMaxBlockSize));
     require(finite_positive(p.diagonal_dominance), "fluid.diagonal_dominance", "must be > 0");
     GHSystem sys;
     sys.matrix = GHMatrix(s.grid.nx, s.grid.ny, s.grid.nz, p.components);

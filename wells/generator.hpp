@@ -18,8 +18,8 @@ enum class FluidModel { synthetic, two_phase };
 /// Initial state of a two_phase model (SI): hydrostatic oil pressure through p_datum at
 /// z_datum, uniform water saturation.
 struct InitialState {
-    double pressure = 2.0e7;      ///< [Pa] at datum_depth
-    double datum_depth = 0.0;     ///< [m]
+    double pressure = 2.0e7;   ///< [Pa] at datum_depth
+    double datum_depth = 0.0;  ///< [m]
     double water_saturation = 0.0;
 };
 
@@ -32,7 +32,7 @@ struct ModelSpec {
     grid::SyntheticParams synthetic;
     grid::TwoPhaseParams two_phase;
     InitialState initial;
-    double dt = 86400.0;          ///< time step [s] (two_phase)
+    double dt = 86400.0;  ///< time step [s] (two_phase)
     std::vector<WellSpec> wells;
 };
 

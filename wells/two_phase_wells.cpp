@@ -64,7 +64,8 @@ void TwoPhaseWells::assemble(const grid::CellState& x, const std::vector<double>
             const index_t m = arrays.cell0[w] + l;
             const D3 pm = D3::variable(x.p[m], 0, ps);
             const D3 sw = D3::variable(x.sw[m], 1);
-            const D3 p_wb = pb + rho_wb * prm.gravity * (g.depth(spec.k_first + static_cast<int>(l)) - z_ref);
+            const D3 p_wb =
+                pb + rho_wb * prm.gravity * (g.depth(spec.k_first + static_cast<int>(l)) - z_ref);
             const D3 drawdown = pm - p_wb;
             const double wi = wi_[perf];
             // Mass flow out of the cell per phase [kg/s].
@@ -75,8 +76,8 @@ void TwoPhaseWells::assemble(const grid::CellState& x, const std::vector<double>
                            grid::phase_mobility(prm, a, sw) * drawdown;
                 }
             } else {
-                const D3 total = grid::phase_mobility(prm, kOil, sw) +
-                                 grid::phase_mobility(prm, kWater, sw);
+                const D3 total =
+                    grid::phase_mobility(prm, kOil, sw) + grid::phase_mobility(prm, kWater, sw);
                 q[kOil] = D3(0.0);
                 q[kWater] = wi * grid::phase_density(prm.water, pm, p_ref) * total * drawdown;
             }

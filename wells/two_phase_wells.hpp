@@ -29,8 +29,7 @@ class TwoPhaseWells {
     /// equations to res_wells (size Nw) and, if jac is not null, adds d/dx_cell to its
     /// diagonal blocks and installs the W / W^T / D arrays.
     void assemble(const grid::CellState& x, const std::vector<double>& p_bh,
-                  std::vector<double>& res, std::vector<double>& res_wells,
-                  GHMatrix* jac) const;
+                  std::vector<double>& res, std::vector<double>& res_wells, GHMatrix* jac) const;
 
     /// A starting p_bh per well: the target for BHP wells; for rate wells the wellbore
     /// pressure equal to the pressure of the first perforated cell (no flow yet).

@@ -29,20 +29,20 @@ void validate_wells(const grid::Grid3D& g, const std::vector<WellSpec>& wells) {
         }
         names[w.name] = n;
         if (w.i < 0 || w.i >= g.nx) {
-            throw InputError(well_key(n, "column"), "i = " + std::to_string(w.i) +
-                                                        " is outside the grid (nx = " +
-                                                        std::to_string(g.nx) + ")");
+            throw InputError(well_key(n, "column"),
+                             "i = " + std::to_string(w.i) +
+                                 " is outside the grid (nx = " + std::to_string(g.nx) + ")");
         }
         if (w.j < 0 || w.j >= g.ny) {
-            throw InputError(well_key(n, "column"), "j = " + std::to_string(w.j) +
-                                                        " is outside the grid (ny = " +
-                                                        std::to_string(g.ny) + ")");
+            throw InputError(well_key(n, "column"),
+                             "j = " + std::to_string(w.j) +
+                                 " is outside the grid (ny = " + std::to_string(g.ny) + ")");
         }
         if (w.k_first < 0 || w.k_last >= g.nz || w.k_first > w.k_last) {
-            throw InputError(well_key(n, "perforations"),
-                             "[" + std::to_string(w.k_first) + ", " + std::to_string(w.k_last) +
-                                 "] must satisfy 0 <= k_first <= k_last < nz = " +
-                                 std::to_string(g.nz));
+            throw InputError(
+                well_key(n, "perforations"),
+                "[" + std::to_string(w.k_first) + ", " + std::to_string(w.k_last) +
+                    "] must satisfy 0 <= k_first <= k_last < nz = " + std::to_string(g.nz));
         }
         if (!positive_finite(w.target)) {
             throw InputError(well_key(n, "control.value"),
@@ -66,23 +66,23 @@ void validate_wells(const grid::Grid3D& g, const std::vector<WellSpec>& wells) {
 double peaceman_index(const grid::Grid3D& g, double kx, double ky, double radius, double skin) {
     if (kx <= 0.0 || ky <= 0.0) return 0.0;
     const double ryx = std::sqrt(ky / kx), rxy = std::sqrt(kx / ky);
-    const double r_o = 0.28 * std::sqrt(ryx * g.dx * g.dx + rxy * g.dy * g.dy) /
-                       (std::sqrt(ryx) + std::sqrt(rxy));
+    const double r_o =
+        0.28 * std::sqrt(ryx * g.dx * g.dx + rxy * g.dy * g.dy) / (std::sqrt(ryx) + std::sqrt(rxy));
     if (r_o <= radius) {
         throw InputError("radius", "r_w = " + std::to_string(radius) +
                                        " m is not smaller than the Peaceman equivalent radius "
-                                       "r_o = " + std::to_string(r_o) + " m of the cell");
+                                       "r_o = " +
+                                       std::to_string(r_o) + " m of the cell");
     }
     const double denom = std::log(r_o / radius) + skin;
     if (denom <= 0.0) {
-        throw InputError("skin", "ln(r_o / r_w) + skin = " + std::to_string(denom) +
-                                     " must be > 0");
+        throw InputError("skin",
+                         "ln(r_o / r_w) + skin = " + std::to_string(denom) + " must be > 0");
     }
     return 2.0 * M_PI * std::sqrt(kx * ky) * g.dz / denom;
 }
 
-WellArrays well_layout(const grid::Grid3D& g, const std::vector<WellSpec>& wells,
-                       int block_size) {
+WellArrays well_layout(const grid::Grid3D& g, const std::vector<WellSpec>& wells, int block_size) {
     WellArrays a;
     const std::size_t nw = wells.size();
     a.first.resize(nw);

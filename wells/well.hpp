@@ -17,15 +17,15 @@ enum class ControlKind { rate, bhp };
 struct WellSpec {
     std::string name;
     WellType type = WellType::producer;
-    int i = 0, j = 0;               ///< column (0-based)
-    int k_first = 0, k_last = 0;    ///< perforated layers, inclusive (0 = top)
+    int i = 0, j = 0;             ///< column (0-based)
+    int k_first = 0, k_last = 0;  ///< perforated layers, inclusive (0 = top)
     ControlKind control = ControlKind::bhp;
     /// rate: total volume rate at reference conditions [m^3/s], > 0 (production for a
     /// producer, water injection for an injector); bhp: bottom-hole pressure [Pa] at the
     /// depth of the first perforated cell's centre.
     double target = 0.0;
-    double radius = 0.1;            ///< wellbore radius r_w [m]
-    double skin = 0.0;              ///< skin factor [-]
+    double radius = 0.1;  ///< wellbore radius r_w [m]
+    double skin = 0.0;    ///< skin factor [-]
 };
 
 /// Throws InputError keyed "wells[n].<field>" for a column outside the grid, perforations
@@ -38,8 +38,7 @@ void validate_wells(const grid::Grid3D& grid, const std::vector<WellSpec>& wells
 ///   r_o = 0.28 sqrt(sqrt(ky/kx) dx^2 + sqrt(kx/ky) dy^2) / ((ky/kx)^(1/4) + (kx/ky)^(1/4)).
 /// Returns 0 if kx or ky is 0. Throws InputError if r_o <= r_w (well radius too large for
 /// the cell).
-double peaceman_index(const grid::Grid3D& grid, double kx, double ky, double radius,
-                      double skin);
+double peaceman_index(const grid::Grid3D& grid, double kx, double ky, double radius, double skin);
 
 /// The compact arrays for these (validated) wells with all values zero: first, cell0, count,
 /// well_of_column, and w_vals / wt_vals / d sized for block size K.

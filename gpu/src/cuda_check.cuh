@@ -19,20 +19,20 @@ namespace heptane::gpu::detail {
 
 }  // namespace heptane::gpu::detail
 
-#define HEPTANE_CUDA_CHECK(expr)                                                          \
-    do {                                                                                  \
-        const cudaError_t heptane_err_ = (expr);                                          \
-        if (heptane_err_ != cudaSuccess) {                                                \
-            ::heptane::gpu::detail::throw_cuda_error(heptane_err_, #expr, __FILE__,       \
-                                                     __LINE__, __func__);                 \
-        }                                                                                 \
+#define HEPTANE_CUDA_CHECK(expr)                                                              \
+    do {                                                                                      \
+        const cudaError_t heptane_err_ = (expr);                                              \
+        if (heptane_err_ != cudaSuccess) {                                                    \
+            ::heptane::gpu::detail::throw_cuda_error(heptane_err_, #expr, __FILE__, __LINE__, \
+                                                     __func__);                               \
+        }                                                                                     \
     } while (0)
 
 #ifdef HEPTANE_SYNC_CHECKS
-#define HEPTANE_SYNC_CHECK()                                 \
-    do {                                                     \
-        HEPTANE_CUDA_CHECK(cudaGetLastError());              \
-        HEPTANE_CUDA_CHECK(cudaDeviceSynchronize());         \
+#define HEPTANE_SYNC_CHECK()                         \
+    do {                                             \
+        HEPTANE_CUDA_CHECK(cudaGetLastError());      \
+        HEPTANE_CUDA_CHECK(cudaDeviceSynchronize()); \
     } while (0)
 #else
 #define HEPTANE_SYNC_CHECK() HEPTANE_CUDA_CHECK(cudaGetLastError())

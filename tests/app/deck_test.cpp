@@ -1,16 +1,20 @@
 // Deck parsing: unit conversion of good decks, and every kind of bad input reported with
 // file, line and key, exit code 2 and no output file (data-driven from bad_decks/).
+#include "app/deck.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <unsupported/Eigen/SparseExtra>
 
 #include "app/cli.hpp"
-#include "app/deck.hpp"
 #include "app/report.hpp"
 #include "common/test_systems.hpp"
+#include "core/eigen_interop.hpp"
+#include "core/formats.hpp"
 #include "core/units.hpp"
 
 namespace heptane::app {
@@ -34,8 +38,8 @@ CliResult run(std::vector<std::string> args) {
 }
 
 std::string temp_dir() {
-    const fs::path dir = fs::path(::testing::TempDir()) /
-                         ("heptane_app_" + std::to_string(::getpid()));
+    const fs::path dir =
+        fs::path(::testing::TempDir()) / ("heptane_app_" + std::to_string(::getpid()));
     fs::create_directories(dir);
     return dir.string();
 }
@@ -83,9 +87,9 @@ TEST(Deck, MetricUnitsAndSyntheticDefaults) {
     EXPECT_DOUBLE_EQ(m.synthetic.diagonal_dominance, 1.5);
     EXPECT_EQ(m.synthetic.seed, 11u);
     EXPECT_DOUBLE_EQ(m.grid.dx, 10.0);
-    EXPECT_DOUBLE_EQ(m.wells[0].target, 200e5);               // bar -> Pa
-    EXPECT_DOUBLE_EQ(m.wells[1].target, 100.0 / 86400.0);     // sm3/day -> m^3/s
-    EXPECT_EQ(deck.solver.method, Method::bicgstab);          // defaults
+    EXPECT_DOUBLE_EQ(m.wells[0].target, 200e5);            // bar -> Pa
+    EXPECT_DOUBLE_EQ(m.wells[1].target, 100.0 / 86400.0);  // sm3/day -> m^3/s
+    EXPECT_EQ(deck.solver.method, Method::bicgstab);       // defaults
     EXPECT_EQ(deck.solver.backend, Backend::automatic);
     EXPECT_EQ(deck.output.file, "small_synthetic_metric.h5");
     const wells::Model model = build_model(deck);
@@ -130,8 +134,8 @@ TEST(BadDecks, EachKindOfErrorNamesFileLineAndKeyAndExitsWith2) {
         EXPECT_EQ(r.code, kExitBadInput) << r.err;
         const std::string located =
             deck.filename().string() + ":" + std::to_string(expect.line) + ": " + expect.text;
-        EXPECT_NE(r.err.find(located), std::string::npos)
-            << "expected '" << located << "' in:\n" << r.err;
+        EXPECT_NE(r.err.find(located), std::string::npos) << "expected '" << located << "' in:\n"
+                                                          << r.err;
         // Nothing half-written: neither the file nor a temporary beside it.
         for (const auto& f : fs::directory_iterator(out_dir)) ADD_FAILURE() << "left " << f.path();
         ++checked;
@@ -174,16 +178,27 @@ TEST(Cli, ExportWritesMatrixAndRhsAtomically) {
     const CliResult r = run({"export", source_path("tests/app/decks/small_synthetic_metric.yaml"),
                              "--matrix", a, "--rhs", b});
     ASSERT_EQ(r.code, kExitOk) << r.err;
-    std::ifstream in(a);
-    std::string header, line;
-    std::getline(in, header);
-    EXPECT_EQ(header, "%%MatrixMarket matrix coordinate real general");
-    while (std::getline(in, line) && line[0] == '%') {
+    {
+        std::ifstream in(a);
+        std::string header, line;
+        std::getline(in, header);
+        EXPECT_EQ(header, "%%MatrixMarket matrix coordinate real general");
+        while (std::getline(in, line) && line[0] == '%') {
+        }
+        const int n = 5 * 4 * 3 * 3 + 2;
+        const long long nnz = (7LL * 60 - 2 * 20 - 2 * 12 - 2 * 15) * 9 + 2 * 3 * (3 + 1) + 2;
+        EXPECT_EQ(line, std::to_string(n) + " " + std::to_string(n) + " " + std::to_string(nnz));
     }
-    const int n = 5 * 4 * 3 * 3 + 2;
-    const long long nnz = (7LL * 60 - 2 * 20 - 2 * 12 - 2 * 15) * 9 + 2 * 3 * (3 + 1) + 2;
-    EXPECT_EQ(line, std::to_string(n) + " " + std::to_string(n) + " " + std::to_string(nnz));
-    EXPECT_TRUE(fs::exists(b));
+    // An independent reader (Eigen's) reproduces the system exactly.
+    const wells::Model model =
+        build_model(load_deck(source_path("tests/app/decks/small_synthetic_metric.yaml")));
+    Eigen::SparseMatrix<double> A;
+    Eigen::VectorXd rhs;
+    ASSERT_TRUE(Eigen::loadMarket(A, a));
+    ASSERT_TRUE(Eigen::loadMarketVector(rhs, b));
+    EXPECT_EQ((A - to_eigen(to_csr(model.system.matrix))).norm(), 0.0);
+    ASSERT_EQ(rhs.size(), static_cast<Eigen::Index>(model.system.rhs.size()));
+    for (Eigen::Index i = 0; i < rhs.size(); ++i) EXPECT_EQ(rhs[i], model.system.rhs[i]);
     fs::remove_all(dir);
 
     // A folder that does not exist: bad CLI input, nothing written.

@@ -12,8 +12,7 @@ class GpuTest : public ::testing::Test {
   protected:
     void SetUp() override {
         if (gpu::device_count() == 0) {
-            GTEST_SKIP() << (gpu::compiled_with_cuda() ? "no CUDA device"
-                                                       : "built without CUDA");
+            GTEST_SKIP() << (gpu::compiled_with_cuda() ? "no CUDA device" : "built without CUDA");
         }
     }
 };

@@ -18,9 +18,9 @@ class TempFile {
     TempFile() {
         static std::atomic<int> counter{0};
         const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        const std::string test = info != nullptr ? std::string(info->test_suite_name()) + "_" +
-                                                       info->name()
-                                                 : std::string("global");
+        const std::string test = info != nullptr
+                                     ? std::string(info->test_suite_name()) + "_" + info->name()
+                                     : std::string("global");
         path_ = (std::filesystem::temp_directory_path() /
                  ("heptane_" + test + "_" + std::to_string(::getpid()) + "_" +
                   std::to_string(counter++) + ".txt"))

@@ -94,8 +94,8 @@ double spmv_tolerance(int nnz_row, double max_abs_a, double max_abs_x, double c)
 
 double gh_spmv_tolerance(const GHMatrix& A, const std::vector<double>& x) {
     const WellArrays& w = A.wells();
-    const double max_a = std::max({max_abs(A.bdia()), max_abs(w.d), max_abs(w.w_vals),
-                                   max_abs(w.wt_vals)});
+    const double max_a =
+        std::max({max_abs(A.bdia()), max_abs(w.d), max_abs(w.w_vals), max_abs(w.wt_vals)});
     return spmv_tolerance(kStencilSize * A.block_size() + 1, max_a, max_abs(x), 8.0);
 }
 
@@ -118,8 +118,8 @@ double gh_spmv_tolerance(const GHMatrix& A, const std::vector<double>& x) {
         }
     }
     if (failures == 0) return ::testing::AssertionSuccess();
-    return ::testing::AssertionFailure() << failures << " of " << ref.size()
-                                         << " entries differ:" << bad.str();
+    return ::testing::AssertionFailure()
+           << failures << " of " << ref.size() << " entries differ:" << bad.str();
 }
 
 }  // namespace heptane::test

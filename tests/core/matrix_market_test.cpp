@@ -2,9 +2,9 @@
 // product; values survive the round trip exactly.
 #include <gtest/gtest.h>
 
-#include <unsupported/Eigen/SparseExtra>
 #include <fstream>
 #include <sstream>
+#include <unsupported/Eigen/SparseExtra>
 
 #include "common/temp_file.hpp"
 #include "common/test_systems.hpp"
@@ -38,12 +38,14 @@ TEST(MatrixMarket, EigenReadsExportedSystemExactly) {
     const Eigen::SparseMatrix<double> ours = to_eigen(csr);
     EXPECT_EQ((loaded - ours).norm(), 0.0);
     ASSERT_EQ(rhs.size(), static_cast<Eigen::Index>(sys.rhs.size()));
-    for (std::size_t i = 0; i < sys.rhs.size(); ++i) EXPECT_EQ(rhs[static_cast<Eigen::Index>(i)], sys.rhs[i]);
+    for (std::size_t i = 0; i < sys.rhs.size(); ++i)
+        EXPECT_EQ(rhs[static_cast<Eigen::Index>(i)], sys.rhs[i]);
 
     const auto x = test::random_vector(sys.rhs.size(), 3);
     const Eigen::Map<const Eigen::VectorXd> xv(x.data(), static_cast<Eigen::Index>(x.size()));
     const Eigen::VectorXd y = loaded * xv;
-    EXPECT_TRUE(test::vectors_near(spmv(sys.matrix, x), std::vector<double>(y.data(), y.data() + y.size()),
+    EXPECT_TRUE(test::vectors_near(spmv(sys.matrix, x),
+                                   std::vector<double>(y.data(), y.data() + y.size()),
                                    test::gh_spmv_tolerance(sys.matrix, x)));
 }
 

@@ -1,9 +1,10 @@
 // GPU backend build and device queries. The fixture tests skip without a device and must
 // pass on the H100/H200 machines (sm_90).
+#include "gpu/device.hpp"
+
 #include <gtest/gtest.h>
 
 #include "common/gpu_test.hpp"
-#include "gpu/device.hpp"
 
 namespace heptane::gpu {
 namespace {

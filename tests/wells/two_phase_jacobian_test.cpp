@@ -95,8 +95,8 @@ TEST(TwoPhaseJacobian, MatchesCentralFiniteDifferences) {
             const double fd = (rp[i] - rm[i]) / (2.0 * h);
             const double rel = std::abs(fd - J(i, u)) / col_max;
             worst = std::max(worst, rel);
-            ASSERT_LE(rel, 1.0e-6) << "row " << i << ", column " << u << ": AD " << J(i, u)
-                                   << ", FD " << fd;
+            ASSERT_LE(rel, 1.0e-6)
+                << "row " << i << ", column " << u << ": AD " << J(i, u) << ", FD " << fd;
         }
     }
     char text[32];

@@ -1,4 +1,6 @@
 // Wells: validation keys and messages, Peaceman index, compact layout, synthetic couplings.
+#include "wells/well.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -6,7 +8,6 @@
 #include "common/test_systems.hpp"
 #include "core/errors.hpp"
 #include "core/formats.hpp"
-#include "wells/well.hpp"
 
 namespace heptane::wells {
 namespace {
