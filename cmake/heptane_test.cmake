@@ -12,5 +12,7 @@ function(heptane_add_test)
     DISCOVERY_MODE PRE_TEST
     DISCOVERY_TIMEOUT 60
     WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}
-    PROPERTIES LABELS "${T_LABELS}")
+    # Several test processes share the cores: passive OpenMP threads do not spin against
+    # each other (spinning made parallel ctest runs 50x slower on 2 cores).
+    PROPERTIES LABELS "${T_LABELS}" ENVIRONMENT "OMP_WAIT_POLICY=PASSIVE")
 endfunction()

@@ -6,14 +6,14 @@
 namespace heptane {
 
 enum class Method { bicgstab, qmr, block_jacobi, block_gs };
-enum class Preconditioner { none, point_block_jacobi, line_jacobi, block_jacobi };
+enum class PreconditionerKind { none, point_block_jacobi, line_jacobi, block_jacobi };
 enum class Backend { automatic, cpu, gpu };
 enum class GpuKernel { in_kernel, multi_kernel, library };
 enum class SpmvKind { bdia, ksparse };
 
 struct SolverSettings {
     Method method = Method::bicgstab;
-    Preconditioner preconditioner = Preconditioner::none;
+    PreconditionerKind preconditioner = PreconditionerKind::none;
     std::array<int, 3> block_shape{4, 4, 4};  ///< spatial block (bx, by, bz) in cells
     double omega = 1.0;                       ///< damping of block Jacobi / Gauss-Seidel
     Backend backend = Backend::automatic;

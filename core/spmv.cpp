@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/vector_ops.hpp"
+
 namespace heptane {
 namespace {
 
@@ -31,7 +33,7 @@ void gh_product(const GHMatrix& A, const double* x, double* y) {
     const std::vector<double>& well_cols = transpose ? wells.w_vals : wells.wt_vals;
     const bool have_wells = A.num_wells() > 0;
 
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (A.rows() >= vec::kParallelMin)
     for (index_t col = 0; col < columns; ++col) {
         const int w = have_wells ? wells.well_of_column[col] : -1;
         for (int k = 0; k < nz; ++k) {
@@ -74,7 +76,7 @@ void spmv(const GHMatrix& A, const double* x, double* y) { gh_product<false>(A, 
 void spmv_transpose(const GHMatrix& A, const double* x, double* y) { gh_product<true>(A, x, y); }
 
 void spmv(const Csr& A, const double* x, double* y) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (A.rows >= vec::kParallelMin)
     for (std::int32_t i = 0; i < A.rows; ++i) {
         double sum = 0.0;
         for (std::int32_t p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p)
@@ -86,7 +88,7 @@ void spmv(const Csr& A, const double* x, double* y) {
 void spmv(const Bsr& A, const double* x, double* y) {
     const int bs = A.block_size;
     const index_t bb = static_cast<index_t>(bs) * bs;
-#pragma omp parallel
+#pragma omp parallel if (static_cast <index_t>(A.block_rows) * bs >= vec::kParallelMin)
     {
         std::vector<double> acc(static_cast<std::size_t>(bs));
 #pragma omp for schedule(static)

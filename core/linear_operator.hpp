@@ -1,0 +1,74 @@
+#pragma once
+/// @file What the reference Krylov solvers need from a matrix and a preconditioner.
+#include "core/formats.hpp"
+#include "core/gh_matrix.hpp"
+
+namespace heptane {
+
+/// A square linear operator with products by A and A^T (QMR needs both).
+class LinearOperator {
+  public:
+    virtual ~LinearOperator() = default;
+    virtual index_t size() const = 0;
+    /// y = A x (x, y of size(), not aliased).
+    virtual void apply(const double* x, double* y) const = 0;
+    /// y = A^T x.
+    virtual void apply_transpose(const double* x, double* y) const = 0;
+    /// Bytes one product must move at least: every stored value, x and y once
+    /// (used for effective-bandwidth reports).
+    virtual double minimal_bytes() const = 0;
+};
+
+/// The GH matrix through the reference Bdia + wells products.
+class GHOperator : public LinearOperator {
+  public:
+    explicit GHOperator(const GHMatrix& A) : A_(A) {}
+    index_t size() const override { return A_.rows(); }
+    void apply(const double* x, double* y) const override;
+    void apply_transpose(const double* x, double* y) const override;
+    double minimal_bytes() const override;
+
+  private:
+    const GHMatrix& A_;
+};
+
+/// A scalar CSR matrix (tests, imported matrices). apply_transpose scatters serially.
+class CsrOperator : public LinearOperator {
+  public:
+    explicit CsrOperator(const Csr& A) : A_(A) {}
+    index_t size() const override { return A_.rows; }
+    void apply(const double* x, double* y) const override;
+    void apply_transpose(const double* x, double* y) const override;
+    double minimal_bytes() const override;
+
+  private:
+    const Csr& A_;
+};
+
+/// z = M^{-1} r for a preconditioner M ~ A, applied on the right by the solvers: they solve
+/// A M^{-1} u = b and return x = M^{-1} u, so the residual they monitor is the true
+/// residual b - A x of the original system (left preconditioning would monitor M^{-1}(b - A x)).
+class Preconditioner {
+  public:
+    virtual ~Preconditioner() = default;
+    /// z = M^{-1} r (not aliased).
+    virtual void apply(const double* r, double* z) const = 0;
+    /// z = M^{-T} r (QMR).
+    virtual void apply_transpose(const double* r, double* z) const = 0;
+    /// Whether apply is the identity (the solvers then skip the copies).
+    virtual bool is_identity() const { return false; }
+};
+
+/// M = I.
+class IdentityPreconditioner : public Preconditioner {
+  public:
+    explicit IdentityPreconditioner(index_t n) : n_(n) {}
+    void apply(const double* r, double* z) const override;
+    void apply_transpose(const double* r, double* z) const override { apply(r, z); }
+    bool is_identity() const override { return true; }
+
+  private:
+    index_t n_;
+};
+
+}  // namespace heptane
