@@ -7,8 +7,10 @@
 #include <vector>
 
 #include "app/atomic_file.hpp"
+#include "app/compare.hpp"
 #include "app/deck.hpp"
 #include "app/report.hpp"
+#include "app/run.hpp"
 #include "core/errors.hpp"
 #include "core/formats.hpp"
 #include "heptane_version.hpp"
@@ -71,11 +73,41 @@ int cmd_export(const std::string& deck_path, const std::string& matrix_path,
 
 }  // namespace
 
-int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
+            bool terminal) {
     CLI::App app{"heptane: GH linear systems for reservoir simulation (BiCGStab / QMR, CPU + GPU)",
                  "heptane"};
     app.set_version_flag("--version", std::string("heptane ") + kVersion);
     app.require_subcommand(1);
+
+    RunArgs run_args;
+    CLI::App* run = app.add_subcommand(
+        "run",
+        "Build the deck's system, solve it, print a report and write OUT.h5 + OUT.xmf. "
+        "Exit 1 when the solver does not converge (the result is still written)");
+    run->add_option("DECK", run_args.deck, "YAML deck")->required()->check(CLI::ExistingFile);
+    run->add_option("-o,--output", run_args.output,
+                    "HDF5 output (default: the deck's output.file)");
+    run->add_option("--backend", run_args.backend, "auto | cpu | gpu (default: the deck's)")
+        ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
+    run->add_option("--set", run_args.overrides,
+                    "key.path=value: override a deck key, checked like the deck "
+                    "(e.g. --set solver.method=qmr); repeatable")
+        ->take_all();
+
+    std::string compare_a, compare_b;
+    CompareOptions compare_opts;
+    CLI::App* cmp = app.add_subcommand(
+        "compare",
+        "Compare the /solution (and /timesteps) datasets and solver status of two "
+        "result files: exit 0 within tolerance, 1 otherwise, 2 unreadable or "
+        "mismatched");
+    cmp->add_option("A", compare_a, "result file")->required();
+    cmp->add_option("B", compare_b, "reference file")->required();
+    cmp->add_option("--rtol", compare_opts.rtol, "relative tolerance (default 1e-8)")
+        ->check(CLI::NonNegativeNumber);
+    cmp->add_option("--atol", compare_opts.atol, "absolute tolerance (default 0)")
+        ->check(CLI::NonNegativeNumber);
 
     std::string info_deck;
     CLI::App* info = app.add_subcommand(
@@ -100,6 +132,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     }
 
     try {
+        if (run->parsed()) return cmd_run(run_args, out, err, terminal);
+        if (cmp->parsed()) return compare_files(compare_a, compare_b, compare_opts, out);
         if (info->parsed()) return cmd_info(info_deck, out);
         if (exp->parsed()) return cmd_export(export_deck, matrix_path, rhs_path, out);
     } catch (const InputError& e) {

@@ -12,6 +12,8 @@ constexpr int kExitBadInput = 2;
 constexpr int kExitRuntime = 3;
 
 /// Runs the CLI with the given arguments; never throws and never calls exit().
-int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
+/// `terminal`: stderr is a terminal, so long runs may show progress there.
+int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
+            bool terminal = false);
 
 }  // namespace heptane::app

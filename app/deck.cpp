@@ -269,7 +269,7 @@ class DeckReader {
                 static_cast<Method>(x->choice({"bicgstab", "qmr", "block_jacobi", "block_gs"}));
         }
         if (auto x = m.optional("preconditioner")) {
-            s.preconditioner = static_cast<Preconditioner>(
+            s.preconditioner = static_cast<PreconditionerKind>(
                 x->choice({"none", "point_block_jacobi", "line_jacobi", "block_jacobi"}));
         }
         if (auto x = m.optional("block_shape")) {
@@ -318,6 +318,92 @@ class DeckReader {
     UnitFactors u_ = unit_factors(UnitSystem::field);
 };
 
+/// "a.b[2].c" -> {"a", "b", 2, "c"}: names, and sequence indices as numbers.
+struct PathToken {
+    std::string name;
+    long long index = -1;  ///< >= 0 for [n]
+};
+
+std::vector<PathToken> parse_key_path(const std::string& path, const std::string& arg) {
+    std::vector<PathToken> tokens;
+    std::size_t i = 0;
+    auto bad = [&]() {
+        throw DeckError("--set " + arg,
+                        InputError("expected key.path=value with a key path such as "
+                                   "solver.method or wells[0].control.value"));
+    };
+    while (i < path.size()) {
+        const std::size_t end = path.find_first_of(".[", i);
+        const std::string name = path.substr(i, end == std::string::npos ? end : end - i);
+        if (name.empty()) bad();
+        tokens.push_back({name, -1});
+        i = end == std::string::npos ? path.size() : end;
+        while (i < path.size() && path[i] == '[') {
+            const std::size_t close = path.find(']', i);
+            if (close == std::string::npos || close == i + 1) bad();
+            const std::string digits = path.substr(i + 1, close - i - 1);
+            if (digits.find_first_not_of("0123456789") != std::string::npos) bad();
+            tokens.push_back({"", std::stoll(digits)});
+            i = close + 1;
+        }
+        if (i < path.size()) {
+            if (path[i] != '.') bad();
+            ++i;
+            if (i == path.size()) bad();
+        }
+    }
+    if (tokens.empty()) bad();
+    return tokens;
+}
+
+/// Applies one --set argument to the parsed deck tree (yaml-cpp nodes are handles:
+/// reset() rebinds a handle, assignment would overwrite the node it refers to).
+void apply_override(YAML::Node& root, const std::string& arg, LineMap& lines) {
+    const std::size_t eq = arg.find('=');
+    if (eq == std::string::npos) parse_key_path("", arg);  // reports the expected form
+    const std::string path = arg.substr(0, eq);
+    const auto tokens = parse_key_path(path, arg);
+    YAML::Node value;
+    try {
+        value = YAML::Load(arg.substr(eq + 1));
+    } catch (const YAML::Exception& e) {
+        throw DeckError("--set " + arg, InputError(path, "the value is not valid YAML: " + e.msg));
+    }
+    YAML::Node cur(root);
+    std::string where;
+    for (std::size_t t = 0; t < tokens.size(); ++t) {
+        const PathToken& tok = tokens[t];
+        const bool last = t + 1 == tokens.size();
+        if (tok.index >= 0) {
+            if (!cur.IsSequence() || static_cast<std::size_t>(tok.index) >= cur.size()) {
+                throw DeckError(
+                    "--set " + arg,
+                    InputError(where, "has no element [" + std::to_string(tok.index) + "]"));
+            }
+            where += "[" + std::to_string(tok.index) + "]";
+            if (last) {
+                cur[static_cast<std::size_t>(tok.index)] = value;
+            } else {
+                YAML::Node next = cur[static_cast<std::size_t>(tok.index)];
+                cur.reset(next);
+            }
+        } else {
+            if (!cur.IsMap() && !cur.IsNull()) {
+                throw DeckError("--set " + arg, InputError(where, "is not a mapping"));
+            }
+            where += (where.empty() ? "" : ".") + tok.name;
+            if (last) {
+                cur[tok.name] = value;
+            } else {
+                if (!cur[tok.name]) cur[tok.name] = YAML::Node(YAML::NodeType::Map);
+                YAML::Node next = cur[tok.name];
+                cur.reset(next);
+            }
+        }
+    }
+    lines.mark_override(path, arg);
+}
+
 }  // namespace
 
 UnitFactors unit_factors(UnitSystem u) {
@@ -333,21 +419,22 @@ UnitFactors unit_factors(UnitSystem u) {
     return {1.0, units::kBar, 1.0, 1.0 / units::kDay, "m", "bar", "sm3/day"};
 }
 
-DeckError::DeckError(const std::string& file, int line, const InputError& e)
-    : InputError(e.key(), e.detail(),
-                 file + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": " + e.what()) {
-}
+DeckError::DeckError(const std::string& where, const InputError& e)
+    : InputError(e.key(), e.detail(), where + ": " + e.what()) {}
 
 void Deck::rethrow_located(const InputError& e) const {
-    throw DeckError(path, lines.line_of(e.key()), e);
+    const std::string set_by = lines.override_of(e.key());
+    if (!set_by.empty()) throw DeckError("--set " + set_by, e);
+    const int line = lines.line_of(e.key());
+    throw DeckError(line > 0 ? path + ":" + std::to_string(line) : path, e);
 }
 
-Deck load_deck(const std::string& path) {
+Deck load_deck(const std::string& path, const std::vector<std::string>& overrides) {
     Deck deck;
     deck.path = path;
     std::ifstream in(path, std::ios::binary);
     if (!in) {
-        throw DeckError(path, 0,
+        throw DeckError(path,
                         InputError("cannot open the deck: " + std::string(std::strerror(errno))));
     }
     std::ostringstream text;
@@ -357,8 +444,11 @@ Deck load_deck(const std::string& path) {
     try {
         root = YAML::Load(deck.text);
     } catch (const YAML::Exception& e) {
-        throw DeckError(path, e.mark.line + 1, InputError("YAML syntax error: " + e.msg));
+        throw DeckError(path + ":" + std::to_string(e.mark.line + 1),
+                        InputError("YAML syntax error: " + e.msg));
     }
+    deck.overrides = overrides;
+    for (const std::string& o : overrides) apply_override(root, o, deck.lines);
     deck.lines.record("", 1);
     try {
         if (!root.IsMap())

@@ -30,8 +30,9 @@ struct OutputSettings {
 
 /// A parsed deck.
 struct Deck {
-    std::string path;  ///< as given (used in messages)
-    std::string text;  ///< the deck file's text
+    std::string path;                    ///< as given (used in messages)
+    std::string text;                    ///< the deck file's text
+    std::vector<std::string> overrides;  ///< --set arguments applied on top of the text
     std::string title;
     UnitSystem units = UnitSystem::field;
     wells::ModelSpec model;  ///< SI
@@ -43,15 +44,18 @@ struct Deck {
     [[noreturn]] void rethrow_located(const InputError& e) const;
 };
 
-/// An InputError whose message is complete: "file:line: key: detail".
+/// An InputError whose message is complete: "file:line: key: detail", or
+/// "--set key=value: key: detail" for a value given on the command line.
 class DeckError : public InputError {
   public:
-    DeckError(const std::string& file, int line, const InputError& e);
+    DeckError(const std::string& where, const InputError& e);
 };
 
-/// Reads and validates a deck. Throws DeckError (exit code 2 in the CLI) for a missing or
-/// unreadable file, YAML syntax errors, unknown keys, wrong types and invalid values.
-Deck load_deck(const std::string& path);
+/// Reads and validates a deck. `overrides` ("key.path=value", the value in YAML syntax)
+/// replace or add deck values before validation, so they are checked like the deck's own.
+/// Throws DeckError (exit code 2 in the CLI) for a missing or unreadable file, YAML syntax
+/// errors, unknown keys, wrong types and invalid values.
+Deck load_deck(const std::string& path, const std::vector<std::string>& overrides = {});
 
 /// Generates the system of a deck (reads data files); module errors are located in the
 /// deck (DeckError).

@@ -10,12 +10,6 @@
 namespace heptane::app {
 namespace {
 
-std::string fixed(double v, int digits) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
-
 std::string general(double v) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.6g", v);
@@ -29,6 +23,18 @@ void row(std::ostream& out, const char* label, const std::string& text) {
 }
 
 }  // namespace
+
+std::string sci(double v, int digits) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*e", digits, v);
+    return buf;
+}
+
+std::string fixed(double v, int digits) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
 
 std::string with_commas(long long n) {
     std::string digits = std::to_string(n < 0 ? -n : n);

@@ -11,6 +11,9 @@ namespace heptane::app {
 std::string with_commas(long long n);
 /// "12.3 MB" (powers of 1000)
 std::string human_bytes(double bytes);
+/// printf %.*e and %.*f.
+std::string sci(double v, int digits = 2);
+std::string fixed(double v, int digits);
 
 /// Grid, model, K, wells, unknowns, nonzeros and the bytes of each storage form.
 void print_system_summary(std::ostream& out, const Deck& deck, const wells::Model& model);

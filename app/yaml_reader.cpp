@@ -36,6 +36,17 @@ int LineMap::line_of(const std::string& path) const {
     return root != lines_.end() ? root->second : 0;
 }
 
+std::string LineMap::override_of(const std::string& path) const {
+    std::string p = path;
+    while (!p.empty()) {
+        if (auto it = overrides_.find(p); it != overrides_.end()) return it->second;
+        const auto cut = p.find_last_of(".[");
+        if (cut == std::string::npos) break;
+        p.resize(cut);
+    }
+    return {};
+}
+
 Value::Value(YAML::Node node, std::string path, LineMap* lines)
     : node_(std::move(node)), path_(std::move(path)), lines_(lines) {
     if (lines_ != nullptr && !path_.empty()) lines_->record(path_, line());

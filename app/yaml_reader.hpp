@@ -23,8 +23,16 @@ class LineMap {
     /// -> "a" -> the root ""); 0 if none.
     int line_of(const std::string& path) const;
 
+    /// Marks `path` (and everything below it) as set on the command line by `argument`.
+    void mark_override(const std::string& path, const std::string& argument) {
+        overrides_[path] = argument;
+    }
+    /// The --set argument that set `path` or one of its parents, or empty.
+    std::string override_of(const std::string& path) const;
+
   private:
     std::map<std::string, int> lines_;
+    std::map<std::string, std::string> overrides_;
 };
 
 /// A YAML node with its key path.

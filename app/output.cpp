@@ -1,0 +1,194 @@
+#include "app/output.hpp"
+
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "app/atomic_file.hpp"
+#include "app/hdf5_file.hpp"
+#include "core/units.hpp"
+#include "heptane_version.hpp"
+
+namespace heptane::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string utc_now() {
+    const std::time_t t = std::time(nullptr);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+    return buf;
+}
+
+std::string join(const std::vector<std::string>& items, const char* sep) {
+    std::string out;
+    for (const auto& s : items) out += (out.empty() ? "" : sep) + s;
+    return out;
+}
+
+/// One component of a cell vector (k-fastest: already C order for (nx, ny, nz)).
+std::vector<double> component(const std::vector<double>& x, int K, int c, index_t cells,
+                              double scale = 1.0) {
+    std::vector<double> out(static_cast<std::size_t>(cells));
+    for (index_t m = 0; m < cells; ++m) out[m] = x[m * K + c] * scale;
+    return out;
+}
+
+/// Fields shown in ParaView: name -> dataset path.
+struct Field {
+    std::string name, path;
+};
+
+/// Writes the XDMF text to `file` (a temporary path).
+void write_xdmf(const std::string& file, const std::string& h5_name, const grid::Grid3D& g,
+                const std::vector<Field>& fields) {
+    const std::string dims =
+        std::to_string(g.nx) + " " + std::to_string(g.ny) + " " + std::to_string(g.nz);
+    std::ostringstream x;
+    x.precision(17);
+    x << "<?xml version=\"1.0\" ?>\n"
+      << "<!-- heptane " << kVersion << ". Cell data in k-fastest order, shape (nx, ny, nz):\n"
+      << "     the mesh's slowest axis is i, its fastest k, so ParaView's X axis is the layer\n"
+      << "     index k (depth, downwards) and its Z axis is i. -->\n"
+      << "<Xdmf Version=\"3.0\">\n  <Domain>\n"
+      << "    <Grid Name=\"heptane\" GridType=\"Uniform\">\n"
+      << "      <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"" << g.nx + 1 << " "
+      << g.ny + 1 << " " << g.nz + 1 << "\"/>\n"
+      << "      <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
+      << "        <DataItem Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" "
+         "Format=\"XML\">0 0 "
+      << g.top_depth << "</DataItem>\n"
+      << "        <DataItem Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" "
+         "Format=\"XML\">"
+      << g.dx << " " << g.dy << " " << g.dz << "</DataItem>\n"
+      << "      </Geometry>\n";
+    for (const Field& f : fields) {
+        x << "      <Attribute Name=\"" << f.name
+          << "\" AttributeType=\"Scalar\" Center=\"Cell\">\n"
+          << "        <DataItem Dimensions=\"" << dims
+          << "\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">" << h5_name << ":" << f.path
+          << "</DataItem>\n"
+          << "      </Attribute>\n";
+    }
+    x << "    </Grid>\n  </Domain>\n</Xdmf>\n";
+    std::ofstream s(file, std::ios::binary | std::ios::trunc);
+    s << x.str();
+    if (!s.flush()) throw Error("cannot write '" + file + "'");
+}
+
+}  // namespace
+
+std::string xdmf_path(const std::string& h5_path) {
+    return fs::path(h5_path).replace_extension(".xmf").string();
+}
+
+std::string component_units(const Deck& deck, const std::string& name) {
+    if (deck.model.model == wells::FluidModel::two_phase && name == "dp") return "bar";
+    return "1";
+}
+
+void write_run_output(const std::string& h5_path, const RunRecord& run) {
+    const Deck& deck = *run.deck;
+    const wells::Model& model = *run.model;
+    const grid::Grid3D& g = model.grid;
+    const GHMatrix& A = model.system.matrix;
+    const std::vector<double>& x = *run.x;
+    const int K = A.block_size();
+    const index_t M = A.num_cells();
+    const std::vector<hsize_t> shape = {static_cast<hsize_t>(g.nx), static_cast<hsize_t>(g.ny),
+                                        static_cast<hsize_t>(g.nz)};
+    std::vector<Field> fields;
+
+    AtomicOutput out(h5_path);
+    {
+        h5::File f = h5::File::create(out.temp_path());
+        f.attr("/", "heptane_version", std::string(kVersion));
+        f.attr("/", "created", utc_now());
+        f.attr("/", "deck", deck.text);
+        f.attr("/", "deck_path", deck.path);
+        f.attr("/", "title", deck.title);
+        f.attr("/", "overrides", join(run.overrides, "\n"));
+
+        // /grid
+        f.group("/grid");
+        f.attr("/grid", "nx", static_cast<long long>(g.nx));
+        f.attr("/grid", "ny", static_cast<long long>(g.ny));
+        f.attr("/grid", "nz", static_cast<long long>(g.nz));
+        f.attr("/grid", "K", static_cast<long long>(K));
+        f.attr("/grid", "ordering", std::string("k-fastest"));
+        f.attr("/grid", "top_depth", g.top_depth);
+        f.write("/grid/cell_size", {g.dx, g.dy, g.dz}, {3}, "m");
+        const double md = units::kMilliDarcy;
+        f.write("/grid/permeability_x", component(model.rock.kx, 1, 0, M, 1.0 / md), shape, "mD");
+        f.write("/grid/permeability_y", component(model.rock.ky, 1, 0, M, 1.0 / md), shape, "mD");
+        f.write("/grid/permeability_z", component(model.rock.kz, 1, 0, M, 1.0 / md), shape, "mD");
+        f.write("/grid/porosity", model.rock.porosity, shape, "1");
+        for (const char* name :
+             {"permeability_x", "permeability_y", "permeability_z", "porosity"}) {
+            fields.push_back({name, std::string("/grid/") + name});
+        }
+
+        // /system (optional)
+        if (deck.output.save_system) {
+            const WellArrays& w = A.wells();
+            f.write("/system/rhs", model.system.rhs, {static_cast<hsize_t>(A.rows())});
+            f.write("/system/bdia", A.bdia(),
+                    {7, static_cast<hsize_t>(K), static_cast<hsize_t>(K), static_cast<hsize_t>(M)});
+            f.attr("/system/bdia", "layout", std::string("[d][r][c][m], d = -i -j -k 0 +k +j +i"));
+            const auto nw = static_cast<hsize_t>(A.num_wells());
+            f.write("/system/wells/first", w.first, {nw});
+            f.write("/system/wells/cell0", w.cell0, {nw});
+            f.write("/system/wells/count", w.count, {nw});
+            f.write("/system/wells/w_vals", w.w_vals, {w.w_vals.size()});
+            f.write("/system/wells/wt_vals", w.wt_vals, {w.wt_vals.size()});
+            f.write("/system/wells/d", w.d, {nw});
+            if (nw > 0) {
+                f.write("/system/wells/well_of_column", w.well_of_column,
+                        {static_cast<hsize_t>(g.nx), static_cast<hsize_t>(g.ny)});
+            }
+        }
+
+        // /solution
+        const std::vector<double> cells(x.begin(), x.begin() + A.cell_unknowns());
+        const std::vector<double> wells(x.begin() + A.cell_unknowns(), x.end());
+        f.write("/solution/x", cells, {static_cast<hsize_t>(A.cell_unknowns())});
+        const bool two_phase = deck.model.model == wells::FluidModel::two_phase;
+        f.write("/solution/well_bhp", wells, {static_cast<hsize_t>(A.num_wells())},
+                two_phase ? "bar" : "1");
+        f.attr("/solution/well_bhp", "well_names", join(model.system.well_names, ","));
+        for (int c = 0; c < K; ++c) {
+            const std::string& name = model.system.component_names[c];
+            const std::string path = "/solution/fields/" + name;
+            f.write(path, component(x, K, c, M), shape, component_units(deck, name));
+            fields.push_back({name, path});
+        }
+
+        // /solver
+        const SolveResult& r = run.result;
+        f.write("/solver/residual_history", r.history, {r.history.size()});
+        if (!r.quasi_history.empty()) {
+            f.write("/solver/quasi_residual_history", r.quasi_history, {r.quasi_history.size()});
+        }
+        f.attr("/solver", "method", run.method);
+        f.attr("/solver", "backend", run.backend);
+        f.attr("/solver", "kernel", run.kernel);
+        f.attr("/solver", "status", std::string(to_string(r.status)));
+        f.attr("/solver", "detail", r.detail);
+        f.attr("/solver", "iterations", static_cast<long long>(r.iterations));
+        f.attr("/solver", "restarts", static_cast<long long>(r.restarts));
+        f.attr("/solver", "tolerance", run.tolerance);
+        f.attr("/solver", "relative_residual", r.relative_residual);
+        f.attr("/solver", "true_relative_residual", r.true_relative_residual);
+        f.attr("/solver", "setup_seconds", run.setup_seconds);
+        f.attr("/solver", "solve_seconds", run.solve_seconds);
+    }  // the HDF5 file is closed before the rename
+    AtomicOutput xmf(xdmf_path(h5_path));
+    write_xdmf(xmf.temp_path(), fs::path(h5_path).filename().string(), g, fields);
+    // Both complete: publish the data first, then the sidecar that points at it.
+    out.commit();
+    xmf.commit();
+}
+
+}  // namespace heptane::app

@@ -1,0 +1,36 @@
+#pragma once
+/// @file The result file of `heptane run`: HDF5 (DESIGN section 7) with an XDMF 3 sidecar
+/// (3DCoRectMesh) so ParaView and VisIt open the fields directly. Both are written under
+/// temporary names and renamed when complete.
+#include <string>
+#include <vector>
+
+#include "app/deck.hpp"
+#include "core/krylov.hpp"
+
+namespace heptane::app {
+
+/// Everything a run reports.
+struct RunRecord {
+    const Deck* deck = nullptr;
+    const wells::Model* model = nullptr;
+    std::vector<std::string> overrides;  ///< the --set arguments
+    const std::vector<double>* x = nullptr;
+    SolveResult result;
+    std::string method, backend, kernel;
+    double tolerance = 0.0;
+    double setup_seconds = 0.0;
+    double solve_seconds = 0.0;
+};
+
+/// Writes OUT.h5 and OUT.xmf (the .h5 extension replaced by .xmf). The .xmf names the .h5
+/// by its file name, so the pair can be moved together.
+void write_run_output(const std::string& h5_path, const RunRecord& run);
+
+/// The .xmf path beside an .h5 path.
+std::string xdmf_path(const std::string& h5_path);
+
+/// Physical unit of a solution component (e.g. "bar" for dp), "1" when dimensionless.
+std::string component_units(const Deck& deck, const std::string& name);
+
+}  // namespace heptane::app

@@ -1,0 +1,191 @@
+#include "app/run.hpp"
+
+#include <omp.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <ostream>
+
+#include "app/deck.hpp"
+#include "app/output.hpp"
+#include "app/report.hpp"
+#include "core/errors.hpp"
+#include "core/krylov.hpp"
+#include "gpu/device.hpp"
+
+namespace heptane::app {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+const char* method_name(Method m) {
+    switch (m) {
+        case Method::bicgstab:
+            return "bicgstab";
+        case Method::qmr:
+            return "qmr";
+        case Method::block_jacobi:
+            return "block_jacobi";
+        case Method::block_gs:
+            return "block_gs";
+    }
+    return "?";
+}
+
+/// Methods and preconditioners of this version; others are input errors at their key.
+void check_available(const Deck& deck) {
+    const SolverSettings& s = deck.solver;
+    if (s.method != Method::bicgstab && s.method != Method::qmr) {
+        deck.rethrow_located(InputError(
+            "solver.method", std::string(method_name(s.method)) +
+                                 " is not available in this version (block smoothers come "
+                                 "later); use bicgstab or qmr"));
+    }
+    if (s.preconditioner != PreconditionerKind::none) {
+        deck.rethrow_located(InputError(
+            "solver.preconditioner",
+            "only none is available in this version (block preconditioners come later)"));
+    }
+}
+
+/// The backend that will run: cpu, or an error (exit 3) for a GPU request this build or
+/// machine cannot serve. `auto` is the CPU until the GPU solvers exist.
+std::string resolve_backend(Backend requested) {
+    if (requested != Backend::gpu) return "cpu";
+    if (!gpu::compiled_with_cuda()) {
+        throw Error(
+            "backend gpu: heptane was built without CUDA (HEPTANE_ENABLE_CUDA=OFF or no "
+            "nvcc at build time); use --backend cpu");
+    }
+    if (gpu::device_count() == 0)
+        throw Error("backend gpu: no CUDA device found; use --backend cpu");
+    throw NotSupported("backend gpu: this version has the CPU solvers only; use --backend cpu");
+}
+
+/// Fails early (exit 2, nothing written) when the output folder does not exist.
+void check_output_folder(const std::string& path, const char* key, const Deck& deck) {
+    const fs::path dir = fs::path(path).parent_path();
+    if (dir.empty() || fs::is_directory(dir)) return;
+    const InputError e(key,
+                       "cannot write '" + path + "': folder '" + dir.string() + "' does not exist");
+    if (key[0] == '-') throw e;
+    deck.rethrow_located(e);
+}
+
+/// Progress on a terminal: iteration and residual, at most ten updates a second.
+class Progress {
+  public:
+    Progress(std::ostream& err, bool on) : err_(err), on_(on) {}
+    ~Progress() {
+        if (shown_) err_ << "\r" << std::string(60, ' ') << "\r" << std::flush;
+    }
+    void operator()(int it, double residual) {
+        if (!on_) return;
+        const auto now = Clock::now();
+        if (shown_ && now - last_ < std::chrono::milliseconds(100)) return;
+        last_ = now;
+        shown_ = true;
+        err_ << "\r  iteration " << it << "  relative residual " << sci(residual) << std::flush;
+    }
+
+  private:
+    std::ostream& err_;
+    bool on_;
+    bool shown_ = false;
+    Clock::time_point last_{};
+};
+
+}  // namespace
+
+int cmd_run(const RunArgs& args, std::ostream& out, std::ostream& err, bool terminal) {
+    Deck deck = load_deck(args.deck, args.overrides);
+    if (!args.backend.empty()) {
+        deck.solver.backend = args.backend == "gpu"   ? Backend::gpu
+                              : args.backend == "cpu" ? Backend::cpu
+                                                      : Backend::automatic;
+    }
+    check_available(deck);
+    const std::string output = args.output.empty() ? deck.output.file : args.output;
+    check_output_folder(output, args.output.empty() ? "output.file" : "-o", deck);
+    const std::string backend = resolve_backend(deck.solver.backend);
+
+    const auto t_setup = Clock::now();
+    const wells::Model model = build_model(deck);
+    const double setup_seconds = seconds_since(t_setup);
+    const GHSystem& sys = model.system;
+
+    RunRecord run;
+    run.deck = &deck;
+    run.model = &model;
+    run.overrides = args.overrides;
+    run.method = method_name(deck.solver.method);
+    run.backend = backend;
+    run.kernel = "reference";
+    run.tolerance = deck.solver.tolerance;
+    run.setup_seconds = setup_seconds;
+
+    std::vector<double> x(sys.rhs.size(), 0.0);
+    SolveOptions options;
+    options.tolerance = deck.solver.tolerance;
+    options.max_iterations = deck.solver.max_iterations;
+    const GHOperator op(sys.matrix);
+    const auto t_solve = Clock::now();
+    {
+        Progress progress(err, terminal);
+        options.progress = [&progress](int it, double r) { progress(it, r); };
+        run.result = deck.solver.method == Method::qmr
+                         ? qmr(op, sys.rhs.data(), x.data(), options)
+                         : bicgstab(op, sys.rhs.data(), x.data(), options);
+    }
+    run.solve_seconds = seconds_since(t_solve);
+    run.x = &x;
+    const SolveResult& r = run.result;
+
+    // Report.
+    const GHMatrix& A = sys.matrix;
+    const IterationCost cost = deck.solver.method == Method::qmr ? qmr_cost() : bicgstab_cost();
+    const double bytes_per_iteration = cost.products * op.minimal_bytes() +
+                                       cost.vector_passes * 8.0 * static_cast<double>(A.rows());
+    out << "heptane: " << deck.path << (deck.title.empty() ? "" : " (" + deck.title + ")") << '\n';
+    out << "  system      " << model.grid.nx << " x " << model.grid.ny << " x " << model.grid.nz
+        << " cells, K = " << A.block_size() << ", " << A.num_wells()
+        << " wells: " << with_commas(A.rows()) << " unknowns, " << with_commas(A.nonzeros())
+        << " nonzeros\n";
+    out << "  solver      " << run.method << " on the cpu (reference, " << omp_get_max_threads()
+        << " OpenMP threads), tolerance " << sci(options.tolerance, 1) << ", at most "
+        << options.max_iterations << " iterations\n";
+    out << "  result      " << to_string(r.status) << " after " << r.iterations << " iterations";
+    if (r.restarts > 0) {
+        out << ", " << r.restarts << " shadow-residual restart" << (r.restarts > 1 ? "s" : "");
+    }
+    out << (r.detail.empty() ? "" : " (" + r.detail + ")") << '\n';
+    out << "  residual    " << sci(r.relative_residual) << " (recurrence), "
+        << sci(r.true_relative_residual) << " (true: ||b - A x|| / ||b||)\n";
+    out << "  time        setup " << fixed(setup_seconds, 3) << " s, solve "
+        << fixed(run.solve_seconds, 3) << " s";
+    if (r.iterations > 0 && run.solve_seconds > 0.0) {
+        const double per_it = run.solve_seconds / r.iterations;
+        out << " (" << fixed(1e3 * per_it, 3) << " ms / iteration, "
+            << fixed(bytes_per_iteration / per_it / 1e9, 2) << " GB/s effective)";
+    }
+    out << '\n';
+
+    write_run_output(output, run);
+    out << "  output      " << output << ", " << xdmf_path(output) << '\n';
+    if (r.status != SolveStatus::converged) {
+        err << "heptane: did not converge: " << to_string(r.status) << " after " << r.iterations
+            << " iterations, relative residual " << sci(r.relative_residual) << " (tolerance "
+            << sci(options.tolerance, 1) << ")" << (r.detail.empty() ? "" : ": " + r.detail)
+            << '\n';
+        return 1;
+    }
+    return 0;
+}
+
+}  // namespace heptane::app

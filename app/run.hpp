@@ -1,0 +1,21 @@
+#pragma once
+/// @file `heptane run DECK`: build the system, solve it, report, write HDF5 + XDMF.
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace heptane::app {
+
+struct RunArgs {
+    std::string deck;
+    std::string output;                  ///< -o; empty: the deck's output.file
+    std::string backend;                 ///< --backend; empty: the deck's solver.backend
+    std::vector<std::string> overrides;  ///< --set key.path=value
+};
+
+/// Exit code 0 (converged), 1 (not converged: the result is still written), 2 (bad input,
+/// nothing written), 3 (runtime or device error, nothing written). `terminal`: stderr is
+/// a terminal, so progress is shown while solving.
+int cmd_run(const RunArgs& args, std::ostream& out, std::ostream& err, bool terminal);
+
+}  // namespace heptane::app
