@@ -12,6 +12,7 @@
 
 #include "app/cli.hpp"
 #include "app/report.hpp"
+#include "common/cli_runner.hpp"
 #include "common/test_systems.hpp"
 #include "core/eigen_interop.hpp"
 #include "core/formats.hpp"
@@ -23,19 +24,9 @@ namespace {
 namespace fs = std::filesystem;
 using test::source_path;
 
-struct CliResult {
-    int code;
-    std::string out, err;
-};
+using test::CliResult;
 
-CliResult run(std::vector<std::string> args) {
-    args.insert(args.begin(), "heptane");
-    std::vector<const char*> argv;
-    for (const auto& a : args) argv.push_back(a.c_str());
-    std::ostringstream out, err;
-    const int code = run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
-    return {code, out.str(), err.str()};
-}
+CliResult run(std::vector<std::string> args) { return test::run_heptane(std::move(args)); }
 
 std::string temp_dir() {
     const fs::path dir =

@@ -1,0 +1,95 @@
+// Regression suite: every deck in tests/regression, with each solver method, is run through
+// `heptane run` and compared with its stored reference solution (reference/<deck>.<method>.h5).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <sstream>
+
+#include "app/cli.hpp"
+#include "app/compare.hpp"
+#include "app/hdf5_file.hpp"
+#include "common/cli_runner.hpp"
+#include "common/test_systems.hpp"
+
+namespace heptane::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// Agreement required with the stored solution: the solves are deterministic (same bits for
+/// any thread count), so on the machine that made the references they agree exactly; the
+/// tolerance leaves room for another compiler or libm (last-bit differences amplified by
+/// the iteration) while staying far below the solver tolerance's effect on x.
+constexpr double kRtol = 1e-6;
+constexpr double kAtol = 1e-9;
+
+struct Case {
+    std::string deck;    ///< file name in tests/regression
+    std::string method;  ///< bicgstab | qmr
+};
+
+std::vector<Case> all_cases() {
+    std::vector<Case> cases;
+    for (const auto& e : fs::directory_iterator(test::source_path("tests/regression"))) {
+        if (e.path().extension() != ".yaml") continue;
+        for (const char* m : {"bicgstab", "qmr"})
+            cases.push_back({e.path().filename().string(), m});
+    }
+    std::sort(cases.begin(), cases.end(),
+              [](const Case& a, const Case& b) { return a.deck + a.method < b.deck + b.method; });
+    return cases;
+}
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+    std::string name = fs::path(info.param.deck).stem().string() + "_" + info.param.method;
+    std::replace_if(
+        name.begin(), name.end(), [](char c) { return !std::isalnum(c) && c != '_'; }, '_');
+    return name;
+}
+
+class Regression : public ::testing::TestWithParam<Case> {};
+
+TEST_P(Regression, MatchesTheStoredSolution) {
+    const Case& c = GetParam();
+    const std::string deck = test::source_path("tests/regression/" + c.deck);
+    const std::string stem = fs::path(c.deck).stem().string();
+    const std::string reference =
+        test::source_path("tests/regression/reference/" + stem + "." + c.method + ".h5");
+    const std::string out =
+        (fs::temp_directory_path() /
+         ("heptane_regression_" + stem + "_" + c.method + "_" + std::to_string(::getpid()) + ".h5"))
+            .string();
+    const std::vector<std::string> args = {
+        "heptane", "run", deck, "-o", out, "--set", "solver.method=" + c.method};
+    std::vector<const char*> argv;
+    for (const auto& a : args) argv.push_back(a.c_str());
+    std::ostringstream o, e;
+    ASSERT_EQ(run_cli(static_cast<int>(argv.size()), argv.data(), o, e), kExitOk)
+        << o.str() << e.str();
+
+    {
+        const h5::File f = h5::File::open(out);
+        EXPECT_EQ(f.attr_string("/solver", "status"), "converged");
+        const double tol = f.attr_double("/solver", "tolerance");
+        EXPECT_LE(f.attr_double("/solver", "true_relative_residual"), 10 * tol);
+        ASSERT_TRUE(fs::exists(reference))
+            << reference << " is missing: see tests/regression/README.md to regenerate";
+        const h5::File ref = h5::File::open(reference);
+        EXPECT_NEAR(f.attr_double("/solver", "iterations"),
+                    ref.attr_double("/solver", "iterations"), 2)
+            << "iteration count moved";
+    }
+    std::ostringstream report;
+    const int code = compare_files(out, reference, CompareOptions{kRtol, kAtol}, report);
+    EXPECT_EQ(code, 0) << report.str();
+    fs::remove(out);
+    fs::remove(fs::path(out).replace_extension(".xmf"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Decks, Regression, ::testing::ValuesIn(all_cases()), case_name);
+
+}  // namespace
+}  // namespace heptane::app
