@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# ./run.sh [DECK [args]]: builds if needed, then runs heptane on DECK (default
-# inputs/demo.yaml). Relative paths are taken from where you call it.
-# This version builds and reports the deck's GH system (heptane info); the solvers and
-# `heptane run` come with the CPU-solver issue.
+# ./run.sh [DECK [heptane run options]]: builds if needed, then solves DECK (default
+# inputs/demo.yaml) with `heptane run`: a report on stdout, the result in the deck's
+# output.file (demo.h5 + demo.xmf for the demo) in the current folder, or -o OUT.h5.
+# Relative paths are taken from where you call it.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 "$root/scripts/bootstrap.sh"
@@ -10,4 +10,4 @@ deck="${1:-$root/inputs/demo.yaml}"
 (($#)) && shift
 build="${HEPTANE_BUILD_DIR:-build}"
 [[ "$build" = /* ]] || build="$root/$build"
-exec "$build/app/heptane" info "$deck" "$@"
+exec "$build/app/heptane" run "$deck" "$@"
