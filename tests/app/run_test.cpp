@@ -239,6 +239,17 @@ TEST_F(RunTest, BadInputLeavesNoOutputFile) {
     EXPECT_TRUE(files().empty()) << files().front();
 }
 
+TEST_F(RunTest, ProgressOnATerminalOnly) {
+    const CliResult quiet = run({"run", kSmallDeck, "-o", path("q.h5")});
+    EXPECT_EQ(quiet.err.find('\r'), std::string::npos) << "progress in a log";
+    const CliResult shown = test::run_heptane({"run", kSmallDeck, "-o", path("t.h5")}, true);
+    ASSERT_EQ(shown.code, kExitOk);
+    EXPECT_NE(shown.err.find("\r  iteration 0  relative residual 1.00e+00"), std::string::npos)
+        << shown.err;
+    EXPECT_EQ(shown.out.find('\r'), std::string::npos);  // progress goes to stderr only
+    EXPECT_EQ(shown.err.back(), '\r');  // the progress line is cleared at the end
+}
+
 TEST_F(RunTest, GpuBackendWithoutAGpuSolverIsExit3AndWritesNothing) {
     const CliResult r = run({"run", kSmallDeck, "-o", path("gpu.h5"), "--backend", "gpu"});
     EXPECT_EQ(r.code, kExitRuntime) << r.err;

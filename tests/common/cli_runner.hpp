@@ -13,13 +13,13 @@ struct CliResult {
     std::string out, err;
 };
 
-/// heptane ARGS... with stdout and stderr captured.
-inline CliResult run_heptane(std::vector<std::string> args) {
+/// heptane ARGS... with stdout and stderr captured; `terminal` pretends stderr is a terminal.
+inline CliResult run_heptane(std::vector<std::string> args, bool terminal = false) {
     args.insert(args.begin(), "heptane");
     std::vector<const char*> argv;
     for (const auto& a : args) argv.push_back(a.c_str());
     std::ostringstream out, err;
-    const int code = app::run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
+    const int code = app::run_cli(static_cast<int>(argv.size()), argv.data(), out, err, terminal);
     return {code, out.str(), err.str()};
 }
 
