@@ -5,6 +5,7 @@
 #include <limits>
 #include <vector>
 
+#include "core/canonical.hpp"
 #include "core/vector_ops.hpp"
 
 namespace heptane {
@@ -27,7 +28,7 @@ struct SolverFrame {
     /// r = b - A x into r; returns ||r||.
     double residual(double* r) const {
         A.apply(x, r);
-        vec::axpby(1.0, b, -1.0, r, n);
+        vec::xmay(b, 1.0, r, r, n);  // r = b - A x
         return vec::norm2(r, n);
     }
 
@@ -171,7 +172,10 @@ SolveResult bicgstab(const LinearOperator& A, const double* b, double* x, const 
             // beta = (rho / rho_old) (alpha / omega);  p = r + beta (p - omega v)
             const double beta = (rho / rho_old) * (alpha / omega);
 #pragma omp parallel for schedule(static) if (n >= vec::kParallelMin)
-            for (index_t i = 0; i < n; ++i) p[i] = r[i] + beta * (p[i] - omega * v[i]);
+            for (index_t i = 0; i < n; ++i) {
+                p[i] = canonical::mul_add(beta, canonical::sub(p[i], canonical::mul(omega, v[i])),
+                                          r[i]);
+            }
         }
         // p_hat = M^{-1} p;  v = A p_hat
         const double* p_hat = precondition(M, p.data(), p_buf);
@@ -184,7 +188,7 @@ SolveResult bicgstab(const LinearOperator& A, const double* b, double* x, const 
         }
         alpha = rho / sigma;
         // s = r - alpha v; stop at the half step if s is small enough: x = x + alpha p_hat
-        vec::waxpby(1.0, r.data(), -alpha, v.data(), s.data(), n);
+        vec::xmay(r.data(), alpha, v.data(), s.data(), n);
         const double s_norm = vec::norm2(s.data(), n);
         if (s_norm / f.bnorm <= opt.tolerance) {
             vec::axpy(alpha, p_hat, x, n);
@@ -204,9 +208,12 @@ SolveResult bicgstab(const LinearOperator& A, const double* b, double* x, const 
         omega = vec::dot(t.data(), s.data(), n) / tt;
         // x = x + alpha p_hat + omega s_hat
 #pragma omp parallel for schedule(static) if (n >= vec::kParallelMin)
-        for (index_t i = 0; i < n; ++i) x[i] += alpha * p_hat[i] + omega * s_hat[i];
+        for (index_t i = 0; i < n; ++i) {
+            x[i] = canonical::add(x[i], canonical::mul_add(omega, s_hat[i],
+                                                           canonical::mul(alpha, p_hat[i])));
+        }
         // r = s - omega t
-        vec::waxpby(1.0, s.data(), -omega, t.data(), r.data(), n);
+        vec::xmay(s.data(), omega, t.data(), r.data(), n);
         r_norm = vec::norm2(r.data(), n);
         if (f.record(it, r_norm, opt)) break;
         if (omega == 0.0) {  // the next beta would divide by omega
@@ -268,8 +275,8 @@ SolveResult qmr(const LinearOperator& A, const double* b, double* x, const Solve
             vec::copy(z, q.data(), n);        // q = z~
         } else {
             // p = y~ - (xi delta / eps) p;  q = z~ - (rho delta / eps) q
-            vec::axpby(1.0, y_tilde, -xi * delta / eps, p.data(), n);
-            vec::axpby(1.0, z, -rho * delta / eps, q.data(), n);
+            vec::xpby(y_tilde, -xi * delta / eps, p.data(), n);
+            vec::xpby(z, -rho * delta / eps, q.data(), n);
         }
         // p~ = A p;  eps = q^T p~;  beta = eps / delta
         A.apply(p.data(), p_tilde.data());
@@ -284,11 +291,11 @@ SolveResult qmr(const LinearOperator& A, const double* b, double* x, const Solve
             break;
         }
         // v~ = p~ - beta v;  rho_new = ||v~||   (y = M1^{-1} v~ = v~)
-        vec::axpby(1.0, p_tilde.data(), -beta, v.data(), n);
+        vec::xpby(p_tilde.data(), -beta, v.data(), n);
         const double rho_new = vec::norm2(v.data(), n);
         // w~ = A^T q - beta w;  z = M2^{-T} w~;  xi_new = ||z||
         A.apply_transpose(q.data(), work.data());
-        vec::axpby(1.0, work.data(), -beta, w.data(), n);
+        vec::xpby(work.data(), -beta, w.data(), n);
         if (!identity) M->apply_transpose(w.data(), z);
         const double xi_new = vec::norm2(z, n);
         // theta = rho_new / (gamma_old |beta|);  gamma = 1 / sqrt(1 + theta^2)

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/canonical.hpp"
 #include "core/vector_ops.hpp"
 
 namespace heptane {
@@ -38,34 +39,36 @@ void gh_product(const GHMatrix& A, const double* x, double* y) {
         const int w = have_wells ? wells.well_of_column[col] : -1;
         for (int k = 0; k < nz; ++k) {
             const index_t m = col * nz + k;
+            // Canonical order (core/canonical.hpp): over (d, c) sequentially, then the well.
             std::array<double, kMaxBlockSize> acc{};
             for (int d = 0; d < kStencilSize; ++d) {
                 if (!A.has_neighbour(m, d)) continue;
                 const index_t n = m + off[d];
                 const double* xn = x + n * K;
-                for (int r = 0; r < K; ++r) {
-                    double sum = 0.0;
-                    for (int c = 0; c < K; ++c) {
+                for (int c = 0; c < K; ++c) {
+                    for (int r = 0; r < K; ++r) {
                         const index_t idx = transpose ? A.bdia_index(mirror_diagonal(d), c, r, n)
                                                       : A.bdia_index(d, r, c, m);
-                        sum += bdia[idx] * xn[c];
+                        acc[r] = canonical::mul_add(bdia[idx], xn[c], acc[r]);
                     }
-                    acc[r] += sum;
                 }
             }
             if (w >= 0 && m >= wells.cell0[w] && m < wells.cell0[w] + wells.count[w]) {
                 const index_t base = wells.first[w] + (m - wells.cell0[w]) * K;
-                for (int r = 0; r < K; ++r) acc[r] += well_cols[base + r] * x[mk + w];
+                for (int r = 0; r < K; ++r) {
+                    acc[r] = canonical::mul_add(well_cols[base + r], x[mk + w], acc[r]);
+                }
             }
             for (int r = 0; r < K; ++r) y[m * K + r] = acc[r];
         }
     }
     for (index_t w = 0; w < A.num_wells(); ++w) {
-        double sum = wells.d[w] * x[mk + w];
+        // Canonical order: the perforated cells' terms, then D.
+        double sum = 0.0;
         const index_t n = wells.count[w] * K;
         const double* xc = x + wells.cell0[w] * K;
-        for (index_t i = 0; i < n; ++i) sum += well_rows[wells.first[w] + i] * xc[i];
-        y[mk + w] = sum;
+        for (index_t i = 0; i < n; ++i) sum = canonical::mul_add(well_rows[wells.first[w] + i], xc[i], sum);
+        y[mk + w] = canonical::mul_add(wells.d[w], x[mk + w], sum);
     }
 }
 

@@ -7,54 +7,60 @@
 namespace heptane::vec {
 namespace {
 
-/// Sum of f(i) over [0, n), chunked as described in the header.
+/// Sum of f(i) over [0, n) in the canonical order (core/canonical.hpp).
 template <class F>
-double chunked_sum(index_t n, F f) {
+double canonical_sum(index_t n, F f) {
+    using canonical::add;
+    using canonical::kLanes;
     const index_t chunks = (n + kChunk - 1) / kChunk;
-    if (chunks <= 1) {
-        double s = 0.0;
-        for (index_t i = 0; i < n; ++i) s += f(i);
-        return s;
-    }
     std::vector<double> partial(static_cast<std::size_t>(chunks));
 #pragma omp parallel for schedule(static) if (n >= kParallelMin)
     for (index_t c = 0; c < chunks; ++c) {
-        const index_t end = std::min(n, (c + 1) * kChunk);
-        double s = 0.0;
-        for (index_t i = c * kChunk; i < end; ++i) s += f(i);
-        partial[c] = s;
+        double lanes[kLanes] = {};
+        const index_t base = c * kChunk;
+        const index_t end = std::min(n, base + kChunk);
+        for (index_t i = base; i < end; ++i) {
+            const int l = static_cast<int>((i - base) % kLanes);
+            lanes[l] = add(lanes[l], f(i));
+        }
+        partial[c] = canonical::fold_lanes(lanes);
     }
     double s = 0.0;
-    for (double p : partial) s += p;
+    for (double p : partial) s = add(s, p);
     return s;
 }
 
 }  // namespace
 
 double dot(const double* x, const double* y, index_t n) {
-    return chunked_sum(n, [=](index_t i) { return x[i] * y[i]; });
+    return canonical_sum(n, [=](index_t i) { return canonical::mul(x[i], y[i]); });
 }
 
 double norm2(const double* x, index_t n) { return std::sqrt(dot(x, x, n)); }
 
 void axpy(double a, const double* x, double* y, index_t n) {
 #pragma omp parallel for schedule(static) if (n >= kParallelMin)
-    for (index_t i = 0; i < n; ++i) y[i] += a * x[i];
+    for (index_t i = 0; i < n; ++i) y[i] = canonical::mul_add(a, x[i], y[i]);
+}
+
+void xpby(const double* x, double b, double* y, index_t n) {
+#pragma omp parallel for schedule(static) if (n >= kParallelMin)
+    for (index_t i = 0; i < n; ++i) y[i] = canonical::mul_add(b, y[i], x[i]);
+}
+
+void xmay(const double* x, double a, const double* y, double* z, index_t n) {
+#pragma omp parallel for schedule(static) if (n >= kParallelMin)
+    for (index_t i = 0; i < n; ++i) z[i] = canonical::sub(x[i], canonical::mul(a, y[i]));
 }
 
 void axpby(double a, const double* x, double b, double* y, index_t n) {
 #pragma omp parallel for schedule(static) if (n >= kParallelMin)
-    for (index_t i = 0; i < n; ++i) y[i] = a * x[i] + b * y[i];
-}
-
-void waxpby(double a, const double* x, double b, const double* y, double* z, index_t n) {
-#pragma omp parallel for schedule(static) if (n >= kParallelMin)
-    for (index_t i = 0; i < n; ++i) z[i] = a * x[i] + b * y[i];
+    for (index_t i = 0; i < n; ++i) y[i] = canonical::mul_add(b, y[i], canonical::mul(a, x[i]));
 }
 
 void scale(double a, double* x, index_t n) {
 #pragma omp parallel for schedule(static) if (n >= kParallelMin)
-    for (index_t i = 0; i < n; ++i) x[i] *= a;
+    for (index_t i = 0; i < n; ++i) x[i] = canonical::mul(a, x[i]);
 }
 
 void copy(const double* x, double* y, index_t n) {
@@ -64,7 +70,7 @@ void copy(const double* x, double* y, index_t n) {
 
 bool all_finite(const double* x, index_t n) {
     // A sum of 0 * x_i is 0 for finite entries and NaN for any inf or NaN.
-    return chunked_sum(n, [=](index_t i) { return 0.0 * x[i]; }) == 0.0;
+    return canonical_sum(n, [=](index_t i) { return 0.0 * x[i]; }) == 0.0;
 }
 
 }  // namespace heptane::vec

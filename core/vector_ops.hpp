@@ -1,14 +1,15 @@
 #pragma once
-/// @file BLAS-1 on the host, OpenMP-parallel and deterministic: reductions sum fixed chunks
-/// of kChunk entries in parallel and then the chunk sums in order, so a dot product gives
-/// the same bits for any thread count (a solve is reproducible on any machine core count).
+/// @file BLAS-1 on the host, OpenMP-parallel and deterministic: reductions follow the
+/// canonical order of core/canonical.hpp (chunks of 4096 entries as 256 lanes folded by a
+/// fixed tree, then the chunk sums in order), so a dot product gives the same bits for any
+/// thread count and the same bits as the GPU solvers.
+#include "core/canonical.hpp"
 #include "core/types.hpp"
 
 namespace heptane::vec {
 
-/// Entries per reduction chunk. Large enough to amortize the parallel loop, small enough
-/// that a 1e4-entry vector still spreads over threads.
-constexpr index_t kChunk = 4096;
+/// Entries per reduction chunk (canonical::kReduceChunk).
+constexpr index_t kChunk = canonical::kReduceChunk;
 
 /// Below this many entries loops run serially: a parallel region costs a few microseconds,
 /// more than the loop itself on small vectors (and spinning threads hurt when several
@@ -19,12 +20,14 @@ constexpr index_t kParallelMin = 32768;
 double dot(const double* x, const double* y, index_t n);
 /// ||x||_2
 double norm2(const double* x, index_t n);
-/// y = a x + y
+/// y = y + a x
 void axpy(double a, const double* x, double* y, index_t n);
+/// y = x + b y
+void xpby(const double* x, double b, double* y, index_t n);
+/// z = x - a y
+void xmay(const double* x, double a, const double* y, double* z, index_t n);
 /// y = a x + b y
 void axpby(double a, const double* x, double b, double* y, index_t n);
-/// z = a x + b y
-void waxpby(double a, const double* x, double b, const double* y, double* z, index_t n);
 /// x = a x
 void scale(double a, double* x, index_t n);
 /// y = x

@@ -31,6 +31,9 @@ struct Case {
     std::string method;  ///< bicgstab | qmr
 };
 
+/// gtest prints parameters through PrintTo (otherwise as raw bytes in every ctest line).
+void PrintTo(const Case& c, std::ostream* os) { *os << c.deck << " with " << c.method; }
+
 std::vector<Case> all_cases() {
     std::vector<Case> cases;
     for (const auto& e : fs::directory_iterator(test::source_path("tests/regression"))) {
