@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "app/atomic_file.hpp"
+#include "app/bench.hpp"
 #include "app/compare.hpp"
 #include "app/deck.hpp"
 #include "app/report.hpp"
@@ -109,6 +110,41 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     cmp->add_option("--atol", compare_opts.atol, "absolute tolerance (default 0)")
         ->check(CLI::NonNegativeNumber);
 
+    BenchArgs bench_args;
+    CLI::App* bench = app.add_subcommand(
+        "bench", "Measure SpMV and solvers against the machine's own triad bandwidth");
+    bench->require_subcommand(1);
+    CLI::App* bench_spmv = bench->add_subcommand(
+        "spmv",
+        "y = GH x: Bdia variants vs cuSPARSE BSR (generic, bsrmv) and CSR (and the "
+        "CPU reference with --cpu, or alone without a GPU)");
+    CLI::App* bench_solve = bench->add_subcommand(
+        "solve",
+        "BiCGStab: multi-kernel (CUDA graph) vs library baselines, fixed iteration "
+        "count and to 1e-8");
+    for (CLI::App* sub : {bench_spmv, bench_solve}) {
+        sub->add_option("--grids", bench_args.grids, "cubic grid sizes g (g^3 cells)")
+            ->delimiter(',')
+            ->check(CLI::Range(1, 1024));
+        sub->add_option("--K", bench_args.ks, "block sizes")
+            ->delimiter(',')
+            ->check(CLI::Range(1, 16));
+        sub->add_option("--repeat", bench_args.repeats, "timed repetitions (median)")
+            ->check(CLI::Range(1, 10000));
+        sub->add_option("--wells", bench_args.wells, "wells in each system")
+            ->check(CLI::Range(0, 1000));
+        sub->add_option("--max-host-gb", bench_args.max_host_gb,
+                        "skip systems whose host arrays exceed this")
+            ->check(CLI::PositiveNumber);
+        sub->add_flag("--cpu", bench_args.cpu, "also time the CPU reference");
+    }
+    bench_solve->add_option("--iterations", bench_args.iterations, "fixed iteration count")
+        ->check(CLI::Range(1, 1000000));
+    bench_spmv->add_option("--report", bench_args.report, "YAML report")
+        ->default_val("bench_spmv.yaml");
+    bench_solve->add_option("--report", bench_args.report, "YAML report")
+        ->default_val("bench_solve.yaml");
+
     std::string info_deck;
     CLI::App* info = app.add_subcommand(
         "info",
@@ -133,6 +169,12 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
 
     try {
         if (run->parsed()) return cmd_run(run_args, out, err, terminal);
+        if (bench_spmv->parsed() || bench_solve->parsed()) {
+            for (int i = 0; i < argc; ++i)
+                bench_args.command += (i ? " " : "") + std::string(argv[i]);
+            return bench_spmv->parsed() ? cmd_bench_spmv(bench_args, out)
+                                        : cmd_bench_solve(bench_args, out);
+        }
         if (cmp->parsed()) return compare_files(compare_a, compare_b, compare_opts, out);
         if (info->parsed()) return cmd_info(info_deck, out);
         if (exp->parsed()) return cmd_export(export_deck, matrix_path, rhs_path, out);

@@ -13,6 +13,7 @@
 #include "core/errors.hpp"
 #include "core/krylov.hpp"
 #include "gpu/device.hpp"
+#include "gpu/solvers.hpp"
 
 namespace heptane::app {
 namespace {
@@ -54,18 +55,76 @@ void check_available(const Deck& deck) {
     }
 }
 
-/// The backend that will run: cpu, or an error (exit 3) for a GPU request this build or
-/// machine cannot serve. `auto` is the CPU until the GPU solvers exist.
-std::string resolve_backend(Backend requested) {
-    if (requested != Backend::gpu) return "cpu";
-    if (!gpu::compiled_with_cuda()) {
+/// Where and how the solve runs.
+struct Plan {
+    bool gpu = false;
+    GpuKernel kernel = GpuKernel::multi_kernel;
+    std::string backend, kernel_name, note;
+};
+
+const char* kernel_name(GpuKernel k) {
+    switch (k) {
+        case GpuKernel::in_kernel:
+            return "in_kernel";
+        case GpuKernel::multi_kernel:
+            return "multi_kernel";
+        case GpuKernel::library:
+            return "library";
+    }
+    return "?";
+}
+
+/// cpu, or the GPU with the requested kernel. `auto` takes the GPU when one is present and
+/// the method runs there. An explicit GPU request this build or machine cannot serve is a
+/// runtime error (exit 3); a GPU method or kernel this version lacks is an input error at its
+/// key (exit 2). Checked before any work.
+Plan plan_backend(const Deck& deck) {
+    const SolverSettings& s = deck.solver;
+    Plan plan;
+    const bool gpu_ready = gpu::compiled_with_cuda() && gpu::device_count() > 0;
+    if (s.backend == Backend::cpu ||
+        (s.backend == Backend::automatic && (!gpu_ready || s.method != Method::bicgstab))) {
+        plan.backend = "cpu";
+        plan.kernel_name = "reference";
+        return plan;
+    }
+    if (s.backend == Backend::gpu && !gpu::compiled_with_cuda()) {
         throw Error(
             "backend gpu: heptane was built without CUDA (HEPTANE_ENABLE_CUDA=OFF or no "
             "nvcc at build time); use --backend cpu");
     }
-    if (gpu::device_count() == 0)
+    if (s.backend == Backend::gpu && gpu::device_count() == 0) {
         throw Error("backend gpu: no CUDA device found; use --backend cpu");
-    throw NotSupported("backend gpu: this version has the CPU solvers only; use --backend cpu");
+    }
+    if (s.method != Method::bicgstab) {
+        deck.rethrow_located(InputError("solver.method",
+                                        "the GPU solvers of this version are BiCGStab only; use "
+                                        "--backend cpu for " +
+                                            std::string(method_name(s.method))));
+    }
+    plan.gpu = true;
+    plan.backend = "gpu";
+    plan.kernel = s.gpu_kernel;
+    if (plan.kernel == GpuKernel::in_kernel) {
+        // The persistent in-kernel solver is the next issue; until then the default GPU
+        // kernel is the multi-kernel baseline, and the report says so.
+        plan.kernel = GpuKernel::multi_kernel;
+        plan.note = " (in_kernel is not in this version)";
+    }
+    plan.kernel_name = kernel_name(plan.kernel);
+    return plan;
+}
+
+gpu::LibrarySpmv library_spmv(LibraryFormat f) {
+    switch (f) {
+        case LibraryFormat::bsr:
+            return gpu::LibrarySpmv::bsr;
+        case LibraryFormat::bsr_legacy:
+            return gpu::LibrarySpmv::bsr_legacy;
+        case LibraryFormat::csr:
+            return gpu::LibrarySpmv::csr;
+    }
+    return gpu::LibrarySpmv::bsr;
 }
 
 /// Fails early (exit 2, nothing written) when the output folder does not exist.
@@ -113,7 +172,7 @@ int cmd_run(const RunArgs& args, std::ostream& out, std::ostream& err, bool term
     check_available(deck);
     const std::string output = args.output.empty() ? deck.output.file : args.output;
     check_output_folder(output, args.output.empty() ? "output.file" : "-o", deck);
-    const std::string backend = resolve_backend(deck.solver.backend);
+    const Plan plan = plan_backend(deck);
 
     const auto t_setup = Clock::now();
     const wells::Model model = build_model(deck);
@@ -125,8 +184,8 @@ int cmd_run(const RunArgs& args, std::ostream& out, std::ostream& err, bool term
     run.model = &model;
     run.overrides = args.overrides;
     run.method = method_name(deck.solver.method);
-    run.backend = backend;
-    run.kernel = "reference";
+    run.backend = plan.backend;
+    run.kernel = plan.kernel_name;
     run.tolerance = deck.solver.tolerance;
     run.setup_seconds = setup_seconds;
 
@@ -135,21 +194,35 @@ int cmd_run(const RunArgs& args, std::ostream& out, std::ostream& err, bool term
     options.tolerance = deck.solver.tolerance;
     options.max_iterations = deck.solver.max_iterations;
     const GHOperator op(sys.matrix);
-    const auto t_solve = Clock::now();
+    IterationCost cost = deck.solver.method == Method::qmr ? qmr_cost() : bicgstab_cost();
     {
         Progress progress(err, terminal);
         options.progress = [&progress](int it, double r) { progress(it, r); };
-        run.result = deck.solver.method == Method::qmr
-                         ? qmr(op, sys.rhs.data(), x.data(), options)
-                         : bicgstab(op, sys.rhs.data(), x.data(), options);
+        if (plan.gpu) {
+            gpu::GpuSolveOptions gopt;
+            gopt.solve = options;
+            gopt.library_spmv = library_spmv(deck.solver.library_format);
+            gpu::GpuSolveTimes times;
+            const bool library = plan.kernel == GpuKernel::library;
+            run.result = library ? gpu::bicgstab_library(sys.matrix, sys.rhs, x, gopt, &times)
+                                 : gpu::bicgstab_multi_kernel(sys.matrix, sys.rhs, x, gopt, &times);
+            cost = library ? gpu::library_cost() : gpu::multi_kernel_cost();
+            run.setup_seconds += times.setup_seconds;
+            run.solve_seconds = times.solve_seconds;
+            if (library) run.kernel += std::string("/") + gpu::to_string(gopt.library_spmv);
+        } else {
+            const auto t_solve = Clock::now();
+            run.result = deck.solver.method == Method::qmr
+                             ? qmr(op, sys.rhs.data(), x.data(), options)
+                             : bicgstab(op, sys.rhs.data(), x.data(), options);
+            run.solve_seconds = seconds_since(t_solve);
+        }
     }
-    run.solve_seconds = seconds_since(t_solve);
     run.x = &x;
     const SolveResult& r = run.result;
 
     // Report.
     const GHMatrix& A = sys.matrix;
-    const IterationCost cost = deck.solver.method == Method::qmr ? qmr_cost() : bicgstab_cost();
     const double bytes_per_iteration = cost.products * op.minimal_bytes() +
                                        cost.vector_passes * 8.0 * static_cast<double>(A.rows());
     out << "heptane: " << deck.path << (deck.title.empty() ? "" : " (" + deck.title + ")") << '\n';
@@ -157,9 +230,15 @@ int cmd_run(const RunArgs& args, std::ostream& out, std::ostream& err, bool term
         << " cells, K = " << A.block_size() << ", " << A.num_wells()
         << " wells: " << with_commas(A.rows()) << " unknowns, " << with_commas(A.nonzeros())
         << " nonzeros\n";
-    out << "  solver      " << run.method << " on the cpu (reference, " << omp_get_max_threads()
-        << " OpenMP threads), tolerance " << sci(options.tolerance, 1) << ", at most "
-        << options.max_iterations << " iterations\n";
+    out << "  solver      " << run.method << " on the " << plan.backend << " (";
+    if (plan.gpu) {
+        const auto devices = gpu::list_devices();
+        out << run.kernel << plan.note << ", " << (devices.empty() ? "?" : devices[0].name);
+    } else {
+        out << "reference, " << omp_get_max_threads() << " OpenMP threads";
+    }
+    out << "), tolerance " << sci(options.tolerance, 1) << ", at most " << options.max_iterations
+        << " iterations\n";
     out << "  result      " << to_string(r.status) << " after " << r.iterations << " iterations";
     if (r.restarts > 0) {
         out << ", " << r.restarts << " shadow-residual restart" << (r.restarts > 1 ? "s" : "");
@@ -167,7 +246,7 @@ int cmd_run(const RunArgs& args, std::ostream& out, std::ostream& err, bool term
     out << (r.detail.empty() ? "" : " (" + r.detail + ")") << '\n';
     out << "  residual    " << sci(r.relative_residual) << " (recurrence), "
         << sci(r.true_relative_residual) << " (true: ||b - A x|| / ||b||)\n";
-    out << "  time        setup " << fixed(setup_seconds, 3) << " s, solve "
+    out << "  time        setup " << fixed(run.setup_seconds, 3) << " s, solve "
         << fixed(run.solve_seconds, 3) << " s";
     if (r.iterations > 0 && run.solve_seconds > 0.0) {
         const double per_it = run.solve_seconds / r.iterations;

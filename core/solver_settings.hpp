@@ -10,6 +10,7 @@ enum class PreconditionerKind { none, point_block_jacobi, line_jacobi, block_jac
 enum class Backend { automatic, cpu, gpu };
 enum class GpuKernel { in_kernel, multi_kernel, library };
 enum class SpmvKind { bdia, ksparse };
+enum class LibraryFormat { bsr, bsr_legacy, csr };
 
 struct SolverSettings {
     Method method = Method::bicgstab;
@@ -19,7 +20,8 @@ struct SolverSettings {
     Backend backend = Backend::automatic;
     GpuKernel gpu_kernel = GpuKernel::in_kernel;
     SpmvKind spmv = SpmvKind::bdia;
-    double tolerance = 1.0e-8;  ///< on ||b - GH x|| / ||b||
+    LibraryFormat library_format = LibraryFormat::bsr;  ///< cuSPARSE SpMV of gpu_kernel library
+    double tolerance = 1.0e-8;                          ///< on ||b - GH x|| / ||b||
     int max_iterations = 1000;
 };
 

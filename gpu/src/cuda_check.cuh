@@ -1,7 +1,7 @@
 #pragma once
 /// @file Checked CUDA calls: every CUDA runtime call goes through HEPTANE_CUDA_CHECK, which
 /// throws CudaError with the expression, file, line, function and CUDA's error string.
-/// HEPTANE_SYNC_CHECK() (after launches) also synchronizes when HEPTANE_SYNC_CHECKS is
+/// HEPTANE_SYNC_CHECK(stream) (after launches) also synchronizes when HEPTANE_SYNC_CHECKS is
 /// defined (Debug builds) so an asynchronous kernel fault is reported at its launch.
 #include <cuda_runtime.h>
 
@@ -28,12 +28,18 @@ namespace heptane::gpu::detail {
         }                                                                                     \
     } while (0)
 
+/// After a launch on `stream`: the launch error; with HEPTANE_SYNC_CHECKS (Debug) also a
+/// synchronization, unless the stream is being captured into a graph.
 #ifdef HEPTANE_SYNC_CHECKS
-#define HEPTANE_SYNC_CHECK()                         \
-    do {                                             \
-        HEPTANE_CUDA_CHECK(cudaGetLastError());      \
-        HEPTANE_CUDA_CHECK(cudaDeviceSynchronize()); \
+#define HEPTANE_SYNC_CHECK(stream)                                              \
+    do {                                                                        \
+        HEPTANE_CUDA_CHECK(cudaGetLastError());                                 \
+        cudaStreamCaptureStatus heptane_capture_ = cudaStreamCaptureStatusNone; \
+        HEPTANE_CUDA_CHECK(cudaStreamIsCapturing((stream), &heptane_capture_)); \
+        if (heptane_capture_ == cudaStreamCaptureStatusNone) {                  \
+            HEPTANE_CUDA_CHECK(cudaStreamSynchronize(stream));                  \
+        }                                                                       \
     } while (0)
 #else
-#define HEPTANE_SYNC_CHECK() HEPTANE_CUDA_CHECK(cudaGetLastError())
+#define HEPTANE_SYNC_CHECK(stream) HEPTANE_CUDA_CHECK(cudaGetLastError())
 #endif

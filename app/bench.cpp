@@ -1,0 +1,342 @@
+#include "app/bench.hpp"
+
+#include <omp.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <functional>
+#include <ostream>
+
+#include "app/atomic_file.hpp"
+#include "app/report.hpp"
+#include "core/errors.hpp"
+#include "core/krylov.hpp"
+#include "core/linear_operator.hpp"
+#include "core/spmv.hpp"
+#include "gpu/bench.hpp"
+#include "gpu/device.hpp"
+#include "gpu/solvers.hpp"
+#include "heptane_version.hpp"
+#include "wells/generator.hpp"
+
+namespace heptane::app {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// A synthetic benchmark system: g^3 cells, K components, `wells` vertical wells spread over
+/// the grid (full perforation, every other one rate-controlled).
+wells::Model bench_system(int g, int K, int wells) {
+    wells::ModelSpec spec;
+    spec.grid.nx = spec.grid.ny = spec.grid.nz = g;
+    spec.model = wells::FluidModel::synthetic;
+    spec.synthetic.components = K;
+    spec.synthetic.seed = 2024;
+    spec.synthetic.diagonal_dominance = 1.5;
+    spec.permeability.value = {100.0, 100.0, 10.0};
+    spec.porosity.value = {0.2, 0.0, 0.0};
+    const int side =
+        std::max(1, static_cast<int>(std::ceil(std::sqrt(static_cast<double>(wells)))));
+    for (int w = 0; w < wells; ++w) {
+        wells::WellSpec s;
+        s.name = "W" + std::to_string(w);
+        s.i = std::min(g - 1, (w % side) * g / side + g / (2 * side));
+        s.j = std::min(g - 1, (w / side) * g / side + g / (2 * side));
+        s.k_first = 0;
+        s.k_last = g - 1;
+        s.control = w % 2 ? wells::ControlKind::rate : wells::ControlKind::bhp;
+        s.target = 1.0;
+        spec.wells.push_back(s);
+    }
+    return wells::generate(spec);
+}
+
+/// Bytes of the host system and its largest conversion (CSR), to skip what cannot be built.
+double host_bytes(int g, int K) {
+    const double cells = static_cast<double>(g) * g * g;
+    return cells * 7.0 * K * K * 8.0 * 2.5;  // Bdia + CSR (12 bytes a value)
+}
+
+std::string grid_name(int g) { return std::to_string(g) + "^3"; }
+
+std::string utc_now() {
+    const std::time_t t = std::time(nullptr);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+    return buf;
+}
+
+/// Median seconds of `run` over `repeats` host-timed runs after one warm-up.
+double host_median(int repeats, const std::function<void()>& run) {
+    run();
+    std::vector<double> t;
+    for (int i = 0; i < repeats; ++i) {
+        const auto t0 = Clock::now();
+        run();
+        t.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+/// CPU STREAM triad (OpenMP) on three arrays of n doubles: bytes / median seconds.
+double cpu_triad(std::size_t n, int repeats) {
+    std::vector<double> a(n), b(n, 1.0), c(n, 2.0);
+    const double s = host_median(repeats, [&] {
+#pragma omp parallel for schedule(static)
+        for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + 3.0 * c[i];
+    });
+    return 24.0 * static_cast<double>(n) / s;
+}
+
+struct Device {
+    bool gpu = false;
+    std::string name;
+    double triad = 0.0;  ///< bytes / s
+};
+
+Device measure_device(const BenchArgs& args, std::ostream& out) {
+    Device d;
+    d.gpu = gpu::compiled_with_cuda() && gpu::device_count() > 0;
+    if (d.gpu) {
+        d.name = gpu::list_devices()[0].name;
+        // 3 arrays of 2^27 doubles (3 GiB): far beyond any L2.
+        const gpu::Timing t = gpu::measure_triad(std::size_t{1} << 27, std::max(args.repeats, 10));
+        d.triad = 24.0 * static_cast<double>(std::size_t{1} << 27) / t.median_seconds;
+    } else {
+        d.name = "CPU (" + std::to_string(omp_get_max_threads()) + " OpenMP threads)";
+        d.triad = cpu_triad(std::size_t{1} << 25, std::max(args.repeats, 5));
+    }
+    out << "heptane bench on " << d.name << ": triad " << fixed(d.triad / 1e9, 1)
+        << " GB/s (measured now)\n";
+    return d;
+}
+
+YAML::Emitter& begin_report(YAML::Emitter& y, const Device& d, const std::string& what,
+                            const std::string& command) {
+    y << YAML::BeginMap;
+    y << YAML::Key << "benchmark" << YAML::Value << what;
+    y << YAML::Key << "heptane_version" << YAML::Value << kVersion;
+    y << YAML::Key << "date" << YAML::Value << utc_now();
+    y << YAML::Key << "command" << YAML::Value << command;
+    y << YAML::Key << "device" << YAML::Value << d.name;
+    y << YAML::Key << "triad_gb_s" << YAML::Value << d.triad / 1e9;
+    return y;
+}
+
+void write_report(const std::string& path, YAML::Emitter& y, std::ostream& out) {
+    y << YAML::EndMap;
+    AtomicOutput file(path);
+    {
+        std::ofstream s(file.temp_path());
+        if (!s) throw InputError("--report", "cannot write '" + path + "'");
+        s << y.c_str() << '\n';
+    }
+    file.commit();
+    out << "report: " << path << '\n';
+}
+
+}  // namespace
+
+int cmd_bench_spmv(const BenchArgs& args, std::ostream& out) {
+    const Device dev = measure_device(args, out);
+    YAML::Emitter y;
+    begin_report(y, dev, "spmv", args.command);
+    y << YAML::Key << "results" << YAML::Value << YAML::BeginSeq;
+    char line[256];
+    std::snprintf(line, sizeof line, "%-7s %3s %12s %14s  %-22s %10s %9s %8s %10s\n", "grid", "K",
+                  "rows", "nonzeros", "kernel", "time [us]", "GB/s", "x triad", "vs cuSPARSE BSR");
+    out << line;
+    for (int g : args.grids) {
+        for (int K : args.ks) {
+            if (host_bytes(g, K) > args.max_host_gb * 1e9) {
+                out << grid_name(g) << " K = " << K << ": skipped (host system of ~"
+                    << fixed(host_bytes(g, K) / 1e9, 0) << " GB > --max-host-gb)\n";
+                continue;
+            }
+            const wells::Model model = bench_system(g, K, args.wells);
+            const GHMatrix& A = model.system.matrix;
+            const double bytes =
+                8.0 * static_cast<double>(A.nonzeros()) + 16.0 * static_cast<double>(A.rows());
+            std::vector<gpu::Timing> timings;
+            if (dev.gpu) timings = gpu::time_spmv(A, args.repeats, true);
+            if (!dev.gpu || args.cpu) {
+                std::vector<double> x(static_cast<std::size_t>(A.rows()), 1.0), yv(x.size());
+                const double t = host_median(args.repeats, [&] { spmv(A, x.data(), yv.data()); });
+                timings.push_back({"cpu_reference", t, t, args.repeats, ""});
+            }
+            double best_bsr = 0.0;
+            for (const auto& t : timings) {
+                if ((t.name == "cusparse_bsr" || t.name == "cusparse_bsrmv") && t.repeats > 0) {
+                    best_bsr =
+                        best_bsr == 0.0 ? t.median_seconds : std::min(best_bsr, t.median_seconds);
+                }
+            }
+            for (const auto& t : timings) {
+                y << YAML::BeginMap << YAML::Key << "grid" << YAML::Value << g << YAML::Key << "K"
+                  << YAML::Value << K << YAML::Key << "rows" << YAML::Value << A.rows() << YAML::Key
+                  << "nonzeros" << YAML::Value << A.nonzeros() << YAML::Key << "kernel"
+                  << YAML::Value << t.name;
+                if (t.repeats == 0) {
+                    y << YAML::Key << "skipped" << YAML::Value << t.note << YAML::EndMap;
+                    out << grid_name(g) << " K = " << K << " " << t.name << ": skipped (" << t.note
+                        << ")\n";
+                    continue;
+                }
+                const double gbs = bytes / t.median_seconds / 1e9;
+                const double ratio = bytes / t.median_seconds / dev.triad;
+                const double speedup = best_bsr > 0.0 ? best_bsr / t.median_seconds : 0.0;
+                y << YAML::Key << "median_us" << YAML::Value << 1e6 * t.median_seconds << YAML::Key
+                  << "min_us" << YAML::Value << 1e6 * t.min_seconds << YAML::Key << "repeats"
+                  << YAML::Value << t.repeats << YAML::Key << "effective_gb_s" << YAML::Value << gbs
+                  << YAML::Key << "ratio_to_triad" << YAML::Value << ratio;
+                if (speedup > 0.0)
+                    y << YAML::Key << "speedup_vs_cusparse_bsr" << YAML::Value << speedup;
+                y << YAML::EndMap;
+                std::snprintf(
+                    line, sizeof line, "%-7s %3d %12s %14s  %-22s %10.1f %9.1f %8.3f %10s\n",
+                    grid_name(g).c_str(), K, with_commas(A.rows()).c_str(),
+                    with_commas(A.nonzeros()).c_str(), t.name.c_str(), 1e6 * t.median_seconds, gbs,
+                    ratio, speedup > 0.0 ? (fixed(speedup, 2) + "x").c_str() : "-");
+                out << line;
+            }
+        }
+    }
+    y << YAML::EndSeq;
+    y << YAML::Key << "bytes_counted" << YAML::Value
+      << "8 per structural nonzero of GH + 8 per row for x + 8 per row for y";
+    write_report(args.report, y, out);
+    return 0;
+}
+
+int cmd_bench_solve(const BenchArgs& args, std::ostream& out) {
+    const Device dev = measure_device(args, out);
+    YAML::Emitter y;
+    begin_report(y, dev, "solve", args.command);
+    y << YAML::Key << "iterations_fixed" << YAML::Value << args.iterations;
+    y << YAML::Key << "results" << YAML::Value << YAML::BeginSeq;
+    char line[256];
+    std::snprintf(line, sizeof line, "%-7s %3s %12s  %-28s %6s %11s %9s %8s %9s %s\n", "grid", "K",
+                  "rows", "solver", "iters", "us / iter", "GB/s", "x triad", "speedup", "to 1e-8");
+    out << line;
+    for (int g : args.grids) {
+        for (int K : args.ks) {
+            if (host_bytes(g, K) > args.max_host_gb * 1e9) {
+                out << grid_name(g) << " K = " << K << ": skipped (host system too large)\n";
+                continue;
+            }
+            const wells::Model model = bench_system(g, K, args.wells);
+            const GHSystem& sys = model.system;
+            const double n = static_cast<double>(sys.matrix.rows());
+            const double spmv_bytes = 8.0 * static_cast<double>(sys.matrix.nonzeros()) + 16.0 * n;
+            struct Row {
+                std::string name;
+                double per_iteration = 0.0;
+                int iterations = 0, converged_iterations = 0;
+                double converged_seconds = 0.0;
+                IterationCost cost;
+            };
+            std::vector<Row> rows;
+            auto run_gpu = [&](const std::string& name, bool library, gpu::LibrarySpmv fmt) {
+                gpu::GpuSolveOptions o;
+                o.library_spmv = fmt;
+                o.solve.tolerance = 0.0;  // exactly `iterations` iterations
+                o.solve.max_iterations = args.iterations;
+                Row row{name, 0.0, 0,
+                        0,    0.0, library ? gpu::library_cost() : gpu::multi_kernel_cost()};
+                std::vector<double> per;
+                for (int rep = 0; rep < std::max(args.repeats / 5, 3); ++rep) {
+                    std::vector<double> x(sys.rhs.size(), 0.0);
+                    gpu::GpuSolveTimes t;
+                    const SolveResult r =
+                        library ? gpu::bicgstab_library(sys.matrix, sys.rhs, x, o, &t)
+                                : gpu::bicgstab_multi_kernel(sys.matrix, sys.rhs, x, o, &t);
+                    row.iterations = r.iterations;
+                    per.push_back(t.solve_seconds / std::max(r.iterations, 1));
+                }
+                std::sort(per.begin(), per.end());
+                row.per_iteration = per[per.size() / 2];
+                o.solve.tolerance = 1e-8;
+                o.solve.max_iterations = 100000;
+                std::vector<double> x(sys.rhs.size(), 0.0);
+                gpu::GpuSolveTimes t;
+                const SolveResult r =
+                    library ? gpu::bicgstab_library(sys.matrix, sys.rhs, x, o, &t)
+                            : gpu::bicgstab_multi_kernel(sys.matrix, sys.rhs, x, o, &t);
+                row.converged_iterations = r.iterations;
+                row.converged_seconds = t.solve_seconds;
+                rows.push_back(row);
+            };
+            if (dev.gpu) {
+                run_gpu("multi_kernel (graph)", false, gpu::LibrarySpmv::bsr);
+                run_gpu("library (cusparse_bsr)", true, gpu::LibrarySpmv::bsr);
+                run_gpu("library (cusparse_bsrmv)", true, gpu::LibrarySpmv::bsr_legacy);
+                run_gpu("library (cusparse_csr)", true, gpu::LibrarySpmv::csr);
+            }
+            if (!dev.gpu || args.cpu) {
+                const GHOperator op(sys.matrix);
+                SolveOptions o;
+                o.tolerance = 0.0;
+                o.max_iterations = args.iterations;
+                Row row{"cpu reference", 0.0, 0, 0, 0.0, bicgstab_cost()};
+                std::vector<double> x(sys.rhs.size(), 0.0);
+                const auto t0 = Clock::now();
+                const SolveResult r = bicgstab(op, sys.rhs.data(), x.data(), o);
+                row.iterations = r.iterations;
+                row.per_iteration = std::chrono::duration<double>(Clock::now() - t0).count() /
+                                    std::max(r.iterations, 1);
+                o.tolerance = 1e-8;
+                o.max_iterations = 100000;
+                std::fill(x.begin(), x.end(), 0.0);
+                const auto t1 = Clock::now();
+                const SolveResult c = bicgstab(op, sys.rhs.data(), x.data(), o);
+                row.converged_iterations = c.iterations;
+                row.converged_seconds = std::chrono::duration<double>(Clock::now() - t1).count();
+                rows.push_back(row);
+            }
+            const double library_best = [&] {
+                double best = 0.0;
+                for (const Row& r : rows) {
+                    if (r.name.rfind("library", 0) == 0)
+                        best = best == 0.0 ? r.per_iteration : std::min(best, r.per_iteration);
+                }
+                return best;
+            }();
+            for (const Row& r : rows) {
+                const double bytes = r.cost.products * spmv_bytes + r.cost.vector_passes * 8.0 * n;
+                const double gbs = bytes / r.per_iteration / 1e9;
+                const double speedup = library_best > 0.0 ? library_best / r.per_iteration : 0.0;
+                y << YAML::BeginMap << YAML::Key << "grid" << YAML::Value << g << YAML::Key << "K"
+                  << YAML::Value << K << YAML::Key << "rows" << YAML::Value << sys.matrix.rows()
+                  << YAML::Key << "solver" << YAML::Value << r.name << YAML::Key << "iterations"
+                  << YAML::Value << r.iterations << YAML::Key << "us_per_iteration" << YAML::Value
+                  << 1e6 * r.per_iteration << YAML::Key << "bytes_per_iteration" << YAML::Value
+                  << bytes << YAML::Key << "effective_gb_s" << YAML::Value << gbs << YAML::Key
+                  << "ratio_to_triad" << YAML::Value << bytes / r.per_iteration / dev.triad
+                  << YAML::Key << "speedup_vs_best_library" << YAML::Value << speedup << YAML::Key
+                  << "iterations_to_1e-8" << YAML::Value << r.converged_iterations << YAML::Key
+                  << "seconds_to_1e-8" << YAML::Value << r.converged_seconds << YAML::EndMap;
+                std::snprintf(line, sizeof line,
+                              "%-7s %3d %12s  %-28s %6d %11.1f %9.1f %8.3f %9s %d it, %.4f s\n",
+                              grid_name(g).c_str(), K, with_commas(sys.matrix.rows()).c_str(),
+                              r.name.c_str(), r.iterations, 1e6 * r.per_iteration, gbs,
+                              bytes / r.per_iteration / dev.triad,
+                              speedup > 0.0 ? (fixed(speedup, 2) + "x").c_str() : "-",
+                              r.converged_iterations, r.converged_seconds);
+                out << line;
+            }
+        }
+    }
+    y << YAML::EndSeq;
+    y << YAML::Key << "bytes_counted" << YAML::Value
+      << "per iteration: products x (8 nnz + 16 n) + vector passes x 8 n, with the products "
+         "and passes of each implementation (multi_kernel 2 + 19, library 2 + 33, cpu 2 + 23)";
+    write_report(args.report, y, out);
+    return 0;
+}
+
+}  // namespace heptane::app

@@ -1,0 +1,25 @@
+#pragma once
+/// @file `heptane bench spmv | solve`: measured against the machine's own limits (the
+/// device's STREAM triad measured in the same run); a table on stdout and a YAML report.
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace heptane::app {
+
+struct BenchArgs {
+    std::vector<int> grids{32, 64, 128};            ///< cubic grids g^3
+    std::vector<int> ks{1, 2, 3, 4, 6, 8, 12, 16};  ///< block sizes
+    int repeats = 20;                               ///< timed runs per kernel (median)
+    int wells = 16;
+    int iterations = 100;       ///< bench solve: fixed iteration count
+    double max_host_gb = 48.0;  ///< skip systems larger than this
+    bool cpu = false;           ///< also time the CPU reference
+    std::string report;         ///< YAML report path
+    std::string command;        ///< the command line, for the report
+};
+
+int cmd_bench_spmv(const BenchArgs& args, std::ostream& out);
+int cmd_bench_solve(const BenchArgs& args, std::ostream& out);
+
+}  // namespace heptane::app

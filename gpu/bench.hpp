@@ -1,0 +1,33 @@
+#pragma once
+/// @file Device measurements for `heptane bench` (CUDA-free header): the device's own
+/// STREAM-triad bandwidth and SpMV timings of every implementation. Timings use CUDA events
+/// around single launches, after warm-up runs, with the L2 cache flushed before each timed
+/// run (so small matrices are measured from device memory, not from L2); the median is
+/// reported.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "core/gh_matrix.hpp"
+
+namespace heptane::gpu {
+
+struct Timing {
+    std::string name;
+    double median_seconds = 0.0;
+    double min_seconds = 0.0;
+    int repeats = 0;   ///< 0: not run (see note)
+    std::string note;  ///< why it was skipped, if it was
+};
+
+/// a = b + s c on three arrays of n doubles; bytes moved = 24 n.
+Timing measure_triad(std::size_t n, int repeats);
+
+/// y = GH x with every Bdia variant and, if `library`, cuSPARSE BSR (generic and legacy)
+/// and CSR. A variant whose device arrays do not fit in free device memory is skipped.
+std::vector<Timing> time_spmv(const GHMatrix& A, int repeats, bool library);
+
+/// Free and total device memory in bytes (0, 0 without a device).
+std::pair<std::size_t, std::size_t> device_memory();
+
+}  // namespace heptane::gpu

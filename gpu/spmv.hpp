@@ -1,0 +1,26 @@
+#pragma once
+/// @file GPU products with the GH matrix (CUDA-free header). Device results equal the
+/// reference core/spmv.hpp bit for bit (canonical arithmetic, core/canonical.hpp).
+#include <string>
+#include <vector>
+
+#include "core/gh_matrix.hpp"
+
+namespace heptane::gpu {
+
+/// How Bdia is laid out and read on the device (docs/BENCHMARKS.md compares them).
+enum class BdiaVariant {
+    cell_fastest,     ///< DESIGN layout [d][r][c][m], one cell per thread, 8-byte loads
+    cell_fastest_x2,  ///< the same layout, two cells per thread, 16-byte loads
+    tiled,            ///< [m/32][d][r][c][m%32]: a warp's 32 cells contiguous per entry
+};
+const char* to_string(BdiaVariant v);
+/// The variant the solvers use (the fastest measured; docs/BENCHMARKS.md).
+BdiaVariant default_variant();
+
+/// y = GH x (or GH^T x) on the device: uploads A and x, runs the kernel, downloads y.
+/// For tests and one-off products; the solvers keep A on the device.
+std::vector<double> spmv_device(const GHMatrix& A, const std::vector<double>& x,
+                                BdiaVariant variant, bool transpose = false);
+
+}  // namespace heptane::gpu

@@ -1,0 +1,149 @@
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <functional>
+
+#include "core/formats.hpp"
+#include "gpu/bench.hpp"
+#include "gpu/src/buffer.cuh"
+#include "gpu/src/device_gh.cuh"
+#include "gpu/src/library_matrix.cuh"
+#include "gpu/src/solver_state.cuh"
+
+namespace heptane::gpu {
+namespace {
+
+using detail::Buffer;
+
+__global__ void triad(double* a, const double* b, const double* c, double s, std::size_t n) {
+    for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+         i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+        a[i] = b[i] + s * c[i];
+    }
+}
+
+/// Median and minimum of `run` over `repeats` timed launches after `warmup` untimed ones,
+/// with `flush` (L2 eviction) before each timed launch, outside the timed region.
+Timing time_it(const std::string& name, int repeats, cudaStream_t stream,
+               const std::function<void()>& run, const std::function<void()>& flush) {
+    Timing t;
+    t.name = name;
+    for (int i = 0; i < 3; ++i) run();
+    std::vector<double> seconds;
+    cudaEvent_t start, stop;
+    HEPTANE_CUDA_CHECK(cudaEventCreate(&start));
+    HEPTANE_CUDA_CHECK(cudaEventCreate(&stop));
+    for (int i = 0; i < repeats; ++i) {
+        if (flush) flush();
+        HEPTANE_CUDA_CHECK(cudaEventRecord(start, stream));
+        run();
+        HEPTANE_CUDA_CHECK(cudaEventRecord(stop, stream));
+        HEPTANE_CUDA_CHECK(cudaEventSynchronize(stop));
+        float ms = 0.0f;
+        HEPTANE_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+        seconds.push_back(1e-3 * ms);
+    }
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    std::sort(seconds.begin(), seconds.end());
+    t.repeats = repeats;
+    t.min_seconds = seconds.front();
+    t.median_seconds = seconds.size() % 2
+                           ? seconds[seconds.size() / 2]
+                           : 0.5 * (seconds[seconds.size() / 2 - 1] + seconds[seconds.size() / 2]);
+    return t;
+}
+
+/// A buffer twice the L2 size; writing it evicts earlier data from L2.
+class L2Flusher {
+  public:
+    L2Flusher() {
+        int dev = 0, l2 = 0;
+        HEPTANE_CUDA_CHECK(cudaGetDevice(&dev));
+        HEPTANE_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+        buffer_ = Buffer<char>(static_cast<std::size_t>(std::max(l2, 1 << 20)) * 2);
+    }
+    void operator()(cudaStream_t s) {
+        HEPTANE_CUDA_CHECK(cudaMemsetAsync(buffer_.get(), 1, buffer_.bytes(), s));
+    }
+
+  private:
+    Buffer<char> buffer_;
+};
+
+bool fits(std::size_t bytes) {
+    std::size_t free = 0, total = 0;
+    HEPTANE_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+    return bytes + (256u << 20) < free;  // keep 256 MB of slack
+}
+
+}  // namespace
+
+std::pair<std::size_t, std::size_t> device_memory() {
+    std::size_t free = 0, total = 0;
+    if (cudaMemGetInfo(&free, &total) != cudaSuccess) return {0, 0};
+    return {free, total};
+}
+
+Timing measure_triad(std::size_t n, int repeats) {
+    Buffer<double> a(n), b(n), c(n);
+    b.zero();
+    c.zero();
+    detail::Stream stream;
+    const cudaStream_t s = stream.get();
+    int dev = 0, sms = 0;
+    HEPTANE_CUDA_CHECK(cudaGetDevice(&dev));
+    HEPTANE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    auto run = [&] {
+        triad<<<sms * 8, 256, 0, s>>>(a.get(), b.get(), c.get(), 3.0, n);
+        HEPTANE_SYNC_CHECK(s);
+    };
+    Timing t = time_it("triad", repeats, s, run, nullptr);  // arrays >> L2: no flush needed
+    return t;
+}
+
+std::vector<Timing> time_spmv(const GHMatrix& A, int repeats, bool library) {
+    std::vector<Timing> out;
+    detail::Stream stream;
+    const cudaStream_t s = stream.get();
+    L2Flusher flusher;
+    auto flush = [&] { flusher(s); };
+    std::vector<double> host_x(static_cast<std::size_t>(A.rows()));
+    for (std::size_t i = 0; i < host_x.size(); ++i)
+        host_x[i] = 1.0 + 1e-3 * static_cast<double>(i % 97);
+    const std::size_t vec_bytes = 2 * host_x.size() * sizeof(double);
+
+    for (BdiaVariant v :
+         {BdiaVariant::cell_fastest, BdiaVariant::cell_fastest_x2, BdiaVariant::tiled}) {
+        const std::size_t need = A.storage_bytes() * 33 / 32 + vec_bytes;
+        if (!fits(need)) {
+            out.push_back({to_string(v), 0, 0, 0, "does not fit in device memory"});
+            continue;
+        }
+        const detail::DeviceGH gh(A, v);
+        Buffer<double> x(host_x), y(host_x.size());
+        out.push_back(time_it(
+            to_string(v), repeats, s, [&] { gh.apply(x.get(), y.get(), false, s); }, flush));
+    }
+    if (!library) return out;
+    for (LibrarySpmv kind : {LibrarySpmv::bsr, LibrarySpmv::bsr_legacy, LibrarySpmv::csr}) {
+        const std::size_t need =
+            (kind == LibrarySpmv::csr ? csr_bytes(A) : bsr_bytes(A)) + 2 * vec_bytes;
+        if (!fits(need)) {
+            out.push_back({to_string(kind), 0, 0, 0, "does not fit in device memory"});
+            continue;
+        }
+        if (kind == LibrarySpmv::bsr_legacy && A.block_size() == 1) {
+            out.push_back({to_string(kind), 0, 0, 0, "bsrmv needs blocks larger than 1 x 1"});
+            continue;
+        }
+        detail::LibraryMatrix mat(A, kind, s);
+        const std::vector<double> xp = mat.size() == A.rows() ? host_x : pad_vector(A, host_x);
+        Buffer<double> x(xp), y(xp.size());
+        out.push_back(time_it(
+            to_string(kind), repeats, s, [&] { mat.apply(x.get(), y.get()); }, flush));
+    }
+    return out;
+}
+
+}  // namespace heptane::gpu

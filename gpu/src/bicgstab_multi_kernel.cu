@@ -1,0 +1,349 @@
+// Multi-kernel BiCGStab: the strongest conventional GPU variant. One iteration is a fixed
+// sequence of kernels (Bdia SpMV and fused vector-update-and-dot kernels) captured once into
+// a CUDA graph and replayed; every scalar lives on the device and the kernels are gated by
+// device state, so the host only looks every `check_interval` iterations and the iteration
+// count is still exact. The arithmetic mirrors core/krylov.cpp operation by operation
+// (canonical arithmetic), so the iterates are the reference's bits.
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "core/canonical.hpp"
+#include "gpu/solvers.hpp"
+#include "gpu/src/buffer.cuh"
+#include "gpu/src/canonical_reduce.cuh"
+#include "gpu/src/cuda_check.cuh"
+#include "gpu/src/device_gh.cuh"
+#include "gpu/src/solver_state.cuh"
+
+namespace heptane::gpu {
+namespace detail {
+namespace {
+
+using namespace heptane::canonical;
+
+/// Every solver kernel works on whole chunks: a block of kLanes threads per chunk.
+struct Work {
+    long long n;
+    double* partial[2];
+    unsigned* counter;
+    SolverState* st;
+    double* history;
+};
+
+// ---- kernels, in iteration order --------------------------------------------------------
+
+/// rho = (r_hat, r); near-breakdown -> restart (or breakdown); beta.
+__global__ void __launch_bounds__(kLanes) k_rho(Work w, const double* r_hat, const double* r) {
+    if (w.st->skip_iteration) return;
+    double lane[1] = {0.0};
+    for (int j = 0; j < kLaneTerms; ++j) {
+        const long long i = lane_index(j);
+        if (i < w.n) lane[0] = add(lane[0], mul(r_hat[i], r[i]));
+    }
+    double total[1];
+    if (!finish_chunks<1>(lane, {w.partial[0]}, w.counter, total) || threadIdx.x != 0) return;
+    SolverState& s = *w.st;
+    const double rho = total[0];
+    const int it = s.iterations + 1;
+    if (!std::isfinite(rho)) {
+        s.fail(rho, kDetailRhoNonFinite, it);
+        return;
+    }
+    if (std::abs(rho) <= std::numeric_limits<double>::epsilon() * s.r_hat_norm * s.r_norm) {
+        if (s.restarts >= s.max_restarts) {
+            s.fail(rho, kDetailRhoZero, it);
+            return;
+        }
+        s.restart_pending = 1;  // r = b - A x, r_hat = r, p = r (k_restart)
+        s.update_gates();
+        return;
+    }
+    s.rho = rho;
+    if (!s.fresh) s.beta = (rho / s.rho_old) * (s.alpha / s.omega);
+}
+
+/// Restart (after the SpMV r = A x): r = b - r, r_hat = r, ||r||; rho = ||r||^2, p = r next.
+/// Also the initial residual (mode_init): records iteration 0.
+__global__ void __launch_bounds__(kLanes)
+    k_residual(Work w, const double* b, double* r, double* r_hat, int mode_init) {
+    if (!mode_init && w.st->skip_restart) return;
+    double lane[1] = {0.0};
+    for (int j = 0; j < kLaneTerms; ++j) {
+        const long long i = lane_index(j);
+        if (i < w.n) {
+            const double ri = sub(b[i], mul(1.0, r[i]));
+            r[i] = ri;
+            r_hat[i] = ri;
+            lane[0] = add(lane[0], mul(ri, ri));
+        }
+    }
+    double total[1];
+    if (!finish_chunks<1>(lane, {w.partial[0]}, w.counter, total) || threadIdx.x != 0) return;
+    SolverState& s = *w.st;
+    const double r_norm = sqrt(total[0]);
+    s.r_norm = r_norm;
+    s.r_hat_norm = r_norm;
+    s.fresh = 1;
+    if (mode_init) {
+        s.rho_old = s.alpha = s.omega = 1.0;
+        s.record(0, r_norm, w.history);
+    } else {
+        ++s.restarts;
+        s.restart_pending = 0;
+        s.rho = r_norm * r_norm;
+    }
+    s.update_gates();
+}
+
+/// p = r (first iteration, after a restart) or p = r + beta (p - omega v).
+__global__ void __launch_bounds__(kLanes)
+    k_update_p(Work w, const double* r, double* p, const double* v) {
+    const SolverState& s = *w.st;
+    if (s.skip_iteration) return;
+    const bool fresh = s.fresh;
+    const double beta = s.beta, omega = s.omega;
+    for (int j = 0; j < kLaneTerms; ++j) {
+        const long long i = lane_index(j);
+        if (i < w.n) p[i] = fresh ? r[i] : mul_add(beta, sub(p[i], mul(omega, v[i])), r[i]);
+    }
+}
+
+/// sigma = (r_hat, v); alpha = rho / sigma.
+__global__ void __launch_bounds__(kLanes) k_alpha(Work w, const double* r_hat, const double* v) {
+    if (w.st->skip_iteration) return;
+    double lane[1] = {0.0};
+    for (int j = 0; j < kLaneTerms; ++j) {
+        const long long i = lane_index(j);
+        if (i < w.n) lane[0] = add(lane[0], mul(r_hat[i], v[i]));
+    }
+    double total[1];
+    if (!finish_chunks<1>(lane, {w.partial[0]}, w.counter, total) || threadIdx.x != 0) return;
+    SolverState& s = *w.st;
+    const double sigma = total[0];
+    if (sigma == 0.0 || !std::isfinite(sigma)) {
+        s.fail(sigma, kDetailSigma, s.iterations + 1);
+        return;
+    }
+    s.alpha = s.rho / sigma;
+    s.fresh = 0;
+}
+
+/// s = r - alpha v; ||s||; half step when ||s|| / ||b|| <= tol.
+__global__ void __launch_bounds__(kLanes)
+    k_update_s(Work w, const double* r, const double* v, double* s_vec) {
+    if (w.st->skip_iteration) return;
+    const double alpha = w.st->alpha;
+    double lane[1] = {0.0};
+    for (int j = 0; j < kLaneTerms; ++j) {
+        const long long i = lane_index(j);
+        if (i < w.n) {
+            const double si = sub(r[i], mul(alpha, v[i]));
+            s_vec[i] = si;
+            lane[0] = add(lane[0], mul(si, si));
+        }
+    }
+    double total[1];
+    if (!finish_chunks<1>(lane, {w.partial[0]}, w.counter, total) || threadIdx.x != 0) return;
+    SolverState& s = *w.st;
+    s.s_norm = sqrt(total[0]);
+    if (s.s_norm / s.bnorm <= s.tolerance) {
+        s.half_step = 1;
+        s.update_gates();
+    }
+}
+
+/// (t, t) and (t, s); omega = (t, s) / (t, t).
+__global__ void __launch_bounds__(kLanes) k_omega(Work w, const double* t, const double* s_vec) {
+    if (w.st->skip_t) return;
+    double lane[2] = {0.0, 0.0};
+    for (int j = 0; j < kLaneTerms; ++j) {
+        const long long i = lane_index(j);
+        if (i < w.n) {
+            lane[0] = add(lane[0], mul(t[i], t[i]));
+            lane[1] = add(lane[1], mul(t[i], s_vec[i]));
+        }
+    }
+    double total[2];
+    if (!finish_chunks<2>(lane, {w.partial[0], w.partial[1]}, w.counter, total) ||
+        threadIdx.x != 0) {
+        return;
+    }
+    SolverState& s = *w.st;
+    const double tt = total[0];
+    if (tt == 0.0 || !std::isfinite(tt)) {
+        s.fail(tt, kDetailTT, s.iterations + 1);
+        return;
+    }
+    s.omega = total[1] / tt;
+}
+
+/// x = x + alpha p + omega s;  r = s - omega t;  ||r||; the iteration's status.
+/// At a half step: x = x + alpha p, r = s, and the iteration has converged.
+__global__ void __launch_bounds__(kLanes)
+    k_update_xr(Work w, double* x, const double* p, const double* s_vec, const double* t,
+                double* r) {
+    const SolverState& st = *w.st;
+    if (st.skip_iteration) return;
+    const bool half = st.half_step;
+    const double alpha = st.alpha, omega = st.omega;
+    double lane[1] = {0.0};
+    for (int j = 0; j < kLaneTerms; ++j) {
+        const long long i = lane_index(j);
+        if (i >= w.n) continue;
+        if (half) {
+            x[i] = mul_add(alpha, p[i], x[i]);
+            r[i] = s_vec[i];
+        } else {
+            x[i] = add(x[i], mul_add(omega, s_vec[i], mul(alpha, p[i])));
+            const double ri = sub(s_vec[i], mul(omega, t[i]));
+            r[i] = ri;
+            lane[0] = add(lane[0], mul(ri, ri));
+        }
+    }
+    double total[1];
+    if (!finish_chunks<1>(lane, {w.partial[0]}, w.counter, total) || threadIdx.x != 0) return;
+    SolverState& s = *w.st;
+    const int it = s.iterations + 1;
+    if (half) {
+        s.record(it, s.s_norm, w.history);  // converged by construction
+        return;
+    }
+    s.r_norm = sqrt(total[0]);
+    if (s.record(it, s.r_norm, w.history)) return;
+    if (s.omega == 0.0) {  // the next beta would divide by omega
+        s.fail(s.omega, kDetailOmega, it);
+        return;
+    }
+    s.rho_old = s.rho;
+    if (it >= s.max_iterations) {
+        s.status = kMaxIterations;
+        s.update_gates();
+    }
+}
+
+/// ||b - A x|| / ||b|| with A x in `ax` (the reference's true residual).
+__global__ void __launch_bounds__(kLanes)
+    k_true_residual(Work w, const double* b, const double* ax) {
+    double lane[1] = {0.0};
+    for (int j = 0; j < kLaneTerms; ++j) {
+        const long long i = lane_index(j);
+        if (i < w.n) {
+            const double ri = sub(b[i], mul(1.0, ax[i]));
+            lane[0] = add(lane[0], mul(ri, ri));
+        }
+    }
+    double total[1];
+    if (!finish_chunks<1>(lane, {w.partial[0]}, w.counter, total) || threadIdx.x != 0) return;
+    w.st->true_relative_residual = sqrt(total[0]) / w.st->bnorm;
+}
+
+/// ||b||.
+__global__ void __launch_bounds__(kLanes) k_bnorm(Work w, const double* b) {
+    double lane[1] = {0.0};
+    for (int j = 0; j < kLaneTerms; ++j) {
+        const long long i = lane_index(j);
+        if (i < w.n) lane[0] = add(lane[0], mul(b[i], b[i]));
+    }
+    double total[1];
+    if (!finish_chunks<1>(lane, {w.partial[0]}, w.counter, total) || threadIdx.x != 0) return;
+    w.st->bnorm = sqrt(total[0]);
+}
+
+}  // namespace
+}  // namespace detail
+
+SolveResult bicgstab_multi_kernel(const GHMatrix& A, const std::vector<double>& b,
+                                  std::vector<double>& x, const GpuSolveOptions& options,
+                                  GpuSolveTimes* times) {
+    using namespace detail;
+    const long long n = A.rows();
+    if (static_cast<long long>(b.size()) != n || static_cast<long long>(x.size()) != n) {
+        throw std::invalid_argument("bicgstab_multi_kernel: b and x must have A.rows() entries");
+    }
+    const SolveOptions& opt = options.solve;
+    Stream stream;
+    EventTimer setup_timer(stream.get());
+
+    const DeviceGH gh(A, options.variant);
+    Buffer<double> d_b(b), d_x(x), r(n), r_hat(n), p(n), v(n), s(n), t(n);
+    p.zero(stream.get());
+    v.zero(stream.get());
+    const unsigned blocks = reduction_blocks(n);
+    Buffer<double> partial0(blocks), partial1(blocks), history(opt.max_iterations + 1);
+    Buffer<unsigned> counter(1);
+    counter.zero(stream.get());
+    DeviceState state(opt);
+    Work w{n, {partial0.get(), partial1.get()}, counter.get(), state.device(), history.get()};
+    const cudaStream_t st = stream.get();
+
+    // ||b||: zero and non-finite right-hand sides end the solve here, as in the reference.
+    k_bnorm<<<blocks, kLanes, 0, st>>>(w, d_b.get());
+    HEPTANE_SYNC_CHECK(st);
+    SolverState host = state.download(st);
+    if (!std::isfinite(host.bnorm) || host.bnorm == 0.0) {
+        SolveResult res;
+        if (host.bnorm == 0.0) {
+            x.assign(x.size(), 0.0);
+            res.status = SolveStatus::converged;
+            res.history = {0.0};
+        } else {
+            res.status = SolveStatus::non_finite;
+            res.detail = "||b|| is not finite";
+        }
+        return res;
+    }
+
+    // One iteration, captured into a graph.
+    cudaGraph_t graph = nullptr;
+    HEPTANE_CUDA_CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+    k_rho<<<blocks, kLanes, 0, st>>>(w, r_hat.get(), r.get());
+    gh.apply(d_x.get(), r.get(), false, st, &state.device()->skip_restart);  // r = A x
+    k_residual<<<blocks, kLanes, 0, st>>>(w, d_b.get(), r.get(), r_hat.get(), 0);
+    k_update_p<<<blocks, kLanes, 0, st>>>(w, r.get(), p.get(), v.get());
+    gh.apply(p.get(), v.get(), false, st, &state.device()->skip_iteration);  // v = A p
+    k_alpha<<<blocks, kLanes, 0, st>>>(w, r_hat.get(), v.get());
+    k_update_s<<<blocks, kLanes, 0, st>>>(w, r.get(), v.get(), s.get());
+    gh.apply(s.get(), t.get(), false, st, &state.device()->skip_t);  // t = A s
+    k_omega<<<blocks, kLanes, 0, st>>>(w, t.get(), s.get());
+    k_update_xr<<<blocks, kLanes, 0, st>>>(w, d_x.get(), p.get(), s.get(), t.get(), r.get());
+    HEPTANE_CUDA_CHECK(cudaStreamEndCapture(st, &graph));
+    GraphExec exec(graph);
+    HEPTANE_CUDA_CHECK(cudaGraphDestroy(graph));
+    const double setup_seconds = setup_timer.seconds();
+
+    // r = b - A x, r_hat = r: iteration 0.
+    EventTimer solve_timer(st);
+    gh.apply(d_x.get(), r.get(), false, st);
+    k_residual<<<blocks, kLanes, 0, st>>>(w, d_b.get(), r.get(), r_hat.get(), 1);
+    HEPTANE_SYNC_CHECK(st);
+    host = state.download(st);
+    int launched = 0;
+    while (host.status == kRunning && launched < opt.max_iterations) {
+        const int batch =
+            std::min(std::max(options.check_interval, 1), opt.max_iterations - launched);
+        for (int i = 0; i < batch; ++i) HEPTANE_CUDA_CHECK(cudaGraphLaunch(exec.get(), st));
+        launched += batch;
+        host = state.download(st);  // the only host round trip, once per batch
+        if (opt.progress && host.iterations > 0) {
+            opt.progress(host.iterations, host.r_norm / host.bnorm);
+        }
+    }
+    // True residual ||b - A x|| / ||b||.
+    gh.apply(d_x.get(), t.get(), false, st);
+    k_true_residual<<<blocks, kLanes, 0, st>>>(w, d_b.get(), t.get());
+    HEPTANE_SYNC_CHECK(st);
+    host = state.download(st);
+    const double solve_seconds = solve_timer.seconds();
+
+    x = d_x.download(st);
+    if (times != nullptr) {
+        times->setup_seconds = setup_seconds;
+        times->solve_seconds = solve_seconds;
+    }
+    return to_result(host, history.download(st));
+}
+
+}  // namespace heptane::gpu

@@ -1,0 +1,214 @@
+#pragma once
+/// @file Device-resident state of a GPU Krylov solve: the scalars, the status and the gates
+/// that let graph-replayed kernels skip work once the solve has ended (or skip the restart
+/// branch), with the reference solver's rules (core/krylov.cpp) for recording an iteration
+/// and for breakdown. Plus small RAII helpers: stream, graph, events, pinned state copy.
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "core/krylov.hpp"
+#include "gpu/src/cuda_check.cuh"
+
+namespace heptane::gpu::detail {
+
+enum Status : int {
+    kRunning = 0,
+    kConverged = 1,
+    kMaxIterations = 2,
+    kBreakdown = 3,
+    kNonFinite = 4
+};
+enum Detail : int {
+    kDetailNone = 0,
+    kDetailRhoNonFinite,
+    kDetailRhoZero,
+    kDetailSigma,
+    kDetailTT,
+    kDetailOmega,
+    kDetailResidual,
+};
+
+struct SolverState {
+    double bnorm, r_norm, r_hat_norm, s_norm, rho, rho_old, alpha, omega, beta;
+    double tolerance, relative_residual, true_relative_residual, detail_value;
+    int iterations, status, restarts, max_restarts, max_iterations;
+    int fresh, restart_pending, half_step, detail, detail_iteration;
+    // Gates (1 = skip), kept consistent by update_gates():
+    int skip_iteration;  ///< the solve has ended
+    int skip_t;          ///< ... or converged at the half step (no t = A s)
+    int skip_restart;    ///< no restart pending
+
+    __device__ void update_gates() {
+        skip_iteration = status != kRunning;
+        skip_t = skip_iteration || half_step;
+        skip_restart = skip_iteration || !restart_pending;
+    }
+    /// Breakdown on a zero (non_finite on a non-finite) `value`, as SolverFrame::fail.
+    __device__ void fail(double value, int what, int it) {
+        status = std::isfinite(value) ? kBreakdown : kNonFinite;
+        detail = what;
+        detail_value = value;
+        detail_iteration = it;
+        update_gates();
+    }
+    /// Records iteration `it` with residual norm `norm`; true when the solve ends
+    /// (converged or non-finite), as SolverFrame::record.
+    __device__ bool record(int it, double norm, double* history) {
+        iterations = it;
+        relative_residual = norm / bnorm;
+        history[it] = relative_residual;
+        if (!std::isfinite(relative_residual)) {
+            status = kNonFinite;
+            detail = kDetailResidual;
+            detail_iteration = it;
+        } else if (relative_residual <= tolerance) {
+            status = kConverged;
+        }
+        update_gates();
+        return status != kRunning;
+    }
+};
+
+/// The state in device memory with a pinned host copy for the periodic looks.
+class DeviceState {
+  public:
+    explicit DeviceState(const SolveOptions& opt) {
+        SolverState s{};
+        s.tolerance = opt.tolerance;
+        s.max_iterations = opt.max_iterations;
+        s.max_restarts = opt.max_restarts;
+        s.status = kRunning;
+        s.skip_restart = 1;
+        HEPTANE_CUDA_CHECK(cudaMalloc(&device_, sizeof(SolverState)));
+        HEPTANE_CUDA_CHECK(cudaMallocHost(&host_, sizeof(SolverState)));
+        HEPTANE_CUDA_CHECK(cudaMemcpy(device_, &s, sizeof s, cudaMemcpyHostToDevice));
+    }
+    DeviceState(const DeviceState&) = delete;
+    DeviceState& operator=(const DeviceState&) = delete;
+    ~DeviceState() {
+        cudaFree(device_);
+        cudaFreeHost(host_);
+    }
+    SolverState* device() const { return device_; }
+    /// Copies the state to the host (synchronizes `stream`).
+    SolverState download(cudaStream_t stream) const {
+        HEPTANE_CUDA_CHECK(
+            cudaMemcpyAsync(host_, device_, sizeof(SolverState), cudaMemcpyDeviceToHost, stream));
+        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(stream));
+        return *host_;
+    }
+
+  private:
+    SolverState* device_ = nullptr;
+    SolverState* host_ = nullptr;
+};
+
+class Stream {
+  public:
+    Stream() { HEPTANE_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+    Stream(const Stream&) = delete;
+    Stream& operator=(const Stream&) = delete;
+    ~Stream() { cudaStreamDestroy(s_); }
+    cudaStream_t get() const { return s_; }
+
+  private:
+    cudaStream_t s_ = nullptr;
+};
+
+class GraphExec {
+  public:
+    explicit GraphExec(cudaGraph_t graph) {
+        HEPTANE_CUDA_CHECK(cudaGraphInstantiate(&exec_, graph, 0));
+    }
+    GraphExec(const GraphExec&) = delete;
+    GraphExec& operator=(const GraphExec&) = delete;
+    ~GraphExec() { cudaGraphExecDestroy(exec_); }
+    cudaGraphExec_t get() const { return exec_; }
+
+  private:
+    cudaGraphExec_t exec_ = nullptr;
+};
+
+/// Seconds between construction and seconds() on `stream` (CUDA events).
+class EventTimer {
+  public:
+    explicit EventTimer(cudaStream_t stream) : stream_(stream) {
+        HEPTANE_CUDA_CHECK(cudaEventCreate(&start_));
+        HEPTANE_CUDA_CHECK(cudaEventCreate(&stop_));
+        HEPTANE_CUDA_CHECK(cudaEventRecord(start_, stream_));
+    }
+    EventTimer(const EventTimer&) = delete;
+    EventTimer& operator=(const EventTimer&) = delete;
+    ~EventTimer() {
+        cudaEventDestroy(start_);
+        cudaEventDestroy(stop_);
+    }
+    double seconds() {
+        HEPTANE_CUDA_CHECK(cudaEventRecord(stop_, stream_));
+        HEPTANE_CUDA_CHECK(cudaEventSynchronize(stop_));
+        float ms = 0.0f;
+        HEPTANE_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+        return 1e-3 * ms;
+    }
+
+  private:
+    cudaStream_t stream_;
+    cudaEvent_t start_ = nullptr, stop_ = nullptr;
+};
+
+/// The SolveResult of a finished device solve.
+inline SolveResult to_result(const SolverState& s, const std::vector<double>& history) {
+    SolveResult r;
+    switch (s.status) {
+        case kConverged:
+            r.status = SolveStatus::converged;
+            break;
+        case kBreakdown:
+            r.status = SolveStatus::breakdown;
+            break;
+        case kNonFinite:
+            r.status = SolveStatus::non_finite;
+            break;
+        default:
+            r.status = SolveStatus::max_iterations;
+            break;  // also never started
+    }
+    r.iterations = s.iterations;
+    r.restarts = s.restarts;
+    r.relative_residual = s.relative_residual;
+    r.true_relative_residual = s.true_relative_residual;
+    r.history.assign(history.begin(), history.begin() + s.iterations + 1);
+    char value[32];
+    std::snprintf(value, sizeof value, "%.6g", s.detail_value);
+    const std::string at = " at iteration " + std::to_string(s.detail_iteration);
+    switch (s.detail) {
+        case kDetailRhoNonFinite:
+            r.detail = "rho = (r_hat, r) is not finite" + at;
+            break;
+        case kDetailRhoZero:
+            r.detail = std::string("rho = (r_hat, r) = ") + value + " (numerically zero, " +
+                       std::to_string(s.restarts) + " restarts)" + at;
+            break;
+        case kDetailSigma:
+            r.detail = std::string("(r_hat, A p) = ") + value + at;
+            break;
+        case kDetailTT:
+            r.detail = std::string("(t, t) = ") + value + at;
+            break;
+        case kDetailOmega:
+            r.detail = "omega = (t, s) / (t, t) = 0" + at;
+            break;
+        case kDetailResidual:
+            r.detail = "the residual is not finite" + at;
+            break;
+        default:
+            break;
+    }
+    return r;
+}
+
+}  // namespace heptane::gpu::detail

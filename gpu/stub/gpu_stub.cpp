@@ -1,0 +1,43 @@
+// gpu/ built without CUDA: the same API. Queries report no devices; operations that need a
+// device throw NotCompiled.
+#include "core/errors.hpp"
+#include "gpu/bench.hpp"
+#include "gpu/device.hpp"
+#include "gpu/solvers.hpp"
+#include "gpu/spmv.hpp"
+
+namespace heptane::gpu {
+namespace {
+
+[[noreturn]] void not_compiled(const char* what) {
+    throw NotCompiled(std::string(what) +
+                      ": heptane was built without CUDA (HEPTANE_ENABLE_CUDA=OFF or no nvcc)");
+}
+
+}  // namespace
+
+bool compiled_with_cuda() { return false; }
+int device_count() { return 0; }
+std::vector<DeviceInfo> list_devices() { return {}; }
+std::string runtime_version() { return "not compiled"; }
+std::pair<std::size_t, std::size_t> device_memory() { return {0, 0}; }
+
+std::vector<double> spmv_device(const GHMatrix&, const std::vector<double>&, BdiaVariant, bool) {
+    not_compiled("spmv_device");
+}
+
+SolveResult bicgstab_multi_kernel(const GHMatrix&, const std::vector<double>&, std::vector<double>&,
+                                  const GpuSolveOptions&, GpuSolveTimes*) {
+    not_compiled("bicgstab_multi_kernel");
+}
+
+SolveResult bicgstab_library(const GHMatrix&, const std::vector<double>&, std::vector<double>&,
+                             const GpuSolveOptions&, GpuSolveTimes*) {
+    not_compiled("bicgstab_library");
+}
+
+Timing measure_triad(std::size_t, int) { not_compiled("measure_triad"); }
+
+std::vector<Timing> time_spmv(const GHMatrix&, int, bool) { not_compiled("time_spmv"); }
+
+}  // namespace heptane::gpu
