@@ -2,6 +2,9 @@
 # On a GPU machine (the device tool): configure with CUDA required, build, run the whole suite
 # and then the gpu label alone (no skips allowed), and write logs to $OUT (or ./gpu_check).
 #   scripts/gpu_check.sh [extra ctest args]
+# HEPTANE_MEMCHECK_FILTER: gtest filter for the memcheck runs (default: all tests)
+# HEPTANE_BENCH: "spmv ARGS" and/or "solve ARGS" lines (';'-separated) run after the tests,
+#                reports in $OUT/bench_*.yaml
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="${OUT:-$root/gpu_check}"
@@ -35,11 +38,21 @@ san=0
 if command -v compute-sanitizer >/dev/null; then
   for t in "$build"/tests/gpu/*_test; do
     [[ -x "$t" ]] || continue
-    compute-sanitizer --tool memcheck --error-exitcode 1 "$t" >>"$out/sanitizer.log" 2>&1 || san=1
+    timeout 300 compute-sanitizer --tool memcheck --error-exitcode 1 "$t" \
+      --gtest_filter="${HEPTANE_MEMCHECK_FILTER:-*}" >>"$out/sanitizer.log" 2>&1 || san=1
   done
   grep -E "ERROR SUMMARY" "$out/sanitizer.log" | sort | uniq -c
 else
   echo "compute-sanitizer not found"
 fi
 echo "gpu_check: all=$all gpu=$gpu memcheck=$san"
+if [[ -n "${HEPTANE_BENCH:-}" ]]; then
+  IFS=';' read -ra benches <<<"$HEPTANE_BENCH"
+  n=0
+  for b in "${benches[@]}"; do
+    n=$((n + 1))
+    # shellcheck disable=SC2086  # the bench line is a list of arguments
+    "$build/app/heptane" bench $b --report "$out/bench_$n.yaml" 2>&1 | tee "$out/bench_$n.txt"
+  done
+fi
 exit $((all || gpu || san))
