@@ -273,8 +273,10 @@ int cmd_bench_solve(const BenchArgs& args, std::ostream& out) {
             };
             if (dev.gpu) {
                 run_gpu("multi_kernel (graph)", false, gpu::LibrarySpmv::bsr);
-                run_gpu("library (cusparse_bsr)", true, gpu::LibrarySpmv::bsr);
-                run_gpu("library (cusparse_bsrmv)", true, gpu::LibrarySpmv::bsr_legacy);
+                if (K > 1) {  // cuSPARSE BSR needs 2 x 2 blocks
+                    run_gpu("library (cusparse_bsr)", true, gpu::LibrarySpmv::bsr);
+                    run_gpu("library (cusparse_bsrmv)", true, gpu::LibrarySpmv::bsr_legacy);
+                }
                 run_gpu("library (cusparse_csr)", true, gpu::LibrarySpmv::csr);
             }
             if (!dev.gpu || args.cpu) {

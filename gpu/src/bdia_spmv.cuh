@@ -15,6 +15,10 @@ namespace heptane::gpu::detail {
 
 constexpr int kThreads = 256;  // used by the kernels and their launchers
 
+/// Up to this K the row's loads are all issued before its arithmetic (enough bytes in
+/// flight for small blocks; larger blocks have K^2 loads per neighbour already).
+constexpr int kHoistMaxK = 4;
+
 /// The block sizes with a kernel (one list drives the instantiations and the switch).
 #define HEPTANE_FOR_EACH_K(X) \
     X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) X(16)
@@ -119,20 +123,49 @@ __global__ void __launch_bounds__(kThreads)
         double acc[K];
 #pragma unroll
         for (int r = 0; r < K; ++r) acc[r] = 0.0;
+        if constexpr (K <= kHoistMaxK) {
+            // Small blocks: issue every load of the row first (7 K^2 + 7 K in flight per
+            // thread), then add the terms of the existing neighbours in the canonical order.
+            // A missing neighbour reads cell m itself (a valid address; the value is unused).
+            double a[7][K][K], xv[7][K];
 #pragma unroll
-        for (int d = 0; d < 7; ++d) {
-            if (!(s.mask & (1u << d))) continue;
-            const unsigned n = m + s.off[d];
-            const double* xn = x + static_cast<size_t>(n) * K;
+            for (int d = 0; d < 7; ++d) {
+                const unsigned n = (s.mask & (1u << d)) ? m + s.off[d] : m;
 #pragma unroll
-            for (int c = 0; c < K; ++c) {
-                const double xv = __ldg(xn + c);
+                for (int c = 0; c < K; ++c) {
+                    xv[d][c] = __ldg(x + static_cast<size_t>(n) * K + c);
 #pragma unroll
-                for (int r = 0; r < K; ++r) {
-                    // The transpose reads block (n, m) of H, diagonal 6 - d, entry (c, r).
-                    const size_t idx = kTranspose ? bdia_index<V>(K, 6 - d, c, r, n, v.Mp)
-                                                  : bdia_index<V>(K, d, r, c, m, v.Mp);
-                    acc[r] = mul_add(__ldg(v.bdia + idx), xv, acc[r]);
+                    for (int r = 0; r < K; ++r) {
+                        a[d][r][c] = __ldg(v.bdia + (kTranspose ? bdia_index<V>(K, 6 - d, c, r, n, v.Mp)
+                                                                : bdia_index<V>(K, d, r, c, m, v.Mp)));
+                    }
+                }
+            }
+#pragma unroll
+            for (int d = 0; d < 7; ++d) {
+                if (!(s.mask & (1u << d))) continue;
+#pragma unroll
+                for (int c = 0; c < K; ++c) {
+#pragma unroll
+                    for (int r = 0; r < K; ++r) acc[r] = mul_add(a[d][r][c], xv[d][c], acc[r]);
+                }
+            }
+        } else {
+#pragma unroll
+            for (int d = 0; d < 7; ++d) {
+                if (!(s.mask & (1u << d))) continue;
+                const unsigned n = m + s.off[d];
+                const double* xn = x + static_cast<size_t>(n) * K;
+#pragma unroll
+                for (int c = 0; c < K; ++c) {
+                    const double xv = __ldg(xn + c);
+#pragma unroll
+                    for (int r = 0; r < K; ++r) {
+                        // The transpose reads block (n, m) of H, diagonal 6 - d, entry (c, r).
+                        const size_t idx = kTranspose ? bdia_index<V>(K, 6 - d, c, r, n, v.Mp)
+                                                      : bdia_index<V>(K, d, r, c, m, v.Mp);
+                        acc[r] = mul_add(__ldg(v.bdia + idx), xv, acc[r]);
+                    }
                 }
             }
         }

@@ -133,8 +133,8 @@ std::vector<Timing> time_spmv(const GHMatrix& A, int repeats, bool library) {
             out.push_back({to_string(kind), 0, 0, 0, "does not fit in device memory"});
             continue;
         }
-        if (kind == LibrarySpmv::bsr_legacy && A.block_size() == 1) {
-            out.push_back({to_string(kind), 0, 0, 0, "bsrmv needs blocks larger than 1 x 1"});
+        if (kind != LibrarySpmv::csr && A.block_size() == 1) {
+            out.push_back({to_string(kind), 0, 0, 0, "cuSPARSE BSR needs blocks of 2 x 2 or more"});
             continue;
         }
         detail::LibraryMatrix mat(A, kind, s);

@@ -50,6 +50,11 @@ class LibraryMatrix {
                                   row_ptr_.get(), col_.get(), val_.get(), CUSPARSE_INDEX_32I,
                                   CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
         } else {
+            if (A.block_size() == 1) {
+                throw NotSupported(std::string(to_string(kind)) +
+                                   ": cuSPARSE BSR SpMV needs blocks of 2 x 2 or more; use "
+                                   "csr for K = 1");
+            }
             const Bsr bsr = to_bsr(A);
             bs_ = bsr.block_size;
             mb_ = bsr.block_rows;
