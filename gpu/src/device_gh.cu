@@ -86,6 +86,8 @@ BdiaView DeviceGH::view(bool transpose) const {
     v.M = M_;
     v.Mp = Mp_;
     v.nw = nw_;
+    v.nz_div = FastDiv(static_cast<std::uint32_t>(nz_));
+    v.ny_div = FastDiv(static_cast<std::uint32_t>(ny_));
     return v;
 }
 

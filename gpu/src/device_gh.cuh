@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "core/fast_div.hpp"
 #include "core/gh_matrix.hpp"
 #include "gpu/spmv.hpp"
 #include "gpu/src/buffer.cuh"
@@ -31,6 +32,7 @@ struct BdiaView {
     int nx, ny, nz;
     unsigned M, Mp;
     int nw;
+    FastDiv nz_div, ny_div;  ///< m / nz and column / ny without integer division
 };
 
 class DeviceGH {

@@ -99,6 +99,14 @@ TEST_P(GpuSolvers, LibraryConvergesToTheReferenceSolution) {
         // Both solutions satisfy the tolerance; they differ by rounding amplified by the
         // conditioning of the deck.
         EXPECT_LE(relative_difference(x, ref.x), 1e-6);
+        // Iteration counts: cuBLAS / cuSPARSE sum in another order than the reference, and
+        // on the ill-conditioned two-phase decks that changes the Krylov trajectory (measured
+        // on an H200: two_phase_wells -8 / -18, spe10_window +120 / -100; the CPU reference
+        // itself moves from 1,337 to 1,514 on spe10_window with another summation order).
+        // Where rounding cannot move it, the count must match within 2.
+        if (GetParam().rfind("synthetic", 0) == 0) {
+            EXPECT_NEAR(r.iterations, ref.cpu.iterations, 2);
+        }
         RecordProperty("iterations_" + std::string(to_string(spmv)), std::to_string(r.iterations));
         std::printf("[ library %-14s ] %-22s iterations %5d (reference %5d, delta %+d)\n",
                     to_string(spmv), GetParam().c_str(), r.iterations, ref.cpu.iterations,
