@@ -10,26 +10,28 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="${OUT:-$root/gpu_check}"
 mkdir -p "$out"
 build="$root/build-gpu"
+log="$out/gpu_check.log"  # one summary file (the device tool returns at most 8 files)
 {
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
   nvcc --version | tail -n 2
   cmake --version | head -n 1
-} 2>&1 | tee "$out/machine.txt"
+} 2>&1 | tee "$log"
 
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DHEPTANE_ENABLE_CUDA=ON \
-  -DHEPTANE_WERROR=ON >"$out/configure.log" 2>&1 || { tail -n 40 "$out/configure.log"; exit 1; }
-cmake --build "$build" -j "$(nproc)" >"$out/build.log" 2>&1 || { grep -E "error" "$out/build.log" | head -n 40; exit 1; }
-echo "build ok"
+  -DHEPTANE_WERROR=ON >"$out/build.log" 2>&1 || { tail -n 40 "$out/build.log"; exit 1; }
+cmake --build "$build" -j "$(nproc)" >>"$out/build.log" 2>&1 || { grep -E "error" "$out/build.log" | head -n 40; exit 1; }
+echo "build ok" | tee -a "$log"
+rm -f "$out/build.log"
 
-"$build/app/heptane" info | tee "$out/info.txt"
-ctest --test-dir "$build" -j 8 --output-on-failure "$@" >"$out/ctest_all.log" 2>&1
+"$build/app/heptane" info | tee -a "$log"
+ctest --test-dir "$build" -j 8 --output-on-failure "$@" >"$out/ctest.log" 2>&1
 all=$?
-tail -n 15 "$out/ctest_all.log"
+tail -n 15 "$out/ctest.log" | tee -a "$log"
 # The gpu label must run, not skip, on a GPU machine.
-ctest --test-dir "$build" -L gpu --output-on-failure "$@" >"$out/ctest_gpu.log" 2>&1
+ctest --test-dir "$build" -L gpu --output-on-failure "$@" >>"$out/ctest.log" 2>&1
 gpu=$?
-tail -n 8 "$out/ctest_gpu.log"
-if grep -q "Skipped" "$out/ctest_gpu.log"; then
+tail -n 8 "$out/ctest.log" | tee -a "$log"
+if tail -n 20 "$out/ctest.log" | grep -q "Skipped"; then
   echo "gpu_check: GPU tests were skipped on a GPU machine"
   gpu=1
 fi
@@ -38,21 +40,25 @@ san=0
 if command -v compute-sanitizer >/dev/null; then
   for t in "$build"/tests/gpu/*_test; do
     [[ -x "$t" ]] || continue
+    echo "== memcheck $t" >>"$out/sanitizer.log"
     timeout 300 compute-sanitizer --tool memcheck --error-exitcode 1 "$t" \
-      --gtest_filter="${HEPTANE_MEMCHECK_FILTER:-*}" >>"$out/sanitizer.log" 2>&1 || san=1
+      --gtest_filter="${HEPTANE_MEMCHECK_FILTER:-*}" >>"$out/sanitizer.log" 2>&1
+    rc=$?
+    [[ $rc -eq 124 ]] && echo "memcheck of $(basename "$t") timed out after 300 s" | tee -a "$log" "$out/sanitizer.log"
+    [[ $rc -ne 0 ]] && san=1
   done
-  grep -E "ERROR SUMMARY" "$out/sanitizer.log" | sort | uniq -c
+  grep -E "ERROR SUMMARY|Terminated|timeout" "$out/sanitizer.log" | sort | uniq -c | tee -a "$log"
 else
   echo "compute-sanitizer not found"
 fi
-echo "gpu_check: all=$all gpu=$gpu memcheck=$san"
+echo "gpu_check: all=$all gpu=$gpu memcheck=$san" | tee -a "$log"
 if [[ -n "${HEPTANE_BENCH:-}" ]]; then
   IFS=';' read -ra benches <<<"$HEPTANE_BENCH"
   n=0
   for b in "${benches[@]}"; do
     n=$((n + 1))
     # shellcheck disable=SC2086  # the bench line is a list of arguments
-    "$build/app/heptane" bench $b --report "$out/bench_$n.yaml" 2>&1 | tee "$out/bench_$n.txt"
+    "$build/app/heptane" bench $b --report "$out/bench_$n.yaml" 2>&1 | tee -a "$log"
   done
 fi
 exit $((all || gpu || san))

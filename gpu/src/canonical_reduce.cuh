@@ -61,16 +61,25 @@ __device__ bool finish_chunks(const double (&lane)[N], double* const (&partial)[
     }
     __syncthreads();
     if (!last) return false;
-    if (threadIdx.x == 0) {
-        __threadfence();
+    __threadfence();
+    // The chunk sums, in order: the whole block stages them through shared memory (coalesced
+    // L2 reads) and thread 0 adds them sequentially, kLanes at a time.
 #pragma unroll
-        for (int q = 0; q < N; ++q) {
-            double s = 0.0;
-            for (unsigned c = 0; c < gridDim.x; ++c) s = canonical::add(s, __ldcg(partial[q] + c));
-            total[q] = s;
+    for (int q = 0; q < N; ++q) {
+        double s = 0.0;
+        for (unsigned c0 = 0; c0 < gridDim.x; c0 += kLanes) {
+            const unsigned c = c0 + threadIdx.x;
+            shm[threadIdx.x] = c < gridDim.x ? __ldcg(partial[q] + c) : 0.0;
+            __syncthreads();
+            if (threadIdx.x == 0) {
+                const unsigned batch = min(static_cast<unsigned>(kLanes), gridDim.x - c0);
+                for (unsigned t = 0; t < batch; ++t) s = canonical::add(s, shm[t]);
+            }
+            __syncthreads();
         }
-        *counter = 0;
+        if (threadIdx.x == 0) total[q] = s;
     }
+    if (threadIdx.x == 0) *counter = 0;
     return true;
 }
 
