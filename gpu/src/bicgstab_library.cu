@@ -175,9 +175,7 @@ SolveResult bicgstab_library(const GHMatrix& A, const std::vector<double>& b,
                              GpuSolveTimes* times) {
     using namespace detail;
     const long long rows = A.rows();
-    if (static_cast<long long>(b.size()) != rows || static_cast<long long>(x.size()) != rows) {
-        throw std::invalid_argument("bicgstab_library: b and x must have A.rows() entries");
-    }
+    check_sizes(rows, b, x, "bicgstab_library");
     const SolveOptions& opt = options.solve;
     Stream stream;
     const cudaStream_t st = stream.get();
@@ -215,18 +213,7 @@ SolveResult bicgstab_library(const GHMatrix& A, const std::vector<double>& b,
     Buffer<double> bnorm(1);
     HEPTANE_CUBLAS_CHECK(cublasDnrm2(blas, ni, d_b.get(), 1, bnorm.get()));
     const double host_bnorm = bnorm.download(st)[0];
-    if (!std::isfinite(host_bnorm) || host_bnorm == 0.0) {
-        SolveResult res;
-        if (host_bnorm == 0.0) {
-            x.assign(x.size(), 0.0);
-            res.status = SolveStatus::converged;
-            res.history = {0.0};
-        } else {
-            res.status = SolveStatus::non_finite;
-            res.detail = "||b|| is not finite";
-        }
-        return res;
-    }
+    if (SolveResult trivial; trivial_rhs(host_bnorm, x, trivial)) return trivial;
     HEPTANE_CUDA_CHECK(
         cudaMemcpyAsync(&sst->bnorm, bnorm.get(), sizeof(double), cudaMemcpyDeviceToDevice, st));
     auto residual = [&](int init_flag) {  // r = b - A x; r_hat = r; ||r||

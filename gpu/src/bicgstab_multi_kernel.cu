@@ -260,9 +260,7 @@ SolveResult bicgstab_multi_kernel(const GHMatrix& A, const std::vector<double>& 
                                   GpuSolveTimes* times) {
     using namespace detail;
     const long long n = A.rows();
-    if (static_cast<long long>(b.size()) != n || static_cast<long long>(x.size()) != n) {
-        throw std::invalid_argument("bicgstab_multi_kernel: b and x must have A.rows() entries");
-    }
+    check_sizes(n, b, x, "bicgstab_multi_kernel");
     const SolveOptions& opt = options.solve;
     Stream stream;
     EventTimer setup_timer(stream.get());
@@ -283,18 +281,7 @@ SolveResult bicgstab_multi_kernel(const GHMatrix& A, const std::vector<double>& 
     k_bnorm<<<blocks, kLanes, 0, st>>>(w, d_b.get());
     HEPTANE_SYNC_CHECK(st);
     SolverState host = state.download(st);
-    if (!std::isfinite(host.bnorm) || host.bnorm == 0.0) {
-        SolveResult res;
-        if (host.bnorm == 0.0) {
-            x.assign(x.size(), 0.0);
-            res.status = SolveStatus::converged;
-            res.history = {0.0};
-        } else {
-            res.status = SolveStatus::non_finite;
-            res.detail = "||b|| is not finite";
-        }
-        return res;
-    }
+    if (SolveResult trivial; trivial_rhs(host.bnorm, x, trivial)) return trivial;
 
     // One iteration, captured into a graph.
     cudaGraph_t graph = nullptr;

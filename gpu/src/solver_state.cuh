@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -159,6 +160,30 @@ class EventTimer {
     cudaStream_t stream_;
     cudaEvent_t start_ = nullptr, stop_ = nullptr;
 };
+
+/// Checks b and x against A (std::invalid_argument naming the solver).
+inline void check_sizes(long long rows, const std::vector<double>& b, const std::vector<double>& x,
+                        const char* solver) {
+    if (static_cast<long long>(b.size()) != rows || static_cast<long long>(x.size()) != rows) {
+        throw std::invalid_argument(std::string(solver) + ": b and x must have A.rows() entries");
+    }
+}
+
+/// The reference's exits before the first iteration: ||b|| = 0 (x = 0 is exact) or a
+/// non-finite b. Returns true (and sets `result`, and x for b = 0) when the solve ends here.
+inline bool trivial_rhs(double bnorm, std::vector<double>& x, SolveResult& result) {
+    if (std::isfinite(bnorm) && bnorm != 0.0) return false;
+    result = SolveResult{};
+    if (bnorm == 0.0) {
+        x.assign(x.size(), 0.0);
+        result.status = SolveStatus::converged;
+        result.history = {0.0};
+    } else {
+        result.status = SolveStatus::non_finite;
+        result.detail = "||b|| is not finite";
+    }
+    return true;
+}
 
 /// The SolveResult of a finished device solve.
 inline SolveResult to_result(const SolverState& s, const std::vector<double>& history) {
