@@ -47,14 +47,12 @@ DeviceGH::DeviceGH(const GHMatrix& A, BdiaVariant variant)
       nx_(A.nx()),
       ny_(A.ny()),
       nz_(A.nz()),
-      nw_(static_cast<int>(A.num_wells())),
-      rows_(A.rows()) {
+      nw_(static_cast<int>(A.num_wells())) {
     if (A.num_cells() >= std::numeric_limits<int>::max() / 2) {
         throw NotSupported("device GH: more than 2^30 cells");
     }
     M_ = static_cast<unsigned>(A.num_cells());
     Mp_ = (M_ + kTile - 1) / kTile * kTile;
-    minimal_bytes_ = 8.0 * static_cast<double>(A.nonzeros()) + 16.0 * static_cast<double>(rows_);
     bdia_ = Buffer<double>(device_layout(A, variant, Mp_));
     const WellArrays& w = A.wells();
     if (nw_ > 0) {
@@ -89,11 +87,6 @@ BdiaView DeviceGH::view(bool transpose) const {
     v.nz_div = FastDiv(static_cast<std::uint32_t>(nz_));
     v.ny_div = FastDiv(static_cast<std::uint32_t>(ny_));
     return v;
-}
-
-std::size_t DeviceGH::device_bytes() const {
-    return bdia_.bytes() + well_of_column_.bytes() + first_.bytes() + cell0_.bytes() +
-           count_.bytes() + w_vals_.bytes() + wt_vals_.bytes() + d_.bytes();
 }
 
 void DeviceGH::apply(const double* x, double* y, bool transpose, cudaStream_t stream,

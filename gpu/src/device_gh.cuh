@@ -40,14 +40,6 @@ class DeviceGH {
     DeviceGH(const GHMatrix& A, BdiaVariant variant);
 
     BdiaView view(bool transpose) const;
-    BdiaVariant variant() const { return variant_; }
-    int block_size() const { return K_; }
-    index_t rows() const { return rows_; }
-    index_t cell_unknowns() const { return static_cast<index_t>(M_) * K_; }
-    /// Bytes the device arrays occupy.
-    std::size_t device_bytes() const;
-    /// Every structural nonzero, x and y once (the effective-bandwidth denominator).
-    double minimal_bytes() const { return minimal_bytes_; }
 
     /// y = A x (or A^T x) on `stream`. If `skip` is not null, the kernel does nothing while
     /// *skip != 0 (solvers gate whole phases on device state without a host round trip).
@@ -58,8 +50,6 @@ class DeviceGH {
     BdiaVariant variant_;
     int K_, nx_, ny_, nz_, nw_;
     unsigned M_, Mp_;
-    index_t rows_;
-    double minimal_bytes_;
     Buffer<double> bdia_;
     Buffer<int> well_of_column_, first_, cell0_, count_;
     Buffer<double> w_vals_, wt_vals_, d_;

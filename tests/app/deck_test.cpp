@@ -25,8 +25,7 @@ namespace fs = std::filesystem;
 using test::source_path;
 
 using test::CliResult;
-
-CliResult run(std::vector<std::string> args) { return test::run_heptane(std::move(args)); }
+using test::run_heptane;
 
 std::string temp_dir() {
     const fs::path dir =
@@ -121,7 +120,7 @@ TEST(BadDecks, EachKindOfErrorNamesFileLineAndKeyAndExitsWith2) {
         const Expectation expect = read_expectation(deck);
         ASSERT_GT(expect.line, 0) << "bad deck without '# expect-line:' / '# expect:' header";
         const std::string matrix = out_dir + "/" + deck.stem().string() + ".mtx";
-        const CliResult r = run({"export", deck.string(), "--matrix", matrix});
+        const CliResult r = run_heptane({"export", deck.string(), "--matrix", matrix});
         EXPECT_EQ(r.code, kExitBadInput) << r.err;
         const std::string located =
             deck.filename().string() + ":" + std::to_string(expect.line) + ": " + expect.text;
@@ -135,20 +134,20 @@ TEST(BadDecks, EachKindOfErrorNamesFileLineAndKeyAndExitsWith2) {
 }
 
 TEST(Cli, UsageErrorsExitWith2AndHelpWith0) {
-    EXPECT_EQ(run({}).code, kExitBadInput);
-    EXPECT_EQ(run({"frobnicate"}).code, kExitBadInput);
-    EXPECT_EQ(run({"info", "no_such_deck.yaml"}).code, kExitBadInput);
-    EXPECT_EQ(run({"export", source_path("tests/app/decks/small_two_phase.yaml")}).code,
+    EXPECT_EQ(run_heptane({}).code, kExitBadInput);
+    EXPECT_EQ(run_heptane({"frobnicate"}).code, kExitBadInput);
+    EXPECT_EQ(run_heptane({"info", "no_such_deck.yaml"}).code, kExitBadInput);
+    EXPECT_EQ(run_heptane({"export", source_path("tests/app/decks/small_two_phase.yaml")}).code,
               kExitBadInput);  // --matrix is required
-    EXPECT_EQ(run({"--help"}).code, kExitOk);
-    EXPECT_EQ(run({"export", "--help"}).code, kExitOk);
-    const CliResult v = run({"--version"});
+    EXPECT_EQ(run_heptane({"--help"}).code, kExitOk);
+    EXPECT_EQ(run_heptane({"export", "--help"}).code, kExitOk);
+    const CliResult v = run_heptane({"--version"});
     EXPECT_EQ(v.code, kExitOk);
     EXPECT_NE(v.out.find("heptane"), std::string::npos);
 }
 
 TEST(Cli, InfoReportsTheSystem) {
-    const CliResult r = run({"info", source_path("tests/app/decks/small_two_phase.yaml")});
+    const CliResult r = run_heptane({"info", source_path("tests/app/decks/small_two_phase.yaml")});
     ASSERT_EQ(r.code, kExitOk) << r.err;
     // 6 x 5 x 4 cells, K = 2, 3 wells: 243 unknowns; H nonzeros by the Bdia formula.
     EXPECT_NE(r.out.find("6 x 5 x 4 = 120 cells"), std::string::npos) << r.out;
@@ -158,7 +157,7 @@ TEST(Cli, InfoReportsTheSystem) {
     EXPECT_NE(r.out.find("(H " + with_commas(h)), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("BSR"), std::string::npos);
     EXPECT_NE(r.out.find("CSR"), std::string::npos);
-    const CliResult build = run({"info"});
+    const CliResult build = run_heptane({"info"});
     EXPECT_EQ(build.code, kExitOk);
     EXPECT_NE(build.out.find("CUDA backend"), std::string::npos);
 }
@@ -166,8 +165,9 @@ TEST(Cli, InfoReportsTheSystem) {
 TEST(Cli, ExportWritesMatrixAndRhsAtomically) {
     const std::string dir = temp_dir();
     const std::string a = dir + "/A.mtx", b = dir + "/b.mtx";
-    const CliResult r = run({"export", source_path("tests/app/decks/small_synthetic_metric.yaml"),
-                             "--matrix", a, "--rhs", b});
+    const CliResult r =
+        run_heptane({"export", source_path("tests/app/decks/small_synthetic_metric.yaml"),
+                     "--matrix", a, "--rhs", b});
     ASSERT_EQ(r.code, kExitOk) << r.err;
     {
         std::ifstream in(a);
@@ -193,8 +193,9 @@ TEST(Cli, ExportWritesMatrixAndRhsAtomically) {
     fs::remove_all(dir);
 
     // A folder that does not exist: bad CLI input, nothing written.
-    const CliResult bad = run({"export", source_path("tests/app/decks/small_synthetic_metric.yaml"),
-                               "--matrix", dir + "/missing/A.mtx"});
+    const CliResult bad =
+        run_heptane({"export", source_path("tests/app/decks/small_synthetic_metric.yaml"),
+                     "--matrix", dir + "/missing/A.mtx"});
     EXPECT_EQ(bad.code, kExitBadInput);
     EXPECT_NE(bad.err.find("--matrix"), std::string::npos) << bad.err;
     EXPECT_FALSE(fs::exists(dir + "/missing"));

@@ -23,8 +23,7 @@ namespace fs = std::filesystem;
 using test::source_path;
 
 using test::CliResult;
-
-CliResult run(std::vector<std::string> args) { return test::run_heptane(std::move(args)); }
+using test::run_heptane;
 
 /// A fresh, empty folder per test, removed at the end.
 class RunTest : public ::testing::Test {
@@ -51,7 +50,7 @@ const std::string kSmallDeck = source_path("tests/app/decks/small_two_phase.yaml
 
 TEST_F(RunTest, WritesTheDesignLayout) {
     const std::string out = path("small.h5");
-    const CliResult r = run({"run", kSmallDeck, "-o", out});
+    const CliResult r = run_heptane({"run", kSmallDeck, "-o", out});
     ASSERT_EQ(r.code, kExitOk) << r.err << r.out;
     EXPECT_NE(r.out.find("converged"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("GB/s effective"), std::string::npos) << r.out;
@@ -96,7 +95,7 @@ TEST_F(RunTest, WritesTheDesignLayout) {
 
 TEST_F(RunTest, XdmfReferencesExistingDatasetsWithMatchingDimensions) {
     const std::string out = path("small.h5");
-    ASSERT_EQ(run({"run", kSmallDeck, "-o", out}).code, kExitOk);
+    ASSERT_EQ(run_heptane({"run", kSmallDeck, "-o", out}).code, kExitOk);
     std::ifstream in(path("small.xmf"));
     ASSERT_TRUE(in) << "no .xmf beside the .h5";
     std::stringstream text;
@@ -147,39 +146,42 @@ void perturb(const std::string& file, const char* dataset, std::size_t i, double
 
 TEST_F(RunTest, CompareFindsAOneInAMillionChange) {
     const std::string a = path("a.h5"), b = path("b.h5");
-    ASSERT_EQ(run({"run", kSmallDeck, "-o", a}).code, kExitOk);
+    ASSERT_EQ(run_heptane({"run", kSmallDeck, "-o", a}).code, kExitOk);
     fs::copy_file(a, b);
-    EXPECT_EQ(run({"compare", a, b, "--rtol", "1e-9"}).code, 0);
+    EXPECT_EQ(run_heptane({"compare", a, b, "--rtol", "1e-9"}).code, 0);
     perturb(b, "/solution/x", 17, 1e-6);
-    const CliResult r = run({"compare", a, b, "--rtol", "1e-9"});
+    const CliResult r = run_heptane({"compare", a, b, "--rtol", "1e-9"});
     EXPECT_EQ(r.code, 1) << r.out;
     EXPECT_NE(r.out.find("/solution/x"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("DIFFERS (1 entries)"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("(17)"), std::string::npos) << r.out;    // where the worst entry is
-    EXPECT_EQ(run({"compare", a, b, "--rtol", "1e-5"}).code, 0);  // within a looser tolerance
-    EXPECT_EQ(run({"compare", a, a}).code, 0);
+    EXPECT_NE(r.out.find("(17)"), std::string::npos) << r.out;  // where the worst entry is
+    EXPECT_EQ(run_heptane({"compare", a, b, "--rtol", "1e-5"}).code,
+              0);  // within a looser tolerance
+    EXPECT_EQ(run_heptane({"compare", a, a}).code, 0);
 }
 
 TEST_F(RunTest, CompareRejectsUnreadableAndMismatchedFiles) {
     const std::string a = path("a.h5"), other = path("other.h5"), text = path("text.h5");
-    ASSERT_EQ(run({"run", kSmallDeck, "-o", a}).code, kExitOk);
+    ASSERT_EQ(run_heptane({"run", kSmallDeck, "-o", a}).code, kExitOk);
     std::ofstream(text) << "not HDF5\n";
-    EXPECT_EQ(run({"compare", a, text}).code, kExitBadInput);
-    EXPECT_EQ(run({"compare", a, path("missing.h5")}).code, kExitBadInput);
+    EXPECT_EQ(run_heptane({"compare", a, text}).code, kExitBadInput);
+    EXPECT_EQ(run_heptane({"compare", a, path("missing.h5")}).code, kExitBadInput);
     // Another model: the datasets have other shapes.
-    ASSERT_EQ(
-        run({"run", source_path("tests/app/decks/small_synthetic_metric.yaml"), "-o", other}).code,
-        kExitOk);
-    const CliResult r = run({"compare", a, other});
+    ASSERT_EQ(run_heptane(
+                  {"run", source_path("tests/app/decks/small_synthetic_metric.yaml"), "-o", other})
+                  .code,
+              kExitOk);
+    const CliResult r = run_heptane({"compare", a, other});
     EXPECT_EQ(r.code, kExitBadInput);
     EXPECT_NE(r.err.find("exists in"), std::string::npos) << r.err;  // dSw vs x0, x1, x2
 }
 
 TEST_F(RunTest, CompareReportsADifferentSolverStatus) {
     const std::string a = path("a.h5"), b = path("b.h5");
-    ASSERT_EQ(run({"run", kSmallDeck, "-o", a}).code, kExitOk);
-    ASSERT_EQ(run({"run", kSmallDeck, "-o", b, "--set", "solver.max_iterations=2"}).code, 1);
-    const CliResult r = run({"compare", a, b, "--rtol", "1e300"});  // values "agree"
+    ASSERT_EQ(run_heptane({"run", kSmallDeck, "-o", a}).code, kExitOk);
+    ASSERT_EQ(run_heptane({"run", kSmallDeck, "-o", b, "--set", "solver.max_iterations=2"}).code,
+              1);
+    const CliResult r = run_heptane({"compare", a, b, "--rtol", "1e300"});  // values "agree"
     EXPECT_EQ(r.code, 1);
     EXPECT_NE(r.out.find("solver status: converged / max_iterations  DIFFERS"), std::string::npos)
         << r.out;
@@ -187,7 +189,8 @@ TEST_F(RunTest, CompareReportsADifferentSolverStatus) {
 
 TEST_F(RunTest, NonConvergenceIsExit1AndTheResultIsWritten) {
     const std::string out = path("nc.h5");
-    const CliResult r = run({"run", kSmallDeck, "-o", out, "--set", "solver.max_iterations=3"});
+    const CliResult r =
+        run_heptane({"run", kSmallDeck, "-o", out, "--set", "solver.max_iterations=3"});
     EXPECT_EQ(r.code, 1);
     EXPECT_NE(r.err.find("did not converge: max_iterations after 3 iterations"), std::string::npos)
         << r.err;
@@ -198,8 +201,9 @@ TEST_F(RunTest, NonConvergenceIsExit1AndTheResultIsWritten) {
 
 TEST_F(RunTest, SetOverridesDeckKeysWithTheDecksValidation) {
     const std::string out = path("set.h5");
-    CliResult r = run({"run", kSmallDeck, "-o", out, "--set", "solver.method=bicgstab", "--set",
-                       "wells[1].control={kind: bhp, value: 3500}", "--set", "timestep.dt=0.5"});
+    CliResult r =
+        run_heptane({"run", kSmallDeck, "-o", out, "--set", "solver.method=bicgstab", "--set",
+                     "wells[1].control={kind: bhp, value: 3500}", "--set", "timestep.dt=0.5"});
     ASSERT_EQ(r.code, kExitOk) << r.err;
     const h5::File f = h5::File::open(out);
     EXPECT_EQ(f.attr_string("/solver", "method"), "bicgstab");
@@ -218,7 +222,7 @@ TEST_F(RunTest, SetOverridesDeckKeysWithTheDecksValidation) {
         {"wells[0].control={kind: rate", "the value is not valid YAML"},
     };
     for (const auto& b : bad) {
-        r = run({"run", kSmallDeck, "-o", path("bad.h5"), "--set", b.set});
+        r = run_heptane({"run", kSmallDeck, "-o", path("bad.h5"), "--set", b.set});
         EXPECT_EQ(r.code, kExitBadInput) << b.set;
         EXPECT_NE(r.err.find(b.message), std::string::npos) << "expected '" << b.message << "' in\n"
                                                             << r.err;
@@ -230,18 +234,18 @@ TEST_F(RunTest, BadInputLeavesNoOutputFile) {
     // Every bad deck, through `run`.
     for (const auto& entry : fs::directory_iterator(source_path("tests/app/bad_decks"))) {
         if (entry.path().extension() != ".yaml") continue;
-        const CliResult r = run({"run", entry.path().string(), "-o", path("out.h5")});
+        const CliResult r = run_heptane({"run", entry.path().string(), "-o", path("out.h5")});
         EXPECT_EQ(r.code, kExitBadInput) << entry.path() << r.err;
     }
     // An output folder that does not exist: refused before any work.
-    const CliResult r = run({"run", kSmallDeck, "-o", path("no/such/folder/out.h5")});
+    const CliResult r = run_heptane({"run", kSmallDeck, "-o", path("no/such/folder/out.h5")});
     EXPECT_EQ(r.code, kExitBadInput);
     EXPECT_NE(r.err.find("-o: cannot write"), std::string::npos) << r.err;
     EXPECT_TRUE(files().empty()) << files().front();
 }
 
 TEST_F(RunTest, ProgressOnATerminalOnly) {
-    const CliResult quiet = run({"run", kSmallDeck, "-o", path("q.h5")});
+    const CliResult quiet = run_heptane({"run", kSmallDeck, "-o", path("q.h5")});
     EXPECT_EQ(quiet.err.find('\r'), std::string::npos) << "progress in a log";
     const CliResult shown = test::run_heptane({"run", kSmallDeck, "-o", path("t.h5")}, true);
     ASSERT_EQ(shown.code, kExitOk);
@@ -253,7 +257,7 @@ TEST_F(RunTest, ProgressOnATerminalOnly) {
 
 TEST_F(RunTest, GpuBackendRunsOnAGpuAndIsExit3WithoutOne) {
     // QMR is CPU-only in this version: a GPU request for it is an input error at its key.
-    CliResult r = run({"run", kSmallDeck, "-o", path("gpu.h5"), "--backend", "gpu"});
+    CliResult r = run_heptane({"run", kSmallDeck, "-o", path("gpu.h5"), "--backend", "gpu"});
     if (gpu::device_count() == 0) {
         EXPECT_EQ(r.code, kExitRuntime) << r.err;
         EXPECT_NE(r.err.find("backend gpu"), std::string::npos) << r.err;
@@ -263,8 +267,9 @@ TEST_F(RunTest, GpuBackendRunsOnAGpuAndIsExit3WithoutOne) {
     EXPECT_EQ(r.code, kExitBadInput) << r.err;
     EXPECT_NE(r.err.find("solver.method"), std::string::npos) << r.err;
     for (const char* kernel : {"multi_kernel", "library"}) {
-        r = run({"run", kSmallDeck, "-o", path("gpu.h5"), "--backend", "gpu", "--set",
-                 "solver.method=bicgstab", "--set", std::string("solver.gpu_kernel=") + kernel});
+        r = run_heptane({"run", kSmallDeck, "-o", path("gpu.h5"), "--backend", "gpu", "--set",
+                         "solver.method=bicgstab", "--set",
+                         std::string("solver.gpu_kernel=") + kernel});
         ASSERT_EQ(r.code, kExitOk) << r.err;
         const h5::File f = h5::File::open(path("gpu.h5"));
         EXPECT_EQ(f.attr_string("/solver", "backend"), "gpu");
