@@ -8,10 +8,15 @@
 ///  - every product and sum rounded separately (no fused multiply-add: the device uses the
 ///    _rn intrinsics, the host is compiled with -ffp-contract=off);
 ///  - the order of every sum: SpMV rows sequentially over (diagonal d, component c), then the
-///    well term; dot products over chunks of kReduceChunk entries, each chunk as kLanes lanes
-///    of kLaneTerms strided terms (lane l sums entries l, l + kLanes, ...), the lanes folded by
-///    a fixed binary tree (lane l += lane l + w for w = kLanes/2, ..., 1), then the chunk sums
-///    added in order. A 256-thread GPU block does one chunk with coalesced loads.
+///    well term; reductions (dot products, norms) as a pairwise tree:
+///      * the terms t_0 .. t_{n-1} form groups of kGroup consecutive terms, each summed left
+///        to right (g_k = ((t_4k + t_4k+1) + t_4k+2) + t_4k+3; the last group may be short);
+///      * the groups are combined by the complete binary tree over their index range, in
+///        which node(lo, 2w) = node(lo, w) + node(lo + w, w), or just node(lo, w) when
+///        lo + w is past the last group (nothing is ever added for an absent half).
+///    Every aligned power-of-two range of groups is a subtree, so any partition of the
+///    vector into such ranges - OpenMP chunks, GPU blocks of any size, a persistent kernel's
+///    per-block row ranges - computes the same bits (design decision 16).
 #if defined(__CUDACC__)
 #define HEPTANE_HD __host__ __device__
 #else
@@ -20,9 +25,8 @@
 
 namespace heptane::canonical {
 
-constexpr int kLanes = 256;
-constexpr int kLaneTerms = 16;
-constexpr long long kReduceChunk = static_cast<long long>(kLanes) * kLaneTerms;  // 4096
+/// Consecutive terms summed left to right before the tree (a GPU thread owns one group).
+constexpr int kGroup = 4;
 
 /// a * b, rounded (never fused with a following add).
 HEPTANE_HD inline double mul(double a, double b) {
@@ -54,12 +58,39 @@ HEPTANE_HD inline double sub(double a, double b) {
 /// acc + a * b with two roundings.
 HEPTANE_HD inline double mul_add(double a, double b, double acc) { return add(acc, mul(a, b)); }
 
-/// Folds kLanes lane sums in place by the canonical binary tree; returns lanes[0].
-HEPTANE_HD inline double fold_lanes(double* lanes) {
-    for (int w = kLanes / 2; w > 0; w /= 2) {
-        for (int l = 0; l < w; ++l) lanes[l] = add(lanes[l], lanes[l + w]);
+/// The canonical pairwise tree over the values load(0) .. load(len - 1): node(lo, 2w) =
+/// node(lo, w) + node(lo + w, w) when lo + w < len, else node(lo, w). Streams the values once
+/// (a stack of complete subtrees: the binary representation of the count so far), so it
+/// serves any loader - a group sum, an array, another block's partial sums. len >= 1.
+template <class Load>
+HEPTANE_HD inline double pairwise_sum(Load load, long long len) {
+    double stack[48];  // subtrees of strictly decreasing size: len < 2^48
+    int depth = 0;
+    for (long long i = 0; i < len; ++i) {
+        double v = load(i);
+        for (long long c = i + 1; (c & 1) == 0; c >>= 1) v = add(stack[--depth], v);
+        stack[depth++] = v;
     }
-    return lanes[0];
+    // The incomplete right edge: each subtree is the right half of the one before it.
+    while (depth > 1) {
+        const double right = stack[--depth];
+        stack[depth - 1] = add(stack[depth - 1], right);
+    }
+    return stack[0];
+}
+
+/// The canonical reduction of the n terms term(0) .. term(n - 1) (0.0 for n = 0): groups of
+/// kGroup summed left to right, then the pairwise tree over the groups.
+template <class Term>
+HEPTANE_HD inline double reduce(Term term, long long n) {
+    if (n <= 0) return 0.0;
+    auto group = [&](long long g) {
+        const long long i = g * kGroup;
+        double s = term(i);
+        for (long long j = i + 1; j < i + kGroup && j < n; ++j) s = add(s, term(j));
+        return s;
+    };
+    return pairwise_sum(group, (n + kGroup - 1) / kGroup);
 }
 
 }  // namespace heptane::canonical

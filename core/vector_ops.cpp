@@ -7,27 +7,20 @@
 namespace heptane::vec {
 namespace {
 
-/// Sum of f(i) over [0, n) in the canonical order (core/canonical.hpp).
+/// Sum of f(i) over [0, n) in the canonical order (core/canonical.hpp): aligned chunks of
+/// kChunk entries - subtrees of the canonical tree - in parallel, then the tree over them.
 template <class F>
 double canonical_sum(index_t n, F f) {
-    using canonical::add;
-    using canonical::kLanes;
+    if (n <= 0) return 0.0;
     const index_t chunks = (n + kChunk - 1) / kChunk;
     std::vector<double> partial(static_cast<std::size_t>(chunks));
 #pragma omp parallel for schedule(static) if (n >= kParallelMin)
     for (index_t c = 0; c < chunks; ++c) {
-        double lanes[kLanes] = {};
         const index_t base = c * kChunk;
-        const index_t end = std::min(n, base + kChunk);
-        for (index_t i = base; i < end; ++i) {
-            const int l = static_cast<int>((i - base) % kLanes);
-            lanes[l] = add(lanes[l], f(i));
-        }
-        partial[c] = canonical::fold_lanes(lanes);
+        partial[c] = canonical::reduce([&](index_t i) { return f(base + i); },
+                                       std::min(n - base, kChunk));
     }
-    double s = 0.0;
-    for (double p : partial) s = add(s, p);
-    return s;
+    return canonical::pairwise_sum([&](index_t c) { return partial[c]; }, chunks);
 }
 
 }  // namespace

@@ -1,15 +1,16 @@
 #pragma once
 /// @file BLAS-1 on the host, OpenMP-parallel and deterministic: reductions follow the
-/// canonical order of core/canonical.hpp (chunks of 4096 entries as 256 lanes folded by a
-/// fixed tree, then the chunk sums in order), so a dot product gives the same bits for any
-/// thread count and the same bits as the GPU solvers.
+/// canonical order of core/canonical.hpp (groups of 4 terms, then a pairwise tree), so a
+/// dot product gives the same bits for any thread count and the same bits as the GPU
+/// solvers.
 #include "core/canonical.hpp"
 #include "core/types.hpp"
 
 namespace heptane::vec {
 
-/// Entries per reduction chunk (canonical::kReduceChunk).
-constexpr index_t kChunk = canonical::kReduceChunk;
+/// Entries per parallel reduction chunk: an aligned subtree of the canonical tree.
+constexpr index_t kChunk = 4096;
+static_assert(kChunk % canonical::kGroup == 0, "a chunk holds whole groups");
 
 /// Below this many entries loops run serially: a parallel region costs a few microseconds,
 /// more than the loop itself on small vectors (and spinning threads hurt when several

@@ -24,7 +24,7 @@ namespace {
 
 using namespace heptane::canonical;
 
-/// Every solver kernel works on whole chunks: a block of kLanes threads per chunk.
+/// Every solver kernel works on whole chunks: a block of kChunkThreads threads per chunk.
 struct Work {
     long long n;
     double* partial[2];
@@ -33,18 +33,39 @@ struct Work {
     double* history;
 };
 
+/// The chunk loop of a reducing kernel: f(i, g) for every entry i of this thread's groups,
+/// g[q] collecting the terms of reduction q; then the chunk sums. True (in every thread of
+/// the block that finished last) with the N totals in `total`.
+template <int N, class F>
+__device__ bool reduce_chunk(const Work& w, F f, double (&total)[N]) {
+    __shared__ double warps[N][kChunkWarps];
+    ChunkReduction<N> red(warps, w.n);
+    for (int p = 0; p < kPasses; ++p) {
+        GroupSum g[N];
+        for_group(p, w.n, [&](long long i) { f(i, g); });
+        red.pass(p, g);
+    }
+    double* partial[N];
+#pragma unroll
+    for (int q = 0; q < N; ++q) partial[q] = w.partial[q];
+    return red.finish(partial, w.counter, total);
+}
+
+/// Calls f(i) for every entry of this block's chunk (no reduction).
+template <class F>
+__device__ void each_entry(const Work& w, F f) {
+    for (int p = 0; p < kPasses; ++p) for_group(p, w.n, f);
+}
+
 // ---- kernels, in iteration order --------------------------------------------------------
 
 /// rho = (r_hat, r); near-breakdown -> restart (or breakdown); beta.
-__global__ void __launch_bounds__(kLanes) k_rho(Work w, const double* r_hat, const double* r) {
+__global__ void __launch_bounds__(kChunkThreads) k_rho(Work w, const double* r_hat, const double* r) {
     if (w.st->skip_iteration) return;
-    double lane[1] = {0.0};
-    for (int j = 0; j < kLaneTerms; ++j) {
-        const long long i = lane_index(j);
-        if (i < w.n) lane[0] = add(lane[0], mul(r_hat[i], r[i]));
-    }
     double total[1];
-    if (!finish_chunks<1>(lane, {w.partial[0]}, w.counter, total) || threadIdx.x != 0) return;
+    const bool last = reduce_chunk<1>(
+        w, [&](long long i, GroupSum(&g)[1]) { g[0].add(mul(r_hat[i], r[i])); }, total);
+    if (!last || threadIdx.x != 0) return;
     SolverState& s = *w.st;
     const double rho = total[0];
     const int it = s.iterations + 1;
@@ -67,21 +88,20 @@ __global__ void __launch_bounds__(kLanes) k_rho(Work w, const double* r_hat, con
 
 /// Restart (after the SpMV r = A x): r = b - r, r_hat = r, ||r||; rho = ||r||^2, p = r next.
 /// Also the initial residual (mode_init): records iteration 0.
-__global__ void __launch_bounds__(kLanes)
+__global__ void __launch_bounds__(kChunkThreads)
     k_residual(Work w, const double* b, double* r, double* r_hat, int mode_init) {
     if (!mode_init && w.st->skip_restart) return;
-    double lane[1] = {0.0};
-    for (int j = 0; j < kLaneTerms; ++j) {
-        const long long i = lane_index(j);
-        if (i < w.n) {
+    double total[1];
+    const bool last = reduce_chunk<1>(
+        w,
+        [&](long long i, GroupSum(&g)[1]) {
             const double ri = sub(b[i], mul(1.0, r[i]));
             r[i] = ri;
             r_hat[i] = ri;
-            lane[0] = add(lane[0], mul(ri, ri));
-        }
-    }
-    double total[1];
-    if (!finish_chunks<1>(lane, {w.partial[0]}, w.counter, total) || threadIdx.x != 0) return;
+            g[0].add(mul(ri, ri));
+        },
+        total);
+    if (!last || threadIdx.x != 0) return;
     SolverState& s = *w.st;
     const double r_norm = sqrt(total[0]);
     s.r_norm = r_norm;
@@ -99,28 +119,24 @@ __global__ void __launch_bounds__(kLanes)
 }
 
 /// p = r (first iteration, after a restart) or p = r + beta (p - omega v).
-__global__ void __launch_bounds__(kLanes)
+__global__ void __launch_bounds__(kChunkThreads)
     k_update_p(Work w, const double* r, double* p, const double* v) {
     const SolverState& s = *w.st;
     if (s.skip_iteration) return;
     const bool fresh = s.fresh;
     const double beta = s.beta, omega = s.omega;
-    for (int j = 0; j < kLaneTerms; ++j) {
-        const long long i = lane_index(j);
-        if (i < w.n) p[i] = fresh ? r[i] : mul_add(beta, sub(p[i], mul(omega, v[i])), r[i]);
-    }
+    each_entry(w, [&](long long i) {
+        p[i] = fresh ? r[i] : mul_add(beta, sub(p[i], mul(omega, v[i])), r[i]);
+    });
 }
 
 /// sigma = (r_hat, v); alpha = rho / sigma.
-__global__ void __launch_bounds__(kLanes) k_alpha(Work w, const double* r_hat, const double* v) {
+__global__ void __launch_bounds__(kChunkThreads) k_alpha(Work w, const double* r_hat, const double* v) {
     if (w.st->skip_iteration) return;
-    double lane[1] = {0.0};
-    for (int j = 0; j < kLaneTerms; ++j) {
-        const long long i = lane_index(j);
-        if (i < w.n) lane[0] = add(lane[0], mul(r_hat[i], v[i]));
-    }
     double total[1];
-    if (!finish_chunks<1>(lane, {w.partial[0]}, w.counter, total) || threadIdx.x != 0) return;
+    const bool last = reduce_chunk<1>(
+        w, [&](long long i, GroupSum(&g)[1]) { g[0].add(mul(r_hat[i], v[i])); }, total);
+    if (!last || threadIdx.x != 0) return;
     SolverState& s = *w.st;
     const double sigma = total[0];
     if (sigma == 0.0 || !std::isfinite(sigma)) {
@@ -132,21 +148,20 @@ __global__ void __launch_bounds__(kLanes) k_alpha(Work w, const double* r_hat, c
 }
 
 /// s = r - alpha v; ||s||; half step when ||s|| / ||b|| <= tol.
-__global__ void __launch_bounds__(kLanes)
+__global__ void __launch_bounds__(kChunkThreads)
     k_update_s(Work w, const double* r, const double* v, double* s_vec) {
     if (w.st->skip_iteration) return;
     const double alpha = w.st->alpha;
-    double lane[1] = {0.0};
-    for (int j = 0; j < kLaneTerms; ++j) {
-        const long long i = lane_index(j);
-        if (i < w.n) {
+    double total[1];
+    const bool last = reduce_chunk<1>(
+        w,
+        [&](long long i, GroupSum(&g)[1]) {
             const double si = sub(r[i], mul(alpha, v[i]));
             s_vec[i] = si;
-            lane[0] = add(lane[0], mul(si, si));
-        }
-    }
-    double total[1];
-    if (!finish_chunks<1>(lane, {w.partial[0]}, w.counter, total) || threadIdx.x != 0) return;
+            g[0].add(mul(si, si));
+        },
+        total);
+    if (!last || threadIdx.x != 0) return;
     SolverState& s = *w.st;
     s.s_norm = sqrt(total[0]);
     if (s.s_norm / s.bnorm <= s.tolerance) {
@@ -156,21 +171,17 @@ __global__ void __launch_bounds__(kLanes)
 }
 
 /// (t, t) and (t, s); omega = (t, s) / (t, t).
-__global__ void __launch_bounds__(kLanes) k_omega(Work w, const double* t, const double* s_vec) {
+__global__ void __launch_bounds__(kChunkThreads) k_omega(Work w, const double* t, const double* s_vec) {
     if (w.st->skip_t) return;
-    double lane[2] = {0.0, 0.0};
-    for (int j = 0; j < kLaneTerms; ++j) {
-        const long long i = lane_index(j);
-        if (i < w.n) {
-            lane[0] = add(lane[0], mul(t[i], t[i]));
-            lane[1] = add(lane[1], mul(t[i], s_vec[i]));
-        }
-    }
     double total[2];
-    if (!finish_chunks<2>(lane, {w.partial[0], w.partial[1]}, w.counter, total) ||
-        threadIdx.x != 0) {
-        return;
-    }
+    const bool last = reduce_chunk<2>(
+        w,
+        [&](long long i, GroupSum(&g)[2]) {
+            g[0].add(mul(t[i], t[i]));
+            g[1].add(mul(t[i], s_vec[i]));
+        },
+        total);
+    if (!last || threadIdx.x != 0) return;
     SolverState& s = *w.st;
     const double tt = total[0];
     if (tt == 0.0 || !std::isfinite(tt)) {
@@ -182,29 +193,29 @@ __global__ void __launch_bounds__(kLanes) k_omega(Work w, const double* t, const
 
 /// x = x + alpha p + omega s;  r = s - omega t;  ||r||; the iteration's status.
 /// At a half step: x = x + alpha p, r = s, and the iteration has converged.
-__global__ void __launch_bounds__(kLanes)
+__global__ void __launch_bounds__(kChunkThreads)
     k_update_xr(Work w, double* x, const double* p, const double* s_vec, const double* t,
                 double* r) {
     const SolverState& st = *w.st;
     if (st.skip_iteration) return;
     const bool half = st.half_step;
     const double alpha = st.alpha, omega = st.omega;
-    double lane[1] = {0.0};
-    for (int j = 0; j < kLaneTerms; ++j) {
-        const long long i = lane_index(j);
-        if (i >= w.n) continue;
-        if (half) {
-            x[i] = mul_add(alpha, p[i], x[i]);
-            r[i] = s_vec[i];
-        } else {
-            x[i] = add(x[i], mul_add(omega, s_vec[i], mul(alpha, p[i])));
-            const double ri = sub(s_vec[i], mul(omega, t[i]));
-            r[i] = ri;
-            lane[0] = add(lane[0], mul(ri, ri));
-        }
-    }
     double total[1];
-    if (!finish_chunks<1>(lane, {w.partial[0]}, w.counter, total) || threadIdx.x != 0) return;
+    const bool last = reduce_chunk<1>(
+        w,
+        [&](long long i, GroupSum(&g)[1]) {
+            if (half) {
+                x[i] = mul_add(alpha, p[i], x[i]);
+                r[i] = s_vec[i];
+            } else {
+                x[i] = add(x[i], mul_add(omega, s_vec[i], mul(alpha, p[i])));
+                const double ri = sub(s_vec[i], mul(omega, t[i]));
+                r[i] = ri;
+                g[0].add(mul(ri, ri));
+            }
+        },
+        total);
+    if (!last || threadIdx.x != 0) return;
     SolverState& s = *w.st;
     const int it = s.iterations + 1;
     if (half) {
@@ -225,30 +236,26 @@ __global__ void __launch_bounds__(kLanes)
 }
 
 /// ||b - A x|| / ||b|| with A x in `ax` (the reference's true residual).
-__global__ void __launch_bounds__(kLanes)
+__global__ void __launch_bounds__(kChunkThreads)
     k_true_residual(Work w, const double* b, const double* ax) {
-    double lane[1] = {0.0};
-    for (int j = 0; j < kLaneTerms; ++j) {
-        const long long i = lane_index(j);
-        if (i < w.n) {
-            const double ri = sub(b[i], mul(1.0, ax[i]));
-            lane[0] = add(lane[0], mul(ri, ri));
-        }
-    }
     double total[1];
-    if (!finish_chunks<1>(lane, {w.partial[0]}, w.counter, total) || threadIdx.x != 0) return;
+    const bool last = reduce_chunk<1>(
+        w,
+        [&](long long i, GroupSum(&g)[1]) {
+            const double ri = sub(b[i], mul(1.0, ax[i]));
+            g[0].add(mul(ri, ri));
+        },
+        total);
+    if (!last || threadIdx.x != 0) return;
     w.st->true_relative_residual = sqrt(total[0]) / w.st->bnorm;
 }
 
 /// ||b||.
-__global__ void __launch_bounds__(kLanes) k_bnorm(Work w, const double* b) {
-    double lane[1] = {0.0};
-    for (int j = 0; j < kLaneTerms; ++j) {
-        const long long i = lane_index(j);
-        if (i < w.n) lane[0] = add(lane[0], mul(b[i], b[i]));
-    }
+__global__ void __launch_bounds__(kChunkThreads) k_bnorm(Work w, const double* b) {
     double total[1];
-    if (!finish_chunks<1>(lane, {w.partial[0]}, w.counter, total) || threadIdx.x != 0) return;
+    const bool last = reduce_chunk<1>(
+        w, [&](long long i, GroupSum(&g)[1]) { g[0].add(mul(b[i], b[i])); }, total);
+    if (!last || threadIdx.x != 0) return;
     w.st->bnorm = sqrt(total[0]);
 }
 
@@ -278,7 +285,7 @@ SolveResult bicgstab_multi_kernel(const GHMatrix& A, const std::vector<double>& 
     const cudaStream_t st = stream.get();
 
     // ||b||: zero and non-finite right-hand sides end the solve here, as in the reference.
-    k_bnorm<<<blocks, kLanes, 0, st>>>(w, d_b.get());
+    k_bnorm<<<blocks, kChunkThreads, 0, st>>>(w, d_b.get());
     HEPTANE_SYNC_CHECK(st);
     SolverState host = state.download(st);
     if (SolveResult trivial; trivial_rhs(host.bnorm, x, trivial)) return trivial;
@@ -286,16 +293,16 @@ SolveResult bicgstab_multi_kernel(const GHMatrix& A, const std::vector<double>& 
     // One iteration, captured into a graph.
     cudaGraph_t graph = nullptr;
     HEPTANE_CUDA_CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
-    k_rho<<<blocks, kLanes, 0, st>>>(w, r_hat.get(), r.get());
+    k_rho<<<blocks, kChunkThreads, 0, st>>>(w, r_hat.get(), r.get());
     gh.apply(d_x.get(), r.get(), false, st, &state.device()->skip_restart);  // r = A x
-    k_residual<<<blocks, kLanes, 0, st>>>(w, d_b.get(), r.get(), r_hat.get(), 0);
-    k_update_p<<<blocks, kLanes, 0, st>>>(w, r.get(), p.get(), v.get());
+    k_residual<<<blocks, kChunkThreads, 0, st>>>(w, d_b.get(), r.get(), r_hat.get(), 0);
+    k_update_p<<<blocks, kChunkThreads, 0, st>>>(w, r.get(), p.get(), v.get());
     gh.apply(p.get(), v.get(), false, st, &state.device()->skip_iteration);  // v = A p
-    k_alpha<<<blocks, kLanes, 0, st>>>(w, r_hat.get(), v.get());
-    k_update_s<<<blocks, kLanes, 0, st>>>(w, r.get(), v.get(), s.get());
+    k_alpha<<<blocks, kChunkThreads, 0, st>>>(w, r_hat.get(), v.get());
+    k_update_s<<<blocks, kChunkThreads, 0, st>>>(w, r.get(), v.get(), s.get());
     gh.apply(s.get(), t.get(), false, st, &state.device()->skip_t);  // t = A s
-    k_omega<<<blocks, kLanes, 0, st>>>(w, t.get(), s.get());
-    k_update_xr<<<blocks, kLanes, 0, st>>>(w, d_x.get(), p.get(), s.get(), t.get(), r.get());
+    k_omega<<<blocks, kChunkThreads, 0, st>>>(w, t.get(), s.get());
+    k_update_xr<<<blocks, kChunkThreads, 0, st>>>(w, d_x.get(), p.get(), s.get(), t.get(), r.get());
     HEPTANE_CUDA_CHECK(cudaStreamEndCapture(st, &graph));
     GraphExec exec(graph);
     HEPTANE_CUDA_CHECK(cudaGraphDestroy(graph));
@@ -304,7 +311,7 @@ SolveResult bicgstab_multi_kernel(const GHMatrix& A, const std::vector<double>& 
     // r = b - A x, r_hat = r: iteration 0.
     EventTimer solve_timer(st);
     gh.apply(d_x.get(), r.get(), false, st);
-    k_residual<<<blocks, kLanes, 0, st>>>(w, d_b.get(), r.get(), r_hat.get(), 1);
+    k_residual<<<blocks, kChunkThreads, 0, st>>>(w, d_b.get(), r.get(), r_hat.get(), 1);
     HEPTANE_SYNC_CHECK(st);
     host = state.download(st);
     int launched = 0;
@@ -320,7 +327,7 @@ SolveResult bicgstab_multi_kernel(const GHMatrix& A, const std::vector<double>& 
     }
     // True residual ||b - A x|| / ||b||.
     gh.apply(d_x.get(), t.get(), false, st);
-    k_true_residual<<<blocks, kLanes, 0, st>>>(w, d_b.get(), t.get());
+    k_true_residual<<<blocks, kChunkThreads, 0, st>>>(w, d_b.get(), t.get());
     HEPTANE_SYNC_CHECK(st);
     host = state.download(st);
     const double solve_seconds = solve_timer.seconds();
