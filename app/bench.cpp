@@ -220,8 +220,9 @@ int cmd_bench_solve(const BenchArgs& args, std::ostream& out) {
     y << YAML::Key << "iterations_fixed" << YAML::Value << args.iterations;
     y << YAML::Key << "results" << YAML::Value << YAML::BeginSeq;
     char line[256];
-    std::snprintf(line, sizeof line, "%-7s %3s %12s  %-28s %6s %11s %9s %8s %9s %s\n", "grid", "K",
-                  "rows", "solver", "iters", "us / iter", "GB/s", "x triad", "speedup", "to 1e-8");
+    std::snprintf(line, sizeof line, "%-7s %3s %12s  %-28s %6s %11s %9s %8s %9s %8s %s\n", "grid",
+                  "K", "rows", "solver", "iters", "us / iter", "GB/s", "x triad", "speedup",
+                  "x floor", "to 1e-8");
     out << line;
     for (int g : args.grids) {
         for (int K : args.ks) {
@@ -239,22 +240,36 @@ int cmd_bench_solve(const BenchArgs& args, std::ostream& out) {
                 int iterations = 0, converged_iterations = 0;
                 double converged_seconds = 0.0;
                 IterationCost cost;
+                gpu::InKernelPlan plan;  ///< in_kernel only
             };
             std::vector<Row> rows;
-            auto run_gpu = [&](const std::string& name, bool library, gpu::LibrarySpmv fmt) {
+            enum class Solver { in_kernel, multi_kernel, library };
+            auto run_gpu = [&](const std::string& name, Solver solver, gpu::LibrarySpmv fmt) {
                 gpu::GpuSolveOptions o;
                 o.library_spmv = fmt;
                 o.solve.tolerance = 0.0;  // exactly `iterations` iterations
                 o.solve.max_iterations = args.iterations;
-                Row row{name, 0.0, 0,
-                        0,    0.0, library ? gpu::library_cost() : gpu::multi_kernel_cost()};
+                Row row{name, 0.0, 0, 0, 0.0,
+                        solver == Solver::in_kernel      ? gpu::in_kernel_cost()
+                        : solver == Solver::multi_kernel ? gpu::multi_kernel_cost()
+                                                         : gpu::library_cost(),
+                        {}};
                 // One solve from x = 0; its device solve time in *seconds.
                 auto solve = [&](double* seconds) {
                     std::vector<double> x(sys.rhs.size(), 0.0);
                     gpu::GpuSolveTimes t;
-                    const SolveResult r =
-                        library ? gpu::bicgstab_library(sys.matrix, sys.rhs, x, o, &t)
-                                : gpu::bicgstab_multi_kernel(sys.matrix, sys.rhs, x, o, &t);
+                    SolveResult r;
+                    switch (solver) {
+                        case Solver::in_kernel:
+                            r = gpu::bicgstab_in_kernel(sys.matrix, sys.rhs, x, o, &t, &row.plan);
+                            break;
+                        case Solver::multi_kernel:
+                            r = gpu::bicgstab_multi_kernel(sys.matrix, sys.rhs, x, o, &t);
+                            break;
+                        case Solver::library:
+                            r = gpu::bicgstab_library(sys.matrix, sys.rhs, x, o, &t);
+                            break;
+                    }
                     *seconds = t.solve_seconds;
                     return r.iterations;
                 };
@@ -272,19 +287,21 @@ int cmd_bench_solve(const BenchArgs& args, std::ostream& out) {
                 rows.push_back(row);
             };
             if (dev.gpu) {
-                run_gpu("multi_kernel (graph)", false, gpu::LibrarySpmv::bsr);
+                run_gpu("in_kernel", Solver::in_kernel, gpu::LibrarySpmv::bsr);
+                run_gpu("multi_kernel (graph)", Solver::multi_kernel, gpu::LibrarySpmv::bsr);
                 if (K > 1) {  // cuSPARSE BSR needs 2 x 2 blocks
-                    run_gpu("library (cusparse_bsr)", true, gpu::LibrarySpmv::bsr);
-                    run_gpu("library (cusparse_bsrmv)", true, gpu::LibrarySpmv::bsr_legacy);
+                    run_gpu("library (cusparse_bsr)", Solver::library, gpu::LibrarySpmv::bsr);
+                    run_gpu("library (cusparse_bsrmv)", Solver::library,
+                            gpu::LibrarySpmv::bsr_legacy);
                 }
-                run_gpu("library (cusparse_csr)", true, gpu::LibrarySpmv::csr);
+                run_gpu("library (cusparse_csr)", Solver::library, gpu::LibrarySpmv::csr);
             }
             if (!dev.gpu || args.cpu) {
                 const GHOperator op(sys.matrix);
                 SolveOptions o;
                 o.tolerance = 0.0;
                 o.max_iterations = args.iterations;
-                Row row{"cpu reference", 0.0, 0, 0, 0.0, bicgstab_cost()};
+                Row row{"cpu reference", 0.0, 0, 0, 0.0, bicgstab_cost(), {}};
                 std::vector<double> x(sys.rhs.size(), 0.0);
                 const auto t0 = Clock::now();
                 const SolveResult r = bicgstab(op, sys.rhs.data(), x.data(), o);
@@ -300,14 +317,17 @@ int cmd_bench_solve(const BenchArgs& args, std::ostream& out) {
                 row.converged_seconds = std::chrono::duration<double>(Clock::now() - t1).count();
                 rows.push_back(row);
             }
-            const double library_best = [&] {
+            auto best_of = [&](const std::string& prefix) {
                 double best = 0.0;
                 for (const Row& r : rows) {
-                    if (r.name.rfind("library", 0) == 0)
+                    if (r.name.rfind(prefix, 0) == 0)
                         best = best == 0.0 ? r.per_iteration : std::min(best, r.per_iteration);
                 }
                 return best;
-            }();
+            };
+            const double library_best = best_of("library");
+            const double multi_kernel = best_of("multi_kernel");
+            const double floor_seconds = gpu::bicgstab_floor_bytes(sys.matrix) / dev.triad;
             for (const Row& r : rows) {
                 const double bytes = r.cost.products * spmv_bytes + r.cost.vector_passes * 8.0 * n;
                 const double gbs = bytes / r.per_iteration / 1e9;
@@ -319,16 +339,30 @@ int cmd_bench_solve(const BenchArgs& args, std::ostream& out) {
                   << 1e6 * r.per_iteration << YAML::Key << "bytes_per_iteration" << YAML::Value
                   << bytes << YAML::Key << "effective_gb_s" << YAML::Value << gbs << YAML::Key
                   << "ratio_to_triad" << YAML::Value << bytes / r.per_iteration / dev.triad
-                  << YAML::Key << "speedup_vs_best_library" << YAML::Value << speedup << YAML::Key
-                  << "iterations_to_1e-8" << YAML::Value << r.converged_iterations << YAML::Key
-                  << "seconds_to_1e-8" << YAML::Value << r.converged_seconds << YAML::EndMap;
+                  << YAML::Key << "speedup_vs_best_library" << YAML::Value << speedup
+                  << YAML::Key << "speedup_vs_multi_kernel" << YAML::Value
+                  << (multi_kernel > 0.0 ? multi_kernel / r.per_iteration : 0.0) << YAML::Key
+                  << "time_over_floor" << YAML::Value << r.per_iteration / floor_seconds
+                  << YAML::Key << "iterations_to_1e-8" << YAML::Value << r.converged_iterations
+                  << YAML::Key << "seconds_to_1e-8" << YAML::Value << r.converged_seconds;
+                if (r.plan.grid > 0) {
+                    y << YAML::Key << "launch" << YAML::Value << YAML::Flow << YAML::BeginMap
+                      << YAML::Key << "grid" << YAML::Value << r.plan.grid << YAML::Key
+                      << "threads" << YAML::Value << r.plan.threads << YAML::Key
+                      << "rows_per_block" << YAML::Value << r.plan.rows_per_block << YAML::Key
+                      << "shared_ranges" << YAML::Value << r.plan.shared_ranges << YAML::Key
+                      << "blocks_per_sm" << YAML::Value << r.plan.blocks_per_sm << YAML::Key
+                      << "device_bytes" << YAML::Value << r.plan.device_bytes << YAML::EndMap;
+                }
+                y << YAML::EndMap;
                 std::snprintf(line, sizeof line,
-                              "%-7s %3d %12s  %-28s %6d %11.1f %9.1f %8.3f %9s %d it, %.4f s\n",
+                              "%-7s %3d %12s  %-28s %6d %11.1f %9.1f %8.3f %9s %8.2f %d it, %.4f s\n",
                               grid_name(g).c_str(), K, with_commas(sys.matrix.rows()).c_str(),
                               r.name.c_str(), r.iterations, 1e6 * r.per_iteration, gbs,
                               bytes / r.per_iteration / dev.triad,
                               speedup > 0.0 ? (fixed(speedup, 2) + "x").c_str() : "-",
-                              r.converged_iterations, r.converged_seconds);
+                              r.per_iteration / floor_seconds, r.converged_iterations,
+                              r.converged_seconds);
                 out << line;
             }
         }
@@ -336,7 +370,9 @@ int cmd_bench_solve(const BenchArgs& args, std::ostream& out) {
     y << YAML::EndSeq;
     y << YAML::Key << "bytes_counted" << YAML::Value
       << "per iteration: products x (8 nnz + 16 n) + vector passes x 8 n, with the products "
-         "and passes of each implementation (multi_kernel 2 + 19, library 2 + 33, cpu 2 + 23)";
+         "and passes of each implementation (in_kernel 2 + 12, multi_kernel 2 + 19, library 2 + 33, "
+         "cpu 2 + 23); time_over_floor: time per iteration / (floor bytes / triad), floor = "
+         "2 x 8 nnz + 9 x 8 n (the matrix twice; read x, r, r_hat, p, v, write x, r, p, v)";
     write_report(args.report, y, out);
     return 0;
 }

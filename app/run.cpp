@@ -58,7 +58,7 @@ void check_available(const Deck& deck) {
 /// Where and how the solve runs.
 struct Plan {
     bool gpu = false;
-    GpuKernel kernel = GpuKernel::multi_kernel;
+    GpuKernel kernel = GpuKernel::in_kernel;
     std::string backend, kernel_name, note;
 };
 
@@ -105,12 +105,6 @@ Plan plan_backend(const Deck& deck) {
     plan.gpu = true;
     plan.backend = "gpu";
     plan.kernel = s.gpu_kernel;
-    if (plan.kernel == GpuKernel::in_kernel) {
-        // The persistent in-kernel solver is the next issue; until then the default GPU
-        // kernel is the multi-kernel baseline, and the report says so.
-        plan.kernel = GpuKernel::multi_kernel;
-        plan.note = " (in_kernel is not in this version)";
-    }
     plan.kernel_name = kernel_name(plan.kernel);
     return plan;
 }
@@ -203,13 +197,29 @@ int cmd_run(const RunArgs& args, std::ostream& out, std::ostream& err, bool term
             gopt.solve = options;
             gopt.library_spmv = library_spmv(deck.solver.library_format);
             gpu::GpuSolveTimes times;
-            const bool library = plan.kernel == GpuKernel::library;
-            run.result = library ? gpu::bicgstab_library(sys.matrix, sys.rhs, x, gopt, &times)
-                                 : gpu::bicgstab_multi_kernel(sys.matrix, sys.rhs, x, gopt, &times);
-            cost = library ? gpu::library_cost() : gpu::multi_kernel_cost();
+            switch (plan.kernel) {
+                case GpuKernel::in_kernel: {
+                    gpu::InKernelPlan launch;
+                    run.result =
+                        gpu::bicgstab_in_kernel(sys.matrix, sys.rhs, x, gopt, &times, &launch);
+                    cost = gpu::in_kernel_cost();
+                    run.kernel += " (" + std::to_string(launch.grid) + " blocks x " +
+                                  std::to_string(launch.threads) + ", " +
+                                  (launch.shared_ranges ? "shared" : "global") + " ranges)";
+                    break;
+                }
+                case GpuKernel::multi_kernel:
+                    run.result = gpu::bicgstab_multi_kernel(sys.matrix, sys.rhs, x, gopt, &times);
+                    cost = gpu::multi_kernel_cost();
+                    break;
+                case GpuKernel::library:
+                    run.result = gpu::bicgstab_library(sys.matrix, sys.rhs, x, gopt, &times);
+                    cost = gpu::library_cost();
+                    run.kernel += std::string("/") + gpu::to_string(gopt.library_spmv);
+                    break;
+            }
             run.setup_seconds += times.setup_seconds;
             run.solve_seconds = times.solve_seconds;
-            if (library) run.kernel += std::string("/") + gpu::to_string(gopt.library_spmv);
         } else {
             const auto t_solve = Clock::now();
             run.result = deck.solver.method == Method::qmr

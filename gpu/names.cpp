@@ -30,6 +30,29 @@ const char* to_string(LibrarySpmv s) {
     return "?";
 }
 
+const char* to_string(RangeStorage s) {
+    switch (s) {
+        case RangeStorage::automatic:
+            return "automatic";
+        case RangeStorage::shared:
+            return "shared";
+        case RangeStorage::global:
+            return "global";
+    }
+    return "?";
+}
+
+IterationCost in_kernel_cost() {
+    // v = A p with p = r + beta q recomputed: q 1 more read; sigma: r_hat 1;
+    // t = A s with s = r - alpha v recomputed: v 1 more read;
+    // x, r, q update: read r, v, q, t, x, r_hat, write x, r, q: 9
+    return {2, 12};
+}
+
+double bicgstab_floor_bytes(const GHMatrix& A) {
+    return 2.0 * 8.0 * static_cast<double>(A.nonzeros()) + 9.0 * 8.0 * static_cast<double>(A.rows());
+}
+
 IterationCost multi_kernel_cost() {
     // rho 2, p update 4, (r_hat, v) 2, s 3, (t,t)+(t,s) 2, x and r update 6
     return {2, 19};

@@ -1,6 +1,10 @@
 #pragma once
-/// @file GPU BiCGStab baselines (CUDA-free header; DESIGN section 5):
-///  - multi-kernel: own Bdia SpMV + fused vector-update-and-dot kernels, one iteration
+/// @file GPU BiCGStab (CUDA-free header; DESIGN section 5):
+///  - in-kernel (the product's solver): one persistent cooperative kernel per solve, each
+///    block owning a fixed range of rows, blocks synchronized by per-block arrival flags
+///    with the reductions fused into three WS-S constructs per iteration (seed 002, sections
+///    6.3-6.4). Canonical arithmetic: the reference's bits.
+///  - multi-kernel (baseline): own Bdia SpMV + fused vector-update-and-dot kernels, one iteration
 ///    captured into a CUDA graph and replayed; scalars stay on the device and the host looks
 ///    at the device state every `check_interval` iterations only. Canonical arithmetic: the
 ///    same bits as the CPU reference (core/krylov.hpp), restarts included.
@@ -8,6 +12,7 @@
 ///    device-side scalars, the paper's library comparison. Its reductions are cuBLAS's, so its
 ///    iterates differ from the reference by rounding.
 /// Both return the SolveResult of the reference (status, iterations, residuals, history).
+#include <cstddef>
 #include <vector>
 
 #include "core/gh_matrix.hpp"
@@ -24,12 +29,38 @@ enum class LibrarySpmv {
 };
 const char* to_string(LibrarySpmv s);
 
+/// Where the in-kernel solver keeps its range vectors (x, r_hat, t): in shared memory when
+/// the block's rows fit (automatic), or forced either way.
+enum class RangeStorage { automatic, shared, global };
+const char* to_string(RangeStorage s);
+
 struct GpuSolveOptions {
     SolveOptions solve;       ///< tolerance, max_iterations, max_restarts; progress at checks
     int check_interval = 16;  ///< iterations between host looks at the device state
     BdiaVariant variant = default_variant();  ///< multi-kernel SpMV
     LibrarySpmv library_spmv = LibrarySpmv::bsr;
+    RangeStorage range_storage = RangeStorage::automatic;  ///< in-kernel solver
+    /// In-kernel solver: force the rows per block (a power of two, at least 4 x 32; 0 =
+    /// chosen from the occupancy). For tests and tuning.
+    long long in_kernel_block_rows = 0;
 };
+
+/// The launch the in-kernel solver chooses for a system (for reports and tests).
+struct InKernelPlan {
+    int grid = 0;                  ///< blocks, all co-resident
+    int threads = 0;               ///< per block
+    long long rows_per_block = 0;  ///< a power of two times 4 (canonical groups)
+    bool shared_ranges = false;    ///< x, r_hat, t in shared memory
+    std::size_t shared_bytes = 0;  ///< dynamic shared memory per block
+    int blocks_per_sm = 0;         ///< occupancy at that shared memory
+    int sms = 0;
+    std::size_t device_bytes = 0;  ///< matrix, vectors and workspace of one solve
+};
+
+/// The plan for A under `options`; throws NotSupported when the device cannot launch it
+/// cooperatively (no cooperative launch, or range vectors forced into shared memory that
+/// cannot hold them).
+InKernelPlan in_kernel_plan(const GHMatrix& A, const GpuSolveOptions& options);
 
 /// Wall times of a GPU solve (CUDA events).
 struct GpuSolveTimes {
@@ -39,10 +70,19 @@ struct GpuSolveTimes {
 
 /// Products and vector passes of one iteration as implemented (for effective bandwidth;
 /// see core/krylov.hpp IterationCost).
+IterationCost in_kernel_cost();
 IterationCost multi_kernel_cost();
 IterationCost library_cost();
 
+/// The bytes one BiCGStab iteration must move at least: the matrix twice (8 per structural
+/// nonzero) and 9 vector passes (read x, r, r_hat, p, v; write x, r, p, v). The in-kernel
+/// target is stated against this floor divided by the measured triad bandwidth.
+double bicgstab_floor_bytes(const GHMatrix& A);
+
 /// x: initial guess in, iterate out (size A.rows()).
+SolveResult bicgstab_in_kernel(const GHMatrix& A, const std::vector<double>& b,
+                               std::vector<double>& x, const GpuSolveOptions& options,
+                               GpuSolveTimes* times = nullptr, InKernelPlan* plan = nullptr);
 SolveResult bicgstab_multi_kernel(const GHMatrix& A, const std::vector<double>& b,
                                   std::vector<double>& x, const GpuSolveOptions& options,
                                   GpuSolveTimes* times = nullptr);

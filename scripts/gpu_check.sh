@@ -3,6 +3,8 @@
 # and then the gpu label alone (no skips allowed), and write logs to $OUT (or ./gpu_check).
 #   scripts/gpu_check.sh [extra ctest args]
 # HEPTANE_MEMCHECK_FILTER: gtest filter for the memcheck runs (default: all tests)
+# HEPTANE_RACECHECK_FILTER: gtest filter for racecheck and synccheck of the in-kernel solver
+#                           tests (default: all of them)
 # HEPTANE_BENCH: "spmv ARGS" and/or "solve ARGS" lines (';'-separated) run after the tests,
 #                reports in $OUT/bench_*.yaml
 set -uo pipefail
@@ -47,7 +49,17 @@ if command -v compute-sanitizer >/dev/null; then
     [[ $rc -eq 124 ]] && echo "memcheck of $(basename "$t") timed out after 300 s" | tee -a "$log" "$out/sanitizer.log"
     [[ $rc -ne 0 ]] && san=1
   done
-  grep -E "ERROR SUMMARY|Terminated|timeout" "$out/sanitizer.log" | sort | uniq -c | tee -a "$log"
+  # Shared-memory races and barrier misuse in the persistent solver.
+  for tool in racecheck synccheck; do
+    t="$build/tests/gpu/gpu_in_kernel_test"
+    echo "== $tool $t" >>"$out/sanitizer.log"
+    timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 1 "$t" \
+      --gtest_filter="${HEPTANE_RACECHECK_FILTER:-*}" >>"$out/sanitizer.log" 2>&1
+    rc=$?
+    [[ $rc -eq 124 ]] && echo "$tool timed out after 300 s" | tee -a "$log" "$out/sanitizer.log"
+    [[ $rc -ne 0 ]] && san=1
+  done
+  grep -E "^== |ERROR SUMMARY|RACECHECK SUMMARY|Terminated|timeout" "$out/sanitizer.log" | tee -a "$log"
 else
   echo "compute-sanitizer not found"
 fi

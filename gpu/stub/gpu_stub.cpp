@@ -26,6 +26,15 @@ std::vector<double> spmv_device(const GHMatrix&, const std::vector<double>&, Bdi
     not_compiled("spmv_device");
 }
 
+InKernelPlan in_kernel_plan(const GHMatrix&, const GpuSolveOptions&) {
+    not_compiled("in_kernel_plan");
+}
+
+SolveResult bicgstab_in_kernel(const GHMatrix&, const std::vector<double>&, std::vector<double>&,
+                               const GpuSolveOptions&, GpuSolveTimes*, InKernelPlan*) {
+    not_compiled("bicgstab_in_kernel");
+}
+
 SolveResult bicgstab_multi_kernel(const GHMatrix&, const std::vector<double>&, std::vector<double>&,
                                   const GpuSolveOptions&, GpuSolveTimes*) {
     not_compiled("bicgstab_multi_kernel");

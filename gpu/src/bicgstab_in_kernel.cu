@@ -1,0 +1,228 @@
+// The in-kernel BiCGStab's host side: the launch plan (occupancy, rows per block, where the
+// range vectors live), the workspace, one cooperative launch, progress while it runs, and
+// the result. The kernel: bicgstab_in_kernel.cuh.
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "core/errors.hpp"
+#include "gpu/solvers.hpp"
+#include "gpu/src/bicgstab_in_kernel.cuh"
+#include "gpu/src/buffer.cuh"
+#include "gpu/src/cuda_check.cuh"
+#include "gpu/src/device_gh.cuh"
+#include "gpu/src/solver_state.cuh"
+
+namespace heptane::gpu {
+namespace detail {
+
+#define HEPTANE_EXTERN(k) extern template const void* persistent_kernel<k>();
+HEPTANE_FOR_EACH_K(HEPTANE_EXTERN)
+#undef HEPTANE_EXTERN
+
+namespace {
+
+const void* kernel_for(int K) {
+    switch (K) {
+#define HEPTANE_CASE(k) \
+    case k:             \
+        return persistent_kernel<k>();
+        HEPTANE_FOR_EACH_K(HEPTANE_CASE)
+#undef HEPTANE_CASE
+        default:
+            throw NotSupported("in-kernel BiCGStab: no kernel for K = " + std::to_string(K));
+    }
+}
+
+struct DeviceLimits {
+    int sms = 0;
+    size_t shared_optin = 0;  ///< dynamic shared memory one block may opt into
+};
+
+DeviceLimits device_limits() {
+    int dev = 0, coop = 0, sms = 0, optin = 0;
+    HEPTANE_CUDA_CHECK(cudaGetDevice(&dev));
+    HEPTANE_CUDA_CHECK(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
+    if (coop == 0) {
+        throw NotSupported(
+            "in-kernel BiCGStab: this device does not support cooperative launch (needed so "
+            "that every block of the persistent kernel is resident); use solver.gpu_kernel: "
+            "multi_kernel");
+    }
+    HEPTANE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    HEPTANE_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    return {sms, static_cast<size_t>(optin)};
+}
+
+int blocks_per_sm(const void* kernel, int threads, size_t shared) {
+    int n = 0;
+    HEPTANE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, threads, shared));
+    return n;
+}
+
+}  // namespace
+}  // namespace detail
+
+InKernelPlan in_kernel_plan(const GHMatrix& A, const GpuSolveOptions& options) {
+    using namespace detail;
+    const DeviceLimits lim = device_limits();
+    const void* kernel = kernel_for(A.block_size());
+    HEPTANE_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            static_cast<int>(lim.shared_optin)));
+    const long long n = A.rows();
+    const long long groups = (n + kGroup - 1) / kGroup;
+
+    // Rows per block: the fewest groups (a power of two, at least one per thread) for which
+    // the grid is co-resident. Prefer 256 threads; halve the block while the grid would
+    // leave SMs idle (small systems are latency-bound: more blocks, fewer rows each).
+    InKernelPlan plan;
+    plan.sms = lim.sms;
+    if (options.in_kernel_block_rows > 0) {
+        const long long bg = options.in_kernel_block_rows / kGroup;
+        if (bg < 32 || (bg & (bg - 1)) != 0 || bg * kGroup != options.in_kernel_block_rows) {
+            throw NotSupported("in-kernel BiCGStab: rows per block must be a power of two >= 128");
+        }
+        plan.threads = static_cast<int>(bg < kInKernelMaxThreads ? bg : kInKernelMaxThreads);
+        plan.rows_per_block = bg * kGroup;
+        plan.grid = static_cast<int>((groups + bg - 1) / bg);
+        plan.blocks_per_sm =
+            blocks_per_sm(kernel, plan.threads, in_kernel_shared_bytes(bg, false));
+        if (static_cast<long long>(plan.blocks_per_sm) * lim.sms < plan.grid) {
+            throw NotSupported("in-kernel BiCGStab: " + std::to_string(plan.grid) +
+                               " blocks cannot all be resident");
+        }
+    }
+    for (int threads = kInKernelMaxThreads; plan.grid == 0 && threads >= 32; threads /= 2) {
+        long long bg = threads;
+        int per_sm = 0;
+        long long grid = 0;
+        for (;; bg *= 2) {
+            per_sm = blocks_per_sm(kernel, threads, in_kernel_shared_bytes(bg, false));
+            if (per_sm == 0) break;
+            grid = (groups + bg - 1) / bg;
+            if (grid <= static_cast<long long>(per_sm) * lim.sms) break;
+        }
+        if (per_sm == 0) continue;
+        if (grid < lim.sms && threads > 32) continue;  // a smaller block gives more blocks
+        plan.grid = static_cast<int>(grid);
+        plan.threads = threads;
+        plan.rows_per_block = bg * kGroup;
+        plan.blocks_per_sm = per_sm;
+    }
+    if (plan.grid == 0) throw NotSupported("in-kernel BiCGStab: the kernel cannot be launched");
+    const long long bg = plan.rows_per_block / kGroup;
+
+    // Range vectors in shared memory when the co-resident grid still fits.
+    const size_t shared = in_kernel_shared_bytes(bg, true);
+    const bool fits = shared <= lim.shared_optin &&
+                      static_cast<long long>(blocks_per_sm(kernel, plan.threads, shared)) *
+                              lim.sms >=
+                          plan.grid;
+    if (options.range_storage == RangeStorage::shared && !fits) {
+        throw NotSupported("in-kernel BiCGStab: the range vectors of " +
+                           std::to_string(plan.rows_per_block) + " rows per block (" +
+                           std::to_string(shared / 1024) +
+                           " KiB) do not fit in shared memory with all blocks resident");
+    }
+    plan.shared_ranges = options.range_storage != RangeStorage::global && fits;
+    plan.shared_bytes = in_kernel_shared_bytes(bg, plan.shared_ranges);
+    if (plan.shared_ranges) plan.blocks_per_sm = blocks_per_sm(kernel, plan.threads, shared);
+
+    const size_t vectors = plan.shared_ranges ? 5 : 7;  // b x r q v (+ r_hat t)
+    plan.device_bytes = A.storage_bytes() + vectors * sizeof(double) * static_cast<size_t>(n) +
+                        sizeof(double) * (2 * kMaxReductions * static_cast<size_t>(plan.grid) +
+                                          static_cast<size_t>(options.solve.max_iterations) + 1) +
+                        sizeof(unsigned) * static_cast<size_t>(plan.grid);
+    return plan;
+}
+
+SolveResult bicgstab_in_kernel(const GHMatrix& A, const std::vector<double>& b,
+                               std::vector<double>& x, const GpuSolveOptions& options,
+                               GpuSolveTimes* times, InKernelPlan* plan_out) {
+    using namespace detail;
+    const long long n = A.rows();
+    check_sizes(n, b, x, "bicgstab_in_kernel");
+    const SolveOptions& opt = options.solve;
+    Stream stream;
+    const cudaStream_t st = stream.get();
+    EventTimer setup_timer(st);
+
+    const InKernelPlan plan = in_kernel_plan(A, options);
+    if (plan_out != nullptr) *plan_out = plan;
+    const DeviceGH gh(A, BdiaVariant::cell_fastest);
+    Buffer<double> d_b(b), d_x(x), r(n), q(n), v(n);
+    Buffer<double> r_hat(plan.shared_ranges ? 0 : n), t(plan.shared_ranges ? 0 : n);
+    Buffer<double> partial(2 * kMaxReductions * static_cast<size_t>(plan.grid));
+    Buffer<double> history(opt.max_iterations + 1);
+    Buffer<unsigned> flags(plan.grid);
+    flags.zero(st);
+    DeviceState state(opt);
+
+    // Progress: the kernel's leader writes the iteration count to host-mapped memory.
+    InKernelProgress* progress = nullptr;
+    InKernelProgress* d_progress = nullptr;
+    if (opt.progress) {
+        HEPTANE_CUDA_CHECK(cudaHostAlloc(&progress, sizeof *progress, cudaHostAllocMapped));
+        *progress = InKernelProgress{0, 0.0};
+        HEPTANE_CUDA_CHECK(cudaHostGetDevicePointer(&d_progress, progress, 0));
+    }
+    struct FreeHost {
+        void* p;
+        ~FreeHost() {
+            if (p != nullptr) cudaFreeHost(p);
+        }
+    } free_progress{progress};
+
+    InKernelParams params{};
+    params.A = gh.view(false);
+    params.n = n;
+    params.b = d_b.get();
+    params.x = d_x.get();
+    params.r = r.get();
+    params.q = q.get();
+    params.v = v.get();
+    params.r_hat = r_hat.get();
+    params.t = t.get();
+    params.partial = partial.get();
+    params.flags = flags.get();
+    params.st = state.device();
+    params.history = history.get();
+    params.progress = d_progress;
+    params.block_groups = plan.rows_per_block / kGroup;
+    params.shared_ranges = plan.shared_ranges ? 1 : 0;
+    HEPTANE_CUDA_CHECK(cudaStreamSynchronize(st));
+    const double setup_seconds = setup_timer.seconds();
+
+    EventTimer solve_timer(st);
+    void* args[] = {&params};
+    HEPTANE_CUDA_CHECK(cudaLaunchCooperativeKernel(kernel_for(A.block_size()), dim3(plan.grid),
+                                                   dim3(plan.threads), args, plan.shared_bytes,
+                                                   st));
+    if (opt.progress) {
+        int seen = 0;
+        while (cudaStreamQuery(st) == cudaErrorNotReady) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            const volatile InKernelProgress* p = progress;
+            const int it = p->iterations;
+            if (it > seen) {
+                seen = it;
+                opt.progress(it, p->relative_residual);
+            }
+        }
+    }
+    HEPTANE_SYNC_CHECK(st);
+    const double solve_seconds = solve_timer.seconds();
+    const SolverState host = state.download(st);
+    if (SolveResult trivial; trivial_rhs(host.bnorm, x, trivial)) return trivial;
+
+    x = d_x.download(st);
+    if (times != nullptr) {
+        times->setup_seconds = setup_seconds;
+        times->solve_seconds = solve_seconds;
+    }
+    return to_result(host, history.download(st));
+}
+
+}  // namespace heptane::gpu

@@ -1,0 +1,198 @@
+// The in-kernel (persistent) BiCGStab against the CPU reference. It uses the canonical
+// arithmetic, so it must reproduce the reference bit for bit - iterations, restarts,
+// residual history, solution - on every regression deck and for K = 1..16 with wells at the
+// grid edges, with the range vectors in shared memory and in global memory, with several
+// groups per thread, and run after run.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "app/deck.hpp"
+#include "common/gpu_test.hpp"
+#include "common/test_systems.hpp"
+#include "core/errors.hpp"
+#include "core/krylov.hpp"
+#include "core/linear_operator.hpp"
+#include "gpu/solvers.hpp"
+
+namespace heptane::gpu {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Case {
+    GHSystem system;
+    SolveOptions options;
+    SolveResult cpu;
+    std::vector<double> x;
+};
+
+Case cpu_solve(GHSystem system, SolveOptions options) {
+    Case c{std::move(system), options, {}, {}};
+    const GHOperator op(c.system.matrix);
+    c.x.assign(c.system.rhs.size(), 0.0);
+    c.cpu = bicgstab(op, c.system.rhs.data(), c.x.data(), c.options);
+    return c;
+}
+
+Case deck_case(const std::string& deck_file) {
+    const app::Deck deck = app::load_deck(test::source_path("tests/regression/" + deck_file));
+    SolveOptions o;
+    o.tolerance = deck.solver.tolerance;
+    o.max_iterations = deck.solver.max_iterations;
+    return cpu_solve(app::build_model(deck).system, o);
+}
+
+/// Solves with the in-kernel solver and checks every output against the reference's bits.
+InKernelPlan expect_reference_bits(const Case& c, GpuSolveOptions o) {
+    o.solve = c.options;
+    std::vector<double> x(c.x.size(), 0.0);
+    InKernelPlan plan;
+    const SolveResult r = bicgstab_in_kernel(c.system.matrix, c.system.rhs, x, o, nullptr, &plan);
+    SCOPED_TRACE(::testing::Message() << "grid " << plan.grid << " x " << plan.threads
+                                      << ", rows per block " << plan.rows_per_block
+                                      << (plan.shared_ranges ? ", shared" : ", global"));
+    EXPECT_EQ(r.status, c.cpu.status) << r.detail;
+    EXPECT_EQ(r.iterations, c.cpu.iterations);
+    EXPECT_EQ(r.restarts, c.cpu.restarts);
+    EXPECT_EQ(r.detail, c.cpu.detail);
+    EXPECT_EQ(r.history, c.cpu.history);
+    EXPECT_EQ(x, c.x) << "solution differs from the reference's bits";
+    EXPECT_EQ(r.relative_residual, c.cpu.relative_residual);
+    EXPECT_EQ(r.true_relative_residual, c.cpu.true_relative_residual);
+    return plan;
+}
+
+std::vector<std::string> regression_decks() {
+    std::vector<std::string> decks;
+    for (const auto& e : fs::directory_iterator(test::source_path("tests/regression"))) {
+        if (e.path().extension() == ".yaml") decks.push_back(e.path().filename().string());
+    }
+    std::sort(decks.begin(), decks.end());
+    return decks;
+}
+
+class InKernelDecks : public test::GpuTest, public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(InKernelDecks, ReproducesTheReferenceBitForBit) {
+    const Case c = deck_case(GetParam());
+    ASSERT_EQ(c.cpu.status, SolveStatus::converged) << c.cpu.detail;
+    GpuSolveOptions o;
+    const InKernelPlan automatic = expect_reference_bits(c, o);
+    EXPECT_TRUE(automatic.shared_ranges) << "a small deck's rows fit in shared memory";
+    o.range_storage = RangeStorage::global;
+    EXPECT_FALSE(expect_reference_bits(c, o).shared_ranges);
+}
+
+INSTANTIATE_TEST_SUITE_P(RegressionDecks, InKernelDecks, ::testing::ValuesIn(regression_decks()),
+                         [](const auto& info) { return fs::path(info.param).stem().string(); });
+
+class InKernel : public test::GpuTest {};
+
+TEST_F(InKernel, EveryBlockSizeWithWellsAtTheEdges) {
+    // 9 x 7 x 5 cells: odd sizes, so rows per block never align with cells for K = 3, 5, ...
+    SolveOptions o;
+    o.tolerance = 1e-10;
+    o.max_iterations = 400;
+    for (int K = 1; K <= 16; ++K) {
+        SCOPED_TRACE("K = " + std::to_string(K));
+        const Case c = cpu_solve(test::synthetic_model(9, 7, 5, K, test::corner_wells(9, 7, 5),
+                                                       17 + K, 1.2)
+                                     .system,
+                                 o);
+        ASSERT_EQ(c.cpu.status, SolveStatus::converged) << c.cpu.detail;
+        ASSERT_GT(c.cpu.iterations, 5);
+        expect_reference_bits(c, GpuSolveOptions{});
+    }
+}
+
+TEST_F(InKernel, SharedAndGlobalRangeVectorsWithSeveralGroupsPerThread) {
+    // 24 x 20 x 18, K = 3: 25,920 rows plus wells. Forcing 4,096 rows per block gives 7
+    // blocks of 256 threads with 4 groups each (and a short last block).
+    SolveOptions o;
+    o.tolerance = 1e-9;
+    o.max_iterations = 500;
+    const Case c =
+        cpu_solve(test::synthetic_model(24, 20, 18, 3, test::corner_wells(24, 20, 18), 5, 1.3)
+                      .system,
+                  o);
+    ASSERT_EQ(c.cpu.status, SolveStatus::converged) << c.cpu.detail;
+    GpuSolveOptions g;
+    g.in_kernel_block_rows = 4096;
+    for (RangeStorage storage : {RangeStorage::shared, RangeStorage::global}) {
+        g.range_storage = storage;
+        const InKernelPlan plan = expect_reference_bits(c, g);
+        EXPECT_EQ(plan.shared_ranges, storage == RangeStorage::shared);
+        EXPECT_EQ(plan.rows_per_block, 4096);
+        EXPECT_EQ(plan.threads, 256);
+        EXPECT_EQ(plan.grid, 7);
+    }
+    // The automatic plan on the same system.
+    expect_reference_bits(c, GpuSolveOptions{});
+}
+
+TEST_F(InKernel, ThousandSolvesGiveIdenticalBits) {
+    // Many blocks racing through the flags: any ordering dependence shows up as a bit flip.
+    SolveOptions o;
+    o.tolerance = 0.0;  // a fixed number of iterations
+    o.max_iterations = 25;
+    const auto model = test::synthetic_model(32, 32, 16, 2, test::corner_wells(32, 32, 16), 9);
+    GpuSolveOptions g;
+    g.solve = o;
+    std::vector<double> first(model.system.rhs.size(), 0.0);
+    const SolveResult r0 = bicgstab_in_kernel(model.system.matrix, model.system.rhs, first, g);
+    ASSERT_EQ(r0.iterations, 25);
+    int differing = 0;
+    for (int run = 1; run < 1000; ++run) {
+        std::vector<double> x(first.size(), 0.0);
+        const SolveResult r = bicgstab_in_kernel(model.system.matrix, model.system.rhs, x, g);
+        if (x != first || r.history != r0.history) ++differing;
+    }
+    EXPECT_EQ(differing, 0) << "of 999 repeated solves";
+}
+
+TEST_F(InKernel, ZeroRhsMaxIterationsNonFiniteAndRestarts) {
+    auto model = test::synthetic_model(6, 5, 4, 3, test::corner_wells(6, 5, 4));
+    GpuSolveOptions o;
+    std::vector<double> zero(model.system.rhs.size(), 0.0), x(zero.size(), 1.0);
+    SolveResult r = bicgstab_in_kernel(model.system.matrix, zero, x, o);
+    EXPECT_EQ(r.status, SolveStatus::converged);
+    EXPECT_EQ(r.iterations, 0);
+    EXPECT_EQ(test::max_abs(x), 0.0);
+
+    o.solve.max_iterations = 3;
+    o.solve.tolerance = 1e-14;
+    std::fill(x.begin(), x.end(), 0.0);
+    r = bicgstab_in_kernel(model.system.matrix, model.system.rhs, x, o);
+    EXPECT_EQ(r.status, SolveStatus::max_iterations);
+    EXPECT_EQ(r.iterations, 3);
+
+    // A non-zero initial guess is used (and equals the reference's iterates).
+    SolveOptions so;
+    so.tolerance = 1e-10;
+    std::vector<double> guess = test::random_vector(zero.size(), 4);
+    std::vector<double> x_cpu = guess, x_gpu = guess;
+    const GHOperator op(model.system.matrix);
+    const SolveResult cpu = bicgstab(op, model.system.rhs.data(), x_cpu.data(), so);
+    o.solve = so;
+    r = bicgstab_in_kernel(model.system.matrix, model.system.rhs, x_gpu, o);
+    EXPECT_EQ(r.iterations, cpu.iterations);
+    EXPECT_EQ(x_gpu, x_cpu);
+
+    model.system.matrix.at(kCenter, 7, 0, 0) = std::nan("");
+    std::fill(x.begin(), x.end(), 0.0);
+    r = bicgstab_in_kernel(model.system.matrix, model.system.rhs, x, GpuSolveOptions{});
+    EXPECT_EQ(r.status, SolveStatus::non_finite) << r.detail;
+}
+
+TEST_F(InKernel, PlanRefusesRowsPerBlockThatAreNotAPowerOfTwo) {
+    const auto model = test::synthetic_model(6, 5, 4, 2, {});
+    GpuSolveOptions o;
+    o.in_kernel_block_rows = 3000;
+    EXPECT_THROW(in_kernel_plan(model.system.matrix, o), NotSupported);
+}
+
+}  // namespace
+}  // namespace heptane::gpu
