@@ -69,8 +69,12 @@ InKernelPlan in_kernel_plan(const GHMatrix& A, const GpuSolveOptions& options) {
     using namespace detail;
     const DeviceLimits lim = device_limits();
     const void* kernel = kernel_for(A.block_size());
+    // Dynamic shared memory a block may use: the opt-in limit less the kernel's static part.
+    cudaFuncAttributes attr{};
+    HEPTANE_CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
+    const size_t dynamic_max = lim.shared_optin - attr.sharedSizeBytes;
     HEPTANE_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                            static_cast<int>(lim.shared_optin)));
+                                            static_cast<int>(dynamic_max)));
     const long long n = A.rows();
     const long long groups = (n + kGroup - 1) / kGroup;
 
@@ -88,7 +92,7 @@ InKernelPlan in_kernel_plan(const GHMatrix& A, const GpuSolveOptions& options) {
         plan.rows_per_block = bg * kGroup;
         plan.grid = static_cast<int>((groups + bg - 1) / bg);
         plan.blocks_per_sm =
-            blocks_per_sm(kernel, plan.threads, in_kernel_shared_bytes(bg, false));
+            blocks_per_sm(kernel, plan.threads, in_kernel_shared_bytes(bg, false, plan.grid));
         if (static_cast<long long>(plan.blocks_per_sm) * lim.sms < plan.grid) {
             throw NotSupported("in-kernel BiCGStab: " + std::to_string(plan.grid) +
                                " blocks cannot all be resident");
@@ -98,11 +102,13 @@ InKernelPlan in_kernel_plan(const GHMatrix& A, const GpuSolveOptions& options) {
         long long bg = threads;
         int per_sm = 0;
         long long grid = 0;
+        // (Small blocks may not launch at all while the grid is large: its staged partial
+        // sums need shared memory too. Keep doubling the rows until the grid fits.)
         for (;; bg *= 2) {
-            per_sm = blocks_per_sm(kernel, threads, in_kernel_shared_bytes(bg, false));
-            if (per_sm == 0) break;
             grid = (groups + bg - 1) / bg;
-            if (grid <= static_cast<long long>(per_sm) * lim.sms) break;
+            per_sm = blocks_per_sm(kernel, threads, in_kernel_shared_bytes(bg, false, grid));
+            if (per_sm > 0 && grid <= static_cast<long long>(per_sm) * lim.sms) break;
+            if (grid == 1) break;
         }
         if (per_sm == 0) continue;
         if (grid < lim.sms && threads > 32) continue;  // a smaller block gives more blocks
@@ -115,8 +121,8 @@ InKernelPlan in_kernel_plan(const GHMatrix& A, const GpuSolveOptions& options) {
     const long long bg = plan.rows_per_block / kGroup;
 
     // Range vectors in shared memory when the co-resident grid still fits.
-    const size_t shared = in_kernel_shared_bytes(bg, true);
-    const bool fits = shared <= lim.shared_optin &&
+    const size_t shared = in_kernel_shared_bytes(bg, true, plan.grid);
+    const bool fits = shared <= dynamic_max &&
                       static_cast<long long>(blocks_per_sm(kernel, plan.threads, shared)) *
                               lim.sms >=
                           plan.grid;
@@ -127,7 +133,7 @@ InKernelPlan in_kernel_plan(const GHMatrix& A, const GpuSolveOptions& options) {
                            " KiB) do not fit in shared memory with all blocks resident");
     }
     plan.shared_ranges = options.range_storage != RangeStorage::global && fits;
-    plan.shared_bytes = in_kernel_shared_bytes(bg, plan.shared_ranges);
+    plan.shared_bytes = in_kernel_shared_bytes(bg, plan.shared_ranges, plan.grid);
     if (plan.shared_ranges) plan.blocks_per_sm = blocks_per_sm(kernel, plan.threads, shared);
 
     const size_t vectors = plan.shared_ranges ? 5 : 7;  // b x r q v (+ r_hat t)

@@ -63,13 +63,14 @@ struct InKernelParams {
     int shared_ranges;           ///< x, r_hat, t in shared memory
 };
 
-/// Dynamic shared memory of a launch: the range vectors (if in shared memory) and the warp
-/// values of the block's reductions.
-inline size_t in_kernel_shared_bytes(long long block_groups, bool shared_ranges) {
+/// Dynamic shared memory of a launch: the range vectors (if in shared memory), the warp
+/// values of the block's reductions and the grid's partial sums (staged with one coalesced
+/// load before every block combines them).
+inline size_t in_kernel_shared_bytes(long long block_groups, bool shared_ranges, long long grid) {
     const long long entries = block_groups * kGroup;
     return sizeof(double) *
            static_cast<size_t>((shared_ranges ? 3 * entries : 0) +
-                               kMaxReductions * (block_groups / 32));
+                               kMaxReductions * (block_groups / 32) + kMaxReductions * grid);
 }
 
 // ---- memory ordering --------------------------------------------------------------------
@@ -78,9 +79,9 @@ __device__ __forceinline__ void store_release(unsigned* p, unsigned v) {
     asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 
-__device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
+__device__ __forceinline__ unsigned load_relaxed(const unsigned* p) {
     unsigned v;
-    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
     return v;
 }
 
@@ -105,6 +106,7 @@ struct BlockRange {
     double* r_hat;
     double* t;
     double* warp_values; ///< [kMaxReductions][passes * warps]
+    double* staged;      ///< [kMaxReductions][grid]: the grid's partial sums
     double* scratch;     ///< 33 doubles
     unsigned epoch;      ///< WS-S constructs so far
 };
@@ -146,23 +148,33 @@ __device__ void block_entries(const BlockRange& B, F f) {
 }
 
 /// Arrival: this block's writes of the phase (all threads: bar.sync orders them before
-/// thread 0's fence), then its flag with release semantics. Any block that acquires the flag
+/// thread 0's store), then its flag with release semantics (st.release.gpu: a release fence
+/// and the store, the pattern of a cooperative-groups grid sync). Any block that acquires the flag
 /// sees every write the block made before it.
 __device__ __forceinline__ void arrive(const InKernelParams& P, unsigned epoch) {
     __syncthreads();
-    if (threadIdx.x == 0) {
-        __threadfence();
-        store_release(P.flags + blockIdx.x, epoch);
-    }
+    if (threadIdx.x == 0) store_release(P.flags + blockIdx.x, epoch);
 }
 
-/// Waits for every block's flag to reach `epoch`: thread t watches blocks t, t + blockDim,
-/// ... with acquire loads, then bar.sync extends what they saw to the whole block. Reads of
-/// other blocks' data after this use ld.global.cg (L2), never a stale L1 line or the
-/// read-only path.
+/// Waits for every block's flag to reach `epoch`. Only warp 0 polls (the other warps wait
+/// at the barrier and add no traffic to the flags' cache lines): lane l watches blocks l,
+/// l + 32, ...; a sweep issues all its relaxed loads at once (an acquire load would hold
+/// back the next one: a round trip per flag), with a short back-off between sweeps. Each
+/// lane then fences (relaxed loads that observed a release, then fence.acq_rel: an
+/// acquire), and bar.sync extends that to the whole block - message passing: after it,
+/// plain loads see every write the other blocks made before arriving. Data other blocks
+/// write during the solve is never read through the read-only path (__ldg).
 __device__ __forceinline__ void wait_all(const InKernelParams& P, unsigned epoch) {
-    for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) {
-        while (static_cast<int>(load_acquire(P.flags + b) - epoch) < 0) __nanosleep(32);
+    if (threadIdx.x < 32) {
+        for (;;) {
+            bool seen = true;
+            for (unsigned b = threadIdx.x; b < gridDim.x; b += 32) {
+                seen &= static_cast<int>(load_relaxed(P.flags + b) - epoch) >= 0;
+            }
+            if (__all_sync(0xffffffffu, seen)) break;
+            __nanosleep(64);
+        }
+        __threadfence();
     }
     __syncthreads();
 }
@@ -183,10 +195,13 @@ __device__ void ws_sync(BlockRange& B, const InKernelParams& P, const double (&s
     arrive(P, epoch);
     ws2();
     wait_all(P, epoch);
+    // All partial sums in one round trip, then the trees from shared memory.
+    for (unsigned i = threadIdx.x; i < Q * gridDim.x; i += blockDim.x) B.staged[i] = __ldcg(slot + i);
+    __syncthreads();
 #pragma unroll
     for (int q = 0; q < Q; ++q) {
-        const double* s = slot + q * gridDim.x;
-        total[q] = block_tree([s](long long i) { return __ldcg(s + i); }, gridDim.x, B.scratch);
+        const double* s = B.staged + q * gridDim.x;
+        total[q] = block_tree([s](long long i) { return s[i]; }, gridDim.x, B.scratch);
     }
 }
 
@@ -320,11 +335,13 @@ __global__ void __launch_bounds__(kInKernelMaxThreads)
         B.r_hat = smem + entries;
         B.t = smem + 2 * entries;
         B.warp_values = smem + 3 * entries;
+        B.staged = B.warp_values + kMaxReductions * (P.block_groups / 32);
     } else {
         B.x = P.x + B.e0;
         B.r_hat = P.r_hat + B.e0;
         B.t = P.t + B.e0;
         B.warp_values = smem;
+        B.staged = B.warp_values + kMaxReductions * (P.block_groups / 32);
     }
     B.scratch = scratch;
     B.epoch = 0;
@@ -371,7 +388,7 @@ __global__ void __launch_bounds__(kInKernelMaxThreads)
         if (P.shared_ranges) block_entries(B, [&](long long i) { P.x[i] = B.x[own(i)]; });
         barrier(B, P);
     };
-    auto x_global = [&P](long long j) { return __ldcg(P.x + j); };
+    auto x_global = [&P](long long j) { return P.x[j]; };
 
     // Iteration 0: r = b - A x0, r_hat = r; ||b||^2 and ||r||^2 in one WS-S.
     {
@@ -384,7 +401,7 @@ __global__ void __launch_bounds__(kInKernelMaxThreads)
                     const double ri = sub(bi, mul(1.0, ax));
                     P.r[i] = ri;
                     B.r_hat[own(i)] = ri;
-                    if (P.shared_ranges) B.x[own(i)] = __ldcg(P.x + i);
+                    if (P.shared_ranges) B.x[own(i)] = P.x[i];
                     g[0].add(mul(bi, bi));
                     g[1].add(mul(ri, ri));
                 });
@@ -437,8 +454,8 @@ __global__ void __launch_bounds__(kInKernelMaxThreads)
         if (!fresh) S.beta = (S.rho / S.rho_old) * (S.alpha / S.omega);
         const double beta = S.beta;
         auto p_at = [&P, fresh_p, beta](long long j) {
-            const double rj = __ldcg(P.r + j);
-            return fresh_p ? rj : mul_add(beta, __ldcg(P.q + j), rj);
+            const double rj = P.r[j];
+            return fresh_p ? rj : mul_add(beta, P.q[j], rj);
         };
 
         // WS-S 1: v = A p;  sigma = (r_hat, v);  alpha = rho / sigma
@@ -464,7 +481,7 @@ __global__ void __launch_bounds__(kInKernelMaxThreads)
         }
         const double alpha = S.alpha;
         auto s_at = [&P, alpha](long long j) {
-            return sub(__ldcg(P.r + j), mul(alpha, __ldcg(P.v + j)));
+            return sub(P.r[j], mul(alpha, P.v[j]));
         };
 
         // WS-S 2: s = r - alpha v;  t = A s;  ||s||, (t, t), (t, s);  omega = (t, s) / (t, t)
@@ -511,8 +528,8 @@ __global__ void __launch_bounds__(kInKernelMaxThreads)
                     const long long end = e + kGroup < B.e1 ? e + kGroup : B.e1;
                     for (long long i = e; i < end; ++i) {
                         const long long l = own(i);
-                        const double ri = __ldcg(P.r + i), vi = __ldcg(P.v + i);
-                        const double pi = fresh_p ? ri : mul_add(beta, __ldcg(P.q + i), ri);
+                        const double ri = P.r[i], vi = P.v[i];
+                        const double pi = fresh_p ? ri : mul_add(beta, P.q[i], ri);
                         const double si = sub(ri, mul(alpha, vi));
                         B.x[l] = add(B.x[l], mul_add(omega, si, mul(alpha, pi)));
                         const double r_new = sub(si, mul(omega, B.t[l]));

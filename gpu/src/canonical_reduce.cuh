@@ -35,6 +35,9 @@ __device__ __forceinline__ double warp_tree(double v, long long node, long long 
     return v;
 }
 
+/// Segments up to this length are folded in registers by block_tree.
+constexpr int kRegisterSegment = 8;
+
 /// The pairwise tree over the values load(0) .. load(count - 1), by the whole block (blockDim
 /// a multiple of 32, at most 1024): thread t folds an aligned segment of a power-of-two
 /// length, the warps fold 32 segments each, warp 0 folds the warps. Every thread gets the
@@ -46,8 +49,22 @@ __device__ double block_tree(Load load, long long count, double* scratch) {
     while (seg * blockDim.x < count) seg *= 2;
     const long long first = t * seg;
     double v = 0.0;
-    if (seg == 1) {
-        if (first < count) v = load(first);
+    if (seg <= kRegisterSegment) {
+        // The segment's subtree in registers (static indices): level w adds node i + w into
+        // node i when it exists.
+        double r[kRegisterSegment];
+#pragma unroll
+        for (int i = 0; i < kRegisterSegment; ++i) {
+            r[i] = (i < seg && first + i < count) ? load(first + i) : 0.0;
+        }
+#pragma unroll
+        for (int w = 1; w < kRegisterSegment; w *= 2) {
+#pragma unroll
+            for (int i = 0; i + w < kRegisterSegment; i += 2 * w) {
+                if (i + w < seg && first + i + w < count) r[i] = canonical::add(r[i], r[i + w]);
+            }
+        }
+        v = r[0];
     } else if (first < count) {
         v = canonical::pairwise_sum([&](long long i) { return load(first + i); },
                                     count - first < seg ? count - first : seg);

@@ -104,7 +104,8 @@ TEST_F(InKernel, EveryBlockSizeWithWellsAtTheEdges) {
                                  o);
         ASSERT_EQ(c.cpu.status, SolveStatus::converged) << c.cpu.detail;
         ASSERT_GT(c.cpu.iterations, 5);
-        expect_reference_bits(c, GpuSolveOptions{});
+        const GpuSolveOptions defaults;
+        expect_reference_bits(c, defaults);
     }
 }
 
@@ -130,7 +131,8 @@ TEST_F(InKernel, SharedAndGlobalRangeVectorsWithSeveralGroupsPerThread) {
         EXPECT_EQ(plan.grid, 7);
     }
     // The automatic plan on the same system.
-    expect_reference_bits(c, GpuSolveOptions{});
+    const GpuSolveOptions defaults;
+    expect_reference_bits(c, defaults);
 }
 
 TEST_F(InKernel, ThousandSolvesGiveIdenticalBits) {
@@ -183,7 +185,8 @@ TEST_F(InKernel, ZeroRhsMaxIterationsNonFiniteAndRestarts) {
 
     model.system.matrix.at(kCenter, 7, 0, 0) = std::nan("");
     std::fill(x.begin(), x.end(), 0.0);
-    r = bicgstab_in_kernel(model.system.matrix, model.system.rhs, x, GpuSolveOptions{});
+    const GpuSolveOptions defaults;
+    r = bicgstab_in_kernel(model.system.matrix, model.system.rhs, x, defaults);
     EXPECT_EQ(r.status, SolveStatus::non_finite) << r.detail;
 }
 
