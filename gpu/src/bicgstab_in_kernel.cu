@@ -223,12 +223,7 @@ SolveResult bicgstab_in_kernel(const GHMatrix& A, const std::vector<double>& b,
     const SolverState host = state.download(st);
     if (SolveResult trivial; trivial_rhs(host.bnorm, x, trivial)) return trivial;
 
-    x = d_x.download(st);
-    if (times != nullptr) {
-        times->setup_seconds = setup_seconds;
-        times->solve_seconds = solve_seconds;
-    }
-    return to_result(host, history.download(st));
+    return finish_solve(host, d_x, history, x, setup_seconds, solve_seconds, times, st);
 }
 
 }  // namespace heptane::gpu

@@ -346,7 +346,6 @@ __global__ void __launch_bounds__(kInKernelMaxThreads)
     B.scratch = scratch;
     B.epoch = 0;
     auto own = [&B](long long i) { return i - B.e0; };
-    auto nothing = [] {};
     auto prefetch_bdia = [&] { prefetch_first_pass_bdia<K>(B, A); };
     auto prefetch_vectors = [&] { prefetch_first_pass_vectors(B, P); };
 
@@ -389,6 +388,27 @@ __global__ void __launch_bounds__(kInKernelMaxThreads)
         barrier(B, P);
     };
     auto x_global = [&P](long long j) { return P.x[j]; };
+    // ||b - A x|| with x published to global memory; with `store`, also r = b - A x and
+    // r_hat = r (a restart).
+    auto residual = [&](bool store) {
+        publish_x();
+        double sum[1], total[1];
+        block_phase<1>(
+            B,
+            [&](long long e, GroupSum(&g)[1]) {
+                group_rows<K>(A, e, P.n, x_global, [&](long long i, double ax) {
+                    const double ri = sub(__ldg(P.b + i), mul(1.0, ax));
+                    if (store) {
+                        P.r[i] = ri;
+                        B.r_hat[own(i)] = ri;
+                    }
+                    g[0].add(mul(ri, ri));
+                });
+            },
+            sum);
+        ws_sync<1>(B, P, sum, prefetch_bdia, total);
+        return sqrt(total[0]);
+    };
 
     // Iteration 0: r = b - A x0, r_hat = r; ||b||^2 and ||r||^2 in one WS-S.
     {
@@ -431,21 +451,7 @@ __global__ void __launch_bounds__(kInKernelMaxThreads)
                 break;
             }
             ++S.restarts;
-            publish_x();
-            double sum[1], total[1];
-            block_phase<1>(
-                B,
-                [&](long long e, GroupSum(&g)[1]) {
-                    group_rows<K>(A, e, P.n, x_global, [&](long long i, double ax) {
-                        const double ri = sub(__ldg(P.b + i), mul(1.0, ax));
-                        P.r[i] = ri;
-                        B.r_hat[own(i)] = ri;
-                        g[0].add(mul(ri, ri));
-                    });
-                },
-                sum);
-            ws_sync<1>(B, P, sum, prefetch_bdia, total);
-            S.r_norm = S.r_hat_norm = sqrt(total[0]);
+            S.r_norm = S.r_hat_norm = residual(true);
             S.rho = S.r_norm * S.r_norm;
             fresh = true;
         }
@@ -552,22 +558,8 @@ __global__ void __launch_bounds__(kInKernelMaxThreads)
         }
     }
 
-    // The true residual ||b - A x|| / ||b||; x to global memory.
-    publish_x();
-    {
-        double sum[1], total[1];
-        block_phase<1>(
-            B,
-            [&](long long e, GroupSum(&g)[1]) {
-                group_rows<K>(A, e, P.n, x_global, [&](long long i, double ax) {
-                    const double ri = sub(__ldg(P.b + i), mul(1.0, ax));
-                    g[0].add(mul(ri, ri));
-                });
-            },
-            sum);
-        ws_sync<1>(B, P, sum, nothing, total);
-        S.true_relative_residual = sqrt(total[0]) / S.bnorm;
-    }
+    // The true residual ||b - A x|| / ||b||.
+    S.true_relative_residual = residual(false) / S.bnorm;
     if (leader) {
         SolverState& st = *P.st;
         st.bnorm = S.bnorm;

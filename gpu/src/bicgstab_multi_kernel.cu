@@ -332,12 +332,7 @@ SolveResult bicgstab_multi_kernel(const GHMatrix& A, const std::vector<double>& 
     host = state.download(st);
     const double solve_seconds = solve_timer.seconds();
 
-    x = d_x.download(st);
-    if (times != nullptr) {
-        times->setup_seconds = setup_seconds;
-        times->solve_seconds = solve_seconds;
-    }
-    return to_result(host, history.download(st));
+    return finish_solve(host, d_x, history, x, setup_seconds, solve_seconds, times, st);
 }
 
 }  // namespace heptane::gpu

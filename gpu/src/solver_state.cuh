@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "core/krylov.hpp"
+#include "gpu/solvers.hpp"
+#include "gpu/src/buffer.cuh"
 #include "gpu/src/cuda_check.cuh"
 
 namespace heptane::gpu::detail {
@@ -234,6 +236,19 @@ inline SolveResult to_result(const SolverState& s, const std::vector<double>& hi
             break;
     }
     return r;
+}
+
+/// The end of a device solve: x from the device, the times, the SolveResult.
+inline SolveResult finish_solve(const SolverState& host, const Buffer<double>& d_x,
+                                const Buffer<double>& history, std::vector<double>& x,
+                                double setup_seconds, double solve_seconds, GpuSolveTimes* times,
+                                cudaStream_t stream) {
+    x = d_x.download(stream);
+    if (times != nullptr) {
+        times->setup_seconds = setup_seconds;
+        times->solve_seconds = solve_seconds;
+    }
+    return to_result(host, history.download(stream));
 }
 
 }  // namespace heptane::gpu::detail
