@@ -249,7 +249,11 @@ int cmd_bench_solve(const BenchArgs& args, std::ostream& out) {
                 o.library_spmv = fmt;
                 o.solve.tolerance = 0.0;  // exactly `iterations` iterations
                 o.solve.max_iterations = args.iterations;
-                Row row{name, 0.0, 0, 0, 0.0,
+                Row row{name,
+                        0.0,
+                        0,
+                        0,
+                        0.0,
                         solver == Solver::in_kernel      ? gpu::in_kernel_cost()
                         : solver == Solver::multi_kernel ? gpu::multi_kernel_cost()
                                                          : gpu::library_cost(),
@@ -339,30 +343,29 @@ int cmd_bench_solve(const BenchArgs& args, std::ostream& out) {
                   << 1e6 * r.per_iteration << YAML::Key << "bytes_per_iteration" << YAML::Value
                   << bytes << YAML::Key << "effective_gb_s" << YAML::Value << gbs << YAML::Key
                   << "ratio_to_triad" << YAML::Value << bytes / r.per_iteration / dev.triad
-                  << YAML::Key << "speedup_vs_best_library" << YAML::Value << speedup
-                  << YAML::Key << "speedup_vs_multi_kernel" << YAML::Value
+                  << YAML::Key << "speedup_vs_best_library" << YAML::Value << speedup << YAML::Key
+                  << "speedup_vs_multi_kernel" << YAML::Value
                   << (multi_kernel > 0.0 ? multi_kernel / r.per_iteration : 0.0) << YAML::Key
                   << "time_over_floor" << YAML::Value << r.per_iteration / floor_seconds
                   << YAML::Key << "iterations_to_1e-8" << YAML::Value << r.converged_iterations
                   << YAML::Key << "seconds_to_1e-8" << YAML::Value << r.converged_seconds;
                 if (r.plan.grid > 0) {
                     y << YAML::Key << "launch" << YAML::Value << YAML::Flow << YAML::BeginMap
-                      << YAML::Key << "grid" << YAML::Value << r.plan.grid << YAML::Key
-                      << "threads" << YAML::Value << r.plan.threads << YAML::Key
-                      << "rows_per_block" << YAML::Value << r.plan.rows_per_block << YAML::Key
-                      << "shared_ranges" << YAML::Value << r.plan.shared_ranges << YAML::Key
-                      << "blocks_per_sm" << YAML::Value << r.plan.blocks_per_sm << YAML::Key
-                      << "device_bytes" << YAML::Value << r.plan.device_bytes << YAML::EndMap;
+                      << YAML::Key << "grid" << YAML::Value << r.plan.grid << YAML::Key << "threads"
+                      << YAML::Value << r.plan.threads << YAML::Key << "rows_per_block"
+                      << YAML::Value << r.plan.rows_per_block << YAML::Key << "shared_ranges"
+                      << YAML::Value << r.plan.shared_ranges << YAML::Key << "blocks_per_sm"
+                      << YAML::Value << r.plan.blocks_per_sm << YAML::Key << "device_bytes"
+                      << YAML::Value << r.plan.device_bytes << YAML::EndMap;
                 }
                 y << YAML::EndMap;
-                std::snprintf(line, sizeof line,
-                              "%-7s %3d %12s  %-28s %6d %11.1f %9.1f %8.3f %9s %8.2f %d it, %.4f s\n",
-                              grid_name(g).c_str(), K, with_commas(sys.matrix.rows()).c_str(),
-                              r.name.c_str(), r.iterations, 1e6 * r.per_iteration, gbs,
-                              bytes / r.per_iteration / dev.triad,
-                              speedup > 0.0 ? (fixed(speedup, 2) + "x").c_str() : "-",
-                              r.per_iteration / floor_seconds, r.converged_iterations,
-                              r.converged_seconds);
+                std::snprintf(
+                    line, sizeof line,
+                    "%-7s %3d %12s  %-28s %6d %11.1f %9.1f %8.3f %9s %8.2f %d it, %.4f s\n",
+                    grid_name(g).c_str(), K, with_commas(sys.matrix.rows()).c_str(), r.name.c_str(),
+                    r.iterations, 1e6 * r.per_iteration, gbs, bytes / r.per_iteration / dev.triad,
+                    speedup > 0.0 ? (fixed(speedup, 2) + "x").c_str() : "-",
+                    r.per_iteration / floor_seconds, r.converged_iterations, r.converged_seconds);
                 out << line;
             }
         }
@@ -370,7 +373,8 @@ int cmd_bench_solve(const BenchArgs& args, std::ostream& out) {
     y << YAML::EndSeq;
     y << YAML::Key << "bytes_counted" << YAML::Value
       << "per iteration: products x (8 nnz + 16 n) + vector passes x 8 n, with the products "
-         "and passes of each implementation (in_kernel 2 + 12, multi_kernel 2 + 19, library 2 + 33, "
+         "and passes of each implementation (in_kernel 2 + 12, multi_kernel 2 + 19, library 2 + "
+         "33, "
          "cpu 2 + 23); time_over_floor: time per iteration / (floor bytes / triad), floor = "
          "2 x 8 nnz + 9 x 8 n (the matrix twice; read x, r, r_hat, p, v, write x, r, p, v)";
     write_report(args.report, y, out);

@@ -120,8 +120,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
         "CPU reference with --cpu, or alone without a GPU)");
     CLI::App* bench_solve = bench->add_subcommand(
         "solve",
-        "BiCGStab: multi-kernel (CUDA graph) vs library baselines, fixed iteration "
-        "count and to 1e-8");
+        "BiCGStab: in-kernel vs the multi-kernel (CUDA graph) and library baselines, fixed "
+        "iteration count and to 1e-8; time over the bytes floor");
     for (CLI::App* sub : {bench_spmv, bench_solve}) {
         sub->add_option("--grids", bench_args.grids, "cubic grid sizes g (g^3 cells)")
             ->delimiter(',')

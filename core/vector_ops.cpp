@@ -17,8 +17,8 @@ double canonical_sum(index_t n, F f) {
 #pragma omp parallel for schedule(static) if (n >= kParallelMin)
     for (index_t c = 0; c < chunks; ++c) {
         const index_t base = c * kChunk;
-        partial[c] = canonical::reduce([&](index_t i) { return f(base + i); },
-                                       std::min(n - base, kChunk));
+        partial[c] =
+            canonical::reduce([&](index_t i) { return f(base + i); }, std::min(n - base, kChunk));
     }
     return canonical::pairwise_sum([&](index_t c) { return partial[c]; }, chunks);
 }

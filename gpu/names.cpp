@@ -50,7 +50,8 @@ IterationCost in_kernel_cost() {
 }
 
 double bicgstab_floor_bytes(const GHMatrix& A) {
-    return 2.0 * 8.0 * static_cast<double>(A.nonzeros()) + 9.0 * 8.0 * static_cast<double>(A.rows());
+    return 2.0 * 8.0 * static_cast<double>(A.nonzeros()) +
+           9.0 * 8.0 * static_cast<double>(A.rows());
 }
 
 IterationCost multi_kernel_cost() {

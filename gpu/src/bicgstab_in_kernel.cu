@@ -52,7 +52,8 @@ DeviceLimits device_limits() {
             "multi_kernel");
     }
     HEPTANE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    HEPTANE_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    HEPTANE_CUDA_CHECK(
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
     return {sms, static_cast<size_t>(optin)};
 }
 
@@ -122,10 +123,9 @@ InKernelPlan in_kernel_plan(const GHMatrix& A, const GpuSolveOptions& options) {
 
     // Range vectors in shared memory when the co-resident grid still fits.
     const size_t shared = in_kernel_shared_bytes(bg, true, plan.grid);
-    const bool fits = shared <= dynamic_max &&
-                      static_cast<long long>(blocks_per_sm(kernel, plan.threads, shared)) *
-                              lim.sms >=
-                          plan.grid;
+    const bool fits =
+        shared <= dynamic_max &&
+        static_cast<long long>(blocks_per_sm(kernel, plan.threads, shared)) * lim.sms >= plan.grid;
     if (options.range_storage == RangeStorage::shared && !fits) {
         throw NotSupported("in-kernel BiCGStab: the range vectors of " +
                            std::to_string(plan.rows_per_block) + " rows per block (" +

@@ -54,10 +54,10 @@ struct InKernelParams {
     // Range vectors in global memory (null when they are in shared memory).
     double* r_hat;
     double* t;
-    double* partial;   ///< [2 parities][kMaxReductions][grid]
-    unsigned* flags;   ///< [grid] arrival epochs, zero at launch
-    SolverState* st;   ///< in: tolerance, max_iterations, max_restarts; out: the result
-    double* history;   ///< [max_iterations + 1]
+    double* partial;             ///< [2 parities][kMaxReductions][grid]
+    unsigned* flags;             ///< [grid] arrival epochs, zero at launch
+    SolverState* st;             ///< in: tolerance, max_iterations, max_restarts; out: the result
+    double* history;             ///< [max_iterations + 1]
     InKernelProgress* progress;  ///< host-mapped, or null
     long long block_groups;      ///< canonical groups per block (a power of two >= blockDim)
     int shared_ranges;           ///< x, r_hat, t in shared memory
@@ -90,25 +90,24 @@ __device__ __forceinline__ unsigned load_relaxed(const unsigned* p) {
 __device__ __forceinline__ void prefetch_l2(const void* p, unsigned bytes) {
     bytes = (bytes + 15u) & ~15u;
     if (bytes > 0) {
-        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(bytes)
-                     : "memory");
+        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(bytes) : "memory");
     }
 }
 
 // ---- the block's rows --------------------------------------------------------------------
 
 struct BlockRange {
-    long long e0, e1;    ///< entries [e0, e1)
-    long long g0;        ///< first canonical group
-    long long groups;    ///< groups of the whole vector
-    int passes;          ///< groups per thread
-    double* x;           ///< range vectors, indexed by i - e0 (shared or global memory)
+    long long e0, e1;  ///< entries [e0, e1)
+    long long g0;      ///< first canonical group
+    long long groups;  ///< groups of the whole vector
+    int passes;        ///< groups per thread
+    double* x;         ///< range vectors, indexed by i - e0 (shared or global memory)
     double* r_hat;
     double* t;
-    double* warp_values; ///< [kMaxReductions][passes * warps]
-    double* staged;      ///< [kMaxReductions][grid]: the grid's partial sums
-    double* scratch;     ///< 33 doubles
-    unsigned epoch;      ///< WS-S constructs so far
+    double* warp_values;  ///< [kMaxReductions][passes * warps]
+    double* staged;       ///< [kMaxReductions][grid]: the grid's partial sums
+    double* scratch;      ///< 33 doubles
+    unsigned epoch;       ///< WS-S constructs so far
 };
 
 /// Calls body(e, g) for each group this thread owns (entries e .. e + kGroup - 1, clipped
@@ -125,7 +124,8 @@ __device__ void block_phase(const BlockRange& B, Body body, double (&sum)[Q]) {
 #pragma unroll
         for (int q = 0; q < Q; ++q) {
             const double v = warp_tree(gs[q].s, g, B.groups);
-            if ((threadIdx.x & 31) == 0) B.warp_values[q * values + p * warps + threadIdx.x / 32] = v;
+            if ((threadIdx.x & 31) == 0)
+                B.warp_values[q * values + p * warps + threadIdx.x / 32] = v;
         }
     }
     __syncthreads();
@@ -196,7 +196,8 @@ __device__ void ws_sync(BlockRange& B, const InKernelParams& P, const double (&s
     ws2();
     wait_all(P, epoch);
     // All partial sums in one round trip, then the trees from shared memory.
-    for (unsigned i = threadIdx.x; i < Q * gridDim.x; i += blockDim.x) B.staged[i] = __ldcg(slot + i);
+    for (unsigned i = threadIdx.x; i < Q * gridDim.x; i += blockDim.x)
+        B.staged[i] = __ldcg(slot + i);
     __syncthreads();
 #pragma unroll
     for (int q = 0; q < Q; ++q) {
@@ -486,9 +487,7 @@ __global__ void __launch_bounds__(kInKernelMaxThreads)
             fresh = false;
         }
         const double alpha = S.alpha;
-        auto s_at = [&P, alpha](long long j) {
-            return sub(P.r[j], mul(alpha, P.v[j]));
-        };
+        auto s_at = [&P, alpha](long long j) { return sub(P.r[j], mul(alpha, P.v[j])); };
 
         // WS-S 2: s = r - alpha v;  t = A s;  ||s||, (t, t), (t, s);  omega = (t, s) / (t, t)
         {
@@ -509,9 +508,8 @@ __global__ void __launch_bounds__(kInKernelMaxThreads)
             const double s_norm = sqrt(total[0]);
             if (s_norm / S.bnorm <= tolerance) {
                 // Half step: x = x + alpha p (r = s is not needed again), converged.
-                block_entries(B, [&](long long i) {
-                    B.x[own(i)] = mul_add(alpha, p_at(i), B.x[own(i)]);
-                });
+                block_entries(
+                    B, [&](long long i) { B.x[own(i)] = mul_add(alpha, p_at(i), B.x[own(i)]); });
                 record(it, s_norm);
                 break;
             }

@@ -60,7 +60,8 @@ __device__ void each_entry(const Work& w, F f) {
 // ---- kernels, in iteration order --------------------------------------------------------
 
 /// rho = (r_hat, r); near-breakdown -> restart (or breakdown); beta.
-__global__ void __launch_bounds__(kChunkThreads) k_rho(Work w, const double* r_hat, const double* r) {
+__global__ void __launch_bounds__(kChunkThreads)
+    k_rho(Work w, const double* r_hat, const double* r) {
     if (w.st->skip_iteration) return;
     double total[1];
     const bool last = reduce_chunk<1>(
@@ -131,7 +132,8 @@ __global__ void __launch_bounds__(kChunkThreads)
 }
 
 /// sigma = (r_hat, v); alpha = rho / sigma.
-__global__ void __launch_bounds__(kChunkThreads) k_alpha(Work w, const double* r_hat, const double* v) {
+__global__ void __launch_bounds__(kChunkThreads)
+    k_alpha(Work w, const double* r_hat, const double* v) {
     if (w.st->skip_iteration) return;
     double total[1];
     const bool last = reduce_chunk<1>(
@@ -171,7 +173,8 @@ __global__ void __launch_bounds__(kChunkThreads)
 }
 
 /// (t, t) and (t, s); omega = (t, s) / (t, t).
-__global__ void __launch_bounds__(kChunkThreads) k_omega(Work w, const double* t, const double* s_vec) {
+__global__ void __launch_bounds__(kChunkThreads)
+    k_omega(Work w, const double* t, const double* s_vec) {
     if (w.st->skip_t) return;
     double total[2];
     const bool last = reduce_chunk<2>(

@@ -131,7 +131,8 @@ class ChunkReduction {
 #pragma unroll
         for (int q = 0; q < N; ++q) {
             const double v = warp_tree(g[q].s, node, groups_);
-            if ((threadIdx.x & 31) == 0) warps_[q][p * (kChunkThreads / 32) + (threadIdx.x >> 5)] = v;
+            if ((threadIdx.x & 31) == 0)
+                warps_[q][p * (kChunkThreads / 32) + (threadIdx.x >> 5)] = v;
         }
     }
 

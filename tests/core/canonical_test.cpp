@@ -17,8 +17,8 @@ namespace {
 /// node(lo, size) of the definition: groups of kGroup summed left to right, then
 /// node(lo, 2w) = node(lo, w) + node(lo + w, w) when lo + w is a group, else node(lo, w).
 double node(const std::vector<double>& t, long long lo, long long size) {
-    const long long groups = (static_cast<long long>(t.size()) + canonical::kGroup - 1) /
-                             canonical::kGroup;
+    const long long groups =
+        (static_cast<long long>(t.size()) + canonical::kGroup - 1) / canonical::kGroup;
     if (size == 1) {
         const long long i = lo * canonical::kGroup;
         double s = t[i];
@@ -35,8 +35,8 @@ double node(const std::vector<double>& t, long long lo, long long size) {
 
 double definition(const std::vector<double>& t) {
     if (t.empty()) return 0.0;
-    const long long groups = (static_cast<long long>(t.size()) + canonical::kGroup - 1) /
-                             canonical::kGroup;
+    const long long groups =
+        (static_cast<long long>(t.size()) + canonical::kGroup - 1) / canonical::kGroup;
     long long size = 1;
     while (size < groups) size *= 2;
     return node(t, 0, size);
@@ -55,8 +55,8 @@ std::vector<double> terms(std::size_t n, std::uint64_t seed) {
 TEST(CanonicalReduce, MatchesTheDefinitionForEveryLength) {
     for (std::size_t n = 0; n < 300; ++n) {
         const auto t = terms(n, n);
-        const double got = canonical::reduce([&](long long i) { return t[i]; },
-                                             static_cast<long long>(n));
+        const double got =
+            canonical::reduce([&](long long i) { return t[i]; }, static_cast<long long>(n));
         ASSERT_TRUE(same_bits(got, definition(t))) << "n = " << n;
     }
 }
@@ -79,8 +79,8 @@ TEST(CanonicalReduce, AnyAlignedPartitionGivesTheSameBits) {
     const auto t = terms(n, 5);
     const double whole = definition(t);
     for (long long block_groups : {1, 2, 8, 64, 1024, 4096}) {
-        const long long groups = (static_cast<long long>(n) + canonical::kGroup - 1) /
-                                 canonical::kGroup;
+        const long long groups =
+            (static_cast<long long>(n) + canonical::kGroup - 1) / canonical::kGroup;
         const long long blocks = (groups + block_groups - 1) / block_groups;
         std::vector<double> partial(blocks);
         for (long long b = 0; b < blocks; ++b) {
@@ -89,8 +89,7 @@ TEST(CanonicalReduce, AnyAlignedPartitionGivesTheSameBits) {
                 std::min(static_cast<long long>(n) - first, block_groups * canonical::kGroup);
             partial[b] = canonical::reduce([&](long long i) { return t[first + i]; }, len);
         }
-        const double got =
-            canonical::pairwise_sum([&](long long b) { return partial[b]; }, blocks);
+        const double got = canonical::pairwise_sum([&](long long b) { return partial[b]; }, blocks);
         ASSERT_TRUE(same_bits(got, whole)) << block_groups << " groups per block";
     }
 }

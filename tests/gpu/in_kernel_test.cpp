@@ -51,9 +51,9 @@ InKernelPlan expect_reference_bits(const Case& c, GpuSolveOptions o) {
     std::vector<double> x(c.x.size(), 0.0);
     InKernelPlan plan;
     const SolveResult r = bicgstab_in_kernel(c.system.matrix, c.system.rhs, x, o, nullptr, &plan);
-    SCOPED_TRACE(::testing::Message() << "grid " << plan.grid << " x " << plan.threads
-                                      << ", rows per block " << plan.rows_per_block
-                                      << (plan.shared_ranges ? ", shared" : ", global"));
+    SCOPED_TRACE(::testing::Message()
+                 << "grid " << plan.grid << " x " << plan.threads << ", rows per block "
+                 << plan.rows_per_block << (plan.shared_ranges ? ", shared" : ", global"));
     EXPECT_EQ(r.status, c.cpu.status) << r.detail;
     EXPECT_EQ(r.iterations, c.cpu.iterations);
     EXPECT_EQ(r.restarts, c.cpu.restarts);
@@ -98,10 +98,8 @@ TEST_F(InKernel, EveryBlockSizeWithWellsAtTheEdges) {
     o.max_iterations = 400;
     for (int K = 1; K <= 16; ++K) {
         SCOPED_TRACE("K = " + std::to_string(K));
-        const Case c = cpu_solve(test::synthetic_model(9, 7, 5, K, test::corner_wells(9, 7, 5),
-                                                       17 + K, 1.2)
-                                     .system,
-                                 o);
+        const Case c = cpu_solve(
+            test::synthetic_model(9, 7, 5, K, test::corner_wells(9, 7, 5), 17 + K, 1.2).system, o);
         ASSERT_EQ(c.cpu.status, SolveStatus::converged) << c.cpu.detail;
         ASSERT_GT(c.cpu.iterations, 5);
         const GpuSolveOptions defaults;
@@ -115,10 +113,8 @@ TEST_F(InKernel, SharedAndGlobalRangeVectorsWithSeveralGroupsPerThread) {
     SolveOptions o;
     o.tolerance = 1e-9;
     o.max_iterations = 500;
-    const Case c =
-        cpu_solve(test::synthetic_model(24, 20, 18, 3, test::corner_wells(24, 20, 18), 5, 1.3)
-                      .system,
-                  o);
+    const Case c = cpu_solve(
+        test::synthetic_model(24, 20, 18, 3, test::corner_wells(24, 20, 18), 5, 1.3).system, o);
     ASSERT_EQ(c.cpu.status, SolveStatus::converged) << c.cpu.detail;
     GpuSolveOptions g;
     g.in_kernel_block_rows = 4096;
