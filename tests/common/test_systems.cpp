@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <sstream>
 
@@ -73,6 +74,15 @@ wells::ModelSpec two_phase_spec(int nx, int ny, int nz, std::vector<wells::WellS
     spec.dt = units::kDay;
     spec.wells = std::move(wells);
     return spec;
+}
+
+std::vector<std::string> regression_decks() {
+    std::vector<std::string> decks;
+    for (const auto& e : std::filesystem::directory_iterator(source_path("tests/regression"))) {
+        if (e.path().extension() == ".yaml") decks.push_back(e.path().filename().string());
+    }
+    std::sort(decks.begin(), decks.end());
+    return decks;
 }
 
 std::vector<double> random_vector(std::size_t n, std::uint64_t seed) {

@@ -31,6 +31,9 @@ wells::Model synthetic_model(int nx, int ny, int nz, int K, std::vector<wells::W
 wells::ModelSpec two_phase_spec(int nx, int ny, int nz, std::vector<wells::WellSpec> wells,
                                 std::uint64_t seed = 3);
 
+/// The regression decks (tests/regression/*.yaml), file names in sorted order.
+std::vector<std::string> regression_decks();
+
 /// Uniform(-1, 1) vector, seeded.
 std::vector<double> random_vector(std::size_t n, std::uint64_t seed);
 

@@ -65,15 +65,6 @@ InKernelPlan expect_reference_bits(const Case& c, GpuSolveOptions o) {
     return plan;
 }
 
-std::vector<std::string> regression_decks() {
-    std::vector<std::string> decks;
-    for (const auto& e : fs::directory_iterator(test::source_path("tests/regression"))) {
-        if (e.path().extension() == ".yaml") decks.push_back(e.path().filename().string());
-    }
-    std::sort(decks.begin(), decks.end());
-    return decks;
-}
-
 class InKernelDecks : public test::GpuTest, public ::testing::WithParamInterface<std::string> {};
 
 TEST_P(InKernelDecks, ReproducesTheReferenceBitForBit) {
@@ -86,7 +77,8 @@ TEST_P(InKernelDecks, ReproducesTheReferenceBitForBit) {
     EXPECT_FALSE(expect_reference_bits(c, o).shared_ranges);
 }
 
-INSTANTIATE_TEST_SUITE_P(RegressionDecks, InKernelDecks, ::testing::ValuesIn(regression_decks()),
+INSTANTIATE_TEST_SUITE_P(RegressionDecks, InKernelDecks,
+                         ::testing::ValuesIn(test::regression_decks()),
                          [](const auto& info) { return fs::path(info.param).stem().string(); });
 
 class InKernel : public test::GpuTest {};

@@ -39,15 +39,6 @@ Reference reference_solve(const std::string& deck_file) {
     return r;
 }
 
-std::vector<std::string> regression_decks() {
-    std::vector<std::string> decks;
-    for (const auto& e : fs::directory_iterator(test::source_path("tests/regression"))) {
-        if (e.path().extension() == ".yaml") decks.push_back(e.path().filename().string());
-    }
-    std::sort(decks.begin(), decks.end());
-    return decks;
-}
-
 double relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
     double num = 0.0, den = 0.0;
     for (std::size_t i = 0; i < a.size(); ++i) {
@@ -114,7 +105,7 @@ TEST_P(GpuSolvers, LibraryConvergesToTheReferenceSolution) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(RegressionDecks, GpuSolvers, ::testing::ValuesIn(regression_decks()),
+INSTANTIATE_TEST_SUITE_P(RegressionDecks, GpuSolvers, ::testing::ValuesIn(test::regression_decks()),
                          [](const auto& info) { return fs::path(info.param).stem().string(); });
 
 class GpuSolverEdges : public test::GpuTest {};
