@@ -77,64 +77,61 @@ InKernelPlan in_kernel_plan(const GHMatrix& A, const GpuSolveOptions& options) {
     HEPTANE_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             static_cast<int>(dynamic_max)));
     const long long n = A.rows();
-    const long long groups = (n + kGroup - 1) / kGroup;
 
-    // Rows per block: the fewest groups (a power of two, at least one per thread) for which
-    // the grid is co-resident. Prefer 256 threads; halve the block while the grid would
-    // leave SMs idle (small systems are latency-bound: more blocks, fewer rows each).
+    // A launch of `threads` per block and `rows` per block (powers of two, rows >= threads):
+    // can all its blocks be resident (and folded by warp 0's registers)?
     InKernelPlan plan;
     plan.sms = lim.sms;
-    if (options.in_kernel_block_rows > 0) {
-        const long long bg = options.in_kernel_block_rows / kGroup;
-        if (bg < 32 || (bg & (bg - 1)) != 0 || bg * kGroup != options.in_kernel_block_rows) {
-            throw NotSupported("in-kernel BiCGStab: rows per block must be a power of two >= 128");
-        }
-        plan.threads = static_cast<int>(bg < kInKernelMaxThreads ? bg : kInKernelMaxThreads);
-        plan.rows_per_block = bg * kGroup;
-        plan.grid = static_cast<int>((groups + bg - 1) / bg);
-        plan.blocks_per_sm =
-            blocks_per_sm(kernel, plan.threads, in_kernel_shared_bytes(bg, false, plan.grid));
-        if (static_cast<long long>(plan.blocks_per_sm) * lim.sms < plan.grid) {
-            throw NotSupported("in-kernel BiCGStab: " + std::to_string(plan.grid) +
-                               " blocks cannot all be resident");
-        }
-    }
-    for (int threads = kInKernelMaxThreads; plan.grid == 0 && threads >= 32; threads /= 2) {
-        long long bg = threads;
-        int per_sm = 0;
-        long long grid = 0;
-        // (Small blocks may not launch at all while the grid is large: its staged partial
-        // sums need shared memory too. Keep doubling the rows until the grid fits.)
-        for (;; bg *= 2) {
-            grid = (groups + bg - 1) / bg;
-            per_sm = blocks_per_sm(kernel, threads, in_kernel_shared_bytes(bg, false, grid));
-            if (per_sm > 0 && grid <= static_cast<long long>(per_sm) * lim.sms) break;
-            if (grid == 1) break;
-        }
-        if (per_sm == 0) continue;
-        if (grid < lim.sms && threads > 32) continue;  // a smaller block gives more blocks
+    auto resident = [&](int threads, long long rows, bool shared_ranges) {
+        const long long grid = (n + rows - 1) / rows;
+        const size_t shared = in_kernel_shared_bytes(rows, threads, shared_ranges);
+        if (grid > kInKernelMaxGrid || shared > dynamic_max) return false;
+        const int per_sm = blocks_per_sm(kernel, threads, shared);
+        if (per_sm == 0 || grid > static_cast<long long>(per_sm) * lim.sms) return false;
         plan.grid = static_cast<int>(grid);
         plan.threads = threads;
-        plan.rows_per_block = bg * kGroup;
+        plan.rows_per_block = rows;
         plan.blocks_per_sm = per_sm;
+        plan.shared_ranges = shared_ranges;
+        plan.shared_bytes = shared;
+        return true;
+    };
+    if (options.in_kernel_block_rows > 0) {
+        const long long rows = options.in_kernel_block_rows;
+        if (rows < 128 || (rows & (rows - 1)) != 0) {
+            throw NotSupported("in-kernel BiCGStab: rows per block must be a power of two >= 128");
+        }
+        if (!resident(static_cast<int>(rows < kInKernelMaxThreads ? rows : kInKernelMaxThreads),
+                      rows, false)) {
+            throw NotSupported("in-kernel BiCGStab: " + std::to_string((n + rows - 1) / rows) +
+                               " blocks of " + std::to_string(rows) +
+                               " rows cannot all be resident");
+        }
+    } else {
+        // One row per thread in blocks of 512 threads (16 warps; halved down to 128 while
+        // fewer than half the SMs would get a block), then the fewest rows per thread that
+        // let the grid be resident.
+        int threads = kInKernelMaxThreads;
+        while (threads > 128 && (n + threads - 1) / threads < lim.sms / 2) threads /= 2;
+        long long rows = threads;
+        while (!resident(threads, rows, false)) {
+            if (rows >= n) throw NotSupported("in-kernel BiCGStab: the kernel cannot be launched");
+            rows *= 2;
+        }
     }
-    if (plan.grid == 0) throw NotSupported("in-kernel BiCGStab: the kernel cannot be launched");
-    const long long bg = plan.rows_per_block / kGroup;
 
     // Range vectors in shared memory when the co-resident grid still fits.
-    const size_t shared = in_kernel_shared_bytes(bg, true, plan.grid);
-    const bool fits =
-        shared <= dynamic_max &&
-        static_cast<long long>(blocks_per_sm(kernel, plan.threads, shared)) * lim.sms >= plan.grid;
+    const InKernelPlan global = plan;
+    const bool fits = options.range_storage != RangeStorage::global &&
+                      resident(plan.threads, plan.rows_per_block, true);
+    if (!fits) plan = global;
     if (options.range_storage == RangeStorage::shared && !fits) {
-        throw NotSupported("in-kernel BiCGStab: the range vectors of " +
-                           std::to_string(plan.rows_per_block) + " rows per block (" +
-                           std::to_string(shared / 1024) +
-                           " KiB) do not fit in shared memory with all blocks resident");
+        throw NotSupported(
+            "in-kernel BiCGStab: the range vectors of " + std::to_string(plan.rows_per_block) +
+            " rows per block (" +
+            std::to_string(in_kernel_shared_bytes(plan.rows_per_block, plan.threads, true) / 1024) +
+            " KiB) do not fit in shared memory with all blocks resident");
     }
-    plan.shared_ranges = options.range_storage != RangeStorage::global && fits;
-    plan.shared_bytes = in_kernel_shared_bytes(bg, plan.shared_ranges, plan.grid);
-    if (plan.shared_ranges) plan.blocks_per_sm = blocks_per_sm(kernel, plan.threads, shared);
 
     const size_t vectors = plan.shared_ranges ? 5 : 7;  // b x r q v (+ r_hat t)
     plan.device_bytes = A.storage_bytes() + vectors * sizeof(double) * static_cast<size_t>(n) +
@@ -196,7 +193,8 @@ SolveResult bicgstab_in_kernel(const GHMatrix& A, const std::vector<double>& b,
     params.st = state.device();
     params.history = history.get();
     params.progress = d_progress;
-    params.block_groups = plan.rows_per_block / kGroup;
+    params.block_rows = plan.rows_per_block;
+    params.passes = static_cast<int>(plan.rows_per_block / plan.threads);
     params.shared_ranges = plan.shared_ranges ? 1 : 0;
     HEPTANE_CUDA_CHECK(cudaStreamSynchronize(st));
     const double setup_seconds = setup_timer.seconds();

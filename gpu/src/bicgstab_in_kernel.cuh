@@ -33,8 +33,11 @@
 
 namespace heptane::gpu::detail {
 
-constexpr int kInKernelMaxThreads = 256;
+constexpr int kInKernelMaxThreads = 512;
 constexpr int kMaxReductions = 3;  ///< partial sums one WS-S publishes at most
+/// Blocks at most: warp 0 of every block folds the grid's partial sums, kGridSegment per lane.
+constexpr int kGridSegment = 8;
+constexpr int kInKernelMaxGrid = 32 * kGridSegment;
 
 /// Where the host sees the progress of a running solve (host-mapped memory), or null.
 struct InKernelProgress {
@@ -59,18 +62,25 @@ struct InKernelParams {
     SolverState* st;             ///< in: tolerance, max_iterations, max_restarts; out: the result
     double* history;             ///< [max_iterations + 1]
     InKernelProgress* progress;  ///< host-mapped, or null
-    long long block_groups;      ///< canonical groups per block (a power of two >= blockDim)
+    long long block_rows;        ///< rows per block: passes x blockDim, a power of two >= 128
+    int passes;                  ///< rows per thread (a power of two)
     int shared_ranges;           ///< x, r_hat, t in shared memory
 };
 
-/// Dynamic shared memory of a launch: the range vectors (if in shared memory), the warp
-/// values of the block's reductions and the grid's partial sums (staged with one coalesced
-/// load before every block combines them).
-inline size_t in_kernel_shared_bytes(long long block_groups, bool shared_ranges, long long grid) {
-    const long long entries = block_groups * kGroup;
+/// Levels of a warp's running tree over its passes: log2(passes) + 1.
+__host__ __device__ inline int in_kernel_stack_levels(long long passes) {
+    int levels = 1;
+    while ((1LL << (levels - 1)) < passes) ++levels;
+    return levels;
+}
+
+/// Dynamic shared memory of a launch: the range vectors (if in shared memory) and the warps'
+/// running reduction trees.
+inline size_t in_kernel_shared_bytes(long long block_rows, int threads, bool shared_ranges) {
+    const long long passes = block_rows / threads;
     return sizeof(double) *
-           static_cast<size_t>((shared_ranges ? 3 * entries : 0) +
-                               kMaxReductions * (block_groups / 32) + kMaxReductions * grid);
+           static_cast<size_t>((shared_ranges ? 3 * block_rows : 0) +
+                               (threads / 32) * kMaxReductions * in_kernel_stack_levels(passes));
 }
 
 // ---- memory ordering --------------------------------------------------------------------
@@ -96,213 +106,232 @@ __device__ __forceinline__ void prefetch_l2(const void* p, unsigned bytes) {
 
 // ---- the block's rows --------------------------------------------------------------------
 
+/// Rows and shared memory of this thread's block. Thread t of warp w owns rows
+/// row0 + 32 p + (t mod 32) for the passes p: a warp owns 32 passes consecutive rows (an
+/// aligned subtree of 8 passes groups), the block passes x blockDim (one of blocks_rows).
 struct BlockRange {
-    long long e0, e1;  ///< entries [e0, e1)
-    long long g0;      ///< first canonical group
-    long long groups;  ///< groups of the whole vector
-    int passes;        ///< groups per thread
-    double* x;         ///< range vectors, indexed by i - e0 (shared or global memory)
+    long long e0, e1;  ///< the block's rows [e0, e1)
+    long long n;
+    long long row0;     ///< this warp's first row
+    int passes;         ///< rows per thread
+    int present_warps;  ///< warps with a row < n
+    double* x;          ///< range vectors, indexed by i - e0 (shared or global memory)
     double* r_hat;
     double* t;
-    double* warp_values;  ///< [kMaxReductions][passes * warps]
-    double* staged;       ///< [kMaxReductions][grid]: the grid's partial sums
-    double* scratch;      ///< 33 doubles
-    unsigned epoch;       ///< WS-S constructs so far
+    double* stack;  ///< this warp's running trees [kMaxReductions][levels] (lane 0)
+    int levels;
+    double (*warp_values)[32];  ///< [kMaxReductions][warp]: each warp's subtrees
+    double* totals;             ///< [kMaxReductions]: the grid's sums
+    unsigned epoch;             ///< WS-S constructs so far
 };
 
-/// Calls body(e, g) for each group this thread owns (entries e .. e + kGroup - 1, clipped
-/// to the vector), g[q] collecting reduction q; then the block's Q sums (a subtree of the
-/// canonical tree each) in sum[q], in every thread.
+/// Calls body(i, terms) for each row i this thread owns, terms[q] its term of reduction q,
+/// and leaves each warp's Q subtrees in warp_values (published by the next ws_sync). Per pass
+/// the warp's 32 terms become one leaf (groups of 4 lanes, then the tree over 8 groups); lane
+/// 0 folds the leaves as they come with pairwise_sum's stack of complete subtrees.
 template <int Q, class Body>
-__device__ void block_phase(const BlockRange& B, Body body, double (&sum)[Q]) {
-    const int warps = blockDim.x / 32;
-    const int values = B.passes * warps;
+__device__ void block_phase(const BlockRange& B, Body body) {
+    const int lane = threadIdx.x & 31;
+    int depth = 0, leaves = 0;
     for (int p = 0; p < B.passes; ++p) {
-        const long long g = B.g0 + static_cast<long long>(p) * blockDim.x + threadIdx.x;
-        GroupSum gs[Q];
-        if (g * kGroup < B.e1) body(g * kGroup, gs);
+        const long long first = B.row0 + 32LL * p;
+        if (first >= B.n) break;  // warp-uniform: the rest of the warp's rows are absent
+        const long long i = first + lane;
+        double terms[Q];
+#pragma unroll
+        for (int q = 0; q < Q; ++q) terms[q] = 0.0;
+        if (i < B.n) body(i, terms);
+        int d = depth;
 #pragma unroll
         for (int q = 0; q < Q; ++q) {
-            const double v = warp_tree(gs[q].s, g, B.groups);
-            if ((threadIdx.x & 31) == 0)
-                B.warp_values[q * values + p * warps + threadIdx.x / 32] = v;
+            double v = warp_rows_tree(terms[q], i, B.n);
+            if (lane == 0) {
+                double* stack = B.stack + q * B.levels;
+                d = depth;
+                for (int c = p + 1; (c & 1) == 0; c >>= 1) v = canonical::add(stack[--d], v);
+                stack[d++] = v;
+            }
         }
+        depth = d;
+        ++leaves;
     }
-    __syncthreads();
-    const long long present = (B.groups - B.g0 + 31) / 32;
-    const long long count = present < values ? present : values;
+    if (lane == 0 && leaves > 0) {
 #pragma unroll
-    for (int q = 0; q < Q; ++q) {
-        const double* w = B.warp_values + q * values;
-        sum[q] = block_tree([w](long long i) { return w[i]; }, count, B.scratch);
+        for (int q = 0; q < Q; ++q) {
+            // The incomplete right edge: each subtree is the right half of the one before.
+            const double* stack = B.stack + q * B.levels;
+            double v = stack[depth - 1];
+            for (int d = depth - 1; d > 0; --d) v = canonical::add(stack[d - 1], v);
+            B.warp_values[q][threadIdx.x >> 5] = v;
+        }
     }
 }
 
-/// Calls f(i) for each entry this thread owns (no reduction).
+/// Calls f(i) for each row this thread owns (no reduction).
 template <class F>
 __device__ void block_entries(const BlockRange& B, F f) {
     for (int p = 0; p < B.passes; ++p) {
-        const long long e = (B.g0 + static_cast<long long>(p) * blockDim.x + threadIdx.x) * kGroup;
-        for (long long i = e; i < e + kGroup && i < B.e1; ++i) f(i);
+        const long long i = B.row0 + 32LL * p + (threadIdx.x & 31);
+        if (i < B.n) f(i);
     }
 }
 
-/// Arrival: this block's writes of the phase (all threads: bar.sync orders them before
-/// thread 0's store), then its flag with release semantics (st.release.gpu: a release fence
-/// and the store, the pattern of a cooperative-groups grid sync). Any block that acquires the flag
-/// sees every write the block made before it.
-__device__ __forceinline__ void arrive(const InKernelParams& P, unsigned epoch) {
-    __syncthreads();
-    if (threadIdx.x == 0) store_release(P.flags + blockIdx.x, epoch);
-}
-
-/// Waits for every block's flag to reach `epoch`. Only warp 0 polls (the other warps wait
-/// at the barrier and add no traffic to the flags' cache lines): lane l watches blocks l,
+/// Waits (warp 0) until every block's flag has reached `epoch`. Lane l watches blocks l,
 /// l + 32, ...; a sweep issues all its relaxed loads at once (an acquire load would hold
 /// back the next one: a round trip per flag), with a short back-off between sweeps. Each
-/// lane then fences (relaxed loads that observed a release, then fence.acq_rel: an
-/// acquire), and bar.sync extends that to the whole block - message passing: after it,
-/// plain loads see every write the other blocks made before arriving. Data other blocks
-/// write during the solve is never read through the read-only path (__ldg).
-__device__ __forceinline__ void wait_all(const InKernelParams& P, unsigned epoch) {
-    if (threadIdx.x < 32) {
-        for (;;) {
-            bool seen = true;
-            for (unsigned b = threadIdx.x; b < gridDim.x; b += 32) {
-                seen &= static_cast<int>(load_relaxed(P.flags + b) - epoch) >= 0;
-            }
-            if (__all_sync(0xffffffffu, seen)) break;
-            __nanosleep(64);
+/// lane then fences: relaxed loads that observed a release, then fence.acq_rel, make an
+/// acquire; __syncwarp orders it for the whole warp, and the block barrier that follows
+/// every wait extends it to the block (message passing: afterwards plain loads see every
+/// write the other blocks made before arriving). Data other blocks write during the solve
+/// is never read through the read-only path (__ldg).
+__device__ __forceinline__ void wait_flags(const InKernelParams& P, unsigned epoch) {
+    for (;;) {
+        bool seen = true;
+        for (unsigned b = threadIdx.x; b < gridDim.x; b += 32) {
+            seen &= static_cast<int>(load_relaxed(P.flags + b) - epoch) >= 0;
         }
-        __threadfence();
+        if (__all_sync(0xffffffffu, seen)) break;
+        __nanosleep(32);
     }
-    __syncthreads();
+    __threadfence();
+    __syncwarp();
 }
 
-/// A WS-S construct's synchronization with Q reductions: publish the block's sums, arrive,
-/// run the WS-2 work, wait, combine the grid's sums (every block, same order, same bits).
+/// A WS-S construct's synchronization with Q reductions, after block_phase<Q>:
+///  - bar.sync: the warps' subtrees are in shared memory, and every write of the phase by
+///    any thread of the block precedes thread 0's release below;
+///  - warp 0 folds the block's sums, publishes them, and sets the block's flag with
+///    st.release.gpu (a release fence and the store, cumulative over the barrier: the
+///    pattern of a cooperative-groups grid sync); no atomic read-modify-write anywhere;
+///  - all warps run the WS-2 work; warp 0 then waits for every flag and folds the grid's
+///    sums itself in the canonical order (every block the same bits, the same branches);
+///  - bar.sync: the totals (and the acquire) reach the whole block.
 /// Partial sums alternate between two slots: a block can only overwrite a slot after every
 /// block has arrived at the next WS-S, i.e. has finished reading it.
 template <int Q, class Ws2>
-__device__ void ws_sync(BlockRange& B, const InKernelParams& P, const double (&sum)[Q], Ws2 ws2,
-                        double (&total)[Q]) {
+__device__ void ws_sync(BlockRange& B, const InKernelParams& P, Ws2 ws2, double (&total)[Q]) {
     const unsigned epoch = ++B.epoch;
-    double* slot = P.partial + (epoch & 1u) * kMaxReductions * gridDim.x;
-    if (threadIdx.x == 0) {
+    const unsigned grid = gridDim.x;
+    double* slot = P.partial + (epoch & 1u) * kMaxReductions * grid;
+    const int lane = threadIdx.x;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        double sum[Q];
 #pragma unroll
-        for (int q = 0; q < Q; ++q) slot[q * gridDim.x + blockIdx.x] = sum[q];
+        for (int q = 0; q < Q; ++q) {
+            const double v = lane < B.present_warps ? B.warp_values[q][lane] : 0.0;
+            sum[q] = warp_tree(v, lane, B.present_warps);
+        }
+        if (lane == 0) {
+#pragma unroll
+            for (int q = 0; q < Q; ++q) slot[q * grid + blockIdx.x] = sum[q];
+            store_release(P.flags + blockIdx.x, epoch);
+        }
     }
-    arrive(P, epoch);
     ws2();
-    wait_all(P, epoch);
-    // All partial sums in one round trip, then the trees from shared memory.
-    for (unsigned i = threadIdx.x; i < Q * gridDim.x; i += blockDim.x)
-        B.staged[i] = __ldcg(slot + i);
+    if (threadIdx.x < 32) {
+        wait_flags(P, epoch);
+        // Lane l folds the aligned segment [l seg, (l + 1) seg) of the blocks' sums in
+        // registers (all loads of all Q issued first: one round trip), then the warp tree.
+        long long seg = 1;
+        while (seg * 32 < grid) seg *= 2;
+        const long long first = lane * seg;
+        double r[Q][kGridSegment];
+#pragma unroll
+        for (int q = 0; q < Q; ++q) {
+#pragma unroll
+            for (int k = 0; k < kGridSegment; ++k) {
+                r[q][k] = (k < seg && first + k < grid) ? __ldcg(slot + q * grid + first + k) : 0.0;
+            }
+        }
+#pragma unroll
+        for (int q = 0; q < Q; ++q) {
+            const double v = warp_tree(register_tree(r[q], seg, first, grid), lane,
+                                       (grid + seg - 1) / seg);
+            if (lane == 0) B.totals[q] = v;
+        }
+    }
     __syncthreads();
 #pragma unroll
-    for (int q = 0; q < Q; ++q) {
-        const double* s = B.staged + q * gridDim.x;
-        total[q] = block_tree([s](long long i) { return s[i]; }, gridDim.x, B.scratch);
-    }
+    for (int q = 0; q < Q; ++q) total[q] = B.totals[q];
 }
 
 /// A synchronization without reductions (a collective write: x before an SpMV of x).
 __device__ __forceinline__ void barrier(BlockRange& B, const InKernelParams& P) {
     const unsigned epoch = ++B.epoch;
-    arrive(P, epoch);
-    wait_all(P, epoch);
+    __syncthreads();
+    if (threadIdx.x == 0) store_release(P.flags + blockIdx.x, epoch);
+    if (threadIdx.x < 32) wait_flags(P, epoch);
+    __syncthreads();
 }
 
 // ---- SpMV rows ---------------------------------------------------------------------------
 
-/// Rows e .. e + kGroup - 1 (clipped to n) of y = A x, with x(j) given by xf (so x can be
-/// recomputed from other vectors at every read): emit(i, y_i) in increasing i. Rows of one
-/// cell share the loads of x; each row is summed in the canonical order (d, c, then the
-/// well term; well rows over their cells, then D).
-template <int K, class XF, class Emit>
-__device__ __forceinline__ void group_rows(const BdiaView& A, long long e, long long n, XF xf,
-                                           Emit emit) {
+/// Row i of A x, with x(j) given by xf (so x can be recomputed from other vectors at every
+/// read), summed in the canonical order: d, then c, then the well term; a well row over its
+/// perforated cells, then D. A missing neighbour reads cell m itself (a valid address, the
+/// product unused), so the loads of the row carry no branch and can all be in flight.
+template <int K, class XF>
+__device__ __forceinline__ double row_product(const BdiaView& A, long long i, long long MK, XF xf) {
     using namespace heptane::canonical;
-    const long long MK = static_cast<long long>(A.M) * K;
-    const long long end = e + kGroup < n ? e + kGroup : n;
-    const long long cell_end = end < MK ? end : MK;
-    long long i = e;
-    while (i < cell_end) {
-        const unsigned m = static_cast<unsigned>(i / K);
-        const int r0 = static_cast<int>(i - static_cast<long long>(m) * K);
-        const int rows = static_cast<int>(K - r0 < cell_end - i ? K - r0 : cell_end - i);
-        const Stencil s = stencil(A, m);
-        double acc[kGroup] = {0.0, 0.0, 0.0, 0.0};
-#pragma unroll
-        for (int d = 0; d < 7; ++d) {
-            if (!(s.mask & (1u << d))) continue;
-            const long long nb = static_cast<long long>(m + s.off[d]) * K;
-#pragma unroll
-            for (int c = 0; c < K; ++c) {
-                const double xv = xf(nb + c);
-#pragma unroll
-                for (int rr = 0; rr < kGroup; ++rr) {
-                    if (rr < rows) {
-                        const size_t idx =
-                            bdia_index<BdiaVariant::cell_fastest>(K, d, r0 + rr, c, m, A.Mp);
-                        acc[rr] = mul_add(__ldg(A.bdia + idx), xv, acc[rr]);
-                    }
-                }
-            }
-        }
-        int base = 0;
-        const int w = well_of(A, m, K, base);
-        if (w >= 0) {
-            const double xw = xf(MK + w);
-#pragma unroll
-            for (int rr = 0; rr < kGroup; ++rr) {
-                if (rr < rows) acc[rr] = mul_add(__ldg(A.well_cols + base + r0 + rr), xw, acc[rr]);
-            }
-        }
-#pragma unroll
-        for (int rr = 0; rr < kGroup; ++rr) {
-            if (rr < rows) emit(i + rr, acc[rr]);
-        }
-        i += rows;
-    }
-    for (; i < end; ++i) {  // well rows: the perforated cells' terms in order, then D
+    if (i >= MK) {
         const int w = static_cast<int>(i - MK);
         const int count = A.count[w] * K;
         const long long first = static_cast<long long>(A.cell0[w]) * K;
         const double* vals = A.well_rows + A.first[w];
         double sum = 0.0;
         for (int j = 0; j < count; ++j) sum = mul_add(__ldg(vals + j), xf(first + j), sum);
-        emit(i, mul_add(__ldg(A.d + w), xf(i), sum));
+        return mul_add(__ldg(A.d + w), xf(i), sum);
     }
+    const unsigned m = static_cast<unsigned>(i / K);
+    const int r = static_cast<int>(i - static_cast<long long>(m) * K);
+    const Stencil s = stencil(A, m);
+    double acc = 0.0;
+#pragma unroll
+    for (int d = 0; d < 7; ++d) {
+        const bool present = (s.mask & (1u << d)) != 0;
+        const long long nb = static_cast<long long>(present ? m + s.off[d] : m) * K;
+#pragma unroll
+        for (int c = 0; c < K; ++c) {
+            const double a =
+                __ldg(A.bdia + bdia_index<BdiaVariant::cell_fastest>(K, d, r, c, m, A.Mp));
+            const double xv = xf(nb + c);
+            if (present) acc = mul_add(a, xv, acc);
+        }
+    }
+    int base = 0;
+    const int w = well_of(A, m, K, base);
+    if (w >= 0) acc = mul_add(__ldg(A.well_cols + base + r), xf(MK + w), acc);
+    return acc;
 }
 
-/// WS-2 before an SpMV: prefetch into L2 the Bdia planes of the cells of this block's first
+/// WS-2 before an SpMV: prefetch into L2 the Bdia planes of the cells of this warp's first
 /// pass (data-independent of the reduction being waited for).
 template <int K>
 __device__ void prefetch_first_pass_bdia(const BlockRange& B, const BdiaView& A) {
     const long long MK = static_cast<long long>(A.M) * K;
-    const long long e_end = B.e0 + static_cast<long long>(blockDim.x) * kGroup;
-    const long long last = (e_end < B.e1 ? e_end : B.e1) < MK ? (e_end < B.e1 ? e_end : B.e1) : MK;
-    if (B.e0 >= last) return;
-    const long long c0 = (B.e0 / K) & ~1LL;  // 16-byte aligned
+    long long last = B.row0 + 32;  // one past the pass's last cell row
+    if (last > B.n) last = B.n;
+    if (last > MK) last = MK;
+    if (B.row0 >= last) return;
+    const long long c0 = (B.row0 / K) & ~1LL;  // 16-byte aligned
     const long long c1 = (last - 1) / K + 1;
-    for (int plane = threadIdx.x; plane < 7 * K * K; plane += blockDim.x) {
+    for (int plane = threadIdx.x & 31; plane < 7 * K * K; plane += 32) {
         prefetch_l2(A.bdia + static_cast<size_t>(plane) * A.Mp + c0,
                     static_cast<unsigned>((c1 - c0) * sizeof(double)));
     }
 }
 
-/// WS-2 before the last WS-S of an iteration: prefetch the first pass of the vectors it
-/// streams (r, q, v; t and x when they are in global memory).
+/// WS-2 before the last WS-S of an iteration: prefetch this warp's first pass of the vectors
+/// it streams (r, q, v; t and x when they are in global memory).
 __device__ __forceinline__ void prefetch_first_pass_vectors(const BlockRange& B,
                                                             const InKernelParams& P) {
-    const long long e_end = B.e0 + static_cast<long long>(blockDim.x) * kGroup;
-    const long long len = (e_end < B.e1 ? e_end : B.e1) - B.e0;
-    if (len <= 0 || threadIdx.x >= 5) return;
-    const double* v[5] = {P.r, P.q, P.v, P.t, P.x};
-    if (v[threadIdx.x] != nullptr && (threadIdx.x < 3 || !P.shared_ranges)) {
-        prefetch_l2(v[threadIdx.x] + B.e0, static_cast<unsigned>(len * sizeof(double)));
-    }
+    const int lane = threadIdx.x & 31;
+    const long long len = (B.row0 + 32 < B.n ? B.row0 + 32 : B.n) - B.row0;
+    if (len <= 0 || lane >= 5) return;
+    if (lane >= 3 && P.shared_ranges) return;
+    const double* v = lane == 0 ? P.r : lane == 1 ? P.q : lane == 2 ? P.v : lane == 3 ? P.t : P.x;
+    prefetch_l2(v + B.row0, static_cast<unsigned>(len * sizeof(double)));
 }
 
 // ---- the solver --------------------------------------------------------------------------
@@ -316,35 +345,42 @@ struct Scalars {
 };
 
 template <int K>
-__global__ void __launch_bounds__(kInKernelMaxThreads)
+__global__ void __launch_bounds__(kInKernelMaxThreads, 1)
     bicgstab_persistent(const __grid_constant__ InKernelParams P) {
     using namespace heptane::canonical;
     extern __shared__ double smem[];
-    __shared__ double scratch[33];
+    __shared__ double warp_values[kMaxReductions][32];
+    __shared__ double totals[kMaxReductions];
     const BdiaView& A = P.A;
+    const long long MK = static_cast<long long>(A.M) * K;
     const bool leader = blockIdx.x == 0 && threadIdx.x == 0;
 
     BlockRange B;
-    B.groups = (P.n + kGroup - 1) / kGroup;
-    B.g0 = static_cast<long long>(blockIdx.x) * P.block_groups;
-    B.e0 = B.g0 * kGroup;
-    B.e1 = B.e0 + P.block_groups * kGroup < P.n ? B.e0 + P.block_groups * kGroup : P.n;
-    B.passes = static_cast<int>(P.block_groups / blockDim.x);
-    const long long entries = P.block_groups * kGroup;
+    B.n = P.n;
+    B.e0 = static_cast<long long>(blockIdx.x) * P.block_rows;
+    B.e1 = B.e0 + P.block_rows < P.n ? B.e0 + P.block_rows : P.n;
+    B.passes = P.passes;
+    const int warp = threadIdx.x >> 5;
+    const long long warp_rows = 32LL * P.passes;
+    B.row0 = B.e0 + warp * warp_rows;
+    const long long warps_present = (B.e1 - B.e0 + warp_rows - 1) / warp_rows;
+    B.present_warps = static_cast<int>(warps_present < blockDim.x / 32 ? warps_present
+                                                                       : blockDim.x / 32);
+    B.levels = in_kernel_stack_levels(P.passes);
+    double* stacks = smem;
     if (P.shared_ranges) {
         B.x = smem;
-        B.r_hat = smem + entries;
-        B.t = smem + 2 * entries;
-        B.warp_values = smem + 3 * entries;
-        B.staged = B.warp_values + kMaxReductions * (P.block_groups / 32);
+        B.r_hat = smem + P.block_rows;
+        B.t = smem + 2 * P.block_rows;
+        stacks = smem + 3 * P.block_rows;
     } else {
         B.x = P.x + B.e0;
         B.r_hat = P.r_hat + B.e0;
         B.t = P.t + B.e0;
-        B.warp_values = smem;
-        B.staged = B.warp_values + kMaxReductions * (P.block_groups / 32);
     }
-    B.scratch = scratch;
+    B.stack = stacks + warp * kMaxReductions * B.levels;
+    B.warp_values = warp_values;
+    B.totals = totals;
     B.epoch = 0;
     auto own = [&B](long long i) { return i - B.e0; };
     auto prefetch_bdia = [&] { prefetch_first_pass_bdia<K>(B, A); };
@@ -393,42 +429,32 @@ __global__ void __launch_bounds__(kInKernelMaxThreads)
     // r_hat = r (a restart).
     auto residual = [&](bool store) {
         publish_x();
-        double sum[1], total[1];
-        block_phase<1>(
-            B,
-            [&](long long e, GroupSum(&g)[1]) {
-                group_rows<K>(A, e, P.n, x_global, [&](long long i, double ax) {
-                    const double ri = sub(__ldg(P.b + i), mul(1.0, ax));
-                    if (store) {
-                        P.r[i] = ri;
-                        B.r_hat[own(i)] = ri;
-                    }
-                    g[0].add(mul(ri, ri));
-                });
-            },
-            sum);
-        ws_sync<1>(B, P, sum, prefetch_bdia, total);
+        block_phase<1>(B, [&](long long i, double(&terms)[1]) {
+            const double ri = sub(__ldg(P.b + i), mul(1.0, row_product<K>(A, i, MK, x_global)));
+            if (store) {
+                P.r[i] = ri;
+                B.r_hat[own(i)] = ri;
+            }
+            terms[0] = mul(ri, ri);
+        });
+        double total[1];
+        ws_sync<1>(B, P, prefetch_bdia, total);
         return sqrt(total[0]);
     };
 
     // Iteration 0: r = b - A x0, r_hat = r; ||b||^2 and ||r||^2 in one WS-S.
     {
-        double sum[2], total[2];
-        block_phase<2>(
-            B,
-            [&](long long e, GroupSum(&g)[2]) {
-                group_rows<K>(A, e, P.n, x_global, [&](long long i, double ax) {
-                    const double bi = __ldg(P.b + i);
-                    const double ri = sub(bi, mul(1.0, ax));
-                    P.r[i] = ri;
-                    B.r_hat[own(i)] = ri;
-                    if (P.shared_ranges) B.x[own(i)] = P.x[i];
-                    g[0].add(mul(bi, bi));
-                    g[1].add(mul(ri, ri));
-                });
-            },
-            sum);
-        ws_sync<2>(B, P, sum, prefetch_bdia, total);
+        block_phase<2>(B, [&](long long i, double(&terms)[2]) {
+            const double bi = __ldg(P.b + i);
+            const double ri = sub(bi, mul(1.0, row_product<K>(A, i, MK, x_global)));
+            P.r[i] = ri;
+            B.r_hat[own(i)] = ri;
+            if (P.shared_ranges) B.x[own(i)] = P.x[i];
+            terms[0] = mul(bi, bi);
+            terms[1] = mul(ri, ri);
+        });
+        double total[2];
+        ws_sync<2>(B, P, prefetch_bdia, total);
         S.bnorm = sqrt(total[0]);
         if (!std::isfinite(S.bnorm) || S.bnorm == 0.0) {
             if (leader) P.st->bnorm = S.bnorm;  // the host applies the reference's exits
@@ -467,17 +493,13 @@ __global__ void __launch_bounds__(kInKernelMaxThreads)
 
         // WS-S 1: v = A p;  sigma = (r_hat, v);  alpha = rho / sigma
         {
-            double sum[1], total[1];
-            block_phase<1>(
-                B,
-                [&](long long e, GroupSum(&g)[1]) {
-                    group_rows<K>(A, e, P.n, p_at, [&](long long i, double vi) {
-                        P.v[i] = vi;
-                        g[0].add(mul(B.r_hat[own(i)], vi));
-                    });
-                },
-                sum);
-            ws_sync<1>(B, P, sum, prefetch_bdia, total);
+            block_phase<1>(B, [&](long long i, double(&terms)[1]) {
+                const double vi = row_product<K>(A, i, MK, p_at);
+                P.v[i] = vi;
+                terms[0] = mul(B.r_hat[own(i)], vi);
+            });
+            double total[1];
+            ws_sync<1>(B, P, prefetch_bdia, total);
             const double sigma = total[0];
             if (sigma == 0.0 || !std::isfinite(sigma)) {
                 fail(sigma, kDetailSigma, it);
@@ -491,20 +513,16 @@ __global__ void __launch_bounds__(kInKernelMaxThreads)
 
         // WS-S 2: s = r - alpha v;  t = A s;  ||s||, (t, t), (t, s);  omega = (t, s) / (t, t)
         {
-            double sum[3], total[3];
-            block_phase<3>(
-                B,
-                [&](long long e, GroupSum(&g)[3]) {
-                    group_rows<K>(A, e, P.n, s_at, [&](long long i, double ti) {
-                        B.t[own(i)] = ti;
-                        const double si = s_at(i);
-                        g[0].add(mul(si, si));
-                        g[1].add(mul(ti, ti));
-                        g[2].add(mul(ti, si));
-                    });
-                },
-                sum);
-            ws_sync<3>(B, P, sum, prefetch_vectors, total);
+            block_phase<3>(B, [&](long long i, double(&terms)[3]) {
+                const double ti = row_product<K>(A, i, MK, s_at);
+                B.t[own(i)] = ti;
+                const double si = s_at(i);
+                terms[0] = mul(si, si);
+                terms[1] = mul(ti, ti);
+                terms[2] = mul(ti, si);
+            });
+            double total[3];
+            ws_sync<3>(B, P, prefetch_vectors, total);
             const double s_norm = sqrt(total[0]);
             if (s_norm / S.bnorm <= tolerance) {
                 // Half step: x = x + alpha p (r = s is not needed again), converged.
@@ -525,26 +543,20 @@ __global__ void __launch_bounds__(kInKernelMaxThreads)
         // WS-S 3: x = x + alpha p + omega s;  r = s - omega t;  q = p - omega v;
         //         ||r|| (convergence) and rho = (r_hat, r) of the next iteration
         {
-            double sum[2], total[2];
-            block_phase<2>(
-                B,
-                [&](long long e, GroupSum(&g)[2]) {
-                    const long long end = e + kGroup < B.e1 ? e + kGroup : B.e1;
-                    for (long long i = e; i < end; ++i) {
-                        const long long l = own(i);
-                        const double ri = P.r[i], vi = P.v[i];
-                        const double pi = fresh_p ? ri : mul_add(beta, P.q[i], ri);
-                        const double si = sub(ri, mul(alpha, vi));
-                        B.x[l] = add(B.x[l], mul_add(omega, si, mul(alpha, pi)));
-                        const double r_new = sub(si, mul(omega, B.t[l]));
-                        P.r[i] = r_new;
-                        P.q[i] = sub(pi, mul(omega, vi));
-                        g[0].add(mul(r_new, r_new));
-                        g[1].add(mul(B.r_hat[l], r_new));
-                    }
-                },
-                sum);
-            ws_sync<2>(B, P, sum, prefetch_bdia, total);
+            block_phase<2>(B, [&](long long i, double(&terms)[2]) {
+                const long long l = own(i);
+                const double ri = P.r[i], vi = P.v[i];
+                const double pi = fresh_p ? ri : mul_add(beta, P.q[i], ri);
+                const double si = sub(ri, mul(alpha, vi));
+                B.x[l] = add(B.x[l], mul_add(omega, si, mul(alpha, pi)));
+                const double r_new = sub(si, mul(omega, B.t[l]));
+                P.r[i] = r_new;
+                P.q[i] = sub(pi, mul(omega, vi));
+                terms[0] = mul(r_new, r_new);
+                terms[1] = mul(B.r_hat[l], r_new);
+            });
+            double total[2];
+            ws_sync<2>(B, P, prefetch_bdia, total);
             S.r_norm = sqrt(total[0]);
             if (record(it, S.r_norm)) break;
             if (S.omega == 0.0) {  // the next beta would divide by omega

@@ -35,6 +35,42 @@ __device__ __forceinline__ double warp_tree(double v, long long node, long long 
     return v;
 }
 
+/// One term per lane, lane l holding term `row` (32 consecutive terms starting at a multiple of
+/// 32; terms >= n are absent): the groups of 4 lanes summed left to right, then the tree over
+/// the warp's 8 groups. Lane 0 returns the warp's subtree. Every lane of the warp must call it.
+__device__ __forceinline__ double warp_rows_tree(double term, long long row, long long n) {
+    const int lane = threadIdx.x & 31;
+    const double t1 = __shfl_down_sync(0xffffffffu, term, 1);
+    const double t2 = __shfl_down_sync(0xffffffffu, term, 2);
+    const double t3 = __shfl_down_sync(0xffffffffu, term, 3);
+    double v = term;
+    if (row + 1 < n) v = canonical::add(v, t1);
+    if (row + 2 < n) v = canonical::add(v, t2);
+    if (row + 3 < n) v = canonical::add(v, t3);
+#pragma unroll
+    for (int off = kGroup; off < 32; off *= 2) {
+        const double other = __shfl_down_sync(0xffffffffu, v, off);
+        if ((lane & (2 * off - 1)) == 0 && row + off < n) v = canonical::add(v, other);
+    }
+    return v;
+}
+
+/// The subtree of an aligned segment held in registers: r[i] is node first + i of a list whose
+/// first `count` nodes exist, seg (a power of two <= N) nodes long. Level w adds node i + w
+/// into node i when it exists (static indices only, so r stays in registers).
+template <int N>
+__device__ __forceinline__ double register_tree(double (&r)[N], long long seg, long long first,
+                                                long long count) {
+#pragma unroll
+    for (int w = 1; w < N; w *= 2) {
+#pragma unroll
+        for (int i = 0; i + w < N; i += 2 * w) {
+            if (i + w < seg && first + i + w < count) r[i] = canonical::add(r[i], r[i + w]);
+        }
+    }
+    return r[0];
+}
+
 /// Segments up to this length are folded in registers by block_tree.
 constexpr int kRegisterSegment = 8;
 
@@ -50,21 +86,12 @@ __device__ double block_tree(Load load, long long count, double* scratch) {
     const long long first = t * seg;
     double v = 0.0;
     if (seg <= kRegisterSegment) {
-        // The segment's subtree in registers (static indices): level w adds node i + w into
-        // node i when it exists.
         double r[kRegisterSegment];
 #pragma unroll
         for (int i = 0; i < kRegisterSegment; ++i) {
             r[i] = (i < seg && first + i < count) ? load(first + i) : 0.0;
         }
-#pragma unroll
-        for (int w = 1; w < kRegisterSegment; w *= 2) {
-#pragma unroll
-            for (int i = 0; i + w < kRegisterSegment; i += 2 * w) {
-                if (i + w < seg && first + i + w < count) r[i] = canonical::add(r[i], r[i + w]);
-            }
-        }
-        v = r[0];
+        v = register_tree(r, seg, first, count);
     } else if (first < count) {
         v = canonical::pairwise_sum([&](long long i) { return load(first + i); },
                                     count - first < seg ? count - first : seg);

@@ -99,9 +99,9 @@ TEST_F(InKernel, EveryBlockSizeWithWellsAtTheEdges) {
     }
 }
 
-TEST_F(InKernel, SharedAndGlobalRangeVectorsWithSeveralGroupsPerThread) {
+TEST_F(InKernel, SharedAndGlobalRangeVectorsWithSeveralRowsPerThread) {
     // 24 x 20 x 18, K = 3: 25,920 rows plus wells. Forcing 4,096 rows per block gives 7
-    // blocks of 256 threads with 4 groups each (and a short last block).
+    // blocks of 512 threads with 8 rows each (and a short last block, with absent warps).
     SolveOptions o;
     o.tolerance = 1e-9;
     o.max_iterations = 500;
@@ -115,7 +115,7 @@ TEST_F(InKernel, SharedAndGlobalRangeVectorsWithSeveralGroupsPerThread) {
         const InKernelPlan plan = expect_reference_bits(c, g);
         EXPECT_EQ(plan.shared_ranges, storage == RangeStorage::shared);
         EXPECT_EQ(plan.rows_per_block, 4096);
-        EXPECT_EQ(plan.threads, 256);
+        EXPECT_EQ(plan.threads, 512);
         EXPECT_EQ(plan.grid, 7);
     }
     // The automatic plan on the same system.
