@@ -40,7 +40,8 @@ struct GpuSolveOptions {
     BdiaVariant variant = default_variant();  ///< multi-kernel SpMV
     LibrarySpmv library_spmv = LibrarySpmv::bsr;
     RangeStorage range_storage = RangeStorage::automatic;  ///< in-kernel solver
-    /// In-kernel solver: force the rows per block (a power of two, at least 4 x 32; 0 =
+    /// In-kernel solver: force the rows per block (a power of two, at least 4 warps x 32 K2
+    /// rows, K2 the largest power of two <= K; 0 =
     /// chosen from the occupancy). For tests and tuning.
     long long in_kernel_block_rows = 0;
 };

@@ -77,6 +77,8 @@ InKernelPlan in_kernel_plan(const GHMatrix& A, const GpuSolveOptions& options) {
     HEPTANE_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                             static_cast<int>(dynamic_max)));
     const long long n = A.rows();
+    const int K = A.block_size();
+    const long long pass_rows = in_kernel_pass_rows(K);
 
     // A launch of `threads` per block and `rows` per block (powers of two, rows >= threads):
     // can all its blocks be resident (and folded by warp 0's registers)?
@@ -84,7 +86,7 @@ InKernelPlan in_kernel_plan(const GHMatrix& A, const GpuSolveOptions& options) {
     plan.sms = lim.sms;
     auto resident = [&](int threads, long long rows, bool shared_ranges) {
         const long long grid = (n + rows - 1) / rows;
-        const size_t shared = in_kernel_shared_bytes(rows, threads, shared_ranges);
+        const size_t shared = in_kernel_shared_bytes(rows, threads, K, shared_ranges);
         if (grid > kInKernelMaxGrid || shared > dynamic_max) return false;
         const int per_sm = blocks_per_sm(kernel, threads, shared);
         if (per_sm == 0 || grid > static_cast<long long>(per_sm) * lim.sms) return false;
@@ -96,24 +98,28 @@ InKernelPlan in_kernel_plan(const GHMatrix& A, const GpuSolveOptions& options) {
         plan.shared_bytes = shared;
         return true;
     };
+    // The fewest threads of a block of `rows` rows: 4 warps, each at least one pass.
+    const long long min_rows = 4 * pass_rows;
     if (options.in_kernel_block_rows > 0) {
         const long long rows = options.in_kernel_block_rows;
-        if (rows < 128 || (rows & (rows - 1)) != 0) {
-            throw NotSupported("in-kernel BiCGStab: rows per block must be a power of two >= 128");
+        if (rows < min_rows || (rows & (rows - 1)) != 0) {
+            throw NotSupported("in-kernel BiCGStab: rows per block must be a power of two >= " +
+                               std::to_string(min_rows) + " for K = " + std::to_string(K));
         }
-        if (!resident(static_cast<int>(rows < kInKernelMaxThreads ? rows : kInKernelMaxThreads),
-                      rows, false)) {
+        const long long warps = rows / pass_rows < 16 ? rows / pass_rows : 16;
+        if (!resident(static_cast<int>(32 * warps), rows, false)) {
             throw NotSupported("in-kernel BiCGStab: " + std::to_string((n + rows - 1) / rows) +
                                " blocks of " + std::to_string(rows) +
                                " rows cannot all be resident");
         }
     } else {
-        // One row per thread in blocks of 512 threads (16 warps; halved down to 128 while
-        // fewer than half the SMs would get a block), then the fewest rows per thread that
-        // let the grid be resident.
+        // One pass per warp in blocks of 512 threads (16 warps; halved down to 4 warps while
+        // fewer than half the SMs would get a block), then the fewest passes that let the
+        // grid be resident.
         int threads = kInKernelMaxThreads;
-        while (threads > 128 && (n + threads - 1) / threads < lim.sms / 2) threads /= 2;
-        long long rows = threads;
+        auto pass_grid = [&](int t) { return (n + t / 32 * pass_rows - 1) / (t / 32 * pass_rows); };
+        while (threads > 128 && pass_grid(threads) < lim.sms / 2) threads /= 2;
+        long long rows = threads / 32 * pass_rows;
         while (!resident(threads, rows, false)) {
             if (rows >= n) throw NotSupported("in-kernel BiCGStab: the kernel cannot be launched");
             rows *= 2;
@@ -129,7 +135,8 @@ InKernelPlan in_kernel_plan(const GHMatrix& A, const GpuSolveOptions& options) {
         throw NotSupported(
             "in-kernel BiCGStab: the range vectors of " + std::to_string(plan.rows_per_block) +
             " rows per block (" +
-            std::to_string(in_kernel_shared_bytes(plan.rows_per_block, plan.threads, true) / 1024) +
+            std::to_string(in_kernel_shared_bytes(plan.rows_per_block, plan.threads, K, true) /
+                           1024) +
             " KiB) do not fit in shared memory with all blocks resident");
     }
 
@@ -194,7 +201,8 @@ SolveResult bicgstab_in_kernel(const GHMatrix& A, const std::vector<double>& b,
     params.history = history.get();
     params.progress = d_progress;
     params.block_rows = plan.rows_per_block;
-    params.passes = static_cast<int>(plan.rows_per_block / plan.threads);
+    params.passes =
+        static_cast<int>(plan.rows_per_block / (plan.threads / 32) / in_kernel_pass_rows(A.block_size()));
     params.shared_ranges = plan.shared_ranges ? 1 : 0;
     HEPTANE_CUDA_CHECK(cudaStreamSynchronize(st));
     const double setup_seconds = setup_timer.seconds();

@@ -62,25 +62,37 @@ struct InKernelParams {
     SolverState* st;             ///< in: tolerance, max_iterations, max_restarts; out: the result
     double* history;             ///< [max_iterations + 1]
     InKernelProgress* progress;  ///< host-mapped, or null
-    long long block_rows;        ///< rows per block: passes x blockDim, a power of two >= 128
-    int passes;                  ///< rows per thread (a power of two)
+    long long block_rows;        ///< rows per block: warps x passes x pass rows
+    int passes;                  ///< passes per warp (a power of two)
     int shared_ranges;           ///< x, r_hat, t in shared memory
 };
 
-/// Levels of a warp's running tree over its passes: log2(passes) + 1.
-__host__ __device__ inline int in_kernel_stack_levels(long long passes) {
+/// Rows of one warp pass for block size K: 32 times the largest power of two <= K, an
+/// aligned power of two (a subtree of the canonical tree) covering at most 32 cells - all
+/// 32 lanes busy, one cell each, when K is a power of two.
+__host__ __device__ constexpr long long in_kernel_pass_rows(int K) {
+    long long p = 1;
+    while (2 * p <= K) p *= 2;
+    return 32 * p;
+}
+
+/// Levels of a warp's running tree over its 32-row leaves: log2(leaves) + 1.
+__host__ __device__ inline int in_kernel_stack_levels(long long leaves) {
     int levels = 1;
-    while ((1LL << (levels - 1)) < passes) ++levels;
+    while ((1LL << (levels - 1)) < leaves) ++levels;
     return levels;
 }
 
-/// Dynamic shared memory of a launch: the range vectors (if in shared memory) and the warps'
-/// running reduction trees.
-inline size_t in_kernel_shared_bytes(long long block_rows, int threads, bool shared_ranges) {
-    const long long passes = block_rows / threads;
-    return sizeof(double) *
-           static_cast<size_t>((shared_ranges ? 3 * block_rows : 0) +
-                               (threads / 32) * kMaxReductions * in_kernel_stack_levels(passes));
+/// Dynamic shared memory of a launch: the range vectors (if in shared memory), the warps'
+/// running reduction trees and each warp's pass of SpMV rows.
+inline size_t in_kernel_shared_bytes(long long block_rows, int threads, int K,
+                                     bool shared_ranges) {
+    const long long warps = threads / 32;
+    const long long leaves = block_rows / warps / 32;
+    return sizeof(double) * static_cast<size_t>((shared_ranges ? 3 * block_rows : 0) +
+                                                warps * kMaxReductions *
+                                                    in_kernel_stack_levels(leaves) +
+                                                warps * in_kernel_pass_rows(K));
 }
 
 // ---- memory ordering --------------------------------------------------------------------
@@ -106,15 +118,18 @@ __device__ __forceinline__ void prefetch_l2(const void* p, unsigned bytes) {
 
 // ---- the block's rows --------------------------------------------------------------------
 
-/// Rows and shared memory of this thread's block. Thread t of warp w owns rows
-/// row0 + 32 p + (t mod 32) for the passes p: a warp owns 32 passes consecutive rows (an
-/// aligned subtree of 8 passes groups), the block passes x blockDim (one of blocks_rows).
+/// Rows and shared memory of this thread's block. A warp owns an aligned power-of-two run of
+/// rows starting at row0 (a subtree of the canonical tree), swept in passes of pass rows by
+/// cells (the SpMV: one cell per lane) and in 32-row leaves by rows (lane l: row 32 k + l of
+/// the run; the vector updates and every reduction).
 struct BlockRange {
     long long e0, e1;  ///< the block's rows [e0, e1)
     long long n;
     long long row0;     ///< this warp's first row
-    int passes;         ///< rows per thread
+    long long rows;     ///< this warp's rows (present or not)
+    int leaves;         ///< rows / 32
     int present_warps;  ///< warps with a row < n
+    double* pass;       ///< this warp's SpMV results of one pass [pass rows]
     double* x;          ///< range vectors, indexed by i - e0 (shared or global memory)
     double* r_hat;
     double* t;
@@ -125,53 +140,64 @@ struct BlockRange {
     unsigned epoch;             ///< WS-S constructs so far
 };
 
-/// Calls body(i, terms) for each row i this thread owns, terms[q] its term of reduction q,
-/// and leaves each warp's Q subtrees in warp_values (published by the next ws_sync). Per pass
-/// the warp's 32 terms become one leaf (groups of 4 lanes, then the tree over 8 groups); lane
-/// 0 folds the leaves as they come with pairwise_sum's stack of complete subtrees.
+/// One 32-row leaf (leaf k of the warp, lane l holding row i and its terms): the groups of
+/// 4 lanes summed left to right, then the tree over 8 groups; lane 0 folds the leaves as they
+/// come with pairwise_sum's stack of complete subtrees (depth: the stack's height).
+template <int Q>
+__device__ __forceinline__ void push_leaf(const BlockRange& B, long long i, const double (&terms)[Q],
+                                          int k, int& depth) {
+    int d = depth;
+#pragma unroll
+    for (int q = 0; q < Q; ++q) {
+        double v = warp_rows_tree(terms[q], i, B.n);
+        if ((threadIdx.x & 31) == 0) {
+            double* stack = B.stack + q * B.levels;
+            d = depth;
+            for (int c = k + 1; (c & 1) == 0; c >>= 1) v = canonical::add(stack[--d], v);
+            stack[d++] = v;
+        }
+    }
+    depth = d;
+}
+
+/// After the warp's `leaves` leaves: its Q subtrees into warp_values (lane 0), published by
+/// the next ws_sync. The incomplete right edge: each subtree is the right half of the one
+/// before it.
+template <int Q>
+__device__ __forceinline__ void finish_warp(const BlockRange& B, int depth, int leaves) {
+    if ((threadIdx.x & 31) != 0 || leaves == 0) return;
+#pragma unroll
+    for (int q = 0; q < Q; ++q) {
+        const double* stack = B.stack + q * B.levels;
+        double v = stack[depth - 1];
+        for (int d = depth - 1; d > 0; --d) v = canonical::add(stack[d - 1], v);
+        B.warp_values[q][threadIdx.x >> 5] = v;
+    }
+}
+
+/// Calls body(i, terms) for each row i this thread owns (terms[q]: its term of reduction q)
+/// and leaves each warp's Q subtrees in warp_values.
 template <int Q, class Body>
 __device__ void block_phase(const BlockRange& B, Body body) {
-    const int lane = threadIdx.x & 31;
-    int depth = 0, leaves = 0;
-    for (int p = 0; p < B.passes; ++p) {
-        const long long first = B.row0 + 32LL * p;
+    int depth = 0, k = 0;
+    for (; k < B.leaves; ++k) {
+        const long long first = B.row0 + 32LL * k;
         if (first >= B.n) break;  // warp-uniform: the rest of the warp's rows are absent
-        const long long i = first + lane;
+        const long long i = first + (threadIdx.x & 31);
         double terms[Q];
 #pragma unroll
         for (int q = 0; q < Q; ++q) terms[q] = 0.0;
         if (i < B.n) body(i, terms);
-        int d = depth;
-#pragma unroll
-        for (int q = 0; q < Q; ++q) {
-            double v = warp_rows_tree(terms[q], i, B.n);
-            if (lane == 0) {
-                double* stack = B.stack + q * B.levels;
-                d = depth;
-                for (int c = p + 1; (c & 1) == 0; c >>= 1) v = canonical::add(stack[--d], v);
-                stack[d++] = v;
-            }
-        }
-        depth = d;
-        ++leaves;
+        push_leaf<Q>(B, i, terms, k, depth);
     }
-    if (lane == 0 && leaves > 0) {
-#pragma unroll
-        for (int q = 0; q < Q; ++q) {
-            // The incomplete right edge: each subtree is the right half of the one before.
-            const double* stack = B.stack + q * B.levels;
-            double v = stack[depth - 1];
-            for (int d = depth - 1; d > 0; --d) v = canonical::add(stack[d - 1], v);
-            B.warp_values[q][threadIdx.x >> 5] = v;
-        }
-    }
+    finish_warp<Q>(B, depth, k);
 }
 
 /// Calls f(i) for each row this thread owns (no reduction).
 template <class F>
 __device__ void block_entries(const BlockRange& B, F f) {
-    for (int p = 0; p < B.passes; ++p) {
-        const long long i = B.row0 + 32LL * p + (threadIdx.x & 31);
+    for (int k = 0; k < B.leaves; ++k) {
+        const long long i = B.row0 + 32LL * k + (threadIdx.x & 31);
         if (i < B.n) f(i);
     }
 }
@@ -267,42 +293,98 @@ __device__ __forceinline__ void barrier(BlockRange& B, const InKernelParams& P) 
 
 // ---- SpMV rows ---------------------------------------------------------------------------
 
-/// Row i of A x, with x(j) given by xf (so x can be recomputed from other vectors at every
-/// read), summed in the canonical order: d, then c, then the well term; a well row over its
-/// perforated cells, then D. A missing neighbour reads cell m itself (a valid address, the
-/// product unused), so the loads of the row carry no branch and can all be in flight.
+/// Well row i (>= M K) of A x, with x(j) given by xf: the perforated cells' terms in order,
+/// then D (the reference's order).
 template <int K, class XF>
-__device__ __forceinline__ double row_product(const BdiaView& A, long long i, long long MK, XF xf) {
+__device__ double well_row_product(const BdiaView& A, long long i, long long MK, XF xf) {
     using namespace heptane::canonical;
-    if (i >= MK) {
-        const int w = static_cast<int>(i - MK);
-        const int count = A.count[w] * K;
-        const long long first = static_cast<long long>(A.cell0[w]) * K;
-        const double* vals = A.well_rows + A.first[w];
-        double sum = 0.0;
-        for (int j = 0; j < count; ++j) sum = mul_add(__ldg(vals + j), xf(first + j), sum);
-        return mul_add(__ldg(A.d + w), xf(i), sum);
-    }
-    const unsigned m = static_cast<unsigned>(i / K);
-    const int r = static_cast<int>(i - static_cast<long long>(m) * K);
-    const Stencil s = stencil(A, m);
-    double acc = 0.0;
+    const int w = static_cast<int>(i - MK);
+    const int count = A.count[w] * K;
+    const long long first = static_cast<long long>(A.cell0[w]) * K;
+    const double* vals = A.well_rows + A.first[w];
+    double sum = 0.0;
+    for (int j = 0; j < count; ++j) sum = mul_add(__ldg(vals + j), xf(first + j), sum);
+    return mul_add(__ldg(A.d + w), xf(i), sum);
+}
+
+/// Rows [p0, p0 + pass rows) of A x into this warp's pass buffer, x(j) given by xf (so x can
+/// be recomputed from other vectors at every read). One cell per lane, as the multi-kernel
+/// SpMV: a warp's Bdia loads are 32 consecutive cells of one plane. Each row is summed in the
+/// canonical order (d, c, then the well term). A missing neighbour reads cell m itself (a
+/// valid address, the product unused), so the loads carry no branch. A cell straddling the
+/// pass's edge (K not a power of two) is computed by both passes, each keeping its rows.
+template <int K, class XF>
+__device__ void pass_products(const BlockRange& B, const BdiaView& A, long long p0, XF xf) {
+    using namespace heptane::canonical;
+    constexpr long long kPassRows = in_kernel_pass_rows(K);
+    const int lane = threadIdx.x & 31;
+    const long long MK = static_cast<long long>(A.M) * K;
+    const long long end = p0 + kPassRows < B.n ? p0 + kPassRows : B.n;
+    const long long cell_rows_end = end < MK ? end : MK;
+    for (long long c = p0 / K + lane; c * K < cell_rows_end; c += 32) {
+        const unsigned m = static_cast<unsigned>(c);
+        const Stencil s = stencil(A, m);
+        double acc[K];
 #pragma unroll
-    for (int d = 0; d < 7; ++d) {
-        const bool present = (s.mask & (1u << d)) != 0;
-        const long long nb = static_cast<long long>(present ? m + s.off[d] : m) * K;
+        for (int r = 0; r < K; ++r) acc[r] = 0.0;
 #pragma unroll
-        for (int c = 0; c < K; ++c) {
-            const double a =
-                __ldg(A.bdia + bdia_index<BdiaVariant::cell_fastest>(K, d, r, c, m, A.Mp));
-            const double xv = xf(nb + c);
-            if (present) acc = mul_add(a, xv, acc);
+        for (int d = 0; d < 7; ++d) {
+            const bool present = (s.mask & (1u << d)) != 0;
+            // Large blocks skip a missing neighbour (K^2 loads per neighbour are plenty in
+            // flight, and hoisting all 7 K^2 would spill).
+            if (K > kHoistMaxK && !present) continue;
+            const long long nb = static_cast<long long>(present ? m + s.off[d] : m) * K;
+            // (Unrolling all K columns at K > 8 would spill: K loads per column suffice.)
+#pragma unroll(K <= 8 ? K : 1)
+            for (int col = 0; col < K; ++col) {
+                const double xv = xf(nb + col);
+#pragma unroll
+                for (int r = 0; r < K; ++r) {
+                    const double a =
+                        __ldg(A.bdia + bdia_index<BdiaVariant::cell_fastest>(K, d, r, col, m, A.Mp));
+                    if (present) acc[r] = mul_add(a, xv, acc[r]);
+                }
+            }
+        }
+        int base = 0;
+        const int w = well_of(A, m, K, base);
+        if (w >= 0) {
+            const double xw = xf(MK + w);
+#pragma unroll
+            for (int r = 0; r < K; ++r) acc[r] = mul_add(__ldg(A.well_cols + base + r), xw, acc[r]);
+        }
+#pragma unroll
+        for (int r = 0; r < K; ++r) {
+            const long long i = c * K + r;
+            if (i >= p0 && i < cell_rows_end) B.pass[i - p0] = acc[r];
         }
     }
-    int base = 0;
-    const int w = well_of(A, m, K, base);
-    if (w >= 0) acc = mul_add(__ldg(A.well_cols + base + r), xf(MK + w), acc);
-    return acc;
+    for (long long i = (p0 > MK ? p0 : MK) + lane; i < end; i += 32) {
+        B.pass[i - p0] = well_row_product<K>(A, i, MK, xf);
+    }
+}
+
+/// y = A x for this thread's rows, then body(i, y_i, terms) for each of them as in
+/// block_phase: per pass, the lanes compute cells into the warp's pass buffer, then read it
+/// back by rows (coalesced stores of y, and the canonical leaves of the reductions).
+template <int K, int Q, class XF, class Body>
+__device__ void spmv_phase(const BlockRange& B, const BdiaView& A, XF xf, Body body) {
+    constexpr int kPassLeaves = static_cast<int>(in_kernel_pass_rows(K) / 32);
+    int depth = 0, k = 0;
+    for (long long p0 = B.row0; k < B.leaves && p0 < B.n; p0 += 32 * kPassLeaves) {
+        pass_products<K>(B, A, p0, xf);
+        __syncwarp();
+        for (int l = 0; l < kPassLeaves && p0 + 32 * l < B.n; ++l, ++k) {
+            const long long i = p0 + 32 * l + (threadIdx.x & 31);
+            double terms[Q];
+#pragma unroll
+            for (int q = 0; q < Q; ++q) terms[q] = 0.0;
+            if (i < B.n) body(i, B.pass[i - p0], terms);
+            push_leaf<Q>(B, i, terms, k, depth);
+        }
+        __syncwarp();  // the next pass overwrites the buffer
+    }
+    finish_warp<Q>(B, depth, k);
 }
 
 /// WS-2 before an SpMV: prefetch into L2 the Bdia planes of the cells of this warp's first
@@ -310,7 +392,7 @@ __device__ __forceinline__ double row_product(const BdiaView& A, long long i, lo
 template <int K>
 __device__ void prefetch_first_pass_bdia(const BlockRange& B, const BdiaView& A) {
     const long long MK = static_cast<long long>(A.M) * K;
-    long long last = B.row0 + 32;  // one past the pass's last cell row
+    long long last = B.row0 + in_kernel_pass_rows(K);  // one past the pass's last cell row
     if (last > B.n) last = B.n;
     if (last > MK) last = MK;
     if (B.row0 >= last) return;
@@ -352,21 +434,19 @@ __global__ void __launch_bounds__(kInKernelMaxThreads, 1)
     __shared__ double warp_values[kMaxReductions][32];
     __shared__ double totals[kMaxReductions];
     const BdiaView& A = P.A;
-    const long long MK = static_cast<long long>(A.M) * K;
     const bool leader = blockIdx.x == 0 && threadIdx.x == 0;
 
     BlockRange B;
     B.n = P.n;
     B.e0 = static_cast<long long>(blockIdx.x) * P.block_rows;
     B.e1 = B.e0 + P.block_rows < P.n ? B.e0 + P.block_rows : P.n;
-    B.passes = P.passes;
-    const int warp = threadIdx.x >> 5;
-    const long long warp_rows = 32LL * P.passes;
-    B.row0 = B.e0 + warp * warp_rows;
-    const long long warps_present = (B.e1 - B.e0 + warp_rows - 1) / warp_rows;
-    B.present_warps = static_cast<int>(warps_present < blockDim.x / 32 ? warps_present
-                                                                       : blockDim.x / 32);
-    B.levels = in_kernel_stack_levels(P.passes);
+    const int warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    B.rows = P.passes * in_kernel_pass_rows(K);
+    B.leaves = static_cast<int>(B.rows / 32);
+    B.row0 = B.e0 + warp * B.rows;
+    const long long warps_present = (B.e1 - B.e0 + B.rows - 1) / B.rows;
+    B.present_warps = static_cast<int>(warps_present < warps ? warps_present : warps);
+    B.levels = in_kernel_stack_levels(B.leaves);
     double* stacks = smem;
     if (P.shared_ranges) {
         B.x = smem;
@@ -379,6 +459,7 @@ __global__ void __launch_bounds__(kInKernelMaxThreads, 1)
         B.t = P.t + B.e0;
     }
     B.stack = stacks + warp * kMaxReductions * B.levels;
+    B.pass = stacks + warps * kMaxReductions * B.levels + warp * in_kernel_pass_rows(K);
     B.warp_values = warp_values;
     B.totals = totals;
     B.epoch = 0;
@@ -429,8 +510,8 @@ __global__ void __launch_bounds__(kInKernelMaxThreads, 1)
     // r_hat = r (a restart).
     auto residual = [&](bool store) {
         publish_x();
-        block_phase<1>(B, [&](long long i, double(&terms)[1]) {
-            const double ri = sub(__ldg(P.b + i), mul(1.0, row_product<K>(A, i, MK, x_global)));
+        spmv_phase<K, 1>(B, A, x_global, [&](long long i, double ax, double(&terms)[1]) {
+            const double ri = sub(__ldg(P.b + i), mul(1.0, ax));
             if (store) {
                 P.r[i] = ri;
                 B.r_hat[own(i)] = ri;
@@ -444,9 +525,9 @@ __global__ void __launch_bounds__(kInKernelMaxThreads, 1)
 
     // Iteration 0: r = b - A x0, r_hat = r; ||b||^2 and ||r||^2 in one WS-S.
     {
-        block_phase<2>(B, [&](long long i, double(&terms)[2]) {
+        spmv_phase<K, 2>(B, A, x_global, [&](long long i, double ax, double(&terms)[2]) {
             const double bi = __ldg(P.b + i);
-            const double ri = sub(bi, mul(1.0, row_product<K>(A, i, MK, x_global)));
+            const double ri = sub(bi, mul(1.0, ax));
             P.r[i] = ri;
             B.r_hat[own(i)] = ri;
             if (P.shared_ranges) B.x[own(i)] = P.x[i];
@@ -493,8 +574,7 @@ __global__ void __launch_bounds__(kInKernelMaxThreads, 1)
 
         // WS-S 1: v = A p;  sigma = (r_hat, v);  alpha = rho / sigma
         {
-            block_phase<1>(B, [&](long long i, double(&terms)[1]) {
-                const double vi = row_product<K>(A, i, MK, p_at);
+            spmv_phase<K, 1>(B, A, p_at, [&](long long i, double vi, double(&terms)[1]) {
                 P.v[i] = vi;
                 terms[0] = mul(B.r_hat[own(i)], vi);
             });
@@ -513,8 +593,7 @@ __global__ void __launch_bounds__(kInKernelMaxThreads, 1)
 
         // WS-S 2: s = r - alpha v;  t = A s;  ||s||, (t, t), (t, s);  omega = (t, s) / (t, t)
         {
-            block_phase<3>(B, [&](long long i, double(&terms)[3]) {
-                const double ti = row_product<K>(A, i, MK, s_at);
+            spmv_phase<K, 3>(B, A, s_at, [&](long long i, double ti, double(&terms)[3]) {
                 B.t[own(i)] = ti;
                 const double si = s_at(i);
                 terms[0] = mul(si, si);
