@@ -56,9 +56,14 @@ wells::Model bench_system(int g, int K, int wells) {
 }
 
 /// Bytes of the host system and its largest conversion (CSR), to skip what cannot be built.
-double host_bytes(int g, int K) {
+double host_bytes(int g, int K, bool csr = true) {
     const double cells = static_cast<double>(g) * g * g;
-    return cells * 7.0 * K * K * 8.0 * 2.5;  // Bdia + CSR (12 bytes a value)
+    return cells * 7.0 * K * K * 8.0 * (csr ? 2.5 : 1.2);  // Bdia (+ CSR, 12 bytes a value)
+}
+
+/// bench solve times this GPU solver (--solvers).
+bool selects(const BenchArgs& args, const char* solver) {
+    return std::find(args.solvers.begin(), args.solvers.end(), solver) != args.solvers.end();
 }
 
 std::string grid_name(int g) { return std::to_string(g) + "^3"; }
@@ -226,7 +231,7 @@ int cmd_bench_solve(const BenchArgs& args, std::ostream& out) {
     out << line;
     for (int g : args.grids) {
         for (int K : args.ks) {
-            if (host_bytes(g, K) > args.max_host_gb * 1e9) {
+            if (host_bytes(g, K, selects(args, "library")) > args.max_host_gb * 1e9) {
                 out << grid_name(g) << " K = " << K << ": skipped (host system too large)\n";
                 continue;
             }
@@ -290,9 +295,13 @@ int cmd_bench_solve(const BenchArgs& args, std::ostream& out) {
                 row.converged_iterations = solve(&row.converged_seconds);
                 rows.push_back(row);
             };
-            if (dev.gpu) {
+            if (dev.gpu && selects(args, "in_kernel")) {
                 run_gpu("in_kernel", Solver::in_kernel, gpu::LibrarySpmv::bsr);
+            }
+            if (dev.gpu && selects(args, "multi_kernel")) {
                 run_gpu("multi_kernel (graph)", Solver::multi_kernel, gpu::LibrarySpmv::bsr);
+            }
+            if (dev.gpu && selects(args, "library")) {
                 if (K > 1) {  // cuSPARSE BSR needs 2 x 2 blocks
                     run_gpu("library (cusparse_bsr)", Solver::library, gpu::LibrarySpmv::bsr);
                     run_gpu("library (cusparse_bsrmv)", Solver::library,

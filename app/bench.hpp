@@ -14,9 +14,11 @@ struct BenchArgs {
     int wells = 16;
     int iterations = 100;       ///< bench solve: fixed iteration count
     double max_host_gb = 48.0;  ///< skip systems larger than this
-    bool cpu = false;           ///< also time the CPU reference
-    std::string report;         ///< YAML report path
-    std::string command;        ///< the command line, for the report
+    /// bench solve: the GPU solvers timed (in_kernel, multi_kernel, library)
+    std::vector<std::string> solvers{"in_kernel", "multi_kernel", "library"};
+    bool cpu = false;     ///< also time the CPU reference
+    std::string report;   ///< YAML report path
+    std::string command;  ///< the command line, for the report
 };
 
 int cmd_bench_spmv(const BenchArgs& args, std::ostream& out);

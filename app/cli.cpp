@@ -140,6 +140,11 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     }
     bench_solve->add_option("--iterations", bench_args.iterations, "fixed iteration count")
         ->check(CLI::Range(1, 1000000));
+    bench_solve
+        ->add_option("--solvers", bench_args.solvers,
+                     "GPU solvers to time: in_kernel, multi_kernel, library (default: all)")
+        ->delimiter(',')
+        ->check(CLI::IsMember({"in_kernel", "multi_kernel", "library"}));
     bench_spmv->add_option("--report", bench_args.report, "YAML report")
         ->default_val("bench_spmv.yaml");
     bench_solve->add_option("--report", bench_args.report, "YAML report")

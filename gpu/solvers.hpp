@@ -41,8 +41,8 @@ struct GpuSolveOptions {
     LibrarySpmv library_spmv = LibrarySpmv::bsr;
     RangeStorage range_storage = RangeStorage::automatic;  ///< in-kernel solver
     /// In-kernel solver: force the rows per block (a power of two, at least 4 warps x 32 K2
-    /// rows, K2 the largest power of two <= K; 0 =
-    /// chosen from the occupancy). For tests and tuning.
+    /// rows, K2 the largest power of two <= K; 0 = chosen from the occupancy). For tests and
+    /// tuning.
     long long in_kernel_block_rows = 0;
 };
 

@@ -201,8 +201,8 @@ SolveResult bicgstab_in_kernel(const GHMatrix& A, const std::vector<double>& b,
     params.history = history.get();
     params.progress = d_progress;
     params.block_rows = plan.rows_per_block;
-    params.passes =
-        static_cast<int>(plan.rows_per_block / (plan.threads / 32) / in_kernel_pass_rows(A.block_size()));
+    params.passes = static_cast<int>(plan.rows_per_block / (plan.threads / 32) /
+                                     in_kernel_pass_rows(A.block_size()));
     params.shared_ranges = plan.shared_ranges ? 1 : 0;
     HEPTANE_CUDA_CHECK(cudaStreamSynchronize(st));
     const double setup_seconds = setup_timer.seconds();

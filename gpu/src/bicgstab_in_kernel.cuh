@@ -21,6 +21,13 @@
 /// prefetch of the data its next phase streams first), waits until every flag has reached
 /// the epoch, and reduces the grid's partial sums itself in the canonical order - every
 /// block computes the same bits, so every block takes the same branch.
+///
+/// Work layout (design decision 22): each warp owns an aligned power-of-two run of rows. The
+/// SpMV sweeps it in passes of 32 K2 rows (K2 the largest power of two <= K), one cell per
+/// lane as the multi-kernel SpMV, into a per-warp shared buffer; everything else sweeps it in
+/// 32-row leaves, one row per lane. Per WS-S a block has two barriers: one publishes the
+/// warps' sums (and orders the block's writes before its flag), one hands the grid's totals,
+/// folded by warp 0 alone, to the block.
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -85,14 +92,13 @@ __host__ __device__ inline int in_kernel_stack_levels(long long leaves) {
 
 /// Dynamic shared memory of a launch: the range vectors (if in shared memory), the warps'
 /// running reduction trees and each warp's pass of SpMV rows.
-inline size_t in_kernel_shared_bytes(long long block_rows, int threads, int K,
-                                     bool shared_ranges) {
+inline size_t in_kernel_shared_bytes(long long block_rows, int threads, int K, bool shared_ranges) {
     const long long warps = threads / 32;
     const long long leaves = block_rows / warps / 32;
-    return sizeof(double) * static_cast<size_t>((shared_ranges ? 3 * block_rows : 0) +
-                                                warps * kMaxReductions *
-                                                    in_kernel_stack_levels(leaves) +
-                                                warps * in_kernel_pass_rows(K));
+    return sizeof(double) *
+           static_cast<size_t>((shared_ranges ? 3 * block_rows : 0) +
+                               warps * kMaxReductions * in_kernel_stack_levels(leaves) +
+                               warps * in_kernel_pass_rows(K));
 }
 
 // ---- memory ordering --------------------------------------------------------------------
@@ -144,8 +150,8 @@ struct BlockRange {
 /// 4 lanes summed left to right, then the tree over 8 groups; lane 0 folds the leaves as they
 /// come with pairwise_sum's stack of complete subtrees (depth: the stack's height).
 template <int Q>
-__device__ __forceinline__ void push_leaf(const BlockRange& B, long long i, const double (&terms)[Q],
-                                          int k, int& depth) {
+__device__ __forceinline__ void push_leaf(const BlockRange& B, long long i,
+                                          const double (&terms)[Q], int k, int& depth) {
     int d = depth;
 #pragma unroll
     for (int q = 0; q < Q; ++q) {
@@ -272,8 +278,8 @@ __device__ void ws_sync(BlockRange& B, const InKernelParams& P, Ws2 ws2, double 
         }
 #pragma unroll
         for (int q = 0; q < Q; ++q) {
-            const double v = warp_tree(register_tree(r[q], seg, first, grid), lane,
-                                       (grid + seg - 1) / seg);
+            const double v =
+                warp_tree(register_tree(r[q], seg, first, grid), lane, (grid + seg - 1) / seg);
             if (lane == 0) B.totals[q] = v;
         }
     }
@@ -340,8 +346,8 @@ __device__ void pass_products(const BlockRange& B, const BdiaView& A, long long 
                 const double xv = xf(nb + col);
 #pragma unroll
                 for (int r = 0; r < K; ++r) {
-                    const double a =
-                        __ldg(A.bdia + bdia_index<BdiaVariant::cell_fastest>(K, d, r, col, m, A.Mp));
+                    const double a = __ldg(
+                        A.bdia + bdia_index<BdiaVariant::cell_fastest>(K, d, r, col, m, A.Mp));
                     if (present) acc[r] = mul_add(a, xv, acc[r]);
                 }
             }
