@@ -245,7 +245,7 @@ __device__ void ws_sync(BlockRange& B, const InKernelParams& P, Ws2 ws2, double 
     const unsigned epoch = ++B.epoch;
     const unsigned grid = gridDim.x;
     double* slot = P.partial + (epoch & 1u) * kMaxReductions * grid;
-    const int lane = threadIdx.x;
+    const int lane = threadIdx.x & 31;  // (used by warp 0)
     __syncthreads();
     if (threadIdx.x < 32) {
         double sum[Q];
