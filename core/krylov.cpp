@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/canonical.hpp"
+#include "core/qmr_recurrence.hpp"
 #include "core/vector_ops.hpp"
 
 namespace heptane {
@@ -243,15 +244,16 @@ SolveResult qmr(const LinearOperator& A, const double* b, double* x, const Solve
 
     // r = b - A x;  v~ = r, rho = ||v~||;  w~ = r, z = M^{-T} w~, xi = ||z||
     const double r0 = f.residual(r.data());
+    QmrRecurrence givens;
+    givens.tau = r0;  // quasi-residual norm
+    f.result.quasi_history.push_back(givens.tau / f.bnorm);
     if (f.record(0, r0, opt)) return f.finish(work);
     vec::copy(r.data(), v.data(), n);
     vec::copy(r.data(), w.data(), n);
     if (!identity) M->apply_transpose(w.data(), z);
     double rho = r0;
     double xi = vec::norm2(z, n);
-    double gamma_old = 1.0, eta = -1.0, theta_old = 0.0, eps = 1.0;
-    double tau = r0;  // quasi-residual norm
-    f.result.quasi_history.push_back(tau / f.bnorm);
+    double eps = 1.0;
 
     for (int it = 1; it <= opt.max_iterations; ++it) {
         if (rho == 0.0 || xi == 0.0) {
@@ -298,30 +300,22 @@ SolveResult qmr(const LinearOperator& A, const double* b, double* x, const Solve
         vec::xpby(work.data(), -beta, w.data(), n);
         if (!identity) M->apply_transpose(w.data(), z);
         const double xi_new = vec::norm2(z, n);
-        // theta = rho_new / (gamma_old |beta|);  gamma = 1 / sqrt(1 + theta^2)
-        const double theta = rho_new / (gamma_old * std::abs(beta));
-        const double gamma = 1.0 / std::sqrt(1.0 + theta * theta);
+        // theta, gamma, eta, tau (core/qmr_recurrence.hpp, shared with the GPU solvers)
+        const double gamma = givens.step(rho, rho_new, beta, it == 1);
         if (gamma == 0.0 || !std::isfinite(gamma)) {
             f.fail(gamma, "gamma = 0", it);
             break;
         }
-        // eta = -eta rho gamma^2 / (beta gamma_old^2)
-        eta = -eta * rho * gamma * gamma / (beta * gamma_old * gamma_old);
         // d = eta p + (theta_old gamma)^2 d;  s = eta p~ + (theta_old gamma)^2 s
-        const double c = it == 1 ? 0.0 : (theta_old * gamma) * (theta_old * gamma);
-        vec::axpby(eta, p.data(), c, d.data(), n);
-        vec::axpby(eta, p_tilde.data(), c, s.data(), n);
+        vec::axpby(givens.eta, p.data(), givens.c, d.data(), n);
+        vec::axpby(givens.eta, p_tilde.data(), givens.c, s.data(), n);
         // x = x + d;  r = r - s
         vec::axpy(1.0, d.data(), x, n);
         vec::axpy(-1.0, s.data(), r.data(), n);
-        // tau = tau theta gamma (the Givens sine): the quasi-residual never grows
-        tau *= theta * gamma;
-        f.result.quasi_history.push_back(tau / f.bnorm);
+        f.result.quasi_history.push_back(givens.tau / f.bnorm);
         if (f.record(it, vec::norm2(r.data(), n), opt)) break;
         rho = rho_new;
         xi = xi_new;
-        gamma_old = gamma;
-        theta_old = theta;
     }
     return f.finish(work);
 }
