@@ -1,4 +1,8 @@
-// Names and defaults of the GPU backend, shared by the CUDA build and the stub.
+// Names, defaults, costs and the solver dispatch of the GPU backend, shared by the CUDA build
+// and the stub.
+#include <string>
+
+#include "core/errors.hpp"
 #include "gpu/solvers.hpp"
 #include "gpu/spmv.hpp"
 
@@ -63,6 +67,74 @@ IterationCost library_cost() {
     // dot 2; p: axpy 3, scal 2, axpy 3; dot 2; s: copy 2, axpy 3; nrm2 1; (t,t) 1, (t,s) 2;
     // x: axpy 3, axpy 3; r: copy 2, axpy 3; nrm2 1
     return {2, 33};
+}
+
+IterationCost qmr_in_kernel_cost() {
+    // WS-S 1: d, s, x, r updates (read p, p~, d, s, x, r; write d, s, x, r) and v = v~ / rho,
+    //         w = w~ / xi (read and write v, w): 14
+    // WS-S 2: p = v - c p and q = w - c q recomputed at every read of the two products (read
+    //         v, p, w, q), write p, q, p~ and A^T q: 8
+    // WS-S 3: v~ = p~ - beta v, w~ = A^T q - beta w (read p~, v, A^T q, w; write v, w): 6
+    return {2, 28};
+}
+
+IterationCost qmr_multi_kernel_cost() {
+    // v, w scale + delta 4; p, q update 6; eps 2; v~, w~ + norms 6; d, s, x, r + ||r|| 10
+    return {2, 28};
+}
+
+IterationCost qmr_library_cost() {
+    // v: scal 2; w: scal 2; delta 2; p: scal 2, axpy 3; q: scal 2, axpy 3; eps 2; v~: scal 2,
+    // axpy 3, nrm2 1; w~: scal 2, axpy 3, nrm2 1; d: scal 2, axpy 3; s: scal 2, axpy 3;
+    // x: axpy 3; r: axpy 3, nrm2 1
+    return {2, 47};
+}
+
+double qmr_floor_bytes(const GHMatrix& A) {
+    return 2.0 * 8.0 * static_cast<double>(A.nonzeros()) +
+           16.0 * 8.0 * static_cast<double>(A.rows());
+}
+
+namespace {
+
+[[noreturn]] void no_gpu_method(Method method) {
+    throw NotSupported(std::string("the GPU solvers are bicgstab and qmr, not ") +
+                       (method == Method::block_jacobi ? "block_jacobi" : "block_gs"));
+}
+
+}  // namespace
+
+IterationCost cost(Method method, GpuKernel kernel) {
+    if (method != Method::bicgstab && method != Method::qmr) no_gpu_method(method);
+    const bool qmr = method == Method::qmr;
+    switch (kernel) {
+        case GpuKernel::in_kernel:
+            return qmr ? qmr_in_kernel_cost() : in_kernel_cost();
+        case GpuKernel::multi_kernel:
+            return qmr ? qmr_multi_kernel_cost() : multi_kernel_cost();
+        case GpuKernel::library:
+            return qmr ? qmr_library_cost() : library_cost();
+    }
+    return {};
+}
+
+SolveResult solve(Method method, GpuKernel kernel, const GHMatrix& A, const std::vector<double>& b,
+                  std::vector<double>& x, const GpuSolveOptions& options, GpuSolveTimes* times,
+                  InKernelPlan* plan) {
+    if (method != Method::bicgstab && method != Method::qmr) no_gpu_method(method);
+    const bool qmr = method == Method::qmr;
+    switch (kernel) {
+        case GpuKernel::in_kernel:
+            return qmr ? qmr_in_kernel(A, b, x, options, times, plan)
+                       : bicgstab_in_kernel(A, b, x, options, times, plan);
+        case GpuKernel::multi_kernel:
+            return qmr ? qmr_multi_kernel(A, b, x, options, times)
+                       : bicgstab_multi_kernel(A, b, x, options, times);
+        case GpuKernel::library:
+            return qmr ? qmr_library(A, b, x, options, times)
+                       : bicgstab_library(A, b, x, options, times);
+    }
+    return {};
 }
 
 }  // namespace heptane::gpu

@@ -1,5 +1,5 @@
 #pragma once
-/// @file GPU BiCGStab (CUDA-free header; DESIGN section 5):
+/// @file GPU BiCGStab and QMR (CUDA-free header; DESIGN section 5), each in three variants:
 ///  - in-kernel (the product's solver): one persistent cooperative kernel per solve, each
 ///    block owning a fixed range of rows, blocks synchronized by per-block arrival flags
 ///    with the reductions fused into three WS-S constructs per iteration (seed 002, sections
@@ -17,6 +17,7 @@
 
 #include "core/gh_matrix.hpp"
 #include "core/krylov.hpp"
+#include "core/solver_settings.hpp"
 #include "gpu/spmv.hpp"
 
 namespace heptane::gpu {
@@ -58,10 +59,11 @@ struct InKernelPlan {
     std::size_t device_bytes = 0;  ///< matrix, vectors and workspace of one solve
 };
 
-/// The plan for A under `options`; throws NotSupported when the device cannot launch it
-/// cooperatively (no cooperative launch, or range vectors forced into shared memory that
-/// cannot hold them).
-InKernelPlan in_kernel_plan(const GHMatrix& A, const GpuSolveOptions& options);
+/// The plan of `method`'s in-kernel solver (bicgstab or qmr) for A under `options`; throws
+/// NotSupported when the device cannot launch it cooperatively (no cooperative launch, or
+/// range vectors forced into shared memory that cannot hold them).
+InKernelPlan in_kernel_plan(const GHMatrix& A, const GpuSolveOptions& options,
+                            Method method = Method::bicgstab);
 
 /// Wall times of a GPU solve (CUDA events).
 struct GpuSolveTimes {
@@ -75,10 +77,21 @@ IterationCost in_kernel_cost();
 IterationCost multi_kernel_cost();
 IterationCost library_cost();
 
+/// The same for QMR (products with A and A^T).
+IterationCost qmr_in_kernel_cost();
+IterationCost qmr_multi_kernel_cost();
+IterationCost qmr_library_cost();
+/// Products and vector passes of (method, kernel); method bicgstab or qmr.
+IterationCost cost(Method method, GpuKernel kernel);
+
 /// The bytes one BiCGStab iteration must move at least: the matrix twice (8 per structural
 /// nonzero) and 9 vector passes (read x, r, r_hat, p, v; write x, r, p, v). The in-kernel
 /// target is stated against this floor divided by the measured triad bandwidth.
 double bicgstab_floor_bytes(const GHMatrix& A);
+
+/// The bytes one QMR iteration must move at least: the matrix twice (A and A^T) and 16
+/// vector passes (read and write each of v, w, p, q, d, s, x, r).
+double qmr_floor_bytes(const GHMatrix& A);
 
 /// x: initial guess in, iterate out (size A.rows()).
 SolveResult bicgstab_in_kernel(const GHMatrix& A, const std::vector<double>& b,
@@ -90,5 +103,24 @@ SolveResult bicgstab_multi_kernel(const GHMatrix& A, const std::vector<double>& 
 SolveResult bicgstab_library(const GHMatrix& A, const std::vector<double>& b,
                              std::vector<double>& x, const GpuSolveOptions& options,
                              GpuSolveTimes* times = nullptr);
+
+/// QMR (Freund-Nachtigal without look-ahead, the CPU reference's formulation, core/krylov.hpp)
+/// in the same three variants. Products with A^T use the mirrored diagonals and the swapped
+/// well arrays (no stored transpose) except in the library baseline, which gives cuSPARSE
+/// an explicit transpose. SolveResult::quasi_history holds tau_i / ||b||.
+SolveResult qmr_in_kernel(const GHMatrix& A, const std::vector<double>& b,
+                          std::vector<double>& x, const GpuSolveOptions& options,
+                          GpuSolveTimes* times = nullptr, InKernelPlan* plan = nullptr);
+SolveResult qmr_multi_kernel(const GHMatrix& A, const std::vector<double>& b,
+                             std::vector<double>& x, const GpuSolveOptions& options,
+                             GpuSolveTimes* times = nullptr);
+SolveResult qmr_library(const GHMatrix& A, const std::vector<double>& b, std::vector<double>& x,
+                        const GpuSolveOptions& options, GpuSolveTimes* times = nullptr);
+
+/// The solver of (method, kernel): bicgstab or qmr (other methods: NotSupported); `plan` is
+/// filled by the in-kernel solvers only.
+SolveResult solve(Method method, GpuKernel kernel, const GHMatrix& A, const std::vector<double>& b,
+                  std::vector<double>& x, const GpuSolveOptions& options,
+                  GpuSolveTimes* times = nullptr, InKernelPlan* plan = nullptr);
 
 }  // namespace heptane::gpu

@@ -3,9 +3,9 @@
 
 namespace heptane::gpu::detail {
 
-template const void* persistent_kernel<1>();
-template const void* persistent_kernel<2>();
-template const void* persistent_kernel<3>();
-template const void* persistent_kernel<4>();
+template const void* bicgstab_kernel<1>();
+template const void* bicgstab_kernel<2>();
+template const void* bicgstab_kernel<3>();
+template const void* bicgstab_kernel<4>();
 
 }  // namespace heptane::gpu::detail

@@ -3,9 +3,9 @@
 
 namespace heptane::gpu::detail {
 
-template const void* persistent_kernel<5>();
-template const void* persistent_kernel<6>();
-template const void* persistent_kernel<7>();
-template const void* persistent_kernel<8>();
+template const void* bicgstab_kernel<5>();
+template const void* bicgstab_kernel<6>();
+template const void* bicgstab_kernel<7>();
+template const void* bicgstab_kernel<8>();
 
 }  // namespace heptane::gpu::detail

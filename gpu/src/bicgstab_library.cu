@@ -196,16 +196,9 @@ SolveResult bicgstab_library(const GHMatrix& A, const std::vector<double>& b,
     SolverState* sst = state.device();
     LibScalars* sc = scalars.get();
 
-    cublasHandle_t blas = nullptr;
-    HEPTANE_CUBLAS_CHECK(cublasCreate(&blas));
-    struct BlasGuard {
-        cublasHandle_t h;
-        ~BlasGuard() { cublasDestroy(h); }
-    } guard{blas};
-    HEPTANE_CUBLAS_CHECK(cublasSetStream(blas, st));
-    HEPTANE_CUBLAS_CHECK(cublasSetPointerMode(blas, CUBLAS_POINTER_MODE_DEVICE));
-    const int ni = static_cast<int>(n);
-    if (static_cast<long long>(ni) != n) throw NotSupported("library solver: more than 2^31 rows");
+    const BlasHandle handle(st, n);  // device pointer mode
+    const cublasHandle_t blas = handle.get();
+    const int ni = handle.n();
     const double setup_seconds = setup_timer.seconds();
 
     // ||b|| (cuBLAS), then r = b - A x, r_hat = r, ||r||.

@@ -1,11 +1,14 @@
 #pragma once
-/// @file cuSPARSE SpMV on the BSR or CSR form of a GH matrix (the library baseline), and the
-/// checked-call macros for cuSPARSE and cuBLAS.
+/// @file cuSPARSE SpMV on the BSR or CSR form of a GH matrix (the library baseline) or of its
+/// transpose, the checked-call macros for cuSPARSE and cuBLAS, and a cuBLAS handle.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
+#include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/errors.hpp"
 #include "core/formats.hpp"
@@ -35,14 +38,48 @@
 
 namespace heptane::gpu::detail {
 
-/// cuSPARSE SpMV y = A x in one of the LibrarySpmv forms; vectors of size() entries.
+/// In place, the transpose of a square block-sparse matrix of `rows` block rows with bs x bs
+/// row-major blocks (bs = 1: CSR): block (i, j) becomes block (j, i), itself transposed, and
+/// the columns of each row stay sorted. Diagonal blocks stay on the diagonal, so the padding
+/// ones of to_bsr (design decision 4) keep their place.
+inline void transpose_block_sparse(std::int32_t rows, int bs, std::vector<std::int32_t>& row_ptr,
+                                   std::vector<std::int32_t>& col, std::vector<double>& val) {
+    const std::size_t kk = static_cast<std::size_t>(bs) * bs;
+    std::vector<std::int32_t> t_ptr(static_cast<std::size_t>(rows) + 1, 0);
+    for (const std::int32_t j : col) ++t_ptr[static_cast<std::size_t>(j) + 1];
+    for (std::int32_t i = 0; i < rows; ++i) t_ptr[i + 1] += t_ptr[i];
+    std::vector<std::int32_t> next(t_ptr.begin(), t_ptr.end() - 1);
+    std::vector<std::int32_t> t_col(col.size());
+    std::vector<double> t_val(val.size());
+    for (std::int32_t i = 0; i < rows; ++i) {  // rows in order: the new columns come sorted
+        for (std::int32_t p = row_ptr[i]; p < row_ptr[i + 1]; ++p) {
+            const std::size_t q = static_cast<std::size_t>(next[col[p]]++);
+            t_col[q] = i;
+            const double* from = val.data() + static_cast<std::size_t>(p) * kk;
+            double* to = t_val.data() + q * kk;
+            for (int r = 0; r < bs; ++r)
+                for (int c = 0; c < bs; ++c) to[c * bs + r] = from[r * bs + c];
+        }
+    }
+    row_ptr = std::move(t_ptr);
+    col = std::move(t_col);
+    val = std::move(t_val);
+}
+
+/// cuSPARSE SpMV y = A x (or y = A^T x) in one of the LibrarySpmv forms; vectors of size()
+/// entries.
 class LibraryMatrix {
   public:
-    LibraryMatrix(const GHMatrix& A, LibrarySpmv kind, cudaStream_t stream) : kind_(kind) {
+    /// `transpose`: store A^T explicitly (cuSPARSE's BSR SpMV has no transposed operation),
+    /// so that apply() computes A^T x, as a library user would for QMR's A^T q.
+    LibraryMatrix(const GHMatrix& A, LibrarySpmv kind, cudaStream_t stream,
+                  bool transpose = false)
+        : kind_(kind) {
         HEPTANE_CUSPARSE_CHECK(cusparseCreate(&handle_));
         HEPTANE_CUSPARSE_CHECK(cusparseSetStream(handle_, stream));
         if (kind == LibrarySpmv::csr) {
-            const Csr csr = to_csr(A);
+            Csr csr = to_csr(A);
+            if (transpose) transpose_block_sparse(csr.rows, 1, csr.row_ptr, csr.col, csr.val);
             n_ = csr.rows;
             upload(csr.row_ptr, csr.col, csr.val);
             HEPTANE_CUSPARSE_CHECK(
@@ -55,7 +92,11 @@ class LibraryMatrix {
                                    ": cuSPARSE BSR SpMV needs blocks of 2 x 2 or more; use "
                                    "csr for K = 1");
             }
-            const Bsr bsr = to_bsr(A);
+            Bsr bsr = to_bsr(A);
+            if (transpose) {
+                transpose_block_sparse(bsr.block_rows, bsr.block_size, bsr.row_ptr, bsr.col,
+                                       bsr.val);
+            }
             bs_ = bsr.block_size;
             mb_ = bsr.block_rows;
             nnzb_ = static_cast<int>(bsr.blocks());
@@ -83,7 +124,7 @@ class LibraryMatrix {
 
     long long size() const { return n_; }
 
-    /// y = A x.
+    /// y = A x (A^T x for a transposed matrix).
     void apply(const double* x, double* y) {
         const double one = 1.0, zero = 0.0;
         if (kind_ == LibrarySpmv::bsr_legacy) {
@@ -133,6 +174,34 @@ class LibraryMatrix {
     Buffer<char> buffer_;
     long long n_ = 0;
     int bs_ = 1, mb_ = 0, nnzb_ = 0;
+};
+
+/// A cuBLAS handle on `stream` in device pointer mode (every scalar argument and result
+/// lives in device memory), and the vector length n as cuBLAS's int.
+class BlasHandle {
+  public:
+    BlasHandle(cudaStream_t stream, long long n) : n_(static_cast<int>(n)) {
+        if (static_cast<long long>(n_) != n) {
+            throw NotSupported("library solver: more than 2^31 rows");
+        }
+        HEPTANE_CUBLAS_CHECK(cublasCreate(&owner_.handle));
+        HEPTANE_CUBLAS_CHECK(cublasSetStream(owner_.handle, stream));
+        HEPTANE_CUBLAS_CHECK(cublasSetPointerMode(owner_.handle, CUBLAS_POINTER_MODE_DEVICE));
+    }
+    BlasHandle(const BlasHandle&) = delete;
+    BlasHandle& operator=(const BlasHandle&) = delete;
+    cublasHandle_t get() const { return owner_.handle; }
+    int n() const { return n_; }
+
+  private:
+    struct Owner {  // a member: destroyed even when the constructor throws
+        cublasHandle_t handle = nullptr;
+        ~Owner() {
+            if (handle != nullptr) cublasDestroy(handle);
+        }
+    };
+    Owner owner_;
+    int n_ = 0;
 };
 
 }  // namespace heptane::gpu::detail

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/krylov.hpp"
+#include "core/qmr_recurrence.hpp"
 #include "gpu/solvers.hpp"
 #include "gpu/src/buffer.cuh"
 #include "gpu/src/cuda_check.cuh"
@@ -33,6 +34,13 @@ enum Detail : int {
     kDetailTT,
     kDetailOmega,
     kDetailResidual,
+    // QMR (the CPU reference's messages)
+    kDetailQmrRho,  ///< rho = ||v~|| = 0
+    kDetailQmrXi,   ///< xi = ||z|| = 0
+    kDetailDelta,
+    kDetailEpsilon,
+    kDetailBeta,
+    kDetailGamma,
 };
 
 struct SolverState {
@@ -44,6 +52,9 @@ struct SolverState {
     int skip_iteration;  ///< the solve has ended
     int skip_t;          ///< ... or converged at the half step (no t = A s)
     int skip_restart;    ///< no restart pending
+    // QMR (rho above is ||v~||):
+    double xi, delta, epsilon;
+    QmrRecurrence qmr;
 
     __device__ void update_gates() {
         skip_iteration = status != kRunning;
@@ -187,8 +198,10 @@ inline bool trivial_rhs(double bnorm, std::vector<double>& x, SolveResult& resul
     return true;
 }
 
-/// The SolveResult of a finished device solve.
-inline SolveResult to_result(const SolverState& s, const std::vector<double>& history) {
+/// The SolveResult of a finished device solve; `quasi` (QMR's tau_i / ||b||, iterations + 1
+/// entries used) may be empty.
+inline SolveResult to_result(const SolverState& s, const std::vector<double>& history,
+                             const std::vector<double>& quasi = {}) {
     SolveResult r;
     switch (s.status) {
         case kConverged:
@@ -209,6 +222,7 @@ inline SolveResult to_result(const SolverState& s, const std::vector<double>& hi
     r.relative_residual = s.relative_residual;
     r.true_relative_residual = s.true_relative_residual;
     r.history.assign(history.begin(), history.begin() + s.iterations + 1);
+    if (!quasi.empty()) r.quasi_history.assign(quasi.begin(), quasi.begin() + s.iterations + 1);
     char value[32];
     std::snprintf(value, sizeof value, "%.6g", s.detail_value);
     const std::string at = " at iteration " + std::to_string(s.detail_iteration);
@@ -232,23 +246,43 @@ inline SolveResult to_result(const SolverState& s, const std::vector<double>& hi
         case kDetailResidual:
             r.detail = "the residual is not finite" + at;
             break;
+        case kDetailQmrRho:
+            r.detail = "rho = ||v~|| = 0" + at;
+            break;
+        case kDetailQmrXi:
+            r.detail = "xi = ||z|| = 0" + at;
+            break;
+        case kDetailDelta:
+            r.detail = std::string("delta = z^T y = ") + value + at;
+            break;
+        case kDetailEpsilon:
+            r.detail = std::string("epsilon = q^T A p = ") + value + at;
+            break;
+        case kDetailBeta:
+            r.detail = "beta = epsilon / delta = 0" + at;
+            break;
+        case kDetailGamma:
+            r.detail = "gamma = 0" + at;
+            break;
         default:
             break;
     }
     return r;
 }
 
-/// The end of a device solve: x from the device, the times, the SolveResult.
+/// The end of a device solve: x from the device, the times, the SolveResult (with QMR's
+/// quasi-residual history when `quasi` is given).
 inline SolveResult finish_solve(const SolverState& host, const Buffer<double>& d_x,
                                 const Buffer<double>& history, std::vector<double>& x,
                                 double setup_seconds, double solve_seconds, GpuSolveTimes* times,
-                                cudaStream_t stream) {
+                                cudaStream_t stream, const Buffer<double>* quasi = nullptr) {
     x = d_x.download(stream);
     if (times != nullptr) {
         times->setup_seconds = setup_seconds;
         times->solve_seconds = solve_seconds;
     }
-    return to_result(host, history.download(stream));
+    return to_result(host, history.download(stream),
+                     quasi != nullptr ? quasi->download(stream) : std::vector<double>{});
 }
 
 }  // namespace heptane::gpu::detail

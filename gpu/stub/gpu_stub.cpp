@@ -26,7 +26,7 @@ std::vector<double> spmv_device(const GHMatrix&, const std::vector<double>&, Bdi
     not_compiled("spmv_device");
 }
 
-InKernelPlan in_kernel_plan(const GHMatrix&, const GpuSolveOptions&) {
+InKernelPlan in_kernel_plan(const GHMatrix&, const GpuSolveOptions&, Method) {
     not_compiled("in_kernel_plan");
 }
 
@@ -43,6 +43,21 @@ SolveResult bicgstab_multi_kernel(const GHMatrix&, const std::vector<double>&, s
 SolveResult bicgstab_library(const GHMatrix&, const std::vector<double>&, std::vector<double>&,
                              const GpuSolveOptions&, GpuSolveTimes*) {
     not_compiled("bicgstab_library");
+}
+
+SolveResult qmr_in_kernel(const GHMatrix&, const std::vector<double>&, std::vector<double>&,
+                          const GpuSolveOptions&, GpuSolveTimes*, InKernelPlan*) {
+    not_compiled("qmr_in_kernel");
+}
+
+SolveResult qmr_multi_kernel(const GHMatrix&, const std::vector<double>&, std::vector<double>&,
+                             const GpuSolveOptions&, GpuSolveTimes*) {
+    not_compiled("qmr_multi_kernel");
+}
+
+SolveResult qmr_library(const GHMatrix&, const std::vector<double>&, std::vector<double>&,
+                        const GpuSolveOptions&, GpuSolveTimes*) {
+    not_compiled("qmr_library");
 }
 
 Timing measure_triad(std::size_t, int) { not_compiled("measure_triad"); }

@@ -1,7 +1,8 @@
-// GPU BiCGStab baselines against the CPU reference on every regression deck: the
-// multi-kernel solver uses the canonical arithmetic and must reproduce the reference bit for
-// bit (iterations, restarts, solution, history); the library solver (cuSPARSE + cuBLAS,
-// other rounding) must converge and agree with the reference to the solver tolerance.
+// GPU BiCGStab and QMR baselines against the CPU reference on every regression deck: the
+// multi-kernel solvers use the canonical arithmetic and must reproduce the reference bit for
+// bit (iterations, restarts, solution, residual and quasi-residual histories); the library
+// solvers (cuSPARSE + cuBLAS, other rounding) must converge and agree with the reference to
+// the solver tolerance.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "app/deck.hpp"
@@ -31,16 +33,20 @@ struct Reference {
     std::vector<double> x;
 };
 
-Reference reference_solve(const std::string& deck_file) {
+Reference reference_solve(const std::string& deck_file, Method method) {
     const app::Deck deck = app::load_deck(test::source_path("tests/regression/" + deck_file));
     Reference r{app::build_model(deck), {}, {}, {}};
     r.options.tolerance = deck.solver.tolerance;
     r.options.max_iterations = deck.solver.max_iterations;
     const GHOperator op(r.model.system.matrix);
     r.x.assign(r.model.system.rhs.size(), 0.0);
-    r.cpu = bicgstab(op, r.model.system.rhs.data(), r.x.data(), r.options);
+    const double* b = r.model.system.rhs.data();
+    r.cpu = method == Method::qmr ? qmr(op, b, r.x.data(), r.options)
+                                  : bicgstab(op, b, r.x.data(), r.options);
     return r;
 }
+
+const char* name(Method m) { return m == Method::qmr ? "qmr" : "bicgstab"; }
 
 double relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
     double num = 0.0, den = 0.0;
@@ -51,43 +57,49 @@ double relative_difference(const std::vector<double>& a, const std::vector<doubl
     return std::sqrt(num / den);
 }
 
-class GpuSolvers : public test::GpuTest, public ::testing::WithParamInterface<std::string> {};
+class GpuSolvers : public test::GpuTest,
+                   public ::testing::WithParamInterface<std::tuple<std::string, Method>> {};
 
 TEST_P(GpuSolvers, MultiKernelReproducesTheReferenceBitForBit) {
-    const Reference ref = reference_solve(GetParam());
+    const auto& [deck, method] = GetParam();
+    const Reference ref = reference_solve(deck, method);
     ASSERT_EQ(ref.cpu.status, SolveStatus::converged) << ref.cpu.detail;
     GpuSolveOptions o;
     o.solve = ref.options;
     for (BdiaVariant v : {BdiaVariant::cell_fastest, BdiaVariant::tiled}) {
         o.variant = v;
         std::vector<double> x(ref.x.size(), 0.0);
-        const SolveResult r =
-            bicgstab_multi_kernel(ref.model.system.matrix, ref.model.system.rhs, x, o);
+        const SolveResult r = solve(method, GpuKernel::multi_kernel, ref.model.system.matrix,
+                                    ref.model.system.rhs, x, o);
         EXPECT_EQ(r.status, ref.cpu.status) << r.detail;
         EXPECT_EQ(r.iterations, ref.cpu.iterations) << to_string(v);
         EXPECT_EQ(r.restarts, ref.cpu.restarts);
         EXPECT_EQ(r.history, ref.cpu.history);
+        EXPECT_EQ(r.quasi_history, ref.cpu.quasi_history);
         EXPECT_EQ(x, ref.x) << "solution differs from the reference's bits";
         EXPECT_EQ(r.true_relative_residual, ref.cpu.true_relative_residual);
     }
 }
 
 TEST_P(GpuSolvers, LibraryConvergesToTheReferenceSolution) {
-    const Reference ref = reference_solve(GetParam());
+    const auto& [deck, method] = GetParam();
+    const Reference ref = reference_solve(deck, method);
     GpuSolveOptions o;
     o.solve = ref.options;
     for (LibrarySpmv spmv : {LibrarySpmv::bsr, LibrarySpmv::bsr_legacy, LibrarySpmv::csr}) {
         if (spmv != LibrarySpmv::csr && ref.model.system.matrix.block_size() == 1) {
             std::vector<double> x(ref.x.size(), 0.0);
             o.library_spmv = spmv;  // cuSPARSE BSR needs 2 x 2 blocks: a clear refusal
-            EXPECT_THROW(bicgstab_library(ref.model.system.matrix, ref.model.system.rhs, x, o),
+            EXPECT_THROW(solve(method, GpuKernel::library, ref.model.system.matrix,
+                               ref.model.system.rhs, x, o),
                          NotSupported);
             continue;
         }
         SCOPED_TRACE(to_string(spmv));
         o.library_spmv = spmv;
         std::vector<double> x(ref.x.size(), 0.0);
-        const SolveResult r = bicgstab_library(ref.model.system.matrix, ref.model.system.rhs, x, o);
+        const SolveResult r =
+            solve(method, GpuKernel::library, ref.model.system.matrix, ref.model.system.rhs, x, o);
         ASSERT_EQ(r.status, SolveStatus::converged) << r.detail;
         EXPECT_LE(r.true_relative_residual, 10 * ref.options.tolerance);
         // Both solutions satisfy the tolerance; they differ by rounding amplified by the
@@ -98,35 +110,57 @@ TEST_P(GpuSolvers, LibraryConvergesToTheReferenceSolution) {
         // on an H200: two_phase_wells -8 / -18, spe10_window +120 / -100; the CPU reference
         // itself moved from 1,325 to 1,514 on spe10_window with another summation order).
         // Where rounding cannot move it, the count must match within 2.
-        if (GetParam().rfind("synthetic", 0) == 0) {
+        if (deck.rfind("synthetic", 0) == 0) {
             EXPECT_NEAR(r.iterations, ref.cpu.iterations, 2);
         }
+        if (method == Method::qmr) {
+            // tau_i = tau_{i-1} theta_i gamma_i (a Givens sine < 1): non-increasing under any
+            // rounding, and ||r_i|| <= sqrt(i + 1) tau_i.
+            ASSERT_EQ(r.quasi_history.size(), r.history.size());
+            for (std::size_t i = 1; i < r.quasi_history.size(); ++i) {
+                ASSERT_LE(r.quasi_history[i], r.quasi_history[i - 1]) << i;
+                ASSERT_LE(r.history[i], 1.0001 * std::sqrt(i + 1.0) * r.quasi_history[i]) << i;
+            }
+        }
         RecordProperty("iterations_" + std::string(to_string(spmv)), std::to_string(r.iterations));
-        std::printf("[ library %-14s ] %-22s iterations %5d (reference %5d, delta %+d)\n",
-                    to_string(spmv), GetParam().c_str(), r.iterations, ref.cpu.iterations,
-                    r.iterations - ref.cpu.iterations);
+        std::printf("[ library %-8s %-14s ] %-22s iterations %5d (reference %5d, delta %+d)\n",
+                    name(method), to_string(spmv), deck.c_str(), r.iterations,
+                    ref.cpu.iterations, r.iterations - ref.cpu.iterations);
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(RegressionDecks, GpuSolvers, ::testing::ValuesIn(test::regression_decks()),
-                         [](const auto& info) { return fs::path(info.param).stem().string(); });
+const Method kMethods[] = {Method::bicgstab, Method::qmr};
+
+INSTANTIATE_TEST_SUITE_P(RegressionDecks, GpuSolvers,
+                         ::testing::Combine(::testing::ValuesIn(test::regression_decks()),
+                                            ::testing::ValuesIn(kMethods)),
+                         [](const auto& info) {
+                             return fs::path(std::get<0>(info.param)).stem().string() + "_" +
+                                    name(std::get<1>(info.param));
+                         });
 
 class GpuSolverEdges : public test::GpuTest {};
 
 TEST_F(GpuSolverEdges, ZeroRhsMaxIterationsAndNonFinite) {
     using Solver = std::function<SolveResult(const GHMatrix&, const std::vector<double>&,
                                              std::vector<double>&, const GpuSolveOptions&)>;
-    const std::vector<std::pair<const char*, Solver>> solvers = {
-        {"in_kernel", [](const GHMatrix& A, const std::vector<double>& b, std::vector<double>& x,
-                         const GpuSolveOptions& o) { return bicgstab_in_kernel(A, b, x, o); }},
-        {"multi_kernel",
-         [](const GHMatrix& A, const std::vector<double>& b, std::vector<double>& x,
-            const GpuSolveOptions& o) { return bicgstab_multi_kernel(A, b, x, o); }},
-        {"library", [](const GHMatrix& A, const std::vector<double>& b, std::vector<double>& x,
-                       const GpuSolveOptions& o) { return bicgstab_library(A, b, x, o); }}};
-    for (const auto& [name, solve] : solvers) {
-        SCOPED_TRACE(name);
-        const bool library = std::string(name) == "library";
+    std::vector<std::pair<std::string, Solver>> solvers;
+    for (Method method : kMethods) {
+        for (GpuKernel kernel : {GpuKernel::in_kernel, GpuKernel::multi_kernel, GpuKernel::library}) {
+            const char* kernel_name = kernel == GpuKernel::in_kernel      ? "in_kernel"
+                                      : kernel == GpuKernel::multi_kernel ? "multi_kernel"
+                                                                          : "library";
+            solvers.emplace_back(
+                std::string(name(method)) + " " + kernel_name,
+                [method, kernel](const GHMatrix& A, const std::vector<double>& b,
+                                 std::vector<double>& x, const GpuSolveOptions& o) {
+                    return solve(method, kernel, A, b, x, o);
+                });
+        }
+    }
+    for (const auto& [solver_name, solve] : solvers) {
+        SCOPED_TRACE(solver_name);
+        const bool library = solver_name.find("library") != std::string::npos;
         auto model = test::synthetic_model(6, 5, 4, 3, test::corner_wells(6, 5, 4));
         GpuSolveOptions o;
         std::vector<double> zero(model.system.rhs.size(), 0.0), x(zero.size(), 1.0);
@@ -152,6 +186,31 @@ TEST_F(GpuSolverEdges, ZeroRhsMaxIterationsAndNonFinite) {
             r = solve(model.system.matrix, model.system.rhs, x, defaults);
             EXPECT_EQ(r.status, SolveStatus::non_finite) << r.detail;
         }
+    }
+}
+
+TEST_F(GpuSolverEdges, QmrBreakdownIsReported) {
+    // Two cells in one column, K = 1: A = [[0, 1], [1, 0]] and b = e1, so p = q = e1 and
+    // epsilon = q^T A p = 0 at the first iteration (core's Qmr.BreakdownEpsilonZeroIsReported).
+    GHSystem sys;
+    sys.matrix = GHMatrix(1, 1, 2, 1);
+    sys.matrix.at(4, 0, 0, 0) = 1.0;  // cell 0, neighbour below
+    sys.matrix.at(2, 1, 0, 0) = 1.0;  // cell 1, neighbour above
+    sys.rhs = {1.0, 0.0};
+    const GHOperator op(sys.matrix);
+    std::vector<double> x_cpu(2, 0.0);
+    const SolveResult cpu = qmr(op, sys.rhs.data(), x_cpu.data(), SolveOptions{});
+    ASSERT_EQ(cpu.status, SolveStatus::breakdown);
+    for (GpuKernel kernel : {GpuKernel::in_kernel, GpuKernel::multi_kernel, GpuKernel::library}) {
+        SCOPED_TRACE(static_cast<int>(kernel));
+        GpuSolveOptions o;
+        o.library_spmv = LibrarySpmv::csr;  // K = 1
+        std::vector<double> x(2, 0.0);
+        const SolveResult r = solve(Method::qmr, kernel, sys.matrix, sys.rhs, x, o);
+        EXPECT_EQ(r.status, SolveStatus::breakdown);
+        EXPECT_EQ(r.detail, cpu.detail);
+        EXPECT_EQ(r.iterations, cpu.iterations);
+        EXPECT_TRUE(std::isfinite(x[0]) && std::isfinite(x[1]));
     }
 }
 

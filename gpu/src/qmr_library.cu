@@ -1,0 +1,289 @@
+// Library QMR (the QMR counterpart of bicgstab_library.cu): core/krylov.cpp's qmr with the
+// identity preconditioner (z = w, y~ = v, z~ = w), with cuSPARSE SpMV on BSR or CSR of the same
+// GH plus cuBLAS vector operations. cuSPARSE's BSR SpMV has no transposed operation, so A^T q
+// uses a second matrix, GH^T built on the host in the same format, as a library user would
+// store it. cuBLAS runs in device pointer mode: every scalar (norms, delta, epsilon, beta and
+// the Givens recurrence of core/qmr_recurrence.hpp) stays on the device; one-thread kernels
+// apply the reference's rules and write the coefficients of the next cuBLAS calls. Once the
+// solve has ended the coefficients make every update the identity, so iterations launched past
+// the end change nothing and the iteration count stays exact without a host round trip per
+// iteration. cuBLAS's reductions are not the canonical tree (design decision 16): the bits
+// differ from the CPU's.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cusparse.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "core/formats.hpp"
+#include "core/qmr_recurrence.hpp"
+#include "gpu/solvers.hpp"
+#include "gpu/src/buffer.cuh"
+#include "gpu/src/cuda_check.cuh"
+#include "gpu/src/library_matrix.cuh"
+#include "gpu/src/solver_state.cuh"
+
+namespace heptane::gpu {
+
+namespace detail {
+namespace {
+
+/// Device scalars of the library QMR: cuBLAS results and the coefficients the next cuBLAS
+/// calls read.
+struct QmrScalars {
+    double delta, eps, rho_new, xi_new, r_norm;  // written by cuBLAS
+    double c_inv_rho, c_inv_xi;                  // v = v / rho, w = w / xi
+    double c_p, c_q, c_one_pq;                   // p = v + c_p p, q = w + c_q q
+    double c_neg_beta, c_one_vw;                 // v = p~ - beta v, w = A^T q - beta w
+    double c_c, c_eta;                           // d = eta p + c d, s = eta p~ + c s
+    double c_one_x, c_neg_one_r;                 // x = x + d, r = r - s
+    double minus_one, plus_one;                  // constants: r = b - A x
+};
+
+/// Makes every update of this iteration the identity (the solve has ended).
+__device__ void freeze(QmrScalars& c) {
+    c.c_inv_rho = 1.0;
+    c.c_inv_xi = 1.0;
+    c.c_p = 1.0;
+    c.c_q = 1.0;
+    c.c_one_pq = 0.0;
+    c.c_neg_beta = 1.0;
+    c.c_one_vw = 0.0;
+    c.c_c = 1.0;
+    c.c_eta = 0.0;
+    c.c_one_x = 0.0;
+    c.c_neg_one_r = 0.0;
+}
+
+__device__ bool idle(const SolverState& s) { return s.status != kRunning; }
+
+/// Iteration start: rho = ||v~|| and xi = ||w~|| must be nonzero; the v and w scalings.
+__global__ void k_qmr_scale(SolverState* st, QmrScalars* sc) {
+    SolverState& s = *st;
+    QmrScalars& c = *sc;
+    if (idle(s)) return freeze(c);
+    if (s.rho == 0.0 || s.xi == 0.0) {
+        s.fail(s.rho * s.xi, s.rho == 0.0 ? kDetailQmrRho : kDetailQmrXi, s.iterations + 1);
+        return freeze(c);
+    }
+    c.c_inv_rho = 1.0 / s.rho;
+    c.c_inv_xi = 1.0 / s.xi;
+}
+
+/// After delta = w^T v: the p and q coefficients (p = v, q = w at the first iteration).
+__global__ void k_qmr_delta(SolverState* st, QmrScalars* sc) {
+    SolverState& s = *st;
+    QmrScalars& c = *sc;
+    if (idle(s)) return freeze(c);
+    const double delta = c.delta;
+    const int it = s.iterations + 1;
+    if (delta == 0.0 || !std::isfinite(delta)) {
+        s.fail(delta, kDetailDelta, it);
+        return freeze(c);
+    }
+    s.delta = delta;
+    // p = v - (xi delta / eps) p;  q = w - (rho delta / eps) q  (p = q = 0 before it = 1)
+    c.c_p = it == 1 ? 0.0 : -s.xi * delta / s.epsilon;
+    c.c_q = it == 1 ? 0.0 : -s.rho * delta / s.epsilon;
+    c.c_one_pq = 1.0;
+}
+
+/// After eps = q^T p~: beta = eps / delta and the v~, w~ coefficients.
+__global__ void k_qmr_eps(SolverState* st, QmrScalars* sc) {
+    SolverState& s = *st;
+    QmrScalars& c = *sc;
+    if (idle(s)) return freeze(c);
+    const double eps = c.eps;
+    const int it = s.iterations + 1;
+    if (eps == 0.0 || !std::isfinite(eps)) {
+        s.fail(eps, kDetailEpsilon, it);
+        return freeze(c);
+    }
+    const double beta = eps / s.delta;
+    if (beta == 0.0) {
+        s.fail(beta, kDetailBeta, it);
+        return freeze(c);
+    }
+    s.epsilon = eps;
+    s.beta = beta;
+    c.c_neg_beta = -beta;
+    c.c_one_vw = 1.0;
+}
+
+/// After rho_new = ||v~|| and xi_new = ||w~||: theta, gamma, eta, tau (the shared
+/// recurrence) and the d, s, x, r coefficients; the quasi-residual tau / ||b||.
+__global__ void k_qmr_givens(SolverState* st, QmrScalars* sc, double* quasi) {
+    SolverState& s = *st;
+    QmrScalars& c = *sc;
+    if (idle(s)) return freeze(c);
+    const int it = s.iterations + 1;
+    const double gamma = s.qmr.step(s.rho, c.rho_new, s.beta, it == 1);
+    if (gamma == 0.0 || !std::isfinite(gamma)) {
+        s.fail(gamma, kDetailGamma, it);
+        return freeze(c);
+    }
+    c.c_eta = s.qmr.eta;
+    c.c_c = s.qmr.c;
+    c.c_one_x = 1.0;
+    c.c_neg_one_r = -1.0;
+    quasi[it] = s.qmr.tau / s.bnorm;
+}
+
+/// After ||r||: record the iteration; rho = rho_new, xi = xi_new.
+__global__ void k_qmr_record(SolverState* st, QmrScalars* sc, double* history) {
+    SolverState& s = *st;
+    QmrScalars& c = *sc;
+    if (idle(s)) return freeze(c);
+    const int it = s.iterations + 1;
+    s.r_norm = c.r_norm;
+    if (s.record(it, s.r_norm, history)) return freeze(c);
+    s.rho = c.rho_new;
+    s.xi = c.xi_new;
+    if (it >= s.max_iterations) {
+        s.status = kMaxIterations;
+        s.update_gates();
+    }
+}
+
+/// Iteration 0, after r = b - A x, v~ = w~ = r and ||r||: rho = xi = tau = ||r||.
+__global__ void k_qmr_init(SolverState* st, QmrScalars* sc, double* history, double* quasi) {
+    SolverState& s = *st;
+    const QmrScalars& c = *sc;
+    s.r_norm = c.r_norm;
+    s.rho = c.r_norm;
+    s.xi = c.r_norm;  // ||w~|| = ||r||: the same vector
+    s.epsilon = 1.0;
+    s.qmr = QmrRecurrence{};
+    s.qmr.tau = c.r_norm;
+    quasi[0] = s.qmr.tau / s.bnorm;
+    if (!s.record(0, c.r_norm, history) && s.max_iterations <= 0) {
+        s.status = kMaxIterations;
+        s.update_gates();
+    }
+}
+
+}  // namespace
+}  // namespace detail
+
+SolveResult qmr_library(const GHMatrix& A, const std::vector<double>& b, std::vector<double>& x,
+                        const GpuSolveOptions& options, GpuSolveTimes* times) {
+    using namespace detail;
+    const long long rows = A.rows();
+    check_sizes(rows, b, x, "qmr_library");
+    const SolveOptions& opt = options.solve;
+    Stream stream;
+    const cudaStream_t st = stream.get();
+    EventTimer setup_timer(st);
+    LibraryMatrix mat(A, options.library_spmv, st);
+    LibraryMatrix mat_t(A, options.library_spmv, st, /*transpose=*/true);
+    const long long n = mat.size();  // BSR pads the well unknowns to whole blocks
+    const bool padded = n != rows;
+    Buffer<double> d_b(padded ? pad_vector(A, b) : b), d_x(padded ? pad_vector(A, x) : x);
+    Buffer<double> r(n), v(n), w(n), p(n), q(n), p_tilde(n), d(n), s(n), at_q(n);
+    const std::size_t entries = static_cast<std::size_t>(std::max(opt.max_iterations, 0)) + 1;
+    Buffer<double> history(entries), quasi(entries);
+    // p, q, d, s start at zero: at it = 1 their old values are multiplied by 0 (c_p = c_q = c = 0)
+    p.zero(st);
+    q.zero(st);
+    d.zero(st);
+    s.zero(st);
+    DeviceState state(opt);
+    Buffer<QmrScalars> scalars(1);
+    QmrScalars init{};
+    init.minus_one = -1.0;
+    init.plus_one = 1.0;
+    scalars.upload({init}, st);
+    SolverState* sst = state.device();
+    QmrScalars* sc = scalars.get();
+    const BlasHandle handle(st, n);  // device pointer mode
+    const cublasHandle_t blas = handle.get();
+    const int ni = handle.n();
+    const double setup_seconds = setup_timer.seconds();
+
+    // ||b|| (cuBLAS), then r = b - A x;  v~ = r, rho = ||v~||;  w~ = r, xi = ||w~||.
+    EventTimer solve_timer(st);
+    Buffer<double> bnorm(1);
+    HEPTANE_CUBLAS_CHECK(cublasDnrm2(blas, ni, d_b.get(), 1, bnorm.get()));
+    const double host_bnorm = bnorm.download(st)[0];
+    if (SolveResult trivial; trivial_rhs(host_bnorm, x, trivial)) return trivial;
+    HEPTANE_CUDA_CHECK(
+        cudaMemcpyAsync(&sst->bnorm, bnorm.get(), sizeof(double), cudaMemcpyDeviceToDevice, st));
+    mat.apply(d_x.get(), r.get());
+    HEPTANE_CUBLAS_CHECK(cublasDscal(blas, ni, &sc->minus_one, r.get(), 1));
+    HEPTANE_CUBLAS_CHECK(cublasDaxpy(blas, ni, &sc->plus_one, d_b.get(), 1, r.get(), 1));
+    HEPTANE_CUBLAS_CHECK(cublasDcopy(blas, ni, r.get(), 1, v.get(), 1));
+    HEPTANE_CUBLAS_CHECK(cublasDcopy(blas, ni, r.get(), 1, w.get(), 1));
+    HEPTANE_CUBLAS_CHECK(cublasDnrm2(blas, ni, r.get(), 1, &sc->r_norm));
+    k_qmr_init<<<1, 1, 0, st>>>(sst, sc, history.get(), quasi.get());
+    HEPTANE_SYNC_CHECK(st);
+
+    auto iteration = [&]() {
+        // rho, xi != 0;  v = v~ / rho;  w = w~ / xi;  delta = w^T v
+        k_qmr_scale<<<1, 1, 0, st>>>(sst, sc);
+        HEPTANE_CUBLAS_CHECK(cublasDscal(blas, ni, &sc->c_inv_rho, v.get(), 1));
+        HEPTANE_CUBLAS_CHECK(cublasDscal(blas, ni, &sc->c_inv_xi, w.get(), 1));
+        HEPTANE_CUBLAS_CHECK(cublasDdot(blas, ni, w.get(), 1, v.get(), 1, &sc->delta));
+        k_qmr_delta<<<1, 1, 0, st>>>(sst, sc);
+        // p = v - (xi delta / eps) p;  q = w - (rho delta / eps) q
+        HEPTANE_CUBLAS_CHECK(cublasDscal(blas, ni, &sc->c_p, p.get(), 1));
+        HEPTANE_CUBLAS_CHECK(cublasDaxpy(blas, ni, &sc->c_one_pq, v.get(), 1, p.get(), 1));
+        HEPTANE_CUBLAS_CHECK(cublasDscal(blas, ni, &sc->c_q, q.get(), 1));
+        HEPTANE_CUBLAS_CHECK(cublasDaxpy(blas, ni, &sc->c_one_pq, w.get(), 1, q.get(), 1));
+        // p~ = A p;  eps = q^T p~;  beta = eps / delta
+        mat.apply(p.get(), p_tilde.get());
+        HEPTANE_CUBLAS_CHECK(cublasDdot(blas, ni, q.get(), 1, p_tilde.get(), 1, &sc->eps));
+        k_qmr_eps<<<1, 1, 0, st>>>(sst, sc);
+        // v~ = p~ - beta v;  rho_new = ||v~||
+        HEPTANE_CUBLAS_CHECK(cublasDscal(blas, ni, &sc->c_neg_beta, v.get(), 1));
+        HEPTANE_CUBLAS_CHECK(cublasDaxpy(blas, ni, &sc->c_one_vw, p_tilde.get(), 1, v.get(), 1));
+        HEPTANE_CUBLAS_CHECK(cublasDnrm2(blas, ni, v.get(), 1, &sc->rho_new));
+        // w~ = A^T q - beta w;  xi_new = ||w~||
+        mat_t.apply(q.get(), at_q.get());
+        HEPTANE_CUBLAS_CHECK(cublasDscal(blas, ni, &sc->c_neg_beta, w.get(), 1));
+        HEPTANE_CUBLAS_CHECK(cublasDaxpy(blas, ni, &sc->c_one_vw, at_q.get(), 1, w.get(), 1));
+        HEPTANE_CUBLAS_CHECK(cublasDnrm2(blas, ni, w.get(), 1, &sc->xi_new));
+        // theta, gamma, eta, tau (core/qmr_recurrence.hpp)
+        k_qmr_givens<<<1, 1, 0, st>>>(sst, sc, quasi.get());
+        // d = eta p + (theta_old gamma)^2 d;  s = eta p~ + (theta_old gamma)^2 s
+        HEPTANE_CUBLAS_CHECK(cublasDscal(blas, ni, &sc->c_c, d.get(), 1));
+        HEPTANE_CUBLAS_CHECK(cublasDaxpy(blas, ni, &sc->c_eta, p.get(), 1, d.get(), 1));
+        HEPTANE_CUBLAS_CHECK(cublasDscal(blas, ni, &sc->c_c, s.get(), 1));
+        HEPTANE_CUBLAS_CHECK(cublasDaxpy(blas, ni, &sc->c_eta, p_tilde.get(), 1, s.get(), 1));
+        // x = x + d;  r = r - s;  ||r||
+        HEPTANE_CUBLAS_CHECK(cublasDaxpy(blas, ni, &sc->c_one_x, d.get(), 1, d_x.get(), 1));
+        HEPTANE_CUBLAS_CHECK(cublasDaxpy(blas, ni, &sc->c_neg_one_r, s.get(), 1, r.get(), 1));
+        HEPTANE_CUBLAS_CHECK(cublasDnrm2(blas, ni, r.get(), 1, &sc->r_norm));
+        k_qmr_record<<<1, 1, 0, st>>>(sst, sc, history.get());
+        HEPTANE_SYNC_CHECK(st);
+    };
+
+    SolverState host = state.download(st);
+    const int batch = std::max(options.check_interval, 1);
+    long long launched = 0;  // every launched iteration either ends the solve or counts
+    while (host.status == kRunning && launched < opt.max_iterations) {
+        for (int i = 0; i < batch; ++i) iteration();
+        launched += batch;
+        host = state.download(st);
+        if (opt.progress && host.iterations > 0)
+            opt.progress(host.iterations, host.relative_residual);
+    }
+    // True residual ||b - A x|| / ||b||.
+    mat.apply(d_x.get(), at_q.get());
+    HEPTANE_CUBLAS_CHECK(cublasDscal(blas, ni, &sc->minus_one, at_q.get(), 1));
+    HEPTANE_CUBLAS_CHECK(cublasDaxpy(blas, ni, &sc->plus_one, d_b.get(), 1, at_q.get(), 1));
+    Buffer<double> true_norm(1);
+    HEPTANE_CUBLAS_CHECK(cublasDnrm2(blas, ni, at_q.get(), 1, true_norm.get()));
+    const double solve_seconds = solve_timer.seconds();
+    host = state.download(st);
+    host.true_relative_residual = true_norm.download(st)[0] / host_bnorm;
+
+    std::vector<double> xs;
+    SolveResult result = finish_solve(host, d_x, history, xs, setup_seconds, solve_seconds, times,
+                                      st, &quasi);
+    x = padded ? unpad_vector(A, xs) : xs;
+    return result;
+}
+
+}  // namespace heptane::gpu

@@ -1,0 +1,302 @@
+// Multi-kernel QMR: the conventional GPU variant, built as the multi-kernel BiCGStab. One
+// iteration is a fixed sequence of kernels (the Bdia products A p and A^T q, and fused
+// vector-update-and-dot kernels) captured once into a CUDA graph and replayed; every scalar
+// lives on the device and the kernels are gated by device state, so the host only looks every
+// `check_interval` iterations and the iteration count is still exact. The arithmetic mirrors
+// the reference qmr() of core/krylov.cpp with the identity preconditioner (z = w, y~ = v,
+// z~ = w) operation by operation (canonical arithmetic, the Givens step by QmrRecurrence), so
+// the iterates and both residual histories are the reference's bits.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/canonical.hpp"
+#include "core/qmr_recurrence.hpp"
+#include "gpu/solvers.hpp"
+#include "gpu/src/buffer.cuh"
+#include "gpu/src/canonical_reduce.cuh"
+#include "gpu/src/cuda_check.cuh"
+#include "gpu/src/device_gh.cuh"
+#include "gpu/src/multi_kernel_common.cuh"
+#include "gpu/src/solver_state.cuh"
+
+namespace heptane::gpu {
+namespace detail {
+namespace {
+
+using namespace heptane::canonical;
+
+/// The reference's loop head for iteration `it`, run when iteration it - 1 has ended without
+/// ending the solve: past max_iterations the solve stops; rho = ||v~|| = 0 or xi = ||w~|| = 0
+/// is a breakdown (the reference's fail(rho xi, ...)).
+__device__ void begin_iteration(SolverState& st, int it) {
+    if (it > st.max_iterations) {
+        st.status = kMaxIterations;
+        st.update_gates();
+    } else if (st.rho == 0.0 || st.xi == 0.0) {
+        st.fail(st.rho * st.xi, st.rho == 0.0 ? kDetailQmrRho : kDetailQmrXi, it);
+    }
+}
+
+// ---- kernels, in iteration order --------------------------------------------------------
+
+/// After the SpMV r = A x: r = b - r;  v~ = r, w~ = r;  ||r||; records iteration 0 and sets
+/// rho = ||v~||, xi = ||w~|| (= ||r||, the same reduction of the same bits), eps = 1 and the
+/// Givens state with tau = ||r||.
+__global__ void __launch_bounds__(kChunkThreads)
+    k_init(Work work, const double* b, double* r, double* v, double* w, double* quasi) {
+    double total[1];
+    const bool last = reduce_chunk<1>(
+        work,
+        [&](long long i, GroupSum(&g)[1]) {
+            const double ri = sub(b[i], mul(1.0, r[i]));
+            r[i] = ri;
+            v[i] = ri;
+            w[i] = ri;
+            g[0].add(mul(ri, ri));
+        },
+        total);
+    if (!last || threadIdx.x != 0) return;
+    SolverState& st = *work.st;
+    const double r0 = sqrt(total[0]);
+    st.r_norm = r0;
+    st.qmr = QmrRecurrence{};
+    st.qmr.tau = r0;  // quasi-residual norm
+    quasi[0] = st.qmr.tau / st.bnorm;
+    if (st.record(0, r0, work.history)) return;
+    st.rho = r0;
+    st.xi = r0;
+    st.epsilon = 1.0;
+    begin_iteration(st, 1);
+}
+
+/// v = v~ / rho;  w = w~ / xi;  delta = w^T v (z^T y).
+__global__ void __launch_bounds__(kChunkThreads) k_delta(Work work, double* v, double* w) {
+    SolverState& st = *work.st;
+    if (st.skip_iteration) return;
+    const double inv_rho = 1.0 / st.rho, inv_xi = 1.0 / st.xi;
+    double total[1];
+    const bool last = reduce_chunk<1>(
+        work,
+        [&](long long i, GroupSum(&g)[1]) {
+            const double vi = mul(inv_rho, v[i]);
+            const double wi = mul(inv_xi, w[i]);
+            v[i] = vi;
+            w[i] = wi;
+            g[0].add(mul(wi, vi));
+        },
+        total);
+    if (!last || threadIdx.x != 0) return;
+    const double delta = total[0];
+    if (delta == 0.0 || !std::isfinite(delta)) {
+        st.fail(delta, kDetailDelta, st.iterations + 1);
+        return;
+    }
+    st.delta = delta;
+}
+
+/// p = v, q = w (first iteration) or p = v - (xi delta / eps) p;  q = w - (rho delta / eps) q.
+__global__ void __launch_bounds__(kChunkThreads)
+    k_update_pq(Work work, const double* v, const double* w, double* p, double* q) {
+    const SolverState& st = *work.st;
+    if (st.skip_iteration) return;
+    const bool first = st.iterations == 0;
+    const double cp = -st.xi * st.delta / st.epsilon;
+    const double cq = -st.rho * st.delta / st.epsilon;
+    each_entry(work, [&](long long i) {
+        p[i] = first ? v[i] : mul_add(cp, p[i], v[i]);
+        q[i] = first ? w[i] : mul_add(cq, q[i], w[i]);
+    });
+}
+
+/// eps = q^T p~ (p~ = A p);  beta = eps / delta.
+__global__ void __launch_bounds__(kChunkThreads)
+    k_epsilon(Work work, const double* q, const double* p_tilde) {
+    if (work.st->skip_iteration) return;
+    double total[1];
+    const bool last = reduce_chunk<1>(
+        work, [&](long long i, GroupSum(&g)[1]) { g[0].add(mul(q[i], p_tilde[i])); }, total);
+    if (!last || threadIdx.x != 0) return;
+    SolverState& st = *work.st;
+    const int it = st.iterations + 1;
+    const double eps = total[0];
+    if (eps == 0.0 || !std::isfinite(eps)) {
+        st.fail(eps, kDetailEpsilon, it);
+        return;
+    }
+    const double beta = eps / st.delta;
+    if (beta == 0.0) {
+        st.fail(beta, kDetailBeta, it);
+        return;
+    }
+    st.epsilon = eps;
+    st.beta = beta;
+}
+
+/// v~ = p~ - beta v;  w~ = A^T q - beta w;  rho_new = ||v~||, xi_new = ||w~||; the Givens
+/// step (theta, gamma, eta, tau); then rho = rho_new, xi = xi_new.
+__global__ void __launch_bounds__(kChunkThreads)
+    k_tilde(Work work, const double* p_tilde, const double* at_q, double* v, double* w) {
+    if (work.st->skip_iteration) return;
+    const double beta = work.st->beta;
+    double total[2];
+    const bool last = reduce_chunk<2>(
+        work,
+        [&](long long i, GroupSum(&g)[2]) {
+            const double vi = mul_add(-beta, v[i], p_tilde[i]);
+            const double wi = mul_add(-beta, w[i], at_q[i]);
+            v[i] = vi;
+            w[i] = wi;
+            g[0].add(mul(vi, vi));
+            g[1].add(mul(wi, wi));
+        },
+        total);
+    if (!last || threadIdx.x != 0) return;
+    SolverState& st = *work.st;
+    const double rho_new = sqrt(total[0]);
+    const double xi_new = sqrt(total[1]);
+    const double gamma = st.qmr.step(st.rho, rho_new, st.beta, st.iterations == 0);
+    if (gamma == 0.0 || !std::isfinite(gamma)) {
+        st.fail(gamma, kDetailGamma, st.iterations + 1);
+        return;
+    }
+    st.rho = rho_new;
+    st.xi = xi_new;
+}
+
+/// d = eta p + c d;  s = eta p~ + c s  (c = (theta_old gamma)^2, 0 at the first iteration);
+/// x = x + d;  r = r - s;  ||r||; the quasi-residual tau / ||b||; the iteration's status.
+__global__ void __launch_bounds__(kChunkThreads)
+    k_update_xr(Work work, const double* p, const double* p_tilde, double* d, double* s, double* x,
+                double* r, double* quasi) {
+    SolverState& st = *work.st;
+    if (st.skip_iteration) return;
+    const double eta = st.qmr.eta, c = st.qmr.c;
+    double total[1];
+    const bool last = reduce_chunk<1>(
+        work,
+        [&](long long i, GroupSum(&g)[1]) {
+            const double di = mul_add(c, d[i], mul(eta, p[i]));
+            const double si = mul_add(c, s[i], mul(eta, p_tilde[i]));
+            d[i] = di;
+            s[i] = si;
+            x[i] = mul_add(1.0, di, x[i]);
+            const double ri = mul_add(-1.0, si, r[i]);
+            r[i] = ri;
+            g[0].add(mul(ri, ri));
+        },
+        total);
+    if (!last || threadIdx.x != 0) return;
+    const int it = st.iterations + 1;
+    quasi[it] = st.qmr.tau / st.bnorm;
+    st.r_norm = sqrt(total[0]);
+    if (st.record(it, st.r_norm, work.history)) return;
+    begin_iteration(st, it + 1);
+}
+
+/// ||b - A x|| / ||b|| with A x in `ax` (the reference's true residual).
+__global__ void __launch_bounds__(kChunkThreads)
+    k_true_residual(Work work, const double* b, const double* ax) {
+    double total[1];
+    const bool last = reduce_chunk<1>(
+        work,
+        [&](long long i, GroupSum(&g)[1]) {
+            const double ri = sub(b[i], mul(1.0, ax[i]));
+            g[0].add(mul(ri, ri));
+        },
+        total);
+    if (!last || threadIdx.x != 0) return;
+    work.st->true_relative_residual = sqrt(total[0]) / work.st->bnorm;
+}
+
+/// ||b||.
+__global__ void __launch_bounds__(kChunkThreads) k_bnorm(Work work, const double* b) {
+    double total[1];
+    const bool last = reduce_chunk<1>(
+        work, [&](long long i, GroupSum(&g)[1]) { g[0].add(mul(b[i], b[i])); }, total);
+    if (!last || threadIdx.x != 0) return;
+    work.st->bnorm = sqrt(total[0]);
+}
+
+}  // namespace
+}  // namespace detail
+
+SolveResult qmr_multi_kernel(const GHMatrix& A, const std::vector<double>& b,
+                             std::vector<double>& x, const GpuSolveOptions& options,
+                             GpuSolveTimes* times) {
+    using namespace detail;
+    const long long n = A.rows();
+    check_sizes(n, b, x, "qmr_multi_kernel");
+    const SolveOptions& opt = options.solve;
+    Stream stream;
+    EventTimer setup_timer(stream.get());
+    const cudaStream_t st = stream.get();
+
+    const DeviceGH gh(A, options.variant);
+    Buffer<double> d_b(b), d_x(x), r(n), v(n), w(n), p(n), q(n), p_tilde(n), at_q(n), d(n), s(n);
+    // d and s start at zero, as the reference's: the first iteration weighs them by c = 0,
+    // and 0 times uninitialised memory could be NaN.
+    d.zero(st);
+    s.zero(st);
+    const unsigned blocks = reduction_blocks(n);
+    Buffer<double> partial0(blocks), partial1(blocks);
+    Buffer<double> history(opt.max_iterations + 1), quasi(opt.max_iterations + 1);
+    Buffer<unsigned> counter(1);
+    counter.zero(st);
+    DeviceState state(opt);
+    Work work{n, {partial0.get(), partial1.get()}, counter.get(), state.device(), history.get()};
+    const int* ended = &state.device()->skip_iteration;
+
+    // ||b||: zero and non-finite right-hand sides end the solve here, as in the reference.
+    k_bnorm<<<blocks, kChunkThreads, 0, st>>>(work, d_b.get());
+    HEPTANE_SYNC_CHECK(st);
+    SolverState host = state.download(st);
+    if (SolveResult trivial; trivial_rhs(host.bnorm, x, trivial)) return trivial;
+
+    // One iteration, captured into a graph.
+    cudaGraph_t graph = nullptr;
+    HEPTANE_CUDA_CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+    k_delta<<<blocks, kChunkThreads, 0, st>>>(work, v.get(), w.get());
+    k_update_pq<<<blocks, kChunkThreads, 0, st>>>(work, v.get(), w.get(), p.get(), q.get());
+    gh.apply(p.get(), p_tilde.get(), false, st, ended);  // p~ = A p
+    k_epsilon<<<blocks, kChunkThreads, 0, st>>>(work, q.get(), p_tilde.get());
+    gh.apply(q.get(), at_q.get(), true, st, ended);  // A^T q
+    k_tilde<<<blocks, kChunkThreads, 0, st>>>(work, p_tilde.get(), at_q.get(), v.get(), w.get());
+    k_update_xr<<<blocks, kChunkThreads, 0, st>>>(work, p.get(), p_tilde.get(), d.get(), s.get(),
+                                                  d_x.get(), r.get(), quasi.get());
+    HEPTANE_CUDA_CHECK(cudaStreamEndCapture(st, &graph));
+    GraphExec exec(graph);
+    HEPTANE_CUDA_CHECK(cudaGraphDestroy(graph));
+    const double setup_seconds = setup_timer.seconds();
+
+    // r = b - A x, v~ = w~ = r: iteration 0.
+    EventTimer solve_timer(st);
+    gh.apply(d_x.get(), r.get(), false, st);
+    k_init<<<blocks, kChunkThreads, 0, st>>>(work, d_b.get(), r.get(), v.get(), w.get(),
+                                             quasi.get());
+    HEPTANE_SYNC_CHECK(st);
+    host = state.download(st);
+    int launched = 0;
+    while (host.status == kRunning && launched < opt.max_iterations) {
+        const int batch =
+            std::min(std::max(options.check_interval, 1), opt.max_iterations - launched);
+        for (int i = 0; i < batch; ++i) HEPTANE_CUDA_CHECK(cudaGraphLaunch(exec.get(), st));
+        launched += batch;
+        host = state.download(st);  // the only host round trip, once per batch
+        if (opt.progress && host.iterations > 0) {
+            opt.progress(host.iterations, host.r_norm / host.bnorm);
+        }
+    }
+    // True residual ||b - A x|| / ||b||.
+    gh.apply(d_x.get(), at_q.get(), false, st);
+    k_true_residual<<<blocks, kChunkThreads, 0, st>>>(work, d_b.get(), at_q.get());
+    HEPTANE_SYNC_CHECK(st);
+    host = state.download(st);
+    const double solve_seconds = solve_timer.seconds();
+
+    return finish_solve(host, d_x, history, x, setup_seconds, solve_seconds, times, st,
+                        &quasi);
+}
+
+}  // namespace heptane::gpu
