@@ -225,7 +225,7 @@ int cmd_bench_solve(const BenchArgs& args, std::ostream& out) {
     y << YAML::Key << "iterations_fixed" << YAML::Value << args.iterations;
     y << YAML::Key << "results" << YAML::Value << YAML::BeginSeq;
     char line[256];
-    std::snprintf(line, sizeof line, "%-7s %3s %12s  %-28s %6s %11s %9s %8s %9s %8s %s\n", "grid",
+    std::snprintf(line, sizeof line, "%-7s %3s %12s  %-33s %6s %11s %9s %8s %9s %8s %s\n", "grid",
                   "K", "rows", "solver", "iters", "us / iter", "GB/s", "x triad", "speedup",
                   "x floor", "to 1e-8");
     out << line;
@@ -240,6 +240,7 @@ int cmd_bench_solve(const BenchArgs& args, std::ostream& out) {
             const double n = static_cast<double>(sys.matrix.rows());
             const double spmv_bytes = 8.0 * static_cast<double>(sys.matrix.nonzeros()) + 16.0 * n;
             struct Row {
+                Method method;
                 std::string name;
                 double per_iteration = 0.0;
                 int iterations = 0, converged_iterations = 0;
@@ -248,100 +249,106 @@ int cmd_bench_solve(const BenchArgs& args, std::ostream& out) {
                 gpu::InKernelPlan plan;  ///< in_kernel only
             };
             std::vector<Row> rows;
-            enum class Solver { in_kernel, multi_kernel, library };
-            auto run_gpu = [&](const std::string& name, Solver solver, gpu::LibrarySpmv fmt) {
-                gpu::GpuSolveOptions o;
-                o.library_spmv = fmt;
-                o.solve.tolerance = 0.0;  // exactly `iterations` iterations
-                o.solve.max_iterations = args.iterations;
-                Row row{name,
-                        0.0,
-                        0,
-                        0,
-                        0.0,
-                        solver == Solver::in_kernel      ? gpu::in_kernel_cost()
-                        : solver == Solver::multi_kernel ? gpu::multi_kernel_cost()
-                                                         : gpu::library_cost(),
-                        {}};
-                // One solve from x = 0; its device solve time in *seconds.
-                auto solve = [&](double* seconds) {
-                    std::vector<double> x(sys.rhs.size(), 0.0);
-                    gpu::GpuSolveTimes t;
-                    SolveResult r;
-                    switch (solver) {
-                        case Solver::in_kernel:
-                            r = gpu::bicgstab_in_kernel(sys.matrix, sys.rhs, x, o, &t, &row.plan);
-                            break;
-                        case Solver::multi_kernel:
-                            r = gpu::bicgstab_multi_kernel(sys.matrix, sys.rhs, x, o, &t);
-                            break;
-                        case Solver::library:
-                            r = gpu::bicgstab_library(sys.matrix, sys.rhs, x, o, &t);
-                            break;
+            for (const std::string& method_name : args.methods) {
+                const Method method = method_name == "qmr" ? Method::qmr : Method::bicgstab;
+                auto run_gpu = [&](const std::string& name, GpuKernel kernel,
+                                   gpu::LibrarySpmv fmt) {
+                    gpu::GpuSolveOptions o;
+                    o.library_spmv = fmt;
+                    o.solve.tolerance = 0.0;  // exactly `iterations` iterations
+                    o.solve.max_iterations = args.iterations;
+                    Row row{method, method_name + " " + name, 0.0, 0, 0, 0.0,
+                            gpu::cost(method, kernel), {}};
+                    // One solve from x = 0; its device solve time in *seconds.
+                    auto solve = [&](double* seconds) {
+                        std::vector<double> x(sys.rhs.size(), 0.0);
+                        gpu::GpuSolveTimes t;
+                        const SolveResult r =
+                            gpu::solve(method, kernel, sys.matrix, sys.rhs, x, o, &t, &row.plan);
+                        *seconds = t.solve_seconds;
+                        return r.iterations;
+                    };
+                    std::vector<double> per;
+                    for (int rep = 0; rep < std::max(args.repeats / 5, 3); ++rep) {
+                        double seconds = 0.0;
+                        row.iterations = solve(&seconds);
+                        per.push_back(seconds / std::max(row.iterations, 1));
                     }
-                    *seconds = t.solve_seconds;
-                    return r.iterations;
+                    std::sort(per.begin(), per.end());
+                    row.per_iteration = per[per.size() / 2];
+                    o.solve.tolerance = 1e-8;
+                    o.solve.max_iterations = 100000;
+                    row.converged_iterations = solve(&row.converged_seconds);
+                    rows.push_back(row);
                 };
-                std::vector<double> per;
-                for (int rep = 0; rep < std::max(args.repeats / 5, 3); ++rep) {
-                    double seconds = 0.0;
-                    row.iterations = solve(&seconds);
-                    per.push_back(seconds / std::max(row.iterations, 1));
+                if (dev.gpu && selects(args, "in_kernel")) {
+                    run_gpu("in_kernel", GpuKernel::in_kernel, gpu::LibrarySpmv::bsr);
                 }
-                std::sort(per.begin(), per.end());
-                row.per_iteration = per[per.size() / 2];
-                o.solve.tolerance = 1e-8;
-                o.solve.max_iterations = 100000;
-                row.converged_iterations = solve(&row.converged_seconds);
-                rows.push_back(row);
-            };
-            if (dev.gpu && selects(args, "in_kernel")) {
-                run_gpu("in_kernel", Solver::in_kernel, gpu::LibrarySpmv::bsr);
-            }
-            if (dev.gpu && selects(args, "multi_kernel")) {
-                run_gpu("multi_kernel (graph)", Solver::multi_kernel, gpu::LibrarySpmv::bsr);
-            }
-            if (dev.gpu && selects(args, "library")) {
-                if (K > 1) {  // cuSPARSE BSR needs 2 x 2 blocks
-                    run_gpu("library (cusparse_bsr)", Solver::library, gpu::LibrarySpmv::bsr);
-                    run_gpu("library (cusparse_bsrmv)", Solver::library,
-                            gpu::LibrarySpmv::bsr_legacy);
+                if (dev.gpu && selects(args, "multi_kernel")) {
+                    run_gpu("multi_kernel (graph)", GpuKernel::multi_kernel,
+                            gpu::LibrarySpmv::bsr);
                 }
-                run_gpu("library (cusparse_csr)", Solver::library, gpu::LibrarySpmv::csr);
+                if (dev.gpu && selects(args, "library")) {
+                    if (K > 1) {  // cuSPARSE BSR needs 2 x 2 blocks
+                        run_gpu("library (cusparse_bsr)", GpuKernel::library,
+                                gpu::LibrarySpmv::bsr);
+                        run_gpu("library (cusparse_bsrmv)", GpuKernel::library,
+                                gpu::LibrarySpmv::bsr_legacy);
+                    }
+                    run_gpu("library (cusparse_csr)", GpuKernel::library, gpu::LibrarySpmv::csr);
+                }
+                if (!dev.gpu || args.cpu) {
+                    const GHOperator op(sys.matrix);
+                    auto cpu_solve = [&](const SolveOptions& o, std::vector<double>& x) {
+                        return method == Method::qmr ? qmr(op, sys.rhs.data(), x.data(), o)
+                                                     : bicgstab(op, sys.rhs.data(), x.data(), o);
+                    };
+                    SolveOptions o;
+                    o.tolerance = 0.0;
+                    o.max_iterations = args.iterations;
+                    Row row{method,
+                            method_name + " cpu reference",
+                            0.0,
+                            0,
+                            0,
+                            0.0,
+                            method == Method::qmr ? qmr_cost() : bicgstab_cost(),
+                            {}};
+                    std::vector<double> x(sys.rhs.size(), 0.0);
+                    const auto t0 = Clock::now();
+                    const SolveResult r = cpu_solve(o, x);
+                    row.iterations = r.iterations;
+                    row.per_iteration = std::chrono::duration<double>(Clock::now() - t0).count() /
+                                        std::max(r.iterations, 1);
+                    o.tolerance = 1e-8;
+                    o.max_iterations = 100000;
+                    std::fill(x.begin(), x.end(), 0.0);
+                    const auto t1 = Clock::now();
+                    const SolveResult c = cpu_solve(o, x);
+                    row.converged_iterations = c.iterations;
+                    row.converged_seconds =
+                        std::chrono::duration<double>(Clock::now() - t1).count();
+                    rows.push_back(row);
+                }
             }
-            if (!dev.gpu || args.cpu) {
-                const GHOperator op(sys.matrix);
-                SolveOptions o;
-                o.tolerance = 0.0;
-                o.max_iterations = args.iterations;
-                Row row{"cpu reference", 0.0, 0, 0, 0.0, bicgstab_cost(), {}};
-                std::vector<double> x(sys.rhs.size(), 0.0);
-                const auto t0 = Clock::now();
-                const SolveResult r = bicgstab(op, sys.rhs.data(), x.data(), o);
-                row.iterations = r.iterations;
-                row.per_iteration = std::chrono::duration<double>(Clock::now() - t0).count() /
-                                    std::max(r.iterations, 1);
-                o.tolerance = 1e-8;
-                o.max_iterations = 100000;
-                std::fill(x.begin(), x.end(), 0.0);
-                const auto t1 = Clock::now();
-                const SolveResult c = bicgstab(op, sys.rhs.data(), x.data(), o);
-                row.converged_iterations = c.iterations;
-                row.converged_seconds = std::chrono::duration<double>(Clock::now() - t1).count();
-                rows.push_back(row);
-            }
-            auto best_of = [&](const std::string& prefix) {
+            // Ratios within a method: its best library row, its multi-kernel, its floor; and
+            // each row against the in-kernel BiCGStab (QMR's per-iteration cost target).
+            auto best_of = [&](Method method, const std::string& kernel) {
                 double best = 0.0;
                 for (const Row& r : rows) {
-                    if (r.name.rfind(prefix, 0) == 0)
+                    if (r.method == method && r.name.find(" " + kernel) != std::string::npos)
                         best = best == 0.0 ? r.per_iteration : std::min(best, r.per_iteration);
                 }
                 return best;
             };
-            const double library_best = best_of("library");
-            const double multi_kernel = best_of("multi_kernel");
-            const double floor_seconds = gpu::bicgstab_floor_bytes(sys.matrix) / dev.triad;
+            const double bicgstab_in_kernel = best_of(Method::bicgstab, "in_kernel");
             for (const Row& r : rows) {
+                const double library_best = best_of(r.method, "library");
+                const double multi_kernel = best_of(r.method, "multi_kernel");
+                const double floor_bytes = r.method == Method::qmr
+                                               ? gpu::qmr_floor_bytes(sys.matrix)
+                                               : gpu::bicgstab_floor_bytes(sys.matrix);
+                const double floor_seconds = floor_bytes / dev.triad;
                 const double bytes = r.cost.products * spmv_bytes + r.cost.vector_passes * 8.0 * n;
                 const double gbs = bytes / r.per_iteration / 1e9;
                 const double speedup = library_best > 0.0 ? library_best / r.per_iteration : 0.0;
@@ -355,9 +362,12 @@ int cmd_bench_solve(const BenchArgs& args, std::ostream& out) {
                   << YAML::Key << "speedup_vs_best_library" << YAML::Value << speedup << YAML::Key
                   << "speedup_vs_multi_kernel" << YAML::Value
                   << (multi_kernel > 0.0 ? multi_kernel / r.per_iteration : 0.0) << YAML::Key
-                  << "time_over_floor" << YAML::Value << r.per_iteration / floor_seconds
-                  << YAML::Key << "iterations_to_1e-8" << YAML::Value << r.converged_iterations
-                  << YAML::Key << "seconds_to_1e-8" << YAML::Value << r.converged_seconds;
+                  << "time_over_bicgstab_in_kernel" << YAML::Value
+                  << (bicgstab_in_kernel > 0.0 ? r.per_iteration / bicgstab_in_kernel : 0.0)
+                  << YAML::Key << "time_over_floor" << YAML::Value
+                  << r.per_iteration / floor_seconds << YAML::Key << "iterations_to_1e-8"
+                  << YAML::Value << r.converged_iterations << YAML::Key << "seconds_to_1e-8"
+                  << YAML::Value << r.converged_seconds;
                 if (r.plan.grid > 0) {
                     y << YAML::Key << "launch" << YAML::Value << YAML::Flow << YAML::BeginMap
                       << YAML::Key << "grid" << YAML::Value << r.plan.grid << YAML::Key << "threads"
@@ -370,7 +380,7 @@ int cmd_bench_solve(const BenchArgs& args, std::ostream& out) {
                 y << YAML::EndMap;
                 std::snprintf(
                     line, sizeof line,
-                    "%-7s %3d %12s  %-28s %6d %11.1f %9.1f %8.3f %9s %8.2f %d it, %.4f s\n",
+                    "%-7s %3d %12s  %-33s %6d %11.1f %9.1f %8.3f %9s %8.2f %d it, %.4f s\n",
                     grid_name(g).c_str(), K, with_commas(sys.matrix.rows()).c_str(), r.name.c_str(),
                     r.iterations, 1e6 * r.per_iteration, gbs, bytes / r.per_iteration / dev.triad,
                     speedup > 0.0 ? (fixed(speedup, 2) + "x").c_str() : "-",
@@ -382,10 +392,12 @@ int cmd_bench_solve(const BenchArgs& args, std::ostream& out) {
     y << YAML::EndSeq;
     y << YAML::Key << "bytes_counted" << YAML::Value
       << "per iteration: products x (8 nnz + 16 n) + vector passes x 8 n, with the products "
-         "and passes of each implementation (in_kernel 2 + 12, multi_kernel 2 + 19, library 2 + "
-         "33, "
-         "cpu 2 + 23); time_over_floor: time per iteration / (floor bytes / triad), floor = "
-         "2 x 8 nnz + 9 x 8 n (the matrix twice; read x, r, r_hat, p, v, write x, r, p, v)";
+         "and passes of each implementation (gpu::cost, core IterationCost: bicgstab in_kernel "
+         "2 + 12, multi_kernel 2 + 19, library 2 + 33, cpu 2 + 23; qmr in_kernel 2 + 28, "
+         "multi_kernel 2 + 28, library 2 + 47, cpu 2 + 35); time_over_floor: time per iteration "
+         "/ (floor bytes / triad), floor = 2 x 8 nnz + 9 x 8 n for bicgstab (the matrix twice; "
+         "read x, r, r_hat, p, v, write x, r, p, v) and 2 x 8 nnz + 16 x 8 n for qmr (A and "
+         "A^T; read and write v, w, p, q, d, s, x, r)";
     write_report(args.report, y, out);
     return 0;
 }

@@ -16,6 +16,8 @@ struct BenchArgs {
     double max_host_gb = 48.0;  ///< skip systems larger than this
     /// bench solve: the GPU solvers timed (in_kernel, multi_kernel, library)
     std::vector<std::string> solvers{"in_kernel", "multi_kernel", "library"};
+    /// bench solve: the Krylov methods timed (bicgstab, qmr)
+    std::vector<std::string> methods{"bicgstab", "qmr"};
     bool cpu = false;     ///< also time the CPU reference
     std::string report;   ///< YAML report path
     std::string command;  ///< the command line, for the report

@@ -145,6 +145,11 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                      "GPU solvers to time: in_kernel, multi_kernel, library (default: all)")
         ->delimiter(',')
         ->check(CLI::IsMember({"in_kernel", "multi_kernel", "library"}));
+    bench_solve
+        ->add_option("--methods", bench_args.methods,
+                     "Krylov methods to time: bicgstab, qmr (default: both)")
+        ->delimiter(',')
+        ->check(CLI::IsMember({"bicgstab", "qmr"}));
     bench_spmv->add_option("--report", bench_args.report, "YAML report")
         ->default_val("bench_spmv.yaml");
     bench_solve->add_option("--report", bench_args.report, "YAML report")

@@ -83,7 +83,7 @@ Plan plan_backend(const Deck& deck) {
     Plan plan;
     const bool gpu_ready = gpu::compiled_with_cuda() && gpu::device_count() > 0;
     if (s.backend == Backend::cpu ||
-        (s.backend == Backend::automatic && (!gpu_ready || s.method != Method::bicgstab))) {
+        (s.backend == Backend::automatic && !gpu_ready)) {
         plan.backend = "cpu";
         plan.kernel_name = "reference";
         return plan;
@@ -95,12 +95,6 @@ Plan plan_backend(const Deck& deck) {
     }
     if (s.backend == Backend::gpu && gpu::device_count() == 0) {
         throw Error("backend gpu: no CUDA device found; use --backend cpu");
-    }
-    if (s.method != Method::bicgstab) {
-        deck.rethrow_located(InputError("solver.method",
-                                        "the GPU solvers of this version are BiCGStab only; use "
-                                        "--backend cpu for " +
-                                            std::string(method_name(s.method))));
     }
     plan.gpu = true;
     plan.backend = "gpu";
@@ -197,26 +191,16 @@ int cmd_run(const RunArgs& args, std::ostream& out, std::ostream& err, bool term
             gopt.solve = options;
             gopt.library_spmv = library_spmv(deck.solver.library_format);
             gpu::GpuSolveTimes times;
-            switch (plan.kernel) {
-                case GpuKernel::in_kernel: {
-                    gpu::InKernelPlan launch;
-                    run.result =
-                        gpu::bicgstab_in_kernel(sys.matrix, sys.rhs, x, gopt, &times, &launch);
-                    cost = gpu::in_kernel_cost();
-                    run.kernel += " (" + std::to_string(launch.grid) + " blocks x " +
-                                  std::to_string(launch.threads) + ", " +
-                                  (launch.shared_ranges ? "shared" : "global") + " ranges)";
-                    break;
-                }
-                case GpuKernel::multi_kernel:
-                    run.result = gpu::bicgstab_multi_kernel(sys.matrix, sys.rhs, x, gopt, &times);
-                    cost = gpu::multi_kernel_cost();
-                    break;
-                case GpuKernel::library:
-                    run.result = gpu::bicgstab_library(sys.matrix, sys.rhs, x, gopt, &times);
-                    cost = gpu::library_cost();
-                    run.kernel += std::string("/") + gpu::to_string(gopt.library_spmv);
-                    break;
+            gpu::InKernelPlan launch;
+            run.result = gpu::solve(deck.solver.method, plan.kernel, sys.matrix, sys.rhs, x, gopt,
+                                    &times, &launch);
+            cost = gpu::cost(deck.solver.method, plan.kernel);
+            if (plan.kernel == GpuKernel::in_kernel) {
+                run.kernel += " (" + std::to_string(launch.grid) + " blocks x " +
+                              std::to_string(launch.threads) + ", " +
+                              (launch.shared_ranges ? "shared" : "global") + " ranges)";
+            } else if (plan.kernel == GpuKernel::library) {
+                run.kernel += std::string("/") + gpu::to_string(gopt.library_spmv);
             }
             run.setup_seconds += times.setup_seconds;
             run.solve_seconds = times.solve_seconds;
