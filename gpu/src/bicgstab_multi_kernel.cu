@@ -206,30 +206,6 @@ __global__ void __launch_bounds__(kChunkThreads)
     }
 }
 
-/// ||b - A x|| / ||b|| with A x in `ax` (the reference's true residual).
-__global__ void __launch_bounds__(kChunkThreads)
-    k_true_residual(Work w, const double* b, const double* ax) {
-    double total[1];
-    const bool last = reduce_chunk<1>(
-        w,
-        [&](long long i, GroupSum(&g)[1]) {
-            const double ri = sub(b[i], mul(1.0, ax[i]));
-            g[0].add(mul(ri, ri));
-        },
-        total);
-    if (!last || threadIdx.x != 0) return;
-    w.st->true_relative_residual = sqrt(total[0]) / w.st->bnorm;
-}
-
-/// ||b||.
-__global__ void __launch_bounds__(kChunkThreads) k_bnorm(Work w, const double* b) {
-    double total[1];
-    const bool last = reduce_chunk<1>(
-        w, [&](long long i, GroupSum(&g)[1]) { g[0].add(mul(b[i], b[i])); }, total);
-    if (!last || threadIdx.x != 0) return;
-    w.st->bnorm = sqrt(total[0]);
-}
-
 }  // namespace
 }  // namespace detail
 
@@ -284,19 +260,8 @@ SolveResult bicgstab_multi_kernel(const GHMatrix& A, const std::vector<double>& 
     gh.apply(d_x.get(), r.get(), false, st);
     k_residual<<<blocks, kChunkThreads, 0, st>>>(w, d_b.get(), r.get(), r_hat.get(), 1);
     HEPTANE_SYNC_CHECK(st);
-    host = state.download(st);
-    int launched = 0;
-    while (host.status == kRunning && launched < opt.max_iterations) {
-        const int batch =
-            std::min(std::max(options.check_interval, 1), opt.max_iterations - launched);
-        for (int i = 0; i < batch; ++i) HEPTANE_CUDA_CHECK(cudaGraphLaunch(exec.get(), st));
-        launched += batch;
-        host = state.download(st);  // the only host round trip, once per batch
-        if (opt.progress && host.iterations > 0) {
-            opt.progress(host.iterations, host.r_norm / host.bnorm);
-        }
-    }
-    // True residual ||b - A x|| / ||b||.
+    // The iterations, then the true residual ||b - A x|| / ||b|| (A x into t).
+    replay_iterations(exec.get(), state, options, st);
     gh.apply(d_x.get(), t.get(), false, st);
     k_true_residual<<<blocks, kChunkThreads, 0, st>>>(w, d_b.get(), t.get());
     HEPTANE_SYNC_CHECK(st);

@@ -5,6 +5,8 @@
 /// finishes last combining the chunks).
 #include <cuda_runtime.h>
 
+#include <algorithm>
+
 #include "gpu/src/canonical_reduce.cuh"
 #include "gpu/src/solver_state.cuh"
 
@@ -42,5 +44,54 @@ template <class F>
 __device__ void each_entry(const Work& w, F f) {
     for (int p = 0; p < kPasses; ++p) for_group(p, w.n, f);
 }
+
+/// Replays the graph of one iteration in batches of check_interval launches, looking at the
+/// device state after each batch only (the host's one round trip), until the solve has ended
+/// or max_iterations iterations were launched; progress after each look.
+inline void replay_iterations(cudaGraphExec_t exec, const DeviceState& state,
+                              const GpuSolveOptions& options, cudaStream_t st) {
+    const SolveOptions& opt = options.solve;
+    SolverState host = state.download(st);
+    int launched = 0;
+    while (host.status == kRunning && launched < opt.max_iterations) {
+        const int batch =
+            std::min(std::max(options.check_interval, 1), opt.max_iterations - launched);
+        for (int i = 0; i < batch; ++i) HEPTANE_CUDA_CHECK(cudaGraphLaunch(exec, st));
+        launched += batch;
+        host = state.download(st);
+        if (opt.progress && host.iterations > 0) {
+            opt.progress(host.iterations, host.r_norm / host.bnorm);
+        }
+    }
+}
+
+// The kernels both solvers launch (internal linkage: each .cu file has its own copy).
+namespace {
+
+/// ||b - A x|| / ||b|| with A x in `ax` (the reference's true residual).
+__global__ void __launch_bounds__(kChunkThreads)
+    k_true_residual(Work work, const double* b, const double* ax) {
+    double total[1];
+    const bool last = reduce_chunk<1>(
+        work,
+        [&](long long i, GroupSum(&g)[1]) {
+            const double ri = canonical::sub(b[i], canonical::mul(1.0, ax[i]));
+            g[0].add(canonical::mul(ri, ri));
+        },
+        total);
+    if (!last || threadIdx.x != 0) return;
+    work.st->true_relative_residual = sqrt(total[0]) / work.st->bnorm;
+}
+
+/// ||b||.
+__global__ void __launch_bounds__(kChunkThreads) k_bnorm(Work work, const double* b) {
+    double total[1];
+    const bool last = reduce_chunk<1>(
+        work, [&](long long i, GroupSum(&g)[1]) { g[0].add(canonical::mul(b[i], b[i])); }, total);
+    if (!last || threadIdx.x != 0) return;
+    work.st->bnorm = sqrt(total[0]);
+}
+
+}  // namespace
 
 }  // namespace heptane::gpu::detail
