@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/errors.hpp"
+#include "gpu/ksparse.hpp"
 #include "gpu/solvers.hpp"
 #include "gpu/spmv.hpp"
 
@@ -44,6 +45,22 @@ const char* to_string(RangeStorage s) {
             return "global";
     }
     return "?";
+}
+
+const char* to_string(KsparseKernel k) {
+    switch (k) {
+        case KsparseKernel::automatic:
+            return "automatic";
+        case KsparseKernel::k1:
+            return "ksparse_k1";
+        case KsparseKernel::k2:
+            return "ksparse_k2";
+    }
+    return "?";
+}
+
+KsparseKernel ksparse_kernel_for(int block_size) {
+    return block_size <= 5 ? KsparseKernel::k1 : KsparseKernel::k2;
 }
 
 IterationCost in_kernel_cost() {

@@ -3,6 +3,7 @@
 #include "core/errors.hpp"
 #include "gpu/bench.hpp"
 #include "gpu/device.hpp"
+#include "gpu/ksparse.hpp"
 #include "gpu/solvers.hpp"
 #include "gpu/spmv.hpp"
 
@@ -58,6 +59,10 @@ SolveResult qmr_multi_kernel(const GHMatrix&, const std::vector<double>&, std::v
 SolveResult qmr_library(const GHMatrix&, const std::vector<double>&, std::vector<double>&,
                         const GpuSolveOptions&, GpuSolveTimes*) {
     not_compiled("qmr_library");
+}
+
+std::vector<double> spmv_ksparse(const Bsr&, const std::vector<double>&, const KsparseParams&) {
+    not_compiled("spmv_ksparse");
 }
 
 Timing measure_triad(std::size_t, int) { not_compiled("measure_triad"); }

@@ -1,0 +1,44 @@
+#pragma once
+/// @file KSPARSE block-sparse SpMV (seed 001, sections 4-5) for any BSR matrix (CUDA-free
+/// header). First version (issue 7, part 2): kernel K1 for block sizes 1-5 (truncated warps
+/// reading several blocks per transaction) and K2 for any block size 2-128 (thread arrays of
+/// nb x N_tg threads, each thread keeping ept = ceil(bs / N_tg) columns of a block). K3
+/// (several thread blocks per block row, bs >= 45), the balanced variant and autotuning are
+/// still to come; until K3 exists, K2 serves every bs above 5.
+///
+/// On the device the blocks are stored column-major (the transpose of Bsr's row-major
+/// blocks), so that threads of consecutive rows read consecutive addresses. Sums are in the
+/// kernels' own order (not the canonical order of the Bdia kernels): results agree with the
+/// reference core::spmv(Bsr) to rounding.
+#include <string>
+#include <vector>
+
+#include "core/formats.hpp"
+
+namespace heptane::gpu {
+
+enum class KsparseKernel {
+    automatic,  ///< K1 for bs <= 5, K2 otherwise
+    k1,         ///< bs 1-5: a truncated warp reads floor(32 / bs^2) blocks at once
+    k2,         ///< bs 2-128: thread arrays of bs x N_tg threads
+};
+const char* to_string(KsparseKernel k);
+
+/// Launch parameters (seed 001, section 5.7); 0 = the default for the kernel and bs.
+struct KsparseParams {
+    KsparseKernel kernel = KsparseKernel::automatic;
+    int rows_per_array = 0;    ///< N_brows_ta: consecutive block rows per thread array
+    int arrays_per_block = 0;  ///< N_ta: thread arrays per thread block
+    int groups = 0;            ///< K2's N_tg: thread groups (columns in flight) per array
+};
+
+/// The kernel `automatic` picks for block size bs.
+KsparseKernel ksparse_kernel_for(int block_size);
+
+/// y = A x on the device with a KSPARSE kernel: uploads A and x, launches, downloads y.
+/// For tests and one-off products. Throws NotSupported for a kernel that cannot take A's
+/// block size (K1 above 5, K2 below 2 or above 128) and std::invalid_argument for a wrong x.
+std::vector<double> spmv_ksparse(const Bsr& A, const std::vector<double>& x,
+                                 const KsparseParams& params = {});
+
+}  // namespace heptane::gpu
