@@ -16,6 +16,7 @@
 #include "core/errors.hpp"
 #include "core/krylov.hpp"
 #include "core/linear_operator.hpp"
+#include "core/matrix_market.hpp"
 #include "core/spmv.hpp"
 #include "gpu/bench.hpp"
 #include "gpu/device.hpp"
@@ -398,6 +399,98 @@ int cmd_bench_solve(const BenchArgs& args, std::ostream& out) {
          "/ (floor bytes / triad), floor = 2 x 8 nnz + 9 x 8 n for bicgstab (the matrix twice; "
          "read x, r, r_hat, p, v, write x, r, p, v) and 2 x 8 nnz + 16 x 8 n for qmr (A and "
          "A^T; read and write v, w, p, q, d, s, x, r)";
+    write_report(args.report, y, out);
+    return 0;
+}
+
+std::vector<int> parse_block_sizes(const std::vector<std::string>& items) {
+    auto number = [](const std::string& text) {
+        std::size_t used = 0;
+        int v = 0;
+        try {
+            v = std::stoi(text, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != text.size() || v < 1 || v > kMaxPromotedBlockSize) {
+            throw InputError("--block-sizes", "'" + text + "' is not a block size in 1.." +
+                                                  std::to_string(kMaxPromotedBlockSize));
+        }
+        return v;
+    };
+    std::vector<int> out;
+    for (const std::string& item : items) {
+        const std::size_t dots = item.find("..");
+        if (dots == std::string::npos) {
+            out.push_back(number(item));
+            continue;
+        }
+        const int a = number(item.substr(0, dots)), b = number(item.substr(dots + 2));
+        if (a > b) throw InputError("--block-sizes", "empty range '" + item + "'");
+        for (int bs = a; bs <= b; ++bs) out.push_back(bs);
+    }
+    return out;
+}
+
+int cmd_bench_ksparse(const BenchArgs& args, std::ostream& out) {
+    const Csr pattern = read_matrix_market(args.matrix);  // malformed: exit 2 with the line
+    const Device dev = measure_device(args, out);
+    YAML::Emitter y;
+    begin_report(y, dev, "ksparse", args.command);
+    y << YAML::Key << "matrix" << YAML::Value << args.matrix << YAML::Key << "rows"
+      << YAML::Value << pattern.rows << YAML::Key << "nonzeros" << YAML::Value
+      << pattern.nonzeros() << YAML::Key << "seed" << YAML::Value << args.seed;
+    y << YAML::Key << "results" << YAML::Value << YAML::BeginSeq;
+    out << args.matrix << ": " << pattern.rows << " x " << pattern.cols << ", "
+        << with_commas(pattern.nonzeros()) << " nonzeros, each promoted to a bs x bs block\n";
+    char line[256];
+    std::snprintf(line, sizeof line, "%4s %12s %14s  %-16s %10s %9s %8s %10s\n", "bs", "rows",
+                  "values", "kernel", "time [us]", "GB/s", "x triad", "vs cuSPARSE BSR");
+    out << line;
+    for (int bs : args.block_sizes) {
+        const Bsr A = promote_to_bsr(pattern, bs, args.seed);
+        const double n = static_cast<double>(A.block_rows) * bs;
+        const double values = static_cast<double>(A.blocks()) * bs * bs;
+        const double bytes = 8.0 * values + 16.0 * n;
+        std::vector<gpu::Timing> timings;
+        if (dev.gpu) timings = gpu::time_block_spmv(A, args.repeats);
+        if (!dev.gpu || args.cpu) {
+            std::vector<double> x(static_cast<std::size_t>(n), 1.0), yv(x.size());
+            const double t = host_median(args.repeats, [&] { spmv(A, x.data(), yv.data()); });
+            timings.push_back({"cpu_reference", t, t, args.repeats, ""});
+        }
+        double best_bsr = 0.0;
+        for (const auto& t : timings) {
+            if ((t.name == "cusparse_bsr" || t.name == "cusparse_bsrmv") && t.repeats > 0) {
+                best_bsr = best_bsr == 0.0 ? t.median_seconds : std::min(best_bsr, t.median_seconds);
+            }
+        }
+        for (const auto& t : timings) {
+            y << YAML::BeginMap << YAML::Key << "block_size" << YAML::Value << bs << YAML::Key
+              << "kernel" << YAML::Value << t.name;
+            if (t.repeats == 0) {
+                y << YAML::Key << "skipped" << YAML::Value << t.note << YAML::EndMap;
+                continue;
+            }
+            const double gbs = bytes / t.median_seconds / 1e9;
+            const double ratio = bytes / t.median_seconds / dev.triad;
+            const double speedup = best_bsr > 0.0 ? best_bsr / t.median_seconds : 0.0;
+            y << YAML::Key << "median_us" << YAML::Value << 1e6 * t.median_seconds << YAML::Key
+              << "bytes" << YAML::Value << bytes << YAML::Key << "effective_gb_s" << YAML::Value
+              << gbs << YAML::Key << "ratio_to_triad" << YAML::Value << ratio;
+            if (speedup > 0.0) y << YAML::Key << "speedup_vs_cusparse_bsr" << YAML::Value << speedup;
+            y << YAML::EndMap;
+            std::snprintf(line, sizeof line, "%4d %12s %14s  %-16s %10.1f %9.1f %8.3f %10s\n", bs,
+                          with_commas(static_cast<long long>(n)).c_str(),
+                          with_commas(static_cast<long long>(values)).c_str(), t.name.c_str(),
+                          1e6 * t.median_seconds, gbs, ratio,
+                          speedup > 0.0 ? (fixed(speedup, 2) + "x").c_str() : "-");
+            out << line;
+        }
+    }
+    y << YAML::EndSeq;
+    y << YAML::Key << "bytes_counted" << YAML::Value
+      << "8 per value of the promoted blocks + 8 per row for x + 8 per row for y";
     write_report(args.report, y, out);
     return 0;
 }

@@ -18,6 +18,11 @@ struct BenchArgs {
     std::vector<std::string> solvers{"in_kernel", "multi_kernel", "library"};
     /// bench solve: the Krylov methods timed (bicgstab, qmr)
     std::vector<std::string> methods{"bicgstab", "qmr"};
+    /// bench ksparse: the MatrixMarket file, its block sizes ("a..b" ranges expanded) and the
+    /// seed of the promoted blocks' values
+    std::string matrix;
+    std::vector<int> block_sizes;
+    unsigned long long seed = 1;
     bool cpu = false;     ///< also time the CPU reference
     std::string report;   ///< YAML report path
     std::string command;  ///< the command line, for the report
@@ -25,5 +30,9 @@ struct BenchArgs {
 
 int cmd_bench_spmv(const BenchArgs& args, std::ostream& out);
 int cmd_bench_solve(const BenchArgs& args, std::ostream& out);
+int cmd_bench_ksparse(const BenchArgs& args, std::ostream& out);
+
+/// "1..16,24,32" -> 1, 2, ..., 16, 24, 32; each in [1, 128] (InputError at --block-sizes).
+std::vector<int> parse_block_sizes(const std::vector<std::string>& items);
 
 }  // namespace heptane::app

@@ -122,6 +122,23 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
         "solve",
         "BiCGStab: in-kernel vs the multi-kernel (CUDA graph) and library baselines, fixed "
         "iteration count and to 1e-8; time over the bytes floor");
+    CLI::App* bench_ksparse = bench->add_subcommand(
+        "ksparse",
+        "y = A x for a MatrixMarket matrix with every nonzero promoted to a dense bs x bs block "
+        "(seeded values): KSPARSE kernels vs cuSPARSE BSR (generic, bsrmv) and CSR");
+    std::vector<std::string> block_size_items{"1..16", "24", "32", "48", "64"};
+    bench_ksparse->add_option("MATRIX", bench_args.matrix, "MatrixMarket file")
+        ->required()
+        ->check(CLI::ExistingFile);
+    bench_ksparse
+        ->add_option("--block-sizes", block_size_items,
+                     "block sizes, ranges allowed: 1..16,24,32,48,64 (the default)")
+        ->delimiter(',');
+    bench_ksparse->add_option("--seed", bench_args.seed, "seed of the blocks' values");
+    bench_ksparse->add_option("--repeat", bench_args.repeats, "timed repetitions (median)")
+        ->check(CLI::Range(1, 10000));
+    bench_ksparse->add_option("--report", bench_args.report, "YAML report")
+        ->default_val("bench_ksparse.yaml");
     for (CLI::App* sub : {bench_spmv, bench_solve}) {
         sub->add_option("--grids", bench_args.grids, "cubic grid sizes g (g^3 cells)")
             ->delimiter(',')
@@ -179,9 +196,13 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
 
     try {
         if (run->parsed()) return cmd_run(run_args, out, err, terminal);
-        if (bench_spmv->parsed() || bench_solve->parsed()) {
+        if (bench_spmv->parsed() || bench_solve->parsed() || bench_ksparse->parsed()) {
             for (int i = 0; i < argc; ++i)
                 bench_args.command += (i ? " " : "") + std::string(argv[i]);
+            if (bench_ksparse->parsed()) {
+                bench_args.block_sizes = parse_block_sizes(block_size_items);
+                return cmd_bench_ksparse(bench_args, out);
+            }
             return bench_spmv->parsed() ? cmd_bench_spmv(bench_args, out)
                                         : cmd_bench_solve(bench_args, out);
         }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/formats.hpp"
 #include "core/gh_matrix.hpp"
 
 namespace heptane::gpu {
@@ -26,6 +27,12 @@ Timing measure_triad(std::size_t n, int repeats);
 /// y = GH x with every Bdia variant and, if `library`, cuSPARSE BSR (generic and legacy)
 /// and CSR. A variant whose device arrays do not fit in free device memory is skipped.
 std::vector<Timing> time_spmv(const GHMatrix& A, int repeats, bool library);
+
+/// y = A x for a general square BSR matrix: KSPARSE with its automatic kernel (and K2 as
+/// well for bs 2-5), cuSPARSE BSR generic and legacy bsrmv (bs >= 2) and cuSPARSE CSR of
+/// the same matrix. Names: ksparse_k1, ksparse_k2, cusparse_bsr, cusparse_bsrmv,
+/// cusparse_csr.
+std::vector<Timing> time_block_spmv(const Bsr& A, int repeats);
 
 /// Free and total device memory in bytes (0, 0 without a device).
 std::pair<std::size_t, std::size_t> device_memory();

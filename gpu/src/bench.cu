@@ -7,6 +7,7 @@
 #include "gpu/bench.hpp"
 #include "gpu/src/buffer.cuh"
 #include "gpu/src/device_gh.cuh"
+#include "gpu/src/ksparse.cuh"
 #include "gpu/src/library_matrix.cuh"
 #include "gpu/src/solver_state.cuh"
 
@@ -140,6 +141,37 @@ std::vector<Timing> time_spmv(const GHMatrix& A, int repeats, bool library) {
         detail::LibraryMatrix mat(A, kind, s);
         const std::vector<double> xp = mat.size() == A.rows() ? host_x : pad_vector(A, host_x);
         Buffer<double> x(xp), y(xp.size());
+        out.push_back(time_it(
+            to_string(kind), repeats, s, [&] { mat.apply(x.get(), y.get()); }, flush));
+    }
+    return out;
+}
+
+std::vector<Timing> time_block_spmv(const Bsr& A, int repeats) {
+    std::vector<Timing> out;
+    detail::Stream stream;
+    const cudaStream_t s = stream.get();
+    L2Flusher flusher;
+    auto flush = [&] { flusher(s); };
+    const std::size_t n = static_cast<std::size_t>(A.block_rows) * A.block_size;
+    std::vector<double> host_x(n);
+    for (std::size_t i = 0; i < n; ++i) host_x[i] = 1.0 + 1e-3 * static_cast<double>(i % 97);
+    Buffer<double> x(host_x), y(n);
+    std::vector<KsparseKernel> kernels = {ksparse_kernel_for(A.block_size)};
+    if (A.block_size >= 2 && A.block_size <= 5) kernels.push_back(KsparseKernel::k2);
+    for (KsparseKernel k : kernels) {
+        KsparseParams p;
+        p.kernel = k;
+        const detail::DeviceBsr dev(A, p);
+        out.push_back(
+            time_it(to_string(k), repeats, s, [&] { dev.apply(x.get(), y.get(), s); }, flush));
+    }
+    for (LibrarySpmv kind : {LibrarySpmv::bsr, LibrarySpmv::bsr_legacy, LibrarySpmv::csr}) {
+        if (kind != LibrarySpmv::csr && A.block_size == 1) {
+            out.push_back({to_string(kind), 0, 0, 0, "cuSPARSE BSR needs blocks of 2 x 2 or more"});
+            continue;
+        }
+        detail::LibraryMatrix mat(A, kind, s);
         out.push_back(time_it(
             to_string(kind), repeats, s, [&] { mat.apply(x.get(), y.get()); }, flush));
     }

@@ -11,6 +11,7 @@
 #include "gpu/ksparse.hpp"
 #include "gpu/src/buffer.cuh"
 #include "gpu/src/cuda_check.cuh"
+#include "gpu/src/ksparse.cuh"
 
 namespace heptane::gpu {
 namespace detail {
@@ -18,15 +19,6 @@ namespace {
 
 constexpr int kMaxBlockSize = 128;
 constexpr int kMaxThreads = 1024;
-
-/// A BSR matrix on the device, blocks column-major.
-struct KsparseView {
-    const int* row_ptr;
-    const int* col;
-    const double* val;
-    int block_rows;
-    int bs;
-};
 
 /// K1 (seed 001, section 5.2): a thread array is a warp truncated to kPerLoad whole blocks
 /// (kPerLoad = floor(32 / bs^2)), so one warp load covers kPerLoad consecutive blocks of a
@@ -114,16 +106,10 @@ __global__ void ksparse_k2(KsparseView A, const double* __restrict__ x, double* 
     }
 }
 
-/// The launch of `kernel` for A (parameters completed with their defaults).
-struct Launch {
-    KsparseKernel kernel;
-    int rows_per_array, arrays, groups, width;
-    dim3 grid, block;
-    size_t shared;
-};
+}  // namespace
 
-Launch plan(int block_rows, int bs, const KsparseParams& p) {
-    Launch l{};
+KsparseLaunch ksparse_plan(int block_rows, int bs, const KsparseParams& p) {
+    KsparseLaunch l{};
     l.kernel = p.kernel == KsparseKernel::automatic ? ksparse_kernel_for(bs) : p.kernel;
     if (l.kernel == KsparseKernel::k1 && (bs < 1 || bs > 5)) {
         throw NotSupported("KSPARSE K1 takes block sizes 1 to 5, not " + std::to_string(bs));
@@ -153,7 +139,8 @@ Launch plan(int block_rows, int bs, const KsparseParams& p) {
     return l;
 }
 
-void launch(const Launch& l, const KsparseView& A, const double* x, double* y, cudaStream_t s) {
+void ksparse_launch(const KsparseLaunch& l, const KsparseView& A, const double* x, double* y,
+                    cudaStream_t s) {
     if (A.block_rows == 0) return;
     if (l.kernel == KsparseKernel::k2) {
         ksparse_k2<<<l.grid, l.block, l.shared, s>>>(A, x, y, l.rows_per_array, l.groups);
@@ -179,6 +166,19 @@ void launch(const Launch& l, const KsparseView& A, const double* x, double* y, c
     HEPTANE_CUDA_CHECK(cudaGetLastError());
 }
 
+DeviceBsr::DeviceBsr(const Bsr& A, const KsparseParams& params)
+    : launch_(ksparse_plan(A.block_rows, A.block_size, params)),
+      row_ptr_(A.row_ptr),
+      col_(A.col),
+      val_(column_major_blocks(A)),
+      block_rows_(A.block_rows),
+      bs_(A.block_size) {}
+
+void DeviceBsr::apply(const double* x, double* y, cudaStream_t stream) const {
+    ksparse_launch(launch_, {row_ptr_.get(), col_.get(), val_.get(), block_rows_, bs_}, x, y,
+                   stream);
+}
+
 /// Bsr's row-major blocks, each transposed to column-major.
 std::vector<double> column_major_blocks(const Bsr& A) {
     const size_t bs = static_cast<size_t>(A.block_size), bb = bs * bs;
@@ -191,7 +191,6 @@ std::vector<double> column_major_blocks(const Bsr& A) {
     return v;
 }
 
-}  // namespace
 }  // namespace detail
 
 std::vector<double> spmv_ksparse(const Bsr& A, const std::vector<double>& x,
@@ -203,11 +202,9 @@ std::vector<double> spmv_ksparse(const Bsr& A, const std::vector<double>& x,
                                     " entries, expected " +
                                     std::to_string(static_cast<size_t>(A.block_cols) * A.block_size));
     }
-    const Launch l = plan(A.block_rows, A.block_size, params);
-    Buffer<int> row_ptr(A.row_ptr), col(A.col);
-    Buffer<double> val(column_major_blocks(A)), dx(x), dy(n);
-    const KsparseView view{row_ptr.get(), col.get(), val.get(), A.block_rows, A.block_size};
-    launch(l, view, dx.get(), dy.get(), nullptr);
+    const DeviceBsr dev(A, params);
+    Buffer<double> dx(x), dy(n);
+    dev.apply(dx.get(), dy.get(), nullptr);
     HEPTANE_CUDA_CHECK(cudaDeviceSynchronize());
     return dy.download();
 }

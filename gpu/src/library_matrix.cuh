@@ -74,18 +74,11 @@ class LibraryMatrix {
     /// so that apply() computes A^T x, as a library user would for QMR's A^T q.
     LibraryMatrix(const GHMatrix& A, LibrarySpmv kind, cudaStream_t stream,
                   bool transpose = false)
-        : kind_(kind) {
-        HEPTANE_CUSPARSE_CHECK(cusparseCreate(&handle_));
-        HEPTANE_CUSPARSE_CHECK(cusparseSetStream(handle_, stream));
+        : LibraryMatrix(kind, stream) {
         if (kind == LibrarySpmv::csr) {
             Csr csr = to_csr(A);
             if (transpose) transpose_block_sparse(csr.rows, 1, csr.row_ptr, csr.col, csr.val);
-            n_ = csr.rows;
-            upload(csr.row_ptr, csr.col, csr.val);
-            HEPTANE_CUSPARSE_CHECK(
-                cusparseCreateCsr(&mat_, n_, n_, static_cast<int64_t>(csr.val.size()),
-                                  row_ptr_.get(), col_.get(), val_.get(), CUSPARSE_INDEX_32I,
-                                  CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+            set(csr);
         } else {
             if (A.block_size() == 1) {
                 throw NotSupported(std::string(to_string(kind)) +
@@ -97,19 +90,21 @@ class LibraryMatrix {
                 transpose_block_sparse(bsr.block_rows, bsr.block_size, bsr.row_ptr, bsr.col,
                                        bsr.val);
             }
-            bs_ = bsr.block_size;
-            mb_ = bsr.block_rows;
-            nnzb_ = static_cast<int>(bsr.blocks());
-            n_ = static_cast<long long>(mb_) * bs_;
-            upload(bsr.row_ptr, bsr.col, bsr.val);
-            if (kind == LibrarySpmv::bsr) {
-                HEPTANE_CUSPARSE_CHECK(
-                    cusparseCreateBsr(&mat_, mb_, mb_, nnzb_, bs_, bs_, row_ptr_.get(), col_.get(),
-                                      val_.get(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                                      CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F, CUSPARSE_ORDER_ROW));
-            } else {
-                HEPTANE_CUSPARSE_CHECK(cusparseCreateMatDescr(&descr_));
+            set(bsr);
+        }
+    }
+    /// Any square block-sparse matrix: BSR as it is (kind bsr or bsr_legacy, blocks of 2 x 2
+    /// or more), or its scalar CSR (kind csr).
+    LibraryMatrix(const Bsr& A, LibrarySpmv kind, cudaStream_t stream)
+        : LibraryMatrix(kind, stream) {
+        if (kind == LibrarySpmv::csr) {
+            set(to_csr(A));
+        } else {
+            if (A.block_size == 1) {
+                throw NotSupported(std::string(to_string(kind)) +
+                                   ": cuSPARSE BSR SpMV needs blocks of 2 x 2 or more");
             }
+            set(A);
         }
     }
     LibraryMatrix(const LibraryMatrix&) = delete;
@@ -155,6 +150,33 @@ class LibraryMatrix {
     }
 
   private:
+    LibraryMatrix(LibrarySpmv kind, cudaStream_t stream) : kind_(kind) {
+        HEPTANE_CUSPARSE_CHECK(cusparseCreate(&handle_));
+        HEPTANE_CUSPARSE_CHECK(cusparseSetStream(handle_, stream));
+    }
+    void set(const Csr& csr) {
+        n_ = csr.rows;
+        upload(csr.row_ptr, csr.col, csr.val);
+        HEPTANE_CUSPARSE_CHECK(cusparseCreateCsr(
+            &mat_, n_, n_, static_cast<int64_t>(csr.val.size()), row_ptr_.get(), col_.get(),
+            val_.get(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+            CUDA_R_64F));
+    }
+    void set(const Bsr& bsr) {
+        bs_ = bsr.block_size;
+        mb_ = bsr.block_rows;
+        nnzb_ = static_cast<int>(bsr.blocks());
+        n_ = static_cast<long long>(mb_) * bs_;
+        upload(bsr.row_ptr, bsr.col, bsr.val);
+        if (kind_ == LibrarySpmv::bsr) {
+            HEPTANE_CUSPARSE_CHECK(cusparseCreateBsr(
+                &mat_, mb_, mb_, nnzb_, bs_, bs_, row_ptr_.get(), col_.get(), val_.get(),
+                CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F,
+                CUSPARSE_ORDER_ROW));
+        } else {
+            HEPTANE_CUSPARSE_CHECK(cusparseCreateMatDescr(&descr_));
+        }
+    }
     template <class I>
     void upload(const std::vector<I>& row_ptr, const std::vector<I>& col,
                 const std::vector<double>& val) {

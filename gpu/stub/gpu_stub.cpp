@@ -67,6 +67,8 @@ std::vector<double> spmv_ksparse(const Bsr&, const std::vector<double>&, const K
 
 Timing measure_triad(std::size_t, int) { not_compiled("measure_triad"); }
 
+std::vector<Timing> time_block_spmv(const Bsr&, int) { not_compiled("time_block_spmv"); }
+
 std::vector<Timing> time_spmv(const GHMatrix&, int, bool) { not_compiled("time_spmv"); }
 
 }  // namespace heptane::gpu

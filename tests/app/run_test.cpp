@@ -9,11 +9,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "app/bench.hpp"
 #include "app/cli.hpp"
 #include "app/hdf5_file.hpp"
 #include "common/cli_runner.hpp"
 #include "common/mini_xml.hpp"
 #include "common/test_systems.hpp"
+#include "core/errors.hpp"
 #include "gpu/device.hpp"
 
 namespace heptane::app {
@@ -286,6 +288,36 @@ TEST_F(RunTest, GpuBackendRunsOnAGpuAndIsExit3WithoutOne) {
             }
         }
     }
+}
+
+TEST_F(RunTest, BenchKsparseReadsAMatrixAndRefusesMalformedFiles) {
+    // A malformed MatrixMarket file: exit 2 naming the file and the line, no report.
+    const std::string bad = path("bad.mtx");
+    std::ofstream(bad) << "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1.0\n3 1 2.0\n";
+    CliResult r = run_heptane({"bench", "ksparse", bad, "--report", path("bad.yaml")});
+    EXPECT_EQ(r.code, kExitBadInput);
+    EXPECT_NE(r.err.find("bad.mtx:4: row index 3"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(path("bad.yaml")));
+    r = run_heptane({"bench", "ksparse", bad, "--block-sizes", "0..3"});
+    EXPECT_EQ(r.code, kExitBadInput);
+    EXPECT_NE(r.err.find("--block-sizes"), std::string::npos) << r.err;
+    // A valid one: every requested block size is measured ("1..2,5" is three sizes).
+    const std::string good = path("good.mtx");
+    std::ofstream(good) << "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n1 1 4\n2 1 "
+                           "-1\n3 3 2\n";
+    r = run_heptane({"bench", "ksparse", good, "--block-sizes", "1..2,5", "--repeat", "1",
+                     "--report", path("good.yaml")});
+    ASSERT_EQ(r.code, kExitOk) << r.err;
+    std::ifstream report(path("good.yaml"));
+    std::stringstream text;
+    text << report.rdbuf();
+    for (const char* bs : {"block_size: 1", "block_size: 2", "block_size: 5"}) {
+        EXPECT_NE(text.str().find(bs), std::string::npos) << bs << "\n" << text.str();
+    }
+    EXPECT_EQ(text.str().find("block_size: 3"), std::string::npos);
+    EXPECT_EQ(parse_block_sizes({"1..3", "8"}), (std::vector<int>{1, 2, 3, 8}));
+    EXPECT_THROW(parse_block_sizes({"4..2"}), InputError);
+    EXPECT_THROW(parse_block_sizes({"129"}), InputError);
 }
 
 }  // namespace
