@@ -1,5 +1,6 @@
 #include "app/deck.hpp"
 
+#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -7,12 +8,18 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/matrix_market.hpp"
+#include "core/random.hpp"
 #include "core/units.hpp"
 
 namespace heptane::app {
 namespace {
 
 namespace fs = std::filesystem;
+
+/// Rng stream of `rhs: random`: beyond the streams of promote_to_bsr's blocks (row x cols +
+/// col < 2^62 with 32-bit sizes), so the rhs does not repeat a block's values.
+constexpr std::uint64_t kRhsStream = 1ULL << 63;
 
 int to_int(const Value& v, long long x) {
     if (x < INT_MIN || x > INT_MAX) v.fail("integer out of range");
@@ -32,6 +39,20 @@ class DeckReader {
                 v->choice({"field", "metric"}) == 0 ? UnitSystem::field : UnitSystem::metric;
         }
         u_ = unit_factors(deck_.units);
+        if (auto v = top.optional("system")) {
+            read_system(*v);
+            // A matrix deck has no model: its sections would be silently ignored.
+            for (const char* key : {"grid", "rock", "fluid", "wells", "initial", "timestep"}) {
+                if (auto x = top.optional(key)) {
+                    x->fail("a deck with `system` (a matrix) has no " + std::string(key) +
+                            " section; give either a matrix or a grid model");
+                }
+            }
+            if (auto x = top.optional("solver")) read_solver(*x);
+            read_output(top.optional("output"));
+            top.finish();
+            return;
+        }
         read_grid(top.required("grid"));
         const Value fluid = top.required("fluid");
         read_fluid(fluid);
@@ -66,6 +87,55 @@ class DeckReader {
         if (auto d = m.optional("depth")) g.top_depth = d->number() * u_.length;
         m.finish();
         g.validate();
+    }
+
+    void read_system(const Value& v) {
+        Mapping m(v);
+        MatrixSystemSpec& s = deck_.system;
+        s.present = true;
+        s.matrix = resolve_existing(m.required("matrix"));
+        if (auto x = m.optional("block_size")) {
+            const long long bs = x->integer();
+            if (bs < 1 || bs > kMaxPromotedBlockSize) {
+                x->fail(std::to_string(bs) + " is outside 1.." +
+                        std::to_string(kMaxPromotedBlockSize));
+            }
+            s.block_size = static_cast<int>(bs);
+        }
+        if (auto x = m.optional("seed")) {
+            const long long seed = x->integer();
+            if (seed < 0) x->fail("must be >= 0");
+            s.seed = static_cast<std::uint64_t>(seed);
+        }
+        if (auto x = m.optional("rhs")) {
+            const std::string r = x->string();
+            if (r == "ones") {
+                s.rhs = RhsKind::ones;
+            } else if (r == "random") {
+                s.rhs = RhsKind::random;
+            } else if (is_mtx(r)) {
+                s.rhs = RhsKind::file;
+                s.rhs_file = resolve_existing(*x);
+            } else {
+                x->fail("'" + r +
+                        "' is not allowed: ones, random or a MatrixMarket vector file (*.mtx)");
+            }
+        }
+        m.finish();
+    }
+
+    static bool is_mtx(const std::string& name) {
+        std::string ext = fs::path(name).extension().string();
+        for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        return ext == ".mtx";
+    }
+
+    /// resolve(), and the file must exist (checked here, so the error points at the key).
+    std::string resolve_existing(const Value& v) const {
+        const std::string path = resolve(v);
+        std::error_code ec;
+        if (!fs::is_regular_file(path, ec)) v.fail("no such file '" + path + "'");
+        return path;
     }
 
     void read_fluid(const Value& v) {
@@ -292,6 +362,10 @@ class DeckReader {
         }
         if (auto x = m.optional("spmv"))
             s.spmv = static_cast<SpmvKind>(x->choice({"bdia", "ksparse"}));
+        if (auto x = m.optional("library_format")) {
+            s.library_format =
+                static_cast<LibraryFormat>(x->choice({"bsr", "bsr_legacy", "csr"}));
+        }
         if (auto x = m.optional("tolerance")) {
             s.tolerance = x->number();
             if (s.tolerance <= 0.0 || s.tolerance >= 1.0) x->fail("must be in (0, 1)");
@@ -464,6 +538,11 @@ Deck load_deck(const std::string& path, const std::vector<std::string>& override
 }
 
 wells::Model build_model(const Deck& deck) {
+    if (deck.system.present) {
+        deck.rethrow_located(InputError(
+            "system", "a matrix deck has no grid model; `heptane run` solves it (info and "
+                      "export take grid decks)"));
+    }
     try {
         return wells::generate(deck.model);
     } catch (const DeckError&) {
@@ -471,6 +550,58 @@ wells::Model build_model(const Deck& deck) {
     } catch (const InputError& e) {
         deck.rethrow_located(e);
     }
+}
+
+MatrixSystem build_matrix_system(const Deck& deck) {
+    const MatrixSystemSpec& spec = deck.system;
+    MatrixSystem sys;
+    try {
+        Csr a = read_matrix_market(spec.matrix);
+        if (a.rows != a.cols) {
+            throw InputError("system.matrix", "the matrix is " + std::to_string(a.rows) + " x " +
+                                                  std::to_string(a.cols) +
+                                                  "; a linear system needs a square matrix");
+        }
+        if (spec.block_size == 1) {
+            // The file's own values.
+            sys.matrix.block_rows = a.rows;
+            sys.matrix.block_cols = a.cols;
+            sys.matrix.block_size = 1;
+            sys.matrix.row_ptr = std::move(a.row_ptr);
+            sys.matrix.col = std::move(a.col);
+            sys.matrix.val = std::move(a.val);
+        } else {
+            sys.matrix = promote_to_bsr(a, spec.block_size, spec.seed);
+        }
+        const auto n = static_cast<std::size_t>(sys.rows());
+        switch (spec.rhs) {
+            case RhsKind::ones:
+                sys.rhs.assign(n, 1.0);
+                break;
+            case RhsKind::random: {
+                Rng rng(spec.seed, kRhsStream);
+                sys.rhs.resize(n);
+                for (double& b : sys.rhs) b = rng.uniform(-1.0, 1.0);
+                break;
+            }
+            case RhsKind::file:
+                sys.rhs = read_matrix_market_vector(spec.rhs_file);
+                if (sys.rhs.size() != n) {
+                    throw InputError("system.rhs",
+                                     "the vector has " + std::to_string(sys.rhs.size()) +
+                                         " entries; the system has " + std::to_string(n) +
+                                         " rows (matrix rows x block_size)");
+                }
+                break;
+        }
+    } catch (const MatrixMarketError&) {
+        throw;  // already "FILE:LINE: detail"
+    } catch (const DeckError&) {
+        throw;
+    } catch (const InputError& e) {
+        deck.rethrow_located(e);
+    }
+    return sys;
 }
 
 }  // namespace heptane::app
