@@ -2,11 +2,13 @@
 /// @file The YAML deck: parsed and validated into plain settings structs (only app/ sees
 /// YAML). Every key is documented in inputs/README.md. Values are converted from the deck's
 /// unit system (field or metric) to SI here, once.
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "app/yaml_reader.hpp"
 #include "core/errors.hpp"
+#include "core/formats.hpp"
 #include "core/solver_settings.hpp"
 #include "wells/generator.hpp"
 
@@ -28,6 +30,30 @@ struct OutputSettings {
     bool save_system = false;  ///< also write the matrix and rhs
 };
 
+/// Right-hand side of a matrix deck.
+enum class RhsKind { ones, random, file };
+
+/// The `system` section: a deck that names a matrix instead of a grid (issue 7). Block size 1
+/// solves the file's matrix with its own values; block size > 1 promotes every entry to a
+/// dense bs x bs block with seeded values (promote_to_bsr, core/matrix_market.hpp).
+struct MatrixSystemSpec {
+    bool present = false;  ///< the deck has a `system` section
+    std::string matrix;    ///< MatrixMarket file, resolved against the deck's folder
+    int block_size = 1;    ///< 1..kMaxPromotedBlockSize
+    std::uint64_t seed = 1;  ///< block values (block_size > 1) and rhs: random
+    RhsKind rhs = RhsKind::ones;
+    std::string rhs_file;  ///< RhsKind::file: MatrixMarket vector, resolved like `matrix`
+};
+
+/// The linear system of a matrix deck.
+struct MatrixSystem {
+    Bsr matrix;               ///< square; block_size as the deck's
+    std::vector<double> rhs;  ///< block_rows x block_size entries
+    index_t rows() const { return static_cast<index_t>(matrix.block_rows) * matrix.block_size; }
+    /// Stored scalar values (blocks x bs^2).
+    index_t nonzeros() const { return static_cast<index_t>(matrix.val.size()); }
+};
+
 /// A parsed deck.
 struct Deck {
     std::string path;                    ///< as given (used in messages)
@@ -36,6 +62,7 @@ struct Deck {
     std::string title;
     UnitSystem units = UnitSystem::field;
     wells::ModelSpec model;  ///< SI
+    MatrixSystemSpec system;  ///< present: a matrix deck (model is then unused)
     SolverSettings solver;
     OutputSettings output;
     LineMap lines;
@@ -57,8 +84,13 @@ class DeckError : public InputError {
 /// errors, unknown keys, wrong types and invalid values.
 Deck load_deck(const std::string& path, const std::vector<std::string>& overrides = {});
 
-/// Generates the system of a deck (reads data files); module errors are located in the
-/// deck (DeckError).
+/// Generates the system of a grid deck (reads data files); module errors are located in the
+/// deck (DeckError). A matrix deck is an InputError at `system` (only `run` solves those).
 wells::Model build_model(const Deck& deck);
+
+/// Reads the matrix (and rhs file) of a matrix deck, promotes it to its block size and makes
+/// the rhs. A malformed file throws MatrixMarketError ("FILE:LINE: detail", exit 2) as is;
+/// a non-square matrix or an rhs of the wrong length is a DeckError at its key.
+MatrixSystem build_matrix_system(const Deck& deck);
 
 }  // namespace heptane::app

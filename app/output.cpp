@@ -89,7 +89,84 @@ std::string component_units(const Deck& deck, const std::string& name) {
     return "1";
 }
 
+namespace {
+
+void write_root_attributes(h5::File& f, const RunRecord& run) {
+    const Deck& deck = *run.deck;
+    f.attr("/", "heptane_version", std::string(kVersion));
+    f.attr("/", "created", utc_now());
+    f.attr("/", "deck", deck.text);
+    f.attr("/", "deck_path", deck.path);
+    f.attr("/", "title", deck.title);
+    f.attr("/", "overrides", join(run.overrides, "\n"));
+}
+
+void write_solver(h5::File& f, const RunRecord& run) {
+    const SolveResult& r = run.result;
+    f.write("/solver/residual_history", r.history, {r.history.size()});
+    if (!r.quasi_history.empty()) {
+        f.write("/solver/quasi_residual_history", r.quasi_history, {r.quasi_history.size()});
+    }
+    f.attr("/solver", "method", run.method);
+    f.attr("/solver", "backend", run.backend);
+    f.attr("/solver", "kernel", run.kernel);
+    f.attr("/solver", "status", std::string(to_string(r.status)));
+    f.attr("/solver", "detail", r.detail);
+    f.attr("/solver", "iterations", static_cast<long long>(r.iterations));
+    f.attr("/solver", "restarts", static_cast<long long>(r.restarts));
+    f.attr("/solver", "tolerance", run.tolerance);
+    f.attr("/solver", "relative_residual", r.relative_residual);
+    f.attr("/solver", "true_relative_residual", r.true_relative_residual);
+    f.attr("/solver", "setup_seconds", run.setup_seconds);
+    f.attr("/solver", "solve_seconds", run.solve_seconds);
+}
+
+const char* rhs_name(RhsKind k) {
+    switch (k) {
+        case RhsKind::ones:
+            return "ones";
+        case RhsKind::random:
+            return "random";
+        case RhsKind::file:
+            return "file";
+    }
+    return "?";
+}
+
+/// A matrix deck: no mesh, so no /grid and no XDMF sidecar.
+void write_matrix_output(const std::string& h5_path, const RunRecord& run) {
+    const Deck& deck = *run.deck;
+    const MatrixSystemSpec& spec = deck.system;
+    const MatrixSystem& sys = *run.matrix_system;
+    const std::vector<double>& x = *run.x;
+    AtomicOutput out(h5_path);
+    {
+        h5::File f = h5::File::create(out.temp_path());
+        write_root_attributes(f, run);
+        f.group("/system");
+        f.attr("/system", "matrix", spec.matrix);
+        f.attr("/system", "block_size", static_cast<long long>(spec.block_size));
+        f.attr("/system", "seed", static_cast<long long>(spec.seed));
+        f.attr("/system", "rhs", std::string(rhs_name(spec.rhs)));
+        if (spec.rhs == RhsKind::file) f.attr("/system", "rhs_file", spec.rhs_file);
+        f.attr("/system", "rows", static_cast<long long>(sys.rows()));
+        f.attr("/system", "nonzeros", static_cast<long long>(sys.nonzeros()));
+        if (deck.output.save_system) {
+            f.write("/system/rhs", sys.rhs, {static_cast<hsize_t>(sys.rhs.size())});
+        }
+        f.write("/solution/x", x, {static_cast<hsize_t>(x.size())});
+        write_solver(f, run);
+    }  // the HDF5 file is closed before the rename
+    out.commit();
+}
+
+}  // namespace
+
 void write_run_output(const std::string& h5_path, const RunRecord& run) {
+    if (run.matrix_system != nullptr) {
+        write_matrix_output(h5_path, run);
+        return;
+    }
     const Deck& deck = *run.deck;
     const wells::Model& model = *run.model;
     const grid::Grid3D& g = model.grid;
@@ -104,12 +181,7 @@ void write_run_output(const std::string& h5_path, const RunRecord& run) {
     AtomicOutput out(h5_path);
     {
         h5::File f = h5::File::create(out.temp_path());
-        f.attr("/", "heptane_version", std::string(kVersion));
-        f.attr("/", "created", utc_now());
-        f.attr("/", "deck", deck.text);
-        f.attr("/", "deck_path", deck.path);
-        f.attr("/", "title", deck.title);
-        f.attr("/", "overrides", join(run.overrides, "\n"));
+        write_root_attributes(f, run);
 
         // /grid
         f.group("/grid");
@@ -165,24 +237,7 @@ void write_run_output(const std::string& h5_path, const RunRecord& run) {
             fields.push_back({name, path});
         }
 
-        // /solver
-        const SolveResult& r = run.result;
-        f.write("/solver/residual_history", r.history, {r.history.size()});
-        if (!r.quasi_history.empty()) {
-            f.write("/solver/quasi_residual_history", r.quasi_history, {r.quasi_history.size()});
-        }
-        f.attr("/solver", "method", run.method);
-        f.attr("/solver", "backend", run.backend);
-        f.attr("/solver", "kernel", run.kernel);
-        f.attr("/solver", "status", std::string(to_string(r.status)));
-        f.attr("/solver", "detail", r.detail);
-        f.attr("/solver", "iterations", static_cast<long long>(r.iterations));
-        f.attr("/solver", "restarts", static_cast<long long>(r.restarts));
-        f.attr("/solver", "tolerance", run.tolerance);
-        f.attr("/solver", "relative_residual", r.relative_residual);
-        f.attr("/solver", "true_relative_residual", r.true_relative_residual);
-        f.attr("/solver", "setup_seconds", run.setup_seconds);
-        f.attr("/solver", "solve_seconds", run.solve_seconds);
+        write_solver(f, run);
     }  // the HDF5 file is closed before the rename
     AtomicOutput xmf(xdmf_path(h5_path));
     write_xdmf(xmf.temp_path(), fs::path(h5_path).filename().string(), g, fields);

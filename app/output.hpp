@@ -1,6 +1,6 @@
 #pragma once
 /// @file The result file of `heptane run`: HDF5 (DESIGN section 7) with an XDMF 3 sidecar
-/// (3DCoRectMesh) so ParaView and VisIt open the fields directly. Both are written under
+/// (3DCoRectMesh, grid decks only) so ParaView and VisIt open the fields directly. Both are written under
 /// temporary names and renamed when complete.
 #include <string>
 #include <vector>
@@ -13,7 +13,8 @@ namespace heptane::app {
 /// Everything a run reports.
 struct RunRecord {
     const Deck* deck = nullptr;
-    const wells::Model* model = nullptr;
+    const wells::Model* model = nullptr;          ///< grid decks
+    const MatrixSystem* matrix_system = nullptr;  ///< matrix decks (model is then null)
     std::vector<std::string> overrides;  ///< the --set arguments
     const std::vector<double>* x = nullptr;
     SolveResult result;
@@ -24,7 +25,9 @@ struct RunRecord {
 };
 
 /// Writes OUT.h5 and OUT.xmf (the .h5 extension replaced by .xmf). The .xmf names the .h5
-/// by its file name, so the pair can be moved together.
+/// by its file name, so the pair can be moved together. A matrix deck (run.matrix_system)
+/// has no mesh: OUT.h5 only, with /system attributes instead of /grid and the whole solution
+/// in /solution/x.
 void write_run_output(const std::string& h5_path, const RunRecord& run);
 
 /// The .xmf path beside an .h5 path.

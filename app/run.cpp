@@ -148,6 +148,104 @@ class Progress {
     Clock::time_point last_{};
 };
 
+/// The solver, result, residual and time lines of the run report.
+void report_solve(std::ostream& out, const RunRecord& run, const Plan& plan,
+                  const SolveOptions& options, double bytes_per_iteration) {
+    const SolveResult& r = run.result;
+    out << "  solver      " << run.method << " on the " << plan.backend << " (";
+    if (plan.gpu) {
+        const auto devices = gpu::list_devices();
+        out << run.kernel << plan.note << ", " << (devices.empty() ? "?" : devices[0].name);
+    } else {
+        out << "reference, " << omp_get_max_threads() << " OpenMP threads";
+    }
+    out << "), tolerance " << sci(options.tolerance, 1) << ", at most " << options.max_iterations
+        << " iterations\n";
+    out << "  result      " << to_string(r.status) << " after " << r.iterations << " iterations";
+    if (r.restarts > 0) {
+        out << ", " << r.restarts << " shadow-residual restart" << (r.restarts > 1 ? "s" : "");
+    }
+    out << (r.detail.empty() ? "" : " (" + r.detail + ")") << '\n';
+    out << "  residual    " << sci(r.relative_residual) << " (recurrence), "
+        << sci(r.true_relative_residual) << " (true: ||b - A x|| / ||b||)\n";
+    out << "  time        setup " << fixed(run.setup_seconds, 3) << " s, solve "
+        << fixed(run.solve_seconds, 3) << " s";
+    if (r.iterations > 0 && run.solve_seconds > 0.0) {
+        const double per_it = run.solve_seconds / r.iterations;
+        out << " (" << fixed(1e3 * per_it, 3) << " ms / iteration, "
+            << fixed(bytes_per_iteration / per_it / 1e9, 2) << " GB/s effective)";
+    }
+    out << '\n';
+}
+
+/// Exit code of a written run: 0 converged, else 1 with the reason on `err`.
+int finish(const SolveResult& r, const SolveOptions& options, std::ostream& err) {
+    if (r.status == SolveStatus::converged) return 0;
+    err << "heptane: did not converge: " << to_string(r.status) << " after " << r.iterations
+        << " iterations, relative residual " << sci(r.relative_residual) << " (tolerance "
+        << sci(options.tolerance, 1) << ")" << (r.detail.empty() ? "" : ": " + r.detail) << '\n';
+    return 1;
+}
+
+/// A matrix deck (`system:`): the CPU reference solvers on the BSR matrix. `backend: auto`
+/// takes the CPU; an explicit gpu is an input error at solver.backend (not yet supported).
+int run_matrix_deck(const Deck& deck, const RunArgs& args, const std::string& output,
+                    std::ostream& out, std::ostream& err, bool terminal) {
+    if (deck.solver.backend == Backend::gpu) {
+        const InputError e("solver.backend",
+                           "matrix decks (system:) run on the CPU in this version; use "
+                           "backend cpu or auto");
+        if (args.backend == "gpu") throw DeckError("--backend gpu", e);
+        deck.rethrow_located(e);
+    }
+    Plan plan;
+    plan.backend = "cpu";
+    plan.kernel_name = "reference";
+
+    const auto t_setup = Clock::now();
+    const MatrixSystem sys = build_matrix_system(deck);
+    const BsrOperator op(sys.matrix);
+    const double setup_seconds = seconds_since(t_setup);
+
+    RunRecord run;
+    run.deck = &deck;
+    run.matrix_system = &sys;
+    run.overrides = args.overrides;
+    run.method = method_name(deck.solver.method);
+    run.backend = plan.backend;
+    run.kernel = plan.kernel_name;
+    run.tolerance = deck.solver.tolerance;
+    run.setup_seconds = setup_seconds;
+
+    std::vector<double> x(sys.rhs.size(), 0.0);
+    SolveOptions options;
+    options.tolerance = deck.solver.tolerance;
+    options.max_iterations = deck.solver.max_iterations;
+    const IterationCost cost = deck.solver.method == Method::qmr ? qmr_cost() : bicgstab_cost();
+    {
+        Progress progress(err, terminal);
+        options.progress = [&progress](int it, double r) { progress(it, r); };
+        const auto t_solve = Clock::now();
+        run.result = deck.solver.method == Method::qmr
+                         ? qmr(op, sys.rhs.data(), x.data(), options)
+                         : bicgstab(op, sys.rhs.data(), x.data(), options);
+        run.solve_seconds = seconds_since(t_solve);
+    }
+    run.x = &x;
+
+    const double n = static_cast<double>(sys.rows());
+    const double bytes_per_iteration =
+        cost.products * op.minimal_bytes() + cost.vector_passes * 8.0 * n;
+    out << "heptane: " << deck.path << (deck.title.empty() ? "" : " (" + deck.title + ")") << '\n';
+    out << "  system      matrix " << deck.system.matrix << " (" << with_commas(sys.rows()) << " x "
+        << with_commas(sys.rows()) << ", bs " << deck.system.block_size << ", "
+        << with_commas(sys.nonzeros()) << " nonzeros)\n";
+    report_solve(out, run, plan, options, bytes_per_iteration);
+    write_run_output(output, run);
+    out << "  output      " << output << '\n';
+    return finish(run.result, options, err);
+}
+
 }  // namespace
 
 int cmd_run(const RunArgs& args, std::ostream& out, std::ostream& err, bool terminal) {
@@ -160,6 +258,7 @@ int cmd_run(const RunArgs& args, std::ostream& out, std::ostream& err, bool term
     check_available(deck);
     const std::string output = args.output.empty() ? deck.output.file : args.output;
     check_output_folder(output, args.output.empty() ? "output.file" : "-o", deck);
+    if (deck.system.present) return run_matrix_deck(deck, args, output, out, err, terminal);
     const Plan plan = plan_backend(deck);
 
     const auto t_setup = Clock::now();
@@ -224,41 +323,11 @@ int cmd_run(const RunArgs& args, std::ostream& out, std::ostream& err, bool term
         << " cells, K = " << A.block_size() << ", " << A.num_wells()
         << " wells: " << with_commas(A.rows()) << " unknowns, " << with_commas(A.nonzeros())
         << " nonzeros\n";
-    out << "  solver      " << run.method << " on the " << plan.backend << " (";
-    if (plan.gpu) {
-        const auto devices = gpu::list_devices();
-        out << run.kernel << plan.note << ", " << (devices.empty() ? "?" : devices[0].name);
-    } else {
-        out << "reference, " << omp_get_max_threads() << " OpenMP threads";
-    }
-    out << "), tolerance " << sci(options.tolerance, 1) << ", at most " << options.max_iterations
-        << " iterations\n";
-    out << "  result      " << to_string(r.status) << " after " << r.iterations << " iterations";
-    if (r.restarts > 0) {
-        out << ", " << r.restarts << " shadow-residual restart" << (r.restarts > 1 ? "s" : "");
-    }
-    out << (r.detail.empty() ? "" : " (" + r.detail + ")") << '\n';
-    out << "  residual    " << sci(r.relative_residual) << " (recurrence), "
-        << sci(r.true_relative_residual) << " (true: ||b - A x|| / ||b||)\n";
-    out << "  time        setup " << fixed(run.setup_seconds, 3) << " s, solve "
-        << fixed(run.solve_seconds, 3) << " s";
-    if (r.iterations > 0 && run.solve_seconds > 0.0) {
-        const double per_it = run.solve_seconds / r.iterations;
-        out << " (" << fixed(1e3 * per_it, 3) << " ms / iteration, "
-            << fixed(bytes_per_iteration / per_it / 1e9, 2) << " GB/s effective)";
-    }
-    out << '\n';
+    report_solve(out, run, plan, options, bytes_per_iteration);
 
     write_run_output(output, run);
     out << "  output      " << output << ", " << xdmf_path(output) << '\n';
-    if (r.status != SolveStatus::converged) {
-        err << "heptane: did not converge: " << to_string(r.status) << " after " << r.iterations
-            << " iterations, relative residual " << sci(r.relative_residual) << " (tolerance "
-            << sci(options.tolerance, 1) << ")" << (r.detail.empty() ? "" : ": " + r.detail)
-            << '\n';
-        return 1;
-    }
-    return 0;
+    return finish(r, options, err);
 }
 
 }  // namespace heptane::app

@@ -45,6 +45,25 @@ class CsrOperator : public LinearOperator {
     const Csr& A_;
 };
 
+/// A square BSR matrix (matrix decks, issue 7): apply is spmv(Bsr) (core/spmv.hpp);
+/// apply_transpose scatters block by block serially, without storing A^T (QMR only).
+class BsrOperator : public LinearOperator {
+  public:
+    /// @param[in] A  square (block_rows == block_cols); kept by reference, must outlive this
+    /// @throws InputError when A is not square
+    explicit BsrOperator(const Bsr& A);
+    index_t size() const override {
+        return static_cast<index_t>(A_.block_rows) * A_.block_size;
+    }
+    void apply(const double* x, double* y) const override;
+    void apply_transpose(const double* x, double* y) const override;
+    /// Every stored block value (blocks x bs^2 x 8 bytes), x and y once.
+    double minimal_bytes() const override;
+
+  private:
+    const Bsr& A_;
+};
+
 /// z = M^{-1} r for a preconditioner M ~ A, applied on the right by the solvers: they solve
 /// A M^{-1} u = b and return x = M^{-1} u, so the residual they monitor is the true
 /// residual b - A x of the original system (left preconditioning would monitor M^{-1}(b - A x)).

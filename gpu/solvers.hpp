@@ -11,7 +11,7 @@
 ///  - library: cuSPARSE SpMV (BSR or CSR of the same GH) + cuBLAS vector operations with
 ///    device-side scalars, the paper's library comparison. Its reductions are cuBLAS's, so its
 ///    iterates differ from the reference by rounding.
-/// Both return the SolveResult of the reference (status, iterations, residuals, history).
+/// All return the SolveResult of the reference (status, iterations, residuals, histories).
 #include <cstddef>
 #include <vector>
 

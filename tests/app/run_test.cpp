@@ -320,5 +320,137 @@ TEST_F(RunTest, BenchKsparseReadsAMatrixAndRefusesMalformedFiles) {
     EXPECT_THROW(parse_block_sizes({"129"}), InputError);
 }
 
+/// The matrix of tests/app/decks/data/tiny.mtx (4 x 4, nonsymmetric), row-major dense.
+constexpr double kTiny[4][4] = {{4, -1, 0, 0}, {0, 5, 0, 2}, {-1, 0, 3, 0}, {0, 1, -2, 6}};
+
+/// ||b - A x|| / ||b|| for the tiny matrix, computed here (not by the solver).
+double tiny_residual(const std::vector<double>& x, const std::vector<double>& b) {
+    double rr = 0.0, bb = 0.0;
+    for (int i = 0; i < 4; ++i) {
+        double ax = 0.0;
+        for (int j = 0; j < 4; ++j) ax += kTiny[i][j] * x[j];
+        rr += (b[i] - ax) * (b[i] - ax);
+        bb += b[i] * b[i];
+    }
+    return std::sqrt(rr / bb);
+}
+
+TEST_F(RunTest, MatrixDeckSolvesOnTheCpuAndWritesNoMesh) {
+    // The deck in the test's folder, the matrix beside it (a relative path).
+    std::ofstream(path("tiny.mtx")) << "%%MatrixMarket matrix coordinate real general\n4 4 9\n"
+                                       "1 1 4\n1 2 -1\n2 2 5\n2 4 2\n3 1 -1\n3 3 3\n4 2 1\n"
+                                       "4 3 -2\n4 4 6\n";
+    std::ofstream(path("b.mtx")) << "%%MatrixMarket matrix array real general\n4 1\n1\n-2\n3\n"
+                                    "0.5\n";
+    std::ofstream(path("m.yaml")) << "system:\n  matrix: tiny.mtx\n  rhs: b.mtx\n"
+                                     "solver:\n  tolerance: 1.0e-12\n  max_iterations: 50\n"
+                                     "output:\n  save_system: true\n";
+    const std::vector<double> b = {1, -2, 3, 0.5};
+    for (const char* method : {"bicgstab", "qmr"}) {
+        SCOPED_TRACE(method);
+        const std::string out = path(std::string(method) + ".h5");
+        // backend auto: the CPU, also on a GPU machine.
+        const CliResult r = run_heptane(
+            {"run", path("m.yaml"), "-o", out, "--set", std::string("solver.method=") + method});
+        ASSERT_EQ(r.code, kExitOk) << r.err << r.out;
+        EXPECT_NE(r.out.find("matrix " + path("tiny.mtx") + " (4 x 4, bs 1, 9 nonzeros)"),
+                  std::string::npos)
+            << r.out;
+        EXPECT_NE(r.out.find("on the cpu"), std::string::npos) << r.out;
+        const h5::File f = h5::File::open(out);
+        const auto x = f.read("/solution/x");
+        ASSERT_EQ(x.dims, std::vector<hsize_t>{4});
+        EXPECT_LE(tiny_residual(x.values, b), 1e-11);
+        EXPECT_EQ(f.read("/system/rhs").values, b);
+        EXPECT_FALSE(f.exists("/grid"));
+        EXPECT_FALSE(f.exists("/solution/fields"));
+        EXPECT_EQ(f.attr_string("/system", "matrix"), path("tiny.mtx"));
+        EXPECT_EQ(f.attr_double("/system", "block_size"), 1.0);
+        EXPECT_EQ(f.attr_double("/system", "rows"), 4.0);
+        EXPECT_EQ(f.attr_double("/system", "nonzeros"), 9.0);
+        EXPECT_EQ(f.attr_string("/system", "rhs"), "file");
+        EXPECT_EQ(f.attr_string("/solver", "status"), "converged");
+        EXPECT_EQ(f.attr_string("/solver", "method"), method);
+        EXPECT_EQ(f.attr_string("/solver", "backend"), "cpu");
+        EXPECT_LE(f.attr_double("/solver", "true_relative_residual"), 1e-11);
+        const double iterations = f.attr_double("/solver", "iterations");
+        EXPECT_EQ(f.read("/solver/residual_history").values.size(), iterations + 1);
+        EXPECT_NE(f.attr_string("/", "deck").find("matrix: tiny.mtx"), std::string::npos);
+    }
+    EXPECT_FALSE(fs::exists(path("bicgstab.xmf")));
+    EXPECT_FALSE(fs::exists(path("qmr.xmf")));
+
+    // compare reads /solution and the solver status of two matrix-deck files.
+    EXPECT_EQ(run_heptane({"compare", path("bicgstab.h5"), path("qmr.h5"), "--rtol", "1e-8"})
+                  .code,
+              0);
+    fs::copy_file(path("qmr.h5"), path("p.h5"));
+    perturb(path("p.h5"), "/solution/x", 2, 1e-6);
+    const CliResult c = run_heptane({"compare", path("qmr.h5"), path("p.h5"), "--rtol", "1e-9"});
+    EXPECT_EQ(c.code, 1) << c.out;
+    EXPECT_NE(c.out.find("DIFFERS (1 entries)"), std::string::npos) << c.out;
+
+    // Block size 2: the promoted (seeded) matrix, 8 unknowns.
+    const CliResult p = run_heptane({"run", path("m.yaml"), "-o", path("bs2.h5"), "--set",
+                                     "system.block_size=2", "--set", "system.rhs=random"});
+    ASSERT_EQ(p.code, kExitOk) << p.err << p.out;
+    const h5::File f = h5::File::open(path("bs2.h5"));
+    EXPECT_EQ(f.read("/solution/x").dims, std::vector<hsize_t>{8});
+    EXPECT_EQ(f.attr_double("/system", "nonzeros"), 36.0);
+    EXPECT_LE(f.attr_double("/solver", "true_relative_residual"), 1e-11);
+}
+
+TEST_F(RunTest, MatrixDeckInputErrorsAreExit2AndWriteNothing) {
+    std::ofstream(path("bad.mtx")) << "%%MatrixMarket matrix coordinate real general\n2 2 2\n"
+                                      "1 1 1.0\n3 1 2.0\n";
+    std::ofstream(path("wide.mtx")) << "%%MatrixMarket matrix coordinate real general\n2 3 1\n"
+                                       "1 1 1.0\n";
+    std::ofstream(path("bad.yaml")) << "system:\n  matrix: bad.mtx\n";
+    std::ofstream(path("wide.yaml")) << "# a non-square matrix\nsystem:\n  matrix: wide.mtx\n";
+    const std::string out = path("out.h5");
+    // A malformed .mtx: the file and its line (MatrixMarketError), not the deck.
+    CliResult r = run_heptane({"run", path("bad.yaml"), "-o", out});
+    EXPECT_EQ(r.code, kExitBadInput);
+    EXPECT_NE(r.err.find(path("bad.mtx") + ":4: row index 3"), std::string::npos) << r.err;
+    // A non-square matrix: the deck key.
+    r = run_heptane({"run", path("wide.yaml"), "-o", out});
+    EXPECT_EQ(r.code, kExitBadInput);
+    EXPECT_NE(r.err.find("wide.yaml:3: system.matrix: the matrix is 2 x 3"), std::string::npos)
+        << r.err;
+    // The GPU is refused for matrix decks, from the command line or the deck.
+    std::ofstream(path("tiny.mtx")) << "%%MatrixMarket matrix coordinate real general\n1 1 1\n"
+                                       "1 1 2.0\n";
+    std::ofstream(path("gpu.yaml")) << "system:\n  matrix: tiny.mtx\nsolver:\n  backend: gpu\n";
+    r = run_heptane({"run", path("gpu.yaml"), "-o", out});
+    EXPECT_EQ(r.code, kExitBadInput);
+    EXPECT_NE(r.err.find("gpu.yaml:4: solver.backend: matrix decks (system:) run on the CPU"),
+              std::string::npos)
+        << r.err;
+    r = run_heptane({"run", path("gpu.yaml"), "-o", out, "--backend", "gpu"});
+    EXPECT_EQ(r.code, kExitBadInput);
+    EXPECT_NE(r.err.find("--backend gpu: solver.backend: matrix decks"), std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(out));
+    EXPECT_FALSE(fs::exists(path("out.xmf")));
+    for (const auto& f : fs::directory_iterator(dir_)) {
+        EXPECT_NE(f.path().filename().string().rfind("out", 0), 0u) << "left " << f.path();
+    }
+    // ...while --backend cpu runs the same deck.
+    r = run_heptane({"run", path("gpu.yaml"), "-o", out, "--backend", "cpu"});
+    EXPECT_EQ(r.code, kExitOk) << r.err;
+}
+
+TEST_F(RunTest, Sherman1DeckConverges) {
+    const std::string out = path("sherman1.h5");
+    const CliResult r = run_heptane({"run", source_path("inputs/sherman1.yaml"), "-o", out});
+    ASSERT_EQ(r.code, kExitOk) << r.err << r.out;
+    EXPECT_NE(r.out.find("(1,000 x 1,000, bs 1, 3,750 nonzeros)"), std::string::npos) << r.out;
+    const h5::File f = h5::File::open(out);
+    EXPECT_EQ(f.read("/solution/x").dims, std::vector<hsize_t>{1000});
+    EXPECT_EQ(f.attr_string("/solver", "status"), "converged");
+    EXPECT_LE(f.attr_double("/solver", "true_relative_residual"),
+              10 * f.attr_double("/solver", "tolerance"));
+}
+
 }  // namespace
 }  // namespace heptane::app
