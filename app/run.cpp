@@ -148,6 +148,34 @@ class Progress {
     Clock::time_point last_{};
 };
 
+/// The record of a run before its solve (what the output and the report need).
+RunRecord start_record(const Deck& deck, const RunArgs& args, const Plan& plan,
+                       double setup_seconds) {
+    RunRecord run;
+    run.deck = &deck;
+    run.overrides = args.overrides;
+    run.method = method_name(deck.solver.method);
+    run.backend = plan.backend;
+    run.kernel = plan.kernel_name;
+    run.tolerance = deck.solver.tolerance;
+    run.setup_seconds = setup_seconds;
+    return run;
+}
+
+SolveOptions solve_options(const Deck& deck) {
+    SolveOptions options;
+    options.tolerance = deck.solver.tolerance;
+    options.max_iterations = deck.solver.max_iterations;
+    return options;
+}
+
+/// The CPU reference solve of the deck's method (bicgstab or qmr; check_available).
+SolveResult cpu_solve(Method method, const LinearOperator& op, const std::vector<double>& b,
+                      std::vector<double>& x, const SolveOptions& options) {
+    return method == Method::qmr ? qmr(op, b.data(), x.data(), options)
+                                 : bicgstab(op, b.data(), x.data(), options);
+}
+
 /// The solver, result, residual and time lines of the run report.
 void report_solve(std::ostream& out, const RunRecord& run, const Plan& plan,
                   const SolveOptions& options, double bytes_per_iteration) {
@@ -207,28 +235,16 @@ int run_matrix_deck(const Deck& deck, const RunArgs& args, const std::string& ou
     const BsrOperator op(sys.matrix);
     const double setup_seconds = seconds_since(t_setup);
 
-    RunRecord run;
-    run.deck = &deck;
+    RunRecord run = start_record(deck, args, plan, setup_seconds);
     run.matrix_system = &sys;
-    run.overrides = args.overrides;
-    run.method = method_name(deck.solver.method);
-    run.backend = plan.backend;
-    run.kernel = plan.kernel_name;
-    run.tolerance = deck.solver.tolerance;
-    run.setup_seconds = setup_seconds;
-
     std::vector<double> x(sys.rhs.size(), 0.0);
-    SolveOptions options;
-    options.tolerance = deck.solver.tolerance;
-    options.max_iterations = deck.solver.max_iterations;
+    SolveOptions options = solve_options(deck);
     const IterationCost cost = deck.solver.method == Method::qmr ? qmr_cost() : bicgstab_cost();
     {
         Progress progress(err, terminal);
         options.progress = [&progress](int it, double r) { progress(it, r); };
         const auto t_solve = Clock::now();
-        run.result = deck.solver.method == Method::qmr
-                         ? qmr(op, sys.rhs.data(), x.data(), options)
-                         : bicgstab(op, sys.rhs.data(), x.data(), options);
+        run.result = cpu_solve(deck.solver.method, op, sys.rhs, x, options);
         run.solve_seconds = seconds_since(t_solve);
     }
     run.x = &x;
@@ -266,20 +282,10 @@ int cmd_run(const RunArgs& args, std::ostream& out, std::ostream& err, bool term
     const double setup_seconds = seconds_since(t_setup);
     const GHSystem& sys = model.system;
 
-    RunRecord run;
-    run.deck = &deck;
+    RunRecord run = start_record(deck, args, plan, setup_seconds);
     run.model = &model;
-    run.overrides = args.overrides;
-    run.method = method_name(deck.solver.method);
-    run.backend = plan.backend;
-    run.kernel = plan.kernel_name;
-    run.tolerance = deck.solver.tolerance;
-    run.setup_seconds = setup_seconds;
-
     std::vector<double> x(sys.rhs.size(), 0.0);
-    SolveOptions options;
-    options.tolerance = deck.solver.tolerance;
-    options.max_iterations = deck.solver.max_iterations;
+    SolveOptions options = solve_options(deck);
     const GHOperator op(sys.matrix);
     IterationCost cost = deck.solver.method == Method::qmr ? qmr_cost() : bicgstab_cost();
     {
@@ -305,9 +311,7 @@ int cmd_run(const RunArgs& args, std::ostream& out, std::ostream& err, bool term
             run.solve_seconds = times.solve_seconds;
         } else {
             const auto t_solve = Clock::now();
-            run.result = deck.solver.method == Method::qmr
-                             ? qmr(op, sys.rhs.data(), x.data(), options)
-                             : bicgstab(op, sys.rhs.data(), x.data(), options);
+            run.result = cpu_solve(deck.solver.method, op, sys.rhs, x, options);
             run.solve_seconds = seconds_since(t_solve);
         }
     }
