@@ -258,8 +258,8 @@ int cmd_bench_solve(const BenchArgs& args, std::ostream& out) {
                     o.library_spmv = fmt;
                     o.solve.tolerance = 0.0;  // exactly `iterations` iterations
                     o.solve.max_iterations = args.iterations;
-                    Row row{method, method_name + " " + name, 0.0, 0, 0, 0.0,
-                            gpu::cost(method, kernel), {}};
+                    Row row{method, method_name + " " + name,  0.0, 0, 0,
+                            0.0,    gpu::cost(method, kernel), {}};
                     // One solve from x = 0; its device solve time in *seconds.
                     auto solve = [&](double* seconds) {
                         std::vector<double> x(sys.rhs.size(), 0.0);
@@ -286,8 +286,7 @@ int cmd_bench_solve(const BenchArgs& args, std::ostream& out) {
                     run_gpu("in_kernel", GpuKernel::in_kernel, gpu::LibrarySpmv::bsr);
                 }
                 if (dev.gpu && selects(args, "multi_kernel")) {
-                    run_gpu("multi_kernel (graph)", GpuKernel::multi_kernel,
-                            gpu::LibrarySpmv::bsr);
+                    run_gpu("multi_kernel (graph)", GpuKernel::multi_kernel, gpu::LibrarySpmv::bsr);
                 }
                 if (dev.gpu && selects(args, "library")) {
                     if (K > 1) {  // cuSPARSE BSR needs 2 x 2 blocks
@@ -437,9 +436,9 @@ int cmd_bench_ksparse(const BenchArgs& args, std::ostream& out) {
     const Device dev = measure_device(args, out);
     YAML::Emitter y;
     begin_report(y, dev, "ksparse", args.command);
-    y << YAML::Key << "matrix" << YAML::Value << args.matrix << YAML::Key << "rows"
-      << YAML::Value << pattern.rows << YAML::Key << "nonzeros" << YAML::Value
-      << pattern.nonzeros() << YAML::Key << "seed" << YAML::Value << args.seed;
+    y << YAML::Key << "matrix" << YAML::Value << args.matrix << YAML::Key << "rows" << YAML::Value
+      << pattern.rows << YAML::Key << "nonzeros" << YAML::Value << pattern.nonzeros() << YAML::Key
+      << "seed" << YAML::Value << args.seed;
     y << YAML::Key << "results" << YAML::Value << YAML::BeginSeq;
     out << args.matrix << ": " << pattern.rows << " x " << pattern.cols << ", "
         << with_commas(pattern.nonzeros()) << " nonzeros, each promoted to a bs x bs block\n";
@@ -462,7 +461,8 @@ int cmd_bench_ksparse(const BenchArgs& args, std::ostream& out) {
         double best_bsr = 0.0;
         for (const auto& t : timings) {
             if ((t.name == "cusparse_bsr" || t.name == "cusparse_bsrmv") && t.repeats > 0) {
-                best_bsr = best_bsr == 0.0 ? t.median_seconds : std::min(best_bsr, t.median_seconds);
+                best_bsr =
+                    best_bsr == 0.0 ? t.median_seconds : std::min(best_bsr, t.median_seconds);
             }
         }
         for (const auto& t : timings) {
@@ -478,7 +478,8 @@ int cmd_bench_ksparse(const BenchArgs& args, std::ostream& out) {
             y << YAML::Key << "median_us" << YAML::Value << 1e6 * t.median_seconds << YAML::Key
               << "bytes" << YAML::Value << bytes << YAML::Key << "effective_gb_s" << YAML::Value
               << gbs << YAML::Key << "ratio_to_triad" << YAML::Value << ratio;
-            if (speedup > 0.0) y << YAML::Key << "speedup_vs_cusparse_bsr" << YAML::Value << speedup;
+            if (speedup > 0.0)
+                y << YAML::Key << "speedup_vs_cusparse_bsr" << YAML::Value << speedup;
             y << YAML::EndMap;
             std::snprintf(line, sizeof line, "%4d %12s %14s  %-16s %10.1f %9.1f %8.3f %10s\n", bs,
                           with_commas(static_cast<long long>(n)).c_str(),

@@ -363,8 +363,7 @@ class DeckReader {
         if (auto x = m.optional("spmv"))
             s.spmv = static_cast<SpmvKind>(x->choice({"bdia", "ksparse"}));
         if (auto x = m.optional("library_format")) {
-            s.library_format =
-                static_cast<LibraryFormat>(x->choice({"bsr", "bsr_legacy", "csr"}));
+            s.library_format = static_cast<LibraryFormat>(x->choice({"bsr", "bsr_legacy", "csr"}));
         }
         if (auto x = m.optional("tolerance")) {
             s.tolerance = x->number();
@@ -539,9 +538,10 @@ Deck load_deck(const std::string& path, const std::vector<std::string>& override
 
 wells::Model build_model(const Deck& deck) {
     if (deck.system.present) {
-        deck.rethrow_located(InputError(
-            "system", "a matrix deck has no grid model; `heptane run` solves it (info and "
-                      "export take grid decks)"));
+        deck.rethrow_located(
+            InputError("system",
+                       "a matrix deck has no grid model; `heptane run` solves it (info and "
+                       "export take grid decks)"));
     }
     try {
         return wells::generate(deck.model);

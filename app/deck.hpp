@@ -37,9 +37,9 @@ enum class RhsKind { ones, random, file };
 /// solves the file's matrix with its own values; block size > 1 promotes every entry to a
 /// dense bs x bs block with seeded values (promote_to_bsr, core/matrix_market.hpp).
 struct MatrixSystemSpec {
-    bool present = false;  ///< the deck has a `system` section
-    std::string matrix;    ///< MatrixMarket file, resolved against the deck's folder
-    int block_size = 1;    ///< 1..kMaxPromotedBlockSize
+    bool present = false;    ///< the deck has a `system` section
+    std::string matrix;      ///< MatrixMarket file, resolved against the deck's folder
+    int block_size = 1;      ///< 1..kMaxPromotedBlockSize
     std::uint64_t seed = 1;  ///< block values (block_size > 1) and rhs: random
     RhsKind rhs = RhsKind::ones;
     std::string rhs_file;  ///< RhsKind::file: MatrixMarket vector, resolved like `matrix`
@@ -61,7 +61,7 @@ struct Deck {
     std::vector<std::string> overrides;  ///< --set arguments applied on top of the text
     std::string title;
     UnitSystem units = UnitSystem::field;
-    wells::ModelSpec model;  ///< SI
+    wells::ModelSpec model;   ///< SI
     MatrixSystemSpec system;  ///< present: a matrix deck (model is then unused)
     SolverSettings solver;
     OutputSettings output;

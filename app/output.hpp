@@ -1,7 +1,7 @@
 #pragma once
 /// @file The result file of `heptane run`: HDF5 (DESIGN section 7) with an XDMF 3 sidecar
-/// (3DCoRectMesh, grid decks only) so ParaView and VisIt open the fields directly. Both are written under
-/// temporary names and renamed when complete.
+/// (3DCoRectMesh, grid decks only) so ParaView and VisIt open the fields directly. Both are written
+/// under temporary names and renamed when complete.
 #include <string>
 #include <vector>
 
@@ -15,7 +15,7 @@ struct RunRecord {
     const Deck* deck = nullptr;
     const wells::Model* model = nullptr;          ///< grid decks
     const MatrixSystem* matrix_system = nullptr;  ///< matrix decks (model is then null)
-    std::vector<std::string> overrides;  ///< the --set arguments
+    std::vector<std::string> overrides;           ///< the --set arguments
     const std::vector<double>* x = nullptr;
     SolveResult result;
     std::string method, backend, kernel;

@@ -82,8 +82,7 @@ Plan plan_backend(const Deck& deck) {
     const SolverSettings& s = deck.solver;
     Plan plan;
     const bool gpu_ready = gpu::compiled_with_cuda() && gpu::device_count() > 0;
-    if (s.backend == Backend::cpu ||
-        (s.backend == Backend::automatic && !gpu_ready)) {
+    if (s.backend == Backend::cpu || (s.backend == Backend::automatic && !gpu_ready)) {
         plan.backend = "cpu";
         plan.kernel_name = "reference";
         return plan;

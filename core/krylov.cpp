@@ -210,8 +210,8 @@ SolveResult bicgstab(const LinearOperator& A, const double* b, double* x, const 
         // x = x + alpha p_hat + omega s_hat
 #pragma omp parallel for schedule(static) if (n >= vec::kParallelMin)
         for (index_t i = 0; i < n; ++i) {
-            x[i] = canonical::add(x[i], canonical::mul_add(omega, s_hat[i],
-                                                           canonical::mul(alpha, p_hat[i])));
+            x[i] = canonical::add(
+                x[i], canonical::mul_add(omega, s_hat[i], canonical::mul(alpha, p_hat[i])));
         }
         // r = s - omega t
         vec::xmay(s.data(), omega, t.data(), r.data(), n);

@@ -52,9 +52,7 @@ class BsrOperator : public LinearOperator {
     /// @param[in] A  square (block_rows == block_cols); kept by reference, must outlive this
     /// @throws InputError when A is not square
     explicit BsrOperator(const Bsr& A);
-    index_t size() const override {
-        return static_cast<index_t>(A_.block_rows) * A_.block_size;
-    }
+    index_t size() const override { return static_cast<index_t>(A_.block_rows) * A_.block_size; }
     void apply(const double* x, double* y) const override;
     void apply_transpose(const double* x, double* y) const override;
     /// Every stored block value (blocks x bs^2 x 8 bytes), x and y once.

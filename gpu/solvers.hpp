@@ -108,9 +108,9 @@ SolveResult bicgstab_library(const GHMatrix& A, const std::vector<double>& b,
 /// in the same three variants. Products with A^T use the mirrored diagonals and the swapped
 /// well arrays (no stored transpose) except in the library baseline, which gives cuSPARSE
 /// an explicit transpose. SolveResult::quasi_history holds tau_i / ||b||.
-SolveResult qmr_in_kernel(const GHMatrix& A, const std::vector<double>& b,
-                          std::vector<double>& x, const GpuSolveOptions& options,
-                          GpuSolveTimes* times = nullptr, InKernelPlan* plan = nullptr);
+SolveResult qmr_in_kernel(const GHMatrix& A, const std::vector<double>& b, std::vector<double>& x,
+                          const GpuSolveOptions& options, GpuSolveTimes* times = nullptr,
+                          InKernelPlan* plan = nullptr);
 SolveResult qmr_multi_kernel(const GHMatrix& A, const std::vector<double>& b,
                              std::vector<double>& x, const GpuSolveOptions& options,
                              GpuSolveTimes* times = nullptr);

@@ -35,7 +35,6 @@ struct LibScalars {
     double c_neg_alpha;                         // s = r - alpha v
     double c_alpha, c_omega;                    // x = x + alpha p + omega s
     double c_neg_omega_r;                       // r = s - omega t
-    double minus_one, plus_one;                 // constants: r = b - A x
     int paused;                                 // a restart is pending (host performs it)
 };
 
@@ -189,10 +188,7 @@ SolveResult bicgstab_library(const GHMatrix& A, const std::vector<double>& b,
     v.zero(st);
     DeviceState state(opt);
     Buffer<LibScalars> scalars(1);
-    LibScalars init{};
-    init.minus_one = -1.0;
-    init.plus_one = 1.0;
-    scalars.upload({init}, st);
+    scalars.zero(st);
     SolverState* sst = state.device();
     LibScalars* sc = scalars.get();
 
@@ -203,16 +199,10 @@ SolveResult bicgstab_library(const GHMatrix& A, const std::vector<double>& b,
 
     // ||b|| (cuBLAS), then r = b - A x, r_hat = r, ||r||.
     EventTimer solve_timer(st);
-    Buffer<double> bnorm(1);
-    HEPTANE_CUBLAS_CHECK(cublasDnrm2(blas, ni, d_b.get(), 1, bnorm.get()));
-    const double host_bnorm = bnorm.download(st)[0];
+    const double host_bnorm = library_norm(handle, d_b.get(), &sst->bnorm);
     if (SolveResult trivial; trivial_rhs(host_bnorm, x, trivial)) return trivial;
-    HEPTANE_CUDA_CHECK(
-        cudaMemcpyAsync(&sst->bnorm, bnorm.get(), sizeof(double), cudaMemcpyDeviceToDevice, st));
     auto residual = [&](int init_flag) {  // r = b - A x; r_hat = r; ||r||
-        mat.apply(d_x.get(), r.get());
-        HEPTANE_CUBLAS_CHECK(cublasDscal(blas, ni, &sc->minus_one, r.get(), 1));
-        HEPTANE_CUBLAS_CHECK(cublasDaxpy(blas, ni, &sc->plus_one, d_b.get(), 1, r.get(), 1));
+        library_residual(mat, handle, d_b.get(), d_x.get(), r.get());
         HEPTANE_CUBLAS_CHECK(cublasDcopy(blas, ni, r.get(), 1, r_hat.get(), 1));
         HEPTANE_CUBLAS_CHECK(cublasDnrm2(blas, ni, r.get(), 1, &sc->r_norm));
         k_lib_restart<<<1, 1, 0, st>>>(sst, sc, history.get(), init_flag);
@@ -264,22 +254,18 @@ SolveResult bicgstab_library(const GHMatrix& A, const std::vector<double>& b,
             opt.progress(host.iterations, host.relative_residual);
     }
     // True residual ||b - A x|| / ||b||.
-    mat.apply(d_x.get(), t.get());
-    HEPTANE_CUBLAS_CHECK(cublasDscal(blas, ni, &sc->minus_one, t.get(), 1));
-    HEPTANE_CUBLAS_CHECK(cublasDaxpy(blas, ni, &sc->plus_one, d_b.get(), 1, t.get(), 1));
-    Buffer<double> true_norm(1);
-    HEPTANE_CUBLAS_CHECK(cublasDnrm2(blas, ni, t.get(), 1, true_norm.get()));
+    library_residual(mat, handle, d_b.get(), d_x.get(), t.get());
+    Buffer<double> norm(1);
+    const double true_norm = library_norm(handle, t.get(), norm.get());
     const double solve_seconds = solve_timer.seconds();
     host = state.download(st);
-    host.true_relative_residual = true_norm.download(st)[0] / host_bnorm;
+    host.true_relative_residual = true_norm / host_bnorm;
 
-    const std::vector<double> xs = d_x.download(st);
+    std::vector<double> xs;
+    SolveResult result =
+        finish_solve(host, d_x, history, xs, setup_seconds, solve_seconds, times, st);
     x = padded ? unpad_vector(A, xs) : xs;
-    if (times != nullptr) {
-        times->setup_seconds = setup_seconds;
-        times->solve_seconds = solve_seconds;
-    }
-    return to_result(host, history.download(st));
+    return result;
 }
 
 }  // namespace heptane::gpu

@@ -223,19 +223,16 @@ SolveResult bicgstab_multi_kernel(const GHMatrix& A, const std::vector<double>& 
     Buffer<double> d_b(b), d_x(x), r(n), r_hat(n), p(n), v(n), s(n), t(n);
     p.zero(stream.get());
     v.zero(stream.get());
-    const unsigned blocks = reduction_blocks(n);
-    Buffer<double> partial0(blocks), partial1(blocks), history(opt.max_iterations + 1);
-    Buffer<unsigned> counter(1);
-    counter.zero(stream.get());
-    DeviceState state(opt);
-    Work w{n, {partial0.get(), partial1.get()}, counter.get(), state.device(), history.get()};
     const cudaStream_t st = stream.get();
+    MultiKernelWorkspace ws(n, opt, st);
+    const unsigned blocks = ws.blocks;
+    const Work& w = ws.work;
+    const DeviceState& state = ws.state;
 
     // ||b||: zero and non-finite right-hand sides end the solve here, as in the reference.
-    k_bnorm<<<blocks, kChunkThreads, 0, st>>>(w, d_b.get());
-    HEPTANE_SYNC_CHECK(st);
-    SolverState host = state.download(st);
-    if (SolveResult trivial; trivial_rhs(host.bnorm, x, trivial)) return trivial;
+    if (SolveResult trivial; trivial_rhs(ws.bnorm(d_b.get(), st).bnorm, x, trivial)) {
+        return trivial;
+    }
 
     // One iteration, captured into a graph.
     cudaGraph_t graph = nullptr;
@@ -262,13 +259,10 @@ SolveResult bicgstab_multi_kernel(const GHMatrix& A, const std::vector<double>& 
     HEPTANE_SYNC_CHECK(st);
     // The iterations, then the true residual ||b - A x|| / ||b|| (A x into t).
     replay_iterations(exec.get(), state, options, st);
-    gh.apply(d_x.get(), t.get(), false, st);
-    k_true_residual<<<blocks, kChunkThreads, 0, st>>>(w, d_b.get(), t.get());
-    HEPTANE_SYNC_CHECK(st);
-    host = state.download(st);
+    const SolverState host = ws.true_residual(gh, d_b.get(), d_x.get(), t.get(), st);
     const double solve_seconds = solve_timer.seconds();
 
-    return finish_solve(host, d_x, history, x, setup_seconds, solve_seconds, times, st);
+    return finish_solve(host, d_x, ws.history, x, setup_seconds, solve_seconds, times, st);
 }
 
 }  // namespace heptane::gpu

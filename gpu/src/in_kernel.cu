@@ -20,7 +20,7 @@
 namespace heptane::gpu {
 namespace detail {
 
-#define HEPTANE_EXTERN(k)                                 \
+#define HEPTANE_EXTERN(k)                             \
     extern template const void* bicgstab_kernel<k>(); \
     extern template const void* qmr_kernel<k>();
 HEPTANE_FOR_EACH_K(HEPTANE_EXTERN)
@@ -41,8 +41,8 @@ const void* kernel_for(Method method, int K) {
         HEPTANE_FOR_EACH_K(HEPTANE_CASE)
 #undef HEPTANE_CASE
         default:
-            throw NotSupported(std::string(solver_name(method)) + ": no kernel for K = " +
-                               std::to_string(K));
+            throw NotSupported(std::string(solver_name(method)) +
+                               ": no kernel for K = " + std::to_string(K));
     }
 }
 
@@ -127,9 +127,8 @@ InKernelPlan in_kernel_plan(const GHMatrix& A, const GpuSolveOptions& options, M
         }
         const long long warps = rows / pass_rows < 16 ? rows / pass_rows : 16;
         if (!resident(static_cast<int>(32 * warps), rows, false)) {
-            throw NotSupported(name + ": " + std::to_string((n + rows - 1) / rows) +
-                               " blocks of " + std::to_string(rows) +
-                               " rows cannot all be resident");
+            throw NotSupported(name + ": " + std::to_string((n + rows - 1) / rows) + " blocks of " +
+                               std::to_string(rows) + " rows cannot all be resident");
         }
     } else {
         // One pass per warp in blocks of 512 threads (16 warps; halved down to 4 warps while
@@ -294,9 +293,9 @@ SolveResult bicgstab_in_kernel(const GHMatrix& A, const std::vector<double>& b,
         });
 }
 
-SolveResult qmr_in_kernel(const GHMatrix& A, const std::vector<double>& b,
-                          std::vector<double>& x, const GpuSolveOptions& options,
-                          GpuSolveTimes* times, InKernelPlan* plan) {
+SolveResult qmr_in_kernel(const GHMatrix& A, const std::vector<double>& b, std::vector<double>& x,
+                          const GpuSolveOptions& options, GpuSolveTimes* times,
+                          InKernelPlan* plan) {
     using namespace detail;
     return solve_in_kernel<QmrParams>(
         Method::qmr, A, b, x, options, times, plan,

@@ -424,8 +424,8 @@ __device__ __forceinline__ void prefetch_first_leaf(const BlockRange& B,
 
 /// Range vector k of the block (indexed by i - e0): in shared memory, or `global` (a vector of
 /// n entries) from the block's first row.
-__device__ __forceinline__ double* range_vector(const BlockRange& B, const InKernelParams& P,
-                                                int k, double* global) {
+__device__ __forceinline__ double* range_vector(const BlockRange& B, const InKernelParams& P, int k,
+                                                double* global) {
     return P.shared_ranges ? B.ranges + k * P.block_rows : global + B.e0;
 }
 
@@ -483,8 +483,7 @@ struct KernelFrame {
 
     /// SolverFrame::record: true when the solve ends here (converged or non-finite).
     __device__ bool record(const InKernelParams& P, int it, double norm) {
-        iterations = it;
-        relative_residual = norm / bnorm;
+        record_residual(*this, it, norm);
         if (leader) {
             P.history[it] = relative_residual;
             if (P.progress != nullptr && (it & 31) == 0) {
@@ -493,23 +492,11 @@ struct KernelFrame {
                 pr->iterations = it;
             }
         }
-        if (!std::isfinite(relative_residual)) {
-            status = kNonFinite;
-            detail = kDetailResidual;
-            detail_iteration = it;
-        } else if (relative_residual <= tolerance) {
-            status = kConverged;
-        }
         return status != kRunning;
     }
 
     /// SolverFrame::fail: breakdown on a zero, non_finite on a non-finite value.
-    __device__ void fail(double value, int what, int it) {
-        status = std::isfinite(value) ? kBreakdown : kNonFinite;
-        detail = what;
-        detail_value = value;
-        detail_iteration = it;
-    }
+    __device__ void fail(double value, int what, int it) { record_failure(*this, value, what, it); }
 };
 
 /// ||b - A x|| with x published to global memory first (a collective write before the SpMV
@@ -520,14 +507,16 @@ __device__ double residual_norm(BlockRange& B, const InKernelParams& P, Store st
     if (P.shared_ranges) block_entries(B, [&](long long i) { P.x[i] = B.x[i - B.e0]; });
     barrier(B, P);
     const double* x = P.x;
-    spmv_phase<K, 1>(B, P.A, [x](long long j) { return x[j]; },
-                     [&](long long i, double ax, double(&terms)[1]) {
-                         const double ri = sub(__ldg(P.b + i), mul(1.0, ax));
-                         store(i, ri);
-                         terms[0] = mul(ri, ri);
-                     });
+    spmv_phase<K, 1>(
+        B, P.A, [x](long long j) { return x[j]; },
+        [&](long long i, double ax, double(&terms)[1]) {
+            const double ri = sub(__ldg(P.b + i), mul(1.0, ax));
+            store(i, ri);
+            terms[0] = mul(ri, ri);
+        });
     double total[1];
-    ws_sync<1>(B, P, [&] { prefetch_first_pass_bdia<K>(B, P.A); }, total);
+    ws_sync<1>(
+        B, P, [&] { prefetch_first_pass_bdia<K>(B, P.A); }, total);
     return sqrt(total[0]);
 }
 
@@ -539,17 +528,19 @@ __device__ double initial_residual(BlockRange& B, const InKernelParams& P, Kerne
                                    Store store) {
     using namespace heptane::canonical;
     const double* x = P.x;
-    spmv_phase<K, 2>(B, P.A, [x](long long j) { return x[j]; },
-                     [&](long long i, double ax, double(&terms)[2]) {
-                         const double bi = __ldg(P.b + i);
-                         const double ri = sub(bi, mul(1.0, ax));
-                         store(i, ri);
-                         if (P.shared_ranges) B.x[i - B.e0] = P.x[i];
-                         terms[0] = mul(bi, bi);
-                         terms[1] = mul(ri, ri);
-                     });
+    spmv_phase<K, 2>(
+        B, P.A, [x](long long j) { return x[j]; },
+        [&](long long i, double ax, double(&terms)[2]) {
+            const double bi = __ldg(P.b + i);
+            const double ri = sub(bi, mul(1.0, ax));
+            store(i, ri);
+            if (P.shared_ranges) B.x[i - B.e0] = P.x[i];
+            terms[0] = mul(bi, bi);
+            terms[1] = mul(ri, ri);
+        });
     double total[2];
-    ws_sync<2>(B, P, [&] { prefetch_first_pass_bdia<K>(B, P.A); }, total);
+    ws_sync<2>(
+        B, P, [&] { prefetch_first_pass_bdia<K>(B, P.A); }, total);
     F.bnorm = sqrt(total[0]);
     if (!std::isfinite(F.bnorm) || F.bnorm == 0.0) {
         if (F.leader) P.st->bnorm = F.bnorm;

@@ -118,7 +118,8 @@ KsparseLaunch ksparse_plan(int block_rows, int bs, const KsparseParams& p) {
         throw NotSupported("KSPARSE K2 takes block sizes 2 to " + std::to_string(kMaxBlockSize) +
                            ", not " + std::to_string(bs));
     }
-    l.rows_per_array = p.rows_per_array > 0 ? p.rows_per_array : (l.kernel == KsparseKernel::k1 ? 2 : 1);
+    l.rows_per_array =
+        p.rows_per_array > 0 ? p.rows_per_array : (l.kernel == KsparseKernel::k1 ? 2 : 1);
     if (l.kernel == KsparseKernel::k1) {
         l.groups = 0;
         l.width = 32;
@@ -133,7 +134,8 @@ KsparseLaunch ksparse_plan(int block_rows, int bs, const KsparseParams& p) {
                            " threads per block exceed " + std::to_string(kMaxThreads));
     }
     const long long per_block = static_cast<long long>(l.arrays) * l.rows_per_array;
-    l.grid = dim3(static_cast<unsigned>(std::max<long long>(1, (block_rows + per_block - 1) / per_block)));
+    l.grid = dim3(
+        static_cast<unsigned>(std::max<long long>(1, (block_rows + per_block - 1) / per_block)));
     l.block = dim3(static_cast<unsigned>(l.width), static_cast<unsigned>(l.arrays));
     l.shared = sizeof(double) * static_cast<size_t>(l.width) * l.arrays;
     return l;
@@ -198,9 +200,9 @@ std::vector<double> spmv_ksparse(const Bsr& A, const std::vector<double>& x,
     using namespace detail;
     const size_t n = static_cast<size_t>(A.block_rows) * A.block_size;
     if (x.size() != static_cast<size_t>(A.block_cols) * A.block_size) {
-        throw std::invalid_argument("spmv_ksparse: x has " + std::to_string(x.size()) +
-                                    " entries, expected " +
-                                    std::to_string(static_cast<size_t>(A.block_cols) * A.block_size));
+        throw std::invalid_argument(
+            "spmv_ksparse: x has " + std::to_string(x.size()) + " entries, expected " +
+            std::to_string(static_cast<size_t>(A.block_cols) * A.block_size));
     }
     const DeviceBsr dev(A, params);
     Buffer<double> dx(x), dy(n);

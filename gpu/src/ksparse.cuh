@@ -31,8 +31,8 @@ struct KsparseLaunch {
 /// The launch of params.kernel (or the automatic one) for block_rows block rows of bs x bs;
 /// NotSupported when that kernel cannot take bs or the block would exceed 1,024 threads.
 KsparseLaunch ksparse_plan(int block_rows, int bs, const KsparseParams& params);
-void ksparse_launch(const KsparseLaunch& launch, const KsparseView& A, const double* x,
-                    double* y, cudaStream_t stream);
+void ksparse_launch(const KsparseLaunch& launch, const KsparseView& A, const double* x, double* y,
+                    cudaStream_t stream);
 
 /// Bsr's row-major blocks, each transposed to column-major.
 std::vector<double> column_major_blocks(const Bsr& A);

@@ -72,8 +72,7 @@ class LibraryMatrix {
   public:
     /// `transpose`: store A^T explicitly (cuSPARSE's BSR SpMV has no transposed operation),
     /// so that apply() computes A^T x, as a library user would for QMR's A^T q.
-    LibraryMatrix(const GHMatrix& A, LibrarySpmv kind, cudaStream_t stream,
-                  bool transpose = false)
+    LibraryMatrix(const GHMatrix& A, LibrarySpmv kind, cudaStream_t stream, bool transpose = false)
         : LibraryMatrix(kind, stream) {
         if (kind == LibrarySpmv::csr) {
             Csr csr = to_csr(A);
@@ -157,10 +156,10 @@ class LibraryMatrix {
     void set(const Csr& csr) {
         n_ = csr.rows;
         upload(csr.row_ptr, csr.col, csr.val);
-        HEPTANE_CUSPARSE_CHECK(cusparseCreateCsr(
-            &mat_, n_, n_, static_cast<int64_t>(csr.val.size()), row_ptr_.get(), col_.get(),
-            val_.get(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
-            CUDA_R_64F));
+        HEPTANE_CUSPARSE_CHECK(
+            cusparseCreateCsr(&mat_, n_, n_, static_cast<int64_t>(csr.val.size()), row_ptr_.get(),
+                              col_.get(), val_.get(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                              CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
     }
     void set(const Bsr& bsr) {
         bs_ = bsr.block_size;
@@ -169,10 +168,10 @@ class LibraryMatrix {
         n_ = static_cast<long long>(mb_) * bs_;
         upload(bsr.row_ptr, bsr.col, bsr.val);
         if (kind_ == LibrarySpmv::bsr) {
-            HEPTANE_CUSPARSE_CHECK(cusparseCreateBsr(
-                &mat_, mb_, mb_, nnzb_, bs_, bs_, row_ptr_.get(), col_.get(), val_.get(),
-                CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F,
-                CUSPARSE_ORDER_ROW));
+            HEPTANE_CUSPARSE_CHECK(
+                cusparseCreateBsr(&mat_, mb_, mb_, nnzb_, bs_, bs_, row_ptr_.get(), col_.get(),
+                                  val_.get(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                  CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F, CUSPARSE_ORDER_ROW));
         } else {
             HEPTANE_CUSPARSE_CHECK(cusparseCreateMatDescr(&descr_));
         }
@@ -202,18 +201,23 @@ class LibraryMatrix {
 /// lives in device memory), and the vector length n as cuBLAS's int.
 class BlasHandle {
   public:
-    BlasHandle(cudaStream_t stream, long long n) : n_(static_cast<int>(n)) {
+    BlasHandle(cudaStream_t stream, long long n) : n_(static_cast<int>(n)), stream_(stream) {
         if (static_cast<long long>(n_) != n) {
             throw NotSupported("library solver: more than 2^31 rows");
         }
         HEPTANE_CUBLAS_CHECK(cublasCreate(&owner_.handle));
         HEPTANE_CUBLAS_CHECK(cublasSetStream(owner_.handle, stream));
         HEPTANE_CUBLAS_CHECK(cublasSetPointerMode(owner_.handle, CUBLAS_POINTER_MODE_DEVICE));
+        constants_.upload({-1.0, 1.0}, stream);
+        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(stream));  // the host list dies here
     }
     BlasHandle(const BlasHandle&) = delete;
     BlasHandle& operator=(const BlasHandle&) = delete;
     cublasHandle_t get() const { return owner_.handle; }
     int n() const { return n_; }
+    cudaStream_t stream() const { return stream_; }
+    const double* minus_one() const { return constants_.get(); }
+    const double* plus_one() const { return constants_.get() + 1; }
 
   private:
     struct Owner {  // a member: destroyed even when the constructor throws
@@ -224,6 +228,26 @@ class BlasHandle {
     };
     Owner owner_;
     int n_ = 0;
+    cudaStream_t stream_;
+    Buffer<double> constants_{2};  ///< -1, 1: the scalars of r = b - A x
 };
+
+/// r = b - A x with cuSPARSE and cuBLAS (r = A x, r = -r, r = r + b).
+inline void library_residual(LibraryMatrix& A, const BlasHandle& blas, const double* b,
+                             const double* x, double* r) {
+    A.apply(x, r);
+    HEPTANE_CUBLAS_CHECK(cublasDscal(blas.get(), blas.n(), blas.minus_one(), r, 1));
+    HEPTANE_CUBLAS_CHECK(cublasDaxpy(blas.get(), blas.n(), blas.plus_one(), b, 1, r, 1));
+}
+
+/// ||v|| (cuBLAS) into device memory at `result` and returned to the host.
+inline double library_norm(const BlasHandle& blas, const double* v, double* result) {
+    HEPTANE_CUBLAS_CHECK(cublasDnrm2(blas.get(), blas.n(), v, 1, result));
+    double host = 0.0;
+    HEPTANE_CUDA_CHECK(
+        cudaMemcpyAsync(&host, result, sizeof(double), cudaMemcpyDeviceToHost, blas.stream()));
+    HEPTANE_CUDA_CHECK(cudaStreamSynchronize(blas.stream()));
+    return host;
+}
 
 }  // namespace heptane::gpu::detail

@@ -7,7 +7,9 @@
 
 #include <algorithm>
 
+#include "gpu/src/buffer.cuh"
 #include "gpu/src/canonical_reduce.cuh"
+#include "gpu/src/device_gh.cuh"
 #include "gpu/src/solver_state.cuh"
 
 namespace heptane::gpu::detail {
@@ -91,6 +93,42 @@ __global__ void __launch_bounds__(kChunkThreads) k_bnorm(Work work, const double
     if (!last || threadIdx.x != 0) return;
     work.st->bnorm = sqrt(total[0]);
 }
+
+/// What every multi-kernel solve owns besides its vectors: the chunk partial sums and the
+/// counter of the last-block reduction, the device state, the residual history, and the Work
+/// its kernels take.
+struct MultiKernelWorkspace {
+    MultiKernelWorkspace(long long n, const SolveOptions& opt, cudaStream_t st)
+        : blocks(reduction_blocks(n)),
+          partial0(blocks),
+          partial1(blocks),
+          history(static_cast<std::size_t>(opt.max_iterations) + 1),
+          counter(1),
+          state(opt),
+          work{n, {partial0.get(), partial1.get()}, counter.get(), state.device(), history.get()} {
+        counter.zero(st);
+    }
+    /// ||b|| into the state; returns the state (trivial_rhs decides on its bnorm).
+    SolverState bnorm(const double* b, cudaStream_t st) {
+        k_bnorm<<<blocks, kChunkThreads, 0, st>>>(work, b);
+        HEPTANE_SYNC_CHECK(st);
+        return state.download(st);
+    }
+    /// ||b - A x|| / ||b|| into the state, with A x into `ax`; returns the final state.
+    SolverState true_residual(const DeviceGH& gh, const double* b, const double* x, double* ax,
+                              cudaStream_t st) {
+        gh.apply(x, ax, false, st);
+        k_true_residual<<<blocks, kChunkThreads, 0, st>>>(work, b, ax);
+        HEPTANE_SYNC_CHECK(st);
+        return state.download(st);
+    }
+
+    unsigned blocks;
+    Buffer<double> partial0, partial1, history;
+    Buffer<unsigned> counter;
+    DeviceState state;
+    Work work;
+};
 
 }  // namespace
 

@@ -39,7 +39,6 @@ struct QmrScalars {
     double c_neg_beta, c_one_vw;                 // v = p~ - beta v, w = A^T q - beta w
     double c_c, c_eta;                           // d = eta p + c d, s = eta p~ + c s
     double c_one_x, c_neg_one_r;                 // x = x + d, r = r - s
-    double minus_one, plus_one;                  // constants: r = b - A x
 };
 
 /// Makes every update of this iteration the identity (the solve has ended).
@@ -191,10 +190,7 @@ SolveResult qmr_library(const GHMatrix& A, const std::vector<double>& b, std::ve
     s.zero(st);
     DeviceState state(opt);
     Buffer<QmrScalars> scalars(1);
-    QmrScalars init{};
-    init.minus_one = -1.0;
-    init.plus_one = 1.0;
-    scalars.upload({init}, st);
+    scalars.zero(st);
     SolverState* sst = state.device();
     QmrScalars* sc = scalars.get();
     const BlasHandle handle(st, n);  // device pointer mode
@@ -204,15 +200,9 @@ SolveResult qmr_library(const GHMatrix& A, const std::vector<double>& b, std::ve
 
     // ||b|| (cuBLAS), then r = b - A x;  v~ = r, rho = ||v~||;  w~ = r, xi = ||w~||.
     EventTimer solve_timer(st);
-    Buffer<double> bnorm(1);
-    HEPTANE_CUBLAS_CHECK(cublasDnrm2(blas, ni, d_b.get(), 1, bnorm.get()));
-    const double host_bnorm = bnorm.download(st)[0];
+    const double host_bnorm = library_norm(handle, d_b.get(), &sst->bnorm);
     if (SolveResult trivial; trivial_rhs(host_bnorm, x, trivial)) return trivial;
-    HEPTANE_CUDA_CHECK(
-        cudaMemcpyAsync(&sst->bnorm, bnorm.get(), sizeof(double), cudaMemcpyDeviceToDevice, st));
-    mat.apply(d_x.get(), r.get());
-    HEPTANE_CUBLAS_CHECK(cublasDscal(blas, ni, &sc->minus_one, r.get(), 1));
-    HEPTANE_CUBLAS_CHECK(cublasDaxpy(blas, ni, &sc->plus_one, d_b.get(), 1, r.get(), 1));
+    library_residual(mat, handle, d_b.get(), d_x.get(), r.get());
     HEPTANE_CUBLAS_CHECK(cublasDcopy(blas, ni, r.get(), 1, v.get(), 1));
     HEPTANE_CUBLAS_CHECK(cublasDcopy(blas, ni, r.get(), 1, w.get(), 1));
     HEPTANE_CUBLAS_CHECK(cublasDnrm2(blas, ni, r.get(), 1, &sc->r_norm));
@@ -270,18 +260,16 @@ SolveResult qmr_library(const GHMatrix& A, const std::vector<double>& b, std::ve
             opt.progress(host.iterations, host.relative_residual);
     }
     // True residual ||b - A x|| / ||b||.
-    mat.apply(d_x.get(), at_q.get());
-    HEPTANE_CUBLAS_CHECK(cublasDscal(blas, ni, &sc->minus_one, at_q.get(), 1));
-    HEPTANE_CUBLAS_CHECK(cublasDaxpy(blas, ni, &sc->plus_one, d_b.get(), 1, at_q.get(), 1));
-    Buffer<double> true_norm(1);
-    HEPTANE_CUBLAS_CHECK(cublasDnrm2(blas, ni, at_q.get(), 1, true_norm.get()));
+    library_residual(mat, handle, d_b.get(), d_x.get(), at_q.get());
+    Buffer<double> norm(1);
+    const double true_norm = library_norm(handle, at_q.get(), norm.get());
     const double solve_seconds = solve_timer.seconds();
     host = state.download(st);
-    host.true_relative_residual = true_norm.download(st)[0] / host_bnorm;
+    host.true_relative_residual = true_norm / host_bnorm;
 
     std::vector<double> xs;
-    SolveResult result = finish_solve(host, d_x, history, xs, setup_seconds, solve_seconds, times,
-                                      st, &quasi);
+    SolveResult result =
+        finish_solve(host, d_x, history, xs, setup_seconds, solve_seconds, times, st, &quasi);
     x = padded ? unpad_vector(A, xs) : xs;
     return result;
 }

@@ -215,20 +215,17 @@ SolveResult qmr_multi_kernel(const GHMatrix& A, const std::vector<double>& b,
     // and 0 times uninitialised memory could be NaN.
     d.zero(st);
     s.zero(st);
-    const unsigned blocks = reduction_blocks(n);
-    Buffer<double> partial0(blocks), partial1(blocks);
-    Buffer<double> history(opt.max_iterations + 1), quasi(opt.max_iterations + 1);
-    Buffer<unsigned> counter(1);
-    counter.zero(st);
-    DeviceState state(opt);
-    Work work{n, {partial0.get(), partial1.get()}, counter.get(), state.device(), history.get()};
+    MultiKernelWorkspace ws(n, opt, st);
+    const unsigned blocks = ws.blocks;
+    const Work& work = ws.work;
+    const DeviceState& state = ws.state;
+    Buffer<double> quasi(opt.max_iterations + 1);
     const int* ended = &state.device()->skip_iteration;
 
     // ||b||: zero and non-finite right-hand sides end the solve here, as in the reference.
-    k_bnorm<<<blocks, kChunkThreads, 0, st>>>(work, d_b.get());
-    HEPTANE_SYNC_CHECK(st);
-    SolverState host = state.download(st);
-    if (SolveResult trivial; trivial_rhs(host.bnorm, x, trivial)) return trivial;
+    if (SolveResult trivial; trivial_rhs(ws.bnorm(d_b.get(), st).bnorm, x, trivial)) {
+        return trivial;
+    }
 
     // One iteration, captured into a graph.
     cudaGraph_t graph = nullptr;
@@ -254,14 +251,10 @@ SolveResult qmr_multi_kernel(const GHMatrix& A, const std::vector<double>& b,
     HEPTANE_SYNC_CHECK(st);
     // The iterations, then the true residual ||b - A x|| / ||b|| (A x into at_q).
     replay_iterations(exec.get(), state, options, st);
-    gh.apply(d_x.get(), at_q.get(), false, st);
-    k_true_residual<<<blocks, kChunkThreads, 0, st>>>(work, d_b.get(), at_q.get());
-    HEPTANE_SYNC_CHECK(st);
-    host = state.download(st);
+    const SolverState host = ws.true_residual(gh, d_b.get(), d_x.get(), at_q.get(), st);
     const double solve_seconds = solve_timer.seconds();
 
-    return finish_solve(host, d_x, history, x, setup_seconds, solve_seconds, times, st,
-                        &quasi);
+    return finish_solve(host, d_x, ws.history, x, setup_seconds, solve_seconds, times, st, &quasi);
 }
 
 }  // namespace heptane::gpu

@@ -43,6 +43,31 @@ enum Detail : int {
     kDetailGamma,
 };
 
+/// The reference's SolverFrame rules on anything with its result fields (SolverState; the
+/// in-kernel solvers' frame). Records iteration `it` with residual norm `norm`: the relative
+/// residual and the status it implies (converged, non_finite, or still running).
+template <class S>
+__device__ void record_residual(S& s, int it, double norm) {
+    s.iterations = it;
+    s.relative_residual = norm / s.bnorm;
+    if (!std::isfinite(s.relative_residual)) {
+        s.status = kNonFinite;
+        s.detail = kDetailResidual;
+        s.detail_iteration = it;
+    } else if (s.relative_residual <= s.tolerance) {
+        s.status = kConverged;
+    }
+}
+
+/// Breakdown on a zero (non_finite on a non-finite) `value` of quantity `what`.
+template <class S>
+__device__ void record_failure(S& s, double value, int what, int it) {
+    s.status = std::isfinite(value) ? kBreakdown : kNonFinite;
+    s.detail = what;
+    s.detail_value = value;
+    s.detail_iteration = it;
+}
+
 struct SolverState {
     double bnorm, r_norm, r_hat_norm, s_norm, rho, rho_old, alpha, omega, beta;
     double tolerance, relative_residual, true_relative_residual, detail_value;
@@ -63,25 +88,14 @@ struct SolverState {
     }
     /// Breakdown on a zero (non_finite on a non-finite) `value`, as SolverFrame::fail.
     __device__ void fail(double value, int what, int it) {
-        status = std::isfinite(value) ? kBreakdown : kNonFinite;
-        detail = what;
-        detail_value = value;
-        detail_iteration = it;
+        record_failure(*this, value, what, it);
         update_gates();
     }
     /// Records iteration `it` with residual norm `norm`; true when the solve ends
     /// (converged or non-finite), as SolverFrame::record.
     __device__ bool record(int it, double norm, double* history) {
-        iterations = it;
-        relative_residual = norm / bnorm;
+        record_residual(*this, it, norm);
         history[it] = relative_residual;
-        if (!std::isfinite(relative_residual)) {
-            status = kNonFinite;
-            detail = kDetailResidual;
-            detail_iteration = it;
-        } else if (relative_residual <= tolerance) {
-            status = kConverged;
-        }
         update_gates();
         return status != kRunning;
     }

@@ -112,7 +112,8 @@ TEST(Deck, MatrixDeckResolvesTheFileAndBuildsTheSystem) {
     const MatrixSystemSpec& s = deck.system;
     ASSERT_TRUE(s.present);
     // Relative to the deck's folder, not the working directory.
-    EXPECT_EQ(s.matrix, (fs::path(path).parent_path() / "data/tiny.mtx").lexically_normal().string());
+    EXPECT_EQ(s.matrix,
+              (fs::path(path).parent_path() / "data/tiny.mtx").lexically_normal().string());
     EXPECT_EQ(s.block_size, 1);  // default
     EXPECT_EQ(s.seed, 7u);
     EXPECT_EQ(s.rhs, RhsKind::random);
@@ -168,8 +169,8 @@ TEST(Deck, MatrixDeckErrorsAreLocated) {
         build_matrix_system(load_deck(path, {"system.rhs=" + rhs}));
         ADD_FAILURE() << "no error for a 3-entry rhs";
     } catch (const InputError& e) {
-        EXPECT_NE(std::string(e.what()).find(
-                      "--set system.rhs=" + rhs + ": system.rhs: the vector has 3 entries"),
+        EXPECT_NE(std::string(e.what()).find("--set system.rhs=" + rhs +
+                                             ": system.rhs: the vector has 3 entries"),
                   std::string::npos)
             << e.what();
     }

@@ -248,7 +248,8 @@ TEST_F(RunTest, BadInputLeavesNoOutputFile) {
 
 TEST_F(RunTest, ProgressOnATerminalOnly) {
     // (The CPU reports every iteration; the GPU solvers report at their host looks.)
-    const CliResult quiet = run_heptane({"run", kSmallDeck, "-o", path("q.h5"), "--backend", "cpu"});
+    const CliResult quiet =
+        run_heptane({"run", kSmallDeck, "-o", path("q.h5"), "--backend", "cpu"});
     EXPECT_EQ(quiet.err.find('\r'), std::string::npos) << "progress in a log";
     const CliResult shown =
         test::run_heptane({"run", kSmallDeck, "-o", path("t.h5"), "--backend", "cpu"}, true);
@@ -293,7 +294,8 @@ TEST_F(RunTest, GpuBackendRunsOnAGpuAndIsExit3WithoutOne) {
 TEST_F(RunTest, BenchKsparseReadsAMatrixAndRefusesMalformedFiles) {
     // A malformed MatrixMarket file: exit 2 naming the file and the line, no report.
     const std::string bad = path("bad.mtx");
-    std::ofstream(bad) << "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1.0\n3 1 2.0\n";
+    std::ofstream(bad)
+        << "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1.0\n3 1 2.0\n";
     CliResult r = run_heptane({"bench", "ksparse", bad, "--report", path("bad.yaml")});
     EXPECT_EQ(r.code, kExitBadInput);
     EXPECT_NE(r.err.find("bad.mtx:4: row index 3"), std::string::npos) << r.err;
@@ -381,8 +383,7 @@ TEST_F(RunTest, MatrixDeckSolvesOnTheCpuAndWritesNoMesh) {
     EXPECT_FALSE(fs::exists(path("qmr.xmf")));
 
     // compare reads /solution and the solver status of two matrix-deck files.
-    EXPECT_EQ(run_heptane({"compare", path("bicgstab.h5"), path("qmr.h5"), "--rtol", "1e-8"})
-                  .code,
+    EXPECT_EQ(run_heptane({"compare", path("bicgstab.h5"), path("qmr.h5"), "--rtol", "1e-8"}).code,
               0);
     fs::copy_file(path("qmr.h5"), path("p.h5"));
     perturb(path("p.h5"), "/solution/x", 2, 1e-6);

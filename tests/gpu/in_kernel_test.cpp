@@ -56,12 +56,11 @@ InKernelPlan expect_reference_bits(const Case& c, GpuSolveOptions o) {
     o.solve = c.options;
     std::vector<double> x(c.x.size(), 0.0);
     InKernelPlan plan;
-    const SolveResult r = solve(c.method, GpuKernel::in_kernel, c.system.matrix, c.system.rhs, x,
-                                o, nullptr, &plan);
-    SCOPED_TRACE(::testing::Message()
-                 << name(c.method) << ": grid " << plan.grid << " x " << plan.threads
-                 << ", rows per block " << plan.rows_per_block
-                 << (plan.shared_ranges ? ", shared" : ", global"));
+    const SolveResult r =
+        solve(c.method, GpuKernel::in_kernel, c.system.matrix, c.system.rhs, x, o, nullptr, &plan);
+    SCOPED_TRACE(::testing::Message() << name(c.method) << ": grid " << plan.grid << " x "
+                                      << plan.threads << ", rows per block " << plan.rows_per_block
+                                      << (plan.shared_ranges ? ", shared" : ", global"));
     EXPECT_EQ(r.status, c.cpu.status) << r.detail;
     EXPECT_EQ(r.iterations, c.cpu.iterations);
     EXPECT_EQ(r.restarts, c.cpu.restarts);

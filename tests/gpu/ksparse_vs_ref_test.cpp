@@ -66,8 +66,8 @@ Csr pattern(int rows, int per_row, unsigned seed) {
                 }
             }
             const std::size_t row = static_cast<std::size_t>(br) * bs + i;
-            const double bound =
-                2.0 * static_cast<double>(terms) * std::numeric_limits<double>::epsilon() * magnitude;
+            const double bound = 2.0 * static_cast<double>(terms) *
+                                 std::numeric_limits<double>::epsilon() * magnitude;
             if (!(std::abs(dev[row] - ref[row]) <= bound)) {
                 if (bad < 10) r << "\n  row " << row << ": ref " << ref[row] << " dev " << dev[row];
                 ++bad;

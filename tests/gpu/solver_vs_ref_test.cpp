@@ -124,8 +124,8 @@ TEST_P(GpuSolvers, LibraryConvergesToTheReferenceSolution) {
         }
         RecordProperty("iterations_" + std::string(to_string(spmv)), std::to_string(r.iterations));
         std::printf("[ library %-8s %-14s ] %-22s iterations %5d (reference %5d, delta %+d)\n",
-                    name(method), to_string(spmv), deck.c_str(), r.iterations,
-                    ref.cpu.iterations, r.iterations - ref.cpu.iterations);
+                    name(method), to_string(spmv), deck.c_str(), r.iterations, ref.cpu.iterations,
+                    r.iterations - ref.cpu.iterations);
     }
 }
 
@@ -146,7 +146,8 @@ TEST_F(GpuSolverEdges, ZeroRhsMaxIterationsAndNonFinite) {
                                              std::vector<double>&, const GpuSolveOptions&)>;
     std::vector<std::pair<std::string, Solver>> solvers;
     for (Method method : kMethods) {
-        for (GpuKernel kernel : {GpuKernel::in_kernel, GpuKernel::multi_kernel, GpuKernel::library}) {
+        for (GpuKernel kernel :
+             {GpuKernel::in_kernel, GpuKernel::multi_kernel, GpuKernel::library}) {
             const char* kernel_name = kernel == GpuKernel::in_kernel      ? "in_kernel"
                                       : kernel == GpuKernel::multi_kernel ? "multi_kernel"
                                                                           : "library";
