@@ -14,26 +14,13 @@
 #include <vector>
 
 #include "core/formats.hpp"
+#include "core/ksparse_params.hpp"
 
 namespace heptane::gpu {
 
-enum class KsparseKernel {
-    automatic,  ///< K1 for bs <= 5, K2 otherwise
-    k1,         ///< bs 1-5: a truncated warp reads floor(32 / bs^2) blocks at once
-    k2,         ///< bs 2-128: thread arrays of bs x N_tg threads
-};
-const char* to_string(KsparseKernel k);
-
-/// Launch parameters (seed 001, section 5.7); 0 = the default for the kernel and bs.
-struct KsparseParams {
-    KsparseKernel kernel = KsparseKernel::automatic;
-    int rows_per_array = 0;    ///< N_brows_ta: consecutive block rows per thread array
-    int arrays_per_block = 0;  ///< N_ta: thread arrays per thread block
-    int groups = 0;            ///< K2's N_tg: thread groups (columns in flight) per array
-};
-
-/// The kernel `automatic` picks for block size bs.
-KsparseKernel ksparse_kernel_for(int block_size);
+using heptane::KsparseBalance;
+using heptane::KsparseKernel;
+using heptane::KsparseParams;
 
 /// y = A x on the device with a KSPARSE kernel: uploads A and x, launches, downloads y.
 /// For tests and one-off products. Throws NotSupported for a kernel that cannot take A's

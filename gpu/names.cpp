@@ -47,22 +47,6 @@ const char* to_string(RangeStorage s) {
     return "?";
 }
 
-const char* to_string(KsparseKernel k) {
-    switch (k) {
-        case KsparseKernel::automatic:
-            return "automatic";
-        case KsparseKernel::k1:
-            return "ksparse_k1";
-        case KsparseKernel::k2:
-            return "ksparse_k2";
-    }
-    return "?";
-}
-
-KsparseKernel ksparse_kernel_for(int block_size) {
-    return block_size <= 5 ? KsparseKernel::k1 : KsparseKernel::k2;
-}
-
 IterationCost in_kernel_cost() {
     // v = A p with p = r + beta q recomputed: q 1 more read; sigma: r_hat 1;
     // t = A s with s = r - alpha v recomputed: v 1 more read;

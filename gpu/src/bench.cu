@@ -164,7 +164,8 @@ std::vector<Timing> time_block_spmv(const Bsr& A, int repeats) {
         p.kernel = k;
         const detail::DeviceBsr dev(A, p);
         out.push_back(time_it(
-            to_string(k), repeats, s, [&] { dev.apply(x.get(), y.get(), s); }, flush));
+            std::string("ksparse_") + to_string(k), repeats, s,
+            [&] { dev.apply(x.get(), y.get(), s); }, flush));
     }
     for (LibrarySpmv kind : {LibrarySpmv::bsr, LibrarySpmv::bsr_legacy, LibrarySpmv::csr}) {
         if (kind != LibrarySpmv::csr && A.block_size == 1) {

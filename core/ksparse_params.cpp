@@ -1,0 +1,66 @@
+// KSPARSE parameter names and defaults (core/ksparse_params.hpp).
+#include "core/ksparse_params.hpp"
+
+#include <string>
+
+namespace heptane {
+
+const char* to_string(KsparseKernel k) {
+    switch (k) {
+        case KsparseKernel::automatic:
+            return "automatic";
+        case KsparseKernel::k1:
+            return "k1";
+        case KsparseKernel::k2:
+            return "k2";
+        case KsparseKernel::k3:
+            return "k3";
+    }
+    return "?";
+}
+
+const char* to_string(KsparseBalance b) {
+    switch (b) {
+        case KsparseBalance::automatic:
+            return "automatic";
+        case KsparseBalance::off:
+            return "off";
+        case KsparseBalance::on:
+            return "on";
+    }
+    return "?";
+}
+
+KsparseKernel ksparse_kernel_for(int block_size) {
+    if (block_size <= 5) return KsparseKernel::k1;
+    return block_size < 45 ? KsparseKernel::k2 : KsparseKernel::k3;
+}
+
+std::string describe(const KsparseParams& p) {
+    std::string s = to_string(p.kernel);
+    auto add = [&](const char* name, int v) {
+        s += std::string(" ") + name + "=" + std::to_string(v);
+    };
+    switch (p.kernel) {
+        case KsparseKernel::k1:
+            add("N_ta", p.arrays_per_block);
+            add("N_brows_ta", p.rows_per_array);
+            break;
+        case KsparseKernel::k2:
+            add("N_ta", p.arrays_per_block);
+            add("N_brows_ta", p.rows_per_array);
+            add("N_tg", p.groups);
+            break;
+        case KsparseKernel::k3:
+            add("nb", p.nb);
+            add("N_tg", p.groups);
+            add("ept", p.ept);
+            break;
+        case KsparseKernel::automatic:
+            break;
+    }
+    if (p.balance == KsparseBalance::on) add("lambda", p.lambda);
+    return s;
+}
+
+}  // namespace heptane
