@@ -249,6 +249,33 @@ Csr to_csr(const Bsr& A) {
     return out;
 }
 
+Bsr transpose(const Bsr& A) {
+    const int bs = A.block_size;
+    const std::size_t bb = static_cast<std::size_t>(bs) * bs;
+    Bsr t;
+    t.block_rows = A.block_cols;
+    t.block_cols = A.block_rows;
+    t.block_size = bs;
+    t.row_ptr.assign(static_cast<std::size_t>(t.block_rows) + 1, 0);
+    for (std::int32_t c : A.col) ++t.row_ptr[static_cast<std::size_t>(c) + 1];
+    for (std::size_t i = 1; i < t.row_ptr.size(); ++i) t.row_ptr[i] += t.row_ptr[i - 1];
+    t.col.resize(A.col.size());
+    t.val.resize(A.val.size());
+    std::vector<std::int32_t> next(t.row_ptr.begin(), t.row_ptr.end() - 1);
+    // Rows of A in order: each row of A^T receives its columns in increasing order.
+    for (std::int32_t br = 0; br < A.block_rows; ++br) {
+        for (std::int32_t p = A.row_ptr[br]; p < A.row_ptr[br + 1]; ++p) {
+            const std::size_t q = static_cast<std::size_t>(next[A.col[p]]++);
+            t.col[q] = br;
+            for (int r = 0; r < bs; ++r) {
+                for (int c = 0; c < bs; ++c)
+                    t.val[q * bb + c * bs + r] = A.val[p * bb + r * bs + c];
+            }
+        }
+    }
+    return t;
+}
+
 void write_matrix_market(std::ostream& out, const Csr& A, const std::string& comment) {
     out << "%%MatrixMarket matrix coordinate real general\n";
     write_comment(out, comment);

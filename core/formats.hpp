@@ -64,6 +64,11 @@ Csr to_csr(const GHMatrix& A);
 /// BSR -> scalar CSR, every entry of every stored block (zeros included).
 Csr to_csr(const Bsr& A);
 
+/// A^T in BSR: block (j, i) of the result is the transpose of block (i, j) of A; columns
+/// stay sorted within each block row. For products with A^T on the device (GPU QMR with
+/// the KSPARSE SpMV).
+Bsr transpose(const Bsr& A);
+
 /// Writes A as MatrixMarket "coordinate real general", 1-based, each value with the
 /// shortest decimal form that reads back to the same double. `comment` lines are prefixed
 /// with '%'.

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -530,6 +531,38 @@ TEST(PromoteToBsr, RejectsBadBlockSizesAndNonSquarePatterns) {
     } catch (const InputError& e) {
         EXPECT_NE(std::string(e.what()).find("must be square, it is 2 x 3"), std::string::npos)
             << e.what();
+    }
+}
+
+TEST(BsrTranspose, IsTheEntrywiseTransposeAndAnInvolution) {
+    const Csr p = small_pattern();
+    for (int bs : {1, 3, 4}) {
+        SCOPED_TRACE(bs);
+        const Bsr a = promote_to_bsr(p, bs, 17);
+        const Bsr t = transpose(a);
+        EXPECT_EQ(t.block_rows, a.block_cols);
+        EXPECT_EQ(t.blocks(), a.blocks());
+        // Entry (i, j) of A is entry (j, i) of A^T, through the scalar CSR of each.
+        const Csr sa = to_csr(a), st = to_csr(t);
+        auto entry = [](const Csr& m, int i, int j) {
+            for (int q = m.row_ptr[i]; q < m.row_ptr[i + 1]; ++q) {
+                if (m.col[q] == j) return m.val[q];
+            }
+            return 0.0;
+        };
+        for (int i = 0; i < sa.rows; ++i) {
+            for (int q = sa.row_ptr[i]; q < sa.row_ptr[i + 1]; ++q) {
+                EXPECT_EQ(entry(st, sa.col[q], i), sa.val[q]) << i << "," << sa.col[q];
+            }
+        }
+        for (int br = 0; br < t.block_rows; ++br) {  // columns sorted in every block row
+            EXPECT_TRUE(
+                std::is_sorted(t.col.begin() + t.row_ptr[br], t.col.begin() + t.row_ptr[br + 1]));
+        }
+        const Bsr back = transpose(t);
+        EXPECT_EQ(back.row_ptr, a.row_ptr);
+        EXPECT_EQ(back.col, a.col);
+        EXPECT_EQ(back.val, a.val);
     }
 }
 
