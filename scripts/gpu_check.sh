@@ -49,15 +49,19 @@ if command -v compute-sanitizer >/dev/null; then
     [[ $rc -eq 124 ]] && echo "memcheck of $(basename "$t") timed out after 300 s" | tee -a "$log" "$out/sanitizer.log"
     [[ $rc -ne 0 ]] && san=1
   done
-  # Shared-memory races and barrier misuse in the persistent solver.
+  # Shared-memory races and barrier misuse in the persistent solver and the KSPARSE kernels
+  # (HEPTANE_KSPARSE_RACECHECK_FILTER, default all KSPARSE tests).
   for tool in racecheck synccheck; do
-    t="$build/tests/gpu/gpu_in_kernel_test"
-    echo "== $tool $t" >>"$out/sanitizer.log"
-    timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 1 "$t" \
-      --gtest_filter="${HEPTANE_RACECHECK_FILTER:-*}" >>"$out/sanitizer.log" 2>&1
-    rc=$?
-    [[ $rc -eq 124 ]] && echo "$tool timed out after 300 s" | tee -a "$log" "$out/sanitizer.log"
-    [[ $rc -ne 0 ]] && san=1
+    for t in "$build/tests/gpu/gpu_in_kernel_test" "$build/tests/gpu/gpu_ksparse_vs_ref_test"; do
+      filter="${HEPTANE_RACECHECK_FILTER:-*}"
+      [[ $t == *ksparse* ]] && filter="${HEPTANE_KSPARSE_RACECHECK_FILTER:-*}"
+      echo "== $tool $t" >>"$out/sanitizer.log"
+      timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 1 "$t" \
+        --gtest_filter="$filter" >>"$out/sanitizer.log" 2>&1
+      rc=$?
+      [[ $rc -eq 124 ]] && echo "$tool timed out after 300 s" | tee -a "$log" "$out/sanitizer.log"
+      [[ $rc -ne 0 ]] && san=1
+    done
   done
   grep -E "^== |ERROR SUMMARY|RACECHECK SUMMARY|Terminated|timeout" "$out/sanitizer.log" | tee -a "$log"
 else

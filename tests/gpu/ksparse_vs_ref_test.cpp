@@ -80,6 +80,50 @@ Csr pattern(int rows, int per_row, unsigned seed) {
 
 using Param = std::tuple<int, KsparseKernel>;  // block size, kernel
 
+/// The launch parameters tried for (kernel, bs) besides the defaults: the corners of each
+/// kernel's Table I space that the launcher takes.
+std::vector<std::pair<std::string, KsparseParams>> variants(KsparseKernel kernel, int bs) {
+    std::vector<std::pair<std::string, KsparseParams>> out;
+    KsparseParams p;
+    p.kernel = kernel;
+    switch (kernel) {
+        case KsparseKernel::k1:
+            p.rows_per_array = 3;
+            p.arrays_per_block = 1;
+            out.emplace_back("3 rows per array, 1 array", p);
+            p.rows_per_array = 1;
+            p.arrays_per_block = 32;
+            out.emplace_back("32 arrays", p);
+            break;
+        case KsparseKernel::k2:
+            p.rows_per_array = 3;
+            p.arrays_per_block = 1;
+            p.groups = (bs + 15) / 16;  // the most columns per thread (16)
+            out.emplace_back("3 rows per array, fewest groups", p);
+            p.rows_per_array = 2;
+            p.groups = std::min(bs, 1024 / bs);  // the fewest columns per thread
+            out.emplace_back("most groups", p);
+            p.groups = std::min(bs, 3);  // uneven ept across groups
+            if ((bs + p.groups - 1) / p.groups <= 16) out.emplace_back("3 groups", p);
+            break;
+        default:
+            p.nb = 16;
+            p.groups = 1;
+            p.ept = 1;
+            out.emplace_back("nb 16, 1 group, ept 1", p);
+            p.nb = 32;
+            p.groups = 4;
+            p.ept = 8;
+            out.emplace_back("nb 32, 4 groups, ept 8", p);
+            p.nb = 128;
+            p.groups = 8;
+            p.ept = 2;
+            out.emplace_back("nb 128, 8 groups, ept 2", p);
+            break;
+    }
+    return out;
+}
+
 class KsparseVsRef : public test::GpuTest, public ::testing::WithParamInterface<Param> {};
 
 TEST_P(KsparseVsRef, AgreesWithTheReferenceOnEveryShape) {
@@ -91,31 +135,40 @@ TEST_P(KsparseVsRef, AgreesWithTheReferenceOnEveryShape) {
         test::random_vector(static_cast<std::size_t>(rows) * bs, 5u + static_cast<unsigned>(bs));
     KsparseParams p;
     p.kernel = kernel;
-    EXPECT_TRUE(agrees(A, x, spmv_ksparse(A, x, p))) << "defaults";
-    // Other launch parameters: several block rows per array, one array per block, and (K2)
-    // one thread group (all columns in each thread) and as many groups as columns.
-    p.rows_per_array = 3;
-    p.arrays_per_block = 1;
-    p.groups = 1;
-    EXPECT_TRUE(agrees(A, x, spmv_ksparse(A, x, p))) << "3 rows per array, 1 group";
-    p.groups = bs;
-    p.arrays_per_block = bs * bs <= 1024 ? 1 : 0;
-    if (kernel == KsparseKernel::k1 || bs * bs <= 1024) {
-        EXPECT_TRUE(agrees(A, x, spmv_ksparse(A, x, p))) << "bs groups";
+    for (KsparseBalance balance : {KsparseBalance::off, KsparseBalance::on}) {
+        SCOPED_TRACE(to_string(balance));
+        p.balance = balance;
+        p.lambda = 2;  // balanced: every row longer than 2 blocks is split
+        EXPECT_TRUE(agrees(A, x, spmv_ksparse(A, x, p))) << "defaults";
+        for (auto [what, v] : variants(kernel, bs)) {
+            v.balance = balance;
+            v.lambda = 3;
+            try {
+                EXPECT_TRUE(agrees(A, x, spmv_ksparse(A, x, v))) << what;
+            } catch (const NotSupported& e) {
+                // Only K2's registers may refuse a shape, and only for large blocks.
+                EXPECT_TRUE(kernel == KsparseKernel::k2 && bs > 32) << what << ": " << e.what();
+            }
+        }
+        // A one-row matrix and an empty one.
+        const Bsr one = promote_to_bsr(pattern(1, 4, 3), bs, 2);
+        const std::vector<double> x1 = test::random_vector(static_cast<std::size_t>(bs), 9);
+        EXPECT_TRUE(agrees(one, x1, spmv_ksparse(one, x1, p))) << "one row";
+        const Bsr empty = promote_to_bsr(pattern(0, 4, 3), bs, 2);
+        EXPECT_TRUE(spmv_ksparse(empty, {}, p).empty());
     }
-    // A one-row matrix and an empty one.
-    const Bsr one = promote_to_bsr(pattern(1, 4, 3), bs, 2);
-    const std::vector<double> x1 = test::random_vector(static_cast<std::size_t>(bs), 9);
-    EXPECT_TRUE(agrees(one, x1, spmv_ksparse(one, x1, {kernel, 0, 0, 0}))) << "one row";
-    const Bsr empty = promote_to_bsr(pattern(0, 4, 3), bs, 2);
-    EXPECT_TRUE(spmv_ksparse(empty, {}, {kernel, 0, 0, 0}).empty());
 }
 
 std::vector<Param> params() {
     std::vector<Param> out;
     for (int bs : {1, 2, 3, 4, 5}) out.emplace_back(bs, KsparseKernel::k1);
-    for (int bs : {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 24, 32, 45, 48, 64, 100}) {
+    // K2 holds a whole block row's block in one thread array's registers: up to bs 64 here
+    // (the refusal above that is tested below; K3 takes over from 45).
+    for (int bs : {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 24, 32, 45, 48, 64}) {
         out.emplace_back(bs, KsparseKernel::k2);
+    }
+    for (int bs : {2, 3, 5, 7, 8, 16, 24, 32, 45, 48, 64, 100, 128}) {
+        out.emplace_back(bs, KsparseKernel::k3);
     }
     return out;
 }
@@ -132,21 +185,65 @@ TEST_F(Ksparse, AutomaticChoiceAndRefusals) {
     EXPECT_EQ(ksparse_kernel_for(1), KsparseKernel::k1);
     EXPECT_EQ(ksparse_kernel_for(5), KsparseKernel::k1);
     EXPECT_EQ(ksparse_kernel_for(6), KsparseKernel::k2);
+    EXPECT_EQ(ksparse_kernel_for(44), KsparseKernel::k2);
+    EXPECT_EQ(ksparse_kernel_for(45), KsparseKernel::k3);
     const Bsr A6 = promote_to_bsr(pattern(10, 2, 1), 6, 1);
     const std::vector<double> x6(60, 1.0);
-    EXPECT_THROW(spmv_ksparse(A6, x6, {KsparseKernel::k1, 0, 0, 0}), NotSupported);
+    EXPECT_THROW(spmv_ksparse(A6, x6, {KsparseKernel::k1}), NotSupported);
     const Bsr A1 = promote_to_bsr(pattern(10, 2, 1), 1, 1);
     const std::vector<double> x1(10, 1.0);
-    EXPECT_THROW(spmv_ksparse(A1, x1, {KsparseKernel::k2, 0, 0, 0}), NotSupported);
+    EXPECT_THROW(spmv_ksparse(A1, x1, {KsparseKernel::k2}), NotSupported);
+    EXPECT_THROW(spmv_ksparse(A1, x1, {KsparseKernel::k3}), NotSupported);
     EXPECT_THROW(spmv_ksparse(A1, std::vector<double>(9, 1.0)), std::invalid_argument);
-    // 128 x 128 blocks in 16 groups would need 2,048 threads per array.
     const Bsr big = promote_to_bsr(pattern(2, 1, 1), 128, 1);
-    EXPECT_THROW(spmv_ksparse(big, std::vector<double>(256, 1.0), {KsparseKernel::k2, 0, 0, 16}),
-                 NotSupported);
-    // The automatic kernel on a shape both kernels take.
-    const Bsr A4 = promote_to_bsr(pattern(50, 3, 2), 4, 3);
-    const std::vector<double> x4 = test::random_vector(200, 4);
-    EXPECT_TRUE(agrees(A4, x4, spmv_ksparse(A4, x4)));
+    const std::vector<double> xb(256, 1.0);
+    KsparseParams p{KsparseKernel::k2};
+    p.groups = 16;  // 128 x 16 = 2,048 threads per array
+    EXPECT_THROW(spmv_ksparse(big, xb, p), NotSupported);
+    p.groups = 4;  // 32 columns per thread: more than K2 keeps in registers
+    EXPECT_THROW(spmv_ksparse(big, xb, p), NotSupported);
+    try {  // no launchable K2 shape for 128 x 128 blocks: the message points to K3
+        spmv_ksparse(big, xb, {KsparseKernel::k2});
+        ADD_FAILURE() << "K2 took 128 x 128 blocks";
+    } catch (const NotSupported& e) {
+        EXPECT_NE(std::string(e.what()).find("use K3"), std::string::npos) << e.what();
+    }
+    KsparseParams q{KsparseKernel::k3};
+    q.ept = 3;  // K3 takes ept 1, 2, 4, 8
+    EXPECT_THROW(spmv_ksparse(big, xb, q), NotSupported);
+    q.ept = 1;
+    q.nb = 128;
+    q.groups = 16;  // 2,048 threads
+    EXPECT_THROW(spmv_ksparse(big, xb, q), NotSupported);
+    // The automatic kernel on shapes each kernel takes.
+    for (int bs : {4, 12, 45}) {
+        const Bsr A = promote_to_bsr(pattern(50, 3, 2), bs, 3);
+        const std::vector<double> x = test::random_vector(50 * static_cast<std::size_t>(bs), 4);
+        EXPECT_TRUE(agrees(A, x, spmv_ksparse(A, x))) << bs;
+    }
+}
+
+TEST_F(Ksparse, BalancedLayoutOnTheSkewedMatrix) {
+    // inputs/data/matrices/skewed.mtx: 16 rows of 4,000 blocks among 19,984 short ones. The
+    // automatic choice takes the balanced layout there and not on lhr07 (prefer_balanced);
+    // both layouts must give the reference's product.
+    const Csr skewed = read_matrix_market(test::source_path("inputs/data/matrices/skewed.mtx"));
+    const Csr lhr07 = read_matrix_market(test::source_path("inputs/data/matrices/lhr07.mtx"));
+    for (int bs : {1, 3, 8}) {
+        SCOPED_TRACE(bs);
+        const Bsr A = promote_to_bsr(skewed, bs, 5);
+        EXPECT_EQ(ksparse_resolved(A).balance, KsparseBalance::on);
+        EXPECT_EQ(ksparse_resolved(A).lambda, 16);
+        EXPECT_EQ(ksparse_resolved(promote_to_bsr(lhr07, bs, 5)).balance, KsparseBalance::off);
+        const std::vector<double> x =
+            test::random_vector(static_cast<std::size_t>(A.block_rows) * bs, 6);
+        for (KsparseBalance balance :
+             {KsparseBalance::automatic, KsparseBalance::off, KsparseBalance::on}) {
+            KsparseParams p;
+            p.balance = balance;
+            EXPECT_TRUE(agrees(A, x, spmv_ksparse(A, x, p))) << to_string(balance);
+        }
+    }
 }
 
 }  // namespace
