@@ -452,7 +452,16 @@ int cmd_bench_ksparse(const BenchArgs& args, std::ostream& out) {
         const double values = static_cast<double>(A.blocks()) * bs * bs;
         const double bytes = 8.0 * values + 16.0 * n;
         std::vector<gpu::Timing> timings;
-        if (dev.gpu) timings = gpu::time_block_spmv(A, args.repeats);
+        std::vector<std::string> tuning_log;
+        if (dev.gpu) {
+            gpu::KsparseBenchOptions o;
+            o.tune = args.tune;
+            o.retune = args.retune;
+            o.cache_path = args.tuning_cache;
+            o.tuning_log = &tuning_log;
+            timings = gpu::time_block_spmv(A, args.repeats, o);
+        }
+        for (const std::string& l : tuning_log) out << "  tuning " << l << '\n';
         if (!dev.gpu || args.cpu) {
             std::vector<double> x(static_cast<std::size_t>(n), 1.0), yv(x.size());
             const double t = host_median(args.repeats, [&] { spmv(A, x.data(), yv.data()); });
@@ -465,9 +474,18 @@ int cmd_bench_ksparse(const BenchArgs& args, std::ostream& out) {
                     best_bsr == 0.0 ? t.median_seconds : std::min(best_bsr, t.median_seconds);
             }
         }
+        // The fastest plain KSPARSE kernel, against which the balanced layout is stated.
+        double best_plain = 0.0;
+        for (const auto& t : timings) {
+            if (t.name.rfind("ksparse_k", 0) == 0 && t.repeats > 0) {
+                best_plain =
+                    best_plain == 0.0 ? t.median_seconds : std::min(best_plain, t.median_seconds);
+            }
+        }
         for (const auto& t : timings) {
             y << YAML::BeginMap << YAML::Key << "block_size" << YAML::Value << bs << YAML::Key
               << "kernel" << YAML::Value << t.name;
+            if (!t.params.empty()) y << YAML::Key << "params" << YAML::Value << t.params;
             if (t.repeats == 0) {
                 y << YAML::Key << "skipped" << YAML::Value << t.note << YAML::EndMap;
                 continue;
@@ -480,6 +498,10 @@ int cmd_bench_ksparse(const BenchArgs& args, std::ostream& out) {
               << gbs << YAML::Key << "ratio_to_triad" << YAML::Value << ratio;
             if (speedup > 0.0)
                 y << YAML::Key << "speedup_vs_cusparse_bsr" << YAML::Value << speedup;
+            if (t.name == "ksparse_balanced" && best_plain > 0.0) {
+                y << YAML::Key << "speedup_vs_best_unbalanced" << YAML::Value
+                  << best_plain / t.median_seconds;
+            }
             y << YAML::EndMap;
             std::snprintf(line, sizeof line, "%4d %12s %14s  %-16s %10.1f %9.1f %8.3f %10s\n", bs,
                           with_commas(static_cast<long long>(n)).c_str(),
@@ -487,6 +509,14 @@ int cmd_bench_ksparse(const BenchArgs& args, std::ostream& out) {
                           1e6 * t.median_seconds, gbs, ratio,
                           speedup > 0.0 ? (fixed(speedup, 2) + "x").c_str() : "-");
             out << line;
+            if (!t.params.empty()) {
+                out << "       " << t.params;
+                if (t.name == "ksparse_balanced" && best_plain > 0.0) {
+                    out << "; " << fixed(best_plain / t.median_seconds, 2)
+                        << "x the best unbalanced kernel";
+                }
+                out << '\n';
+            }
         }
     }
     y << YAML::EndSeq;

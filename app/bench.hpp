@@ -23,9 +23,12 @@ struct BenchArgs {
     std::string matrix;
     std::vector<int> block_sizes;
     unsigned long long seed = 1;
-    bool cpu = false;     ///< also time the CPU reference
-    std::string report;   ///< YAML report path
-    std::string command;  ///< the command line, for the report
+    bool tune = false;         ///< bench ksparse: tune the kernels not yet cached
+    bool retune = false;       ///< bench ksparse: tune again even when cached
+    std::string tuning_cache;  ///< bench ksparse: the cache file ("" = the default path)
+    bool cpu = false;          ///< also time the CPU reference
+    std::string report;        ///< YAML report path
+    std::string command;       ///< the command line, for the report
 };
 
 int cmd_bench_spmv(const BenchArgs& args, std::ostream& out);

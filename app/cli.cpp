@@ -139,6 +139,14 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
         ->check(CLI::Range(1, 10000));
     bench_ksparse->add_option("--report", bench_args.report, "YAML report")
         ->default_val("bench_ksparse.yaml");
+    bench_ksparse->add_flag("--tune", bench_args.tune,
+                            "brute-force tune each KSPARSE kernel not yet in the tuning cache for "
+                            "this device and block size (seed 001, section 5.7)");
+    bench_ksparse->add_flag("--retune", bench_args.retune,
+                            "tune again even when the cache has the kernel and block size");
+    bench_ksparse->add_option("--tuning-cache", bench_args.tuning_cache,
+                              "tuning cache file (default: $HEPTANE_TUNING_CACHE, else "
+                              "$XDG_CACHE_HOME or ~/.cache /heptane/ksparse_tuning.txt)");
     for (CLI::App* sub : {bench_spmv, bench_solve}) {
         sub->add_option("--grids", bench_args.grids, "cubic grid sizes g (g^3 cells)")
             ->delimiter(',')

@@ -331,6 +331,23 @@ class DeckReader {
         m.finish();
     }
 
+    /// solver.ksparse: {kernel: auto | k1 | k2 | k3, balance: auto | on | off, lambda: N}.
+    static void read_ksparse(const Value& v, KsparseParams& p) {
+        Mapping m(v);
+        if (auto x = m.optional("kernel")) {
+            p.kernel = static_cast<KsparseKernel>(x->choice({"auto", "k1", "k2", "k3"}));
+        }
+        if (auto x = m.optional("balance")) {
+            p.balance = static_cast<KsparseBalance>(x->choice({"auto", "off", "on"}));
+        }
+        if (auto x = m.optional("lambda")) {
+            const long long n = x->integer();
+            if (n < 1 || n > 1000000) x->fail("must be in [1, 1000000]");
+            p.lambda = static_cast<int>(n);
+        }
+        m.finish();
+    }
+
     void read_solver(const Value& v) {
         Mapping m(v);
         SolverSettings& s = deck_.solver;
@@ -356,12 +373,32 @@ class DeckReader {
         if (auto x = m.optional("backend")) {
             s.backend = static_cast<Backend>(x->choice({"auto", "cpu", "gpu"}));
         }
+        const bool matrix_deck = deck_.system.present;
+        if (matrix_deck) {  // no Bdia form: the multi-kernel solvers with KSPARSE
+            s.gpu_kernel = GpuKernel::multi_kernel;
+            s.spmv = SpmvKind::ksparse;
+        }
         if (auto x = m.optional("gpu_kernel")) {
             s.gpu_kernel =
                 static_cast<GpuKernel>(x->choice({"in_kernel", "multi_kernel", "library"}));
+            if (matrix_deck && s.gpu_kernel != GpuKernel::multi_kernel) {
+                x->fail(
+                    "a matrix deck runs on the GPU with multi_kernel (KSPARSE SpMV); "
+                    "in_kernel and library need a grid model");
+            }
         }
-        if (auto x = m.optional("spmv"))
+        if (auto x = m.optional("spmv")) {
             s.spmv = static_cast<SpmvKind>(x->choice({"bdia", "ksparse"}));
+            if (matrix_deck && s.spmv != SpmvKind::ksparse) {
+                x->fail("a matrix deck has no Bdia form; its SpMV is ksparse");
+            }
+            if (s.spmv == SpmvKind::ksparse && s.gpu_kernel != GpuKernel::multi_kernel) {
+                x->fail(
+                    "ksparse runs with gpu_kernel: multi_kernel (the in-kernel solver has "
+                    "its own Bdia products, the library baseline cuSPARSE's)");
+            }
+        }
+        if (auto x = m.optional("ksparse")) read_ksparse(*x, s.ksparse);
         if (auto x = m.optional("library_format")) {
             s.library_format = static_cast<LibraryFormat>(x->choice({"bsr", "bsr_legacy", "csr"}));
         }

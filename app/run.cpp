@@ -214,21 +214,11 @@ int finish(const SolveResult& r, const SolveOptions& options, std::ostream& err)
     return 1;
 }
 
-/// A matrix deck (`system:`): the CPU reference solvers on the BSR matrix. `backend: auto`
-/// takes the CPU; an explicit gpu is an input error at solver.backend (not yet supported).
+/// A matrix deck (`system:`): the CPU reference solvers on the BSR matrix, or on the GPU the
+/// multi-kernel solvers with the KSPARSE SpMV (the deck reader has set gpu_kernel and spmv).
 int run_matrix_deck(const Deck& deck, const RunArgs& args, const std::string& output,
                     std::ostream& out, std::ostream& err, bool terminal) {
-    if (deck.solver.backend == Backend::gpu) {
-        const InputError e("solver.backend",
-                           "matrix decks (system:) run on the CPU in this version; use "
-                           "backend cpu or auto");
-        if (args.backend == "gpu") throw DeckError("--backend gpu", e);
-        deck.rethrow_located(e);
-    }
-    Plan plan;
-    plan.backend = "cpu";
-    plan.kernel_name = "reference";
-
+    Plan plan = plan_backend(deck);
     const auto t_setup = Clock::now();
     const MatrixSystem sys = build_matrix_system(deck);
     const BsrOperator op(sys.matrix);
@@ -238,13 +228,27 @@ int run_matrix_deck(const Deck& deck, const RunArgs& args, const std::string& ou
     run.matrix_system = &sys;
     std::vector<double> x(sys.rhs.size(), 0.0);
     SolveOptions options = solve_options(deck);
-    const IterationCost cost = deck.solver.method == Method::qmr ? qmr_cost() : bicgstab_cost();
+    IterationCost cost = deck.solver.method == Method::qmr ? qmr_cost() : bicgstab_cost();
     {
         Progress progress(err, terminal);
         options.progress = [&progress](int it, double r) { progress(it, r); };
-        const auto t_solve = Clock::now();
-        run.result = cpu_solve(deck.solver.method, op, sys.rhs, x, options);
-        run.solve_seconds = seconds_since(t_solve);
+        if (plan.gpu) {
+            gpu::GpuSolveOptions gopt;
+            gopt.solve = options;
+            gopt.spmv = SpmvKind::ksparse;
+            gopt.ksparse = deck.solver.ksparse;
+            gpu::GpuSolveTimes times;
+            run.result =
+                gpu::solve(deck.solver.method, plan.kernel, sys.matrix, sys.rhs, x, gopt, &times);
+            cost = gpu::cost(deck.solver.method, plan.kernel);
+            run.kernel += "/ksparse";
+            run.setup_seconds += times.setup_seconds;
+            run.solve_seconds = times.solve_seconds;
+        } else {
+            const auto t_solve = Clock::now();
+            run.result = cpu_solve(deck.solver.method, op, sys.rhs, x, options);
+            run.solve_seconds = seconds_since(t_solve);
+        }
     }
     run.x = &x;
 
@@ -294,6 +298,8 @@ int cmd_run(const RunArgs& args, std::ostream& out, std::ostream& err, bool term
             gpu::GpuSolveOptions gopt;
             gopt.solve = options;
             gopt.library_spmv = library_spmv(deck.solver.library_format);
+            gopt.spmv = deck.solver.spmv;
+            gopt.ksparse = deck.solver.ksparse;
             gpu::GpuSolveTimes times;
             gpu::InKernelPlan launch;
             run.result = gpu::solve(deck.solver.method, plan.kernel, sys.matrix, sys.rhs, x, gopt,
@@ -305,6 +311,8 @@ int cmd_run(const RunArgs& args, std::ostream& out, std::ostream& err, bool term
                               (launch.shared_ranges ? "shared" : "global") + " ranges)";
             } else if (plan.kernel == GpuKernel::library) {
                 run.kernel += std::string("/") + gpu::to_string(gopt.library_spmv);
+            } else if (gopt.spmv == SpmvKind::ksparse) {
+                run.kernel += "/ksparse";
             }
             run.setup_seconds += times.setup_seconds;
             run.solve_seconds = times.solve_seconds;

@@ -3,6 +3,8 @@
 /// section.
 #include <array>
 
+#include "core/ksparse_params.hpp"
+
 namespace heptane {
 
 enum class Method { bicgstab, qmr, block_jacobi, block_gs };
@@ -20,6 +22,9 @@ struct SolverSettings {
     Backend backend = Backend::automatic;
     GpuKernel gpu_kernel = GpuKernel::in_kernel;
     SpmvKind spmv = SpmvKind::bdia;
+    /// solver.ksparse: kernel, balance and lambda of the KSPARSE SpMV (spmv ksparse and
+    /// matrix decks on the GPU); the Table I parameters come from the tuning cache
+    KsparseParams ksparse;
     LibraryFormat library_format = LibraryFormat::bsr;  ///< cuSPARSE SpMV of gpu_kernel library
     double tolerance = 1.0e-8;                          ///< on ||b - GH x|| / ||b||
     int max_iterations = 1000;

@@ -17,8 +17,9 @@ struct Timing {
     std::string name;
     double median_seconds = 0.0;
     double min_seconds = 0.0;
-    int repeats = 0;   ///< 0: not run (see note)
-    std::string note;  ///< why it was skipped, if it was
+    int repeats = 0;          ///< 0: not run (see note)
+    std::string note;         ///< why it was skipped, if it was
+    std::string params = {};  ///< KSPARSE: the launch parameters (describe()) and their origin
 };
 
 /// a = b + s c on three arrays of n doubles; bytes moved = 24 n.
@@ -28,11 +29,23 @@ Timing measure_triad(std::size_t n, int repeats);
 /// and CSR. A variant whose device arrays do not fit in free device memory is skipped.
 std::vector<Timing> time_spmv(const GHMatrix& A, int repeats, bool library);
 
-/// y = A x for a general square BSR matrix: KSPARSE with its automatic kernel (and K2 as
-/// well for bs 2-5), cuSPARSE BSR generic and legacy bsrmv (bs >= 2) and cuSPARSE CSR of
-/// the same matrix. Names: ksparse_k1, ksparse_k2, cusparse_bsr, cusparse_bsrmv,
-/// cusparse_csr.
-std::vector<Timing> time_block_spmv(const Bsr& A, int repeats);
+/// How `bench ksparse` treats the KSPARSE launch parameters.
+struct KsparseBenchOptions {
+    bool tune = false;       ///< brute-force tune each kernel not yet cached for (device, bs)
+    bool retune = false;     ///< tune again even when cached (implies tune)
+    std::string cache_path;  ///< tuning cache; empty: TuningCache::default_path()
+    /// Out: one line per kernel, "k2 bs=16: tuned now, 99 candidates" or "... from the cache".
+    std::vector<std::string>* tuning_log = nullptr;
+};
+
+/// y = A x for a general square BSR matrix: every KSPARSE kernel that takes A's block size
+/// (ksparse_k1 for bs 1-5, ksparse_k2 for 2-128, ksparse_k3 from bs 8) with its tuned
+/// parameters when the cache has them (tuning first with options.tune), else the defaults;
+/// ksparse_balanced: the fastest of those with the balanced layout (lambda 16); then
+/// cuSPARSE BSR generic and legacy bsrmv (bs >= 2) and cuSPARSE CSR of the same matrix
+/// (cusparse_bsr, cusparse_bsrmv, cusparse_csr).
+std::vector<Timing> time_block_spmv(const Bsr& A, int repeats,
+                                    const KsparseBenchOptions& options = {});
 
 /// Free and total device memory in bytes (0, 0 without a device).
 std::pair<std::size_t, std::size_t> device_memory();

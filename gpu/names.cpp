@@ -103,6 +103,12 @@ namespace {
                        (method == Method::block_jacobi ? "block_jacobi" : "block_gs"));
 }
 
+[[noreturn]] void no_ksparse(GpuKernel kernel) {
+    throw NotSupported(std::string("the KSPARSE SpMV (solver.spmv: ksparse, matrix decks) runs "
+                                   "with gpu_kernel multi_kernel, not ") +
+                       (kernel == GpuKernel::in_kernel ? "in_kernel" : "library"));
+}
+
 }  // namespace
 
 IterationCost cost(Method method, GpuKernel kernel) {
@@ -124,6 +130,7 @@ SolveResult solve(Method method, GpuKernel kernel, const GHMatrix& A, const std:
                   InKernelPlan* plan) {
     if (method != Method::bicgstab && method != Method::qmr) no_gpu_method(method);
     const bool qmr = method == Method::qmr;
+    if (options.spmv == SpmvKind::ksparse && kernel != GpuKernel::multi_kernel) no_ksparse(kernel);
     switch (kernel) {
         case GpuKernel::in_kernel:
             return qmr ? qmr_in_kernel(A, b, x, options, times, plan)
@@ -136,6 +143,14 @@ SolveResult solve(Method method, GpuKernel kernel, const GHMatrix& A, const std:
                        : bicgstab_library(A, b, x, options, times);
     }
     return {};
+}
+
+SolveResult solve(Method method, GpuKernel kernel, const Bsr& A, const std::vector<double>& b,
+                  std::vector<double>& x, const GpuSolveOptions& options, GpuSolveTimes* times) {
+    if (method != Method::bicgstab && method != Method::qmr) no_gpu_method(method);
+    if (kernel != GpuKernel::multi_kernel) no_ksparse(kernel);
+    return method == Method::qmr ? qmr_multi_kernel(A, b, x, options, times)
+                                 : bicgstab_multi_kernel(A, b, x, options, times);
 }
 
 }  // namespace heptane::gpu

@@ -15,8 +15,10 @@
 #include <cstddef>
 #include <vector>
 
+#include "core/formats.hpp"
 #include "core/gh_matrix.hpp"
 #include "core/krylov.hpp"
+#include "core/ksparse_params.hpp"
 #include "core/solver_settings.hpp"
 #include "gpu/spmv.hpp"
 
@@ -45,6 +47,12 @@ struct GpuSolveOptions {
     /// rows, K2 the largest power of two <= K; 0 = chosen from the occupancy). For tests and
     /// tuning.
     long long in_kernel_block_rows = 0;
+    /// Multi-kernel solver's SpMV: the Bdia kernels (bdia) or KSPARSE on the BSR form of the
+    /// system (ksparse; results then agree with the reference to rounding, not bitwise).
+    SpmvKind spmv = SpmvKind::bdia;
+    /// KSPARSE launch (spmv ksparse and matrix decks); parameters left at 0 are taken from
+    /// the tuning cache when it has the (device, kernel, bs), else the defaults.
+    KsparseParams ksparse;
 };
 
 /// The launch the in-kernel solver chooses for a system (for reports and tests).
@@ -117,10 +125,27 @@ SolveResult qmr_multi_kernel(const GHMatrix& A, const std::vector<double>& b,
 SolveResult qmr_library(const GHMatrix& A, const std::vector<double>& b, std::vector<double>& x,
                         const GpuSolveOptions& options, GpuSolveTimes* times = nullptr);
 
+/// The multi-kernel solvers on a general square BSR matrix with the KSPARSE SpMV
+/// (options.ksparse); QMR's A^T products use an explicit transpose (core transpose(Bsr)).
+SolveResult bicgstab_multi_kernel(const Bsr& A, const std::vector<double>& b,
+                                  std::vector<double>& x, const GpuSolveOptions& options,
+                                  GpuSolveTimes* times = nullptr);
+SolveResult qmr_multi_kernel(const Bsr& A, const std::vector<double>& b, std::vector<double>& x,
+                             const GpuSolveOptions& options, GpuSolveTimes* times = nullptr);
+
 /// The solver of (method, kernel): bicgstab or qmr (other methods: NotSupported); `plan` is
-/// filled by the in-kernel solvers only.
+/// filled by the in-kernel solvers only. options.spmv ksparse runs with the multi-kernel
+/// solvers only (NotSupported with in_kernel and library).
 SolveResult solve(Method method, GpuKernel kernel, const GHMatrix& A, const std::vector<double>& b,
                   std::vector<double>& x, const GpuSolveOptions& options,
                   GpuSolveTimes* times = nullptr, InKernelPlan* plan = nullptr);
+
+/// A general square BSR system (matrix decks): the multi-kernel solver of `method` with the
+/// KSPARSE SpMV (products with A^T on an explicit transpose for QMR). kernel in_kernel or
+/// library: NotSupported (the persistent solvers need the GH structure; the library
+/// baseline is cuSPARSE's).
+SolveResult solve(Method method, GpuKernel kernel, const Bsr& A, const std::vector<double>& b,
+                  std::vector<double>& x, const GpuSolveOptions& options,
+                  GpuSolveTimes* times = nullptr);
 
 }  // namespace heptane::gpu

@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "core/formats.hpp"
+#include "core/ksparse_tuning.hpp"
 #include "gpu/bench.hpp"
 #include "gpu/src/buffer.cuh"
 #include "gpu/src/device_gh.cuh"
@@ -147,26 +148,73 @@ std::vector<Timing> time_spmv(const GHMatrix& A, int repeats, bool library) {
     return out;
 }
 
-std::vector<Timing> time_block_spmv(const Bsr& A, int repeats) {
+std::vector<Timing> time_block_spmv(const Bsr& A, int repeats, const KsparseBenchOptions& o) {
+    using detail::DeviceBsr;
     std::vector<Timing> out;
     detail::Stream stream;
     const cudaStream_t s = stream.get();
     L2Flusher flusher;
     auto flush = [&] { flusher(s); };
-    const std::size_t n = static_cast<std::size_t>(A.block_rows) * A.block_size;
+    const int bs = A.block_size;
+    const std::size_t n = static_cast<std::size_t>(A.block_rows) * bs;
     std::vector<double> host_x(n);
     for (std::size_t i = 0; i < n; ++i) host_x[i] = 1.0 + 1e-3 * static_cast<double>(i % 97);
     Buffer<double> x(host_x), y(n);
-    std::vector<KsparseKernel> kernels = {ksparse_kernel_for(A.block_size)};
-    if (A.block_size >= 2 && A.block_size <= 5) kernels.push_back(KsparseKernel::k2);
-    for (KsparseKernel k : kernels) {
-        KsparseParams p;
-        p.kernel = k;
-        const detail::DeviceBsr dev(A, p);
-        out.push_back(time_it(
+
+    // The matrix once, for the tuner's candidates (plain rows, no balancing).
+    TuningCache cache(o.cache_path.empty() ? TuningCache::default_path() : o.cache_path);
+    const std::string device = detail::device_name();
+    const Buffer<int> row_ptr(A.row_ptr), col(A.col);
+    const Buffer<double> val(detail::column_major_blocks(A));
+    const detail::KsparseView view{row_ptr.get(), col.get(), val.get(), A.block_rows, bs};
+    auto time_candidate = [&](const KsparseParams& p) {
+        const detail::KsparseLaunch l = detail::ksparse_plan(A.block_rows, bs, p);
+        return time_it(
+                   "candidate", std::max(3, repeats / 2), s,
+                   [&] { detail::ksparse_launch(l, view, x.get(), y.get(), s); }, flush)
+            .median_seconds;
+    };
+
+    double best = 0.0;
+    KsparseParams best_params;
+    for (KsparseKernel k : {KsparseKernel::k1, KsparseKernel::k2, KsparseKernel::k3}) {
+        if (ksparse_candidates(k, bs).empty() || (k == KsparseKernel::k3 && bs < 8)) continue;
+        KsparseParams p = tuned_or_default(cache, device, k, bs);
+        std::string origin = cache.find(device, k, bs) ? "tuned (cache)" : "default";
+        if (o.tune || o.retune) {
+            bool from_cache = false;
+            const TunedEntry e =
+                tune_ksparse(device, k, bs, time_candidate, cache, o.retune, &from_cache);
+            p = e.params;
+            origin = from_cache
+                         ? "tuned (cache)"
+                         : "tuned now, " + std::to_string(e.candidates_tried) + " candidates";
+            if (o.tuning_log) {
+                o.tuning_log->push_back(std::string(to_string(k)) + " bs=" + std::to_string(bs) +
+                                        ": " + origin + ": " + describe(e.params));
+            }
+        }
+        p.balance = KsparseBalance::off;
+        const DeviceBsr dev(A, p);
+        Timing t = time_it(
             std::string("ksparse_") + to_string(k), repeats, s,
-            [&] { dev.apply(x.get(), y.get(), s); }, flush));
+            [&] { dev.apply(x.get(), y.get(), s); }, flush);
+        t.params = describe(dev.launch().params) + " (" + origin + ")";
+        if (best == 0.0 || t.median_seconds < best) {
+            best = t.median_seconds;
+            best_params = p;
+        }
+        out.push_back(t);
     }
+    // The fastest kernel with long rows split (seed 001, section 5.5).
+    best_params.balance = KsparseBalance::on;
+    const DeviceBsr balanced(A, best_params);
+    Timing t = time_it(
+        "ksparse_balanced", repeats, s, [&] { balanced.apply(x.get(), y.get(), s); }, flush);
+    t.params = describe(balanced.launch().params) + ", " +
+               std::to_string(balanced.launch().grid.x) + " blocks";
+    out.push_back(t);
+
     for (LibrarySpmv kind : {LibrarySpmv::bsr, LibrarySpmv::bsr_legacy, LibrarySpmv::csr}) {
         if (kind != LibrarySpmv::csr && A.block_size == 1) {
             out.push_back({to_string(kind), 0, 0, 0, "cuSPARSE BSR needs blocks of 2 x 2 or more"});

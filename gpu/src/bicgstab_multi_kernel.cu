@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
 
 #include "core/canonical.hpp"
@@ -16,6 +17,7 @@
 #include "gpu/src/canonical_reduce.cuh"
 #include "gpu/src/cuda_check.cuh"
 #include "gpu/src/device_gh.cuh"
+#include "gpu/src/device_operator.cuh"
 #include "gpu/src/multi_kernel_common.cuh"
 #include "gpu/src/solver_state.cuh"
 
@@ -209,17 +211,20 @@ __global__ void __launch_bounds__(kChunkThreads)
 }  // namespace
 }  // namespace detail
 
-SolveResult bicgstab_multi_kernel(const GHMatrix& A, const std::vector<double>& b,
-                                  std::vector<double>& x, const GpuSolveOptions& options,
-                                  GpuSolveTimes* times) {
-    using namespace detail;
-    const long long n = A.rows();
+namespace detail {
+
+/// The solve on the uploaded operator (b and x of its order).
+SolveResult bicgstab_multi_kernel_body(const OperatorUpload& upload, const std::vector<double>& b,
+                                       std::vector<double>& x, const GpuSolveOptions& options,
+                                       GpuSolveTimes* times) {
+    const long long n = static_cast<long long>(b.size());
     check_sizes(n, b, x, "bicgstab_multi_kernel");
     const SolveOptions& opt = options.solve;
     Stream stream;
     EventTimer setup_timer(stream.get());
 
-    const DeviceGH gh(A, options.variant);
+    const std::unique_ptr<DeviceOperator> op = upload();
+    const DeviceOperator& gh = *op;
     Buffer<double> d_b(b), d_x(x), r(n), r_hat(n), p(n), v(n), s(n), t(n);
     p.zero(stream.get());
     v.zero(stream.get());
@@ -263,6 +268,15 @@ SolveResult bicgstab_multi_kernel(const GHMatrix& A, const std::vector<double>& 
     const double solve_seconds = solve_timer.seconds();
 
     return finish_solve(host, d_x, ws.history, x, setup_seconds, solve_seconds, times, st);
+}
+
+}  // namespace detail
+
+SolveResult bicgstab_multi_kernel(const GHMatrix& A, const std::vector<double>& b,
+                                  std::vector<double>& x, const GpuSolveOptions& options,
+                                  GpuSolveTimes* times) {
+    return detail::multi_kernel_on(A, b, x, options, times, false,
+                                   detail::bicgstab_multi_kernel_body);
 }
 
 }  // namespace heptane::gpu

@@ -9,6 +9,7 @@
 #include "core/gh_matrix.hpp"
 #include "gpu/spmv.hpp"
 #include "gpu/src/buffer.cuh"
+#include "gpu/src/device_operator.cuh"
 
 namespace heptane::gpu::detail {
 
@@ -35,7 +36,7 @@ struct BdiaView {
     FastDiv nz_div, ny_div;  ///< m / nz and column / ny without integer division
 };
 
-class DeviceGH {
+class DeviceGH final : public DeviceOperator {
   public:
     DeviceGH(const GHMatrix& A, BdiaVariant variant);
 
@@ -44,7 +45,7 @@ class DeviceGH {
     /// y = A x (or A^T x) on `stream`. If `skip` is not null, the kernel does nothing while
     /// *skip != 0 (solvers gate whole phases on device state without a host round trip).
     void apply(const double* x, double* y, bool transpose, cudaStream_t stream,
-               const int* skip = nullptr) const;
+               const int* skip = nullptr) const override;
 
   private:
     BdiaVariant variant_;

@@ -9,7 +9,7 @@
 
 #include "gpu/src/buffer.cuh"
 #include "gpu/src/canonical_reduce.cuh"
-#include "gpu/src/device_gh.cuh"
+#include "gpu/src/device_operator.cuh"
 #include "gpu/src/solver_state.cuh"
 
 namespace heptane::gpu::detail {
@@ -115,8 +115,8 @@ struct MultiKernelWorkspace {
         return state.download(st);
     }
     /// ||b - A x|| / ||b|| into the state, with A x into `ax`; returns the final state.
-    SolverState true_residual(const DeviceGH& gh, const double* b, const double* x, double* ax,
-                              cudaStream_t st) {
+    SolverState true_residual(const DeviceOperator& gh, const double* b, const double* x,
+                              double* ax, cudaStream_t st) {
         gh.apply(x, ax, false, st);
         k_true_residual<<<blocks, kChunkThreads, 0, st>>>(work, b, ax);
         HEPTANE_SYNC_CHECK(st);

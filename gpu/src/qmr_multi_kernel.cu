@@ -18,6 +18,7 @@
 #include "gpu/src/canonical_reduce.cuh"
 #include "gpu/src/cuda_check.cuh"
 #include "gpu/src/device_gh.cuh"
+#include "gpu/src/device_operator.cuh"
 #include "gpu/src/multi_kernel_common.cuh"
 #include "gpu/src/solver_state.cuh"
 
@@ -198,18 +199,21 @@ __global__ void __launch_bounds__(kChunkThreads)
 }  // namespace
 }  // namespace detail
 
-SolveResult qmr_multi_kernel(const GHMatrix& A, const std::vector<double>& b,
-                             std::vector<double>& x, const GpuSolveOptions& options,
-                             GpuSolveTimes* times) {
-    using namespace detail;
-    const long long n = A.rows();
+namespace detail {
+
+/// The solve on the uploaded operator (b and x of its order; A^T products too).
+SolveResult qmr_multi_kernel_body(const OperatorUpload& upload, const std::vector<double>& b,
+                                  std::vector<double>& x, const GpuSolveOptions& options,
+                                  GpuSolveTimes* times) {
+    const long long n = static_cast<long long>(b.size());
     check_sizes(n, b, x, "qmr_multi_kernel");
     const SolveOptions& opt = options.solve;
     Stream stream;
     EventTimer setup_timer(stream.get());
     const cudaStream_t st = stream.get();
 
-    const DeviceGH gh(A, options.variant);
+    const std::unique_ptr<DeviceOperator> op = upload();
+    const DeviceOperator& gh = *op;
     Buffer<double> d_b(b), d_x(x), r(n), v(n), w(n), p(n), q(n), p_tilde(n), at_q(n), d(n), s(n);
     // d and s start at zero, as the reference's: the first iteration weighs them by c = 0,
     // and 0 times uninitialised memory could be NaN.
@@ -255,6 +259,14 @@ SolveResult qmr_multi_kernel(const GHMatrix& A, const std::vector<double>& b,
     const double solve_seconds = solve_timer.seconds();
 
     return finish_solve(host, d_x, ws.history, x, setup_seconds, solve_seconds, times, st, &quasi);
+}
+
+}  // namespace detail
+
+SolveResult qmr_multi_kernel(const GHMatrix& A, const std::vector<double>& b,
+                             std::vector<double>& x, const GpuSolveOptions& options,
+                             GpuSolveTimes* times) {
+    return detail::multi_kernel_on(A, b, x, options, times, true, detail::qmr_multi_kernel_body);
 }
 
 }  // namespace heptane::gpu

@@ -56,6 +56,16 @@ SolveResult qmr_multi_kernel(const GHMatrix&, const std::vector<double>&, std::v
     not_compiled("qmr_multi_kernel");
 }
 
+SolveResult bicgstab_multi_kernel(const Bsr&, const std::vector<double>&, std::vector<double>&,
+                                  const GpuSolveOptions&, GpuSolveTimes*) {
+    not_compiled("bicgstab_multi_kernel");
+}
+
+SolveResult qmr_multi_kernel(const Bsr&, const std::vector<double>&, std::vector<double>&,
+                             const GpuSolveOptions&, GpuSolveTimes*) {
+    not_compiled("qmr_multi_kernel");
+}
+
 SolveResult qmr_library(const GHMatrix&, const std::vector<double>&, std::vector<double>&,
                         const GpuSolveOptions&, GpuSolveTimes*) {
     not_compiled("qmr_library");
@@ -67,7 +77,9 @@ std::vector<double> spmv_ksparse(const Bsr&, const std::vector<double>&, const K
 
 Timing measure_triad(std::size_t, int) { not_compiled("measure_triad"); }
 
-std::vector<Timing> time_block_spmv(const Bsr&, int) { not_compiled("time_block_spmv"); }
+std::vector<Timing> time_block_spmv(const Bsr&, int, const KsparseBenchOptions&) {
+    not_compiled("time_block_spmv");
+}
 
 std::vector<Timing> time_spmv(const GHMatrix&, int, bool) { not_compiled("time_spmv"); }
 

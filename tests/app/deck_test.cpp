@@ -81,6 +81,41 @@ TEST(Deck, LibraryFormatIsReadAndChecked) {
     EXPECT_THROW(load_deck(deck, {"solver.library_format=ell"}), InputError);
 }
 
+TEST(Deck, KsparseSpmvIsReadAndChecked) {
+    // solver.spmv: ksparse with solver.ksparse {kernel, balance, lambda}; only with the
+    // multi-kernel solvers.
+    const std::string deck = source_path("tests/app/decks/small_two_phase.yaml");
+    const Deck d = load_deck(
+        deck, {"solver.gpu_kernel=multi_kernel", "solver.spmv=ksparse", "solver.ksparse.kernel=k3",
+               "solver.ksparse.balance=on", "solver.ksparse.lambda=8"});
+    EXPECT_EQ(d.solver.spmv, SpmvKind::ksparse);
+    EXPECT_EQ(d.solver.ksparse.kernel, KsparseKernel::k3);
+    EXPECT_EQ(d.solver.ksparse.balance, KsparseBalance::on);
+    EXPECT_EQ(d.solver.ksparse.lambda, 8);
+    const Deck defaults = load_deck(deck);
+    EXPECT_EQ(defaults.solver.spmv, SpmvKind::bdia);
+    EXPECT_EQ(defaults.solver.ksparse.kernel, KsparseKernel::automatic);
+    EXPECT_EQ(defaults.solver.ksparse.balance, KsparseBalance::automatic);
+    try {
+        load_deck(deck, {"solver.spmv=ksparse"});  // gpu_kernel in_kernel (the default)
+        ADD_FAILURE() << "ksparse with the in-kernel solver accepted";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("solver.spmv: ksparse runs with gpu_kernel: "
+                                             "multi_kernel"),
+                  std::string::npos)
+            << e.what();
+    }
+    EXPECT_THROW(load_deck(deck, {"solver.gpu_kernel=multi_kernel", "solver.ksparse.lambda=0"}),
+                 InputError);
+    EXPECT_THROW(load_deck(deck, {"solver.gpu_kernel=multi_kernel", "solver.ksparse.kernel=k4"}),
+                 InputError);
+    EXPECT_THROW(load_deck(deck, {"solver.ksparse.nb=4"}), InputError);  // unknown key
+    // A matrix deck takes the multi-kernel solver and KSPARSE by default.
+    const Deck m = load_deck(source_path("inputs/sherman1.yaml"));
+    EXPECT_EQ(m.solver.gpu_kernel, GpuKernel::multi_kernel);
+    EXPECT_EQ(m.solver.spmv, SpmvKind::ksparse);
+}
+
 TEST(Deck, MetricUnitsAndSyntheticDefaults) {
     const Deck deck = load_deck(source_path("tests/app/decks/small_synthetic_metric.yaml"));
     const wells::ModelSpec& m = deck.model;

@@ -337,7 +337,7 @@ double tiny_residual(const std::vector<double>& x, const std::vector<double>& b)
     return std::sqrt(rr / bb);
 }
 
-TEST_F(RunTest, MatrixDeckSolvesOnTheCpuAndWritesNoMesh) {
+TEST_F(RunTest, MatrixDeckSolvesAndWritesNoMesh) {
     // The deck in the test's folder, the matrix beside it (a relative path).
     std::ofstream(path("tiny.mtx")) << "%%MatrixMarket matrix coordinate real general\n4 4 9\n"
                                        "1 1 4\n1 2 -1\n2 2 5\n2 4 2\n3 1 -1\n3 3 3\n4 2 1\n"
@@ -351,14 +351,15 @@ TEST_F(RunTest, MatrixDeckSolvesOnTheCpuAndWritesNoMesh) {
     for (const char* method : {"bicgstab", "qmr"}) {
         SCOPED_TRACE(method);
         const std::string out = path(std::string(method) + ".h5");
-        // backend auto: the CPU, also on a GPU machine.
+        // backend auto: the GPU (multi-kernel, KSPARSE) where there is one, else the CPU.
+        const std::string where = gpu::device_count() > 0 ? "gpu" : "cpu";
         const CliResult r = run_heptane(
             {"run", path("m.yaml"), "-o", out, "--set", std::string("solver.method=") + method});
         ASSERT_EQ(r.code, kExitOk) << r.err << r.out;
         EXPECT_NE(r.out.find("matrix " + path("tiny.mtx") + " (4 x 4, bs 1, 9 nonzeros)"),
                   std::string::npos)
             << r.out;
-        EXPECT_NE(r.out.find("on the cpu"), std::string::npos) << r.out;
+        EXPECT_NE(r.out.find("on the " + where), std::string::npos) << r.out;
         const h5::File f = h5::File::open(out);
         const auto x = f.read("/solution/x");
         ASSERT_EQ(x.dims, std::vector<hsize_t>{4});
@@ -373,7 +374,7 @@ TEST_F(RunTest, MatrixDeckSolvesOnTheCpuAndWritesNoMesh) {
         EXPECT_EQ(f.attr_string("/system", "rhs"), "file");
         EXPECT_EQ(f.attr_string("/solver", "status"), "converged");
         EXPECT_EQ(f.attr_string("/solver", "method"), method);
-        EXPECT_EQ(f.attr_string("/solver", "backend"), "cpu");
+        EXPECT_EQ(f.attr_string("/solver", "backend"), where);
         EXPECT_LE(f.attr_double("/solver", "true_relative_residual"), 1e-11);
         const double iterations = f.attr_double("/solver", "iterations");
         EXPECT_EQ(f.read("/solver/residual_history").values.size(), iterations + 1);
@@ -418,26 +419,41 @@ TEST_F(RunTest, MatrixDeckInputErrorsAreExit2AndWriteNothing) {
     EXPECT_EQ(r.code, kExitBadInput);
     EXPECT_NE(r.err.find("wide.yaml:3: system.matrix: the matrix is 2 x 3"), std::string::npos)
         << r.err;
-    // The GPU is refused for matrix decks, from the command line or the deck.
+    // On the GPU a matrix deck runs the multi-kernel solver with KSPARSE: another kernel or
+    // the Bdia SpMV is an input error at its key.
     std::ofstream(path("tiny.mtx")) << "%%MatrixMarket matrix coordinate real general\n1 1 1\n"
                                        "1 1 2.0\n";
-    std::ofstream(path("gpu.yaml")) << "system:\n  matrix: tiny.mtx\nsolver:\n  backend: gpu\n";
-    r = run_heptane({"run", path("gpu.yaml"), "-o", out});
+    std::ofstream(path("in_kernel.yaml")) << "system:\n  matrix: tiny.mtx\nsolver:\n"
+                                             "  gpu_kernel: in_kernel\n";
+    r = run_heptane({"run", path("in_kernel.yaml"), "-o", out});
     EXPECT_EQ(r.code, kExitBadInput);
-    EXPECT_NE(r.err.find("gpu.yaml:4: solver.backend: matrix decks (system:) run on the CPU"),
+    EXPECT_NE(r.err.find("in_kernel.yaml:4: solver.gpu_kernel: a matrix deck runs on the GPU with "
+                         "multi_kernel"),
               std::string::npos)
         << r.err;
-    r = run_heptane({"run", path("gpu.yaml"), "-o", out, "--backend", "gpu"});
+    std::ofstream(path("bdia.yaml")) << "system:\n  matrix: tiny.mtx\nsolver:\n  spmv: bdia\n";
+    r = run_heptane({"run", path("bdia.yaml"), "-o", out});
     EXPECT_EQ(r.code, kExitBadInput);
-    EXPECT_NE(r.err.find("--backend gpu: solver.backend: matrix decks"), std::string::npos)
+    EXPECT_NE(r.err.find("bdia.yaml:4: solver.spmv: a matrix deck has no Bdia form"),
+              std::string::npos)
         << r.err;
     EXPECT_FALSE(fs::exists(out));
     EXPECT_FALSE(fs::exists(path("out.xmf")));
     for (const auto& f : fs::directory_iterator(dir_)) {
         EXPECT_NE(f.path().filename().string().rfind("out", 0), 0u) << "left " << f.path();
     }
+    // backend gpu: solved on the GPU where there is one, else a runtime error (exit 3).
+    std::ofstream(path("gpu.yaml")) << "system:\n  matrix: tiny.mtx\nsolver:\n  backend: gpu\n";
+    r = run_heptane({"run", path("gpu.yaml"), "-o", out});
+    if (gpu::device_count() > 0) {
+        EXPECT_EQ(r.code, kExitOk) << r.err;
+        EXPECT_NE(r.out.find("multi_kernel/ksparse"), std::string::npos) << r.out;
+    } else {
+        EXPECT_EQ(r.code, kExitRuntime) << r.err;
+        EXPECT_FALSE(fs::exists(out));
+    }
     // ...while --backend cpu runs the same deck.
-    r = run_heptane({"run", path("gpu.yaml"), "-o", out, "--backend", "cpu"});
+    r = run_heptane({"run", path("gpu.yaml"), "-o", path("cpu.h5"), "--backend", "cpu"});
     EXPECT_EQ(r.code, kExitOk) << r.err;
 }
 
