@@ -252,10 +252,11 @@ int cmd_bench_solve(const BenchArgs& args, std::ostream& out) {
             std::vector<Row> rows;
             for (const std::string& method_name : args.methods) {
                 const Method method = method_name == "qmr" ? Method::qmr : Method::bicgstab;
-                auto run_gpu = [&](const std::string& name, GpuKernel kernel,
-                                   gpu::LibrarySpmv fmt) {
+                auto run_gpu = [&](const std::string& name, GpuKernel kernel, gpu::LibrarySpmv fmt,
+                                   SpmvKind spmv = SpmvKind::bdia) {
                     gpu::GpuSolveOptions o;
                     o.library_spmv = fmt;
+                    o.spmv = spmv;
                     o.solve.tolerance = 0.0;  // exactly `iterations` iterations
                     o.solve.max_iterations = args.iterations;
                     Row row{method, method_name + " " + name,  0.0, 0, 0,
@@ -287,6 +288,10 @@ int cmd_bench_solve(const BenchArgs& args, std::ostream& out) {
                 }
                 if (dev.gpu && selects(args, "multi_kernel")) {
                     run_gpu("multi_kernel (graph)", GpuKernel::multi_kernel, gpu::LibrarySpmv::bsr);
+                }
+                if (dev.gpu && selects(args, "multi_kernel_ksparse")) {
+                    run_gpu("multi_kernel (graph, ksparse)", GpuKernel::multi_kernel,
+                            gpu::LibrarySpmv::bsr, SpmvKind::ksparse);
                 }
                 if (dev.gpu && selects(args, "library")) {
                     if (K > 1) {  // cuSPARSE BSR needs 2 x 2 blocks
@@ -344,7 +349,7 @@ int cmd_bench_solve(const BenchArgs& args, std::ostream& out) {
             const double bicgstab_in_kernel = best_of(Method::bicgstab, "in_kernel");
             for (const Row& r : rows) {
                 const double library_best = best_of(r.method, "library");
-                const double multi_kernel = best_of(r.method, "multi_kernel");
+                const double multi_kernel = best_of(r.method, "multi_kernel (graph)");
                 const double floor_bytes = r.method == Method::qmr
                                                ? gpu::qmr_floor_bytes(sys.matrix)
                                                : gpu::bicgstab_floor_bytes(sys.matrix);

@@ -167,9 +167,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
         ->check(CLI::Range(1, 1000000));
     bench_solve
         ->add_option("--solvers", bench_args.solvers,
-                     "GPU solvers to time: in_kernel, multi_kernel, library (default: all)")
+                     "GPU solvers to time: in_kernel, multi_kernel, library (default), and "
+                     "multi_kernel_ksparse (the multi-kernel solver with the KSPARSE SpMV)")
         ->delimiter(',')
-        ->check(CLI::IsMember({"in_kernel", "multi_kernel", "library"}));
+        ->check(CLI::IsMember({"in_kernel", "multi_kernel", "library", "multi_kernel_ksparse"}));
     bench_solve
         ->add_option("--methods", bench_args.methods,
                      "Krylov methods to time: bicgstab, qmr (default: both)")

@@ -41,7 +41,7 @@ struct KsparseBenchOptions {
 /// y = A x for a general square BSR matrix: every KSPARSE kernel that takes A's block size
 /// (ksparse_k1 for bs 1-5, ksparse_k2 for 2-128, ksparse_k3 from bs 8) with its tuned
 /// parameters when the cache has them (tuning first with options.tune), else the defaults;
-/// ksparse_balanced: the fastest of those with the balanced layout (lambda 16); then
+/// ksparse_balanced: the fastest of those with the balanced layout (default lambda); then
 /// cuSPARSE BSR generic and legacy bsrmv (bs >= 2) and cuSPARSE CSR of the same matrix
 /// (cusparse_bsr, cusparse_bsrmv, cusparse_csr).
 std::vector<Timing> time_block_spmv(const Bsr& A, int repeats,

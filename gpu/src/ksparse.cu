@@ -492,7 +492,10 @@ long long ksparse_parallel_rows(const KsparseLaunch& l) {
 std::vector<double> column_major_blocks(const Bsr& A) {
     const size_t bs = static_cast<size_t>(A.block_size), bb = bs * bs;
     std::vector<double> v(A.val.size());
-    for (size_t p = 0; p < A.col.size(); ++p) {
+    const long long blocks = static_cast<long long>(A.col.size());
+#pragma omp parallel for schedule(static)
+    for (long long q = 0; q < blocks; ++q) {
+        const size_t p = static_cast<size_t>(q);
         for (size_t r = 0; r < bs; ++r) {
             for (size_t c = 0; c < bs; ++c) v[p * bb + c * bs + r] = A.val[p * bb + r * bs + c];
         }
@@ -536,10 +539,20 @@ struct Layout {
     int lambda;
 };
 
+/// lambda when the parameters leave it 0: the paper's 16, but for K1 at least the blocks a
+/// warp loads in one batch (kPerLoad kK1Depth: 128 at bs 1, 32 at bs 2), so that a
+/// segment still fills the warp.
+int default_lambda(const KsparseLaunch& plain, int bs) {
+    if (plain.params.kernel != KsparseKernel::k1) return kDefaultLambda;
+    return std::max(kDefaultLambda, (32 / (bs * bs)) * kK1Depth);
+}
+
 Layout layout(const Bsr& A, const KsparseParams& params) {
-    Layout l{ksparse_plan(A.block_rows, A.block_size, params), false,
-             lambda_or_default(params.lambda)};
-    l.balanced = use_balanced(A, params, ksparse_parallel_rows(l.plain));
+    Layout l{ksparse_plan(A.block_rows, A.block_size, params), false, params.lambda};
+    if (l.lambda <= 0) l.lambda = default_lambda(l.plain, A.block_size);
+    KsparseParams p = params;
+    p.lambda = l.lambda;
+    l.balanced = use_balanced(A, p, ksparse_parallel_rows(l.plain));
     return l;
 }
 
