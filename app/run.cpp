@@ -175,6 +175,21 @@ SolveResult cpu_solve(Method method, const LinearOperator& op, const std::vector
                                  : bicgstab(op, b.data(), x.data(), options);
 }
 
+/// The CPU reference solve, timed, into the run record.
+void run_cpu_solve(RunRecord& run, Method method, const LinearOperator& op,
+                   const std::vector<double>& b, std::vector<double>& x,
+                   const SolveOptions& options) {
+    const auto t_solve = Clock::now();
+    run.result = cpu_solve(method, op, b, x, options);
+    run.solve_seconds = seconds_since(t_solve);
+}
+
+/// A GPU solve's device times into the run record (its setup adds to the host's).
+void add_gpu_times(RunRecord& run, const gpu::GpuSolveTimes& times) {
+    run.setup_seconds += times.setup_seconds;
+    run.solve_seconds = times.solve_seconds;
+}
+
 /// The solver, result, residual and time lines of the run report.
 void report_solve(std::ostream& out, const RunRecord& run, const Plan& plan,
                   const SolveOptions& options, double bytes_per_iteration) {
@@ -242,12 +257,9 @@ int run_matrix_deck(const Deck& deck, const RunArgs& args, const std::string& ou
                 gpu::solve(deck.solver.method, plan.kernel, sys.matrix, sys.rhs, x, gopt, &times);
             cost = gpu::cost(deck.solver.method, plan.kernel);
             run.kernel += "/ksparse";
-            run.setup_seconds += times.setup_seconds;
-            run.solve_seconds = times.solve_seconds;
+            add_gpu_times(run, times);
         } else {
-            const auto t_solve = Clock::now();
-            run.result = cpu_solve(deck.solver.method, op, sys.rhs, x, options);
-            run.solve_seconds = seconds_since(t_solve);
+            run_cpu_solve(run, deck.solver.method, op, sys.rhs, x, options);
         }
     }
     run.x = &x;
@@ -314,12 +326,9 @@ int cmd_run(const RunArgs& args, std::ostream& out, std::ostream& err, bool term
             } else if (gopt.spmv == SpmvKind::ksparse) {
                 run.kernel += "/ksparse";
             }
-            run.setup_seconds += times.setup_seconds;
-            run.solve_seconds = times.solve_seconds;
+            add_gpu_times(run, times);
         } else {
-            const auto t_solve = Clock::now();
-            run.result = cpu_solve(deck.solver.method, op, sys.rhs, x, options);
-            run.solve_seconds = seconds_since(t_solve);
+            run_cpu_solve(run, deck.solver.method, op, sys.rhs, x, options);
         }
     }
     run.x = &x;

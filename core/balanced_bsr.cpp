@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/spmv.hpp"
 #include "core/vector_ops.hpp"
 
 namespace heptane {
@@ -77,27 +78,12 @@ void spmv_segments(const Bsr& A, const BalancedRows& b, const double* x, double*
             "spmv_segments: the balanced layout was not built for this matrix");
     }
     const int bs = A.block_size;
-    const index_t bb = static_cast<index_t>(bs) * bs;
     const std::int32_t segments = b.segments();
     const bool parallel = static_cast<index_t>(segments) * bs >= vec::kParallelMin;
-#pragma omp parallel if (parallel)
-    {
-        std::vector<double> acc(static_cast<std::size_t>(bs));
-#pragma omp for schedule(static)
-        for (std::int32_t s = 0; s < segments; ++s) {
-            // The same order as spmv(const Bsr&) over one row.
-            std::fill(acc.begin(), acc.end(), 0.0);
-            for (std::int32_t p = b.row_ptr[s]; p < b.row_ptr[s + 1]; ++p) {
-                const double* block = A.val.data() + p * bb;
-                const double* xb = x + static_cast<index_t>(A.col[p]) * bs;
-                for (int r = 0; r < bs; ++r) {
-                    double sum = 0.0;
-                    for (int c = 0; c < bs; ++c) sum += block[r * bs + c] * xb[c];
-                    acc[r] += sum;
-                }
-            }
-            for (int r = 0; r < bs; ++r) y_hat[static_cast<index_t>(s) * bs + r] = acc[r];
-        }
+#pragma omp parallel for schedule(static) if (parallel)
+    for (std::int32_t s = 0; s < segments; ++s) {  // spmv(Bsr)'s order over each segment
+        bsr_blocks_product(A, b.row_ptr[s], b.row_ptr[s + 1], x,
+                           y_hat + static_cast<index_t>(s) * bs);
     }
 }
 

@@ -152,26 +152,29 @@ void spmv(const Csr& A, const double* x, double* y) {
     }
 }
 
-void spmv(const Bsr& A, const double* x, double* y) {
+void bsr_blocks_product(const Bsr& A, std::int32_t begin, std::int32_t end, const double* x,
+                        double* y_row) {
     const int bs = A.block_size;
     const index_t bb = static_cast<index_t>(bs) * bs;
-#pragma omp parallel if (static_cast <index_t>(A.block_rows) * bs >= vec::kParallelMin)
-    {
-        std::vector<double> acc(static_cast<std::size_t>(bs));
-#pragma omp for schedule(static)
-        for (std::int32_t br = 0; br < A.block_rows; ++br) {
-            std::fill(acc.begin(), acc.end(), 0.0);
-            for (std::int32_t p = A.row_ptr[br]; p < A.row_ptr[br + 1]; ++p) {
-                const double* block = A.val.data() + p * bb;
-                const double* xb = x + static_cast<index_t>(A.col[p]) * bs;
-                for (int r = 0; r < bs; ++r) {
-                    double sum = 0.0;
-                    for (int c = 0; c < bs; ++c) sum += block[r * bs + c] * xb[c];
-                    acc[r] += sum;
-                }
-            }
-            for (int r = 0; r < bs; ++r) y[static_cast<index_t>(br) * bs + r] = acc[r];
+    std::fill(y_row, y_row + bs, 0.0);
+    for (std::int32_t p = begin; p < end; ++p) {
+        const double* block = A.val.data() + p * bb;
+        const double* xb = x + static_cast<index_t>(A.col[p]) * bs;
+        for (int r = 0; r < bs; ++r) {
+            double sum = 0.0;
+            for (int c = 0; c < bs; ++c) sum += block[r * bs + c] * xb[c];
+            y_row[r] += sum;
         }
+    }
+}
+
+void spmv(const Bsr& A, const double* x, double* y) {
+    const int bs = A.block_size;
+#pragma omp parallel for schedule(static) if (static_cast <index_t>(A.block_rows) * bs >= \
+                                              vec::kParallelMin)
+    for (std::int32_t br = 0; br < A.block_rows; ++br) {
+        bsr_blocks_product(A, A.row_ptr[br], A.row_ptr[br + 1], x,
+                           y + static_cast<index_t>(br) * bs);
     }
 }
 

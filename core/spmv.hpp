@@ -23,6 +23,11 @@ void spmv(const Csr& A, const double* x, double* y);
 
 /// y = A x for BSR (row-major blocks).
 void spmv(const Bsr& A, const double* x, double* y);
+/// The product of blocks [begin, end) of A (consecutive blocks of one block row) with x into
+/// y_row (bs entries), in spmv(Bsr)'s order: each block's rows summed over its columns, the
+/// blocks accumulated in order. Shared by spmv(Bsr) and the balanced layout's segments.
+void bsr_blocks_product(const Bsr& A, std::int32_t begin, std::int32_t end, const double* x,
+                        double* y_row);
 
 /// Convenience forms returning y (sizes checked, throws std::invalid_argument).
 std::vector<double> spmv(const GHMatrix& A, const std::vector<double>& x);
