@@ -75,6 +75,10 @@ std::vector<double> spmv_ksparse(const Bsr&, const std::vector<double>&, const K
     not_compiled("spmv_ksparse");
 }
 
+KsparseParams ksparse_resolved(const Bsr&, const KsparseParams&) {
+    not_compiled("ksparse_resolved");
+}
+
 Timing measure_triad(std::size_t, int) { not_compiled("measure_triad"); }
 
 std::vector<Timing> time_block_spmv(const Bsr&, int, const KsparseBenchOptions&) {
