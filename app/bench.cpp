@@ -69,6 +69,24 @@ bool selects(const BenchArgs& args, const char* solver) {
 
 std::string grid_name(int g) { return std::to_string(g) + "^3"; }
 
+/// The shortest median among the timings that ran and satisfy `pick` (0 if none).
+template <class Pick>
+double fastest(const std::vector<gpu::Timing>& timings, Pick pick) {
+    double best = 0.0;
+    for (const auto& t : timings) {
+        if (t.repeats > 0 && pick(t.name)) {
+            best = best == 0.0 ? t.median_seconds : std::min(best, t.median_seconds);
+        }
+    }
+    return best;
+}
+
+/// The faster of cuSPARSE's BSR SpMVs (generic and legacy bsrmv), 0 if neither ran.
+double fastest_cusparse_bsr(const std::vector<gpu::Timing>& timings) {
+    return fastest(
+        timings, [](const std::string& n) { return n == "cusparse_bsr" || n == "cusparse_bsrmv"; });
+}
+
 std::string utc_now() {
     const std::time_t t = std::time(nullptr);
     char buf[32];
@@ -87,6 +105,14 @@ double host_median(int repeats, const std::function<void()>& run) {
     }
     std::sort(t.begin(), t.end());
     return t[t.size() / 2];
+}
+
+/// The CPU reference product y = A x (x = 1, n rows), median of `repeats` runs.
+template <class Matrix>
+gpu::Timing cpu_reference_timing(const Matrix& A, std::size_t n, int repeats) {
+    std::vector<double> x(n, 1.0), y(n);
+    const double t = host_median(repeats, [&] { spmv(A, x.data(), y.data()); });
+    return {"cpu_reference", t, t, repeats, ""};
 }
 
 /// CPU STREAM triad (OpenMP) on three arrays of n doubles: bytes / median seconds.
@@ -171,17 +197,10 @@ int cmd_bench_spmv(const BenchArgs& args, std::ostream& out) {
             std::vector<gpu::Timing> timings;
             if (dev.gpu) timings = gpu::time_spmv(A, args.repeats, true);
             if (!dev.gpu || args.cpu) {
-                std::vector<double> x(static_cast<std::size_t>(A.rows()), 1.0), yv(x.size());
-                const double t = host_median(args.repeats, [&] { spmv(A, x.data(), yv.data()); });
-                timings.push_back({"cpu_reference", t, t, args.repeats, ""});
+                timings.push_back(
+                    cpu_reference_timing(A, static_cast<std::size_t>(A.rows()), args.repeats));
             }
-            double best_bsr = 0.0;
-            for (const auto& t : timings) {
-                if ((t.name == "cusparse_bsr" || t.name == "cusparse_bsrmv") && t.repeats > 0) {
-                    best_bsr =
-                        best_bsr == 0.0 ? t.median_seconds : std::min(best_bsr, t.median_seconds);
-                }
-            }
+            const double best_bsr = fastest_cusparse_bsr(timings);
             for (const auto& t : timings) {
                 y << YAML::BeginMap << YAML::Key << "grid" << YAML::Value << g << YAML::Key << "K"
                   << YAML::Value << K << YAML::Key << "rows" << YAML::Value << A.rows() << YAML::Key
@@ -468,25 +487,12 @@ int cmd_bench_ksparse(const BenchArgs& args, std::ostream& out) {
         }
         for (const std::string& l : tuning_log) out << "  tuning " << l << '\n';
         if (!dev.gpu || args.cpu) {
-            std::vector<double> x(static_cast<std::size_t>(n), 1.0), yv(x.size());
-            const double t = host_median(args.repeats, [&] { spmv(A, x.data(), yv.data()); });
-            timings.push_back({"cpu_reference", t, t, args.repeats, ""});
+            timings.push_back(cpu_reference_timing(A, static_cast<std::size_t>(n), args.repeats));
         }
-        double best_bsr = 0.0;
-        for (const auto& t : timings) {
-            if ((t.name == "cusparse_bsr" || t.name == "cusparse_bsrmv") && t.repeats > 0) {
-                best_bsr =
-                    best_bsr == 0.0 ? t.median_seconds : std::min(best_bsr, t.median_seconds);
-            }
-        }
+        const double best_bsr = fastest_cusparse_bsr(timings);
         // The fastest plain KSPARSE kernel, against which the balanced layout is stated.
-        double best_plain = 0.0;
-        for (const auto& t : timings) {
-            if (t.name.rfind("ksparse_k", 0) == 0 && t.repeats > 0) {
-                best_plain =
-                    best_plain == 0.0 ? t.median_seconds : std::min(best_plain, t.median_seconds);
-            }
-        }
+        const double best_plain =
+            fastest(timings, [](const std::string& n) { return n.rfind("ksparse_k", 0) == 0; });
         for (const auto& t : timings) {
             y << YAML::BeginMap << YAML::Key << "block_size" << YAML::Value << bs << YAML::Key
               << "kernel" << YAML::Value << t.name;

@@ -112,25 +112,27 @@ int row_length_bin(std::int64_t length) {
     return bin;
 }
 
-long long RowLengths::rows_over(int lambda) const {
-    const auto first = std::upper_bound(sorted_lengths.begin(), sorted_lengths.end(), lambda);
-    return static_cast<long long>(sorted_lengths.end() - first);
+long long rows_over(const Bsr& A, int lambda) {
+    check_row_ptr(A, "rows_over");
+    long long n = 0;
+    for (std::int32_t i = 0; i < A.block_rows; ++i) n += A.row_ptr[i + 1] - A.row_ptr[i] > lambda;
+    return n;
 }
 
 RowLengths row_lengths(const Bsr& A) {
     check_row_ptr(A, "row_lengths");
     RowLengths h;
     h.rows = A.block_rows;
-    h.sorted_lengths.resize(static_cast<std::size_t>(A.block_rows));
     for (std::int32_t i = 0; i < A.block_rows; ++i) {
-        h.sorted_lengths[i] = A.row_ptr[i + 1] - A.row_ptr[i];
-        h.blocks += h.sorted_lengths[i];
+        const std::int32_t len = A.row_ptr[i + 1] - A.row_ptr[i];
+        h.blocks += len;
+        h.max = std::max(h.max, len);
+        const auto bin = static_cast<std::size_t>(row_length_bin(len));
+        if (bin >= h.histogram.size()) h.histogram.resize(bin + 1, 0);
+        ++h.histogram[bin];
     }
-    std::sort(h.sorted_lengths.begin(), h.sorted_lengths.end());
-    h.max = h.sorted_lengths.empty() ? 0 : h.sorted_lengths.back();
     h.mean = h.rows > 0 ? static_cast<double>(h.blocks) / h.rows : 0.0;
-    h.histogram.assign(static_cast<std::size_t>(row_length_bin(h.max)) + 1, 0);
-    for (const std::int32_t len : h.sorted_lengths) ++h.histogram[row_length_bin(len)];
+    if (h.histogram.empty()) h.histogram.assign(1, 0);  // row_length_bin(0) + 1 bins
     return h;
 }
 

@@ -84,11 +84,10 @@ struct RowLengths {
     double mean = 0.0;        ///< blocks / rows (0 for no rows)
     /// histogram[k] = rows whose length has row_length_bin k; row_length_bin(max) + 1 bins.
     std::vector<long long> histogram;
-    /// Every row's length, ascending (what rows_over counts in).
-    std::vector<std::int32_t> sorted_lengths;
-    /// Rows longer than lambda blocks (the rows balance_rows splits).
-    long long rows_over(int lambda) const;
 };
+
+/// Block rows of A longer than lambda blocks (the rows balance_rows splits).
+long long rows_over(const Bsr& A, int lambda);
 
 /// The block-row length statistics of A.
 /// @throws std::invalid_argument for a row_ptr of the wrong size.

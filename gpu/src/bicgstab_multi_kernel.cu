@@ -209,9 +209,6 @@ __global__ void __launch_bounds__(kChunkThreads)
 }
 
 }  // namespace
-}  // namespace detail
-
-namespace detail {
 
 /// The solve on the uploaded operator (b and x of its order).
 SolveResult bicgstab_multi_kernel_body(const OperatorUpload& upload, const std::vector<double>& b,

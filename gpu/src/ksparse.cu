@@ -42,7 +42,7 @@ __device__ __forceinline__ bool skipped(const int* skip) { return skip != nullpt
 template <int BS>
 __global__ void __launch_bounds__(kMaxThreads)
     ksparse_k1(KsparseView A, const double* __restrict__ x, double* __restrict__ y,
-               int rows_per_array, const int* skip) {
+               int rows_per_array, int /*groups*/, const int* skip) {
     if (skipped(skip)) return;
     constexpr int kBB = BS * BS;
     constexpr int kPerLoad = 32 / kBB;
@@ -192,7 +192,7 @@ __global__ void ksparse_k2(KsparseView A, const double* __restrict__ x, double* 
 /// reduced through shared memory at the end.
 template <int EPT>
 __global__ void ksparse_k3(KsparseView A, const double* __restrict__ x, double* __restrict__ y,
-                           const int* skip) {
+                           int /*rows_per_array*/, int /*groups*/, const int* skip) {
     if (skipped(skip)) return;
     extern __shared__ double k3_red[];  // [N_tg][nb]
     const int bs = A.bs;
@@ -257,17 +257,23 @@ int pow2_at_least(int n) {
 
 [[noreturn]] void refuse(const std::string& what) { throw NotSupported("KSPARSE " + what); }
 
-void plan_k1(int bs, KsparseLaunch& l) {
-    KsparseParams& p = l.params;
-    if (bs < 1 || bs > 5) refuse("K1 takes block sizes 1 to 5, not " + std::to_string(bs));
-    if (p.rows_per_array <= 0) p.rows_per_array = 1;
-    if (p.arrays_per_block <= 0) p.arrays_per_block = 4;
-    l.width = 32;
-    l.block = dim3(32, static_cast<unsigned>(p.arrays_per_block));
-    l.shared = sizeof(double) * 32 * static_cast<size_t>(p.arrays_per_block);
+/// The K1 instantiation for bs, the K2 one that keeps `ept` columns per thread, and K3's
+/// for its ept.
+const void* k1_function(int bs) {
+    switch (bs) {
+        case 1:
+            return reinterpret_cast<const void*>(ksparse_k1<1>);
+        case 2:
+            return reinterpret_cast<const void*>(ksparse_k1<2>);
+        case 3:
+            return reinterpret_cast<const void*>(ksparse_k1<3>);
+        case 4:
+            return reinterpret_cast<const void*>(ksparse_k1<4>);
+        default:
+            return reinterpret_cast<const void*>(ksparse_k1<5>);
+    }
 }
 
-/// The K2 instantiation that keeps `ept` columns per thread, and K3's for its ept.
 const void* k2_function(int ept) {
     switch (pow2_at_least(ept)) {
         case 1:
@@ -303,6 +309,17 @@ int max_threads(const void* kernel) {
     return a.maxThreadsPerBlock;
 }
 
+void plan_k1(int bs, KsparseLaunch& l) {
+    KsparseParams& p = l.params;
+    if (bs < 1 || bs > 5) refuse("K1 takes block sizes 1 to 5, not " + std::to_string(bs));
+    if (p.rows_per_array <= 0) p.rows_per_array = 1;
+    if (p.arrays_per_block <= 0) p.arrays_per_block = 4;
+    l.width = 32;
+    l.function = k1_function(bs);
+    l.block = dim3(32, static_cast<unsigned>(p.arrays_per_block));
+    l.shared = sizeof(double) * 32 * static_cast<size_t>(p.arrays_per_block);
+}
+
 void plan_k2(int bs, KsparseLaunch& l) {
     KsparseParams& p = l.params;
     if (bs < 2 || bs > kMaxBlockSize) {
@@ -331,7 +348,8 @@ void plan_k2(int bs, KsparseLaunch& l) {
                " needs N_tg >= " + std::to_string((bs + kK2MaxEpt - 1) / kK2MaxEpt));
     }
     l.width = bs * p.groups;
-    const int limit = max_threads(k2_function(l.ept_max));
+    l.function = k2_function(l.ept_max);
+    const int limit = max_threads(l.function);
     if (p.arrays_per_block <= 0) p.arrays_per_block = std::max(1, std::min(256, limit) / l.width);
     if (p.rows_per_array <= 0) p.rows_per_array = 1;
     if (l.width * p.arrays_per_block > limit) {
@@ -357,7 +375,8 @@ void plan_k3(int rows, int bs, KsparseLaunch& l) {
     }
     l.ept_max = p.ept;
     l.width = p.nb * p.groups;
-    const int limit = max_threads(k3_function(p.ept));
+    l.function = k3_function(p.ept);
+    const int limit = max_threads(l.function);
     if (l.width > limit) {
         refuse(describe(p) + ": " + std::to_string(l.width) +
                " threads per block; this K3 launches at most " + std::to_string(limit));
@@ -404,75 +423,11 @@ KsparseLaunch ksparse_plan(int rows, int bs, const KsparseParams& params) {
 void ksparse_launch(const KsparseLaunch& l, const KsparseView& A, const double* x, double* y,
                     cudaStream_t s, const int* skip) {
     if (A.rows == 0) return;
-    const KsparseParams& p = l.params;
-    switch (p.kernel) {
-        case KsparseKernel::k1:
-            switch (A.bs) {
-                case 1:
-                    ksparse_k1<1>
-                        <<<l.grid, l.block, l.shared, s>>>(A, x, y, p.rows_per_array, skip);
-                    break;
-                case 2:
-                    ksparse_k1<2>
-                        <<<l.grid, l.block, l.shared, s>>>(A, x, y, p.rows_per_array, skip);
-                    break;
-                case 3:
-                    ksparse_k1<3>
-                        <<<l.grid, l.block, l.shared, s>>>(A, x, y, p.rows_per_array, skip);
-                    break;
-                case 4:
-                    ksparse_k1<4>
-                        <<<l.grid, l.block, l.shared, s>>>(A, x, y, p.rows_per_array, skip);
-                    break;
-                default:
-                    ksparse_k1<5>
-                        <<<l.grid, l.block, l.shared, s>>>(A, x, y, p.rows_per_array, skip);
-                    break;
-            }
-            break;
-        case KsparseKernel::k2: {
-            auto go = [&](auto kernel) {
-                kernel<<<l.grid, l.block, l.shared, s>>>(A, x, y, p.rows_per_array, p.groups, skip);
-            };
-            switch (pow2_at_least(l.ept_max)) {
-                case 1:
-                    go(ksparse_k2<1>);
-                    break;
-                case 2:
-                    go(ksparse_k2<2>);
-                    break;
-                case 4:
-                    go(ksparse_k2<4>);
-                    break;
-                case 8:
-                    go(ksparse_k2<8>);
-                    break;
-                default:
-                    go(ksparse_k2<16>);
-                    break;
-            }
-            break;
-        }
-        default: {
-            auto go = [&](auto kernel) { kernel<<<l.grid, l.block, l.shared, s>>>(A, x, y, skip); };
-            switch (l.ept_max) {
-                case 1:
-                    go(ksparse_k3<1>);
-                    break;
-                case 2:
-                    go(ksparse_k3<2>);
-                    break;
-                case 4:
-                    go(ksparse_k3<4>);
-                    break;
-                default:
-                    go(ksparse_k3<8>);
-                    break;
-            }
-            break;
-        }
-    }
-    HEPTANE_CUDA_CHECK(cudaGetLastError());
+    // Every KSPARSE kernel takes (A, x, y, rows_per_array, groups, skip).
+    KsparseView view = A;
+    int rows_per_array = l.params.rows_per_array, groups = l.params.groups;
+    void* args[] = {&view, &x, &y, &rows_per_array, &groups, &skip};
+    HEPTANE_CUDA_CHECK(cudaLaunchKernel(l.function, l.grid, l.block, args, l.shared, s));
 }
 
 long long ksparse_parallel_rows(const KsparseLaunch& l) {

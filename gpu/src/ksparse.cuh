@@ -28,6 +28,7 @@ struct KsparseLaunch {
     KsparseParams params;  ///< kernel and its Table I parameters, all resolved (> 0)
     int width = 0;         ///< threads per thread array (K1: 32, K2: bs N_tg, K3: nb N_tg)
     int ept_max = 0;       ///< K2: ceil(bs / N_tg), K3: ept
+    const void* function = nullptr;  ///< the kernel instantiation launched
     dim3 grid, block;
     size_t shared = 0;
 };

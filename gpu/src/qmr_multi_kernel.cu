@@ -197,9 +197,6 @@ __global__ void __launch_bounds__(kChunkThreads)
 }
 
 }  // namespace
-}  // namespace detail
-
-namespace detail {
 
 /// The solve on the uploaded operator (b and x of its order; A^T products too).
 SolveResult qmr_multi_kernel_body(const OperatorUpload& upload, const std::vector<double>& b,

@@ -296,17 +296,18 @@ TEST(BalancedBsr, RowLengthBins) {
 }
 
 TEST(BalancedBsr, RowLengthStatistics) {
-    const RowLengths h = row_lengths(with_lengths({5, 2, 3, 10, 6, 1, 7, 0}));
+    const Bsr A = with_lengths({5, 2, 3, 10, 6, 1, 7, 0});
+    const RowLengths h = row_lengths(A);
     EXPECT_EQ(h.rows, 8);
     EXPECT_EQ(h.blocks, 34);
     EXPECT_EQ(h.max, 10);
     EXPECT_DOUBLE_EQ(h.mean, 34.0 / 8.0);
     // [0]: 0; [1]: 1; [2,3]: 2, 3; [4,7]: 5, 6, 7; [8,15]: 10.
     EXPECT_EQ(h.histogram, (std::vector<long long>{1, 1, 2, 3, 1}));
-    EXPECT_EQ(h.rows_over(0), 7);
-    EXPECT_EQ(h.rows_over(3), 4);
-    EXPECT_EQ(h.rows_over(9), 1);
-    EXPECT_EQ(h.rows_over(10), 0);
+    EXPECT_EQ(rows_over(A, 0), 7);
+    EXPECT_EQ(rows_over(A, 3), 4);
+    EXPECT_EQ(rows_over(A, 9), 1);
+    EXPECT_EQ(rows_over(A, 10), 0);
 }
 
 // gain = max(max_len, W / P) / max(lambda, W / P) >= 8, and max_len > lambda.
@@ -335,7 +336,7 @@ TEST(BalancedBsr, StencilIsBalanced) {
     const Bsr A = stencil(20);
     const RowLengths h = row_lengths(A);
     EXPECT_EQ(h.max, 7);
-    EXPECT_EQ(h.rows_over(kDefaultLambda), 0);
+    EXPECT_EQ(rows_over(A, kDefaultLambda), 0);
     for (const long long p : {1LL, kH100ParallelRows, 1LL << 40}) {
         EXPECT_FALSE(prefer_balanced(h, kDefaultLambda, p)) << "P = " << p;
     }
@@ -388,7 +389,7 @@ TEST(BalancedBsr, SkewedMatrixPrefersBalanced) {
     const Bsr A = read_pattern("skewed.mtx");
     const RowLengths h = row_lengths(A);
     EXPECT_EQ(h.max, 4000);
-    EXPECT_EQ(h.rows_over(kDefaultLambda), 16);
+    EXPECT_EQ(rows_over(A, kDefaultLambda), 16);
     for (const long long p : {960LL, kH100ParallelRows, 1LL << 40}) {
         EXPECT_TRUE(prefer_balanced(h, kDefaultLambda, p)) << "P = " << p;
     }
