@@ -124,20 +124,35 @@ IterationCost qmr_cost() {
 
 SolveResult bicgstab(const LinearOperator& A, const double* b, double* x, const SolveOptions& opt,
                      const Preconditioner* M) {
+    // Right preconditioning by linearity (design decision 27): the solver keeps the
+    // preconditioned vectors r^ = M^{-1} r, p^ = M^{-1} p and v^ = M^{-1} v beside r and v,
+    // so p^ = r^ + beta (p^ - omega v^) and s^ = r^ - alpha v^ need no application; M^{-1} is
+    // applied to v = A p^ and to the new r. A GPU block that owns whole cells can then apply a
+    // cell-local M^{-1} to the vectors it has just computed, with no extra synchronization.
+    // With M = I the hatted vectors are the plain ones and no copy is made.
     SolverFrame f(A, b, x);
     const index_t n = f.n;
+    const bool identity = M == nullptr || M->is_identity();
     Vec r(n), r_hat(n), p(n), v(n), s(n), t(n);
-    Vec p_buf, s_buf;
-    if (M != nullptr && !M->is_identity()) {
-        p_buf.resize(n);
-        s_buf.resize(n);
+    Vec rp_buf, vp_buf, sp_buf;  // r^, v^, s^ (preconditioned solves only)
+    if (!identity) {
+        rp_buf.resize(n);
+        vp_buf.resize(n);
+        sp_buf.resize(n);
     }
+    double* const rp = identity ? r.data() : rp_buf.data();
+    double* const vp = identity ? v.data() : vp_buf.data();
+    double* const sp = identity ? s.data() : sp_buf.data();
+    auto precondition_into = [&](const double* in, double* out) {
+        if (!identity) M->apply(in, out);
+    };
     if (f.trivial()) return f.finish(t);
 
-    // r = b - A x;  r_hat = r
+    // r = b - A x;  r_hat = r;  r^ = M^{-1} r
     double r_norm = f.residual(r.data());
     if (f.record(0, r_norm, opt)) return f.finish(t);
     vec::copy(r.data(), r_hat.data(), n);
+    precondition_into(r.data(), rp);
     double r_hat_norm = r_norm;
     double rho_old = 1.0, alpha = 1.0, omega = 1.0;
     bool fresh = true;  // p = r at the first iteration and after a restart
@@ -162,25 +177,26 @@ SolveResult bicgstab(const LinearOperator& A, const double* b, double* x, const 
             ++f.result.restarts;
             r_norm = f.residual(r.data());
             vec::copy(r.data(), r_hat.data(), n);
+            precondition_into(r.data(), rp);
             r_hat_norm = r_norm;
             rho = r_norm * r_norm;
             fresh = true;
         }
+        // p^ = r^ (p = r), or p^ = r^ + beta (p^ - omega v^)
         if (fresh) {
-            vec::copy(r.data(), p.data(), n);  // p = r
+            vec::copy(rp, p.data(), n);
             fresh = false;
         } else {
-            // beta = (rho / rho_old) (alpha / omega);  p = r + beta (p - omega v)
             const double beta = (rho / rho_old) * (alpha / omega);
 #pragma omp parallel for schedule(static) if (n >= vec::kParallelMin)
             for (index_t i = 0; i < n; ++i) {
-                p[i] = canonical::mul_add(beta, canonical::sub(p[i], canonical::mul(omega, v[i])),
-                                          r[i]);
+                p[i] = canonical::mul_add(beta, canonical::sub(p[i], canonical::mul(omega, vp[i])),
+                                          rp[i]);
             }
         }
-        // p_hat = M^{-1} p;  v = A p_hat
-        const double* p_hat = precondition(M, p.data(), p_buf);
-        A.apply(p_hat, v.data());
+        // v = A p^;  v^ = M^{-1} v
+        A.apply(p.data(), v.data());
+        precondition_into(v.data(), vp);
         // alpha = rho / (r_hat, v)
         const double sigma = vec::dot(r_hat.data(), v.data(), n);
         if (sigma == 0.0 || !std::isfinite(sigma)) {
@@ -188,18 +204,18 @@ SolveResult bicgstab(const LinearOperator& A, const double* b, double* x, const 
             break;
         }
         alpha = rho / sigma;
-        // s = r - alpha v; stop at the half step if s is small enough: x = x + alpha p_hat
+        // s = r - alpha v; stop at the half step if s is small enough: x = x + alpha p^
         vec::xmay(r.data(), alpha, v.data(), s.data(), n);
         const double s_norm = vec::norm2(s.data(), n);
         if (s_norm / f.bnorm <= opt.tolerance) {
-            vec::axpy(alpha, p_hat, x, n);
+            vec::axpy(alpha, p.data(), x, n);
             vec::copy(s.data(), r.data(), n);
             f.record(it, s_norm, opt);
             break;
         }
-        // s_hat = M^{-1} s;  t = A s_hat
-        const double* s_hat = precondition(M, s.data(), s_buf);
-        A.apply(s_hat, t.data());
+        // s^ = r^ - alpha v^;  t = A s^
+        if (!identity) vec::xmay(rp, alpha, vp, sp, n);
+        A.apply(sp, t.data());
         // omega = (t, s) / (t, t)
         const double tt = vec::dot(t.data(), t.data(), n);
         if (tt == 0.0 || !std::isfinite(tt)) {
@@ -207,13 +223,13 @@ SolveResult bicgstab(const LinearOperator& A, const double* b, double* x, const 
             break;
         }
         omega = vec::dot(t.data(), s.data(), n) / tt;
-        // x = x + alpha p_hat + omega s_hat
+        // x = x + alpha p^ + omega s^
 #pragma omp parallel for schedule(static) if (n >= vec::kParallelMin)
         for (index_t i = 0; i < n; ++i) {
-            x[i] = canonical::add(
-                x[i], canonical::mul_add(omega, s_hat[i], canonical::mul(alpha, p_hat[i])));
+            x[i] =
+                canonical::add(x[i], canonical::mul_add(omega, sp[i], canonical::mul(alpha, p[i])));
         }
-        // r = s - omega t
+        // r = s - omega t;  r^ = M^{-1} r
         vec::xmay(s.data(), omega, t.data(), r.data(), n);
         r_norm = vec::norm2(r.data(), n);
         if (f.record(it, r_norm, opt)) break;
@@ -221,6 +237,7 @@ SolveResult bicgstab(const LinearOperator& A, const double* b, double* x, const 
             f.fail(omega, "omega = (t, s) / (t, t) = 0", it);
             break;
         }
+        precondition_into(r.data(), rp);
         rho_old = rho;
     }
     return f.finish(t);

@@ -14,6 +14,10 @@ enum class GpuKernel { in_kernel, multi_kernel, library };
 enum class SpmvKind { bdia, ksparse };
 enum class LibraryFormat { bsr, bsr_legacy, csr };
 
+/// The deck spelling of each choice ("block_gs", "point_block_jacobi").
+const char* to_string(Method m);
+const char* to_string(PreconditionerKind p);
+
 struct SolverSettings {
     Method method = Method::bicgstab;
     PreconditionerKind preconditioner = PreconditionerKind::none;
