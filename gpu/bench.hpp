@@ -4,6 +4,7 @@
 /// around single launches, after warm-up runs, with the L2 cache flushed before each timed
 /// run (so small matrices are measured from device memory, not from L2); the median is
 /// reported.
+#include <array>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -46,6 +47,13 @@ struct KsparseBenchOptions {
 /// (cusparse_bsr, cusparse_bsrmv, cusparse_csr).
 std::vector<Timing> time_block_spmv(const Bsr& A, int repeats,
                                     const KsparseBenchOptions& options = {});
+
+/// The block preconditioners and smoothers on the device (bench smoother): z = M^{-1} r for
+/// precond_point_block, precond_line, precond_block (spatial blocks of `shape`), and one
+/// sweep of sweep_block_jacobi (damped, omega) and sweep_block_gs (chaotic). Timing.params
+/// holds "bytes=<minimal bytes of one application or sweep>" for the effective bandwidth.
+std::vector<Timing> time_smoothers(const GHMatrix& A, std::array<int, 3> shape, double omega,
+                                   int repeats);
 
 /// Free and total device memory in bytes (0, 0 without a device).
 std::pair<std::size_t, std::size_t> device_memory();

@@ -111,6 +111,49 @@ namespace {
 
 }  // namespace
 
+void check_preconditioner(Method method, GpuKernel kernel, const GpuSolveOptions& options, int K) {
+    const PreconditionerKind kind = options.preconditioner;
+    if (kind == PreconditionerKind::none) return;
+    if (method == Method::block_jacobi || method == Method::block_gs) {
+        throw NotSupported(
+            "the block smoothers take no preconditioner (solver.preconditioner: "
+            "none)");
+    }
+    const std::string what = std::string("the preconditioner ") + to_string(kind);
+    if (method == Method::qmr) {
+        throw NotSupported(what +
+                           " is not available in the GPU QMR (it needs M^-T on the "
+                           "device); use bicgstab, or the CPU backend");
+    }
+    if (options.spmv == SpmvKind::ksparse) {
+        throw NotSupported(what + " needs the Bdia SpMV (solver.spmv: bdia)");
+    }
+    switch (kernel) {
+        case GpuKernel::library:
+            throw NotSupported(what +
+                               " is not in the library baseline (cuSPARSE + cuBLAS); use "
+                               "gpu_kernel multi_kernel or in_kernel");
+        case GpuKernel::multi_kernel:
+            return;
+        case GpuKernel::in_kernel:
+            if (kind != PreconditionerKind::point_block_jacobi) {
+                throw NotSupported(what +
+                                   " is not local to a thread block's rows, so the "
+                                   "in-kernel solver cannot fuse it; use gpu_kernel "
+                                   "multi_kernel (it applies it between kernels)");
+            }
+            if ((K & (K - 1)) != 0) {
+                throw NotSupported(what +
+                                   " is fused into the in-kernel solver for K a power "
+                                   "of two only (K = " +
+                                   std::to_string(K) +
+                                   " cells straddle the thread blocks' row ranges); use "
+                                   "gpu_kernel multi_kernel");
+            }
+            return;
+    }
+}
+
 IterationCost cost(Method method, GpuKernel kernel) {
     if (method != Method::bicgstab && method != Method::qmr) no_gpu_method(method);
     const bool qmr = method == Method::qmr;
@@ -128,7 +171,10 @@ IterationCost cost(Method method, GpuKernel kernel) {
 SolveResult solve(Method method, GpuKernel kernel, const GHMatrix& A, const std::vector<double>& b,
                   std::vector<double>& x, const GpuSolveOptions& options, GpuSolveTimes* times,
                   InKernelPlan* plan) {
-    if (method != Method::bicgstab && method != Method::qmr) no_gpu_method(method);
+    if (method == Method::block_jacobi || method == Method::block_gs) {
+        return block_smoother(method, A, b, x, options, times);
+    }
+    check_preconditioner(method, kernel, options, A.block_size());
     const bool qmr = method == Method::qmr;
     if (options.spmv == SpmvKind::ksparse && kernel != GpuKernel::multi_kernel) no_ksparse(kernel);
     switch (kernel) {
@@ -149,6 +195,9 @@ SolveResult solve(Method method, GpuKernel kernel, const Bsr& A, const std::vect
                   std::vector<double>& x, const GpuSolveOptions& options, GpuSolveTimes* times) {
     if (method != Method::bicgstab && method != Method::qmr) no_gpu_method(method);
     if (kernel != GpuKernel::multi_kernel) no_ksparse(kernel);
+    if (options.preconditioner != PreconditionerKind::none) {
+        throw NotSupported("block preconditioners need a grid (GH) system, not a matrix deck");
+    }
     return method == Method::qmr ? qmr_multi_kernel(A, b, x, options, times)
                                  : bicgstab_multi_kernel(A, b, x, options, times);
 }

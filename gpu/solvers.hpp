@@ -12,6 +12,7 @@
 ///    device-side scalars, the paper's library comparison. Its reductions are cuBLAS's, so its
 ///    iterates differ from the reference by rounding.
 /// All return the SolveResult of the reference (status, iterations, residuals, histories).
+#include <array>
 #include <cstddef>
 #include <vector>
 
@@ -53,7 +54,18 @@ struct GpuSolveOptions {
     /// KSPARSE launch (spmv ksparse and matrix decks); parameters left at 0 are taken from
     /// the tuning cache when it has the (device, kernel, bs), else the defaults.
     KsparseParams ksparse;
+    /// Right preconditioner (core/block_smoothers.hpp): the in-kernel BiCGStab fuses
+    /// point_block_jacobi (K a power of two: a thread block's rows hold whole cells); the
+    /// multi-kernel BiCGStab applies every kind between kernels (Bdia SpMV only). Anything
+    /// else: NotSupported (check_preconditioner says which).
+    PreconditionerKind preconditioner = PreconditionerKind::none;
+    std::array<int, 3> block_shape{4, 4, 4};  ///< block_jacobi preconditioner and smoothers
+    double omega = 1.0;                       ///< damping of the smoothers (block_smoother)
 };
+
+/// Whether the GPU solver (method, kernel) takes options.preconditioner for a system with
+/// K x K blocks; throws NotSupported with the reason (and what to use instead) when not.
+void check_preconditioner(Method method, GpuKernel kernel, const GpuSolveOptions& options, int K);
 
 /// The launch the in-kernel solver chooses for a system (for reports and tests).
 struct InKernelPlan {
@@ -133,8 +145,31 @@ SolveResult bicgstab_multi_kernel(const Bsr& A, const std::vector<double>& b,
 SolveResult qmr_multi_kernel(const Bsr& A, const std::vector<double>& b, std::vector<double>& x,
                              const GpuSolveOptions& options, GpuSolveTimes* times = nullptr);
 
-/// The solver of (method, kernel): bicgstab or qmr (other methods: NotSupported); `plan` is
-/// filled by the in-kernel solvers only. options.spmv ksparse runs with the multi-kernel
+/// The block smoothers as solvers on the device (seed 003): block_jacobi (Algorithm 2: per
+/// spatial block of options.block_shape, the residual into shared memory, the dgemv with
+/// the block's inverse, x + omega z into a second vector, then swap) or block_gs (chaotic:
+/// the same kernel updating x in place, so a block reads whatever its neighbours have
+/// written - not the CPU's sweep order, and not reproducible bit for bit). Stops when
+/// ||b - A x|| / ||b|| <= tolerance (checked every sweep); history per sweep.
+SolveResult block_smoother(Method method, const GHMatrix& A, const std::vector<double>& b,
+                           std::vector<double>& x, const GpuSolveOptions& options,
+                           GpuSolveTimes* times = nullptr);
+
+/// z = M^{-1} r on the device for preconditioner `kind` (block_jacobi: of `shape`), from the
+/// CPU factors (core/block_smoothers.hpp): the device-vs-reference tests compare it with the
+/// CPU's apply, bit for bit. transpose: z = M^{-T} r is not on the device (NotSupported).
+std::vector<double> apply_preconditioner(const GHMatrix& A, PreconditionerKind kind,
+                                         std::array<int, 3> shape, const std::vector<double>& r);
+
+/// One sweep of a smoother on the device (block_jacobi with omega, or one chaotic block_gs
+/// sweep), from x: the device-vs-reference tests.
+std::vector<double> smoother_sweep(Method method, const GHMatrix& A, std::array<int, 3> shape,
+                                   double omega, const std::vector<double>& b,
+                                   const std::vector<double>& x);
+
+/// The solver of (method, kernel): bicgstab or qmr, or the block smoothers (block_jacobi,
+/// block_gs: block_smoother, the kernel is not used); `plan` is filled by the in-kernel
+/// solvers only. options.spmv ksparse runs with the multi-kernel
 /// solvers only (NotSupported with in_kernel and library).
 SolveResult solve(Method method, GpuKernel kernel, const GHMatrix& A, const std::vector<double>& b,
                   std::vector<double>& x, const GpuSolveOptions& options,

@@ -5,6 +5,8 @@
 # HEPTANE_MEMCHECK_FILTER: gtest filter for the memcheck runs (default: all tests)
 # HEPTANE_RACECHECK_FILTER: gtest filter for racecheck and synccheck of the in-kernel solver
 #                           tests (default: all of them)
+# HEPTANE_BLOCK_RACECHECK_FILTER: the same for the block smoother tests (shared-memory block
+#                           residuals, the fused preconditioner; default all of them)
 # HEPTANE_BENCH: "spmv ARGS" and/or "solve ARGS" lines (';'-separated) run after the tests,
 #                reports in $OUT/bench_*.yaml
 set -uo pipefail
@@ -52,9 +54,11 @@ if command -v compute-sanitizer >/dev/null; then
   # Shared-memory races and barrier misuse in the persistent solver and the KSPARSE kernels
   # (HEPTANE_KSPARSE_RACECHECK_FILTER, default all KSPARSE tests).
   for tool in racecheck synccheck; do
-    for t in "$build/tests/gpu/gpu_in_kernel_test" "$build/tests/gpu/gpu_ksparse_vs_ref_test"; do
+    for t in "$build/tests/gpu/gpu_in_kernel_test" "$build/tests/gpu/gpu_ksparse_vs_ref_test" \
+      "$build/tests/gpu/gpu_block_smoothers_vs_ref_test"; do
       filter="${HEPTANE_RACECHECK_FILTER:-*}"
       [[ $t == *ksparse* ]] && filter="${HEPTANE_KSPARSE_RACECHECK_FILTER:-*}"
+      [[ $t == *block_smoothers* ]] && filter="${HEPTANE_BLOCK_RACECHECK_FILTER:-*}"
       echo "== $tool $t" >>"$out/sanitizer.log"
       timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 1 "$t" \
         --gtest_filter="$filter" >>"$out/sanitizer.log" 2>&1

@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <functional>
 
+#include "core/block_smoothers.hpp"
+#include "core/errors.hpp"
 #include "core/formats.hpp"
 #include "core/ksparse_tuning.hpp"
 #include "gpu/bench.hpp"
+#include "gpu/src/block_smoothers.cuh"
 #include "gpu/src/buffer.cuh"
 #include "gpu/src/device_gh.cuh"
 #include "gpu/src/ksparse.cuh"
@@ -223,6 +226,57 @@ std::vector<Timing> time_block_spmv(const Bsr& A, int repeats, const KsparseBenc
         detail::LibraryMatrix mat(A, kind, s);
         out.push_back(time_it(
             to_string(kind), repeats, s, [&] { mat.apply(x.get(), y.get()); }, flush));
+    }
+    return out;
+}
+
+std::vector<Timing> time_smoothers(const GHMatrix& A, std::array<int, 3> shape, double omega,
+                                   int repeats) {
+    std::vector<Timing> out;
+    detail::Stream stream;
+    const cudaStream_t s = stream.get();
+    L2Flusher flusher;
+    auto flush = [&] { flusher(s); };
+    const std::size_t n = static_cast<std::size_t>(A.rows());
+    std::vector<double> host(n);
+    for (std::size_t i = 0; i < n; ++i) host[i] = 1.0 + 1e-3 * static_cast<double>(i % 97);
+    Buffer<double> r(host), z(n), x(host), b(host);
+    auto bytes = [](double v) { return "bytes=" + std::to_string(static_cast<long long>(v)); };
+    const std::pair<const char*, PreconditionerKind> kinds[] = {
+        {"precond_point_block", PreconditionerKind::point_block_jacobi},
+        {"precond_line", PreconditionerKind::line_jacobi},
+        {"precond_block", PreconditionerKind::block_jacobi}};
+    for (const auto& [name, kind] : kinds) {
+        const double need = preconditioner_bytes(A, kind, shape);
+        if (!fits(static_cast<std::size_t>(need) + 2 * n * sizeof(double))) {
+            out.push_back({name, 0, 0, 0, "does not fit in free device memory"});
+            continue;
+        }
+        try {
+            const auto M = detail::upload_preconditioner(A, kind, shape);
+            Timing t = time_it(
+                name, repeats, s, [&] { M->apply(r.get(), z.get(), s); }, flush);
+            t.params = bytes(need);
+            out.push_back(t);
+        } catch (const NotSupported& e) {
+            out.push_back({name, 0, 0, 0, e.what()});
+        }
+    }
+    try {
+        const detail::DeviceSmoother smoother(A, shape);
+        Timing t = time_it(
+            "sweep_block_jacobi", repeats, s,
+            [&] { smoother.sweep(b.get(), x.get(), z.get(), omega, s); }, flush);
+        t.params = bytes(smoother.bytes());
+        out.push_back(t);
+        t = time_it(
+            "sweep_block_gs", repeats, s,
+            [&] { smoother.sweep(b.get(), z.get(), z.get(), 1.0, s); }, flush);
+        t.params = bytes(smoother.bytes());
+        out.push_back(t);
+    } catch (const NotSupported& e) {
+        out.push_back({"sweep_block_jacobi", 0, 0, 0, e.what()});
+        out.push_back({"sweep_block_gs", 0, 0, 0, e.what()});
     }
     return out;
 }

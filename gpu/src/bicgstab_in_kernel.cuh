@@ -15,6 +15,7 @@
 #include <limits>
 
 #include "core/canonical.hpp"
+#include "gpu/src/block_smoothers.cuh"
 #include "gpu/src/in_kernel.cuh"
 
 namespace heptane::gpu::detail {
@@ -25,11 +26,53 @@ constexpr int kBicgstabRanges = 3;
 struct BicgstabParams : InKernelParams {
     // Read by other blocks (at the SpMV halo): global memory.
     double* r;
-    double* q;  ///< p - omega v of the last iteration
+    double* q;  ///< p^ - omega v^ of the last iteration
     double* v;
     // Range vectors in global memory (null when they are in shared memory).
     double* r_hat;
     double* t;
+    // Fused point-block Jacobi (design decision 27): r^ = M^{-1} r and v^ = M^{-1} v, which
+    // the SpMVs read at the halo (p^ = r^ + beta q, s^ = r^ - alpha v^). Without a
+    // preconditioner rp = r and vp = v, and nothing is applied.
+    double* rp;
+    double* vp;
+    int preconditioned;
+    PointBlockView M;
+};
+
+/// z = M^{-1} y for this block's rows, after the block has written y (its rows hold whole
+/// cells: rows per block are a multiple of K for K a power of two). After the initial
+/// residual and a restart only; inside the iteration the leaf epilogue below does it.
+__device__ __forceinline__ void precondition_rows(const BlockRange& B, const BicgstabParams& P,
+                                                  const double* y, double* z) {
+    __syncthreads();
+    block_entries(B, [&](long long i) { z[i] = point_block_row(P.M, i, y); });
+}
+
+/// The fused point-block Jacobi as a leaf epilogue (block_phase / spmv_phase): lane l holds
+/// row i = leaf + l and its value y_i (in `y`, set by the phase's body); a leaf is 32 rows
+/// from a multiple of 32, so a cell's K rows (K a power of two) sit in K consecutive lanes
+/// and the lane reads its cell's values by shuffles: z_i = block::inverse_row(inv of cell,
+/// K, i mod K, y of the cell), the bits of point_block_row, with no barrier and no re-read
+/// of y. Every lane runs the shuffles; only rows < n store.
+struct PointBlockEpilogue {
+    const PointBlockView& M;
+    long long n;
+    double* z;
+    const double& y;
+    __device__ void operator()(long long i) const {
+        const int lane = threadIdx.x & 31;
+        const int K = M.K;
+        const int first_lane = lane & ~(K - 1);
+        const long long cells = M.cell_rows / K;
+        long long m = i / K;
+        if (m >= cells) m = cells - 1;  // well or absent rows: any cell's inverse, discarded
+        const double zi = block::inverse_row(M.inv + m * K * K, K, lane - first_lane, [&](int c) {
+            return __shfl_sync(0xffffffffu, y, first_lane + c);
+        });
+        if (i >= n) return;
+        z[i] = i < M.cell_rows ? zi : canonical::mul(M.inv_d[i - M.cell_rows], y);
+    }
 };
 
 template <int K>
@@ -50,16 +93,23 @@ __global__ void __launch_bounds__(kInKernelMaxThreads, 1)
                                    P.shared_ranges ? nullptr : P.x};
         prefetch_first_leaf(B, v);
     };
-    // r = b - A x (with r_hat = r): iteration 0 and the shadow-residual restart.
+    // r = b - A x (with r_hat = r): iteration 0 and the shadow-residual restart; then
+    // r^ = M^{-1} r, published before any block's SpMV reads it.
     auto store_r = [&](long long i, double ri) {
         P.r[i] = ri;
         r_hat[own(i)] = ri;
+    };
+    auto precondition_r = [&] {
+        if (!P.preconditioned) return;
+        precondition_rows(B, P, P.r, P.rp);
+        barrier(B, P);
     };
 
     const int max_iterations = P.st->max_iterations, max_restarts = P.st->max_restarts;
     KernelFrame F(P);
     const double rr = initial_residual<K>(B, P, F, store_r);
     if (rr < 0.0) return;
+    precondition_r();
     double r_norm = sqrt(rr), r_hat_norm = r_norm;
     double rho = rr;  // (r_hat, r) with r_hat = r: the same products, the same tree
     double rho_old = 1.0, alpha = 1.0, omega = 1.0, beta = 0.0;
@@ -78,23 +128,32 @@ __global__ void __launch_bounds__(kInKernelMaxThreads, 1)
             }
             ++F.restarts;
             r_norm = r_hat_norm = residual_norm<K>(B, P, store_r);
+            precondition_r();
             rho = r_norm * r_norm;
             fresh = true;
         }
         // beta = (rho / rho_old) (alpha / omega);  p = r + beta (p - omega v) = r + beta q
+        // (preconditioned: p^ = r^ + beta q with q = p^ - omega v^)
         const bool fresh_p = fresh;
         if (!fresh) beta = (rho / rho_old) * (alpha / omega);
         auto p_at = [&P, fresh_p, beta](long long j) {
-            const double rj = P.r[j];
+            const double rj = P.rp[j];
             return fresh_p ? rj : mul_add(beta, P.q[j], rj);
         };
 
-        // WS-S 1: v = A p;  sigma = (r_hat, v);  alpha = rho / sigma
+        // WS-S 1: v = A p^;  sigma = (r_hat, v);  alpha = rho / sigma;  v^ = M^{-1} v
         {
-            spmv_phase<K, 1>(B, A, p_at, [&](long long i, double vi, double(&terms)[1]) {
+            double v_leaf = 0.0;  // this lane's v_i of the current leaf (for the epilogue)
+            auto body = [&](long long i, double vi, double(&terms)[1]) {
                 P.v[i] = vi;
+                v_leaf = vi;
                 terms[0] = mul(r_hat[own(i)], vi);
-            });
+            };
+            if (P.preconditioned) {
+                spmv_phase<K, 1>(B, A, p_at, body, PointBlockEpilogue{P.M, P.n, P.vp, v_leaf});
+            } else {
+                spmv_phase<K, 1>(B, A, p_at, body);
+            }
             double total[1];
             ws_sync<1>(B, P, prefetch_bdia, total);
             const double sigma = total[0];
@@ -106,10 +165,11 @@ __global__ void __launch_bounds__(kInKernelMaxThreads, 1)
             fresh = false;
         }
         auto s_at = [&P, alpha](long long j) { return sub(P.r[j], mul(alpha, P.v[j])); };
+        auto sp_at = [&P, alpha](long long j) { return sub(P.rp[j], mul(alpha, P.vp[j])); };
 
-        // WS-S 2: s = r - alpha v;  t = A s;  ||s||, (t, t), (t, s);  omega = (t, s) / (t, t)
+        // WS-S 2: s = r - alpha v;  t = A s^;  ||s||, (t, t), (t, s);  omega = (t, s) / (t, t)
         {
-            spmv_phase<K, 3>(B, A, s_at, [&](long long i, double ti, double(&terms)[3]) {
+            spmv_phase<K, 3>(B, A, sp_at, [&](long long i, double ti, double(&terms)[3]) {
                 t[own(i)] = ti;
                 const double si = s_at(i);
                 terms[0] = mul(si, si);
@@ -134,21 +194,28 @@ __global__ void __launch_bounds__(kInKernelMaxThreads, 1)
             omega = total[2] / tt;
         }
 
-        // WS-S 3: x = x + alpha p + omega s;  r = s - omega t;  q = p - omega v;
-        //         ||r|| (convergence) and rho = (r_hat, r) of the next iteration
+        // WS-S 3: x = x + alpha p^ + omega s^;  r = s - omega t;  q = p^ - omega v^;
+        //         ||r|| (convergence) and rho = (r_hat, r) of the next iteration; r^ = M^{-1} r
         {
-            block_phase<2>(B, [&](long long i, double(&terms)[2]) {
+            double r_leaf = 0.0;  // this lane's new r_i of the current leaf
+            auto body = [&](long long i, double(&terms)[2]) {
                 const long long l = own(i);
-                const double ri = P.r[i], vi = P.v[i];
-                const double pi = fresh_p ? ri : mul_add(beta, P.q[i], ri);
-                const double si = sub(ri, mul(alpha, vi));
-                B.x[l] = add(B.x[l], mul_add(omega, si, mul(alpha, pi)));
+                const double pi = p_at(i);
+                const double si = s_at(i);
+                const double spi = P.preconditioned ? sp_at(i) : si;
+                B.x[l] = add(B.x[l], mul_add(omega, spi, mul(alpha, pi)));
                 const double r_new = sub(si, mul(omega, t[l]));
+                P.q[i] = sub(pi, mul(omega, P.vp[i]));
                 P.r[i] = r_new;
-                P.q[i] = sub(pi, mul(omega, vi));
+                r_leaf = r_new;
                 terms[0] = mul(r_new, r_new);
                 terms[1] = mul(r_hat[l], r_new);
-            });
+            };
+            if (P.preconditioned) {
+                block_phase<2>(B, body, PointBlockEpilogue{P.M, P.n, P.rp, r_leaf});
+            } else {
+                block_phase<2>(B, body);
+            }
             double total[2];
             ws_sync<2>(B, P, prefetch_bdia, total);
             r_norm = sqrt(total[0]);

@@ -13,6 +13,7 @@
 
 #include "core/canonical.hpp"
 #include "gpu/solvers.hpp"
+#include "gpu/src/block_smoothers.cuh"
 #include "gpu/src/buffer.cuh"
 #include "gpu/src/canonical_reduce.cuh"
 #include "gpu/src/cuda_check.cuh"
@@ -89,7 +90,8 @@ __global__ void __launch_bounds__(kChunkThreads)
     s.update_gates();
 }
 
-/// p = r (first iteration, after a restart) or p = r + beta (p - omega v).
+/// p = r (first iteration, after a restart) or p = r + beta (p - omega v); preconditioned:
+/// p^ = r^ + beta (p^ - omega v^) with r = r^, v = v^ (core/krylov.cpp, decision 27).
 __global__ void __launch_bounds__(kChunkThreads)
     k_update_p(Work w, const double* r, double* p, const double* v) {
     const SolverState& s = *w.st;
@@ -119,17 +121,21 @@ __global__ void __launch_bounds__(kChunkThreads)
     s.fresh = 0;
 }
 
-/// s = r - alpha v; ||s||; half step when ||s|| / ||b|| <= tol.
+/// s = r - alpha v; ||s||; half step when ||s|| / ||b|| <= tol. Preconditioned (s_hat not
+/// s_vec): also s^ = r^ - alpha v^.
 __global__ void __launch_bounds__(kChunkThreads)
-    k_update_s(Work w, const double* r, const double* v, double* s_vec) {
+    k_update_s(Work w, const double* r, const double* v, double* s_vec, const double* r_hat_p,
+               const double* v_p, double* s_hat) {
     if (w.st->skip_iteration) return;
     const double alpha = w.st->alpha;
+    const bool preconditioned = s_hat != s_vec;
     double total[1];
     const bool last = reduce_chunk<1>(
         w,
         [&](long long i, GroupSum(&g)[1]) {
             const double si = sub(r[i], mul(alpha, v[i]));
             s_vec[i] = si;
+            if (preconditioned) s_hat[i] = sub(r_hat_p[i], mul(alpha, v_p[i]));
             g[0].add(mul(si, si));
         },
         total);
@@ -164,11 +170,11 @@ __global__ void __launch_bounds__(kChunkThreads)
     s.omega = total[1] / tt;
 }
 
-/// x = x + alpha p + omega s;  r = s - omega t;  ||r||; the iteration's status.
-/// At a half step: x = x + alpha p, r = s, and the iteration has converged.
+/// x = x + alpha p + omega s^;  r = s - omega t;  ||r||; the iteration's status (s^ = s
+/// without a preconditioner). At a half step: x = x + alpha p, r = s, and it has converged.
 __global__ void __launch_bounds__(kChunkThreads)
-    k_update_xr(Work w, double* x, const double* p, const double* s_vec, const double* t,
-                double* r) {
+    k_update_xr(Work w, double* x, const double* p, const double* s_vec, const double* s_hat,
+                const double* t, double* r) {
     const SolverState& st = *w.st;
     if (st.skip_iteration) return;
     const bool half = st.half_step;
@@ -181,7 +187,7 @@ __global__ void __launch_bounds__(kChunkThreads)
                 x[i] = mul_add(alpha, p[i], x[i]);
                 r[i] = s_vec[i];
             } else {
-                x[i] = add(x[i], mul_add(omega, s_vec[i], mul(alpha, p[i])));
+                x[i] = add(x[i], mul_add(omega, s_hat[i], mul(alpha, p[i])));
                 const double ri = sub(s_vec[i], mul(omega, t[i]));
                 r[i] = ri;
                 g[0].add(mul(ri, ri));
@@ -210,10 +216,13 @@ __global__ void __launch_bounds__(kChunkThreads)
 
 }  // namespace
 
-/// The solve on the uploaded operator (b and x of its order).
-SolveResult bicgstab_multi_kernel_body(const OperatorUpload& upload, const std::vector<double>& b,
-                                       std::vector<double>& x, const GpuSolveOptions& options,
-                                       GpuSolveTimes* times) {
+/// The solve on the uploaded operator (b and x of its order), right-preconditioned by
+/// linearity when `precond` is given (core/krylov.cpp: r^ = M^{-1} r and v^ = M^{-1} v
+/// between kernels, p^ and s^ from them; the reference's bits).
+SolveResult bicgstab_multi_kernel_body(const OperatorUpload& upload,
+                                       const PreconditionerUpload* precond,
+                                       const std::vector<double>& b, std::vector<double>& x,
+                                       const GpuSolveOptions& options, GpuSolveTimes* times) {
     const long long n = static_cast<long long>(b.size());
     check_sizes(n, b, x, "bicgstab_multi_kernel");
     const SolveOptions& opt = options.solve;
@@ -222,14 +231,24 @@ SolveResult bicgstab_multi_kernel_body(const OperatorUpload& upload, const std::
 
     const std::unique_ptr<DeviceOperator> op = upload();
     const DeviceOperator& gh = *op;
+    const std::unique_ptr<DevicePreconditioner> M = precond != nullptr ? (*precond)() : nullptr;
     Buffer<double> d_b(b), d_x(x), r(n), r_hat(n), p(n), v(n), s(n), t(n);
+    // r^, v^, s^ (preconditioned solves only; otherwise r, v, s themselves).
+    Buffer<double> rp_buf(M ? n : 0), vp_buf(M ? n : 0), sp_buf(M ? n : 0);
+    double* const rp = M ? rp_buf.get() : r.get();
+    double* const vp = M ? vp_buf.get() : v.get();
+    double* const sp = M ? sp_buf.get() : s.get();
     p.zero(stream.get());
     v.zero(stream.get());
+    if (M) vp_buf.zero(stream.get());
     const cudaStream_t st = stream.get();
     MultiKernelWorkspace ws(n, opt, st);
     const unsigned blocks = ws.blocks;
     const Work& w = ws.work;
     const DeviceState& state = ws.state;
+    auto precondition = [&](const double* in, double* out, const int* skip) {
+        if (M) M->apply(in, out, st, skip);
+    };
 
     // ||b||: zero and non-finite right-hand sides end the solve here, as in the reference.
     if (SolveResult trivial; trivial_rhs(ws.bnorm(d_b.get(), st).bnorm, x, trivial)) {
@@ -238,17 +257,23 @@ SolveResult bicgstab_multi_kernel_body(const OperatorUpload& upload, const std::
 
     // One iteration, captured into a graph.
     cudaGraph_t graph = nullptr;
+    SolverState* const dev = state.device();
     HEPTANE_CUDA_CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
     k_rho<<<blocks, kChunkThreads, 0, st>>>(w, r_hat.get(), r.get());
-    gh.apply(d_x.get(), r.get(), false, st, &state.device()->skip_restart);  // r = A x
+    gh.apply(d_x.get(), r.get(), false, st, &dev->skip_restart);  // r = A x
     k_residual<<<blocks, kChunkThreads, 0, st>>>(w, d_b.get(), r.get(), r_hat.get(), 0);
-    k_update_p<<<blocks, kChunkThreads, 0, st>>>(w, r.get(), p.get(), v.get());
-    gh.apply(p.get(), v.get(), false, st, &state.device()->skip_iteration);  // v = A p
+    // r^ = M^{-1} r (this iteration's r, restarted or not; the restart clears skip_restart
+    // before this kernel runs, so it is gated on the iteration)
+    precondition(r.get(), rp, &dev->skip_iteration);
+    k_update_p<<<blocks, kChunkThreads, 0, st>>>(w, rp, p.get(), vp);
+    gh.apply(p.get(), v.get(), false, st, &dev->skip_iteration);  // v = A p^
+    precondition(v.get(), vp, &dev->skip_iteration);              // v^ = M^{-1} v
     k_alpha<<<blocks, kChunkThreads, 0, st>>>(w, r_hat.get(), v.get());
-    k_update_s<<<blocks, kChunkThreads, 0, st>>>(w, r.get(), v.get(), s.get());
-    gh.apply(s.get(), t.get(), false, st, &state.device()->skip_t);  // t = A s
+    k_update_s<<<blocks, kChunkThreads, 0, st>>>(w, r.get(), v.get(), s.get(), rp, vp, sp);
+    gh.apply(sp, t.get(), false, st, &dev->skip_t);  // t = A s^
     k_omega<<<blocks, kChunkThreads, 0, st>>>(w, t.get(), s.get());
-    k_update_xr<<<blocks, kChunkThreads, 0, st>>>(w, d_x.get(), p.get(), s.get(), t.get(), r.get());
+    k_update_xr<<<blocks, kChunkThreads, 0, st>>>(w, d_x.get(), p.get(), s.get(), sp, t.get(),
+                                                  r.get());
     HEPTANE_CUDA_CHECK(cudaStreamEndCapture(st, &graph));
     GraphExec exec(graph);
     HEPTANE_CUDA_CHECK(cudaGraphDestroy(graph));

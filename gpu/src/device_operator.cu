@@ -7,6 +7,7 @@
 #include "core/errors.hpp"
 #include "core/formats.hpp"
 #include "gpu/solvers.hpp"
+#include "gpu/src/block_smoothers.cuh"
 #include "gpu/src/device_gh.cuh"
 #include "gpu/src/device_operator.cuh"
 #include "gpu/src/ksparse.cuh"
@@ -36,8 +37,12 @@ SolveResult multi_kernel_on(const GHMatrix& A, const std::vector<double>& b, std
     const char* name = transpose ? "qmr_multi_kernel" : "bicgstab_multi_kernel";
     check_sizes(A.rows(), b, x, name);
     if (options.spmv == SpmvKind::bdia) {
-        return body([&] { return std::make_unique<DeviceGH>(A, options.variant); }, b, x, options,
-                    times);
+        const PreconditionerUpload precond = [&] {
+            return upload_preconditioner(A, options.preconditioner, options.block_shape);
+        };
+        return body([&] { return std::make_unique<DeviceGH>(A, options.variant); },
+                    options.preconditioner == PreconditionerKind::none ? nullptr : &precond, b, x,
+                    options, times);
     }
     // KSPARSE on the BSR form: padding unknowns (diagonal 1, right-hand side 0) stay 0.
     const Bsr bsr = to_bsr(A);
@@ -45,7 +50,7 @@ SolveResult multi_kernel_on(const GHMatrix& A, const std::vector<double>& b, std
     std::vector<double> padded_x = pad_vector(A, x);
     const SolveResult result =
         body([&] { return std::make_unique<KsparseOperator>(bsr, options.ksparse, transpose); },
-             padded_b, padded_x, options, times);
+             nullptr, padded_b, padded_x, options, times);
     x = unpad_vector(A, padded_x);
     return result;
 }
@@ -60,8 +65,8 @@ SolveResult on_bsr(const Bsr& A, const std::vector<double>& b, std::vector<doubl
     }
     check_sizes(static_cast<long long>(A.block_rows) * A.block_size, b, x,
                 transpose ? "qmr_multi_kernel" : "bicgstab_multi_kernel");
-    return body([&] { return std::make_unique<KsparseOperator>(A, options.ksparse, transpose); }, b,
-                x, options, times);
+    return body([&] { return std::make_unique<KsparseOperator>(A, options.ksparse, transpose); },
+                nullptr, b, x, options, times);
 }
 
 }  // namespace

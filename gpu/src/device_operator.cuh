@@ -48,24 +48,33 @@ class KsparseOperator final : public DeviceOperator {
 /// Uploads the operator of a solve (called after the setup timer has started).
 using OperatorUpload = std::function<std::unique_ptr<DeviceOperator>()>;
 
+class DevicePreconditioner;  // block_smoothers.cuh
+/// Factors and uploads the right preconditioner of a solve (after the setup timer started).
+using PreconditionerUpload = std::function<std::unique_ptr<DevicePreconditioner>()>;
+
 /// A multi-kernel solver body: the solve of A x = b on the uploaded operator, b and x of
-/// the operator's order.
-using MultiKernelBody = SolveResult (*)(const OperatorUpload& upload, const std::vector<double>& b,
-                                        std::vector<double>& x, const GpuSolveOptions& options,
-                                        GpuSolveTimes* times);
+/// the operator's order, right-preconditioned when `precond` is not null.
+using MultiKernelBody = SolveResult (*)(const OperatorUpload& upload,
+                                        const PreconditionerUpload* precond,
+                                        const std::vector<double>& b, std::vector<double>& x,
+                                        const GpuSolveOptions& options, GpuSolveTimes* times);
 
 /// A multi-kernel solve of a GH system: `body` on the Bdia operator (options.spmv bdia), or
 /// on KSPARSE with the BSR form to_bsr(A) (options.spmv ksparse; b and x padded to its
 /// order and x unpadded after). `transpose`: the body also takes products with A^T.
+/// options.preconditioner (Bdia only; check_preconditioner has accepted it) is factored on
+/// the host and uploaded inside the body's setup.
 SolveResult multi_kernel_on(const GHMatrix& A, const std::vector<double>& b, std::vector<double>& x,
                             const GpuSolveOptions& options, GpuSolveTimes* times, bool transpose,
                             MultiKernelBody body);
 
-SolveResult bicgstab_multi_kernel_body(const OperatorUpload& upload, const std::vector<double>& b,
-                                       std::vector<double>& x, const GpuSolveOptions& options,
-                                       GpuSolveTimes* times);
-SolveResult qmr_multi_kernel_body(const OperatorUpload& upload, const std::vector<double>& b,
-                                  std::vector<double>& x, const GpuSolveOptions& options,
-                                  GpuSolveTimes* times);
+SolveResult bicgstab_multi_kernel_body(const OperatorUpload& upload,
+                                       const PreconditionerUpload* precond,
+                                       const std::vector<double>& b, std::vector<double>& x,
+                                       const GpuSolveOptions& options, GpuSolveTimes* times);
+/// (QMR takes no preconditioner on the device: precond must be null.)
+SolveResult qmr_multi_kernel_body(const OperatorUpload& upload, const PreconditionerUpload* precond,
+                                  const std::vector<double>& b, std::vector<double>& x,
+                                  const GpuSolveOptions& options, GpuSolveTimes* times);
 
 }  // namespace heptane::gpu::detail

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "core/errors.hpp"
 #include "gpu/solvers.hpp"
 #include "gpu/src/bicgstab_in_kernel.cuh"
+#include "gpu/src/block_smoothers.cuh"
 #include "gpu/src/buffer.cuh"
 #include "gpu/src/cuda_check.cuh"
 #include "gpu/src/device_gh.cuh"
@@ -159,10 +161,15 @@ InKernelPlan in_kernel_plan(const GHMatrix& A, const GpuSolveOptions& options, M
     }
 
     // b, x and the shared vectors (+ the range vectors but x, when in global memory)
-    const size_t vectors = global_vectors(method) + (plan.shared_ranges ? 0 : ranges - 1);
+    // (+ r^ and v^ and the cells' inverses with the fused point-block Jacobi)
+    const bool preconditioned = options.preconditioner != PreconditionerKind::none;
+    const size_t vectors =
+        global_vectors(method) + (plan.shared_ranges ? 0 : ranges - 1) + (preconditioned ? 2 : 0);
     const size_t histories = method == Method::qmr ? 2 : 1;
     plan.device_bytes =
         A.storage_bytes() + vectors * sizeof(double) * static_cast<size_t>(n) +
+        (preconditioned ? sizeof(double) * static_cast<size_t>(A.cell_unknowns()) * A.block_size()
+                        : 0) +
         sizeof(double) * (2 * kMaxReductions * static_cast<size_t>(plan.grid) +
                           histories * (static_cast<size_t>(options.solve.max_iterations) + 1)) +
         sizeof(unsigned) * static_cast<size_t>(plan.grid);
@@ -282,14 +289,24 @@ SolveResult bicgstab_in_kernel(const GHMatrix& A, const std::vector<double>& b,
                                std::vector<double>& x, const GpuSolveOptions& options,
                                GpuSolveTimes* times, InKernelPlan* plan) {
     using namespace detail;
+    check_preconditioner(Method::bicgstab, GpuKernel::in_kernel, options, A.block_size());
+    const bool preconditioned = options.preconditioner != PreconditionerKind::none;
+    std::unique_ptr<DevicePointBlock> M;  // factored and uploaded in the timed setup
     return solve_in_kernel<BicgstabParams>(
         Method::bicgstab, A, b, x, options, times, plan,
-        [](BicgstabParams& p, Vectors& v, const DeviceGH&, bool shared_ranges) {
+        [&](BicgstabParams& p, Vectors& v, const DeviceGH&, bool shared_ranges) {
             p.r = v.add();
             p.q = v.add();
             p.v = v.add();
             p.r_hat = v.add(!shared_ranges);
             p.t = v.add(!shared_ranges);
+            p.rp = preconditioned ? v.add() : p.r;
+            p.vp = preconditioned ? v.add() : p.v;
+            p.preconditioned = preconditioned ? 1 : 0;
+            if (preconditioned) {
+                M = std::make_unique<DevicePointBlock>(factor_point_blocks(A));
+                p.M = M->view();
+            }
         });
 }
 
@@ -297,6 +314,7 @@ SolveResult qmr_in_kernel(const GHMatrix& A, const std::vector<double>& b, std::
                           const GpuSolveOptions& options, GpuSolveTimes* times,
                           InKernelPlan* plan) {
     using namespace detail;
+    check_preconditioner(Method::qmr, GpuKernel::in_kernel, options, A.block_size());
     return solve_in_kernel<QmrParams>(
         Method::qmr, A, b, x, options, times, plan,
         [](QmrParams& p, Vectors& v, const DeviceGH& gh, bool shared_ranges) {

@@ -175,10 +175,17 @@ __device__ __forceinline__ void finish_warp(const BlockRange& B, int depth, int 
     }
 }
 
+/// A phase's per-leaf epilogue that does nothing (see block_phase).
+struct NoLeafEpilogue {
+    __device__ void operator()(long long) const {}
+};
+
 /// Calls body(i, terms) for each row i this thread owns (terms[q]: its term of reduction q)
-/// and leaves each warp's Q subtrees in warp_values.
-template <int Q, class Body>
-__device__ void block_phase(const BlockRange& B, Body body) {
+/// and leaves each warp's Q subtrees in warp_values. after(i) follows each leaf's body in
+/// all 32 lanes (i >= n: an absent row), converged, so it may exchange the leaf's values by
+/// warp shuffles (the fused point-block preconditioner).
+template <int Q, class Body, class After = NoLeafEpilogue>
+__device__ void block_phase(const BlockRange& B, Body body, After after = {}) {
     int depth = 0, k = 0;
     for (; k < B.leaves; ++k) {
         const long long first = B.row0 + 32LL * k;
@@ -187,6 +194,7 @@ __device__ void block_phase(const BlockRange& B, Body body) {
         Terms<Q> terms = {};
         if (i < B.n) body(i, terms);
         push_leaf<Q>(B, i, terms, k, depth);
+        after(i);
     }
     finish_warp<Q>(B, depth, k);
 }
@@ -370,11 +378,12 @@ __device__ void pass_products(const BlockRange& B, const BdiaView& A, long long 
 }
 
 /// y = A x (A^T x with kTranspose, A the transposed view) for this thread's rows, then
-/// body(i, y_i, terms) for each of them as in block_phase: per pass, the lanes compute cells
-/// into the warp's pass buffer, then read it back by rows (coalesced stores of y, and the
-/// canonical leaves of the reductions).
-template <int K, int Q, bool kTranspose = false, class XF, class Body>
-__device__ void spmv_phase(const BlockRange& B, const BdiaView& A, XF xf, Body body) {
+/// body(i, y_i, terms) and after(i) for each of them as in block_phase: per pass, the lanes
+/// compute cells into the warp's pass buffer, then read it back by rows (coalesced stores of
+/// y, and the canonical leaves of the reductions).
+template <int K, int Q, bool kTranspose = false, class XF, class Body, class After = NoLeafEpilogue>
+__device__ void spmv_phase(const BlockRange& B, const BdiaView& A, XF xf, Body body,
+                           After after = {}) {
     constexpr int kPassLeaves = static_cast<int>(in_kernel_pass_rows(K) / 32);
     int depth = 0, k = 0;
     for (long long p0 = B.row0; k < B.leaves && p0 < B.n; p0 += 32 * kPassLeaves) {
@@ -385,6 +394,7 @@ __device__ void spmv_phase(const BlockRange& B, const BdiaView& A, XF xf, Body b
             Terms<Q> terms = {};
             if (i < B.n) body(i, B.pass[i - p0], terms);
             push_leaf<Q>(B, i, terms, k, depth);
+            after(i);
         }
         __syncwarp();  // the next pass overwrites the buffer
     }

@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "core/canonical.hpp"
+#include "core/errors.hpp"
 #include "core/qmr_recurrence.hpp"
 #include "gpu/solvers.hpp"
 #include "gpu/src/buffer.cuh"
@@ -199,11 +200,14 @@ __global__ void __launch_bounds__(kChunkThreads)
 }  // namespace
 
 /// The solve on the uploaded operator (b and x of its order; A^T products too).
-SolveResult qmr_multi_kernel_body(const OperatorUpload& upload, const std::vector<double>& b,
-                                  std::vector<double>& x, const GpuSolveOptions& options,
-                                  GpuSolveTimes* times) {
+SolveResult qmr_multi_kernel_body(const OperatorUpload& upload, const PreconditionerUpload* precond,
+                                  const std::vector<double>& b, std::vector<double>& x,
+                                  const GpuSolveOptions& options, GpuSolveTimes* times) {
     const long long n = static_cast<long long>(b.size());
     check_sizes(n, b, x, "qmr_multi_kernel");
+    if (precond != nullptr) {
+        throw NotSupported("the GPU QMR takes no preconditioner (it needs M^-T on the device)");
+    }
     const SolveOptions& opt = options.solve;
     Stream stream;
     EventTimer setup_timer(stream.get());

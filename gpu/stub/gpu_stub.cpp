@@ -27,6 +27,25 @@ std::vector<double> spmv_device(const GHMatrix&, const std::vector<double>&, Bdi
     not_compiled("spmv_device");
 }
 
+SolveResult block_smoother(Method, const GHMatrix&, const std::vector<double>&,
+                           std::vector<double>&, const GpuSolveOptions&, GpuSolveTimes*) {
+    not_compiled("block_smoother");
+}
+
+std::vector<double> apply_preconditioner(const GHMatrix&, PreconditionerKind, std::array<int, 3>,
+                                         const std::vector<double>&) {
+    not_compiled("apply_preconditioner");
+}
+
+std::vector<double> smoother_sweep(Method, const GHMatrix&, std::array<int, 3>, double,
+                                   const std::vector<double>&, const std::vector<double>&) {
+    not_compiled("smoother_sweep");
+}
+
+std::vector<Timing> time_smoothers(const GHMatrix&, std::array<int, 3>, double, int) {
+    not_compiled("time_smoothers");
+}
+
 InKernelPlan in_kernel_plan(const GHMatrix&, const GpuSolveOptions&, Method) {
     not_compiled("in_kernel_plan");
 }
