@@ -176,10 +176,65 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                      "Krylov methods to time: bicgstab, qmr (default: both)")
         ->delimiter(',')
         ->check(CLI::IsMember({"bicgstab", "qmr"}));
+    bench_solve
+        ->add_option("--preconditioner", bench_args.preconditioner,
+                     "right preconditioner of the GPU solvers: none (default), "
+                     "point_block_jacobi, line_jacobi, block_jacobi (4x4x4 blocks)")
+        ->check(CLI::IsMember({"none", "point_block_jacobi", "line_jacobi", "block_jacobi"}));
     bench_spmv->add_option("--report", bench_args.report, "YAML report")
         ->default_val("bench_spmv.yaml");
     bench_solve->add_option("--report", bench_args.report, "YAML report")
         ->default_val("bench_solve.yaml");
+
+    CLI::App* bench_smoother = bench->add_subcommand(
+        "smoother",
+        "Block Jacobi and block Gauss-Seidel (seed 003): the convergence study of its Fig. 4 "
+        "(3D Poisson, f = 0, random x_0: error after 3 sweeps and the asymptotic convergence "
+        "factor per block shape, CPU and/or GPU) and the throughput of the block "
+        "preconditioners and smoothers (cells/s, GB/s, ratio to the triad)");
+    std::vector<std::string> shape_items;
+    bench_smoother->add_option("--grid", bench_args.study.grid, "Poisson grid g (g^3 cells)")
+        ->check(CLI::Range(2, 1024));
+    bench_smoother
+        ->add_option("--shapes", shape_items,
+                     "block shapes BXxBYxBZ, z fastest (default "
+                     "2x2x2,2x2x4,2x4x4,4x4x4,4x4x8,4x8x8,8x8x8)")
+        ->delimiter(',');
+    bench_smoother
+        ->add_option("--omega", bench_args.study.jacobi_omega,
+                     "block Jacobi's damping (default 0.8, the seed's; Gauss-Seidel uses 1)")
+        ->check(CLI::PositiveNumber & CLI::Range(0.0, 2.0));
+    bench_smoother
+        ->add_option("--sweeps", bench_args.study.sweeps,
+                     "sweeps before the relative error ||r_s|| / ||r_0|| (default 3)")
+        ->check(CLI::Range(1, 1000000));
+    bench_smoother
+        ->add_option("--asymptotic-sweeps", bench_args.asymptotic_sweeps,
+                     "length of the run the convergence factor is taken from (default 2000 on "
+                     "the GPU, 300 on the CPU)")
+        ->check(CLI::Range(1, 10000000));
+    bench_smoother
+        ->add_option("--window", bench_args.study.window,
+                     "k of the factor (||r_{i+k}|| / ||r_i||)^(1/k), the run's last k sweeps "
+                     "(default 100)")
+        ->check(CLI::Range(1, 10000000));
+    bench_smoother->add_option("--seed", bench_args.study.seed, "seed of the random x_0");
+    bench_smoother
+        ->add_option("--backend", bench_args.backend,
+                     "cpu | gpu | both (default: gpu if a device exists, else cpu)")
+        ->check(CLI::IsMember({"auto", "cpu", "gpu", "both"}));
+    bench_smoother
+        ->add_option("--deck", bench_args.deck,
+                     "time the throughput on this grid deck's system (default: the Poisson "
+                     "matrix of --grid)")
+        ->check(CLI::ExistingFile);
+    bench_smoother->add_option("--repeat", bench_args.repeats, "timed repetitions (median)")
+        ->check(CLI::Range(1, 10000));
+    bench_smoother->add_flag("--cpu", bench_args.cpu,
+                             "also time the CPU reference's throughput (timed anyway when the "
+                             "backend is cpu)");
+    bench_smoother->add_option("--report", bench_args.report, "YAML report")
+        ->default_val("bench_smoother.yaml");
 
     std::string info_deck;
     CLI::App* info = app.add_subcommand(
@@ -205,9 +260,14 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
 
     try {
         if (run->parsed()) return cmd_run(run_args, out, err, terminal);
-        if (bench_spmv->parsed() || bench_solve->parsed() || bench_ksparse->parsed()) {
+        if (bench_spmv->parsed() || bench_solve->parsed() || bench_ksparse->parsed() ||
+            bench_smoother->parsed()) {
             for (int i = 0; i < argc; ++i)
                 bench_args.command += (i ? " " : "") + std::string(argv[i]);
+            if (bench_smoother->parsed()) {
+                if (!shape_items.empty()) bench_args.study.shapes = parse_shapes(shape_items);
+                return cmd_bench_smoother(bench_args, out);
+            }
             if (bench_ksparse->parsed()) {
                 bench_args.block_sizes = parse_block_sizes(block_size_items);
                 return cmd_bench_ksparse(bench_args, out);

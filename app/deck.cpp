@@ -21,6 +21,9 @@ namespace fs = std::filesystem;
 /// col < 2^62 with 32-bit sizes), so the rhs does not repeat a block's values.
 constexpr std::uint64_t kRhsStream = 1ULL << 63;
 
+/// The block smoothers, solvers of their own (seed 003 Algorithms 1-3).
+bool is_smoother(Method m) { return m == Method::block_jacobi || m == Method::block_gs; }
+
 int to_int(const Value& v, long long x) {
     if (x < INT_MIN || x > INT_MAX) v.fail("integer out of range");
     return static_cast<int>(x);
@@ -351,13 +354,34 @@ class DeckReader {
     void read_solver(const Value& v) {
         Mapping m(v);
         SolverSettings& s = deck_.solver;
+        const bool matrix_deck = deck_.system.present;
         if (auto x = m.optional("method")) {
             s.method =
                 static_cast<Method>(x->choice({"bicgstab", "qmr", "block_jacobi", "block_gs"}));
+            if (matrix_deck && is_smoother(s.method)) {
+                x->fail(std::string(to_string(s.method)) +
+                        " needs a grid deck (its spatial blocks are blocks of grid cells); a "
+                        "matrix deck solves with bicgstab or qmr");
+            }
         }
         if (auto x = m.optional("preconditioner")) {
             s.preconditioner = static_cast<PreconditionerKind>(
                 x->choice({"none", "point_block_jacobi", "line_jacobi", "block_jacobi"}));
+            if (s.preconditioner != PreconditionerKind::none) {
+                const std::string what =
+                    std::string("the preconditioner ") + to_string(s.preconditioner);
+                if (matrix_deck) {
+                    x->fail(what +
+                            " needs a grid deck (it inverts blocks of grid cells); a matrix "
+                            "deck solves with preconditioner none");
+                }
+                if (is_smoother(s.method)) {
+                    x->fail(std::string("the block smoother ") + to_string(s.method) +
+                            " takes no preconditioner (its sweeps invert the spatial blocks "
+                            "themselves); use none, or method bicgstab or qmr with " +
+                            to_string(s.preconditioner));
+                }
+            }
         }
         if (auto x = m.optional("block_shape")) {
             const auto b = x->integers(3);
@@ -373,7 +397,6 @@ class DeckReader {
         if (auto x = m.optional("backend")) {
             s.backend = static_cast<Backend>(x->choice({"auto", "cpu", "gpu"}));
         }
-        const bool matrix_deck = deck_.system.present;
         if (matrix_deck) {  // no Bdia form: the multi-kernel solvers with KSPARSE
             s.gpu_kernel = GpuKernel::multi_kernel;
             s.spmv = SpmvKind::ksparse;

@@ -81,7 +81,9 @@ class DeckError : public InputError {
 /// Reads and validates a deck. `overrides` ("key.path=value", the value in YAML syntax)
 /// replace or add deck values before validation, so they are checked like the deck's own.
 /// Throws DeckError (exit code 2 in the CLI) for a missing or unreadable file, YAML syntax
-/// errors, unknown keys, wrong types and invalid values.
+/// errors, unknown keys, wrong types and invalid values, and for solver combinations that
+/// cannot run anywhere: a block smoother with a preconditioner (at solver.preconditioner), a
+/// matrix deck with a preconditioner or a smoother (at that key).
 Deck load_deck(const std::string& path, const std::vector<std::string>& overrides = {});
 
 /// Generates the system of a grid deck (reads data files); module errors are located in the

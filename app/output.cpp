@@ -22,6 +22,9 @@ std::string utc_now() {
     return buf;
 }
 
+/// The block smoothers, solvers of their own (their spatial blocks and omega are recorded).
+bool is_smoother(Method m) { return m == Method::block_jacobi || m == Method::block_gs; }
+
 std::string join(const std::vector<std::string>& items, const char* sep) {
     std::string out;
     for (const auto& s : items) out += (out.empty() ? "" : sep) + s;
@@ -119,6 +122,29 @@ void write_solver(h5::File& f, const RunRecord& run) {
     f.attr("/solver", "true_relative_residual", r.true_relative_residual);
     f.attr("/solver", "setup_seconds", run.setup_seconds);
     f.attr("/solver", "solve_seconds", run.solve_seconds);
+    const SolverSettings& s = run.deck->solver;
+    f.attr("/solver", "preconditioner", std::string(to_string(s.preconditioner)));
+    if (is_smoother(s.method)) f.attr("/solver", "omega", s.omega);
+}
+
+/// Adds /solver's `block_shape` (3 integers: bx, by, bz) for the spatial blocks of the
+/// block_jacobi preconditioner and of the smoothers, to the closed file `path` (h5::File
+/// writes scalar attributes only).
+void write_block_shape(const std::string& path, const RunRecord& run) {
+    const SolverSettings& s = run.deck->solver;
+    if (!is_smoother(s.method) && s.preconditioner != PreconditionerKind::block_jacobi) return;
+    const long long shape[3] = {s.block_shape[0], s.block_shape[1], s.block_shape[2]};
+    const hsize_t dims[1] = {3};
+    const h5::Id file(H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), H5Fclose);
+    const h5::Id group(file.valid() ? H5Gopen2(file.get(), "/solver", H5P_DEFAULT) : -1, H5Gclose);
+    const h5::Id space(H5Screate_simple(1, dims, nullptr), H5Sclose);
+    const h5::Id attr(group.valid() ? H5Acreate2(group.get(), "block_shape", H5T_NATIVE_LLONG,
+                                                 space.get(), H5P_DEFAULT, H5P_DEFAULT)
+                                    : -1,
+                      H5Aclose);
+    if (!attr.valid() || H5Awrite(attr.get(), H5T_NATIVE_LLONG, shape) < 0) {
+        throw Error("cannot write the attribute /solver/block_shape to '" + path + "'");
+    }
 }
 
 const char* rhs_name(RhsKind k) {
@@ -157,6 +183,7 @@ void write_matrix_output(const std::string& h5_path, const RunRecord& run) {
         f.write("/solution/x", x, {static_cast<hsize_t>(x.size())});
         write_solver(f, run);
     }  // the HDF5 file is closed before the rename
+    write_block_shape(out.temp_path(), run);
     out.commit();
 }
 
@@ -239,6 +266,7 @@ void write_run_output(const std::string& h5_path, const RunRecord& run) {
 
         write_solver(f, run);
     }  // the HDF5 file is closed before the rename
+    write_block_shape(out.temp_path(), run);
     AtomicOutput xmf(xdmf_path(h5_path));
     write_xdmf(xmf.temp_path(), fs::path(h5_path).filename().string(), g, fields);
     // Both complete: publish the data first, then the sidecar that points at it.

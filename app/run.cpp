@@ -5,11 +5,13 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <ostream>
 
 #include "app/deck.hpp"
 #include "app/output.hpp"
 #include "app/report.hpp"
+#include "core/block_smoothers.hpp"
 #include "core/errors.hpp"
 #include "core/krylov.hpp"
 #include "gpu/device.hpp"
@@ -25,34 +27,13 @@ double seconds_since(Clock::time_point t0) {
     return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-const char* method_name(Method m) {
-    switch (m) {
-        case Method::bicgstab:
-            return "bicgstab";
-        case Method::qmr:
-            return "qmr";
-        case Method::block_jacobi:
-            return "block_jacobi";
-        case Method::block_gs:
-            return "block_gs";
-    }
-    return "?";
-}
+/// The block smoothers (seed 003 Algorithms 1-3): solvers of their own, no preconditioner.
+bool is_smoother(Method m) { return m == Method::block_jacobi || m == Method::block_gs; }
 
-/// Methods and preconditioners of this version; others are input errors at their key.
-void check_available(const Deck& deck) {
-    const SolverSettings& s = deck.solver;
-    if (s.method != Method::bicgstab && s.method != Method::qmr) {
-        deck.rethrow_located(InputError(
-            "solver.method", std::string(method_name(s.method)) +
-                                 " is not available in this version (block smoothers come "
-                                 "later); use bicgstab or qmr"));
-    }
-    if (s.preconditioner != PreconditionerKind::none) {
-        deck.rethrow_located(InputError(
-            "solver.preconditioner",
-            "only none is available in this version (block preconditioners come later)"));
-    }
+/// K of a grid deck's system, known before it is generated (two_phase: p_o, S_w).
+int block_size_of(const Deck& deck) {
+    if (deck.system.present) return deck.system.block_size;
+    return deck.model.model == wells::FluidModel::synthetic ? deck.model.synthetic.components : 2;
 }
 
 /// Where and how the solve runs.
@@ -60,6 +41,9 @@ struct Plan {
     bool gpu = false;
     GpuKernel kernel = GpuKernel::in_kernel;
     std::string backend, kernel_name, note;
+    /// backend auto with a GPU present that cannot take the deck's combination: why the
+    /// CPU runs it instead (empty otherwise).
+    std::string fallback;
 };
 
 const char* kernel_name(GpuKernel k) {
@@ -74,18 +58,63 @@ const char* kernel_name(GpuKernel k) {
     return "?";
 }
 
+gpu::LibrarySpmv library_spmv(LibraryFormat f) {
+    switch (f) {
+        case LibraryFormat::bsr:
+            return gpu::LibrarySpmv::bsr;
+        case LibraryFormat::bsr_legacy:
+            return gpu::LibrarySpmv::bsr_legacy;
+        case LibraryFormat::csr:
+            return gpu::LibrarySpmv::csr;
+    }
+    return gpu::LibrarySpmv::bsr;
+}
+
+/// The GPU solver options of the deck (a matrix deck's spmv is ksparse: deck.cpp).
+gpu::GpuSolveOptions gpu_solve_options(const Deck& deck, const SolveOptions& options) {
+    const SolverSettings& s = deck.solver;
+    gpu::GpuSolveOptions gopt;
+    gopt.solve = options;
+    gopt.library_spmv = library_spmv(s.library_format);
+    gopt.spmv = deck.system.present ? SpmvKind::ksparse : s.spmv;
+    gopt.ksparse = s.ksparse;
+    gopt.preconditioner = s.preconditioner;
+    gopt.block_shape = s.block_shape;
+    gopt.omega = s.omega;
+    return gopt;
+}
+
+/// The reason the GPU solver of the deck cannot take its preconditioner (check_preconditioner's
+/// NotSupported), or empty when it can.
+std::string gpu_refusal(const Deck& deck) {
+    try {
+        gpu::check_preconditioner(deck.solver.method, deck.solver.gpu_kernel,
+                                  gpu_solve_options(deck, SolveOptions{}), block_size_of(deck));
+    } catch (const NotSupported& e) {
+        return e.what();
+    }
+    return {};
+}
+
 /// cpu, or the GPU with the requested kernel. `auto` takes the GPU when one is present and
-/// the method runs there. An explicit GPU request this build or machine cannot serve is a
-/// runtime error (exit 3); a GPU method or kernel this version lacks is an input error at its
-/// key (exit 2). Checked before any work.
+/// the method runs there with the deck's preconditioner, else the CPU (plan.fallback says
+/// why). An explicit GPU request for a combination the GPU solvers lack is an input error at
+/// solver.preconditioner (exit 2, on any machine); one this build or machine cannot serve is a
+/// runtime error (exit 3). Checked before any work.
 Plan plan_backend(const Deck& deck) {
     const SolverSettings& s = deck.solver;
     Plan plan;
+    plan.backend = "cpu";
+    plan.kernel_name = "reference";
+    if (s.backend == Backend::gpu) {
+        const std::string refusal = gpu_refusal(deck);
+        if (!refusal.empty()) deck.rethrow_located(InputError("solver.preconditioner", refusal));
+    }
     const bool gpu_ready = gpu::compiled_with_cuda() && gpu::device_count() > 0;
-    if (s.backend == Backend::cpu || (s.backend == Backend::automatic && !gpu_ready)) {
-        plan.backend = "cpu";
-        plan.kernel_name = "reference";
-        return plan;
+    if (s.backend == Backend::cpu || (s.backend == Backend::automatic && !gpu_ready)) return plan;
+    if (s.backend == Backend::automatic) {
+        plan.fallback = gpu_refusal(deck);
+        if (!plan.fallback.empty()) return plan;
     }
     if (s.backend == Backend::gpu && !gpu::compiled_with_cuda()) {
         throw Error(
@@ -98,20 +127,9 @@ Plan plan_backend(const Deck& deck) {
     plan.gpu = true;
     plan.backend = "gpu";
     plan.kernel = s.gpu_kernel;
-    plan.kernel_name = kernel_name(plan.kernel);
+    // The smoothers have one GPU implementation; gpu::solve ignores the kernel for them.
+    plan.kernel_name = is_smoother(s.method) ? "block_smoother" : kernel_name(plan.kernel);
     return plan;
-}
-
-gpu::LibrarySpmv library_spmv(LibraryFormat f) {
-    switch (f) {
-        case LibraryFormat::bsr:
-            return gpu::LibrarySpmv::bsr;
-        case LibraryFormat::bsr_legacy:
-            return gpu::LibrarySpmv::bsr_legacy;
-        case LibraryFormat::csr:
-            return gpu::LibrarySpmv::csr;
-    }
-    return gpu::LibrarySpmv::bsr;
 }
 
 /// Fails early (exit 2, nothing written) when the output folder does not exist.
@@ -153,7 +171,7 @@ RunRecord start_record(const Deck& deck, const RunArgs& args, const Plan& plan,
     RunRecord run;
     run.deck = &deck;
     run.overrides = args.overrides;
-    run.method = method_name(deck.solver.method);
+    run.method = to_string(deck.solver.method);
     run.backend = plan.backend;
     run.kernel = plan.kernel_name;
     run.tolerance = deck.solver.tolerance;
@@ -168,20 +186,50 @@ SolveOptions solve_options(const Deck& deck) {
     return options;
 }
 
-/// The CPU reference solve of the deck's method (bicgstab or qmr; check_available).
+/// The CPU reference solve of a Krylov method (bicgstab or qmr) with right preconditioner M
+/// (null: none).
 SolveResult cpu_solve(Method method, const LinearOperator& op, const std::vector<double>& b,
-                      std::vector<double>& x, const SolveOptions& options) {
-    return method == Method::qmr ? qmr(op, b.data(), x.data(), options)
-                                 : bicgstab(op, b.data(), x.data(), options);
+                      std::vector<double>& x, const SolveOptions& options,
+                      const Preconditioner* M = nullptr) {
+    return method == Method::qmr ? qmr(op, b.data(), x.data(), options, M)
+                                 : bicgstab(op, b.data(), x.data(), options, M);
 }
 
 /// The CPU reference solve, timed, into the run record.
 void run_cpu_solve(RunRecord& run, Method method, const LinearOperator& op,
                    const std::vector<double>& b, std::vector<double>& x,
-                   const SolveOptions& options) {
+                   const SolveOptions& options, const Preconditioner* M = nullptr) {
     const auto t_solve = Clock::now();
-    run.result = cpu_solve(method, op, b, x, options);
+    run.result = cpu_solve(method, op, b, x, options, M);
     run.solve_seconds = seconds_since(t_solve);
+}
+
+/// The CPU reference solve of a grid deck: the block smoothers on their spatial blocks, or
+/// BiCGStab / QMR with the deck's preconditioner. Factoring counts as setup; a block that
+/// cannot be factored (singular) is an input error located at its deck key (exit 2, nothing
+/// written).
+void run_cpu_grid_solve(RunRecord& run, const Deck& deck, const GHMatrix& A,
+                        const LinearOperator& op, const std::vector<double>& b,
+                        std::vector<double>& x, const SolveOptions& options) {
+    const SolverSettings& s = deck.solver;
+    const auto t_setup = Clock::now();
+    try {
+        if (is_smoother(s.method)) {
+            const SpatialBlockFactors F = factor_spatial_blocks(A, s.block_shape);
+            run.setup_seconds += seconds_since(t_setup);
+            const auto t_solve = Clock::now();
+            run.result = block_smoother_solve(s.method, A, F, b.data(), x.data(), options, s.omega);
+            run.solve_seconds = seconds_since(t_solve);
+            return;
+        }
+        const std::unique_ptr<Preconditioner> M = make_preconditioner(A, s);
+        run.setup_seconds += seconds_since(t_setup);
+        run_cpu_solve(run, s.method, op, b, x, options, M.get());
+    } catch (const DeckError&) {
+        throw;
+    } catch (const InputError& e) {
+        deck.rethrow_located(e);
+    }
 }
 
 /// A GPU solve's device times into the run record (its setup adds to the host's).
@@ -190,7 +238,46 @@ void add_gpu_times(RunRecord& run, const gpu::GpuSolveTimes& times) {
     run.solve_seconds = times.solve_seconds;
 }
 
-/// The solver, result, residual and time lines of the run report.
+/// The bytes one iteration moves, for the effective bandwidth (decision 15): the products and
+/// vector passes of `cost`, and for a Krylov method one preconditioner application per product
+/// (BiCGStab: M^-1 twice; QMR: M^-1 and M^-T). A smoother sweep as implemented
+/// (core/block_smoothers.cpp) is two products (the sweep's residual and the convergence
+/// check's true residual), one application of the spatial blocks' inverses and x updated.
+double bytes_per_iteration(const Deck& deck, const GHMatrix& A, const LinearOperator& op,
+                           const IterationCost& cost) {
+    const SolverSettings& s = deck.solver;
+    const double n = static_cast<double>(A.rows());
+    if (is_smoother(s.method)) {
+        return 2.0 * op.minimal_bytes() +
+               preconditioner_bytes(A, PreconditionerKind::block_jacobi, s.block_shape) +
+               2.0 * 8.0 * n;
+    }
+    double bytes = cost.products * op.minimal_bytes() + cost.vector_passes * 8.0 * n;
+    if (s.preconditioner != PreconditionerKind::none) {
+        bytes += cost.products * preconditioner_bytes(A, s.preconditioner, s.block_shape);
+    }
+    return bytes;
+}
+
+/// The preconditioner line of the run report.
+void report_preconditioner(std::ostream& out, const SolverSettings& s) {
+    const auto shape = [&s]() {
+        return std::to_string(s.block_shape[0]) + " x " + std::to_string(s.block_shape[1]) + " x " +
+               std::to_string(s.block_shape[2]) + " cells";
+    };
+    out << "  precond     " << to_string(s.preconditioner);
+    if (is_smoother(s.method)) {
+        out << " (the " << to_string(s.method) << " sweeps invert blocks of " << shape()
+            << ", omega " << s.omega << ")";
+    } else if (s.preconditioner == PreconditionerKind::block_jacobi) {
+        out << " (right), blocks of " << shape();
+    } else if (s.preconditioner != PreconditionerKind::none) {
+        out << " (right)";
+    }
+    out << '\n';
+}
+
+/// The solver, preconditioner, result, residual and time lines of the run report.
 void report_solve(std::ostream& out, const RunRecord& run, const Plan& plan,
                   const SolveOptions& options, double bytes_per_iteration) {
     const SolveResult& r = run.result;
@@ -203,6 +290,7 @@ void report_solve(std::ostream& out, const RunRecord& run, const Plan& plan,
     }
     out << "), tolerance " << sci(options.tolerance, 1) << ", at most " << options.max_iterations
         << " iterations\n";
+    report_preconditioner(out, run.deck->solver);
     out << "  result      " << to_string(r.status) << " after " << r.iterations << " iterations";
     if (r.restarts > 0) {
         out << ", " << r.restarts << " shadow-residual restart" << (r.restarts > 1 ? "s" : "");
@@ -248,10 +336,7 @@ int run_matrix_deck(const Deck& deck, const RunArgs& args, const std::string& ou
         Progress progress(err, terminal);
         options.progress = [&progress](int it, double r) { progress(it, r); };
         if (plan.gpu) {
-            gpu::GpuSolveOptions gopt;
-            gopt.solve = options;
-            gopt.spmv = SpmvKind::ksparse;
-            gopt.ksparse = deck.solver.ksparse;
+            const gpu::GpuSolveOptions gopt = gpu_solve_options(deck, options);
             gpu::GpuSolveTimes times;
             run.result =
                 gpu::solve(deck.solver.method, plan.kernel, sys.matrix, sys.rhs, x, gopt, &times);
@@ -286,64 +371,70 @@ int cmd_run(const RunArgs& args, std::ostream& out, std::ostream& err, bool term
                               : args.backend == "cpu" ? Backend::cpu
                                                       : Backend::automatic;
     }
-    check_available(deck);
     const std::string output = args.output.empty() ? deck.output.file : args.output;
     check_output_folder(output, args.output.empty() ? "output.file" : "-o", deck);
     if (deck.system.present) return run_matrix_deck(deck, args, output, out, err, terminal);
     const Plan plan = plan_backend(deck);
+    if (!plan.fallback.empty()) {
+        err << "heptane: backend auto: solving on the CPU, the GPU solver cannot take this "
+               "deck: "
+            << plan.fallback << '\n';
+    }
 
     const auto t_setup = Clock::now();
     const wells::Model model = build_model(deck);
     const double setup_seconds = seconds_since(t_setup);
     const GHSystem& sys = model.system;
+    const GHMatrix& A = sys.matrix;
+    const Method method = deck.solver.method;
 
     RunRecord run = start_record(deck, args, plan, setup_seconds);
     run.model = &model;
     std::vector<double> x(sys.rhs.size(), 0.0);
     SolveOptions options = solve_options(deck);
-    const GHOperator op(sys.matrix);
-    IterationCost cost = deck.solver.method == Method::qmr ? qmr_cost() : bicgstab_cost();
+    const GHOperator op(A);
+    IterationCost cost = method == Method::qmr ? qmr_cost() : bicgstab_cost();
     {
         Progress progress(err, terminal);
         options.progress = [&progress](int it, double r) { progress(it, r); };
         if (plan.gpu) {
-            gpu::GpuSolveOptions gopt;
-            gopt.solve = options;
-            gopt.library_spmv = library_spmv(deck.solver.library_format);
-            gopt.spmv = deck.solver.spmv;
-            gopt.ksparse = deck.solver.ksparse;
+            const gpu::GpuSolveOptions gopt = gpu_solve_options(deck, options);
             gpu::GpuSolveTimes times;
             gpu::InKernelPlan launch;
-            run.result = gpu::solve(deck.solver.method, plan.kernel, sys.matrix, sys.rhs, x, gopt,
-                                    &times, &launch);
-            cost = gpu::cost(deck.solver.method, plan.kernel);
-            if (plan.kernel == GpuKernel::in_kernel) {
-                run.kernel += " (" + std::to_string(launch.grid) + " blocks x " +
-                              std::to_string(launch.threads) + ", " +
-                              (launch.shared_ranges ? "shared" : "global") + " ranges)";
-            } else if (plan.kernel == GpuKernel::library) {
-                run.kernel += std::string("/") + gpu::to_string(gopt.library_spmv);
-            } else if (gopt.spmv == SpmvKind::ksparse) {
-                run.kernel += "/ksparse";
+            try {  // the factors come from core: a singular block is an input error
+                run.result = gpu::solve(method, plan.kernel, A, sys.rhs, x, gopt, &times, &launch);
+            } catch (const DeckError&) {
+                throw;
+            } catch (const InputError& e) {
+                deck.rethrow_located(e);
+            }
+            if (!is_smoother(method)) {
+                cost = gpu::cost(method, plan.kernel);
+                if (plan.kernel == GpuKernel::in_kernel) {
+                    run.kernel += " (" + std::to_string(launch.grid) + " blocks x " +
+                                  std::to_string(launch.threads) + ", " +
+                                  (launch.shared_ranges ? "shared" : "global") + " ranges)";
+                } else if (plan.kernel == GpuKernel::library) {
+                    run.kernel += std::string("/") + gpu::to_string(gopt.library_spmv);
+                } else if (gopt.spmv == SpmvKind::ksparse) {
+                    run.kernel += "/ksparse";
+                }
             }
             add_gpu_times(run, times);
         } else {
-            run_cpu_solve(run, deck.solver.method, op, sys.rhs, x, options);
+            run_cpu_grid_solve(run, deck, A, op, sys.rhs, x, options);
         }
     }
     run.x = &x;
     const SolveResult& r = run.result;
 
     // Report.
-    const GHMatrix& A = sys.matrix;
-    const double bytes_per_iteration = cost.products * op.minimal_bytes() +
-                                       cost.vector_passes * 8.0 * static_cast<double>(A.rows());
     out << "heptane: " << deck.path << (deck.title.empty() ? "" : " (" + deck.title + ")") << '\n';
     out << "  system      " << model.grid.nx << " x " << model.grid.ny << " x " << model.grid.nz
         << " cells, K = " << A.block_size() << ", " << A.num_wells()
         << " wells: " << with_commas(A.rows()) << " unknowns, " << with_commas(A.nonzeros())
         << " nonzeros\n";
-    report_solve(out, run, plan, options, bytes_per_iteration);
+    report_solve(out, run, plan, options, bytes_per_iteration(deck, A, op, cost));
 
     write_run_output(output, run);
     out << "  output      " << output << ", " << xdmf_path(output) << '\n';

@@ -116,6 +116,71 @@ TEST(Deck, KsparseSpmvIsReadAndChecked) {
     EXPECT_EQ(m.solver.spmv, SpmvKind::ksparse);
 }
 
+TEST(Deck, PreconditionerAndSmootherKeysAreReadAndChecked) {
+    // solver.preconditioner, block_shape, omega (issue 8); defaults none, [4, 4, 4], 1.
+    const std::string deck = source_path("tests/app/decks/small_two_phase.yaml");
+    const Deck defaults = load_deck(deck);
+    EXPECT_EQ(defaults.solver.preconditioner, PreconditionerKind::none);
+    EXPECT_EQ(defaults.solver.block_shape, (std::array<int, 3>{4, 4, 4}));
+    EXPECT_EQ(defaults.solver.omega, 1.0);
+    const struct {
+        const char* name;
+        PreconditionerKind kind;
+    } kinds[] = {{"none", PreconditionerKind::none},
+                 {"point_block_jacobi", PreconditionerKind::point_block_jacobi},
+                 {"line_jacobi", PreconditionerKind::line_jacobi},
+                 {"block_jacobi", PreconditionerKind::block_jacobi}};
+    for (const auto& k : kinds) {
+        const Deck d = load_deck(deck, {std::string("solver.preconditioner=") + k.name});
+        EXPECT_EQ(d.solver.preconditioner, k.kind) << k.name;
+        EXPECT_STREQ(to_string(d.solver.preconditioner), k.name);
+    }
+    const Deck s = load_deck(
+        deck, {"solver.method=block_gs", "solver.block_shape=[2, 3, 5]", "solver.omega=0.7"});
+    EXPECT_EQ(s.solver.method, Method::block_gs);
+    EXPECT_EQ(s.solver.block_shape, (std::array<int, 3>{2, 3, 5}));
+    EXPECT_DOUBLE_EQ(s.solver.omega, 0.7);
+    EXPECT_EQ(load_deck(deck, {"solver.method=block_jacobi"}).solver.method, Method::block_jacobi);
+
+    // Out-of-range values and the combinations that cannot run, each at its key.
+    const struct {
+        std::vector<std::string> set;
+        const char* message;
+    } bad[] = {
+        {{"solver.omega=0"}, "solver.omega: must be in (0, 2)"},
+        {{"solver.omega=2"}, "solver.omega: must be in (0, 2)"},
+        {{"solver.block_shape=[4, 4]"}, "solver.block_shape:"},
+        {{"solver.block_shape=[1, 1, 0]"}, "solver.block_shape: every block dimension"},
+        {{"solver.preconditioner=ilu0"}, "solver.preconditioner: 'ilu0' is not allowed"},
+        {{"solver.method=block_jacobi", "solver.preconditioner=point_block_jacobi"},
+         "solver.preconditioner: the block smoother block_jacobi takes no preconditioner"},
+    };
+    for (const auto& b : bad) {
+        try {
+            load_deck(deck, b.set);
+            ADD_FAILURE() << b.set.back() << " accepted";
+        } catch (const InputError& e) {
+            EXPECT_NE(std::string(e.what()).find(b.message), std::string::npos)
+                << "expected '" << b.message << "' in " << e.what();
+        }
+    }
+    // Matrix decks have no grid: no preconditioner, no smoother.
+    const std::string matrix = source_path("inputs/sherman1.yaml");
+    EXPECT_NO_THROW(load_deck(matrix, {"solver.preconditioner=none"}));
+    for (const char* set : {"solver.preconditioner=point_block_jacobi", "solver.method=block_gs",
+                            "solver.method=block_jacobi"}) {
+        try {
+            load_deck(matrix, {set});
+            ADD_FAILURE() << set << " accepted for a matrix deck";
+        } catch (const InputError& e) {
+            const std::string key(set, std::string(set).find('='));
+            EXPECT_NE(std::string(e.what()).find(key + ": "), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("needs a grid deck"), std::string::npos)
+                << e.what();
+        }
+    }
+}
+
 TEST(Deck, MetricUnitsAndSyntheticDefaults) {
     const Deck deck = load_deck(source_path("tests/app/decks/small_synthetic_metric.yaml"));
     const wells::ModelSpec& m = deck.model;
