@@ -796,21 +796,19 @@ std::vector<SmootherTiming> cpu_smoother_timings(const GHMatrix& A, const std::v
     auto skipped = [&](const std::string& kernel, const std::string& shape, const Error& e) {
         out.push_back({"cpu", kernel, shape, 0.0, 0.0, 0, e.what()});
     };
-    try {
-        const PointBlockJacobi M(A);
-        time_row("precond_point_block", "-",
-                 preconditioner_bytes(A, PreconditionerKind::point_block_jacobi, {1, 1, 1}),
-                 [&] { M.apply(r.data(), z.data()); });
-    } catch (const InputError& e) {
-        skipped("precond_point_block", "-", e);
-    }
-    try {
-        const LineJacobi M(A);
-        time_row("precond_line", "-",
-                 preconditioner_bytes(A, PreconditionerKind::line_jacobi, {1, 1, 1}),
-                 [&] { M.apply(r.data(), z.data()); });
-    } catch (const InputError& e) {
-        skipped("precond_line", "-", e);
+    const std::pair<const char*, PreconditionerKind> kinds[] = {
+        {"precond_point_block", PreconditionerKind::point_block_jacobi},
+        {"precond_line", PreconditionerKind::line_jacobi}};
+    for (const auto& [kernel, kind] : kinds) {
+        try {
+            SolverSettings settings;
+            settings.preconditioner = kind;
+            const auto M = make_preconditioner(A, settings);
+            time_row(kernel, "-", preconditioner_bytes(A, kind, {1, 1, 1}),
+                     [&] { M->apply(r.data(), z.data()); });
+        } catch (const InputError& e) {
+            skipped(kernel, "-", e);
+        }
     }
     for (const std::array<int, 3>& shape : shapes) {
         const std::string name = shape_name(shape);

@@ -21,9 +21,6 @@ namespace fs = std::filesystem;
 /// col < 2^62 with 32-bit sizes), so the rhs does not repeat a block's values.
 constexpr std::uint64_t kRhsStream = 1ULL << 63;
 
-/// The block smoothers, solvers of their own (seed 003 Algorithms 1-3).
-bool is_smoother(Method m) { return m == Method::block_jacobi || m == Method::block_gs; }
-
 int to_int(const Value& v, long long x) {
     if (x < INT_MIN || x > INT_MAX) v.fail("integer out of range");
     return static_cast<int>(x);

@@ -22,9 +22,6 @@ std::string utc_now() {
     return buf;
 }
 
-/// The block smoothers, solvers of their own (their spatial blocks and omega are recorded).
-bool is_smoother(Method m) { return m == Method::block_jacobi || m == Method::block_gs; }
-
 std::string join(const std::vector<std::string>& items, const char* sep) {
     std::string out;
     for (const auto& s : items) out += (out.empty() ? "" : sep) + s;

@@ -27,9 +27,6 @@ double seconds_since(Clock::time_point t0) {
     return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-/// The block smoothers (seed 003 Algorithms 1-3): solvers of their own, no preconditioner.
-bool is_smoother(Method m) { return m == Method::block_jacobi || m == Method::block_gs; }
-
 /// K of a grid deck's system, known before it is generated (two_phase: p_o, S_w).
 int block_size_of(const Deck& deck) {
     if (deck.system.present) return deck.system.block_size;

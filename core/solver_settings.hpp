@@ -14,6 +14,9 @@ enum class GpuKernel { in_kernel, multi_kernel, library };
 enum class SpmvKind { bdia, ksparse };
 enum class LibraryFormat { bsr, bsr_legacy, csr };
 
+/// Whether a method is a block smoother (block_jacobi, block_gs) rather than a Krylov solver.
+inline bool is_smoother(Method m) { return m == Method::block_jacobi || m == Method::block_gs; }
+
 /// The deck spelling of each choice ("block_gs", "point_block_jacobi").
 const char* to_string(Method m);
 const char* to_string(PreconditionerKind p);

@@ -114,7 +114,7 @@ namespace {
 void check_preconditioner(Method method, GpuKernel kernel, const GpuSolveOptions& options, int K) {
     const PreconditionerKind kind = options.preconditioner;
     if (kind == PreconditionerKind::none) return;
-    if (method == Method::block_jacobi || method == Method::block_gs) {
+    if (is_smoother(method)) {
         throw NotSupported(
             "the block smoothers take no preconditioner (solver.preconditioner: "
             "none)");
@@ -171,7 +171,7 @@ IterationCost cost(Method method, GpuKernel kernel) {
 SolveResult solve(Method method, GpuKernel kernel, const GHMatrix& A, const std::vector<double>& b,
                   std::vector<double>& x, const GpuSolveOptions& options, GpuSolveTimes* times,
                   InKernelPlan* plan) {
-    if (method == Method::block_jacobi || method == Method::block_gs) {
+    if (is_smoother(method)) {
         return block_smoother(method, A, b, x, options, times);
     }
     check_preconditioner(method, kernel, options, A.block_size());

@@ -137,10 +137,10 @@ struct BlockGeometry {
     }
 };
 
-BlockGeometry geometry(const SpatialBlocking& b, int K, const Buffer<double>& inv,
-                       const Buffer<long long>& offset) {
-    return {b.shape[0], b.shape[1], b.shape[2], b.count[1], b.count[2],  b.grid[0],
-            b.grid[1],  b.grid[2],  K,          inv.get(),  offset.get()};
+BlockGeometry geometry(const SpatialUpload& u) {
+    const SpatialBlocking& b = u.blocking;
+    return {b.shape[0], b.shape[1], b.shape[2], b.count[1],  b.count[2],    b.grid[0],
+            b.grid[1],  b.grid[2],  u.K,        u.inv.get(), u.offset.get()};
 }
 
 /// z_b = A_b^{-1} r_b, one thread block per spatial block: the block's r gathered into
@@ -183,31 +183,20 @@ void allow_shared(const void* kernel, std::size_t bytes) {
 class DeviceSpatial final : public DevicePreconditioner {
   public:
     DeviceSpatial(const GHMatrix& A, const SpatialBlockFactors& f)
-        : blocking_(f.blocking),
-          K_(f.K),
-          max_rows_(f.max_rows),
-          threads_(block_threads(f.max_rows)),
-          cell_rows_(A.cell_unknowns()),
-          inv_(f.inv),
-          inv_d_(f.inv_d),
-          offset_(std::vector<long long>(f.offset.begin(), f.offset.end())) {
-        allow_shared(reinterpret_cast<const void*>(&k_spatial), block_shared_bytes(max_rows_));
+        : blocks_(f), cell_rows_(A.cell_unknowns()) {
+        allow_shared(reinterpret_cast<const void*>(&k_spatial), blocks_.shared_bytes());
     }
     void apply(const double* r, double* z, cudaStream_t stream,
                const int* skip = nullptr) const override {
-        k_spatial<<<static_cast<unsigned>(blocking_.blocks()), threads_,
-                    block_shared_bytes(max_rows_), stream>>>(geometry(blocking_, K_, inv_, offset_),
-                                                             r, z, skip);
+        k_spatial<<<static_cast<unsigned>(blocks_.blocking.blocks()), blocks_.threads,
+                    blocks_.shared_bytes(), stream>>>(geometry(blocks_), r, z, skip);
         HEPTANE_SYNC_CHECK(stream);
-        launch_scale_wells(inv_d_, cell_rows_, r, z, stream, skip);
+        launch_scale_wells(blocks_.inv_d, cell_rows_, r, z, stream, skip);
     }
 
   private:
-    SpatialBlocking blocking_;
-    int K_, max_rows_, threads_;
+    SpatialUpload blocks_;
     long long cell_rows_;
-    Buffer<double> inv_, inv_d_;
-    Buffer<long long> offset_;
 };
 
 // ---- smoother sweeps -------------------------------------------------------------------------
@@ -304,31 +293,34 @@ std::unique_ptr<DevicePreconditioner> upload_preconditioner(const GHMatrix& A,
     return nullptr;
 }
 
+SpatialUpload::SpatialUpload(const SpatialBlockFactors& f)
+    : blocking(f.blocking),
+      K(f.K),
+      max_rows(f.max_rows),
+      threads(block_threads(f.max_rows)),
+      inv(f.inv),
+      inv_d(f.inv_d),
+      offset(std::vector<long long>(f.offset.begin(), f.offset.end())) {}
+
+std::size_t SpatialUpload::shared_bytes() const { return block_shared_bytes(max_rows); }
+
 DeviceSmoother::DeviceSmoother(const GHMatrix& A, std::array<int, 3> shape)
-    : gh_(A, BdiaVariant::cell_fastest) {
-    const SpatialBlockFactors f = factor_spatial_blocks(A, shape);
-    blocking_ = f.blocking;
-    K_ = f.K;
-    max_rows_ = f.max_rows;
-    threads_ = block_threads(max_rows_);
-    inv_ = Buffer<double>(f.inv);
-    inv_d_ = Buffer<double>(f.inv_d);
-    offset_ = Buffer<long long>(std::vector<long long>(f.offset.begin(), f.offset.end()));
-    allow_shared(reinterpret_cast<const void*>(&k_sweep), block_shared_bytes(max_rows_));
+    : gh_(A, BdiaVariant::cell_fastest), blocks_(factor_spatial_blocks(A, shape)) {
+    allow_shared(reinterpret_cast<const void*>(&k_sweep), blocks_.shared_bytes());
     // Bdia's structural blocks and the inverses once, b and x read, x written.
-    bytes_ = 8.0 * static_cast<double>(A.nonzeros()) + 8.0 * static_cast<double>(f.inv.size()) +
-             24.0 * static_cast<double>(A.rows());
+    bytes_ = 8.0 * static_cast<double>(A.nonzeros()) +
+             8.0 * static_cast<double>(blocks_.inv.size()) + 24.0 * static_cast<double>(A.rows());
 }
 
 void DeviceSmoother::sweep(const double* b, const double* x_in, double* x_out, double omega,
                            cudaStream_t stream, const int* skip) const {
     const BdiaView v = gh_.view(false);
-    k_sweep<<<static_cast<unsigned>(blocking_.blocks()), threads_, block_shared_bytes(max_rows_),
-              stream>>>(v, geometry(blocking_, K_, inv_, offset_), b, x_in, x_out, omega, skip);
+    k_sweep<<<static_cast<unsigned>(blocks_.blocking.blocks()), blocks_.threads,
+              blocks_.shared_bytes(), stream>>>(v, geometry(blocks_), b, x_in, x_out, omega, skip);
     HEPTANE_SYNC_CHECK(stream);
     if (v.nw > 0) {
-        k_sweep_wells<<<(v.nw + 127) / 128, 128, 0, stream>>>(v, K_, inv_d_.get(), b, x_in, x_out,
-                                                              omega, skip);
+        k_sweep_wells<<<(v.nw + 127) / 128, 128, 0, stream>>>(v, blocks_.K, blocks_.inv_d.get(), b,
+                                                              x_in, x_out, omega, skip);
         HEPTANE_SYNC_CHECK(stream);
     }
 }
@@ -368,7 +360,7 @@ SolveResult block_smoother(Method method, const GHMatrix& A, const std::vector<d
                            std::vector<double>& x, const GpuSolveOptions& options,
                            GpuSolveTimes* times) {
     using namespace detail;
-    if (method != Method::block_jacobi && method != Method::block_gs) {
+    if (!is_smoother(method)) {
         throw NotSupported(std::string("block_smoother runs block_jacobi or block_gs, not ") +
                            to_string(method));
     }

@@ -66,6 +66,18 @@ std::unique_ptr<DevicePreconditioner> upload_preconditioner(const GHMatrix& A,
                                                             PreconditionerKind kind,
                                                             std::array<int, 3> shape);
 
+/// Spatial-block inverses on the device (the preconditioner and the smoother upload them
+/// the same way): block b's column-major inverse at inv + offset[b], 1 / D per well.
+struct SpatialUpload {
+    explicit SpatialUpload(const SpatialBlockFactors& f);
+    SpatialBlocking blocking;
+    int K, max_rows, threads;  ///< threads per spatial block
+    Buffer<double> inv, inv_d;
+    Buffer<long long> offset;
+    /// Dynamic shared memory of a block kernel: the largest block's rows.
+    std::size_t shared_bytes() const;
+};
+
 /// A spatial-block smoother on the device: the matrix (Bdia, cell-fastest) and the blocks'
 /// inverses. sweep() is one block Jacobi sweep (seed 003 Algorithm 2: x_out = x_in + omega
 /// A_b^{-1} (b - A x_in)_b, x_out != x_in) or, with x_out == x_in, one chaotic block
@@ -83,10 +95,7 @@ class DeviceSmoother {
 
   private:
     DeviceGH gh_;
-    SpatialBlocking blocking_;
-    int K_, max_rows_, threads_;
-    Buffer<double> inv_, inv_d_;
-    Buffer<long long> offset_;
+    SpatialUpload blocks_;
     double bytes_ = 0.0;
 };
 
