@@ -373,7 +373,7 @@ SpatialBlockFactors factor_spatial_blocks(const GHMatrix& A, std::array<int, 3> 
 void PointBlockJacobi::apply(const double* r, double* z) const {
     const int K = f_.K;
     const index_t kk = static_cast<index_t>(K) * K;
-#pragma omp parallel for schedule(static) if (parallel_worthwhile(A_.rows()))
+#pragma omp parallel for schedule(static) if (parallel_worthwhile(A_->rows()))
     for (index_t m = 0; m < f_.cells; ++m) {
         const double* in = r + m * K;
         for (int row = 0; row < K; ++row) {
@@ -387,7 +387,7 @@ void PointBlockJacobi::apply(const double* r, double* z) const {
 void PointBlockJacobi::apply_transpose(const double* r, double* z) const {
     const int K = f_.K;
     const index_t kk = static_cast<index_t>(K) * K;
-#pragma omp parallel for schedule(static) if (parallel_worthwhile(A_.rows()))
+#pragma omp parallel for schedule(static) if (parallel_worthwhile(A_->rows()))
     for (index_t m = 0; m < f_.cells; ++m) {
         const double* in = r + m * K;
         for (int row = 0; row < K; ++row) {
@@ -399,11 +399,11 @@ void PointBlockJacobi::apply_transpose(const double* r, double* z) const {
 }
 
 void LineJacobi::apply(const double* r, double* z) const {
-    const int K = f_.K, ny = A_.ny(), nz = A_.nz();
+    const int K = f_.K, ny = A_->ny(), nz = A_->nz();
     const index_t kk = static_cast<index_t>(K) * K;
-    const index_t columns = static_cast<index_t>(A_.nx()) * ny;
-    const block::BdiaRef bdia{A_.bdia().data(), f_.cells, K};
-#pragma omp parallel for schedule(static) if (parallel_worthwhile(A_.rows()))
+    const index_t columns = static_cast<index_t>(A_->nx()) * ny;
+    const block::BdiaRef bdia{A_->bdia().data(), f_.cells, K};
+#pragma omp parallel for schedule(static) if (parallel_worthwhile(A_->rows()))
     for (index_t col = 0; col < columns; ++col) {
         const index_t m0 = col * nz;
         block::line_solve(
@@ -414,25 +414,43 @@ void LineJacobi::apply(const double* r, double* z) const {
 }
 
 void LineJacobi::apply_transpose(const double* r, double* z) const {
-    const int K = f_.K, nz = A_.nz();
+    const int K = f_.K, nz = A_->nz();
     const index_t kk = static_cast<index_t>(K) * K;
-    const index_t columns = static_cast<index_t>(A_.nx()) * A_.ny();
-#pragma omp parallel for schedule(static) if (parallel_worthwhile(A_.rows()))
+    const index_t columns = static_cast<index_t>(A_->nx()) * A_->ny();
+#pragma omp parallel for schedule(static) if (parallel_worthwhile(A_->rows()))
     for (index_t col = 0; col < columns; ++col) {
         const index_t m0 = col * nz;
-        line_solve_transpose(A_, &f_.pinv[m0 * kk], m0, r, z);
+        line_solve_transpose(*A_, &f_.pinv[m0 * kk], m0, r, z);
     }
     apply_wells(f_.inv_d, f_.cells * K, r, z);
 }
 
 void SpatialBlockJacobi::apply(const double* r, double* z) const {
     for_each_block_row<false>(f_, r, [&](index_t row, double v) { z[row] = v; });
-    apply_wells(f_.inv_d, A_.cell_unknowns(), r, z);
+    apply_wells(f_.inv_d, A_->cell_unknowns(), r, z);
 }
 
 void SpatialBlockJacobi::apply_transpose(const double* r, double* z) const {
     for_each_block_row<true>(f_, r, [&](index_t row, double v) { z[row] = v; });
-    apply_wells(f_.inv_d, A_.cell_unknowns(), r, z);
+    apply_wells(f_.inv_d, A_->cell_unknowns(), r, z);
+}
+
+void PointBlockJacobi::update(const GHMatrix& A) {
+    check_same_structure(*A_, A, "PointBlockJacobi::update");
+    A_ = &A;
+    f_ = factor_point_blocks(A);
+}
+
+void LineJacobi::update(const GHMatrix& A) {
+    check_same_structure(*A_, A, "LineJacobi::update");
+    A_ = &A;
+    f_ = factor_lines(A);
+}
+
+void SpatialBlockJacobi::update(const GHMatrix& A) {
+    check_same_structure(*A_, A, "SpatialBlockJacobi::update");
+    A_ = &A;
+    f_ = factor_spatial_blocks(A, shape_);
 }
 
 std::unique_ptr<Preconditioner> make_preconditioner(const GHMatrix& A,

@@ -76,41 +76,49 @@ LineFactors factor_lines(const GHMatrix& A);
 SpatialBlockFactors factor_spatial_blocks(const GHMatrix& A, std::array<int, 3> shape,
                                           double max_bytes = 16.0e9);
 
-/// z = M^{-1} r (apply) and z = M^{-T} r (apply_transpose, QMR) for each kind.
+/// z = M^{-1} r (apply) and z = M^{-T} r (apply_transpose, QMR) for each kind. Each is made
+/// once from a matrix and keeps a pointer to it (the matrix must outlive the preconditioner,
+/// or the next update()); update(A) takes new values of the same structure and re-factors.
 class PointBlockJacobi : public Preconditioner {
   public:
-    explicit PointBlockJacobi(const GHMatrix& A) : A_(A), f_(factor_point_blocks(A)) {}
+    explicit PointBlockJacobi(const GHMatrix& A) : A_(&A), f_(factor_point_blocks(A)) {}
     void apply(const double* r, double* z) const override;
     void apply_transpose(const double* r, double* z) const override;
+    void update(const GHMatrix& A) override;
+    /// Cell-local: the in-kernel BiCGStab fuses it for K a power of two (decision 27).
+    PreconditionerCaps capabilities() const override { return {true, true}; }
     const PointBlockFactors& factors() const { return f_; }
 
   private:
-    const GHMatrix& A_;
+    const GHMatrix* A_;
     PointBlockFactors f_;
 };
 
 class LineJacobi : public Preconditioner {
   public:
-    explicit LineJacobi(const GHMatrix& A) : A_(A), f_(factor_lines(A)) {}
+    explicit LineJacobi(const GHMatrix& A) : A_(&A), f_(factor_lines(A)) {}
     void apply(const double* r, double* z) const override;
     void apply_transpose(const double* r, double* z) const override;
+    void update(const GHMatrix& A) override;
     const LineFactors& factors() const { return f_; }
 
   private:
-    const GHMatrix& A_;
+    const GHMatrix* A_;
     LineFactors f_;
 };
 
 class SpatialBlockJacobi : public Preconditioner {
   public:
     SpatialBlockJacobi(const GHMatrix& A, std::array<int, 3> shape)
-        : A_(A), f_(factor_spatial_blocks(A, shape)) {}
+        : A_(&A), shape_(shape), f_(factor_spatial_blocks(A, shape)) {}
     void apply(const double* r, double* z) const override;
     void apply_transpose(const double* r, double* z) const override;
+    void update(const GHMatrix& A) override;
     const SpatialBlockFactors& factors() const { return f_; }
 
   private:
-    const GHMatrix& A_;
+    const GHMatrix* A_;
+    std::array<int, 3> shape_;
     SpatialBlockFactors f_;
 };
 

@@ -74,4 +74,35 @@ std::size_t GHMatrix::storage_bytes() const {
            wells_.well_of_column.size() * sizeof(std::int32_t);
 }
 
+GHStructure::GHStructure(const GHMatrix& A)
+    : nx(A.nx()),
+      ny(A.ny()),
+      nz(A.nz()),
+      K(A.block_size()),
+      first(A.wells().first),
+      cell0(A.wells().cell0),
+      count(A.wells().count),
+      well_of_column(A.wells().well_of_column) {}
+
+bool GHStructure::matches(const GHMatrix& A) const {
+    const WellArrays& w = A.wells();
+    return nx == A.nx() && ny == A.ny() && nz == A.nz() && K == A.block_size() &&
+           first == w.first && cell0 == w.cell0 && count == w.count &&
+           well_of_column == w.well_of_column;
+}
+
+void GHStructure::check(const GHMatrix& A, const char* who) const {
+    if (!matches(A)) {
+        throw std::invalid_argument(std::string(who) +
+                                    ": the new matrix has another structure (grid, K or wells) "
+                                    "than the one the solver was set up for");
+    }
+}
+
+bool same_structure(const GHMatrix& a, const GHMatrix& b) { return GHStructure(a).matches(b); }
+
+void check_same_structure(const GHMatrix& a, const GHMatrix& b, const char* who) {
+    GHStructure(a).check(b, who);
+}
+
 }  // namespace heptane

@@ -130,6 +130,25 @@ class GHMatrix {
     WellArrays wells_;
 };
 
+/// The structure of a GH matrix: grid, K and well layout (first, cell0, count,
+/// well_of_column), everything but the values. A solver set up for one matrix runs on any
+/// matrix of the same structure (GPU solvers keep this, not the matrix).
+struct GHStructure {
+    int nx = 0, ny = 0, nz = 0, K = 0;
+    std::vector<index_t> first, cell0, count;
+    std::vector<std::int32_t> well_of_column;
+
+    explicit GHStructure(const GHMatrix& A);
+    bool matches(const GHMatrix& A) const;
+    /// std::invalid_argument naming `who` unless matches(A).
+    void check(const GHMatrix& A, const char* who) const;
+};
+
+/// Whether a and b have the same structure (GHStructure): only their values may differ.
+bool same_structure(const GHMatrix& a, const GHMatrix& b);
+/// std::invalid_argument naming `who` unless same_structure(a, b).
+void check_same_structure(const GHMatrix& a, const GHMatrix& b, const char* who);
+
 /// A linear system GH x = b with the names that give its unknowns meaning.
 struct GHSystem {
     GHMatrix matrix;

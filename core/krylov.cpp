@@ -5,6 +5,7 @@
 #include <limits>
 #include <vector>
 
+#include "core/bicgstab_recurrence.hpp"
 #include "core/canonical.hpp"
 #include "core/qmr_recurrence.hpp"
 #include "core/vector_ops.hpp"
@@ -149,45 +150,42 @@ SolveResult bicgstab(const LinearOperator& A, const double* b, double* x, const 
     if (f.trivial()) return f.finish(t);
 
     // r = b - A x;  r_hat = r;  r^ = M^{-1} r
-    double r_norm = f.residual(r.data());
-    if (f.record(0, r_norm, opt)) return f.finish(t);
+    BicgstabRecurrence R;  // the scalar rules, shared with the GPU solvers
+    R.start(f.residual(r.data()));
+    if (f.record(0, R.r_norm, opt)) return f.finish(t);
     vec::copy(r.data(), r_hat.data(), n);
     precondition_into(r.data(), rp);
-    double r_hat_norm = r_norm;
-    double rho_old = 1.0, alpha = 1.0, omega = 1.0;
-    bool fresh = true;  // p = r at the first iteration and after a restart
-    constexpr double eps = std::numeric_limits<double>::epsilon();
 
     for (int it = 1; it <= opt.max_iterations; ++it) {
         // rho = (r_hat, r)
         double rho = vec::dot(r_hat.data(), r.data(), n);
-        if (!std::isfinite(rho)) {
+        const int rho_check = R.check_rho(rho, opt.max_restarts);
+        if (rho_check == kRhoNonFinite) {
             f.fail(rho, "rho = (r_hat, r) is not finite", it);
             break;
         }
-        if (std::abs(rho) <= eps * r_hat_norm * r_norm) {
+        if (rho_check == kRhoZero) {
+            f.fail(rho,
+                   "rho = (r_hat, r) = " + num(rho) + " (numerically zero, " +
+                       std::to_string(R.restarts) + " restarts)",
+                   it);
+            break;
+        }
+        if (rho_check == kRhoRestart) {
             // Near-breakdown: restart from x with r = b - A x, r_hat = r, p = r.
-            if (f.result.restarts >= opt.max_restarts) {
-                f.fail(rho,
-                       "rho = (r_hat, r) = " + num(rho) + " (numerically zero, " +
-                           std::to_string(f.result.restarts) + " restarts)",
-                       it);
-                break;
-            }
-            ++f.result.restarts;
-            r_norm = f.residual(r.data());
+            R.restart(f.residual(r.data()));
             vec::copy(r.data(), r_hat.data(), n);
             precondition_into(r.data(), rp);
-            r_hat_norm = r_norm;
-            rho = r_norm * r_norm;
-            fresh = true;
+            rho = R.rho;
         }
+        // beta = (rho / rho_old) (alpha / omega);
         // p^ = r^ (p = r), or p^ = r^ + beta (p^ - omega v^)
+        const bool fresh = R.fresh;
+        R.accept_rho(rho);
         if (fresh) {
             vec::copy(rp, p.data(), n);
-            fresh = false;
         } else {
-            const double beta = (rho / rho_old) * (alpha / omega);
+            const double beta = R.beta, omega = R.omega;
 #pragma omp parallel for schedule(static) if (n >= vec::kParallelMin)
             for (index_t i = 0; i < n; ++i) {
                 p[i] = canonical::mul_add(beta, canonical::sub(p[i], canonical::mul(omega, vp[i])),
@@ -199,15 +197,15 @@ SolveResult bicgstab(const LinearOperator& A, const double* b, double* x, const 
         precondition_into(v.data(), vp);
         // alpha = rho / (r_hat, v)
         const double sigma = vec::dot(r_hat.data(), v.data(), n);
-        if (sigma == 0.0 || !std::isfinite(sigma)) {
+        if (!R.accept_sigma(sigma)) {
             f.fail(sigma, "(r_hat, A p) = " + num(sigma), it);
             break;
         }
-        alpha = rho / sigma;
+        const double alpha = R.alpha;
         // s = r - alpha v; stop at the half step if s is small enough: x = x + alpha p^
         vec::xmay(r.data(), alpha, v.data(), s.data(), n);
         const double s_norm = vec::norm2(s.data(), n);
-        if (s_norm / f.bnorm <= opt.tolerance) {
+        if (BicgstabRecurrence::half_step(s_norm, f.bnorm, opt.tolerance)) {
             vec::axpy(alpha, p.data(), x, n);
             vec::copy(s.data(), r.data(), n);
             f.record(it, s_norm, opt);
@@ -218,11 +216,11 @@ SolveResult bicgstab(const LinearOperator& A, const double* b, double* x, const 
         A.apply(sp, t.data());
         // omega = (t, s) / (t, t)
         const double tt = vec::dot(t.data(), t.data(), n);
-        if (tt == 0.0 || !std::isfinite(tt)) {
+        if (!R.accept_t(tt, vec::dot(t.data(), s.data(), n))) {
             f.fail(tt, "(t, t) = " + num(tt), it);
             break;
         }
-        omega = vec::dot(t.data(), s.data(), n) / tt;
+        const double omega = R.omega;
         // x = x + alpha p^ + omega s^
 #pragma omp parallel for schedule(static) if (n >= vec::kParallelMin)
         for (index_t i = 0; i < n; ++i) {
@@ -231,15 +229,15 @@ SolveResult bicgstab(const LinearOperator& A, const double* b, double* x, const 
         }
         // r = s - omega t;  r^ = M^{-1} r
         vec::xmay(s.data(), omega, t.data(), r.data(), n);
-        r_norm = vec::norm2(r.data(), n);
+        const double r_norm = vec::norm2(r.data(), n);
         if (f.record(it, r_norm, opt)) break;
-        if (omega == 0.0) {  // the next beta would divide by omega
+        if (!R.next(r_norm)) {  // omega = 0: the next beta would divide by omega
             f.fail(omega, "omega = (t, s) / (t, t) = 0", it);
             break;
         }
         precondition_into(r.data(), rp);
-        rho_old = rho;
     }
+    f.result.restarts = R.restarts;
     return f.finish(t);
 }
 

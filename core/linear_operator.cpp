@@ -1,5 +1,6 @@
 #include "core/linear_operator.hpp"
 
+#include <stdexcept>
 #include <string>
 
 #include "core/errors.hpp"
@@ -66,5 +67,9 @@ double BsrOperator::minimal_bytes() const {
 }
 
 void IdentityPreconditioner::apply(const double* r, double* z) const { vec::copy(r, z, n_); }
+
+void Preconditioner::update(const GHMatrix&) {
+    throw std::logic_error("this preconditioner was not built from a GH matrix: no update");
+}
 
 }  // namespace heptane

@@ -62,9 +62,21 @@ class BsrOperator : public LinearOperator {
     const Bsr& A_;
 };
 
+/// What a preconditioner offers the solvers (and, later, the preconditioners that compose
+/// it, such as CPR).
+struct PreconditionerCaps {
+    /// z of a cell depends on r of that cell only, so a GPU thread block that owns whole
+    /// cells can apply it to values it has just computed (fused into the in-kernel BiCGStab).
+    bool cell_local = false;
+    /// apply_transpose is available (QMR needs M^{-T}).
+    bool has_transpose = true;
+};
+
 /// z = M^{-1} r for a preconditioner M ~ A, applied on the right by the solvers: they solve
 /// A M^{-1} u = b and return x = M^{-1} u, so the residual they monitor is the true
 /// residual b - A x of the original system (left preconditioning would monitor M^{-1}(b - A x)).
+/// Made once from a matrix; update() refreshes it for new values of the same structure (a
+/// Newton step), re-factoring without re-planning.
 class Preconditioner {
   public:
     virtual ~Preconditioner() = default;
@@ -72,6 +84,11 @@ class Preconditioner {
     virtual void apply(const double* r, double* z) const = 0;
     /// z = M^{-T} r (QMR).
     virtual void apply_transpose(const double* r, double* z) const = 0;
+    /// New values of A (same grid, K and wells as before; std::invalid_argument otherwise).
+    /// A must outlive the preconditioner or the next update. The default (a preconditioner
+    /// that was not built from a GH matrix) throws std::logic_error.
+    virtual void update(const GHMatrix& A);
+    virtual PreconditionerCaps capabilities() const { return {}; }
     /// Whether apply is the identity (the solvers then skip the copies).
     virtual bool is_identity() const { return false; }
 };
@@ -82,6 +99,8 @@ class IdentityPreconditioner : public Preconditioner {
     explicit IdentityPreconditioner(index_t n) : n_(n) {}
     void apply(const double* r, double* z) const override;
     void apply_transpose(const double* r, double* z) const override { apply(r, z); }
+    void update(const GHMatrix&) override {}
+    PreconditionerCaps capabilities() const override { return {true, true}; }
     bool is_identity() const override { return true; }
 
   private:

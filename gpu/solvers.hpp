@@ -67,6 +67,13 @@ struct GpuSolveOptions {
 /// K x K blocks; throws NotSupported with the reason (and what to use instead) when not.
 void check_preconditioner(Method method, GpuKernel kernel, const GpuSolveOptions& options, int K);
 
+/// Whether the GPU runs (method, kernel) on a grid system with K x K blocks under `options`
+/// (a Krylov method; the preconditioner; KSPARSE with multi_kernel only); throws
+/// NotSupported with the reason when not. make_solver checks it.
+void check_solver(Method method, GpuKernel kernel, const GpuSolveOptions& options, int K);
+/// The same for a BSR system (matrix decks): bicgstab or qmr, multi_kernel, no preconditioner.
+void check_bsr_solver(Method method, GpuKernel kernel, const GpuSolveOptions& options);
+
 /// The launch the in-kernel solver chooses for a system (for reports and tests).
 struct InKernelPlan {
     int grid = 0;                  ///< blocks, all co-resident

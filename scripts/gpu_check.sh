@@ -9,6 +9,10 @@
 #                           residuals, the fused preconditioner; default all of them)
 # HEPTANE_BENCH: "spmv ARGS" and/or "solve ARGS" lines (';'-separated) run after the tests,
 #                reports in $OUT/bench_*.yaml
+# HEPTANE_BASELINE: a tarball of another tree (git archive REV | gzip); it is built too and
+#                each bench line runs with both binaries, interleaved (baseline, this tree,
+#                baseline, this tree), so before/after are measured in the same run
+# HEPTANE_SKIP_TESTS=1: build and bench only
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="${OUT:-$root/gpu_check}"
@@ -28,6 +32,20 @@ echo "build ok" | tee -a "$log"
 rm -f "$out/build.log"
 
 "$build/app/heptane" info | tee -a "$log"
+base_bin=""
+if [[ -n "${HEPTANE_BASELINE:-}" ]]; then
+  base_src="$root/build-base-src"
+  rm -rf "$base_src" && mkdir -p "$base_src" && tar -xzf "$HEPTANE_BASELINE" -C "$base_src"
+  cmake -S "$base_src" -B "$root/build-base" -DCMAKE_BUILD_TYPE=Release -DHEPTANE_ENABLE_CUDA=ON \
+    >"$out/build_base.log" 2>&1 &&
+    cmake --build "$root/build-base" -j "$(nproc)" --target heptane >>"$out/build_base.log" 2>&1 &&
+    base_bin="$root/build-base/app/heptane" && echo "baseline build ok" | tee -a "$log" ||
+    { grep -E "error" "$out/build_base.log" | head -n 20 | tee -a "$log"; }
+  rm -f "$out/build_base.log"
+fi
+if [[ -n "${HEPTANE_SKIP_TESTS:-}" ]]; then
+  all=0 gpu=0 san=0
+else
 ctest --test-dir "$build" -j 8 --output-on-failure "$@" >"$out/ctest.log" 2>&1
 all=$?
 tail -n 15 "$out/ctest.log" | tee -a "$log"
@@ -71,14 +89,28 @@ if command -v compute-sanitizer >/dev/null; then
 else
   echo "compute-sanitizer not found"
 fi
+fi
 echo "gpu_check: all=$all gpu=$gpu memcheck=$san" | tee -a "$log"
 if [[ -n "${HEPTANE_BENCH:-}" ]]; then
   IFS=';' read -ra benches <<<"$HEPTANE_BENCH"
   n=0
   for b in "${benches[@]}"; do
     n=$((n + 1))
-    # shellcheck disable=SC2086  # the bench line is a list of arguments
-    "$build/app/heptane" bench $b --report "$out/bench_$n.yaml" 2>&1 | tee -a "$log"
+    if [[ -n "$base_bin" ]]; then
+      for round in 1 2; do  # reports of round 1 come back, round 2 is for the spread
+        dir="$out"
+        [[ $round -eq 2 ]] && dir="$(mktemp -d)"
+        echo "== baseline round $round: bench $b" | tee -a "$log"
+        # shellcheck disable=SC2086  # the bench line is a list of arguments
+        "$base_bin" bench $b --report "$dir/bench_${n}_base.yaml" 2>&1 | tee -a "$log"
+        echo "== this tree round $round: bench $b" | tee -a "$log"
+        # shellcheck disable=SC2086
+        "$build/app/heptane" bench $b --report "$dir/bench_${n}_new.yaml" 2>&1 | tee -a "$log"
+      done
+    else
+      # shellcheck disable=SC2086  # the bench line is a list of arguments
+      "$build/app/heptane" bench $b --report "$out/bench_$n.yaml" 2>&1 | tee -a "$log"
+    fi
   done
 fi
 exit $((all || gpu || san))

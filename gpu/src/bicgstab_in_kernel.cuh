@@ -14,6 +14,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/bicgstab_recurrence.hpp"
 #include "core/canonical.hpp"
 #include "gpu/src/block_smoothers.cuh"
 #include "gpu/src/in_kernel.cuh"
@@ -110,32 +111,28 @@ __global__ void __launch_bounds__(kInKernelMaxThreads, 1)
     const double rr = initial_residual<K>(B, P, F, store_r);
     if (rr < 0.0) return;
     precondition_r();
-    double r_norm = sqrt(rr), r_hat_norm = r_norm;
+    BicgstabRecurrence R;  // the reference's scalar rules (core/bicgstab_recurrence.hpp)
+    R.start(sqrt(rr));
     double rho = rr;  // (r_hat, r) with r_hat = r: the same products, the same tree
-    double rho_old = 1.0, alpha = 1.0, omega = 1.0, beta = 0.0;
-    F.record(P, 0, r_norm);
-    bool fresh = true;  // p = r at the first iteration and after a restart
+    F.record(P, 0, R.r_norm);
     for (int it = 1; F.status == kRunning && it <= max_iterations; ++it) {
         // Near-breakdown of rho = (r_hat, r): restart from x with r = b - A x, r_hat = r.
-        if (!std::isfinite(rho)) {
-            F.fail(rho, kDetailRhoNonFinite, it);
+        const int rho_check = R.check_rho(rho, max_restarts);
+        if (rho_check == kRhoNonFinite || rho_check == kRhoZero) {
+            F.fail(rho, rho_check == kRhoZero ? kDetailRhoZero : kDetailRhoNonFinite, it);
             break;
         }
-        if (std::abs(rho) <= std::numeric_limits<double>::epsilon() * r_hat_norm * r_norm) {
-            if (F.restarts >= max_restarts) {
-                F.fail(rho, kDetailRhoZero, it);
-                break;
-            }
-            ++F.restarts;
-            r_norm = r_hat_norm = residual_norm<K>(B, P, store_r);
+        if (rho_check == kRhoRestart) {
+            R.restart(residual_norm<K>(B, P, store_r));
+            F.restarts = R.restarts;
             precondition_r();
-            rho = r_norm * r_norm;
-            fresh = true;
+            rho = R.rho;
         }
         // beta = (rho / rho_old) (alpha / omega);  p = r + beta (p - omega v) = r + beta q
         // (preconditioned: p^ = r^ + beta q with q = p^ - omega v^)
-        const bool fresh_p = fresh;
-        if (!fresh) beta = (rho / rho_old) * (alpha / omega);
+        const bool fresh_p = R.fresh;
+        R.accept_rho(rho);
+        const double beta = R.beta;
         auto p_at = [&P, fresh_p, beta](long long j) {
             const double rj = P.rp[j];
             return fresh_p ? rj : mul_add(beta, P.q[j], rj);
@@ -156,14 +153,12 @@ __global__ void __launch_bounds__(kInKernelMaxThreads, 1)
             }
             double total[1];
             ws_sync<1>(B, P, prefetch_bdia, total);
-            const double sigma = total[0];
-            if (sigma == 0.0 || !std::isfinite(sigma)) {
-                F.fail(sigma, kDetailSigma, it);
+            if (!R.accept_sigma(total[0])) {
+                F.fail(total[0], kDetailSigma, it);
                 break;
             }
-            alpha = rho / sigma;
-            fresh = false;
         }
+        const double alpha = R.alpha;
         auto s_at = [&P, alpha](long long j) { return sub(P.r[j], mul(alpha, P.v[j])); };
         auto sp_at = [&P, alpha](long long j) { return sub(P.rp[j], mul(alpha, P.vp[j])); };
 
@@ -179,20 +174,19 @@ __global__ void __launch_bounds__(kInKernelMaxThreads, 1)
             double total[3];
             ws_sync<3>(B, P, prefetch_vectors, total);
             const double s_norm = sqrt(total[0]);
-            if (s_norm / F.bnorm <= F.tolerance) {
+            if (BicgstabRecurrence::half_step(s_norm, F.bnorm, F.tolerance)) {
                 // Half step: x = x + alpha p (r = s is not needed again), converged.
                 block_entries(
                     B, [&](long long i) { B.x[own(i)] = mul_add(alpha, p_at(i), B.x[own(i)]); });
                 F.record(P, it, s_norm);
                 break;
             }
-            const double tt = total[1];
-            if (tt == 0.0 || !std::isfinite(tt)) {
-                F.fail(tt, kDetailTT, it);
+            if (!R.accept_t(total[1], total[2])) {
+                F.fail(total[1], kDetailTT, it);
                 break;
             }
-            omega = total[2] / tt;
         }
+        const double omega = R.omega;
 
         // WS-S 3: x = x + alpha p^ + omega s^;  r = s - omega t;  q = p^ - omega v^;
         //         ||r|| (convergence) and rho = (r_hat, r) of the next iteration; r^ = M^{-1} r
@@ -218,13 +212,12 @@ __global__ void __launch_bounds__(kInKernelMaxThreads, 1)
             }
             double total[2];
             ws_sync<2>(B, P, prefetch_bdia, total);
-            r_norm = sqrt(total[0]);
+            const double r_norm = sqrt(total[0]);
             if (F.record(P, it, r_norm)) break;
-            if (omega == 0.0) {  // the next beta would divide by omega
+            if (!R.next(r_norm)) {  // omega = 0: the next beta would divide by omega
                 F.fail(omega, kDetailOmega, it);
                 break;
             }
-            rho_old = rho;
             rho = total[1];
         }
     }

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "core/bicgstab_recurrence.hpp"
 #include "core/canonical.hpp"
 #include "gpu/solvers.hpp"
 #include "gpu/src/block_smoothers.cuh"
@@ -40,22 +41,17 @@ __global__ void __launch_bounds__(kChunkThreads)
     if (!last || threadIdx.x != 0) return;
     SolverState& s = *w.st;
     const double rho = total[0];
-    const int it = s.iterations + 1;
-    if (!std::isfinite(rho)) {
-        s.fail(rho, kDetailRhoNonFinite, it);
-        return;
+    switch (s.bicg.check_rho(rho, s.max_restarts)) {
+        case kRhoNonFinite:
+            return s.fail(rho, kDetailRhoNonFinite, s.iterations + 1);
+        case kRhoZero:
+            return s.fail(rho, kDetailRhoZero, s.iterations + 1);
+        case kRhoRestart:
+            s.restart_pending = 1;  // r = b - A x, r_hat = r, p = r (k_residual)
+            return s.update_gates();
+        default:
+            s.bicg.accept_rho(rho);
     }
-    if (std::abs(rho) <= std::numeric_limits<double>::epsilon() * s.r_hat_norm * s.r_norm) {
-        if (s.restarts >= s.max_restarts) {
-            s.fail(rho, kDetailRhoZero, it);
-            return;
-        }
-        s.restart_pending = 1;  // r = b - A x, r_hat = r, p = r (k_restart)
-        s.update_gates();
-        return;
-    }
-    s.rho = rho;
-    if (!s.fresh) s.beta = (rho / s.rho_old) * (s.alpha / s.omega);
 }
 
 /// Restart (after the SpMV r = A x): r = b - r, r_hat = r, ||r||; rho = ||r||^2, p = r next.
@@ -76,16 +72,13 @@ __global__ void __launch_bounds__(kChunkThreads)
     if (!last || threadIdx.x != 0) return;
     SolverState& s = *w.st;
     const double r_norm = sqrt(total[0]);
-    s.r_norm = r_norm;
-    s.r_hat_norm = r_norm;
-    s.fresh = 1;
     if (mode_init) {
-        s.rho_old = s.alpha = s.omega = 1.0;
+        s.bicg.start(r_norm);
         s.record(0, r_norm, w.history);
     } else {
-        ++s.restarts;
+        s.bicg.restart(r_norm);
+        s.restarts = s.bicg.restarts;
         s.restart_pending = 0;
-        s.rho = r_norm * r_norm;
     }
     s.update_gates();
 }
@@ -96,8 +89,8 @@ __global__ void __launch_bounds__(kChunkThreads)
     k_update_p(Work w, const double* r, double* p, const double* v) {
     const SolverState& s = *w.st;
     if (s.skip_iteration) return;
-    const bool fresh = s.fresh;
-    const double beta = s.beta, omega = s.omega;
+    const bool fresh = s.bicg.fresh;
+    const double beta = s.bicg.beta, omega = s.bicg.omega;
     each_entry(w, [&](long long i) {
         p[i] = fresh ? r[i] : mul_add(beta, sub(p[i], mul(omega, v[i])), r[i]);
     });
@@ -112,13 +105,7 @@ __global__ void __launch_bounds__(kChunkThreads)
         w, [&](long long i, GroupSum(&g)[1]) { g[0].add(mul(r_hat[i], v[i])); }, total);
     if (!last || threadIdx.x != 0) return;
     SolverState& s = *w.st;
-    const double sigma = total[0];
-    if (sigma == 0.0 || !std::isfinite(sigma)) {
-        s.fail(sigma, kDetailSigma, s.iterations + 1);
-        return;
-    }
-    s.alpha = s.rho / sigma;
-    s.fresh = 0;
+    if (!s.bicg.accept_sigma(total[0])) s.fail(total[0], kDetailSigma, s.iterations + 1);
 }
 
 /// s = r - alpha v; ||s||; half step when ||s|| / ||b|| <= tol. Preconditioned (s_hat not
@@ -127,7 +114,7 @@ __global__ void __launch_bounds__(kChunkThreads)
     k_update_s(Work w, const double* r, const double* v, double* s_vec, const double* r_hat_p,
                const double* v_p, double* s_hat) {
     if (w.st->skip_iteration) return;
-    const double alpha = w.st->alpha;
+    const double alpha = w.st->bicg.alpha;
     const bool preconditioned = s_hat != s_vec;
     double total[1];
     const bool last = reduce_chunk<1>(
@@ -142,7 +129,7 @@ __global__ void __launch_bounds__(kChunkThreads)
     if (!last || threadIdx.x != 0) return;
     SolverState& s = *w.st;
     s.s_norm = sqrt(total[0]);
-    if (s.s_norm / s.bnorm <= s.tolerance) {
+    if (BicgstabRecurrence::half_step(s.s_norm, s.bnorm, s.tolerance)) {
         s.half_step = 1;
         s.update_gates();
     }
@@ -162,12 +149,7 @@ __global__ void __launch_bounds__(kChunkThreads)
         total);
     if (!last || threadIdx.x != 0) return;
     SolverState& s = *w.st;
-    const double tt = total[0];
-    if (tt == 0.0 || !std::isfinite(tt)) {
-        s.fail(tt, kDetailTT, s.iterations + 1);
-        return;
-    }
-    s.omega = total[1] / tt;
+    if (!s.bicg.accept_t(total[0], total[1])) s.fail(total[0], kDetailTT, s.iterations + 1);
 }
 
 /// x = x + alpha p + omega s^;  r = s - omega t;  ||r||; the iteration's status (s^ = s
@@ -178,7 +160,7 @@ __global__ void __launch_bounds__(kChunkThreads)
     const SolverState& st = *w.st;
     if (st.skip_iteration) return;
     const bool half = st.half_step;
-    const double alpha = st.alpha, omega = st.omega;
+    const double alpha = st.bicg.alpha, omega = st.bicg.omega;
     double total[1];
     const bool last = reduce_chunk<1>(
         w,
@@ -203,102 +185,86 @@ __global__ void __launch_bounds__(kChunkThreads)
     }
     s.r_norm = sqrt(total[0]);
     if (s.record(it, s.r_norm, w.history)) return;
-    if (s.omega == 0.0) {  // the next beta would divide by omega
-        s.fail(s.omega, kDetailOmega, it);
+    if (!s.bicg.next(s.r_norm)) {  // omega = 0: the next beta would divide by omega
+        s.fail(0.0, kDetailOmega, it);
         return;
     }
-    s.rho_old = s.rho;
     if (it >= s.max_iterations) {
         s.status = kMaxIterations;
         s.update_gates();
     }
 }
 
-}  // namespace
-
-/// The solve on the uploaded operator (b and x of its order), right-preconditioned by
-/// linearity when `precond` is given (core/krylov.cpp: r^ = M^{-1} r and v^ = M^{-1} v
-/// between kernels, p^ and s^ from them; the reference's bits).
-SolveResult bicgstab_multi_kernel_body(const OperatorUpload& upload,
-                                       const PreconditionerUpload* precond,
-                                       const std::vector<double>& b, std::vector<double>& x,
-                                       const GpuSolveOptions& options, GpuSolveTimes* times) {
-    const long long n = static_cast<long long>(b.size());
-    check_sizes(n, b, x, "bicgstab_multi_kernel");
-    const SolveOptions& opt = options.solve;
-    Stream stream;
-    EventTimer setup_timer(stream.get());
-
-    const std::unique_ptr<DeviceOperator> op = upload();
-    const DeviceOperator& gh = *op;
-    const std::unique_ptr<DevicePreconditioner> M = precond != nullptr ? (*precond)() : nullptr;
-    Buffer<double> d_b(b), d_x(x), r(n), r_hat(n), p(n), v(n), s(n), t(n);
-    // r^, v^, s^ (preconditioned solves only; otherwise r, v, s themselves).
-    Buffer<double> rp_buf(M ? n : 0), vp_buf(M ? n : 0), sp_buf(M ? n : 0);
-    double* const rp = M ? rp_buf.get() : r.get();
-    double* const vp = M ? vp_buf.get() : v.get();
-    double* const sp = M ? sp_buf.get() : s.get();
-    p.zero(stream.get());
-    v.zero(stream.get());
-    if (M) vp_buf.zero(stream.get());
-    const cudaStream_t st = stream.get();
-    MultiKernelWorkspace ws(n, opt, st);
-    const unsigned blocks = ws.blocks;
-    const Work& w = ws.work;
-    const DeviceState& state = ws.state;
-    auto precondition = [&](const double* in, double* out, const int* skip) {
-        if (M) M->apply(in, out, st, skip);
-    };
-
-    // ||b||: zero and non-finite right-hand sides end the solve here, as in the reference.
-    if (SolveResult trivial; trivial_rhs(ws.bnorm(d_b.get(), st).bnorm, x, trivial)) {
-        return trivial;
+/// The multi-kernel BiCGStab object, right-preconditioned by linearity when the setup has a
+/// preconditioner (core/krylov.cpp: r^ = M^{-1} r and v^ = M^{-1} v between kernels, p^ and
+/// s^ from them; the reference's bits).
+class BicgstabMultiKernel final : public MultiKernelSolver {
+  public:
+    BicgstabMultiKernel(MultiKernelSetup setup, const GpuSolveOptions& options)
+        : MultiKernelSolver(std::move(setup), options),
+          r_(vector()),
+          r_hat_(vector()),
+          p_(vector()),
+          v_(vector()),
+          s_(vector()),
+          t_(vector()),
+          rp_buf_(vector(preconditioned())),
+          vp_buf_(vector(preconditioned())),
+          sp_buf_(vector(preconditioned())) {
+        capture();
     }
 
-    // One iteration, captured into a graph.
-    cudaGraph_t graph = nullptr;
-    SolverState* const dev = state.device();
-    HEPTANE_CUDA_CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
-    k_rho<<<blocks, kChunkThreads, 0, st>>>(w, r_hat.get(), r.get());
-    gh.apply(d_x.get(), r.get(), false, st, &dev->skip_restart);  // r = A x
-    k_residual<<<blocks, kChunkThreads, 0, st>>>(w, d_b.get(), r.get(), r_hat.get(), 0);
-    // r^ = M^{-1} r (this iteration's r, restarted or not; the restart clears skip_restart
-    // before this kernel runs, so it is gated on the iteration)
-    precondition(r.get(), rp, &dev->skip_iteration);
-    k_update_p<<<blocks, kChunkThreads, 0, st>>>(w, rp, p.get(), vp);
-    gh.apply(p.get(), v.get(), false, st, &dev->skip_iteration);  // v = A p^
-    precondition(v.get(), vp, &dev->skip_iteration);              // v^ = M^{-1} v
-    k_alpha<<<blocks, kChunkThreads, 0, st>>>(w, r_hat.get(), v.get());
-    k_update_s<<<blocks, kChunkThreads, 0, st>>>(w, r.get(), v.get(), s.get(), rp, vp, sp);
-    gh.apply(sp, t.get(), false, st, &dev->skip_t);  // t = A s^
-    k_omega<<<blocks, kChunkThreads, 0, st>>>(w, t.get(), s.get());
-    k_update_xr<<<blocks, kChunkThreads, 0, st>>>(w, d_x.get(), p.get(), s.get(), sp, t.get(),
-                                                  r.get());
-    HEPTANE_CUDA_CHECK(cudaStreamEndCapture(st, &graph));
-    GraphExec exec(graph);
-    HEPTANE_CUDA_CHECK(cudaGraphDestroy(graph));
-    const double setup_seconds = setup_timer.seconds();
+  private:
+    // r^, v^, s^ (preconditioned solves only; otherwise r, v, s themselves).
+    double* rp() const { return preconditioned() ? rp_buf_.get() : r_.get(); }
+    double* vp() const { return preconditioned() ? vp_buf_.get() : v_.get(); }
+    double* sp() const { return preconditioned() ? sp_buf_.get() : s_.get(); }
+
+    void reset_vectors(cudaStream_t st) override {
+        p_.zero(st);
+        v_.zero(st);
+        vp_buf_.zero(st);
+    }
 
     // r = b - A x, r_hat = r: iteration 0.
-    EventTimer solve_timer(st);
-    gh.apply(d_x.get(), r.get(), false, st);
-    k_residual<<<blocks, kChunkThreads, 0, st>>>(w, d_b.get(), r.get(), r_hat.get(), 1);
-    HEPTANE_SYNC_CHECK(st);
-    // The iterations, then the true residual ||b - A x|| / ||b|| (A x into t).
-    replay_iterations(exec.get(), state, options, st);
-    const SolverState host = ws.true_residual(gh, d_b.get(), d_x.get(), t.get(), st);
-    const double solve_seconds = solve_timer.seconds();
+    void start(cudaStream_t st) override {
+        op().apply(d_x(), r_.get(), false, st);
+        k_residual<<<blocks(), kChunkThreads, 0, st>>>(work(), d_b(), r_.get(), r_hat_.get(), 1);
+    }
 
-    return finish_solve(host, d_x, ws.history, x, setup_seconds, solve_seconds, times, st);
+    void iteration(cudaStream_t st) override {
+        const Work& w = work();
+        SolverState* const dev = state();
+        k_rho<<<blocks(), kChunkThreads, 0, st>>>(w, r_hat_.get(), r_.get());
+        op().apply(d_x(), r_.get(), false, st, &dev->skip_restart);  // r = A x
+        k_residual<<<blocks(), kChunkThreads, 0, st>>>(w, d_b(), r_.get(), r_hat_.get(), 0);
+        // r^ = M^{-1} r (this iteration's r, restarted or not; the restart clears
+        // skip_restart before this kernel runs, so it is gated on the iteration)
+        precondition(r_.get(), rp(), st, &dev->skip_iteration);
+        k_update_p<<<blocks(), kChunkThreads, 0, st>>>(w, rp(), p_.get(), vp());
+        op().apply(p_.get(), v_.get(), false, st, &dev->skip_iteration);  // v = A p^
+        precondition(v_.get(), vp(), st, &dev->skip_iteration);           // v^ = M^{-1} v
+        k_alpha<<<blocks(), kChunkThreads, 0, st>>>(w, r_hat_.get(), v_.get());
+        k_update_s<<<blocks(), kChunkThreads, 0, st>>>(w, r_.get(), v_.get(), s_.get(), rp(), vp(),
+                                                       sp());
+        op().apply(sp(), t_.get(), false, st, &dev->skip_t);  // t = A s^
+        k_omega<<<blocks(), kChunkThreads, 0, st>>>(w, t_.get(), s_.get());
+        k_update_xr<<<blocks(), kChunkThreads, 0, st>>>(w, d_x(), p_.get(), s_.get(), sp(),
+                                                        t_.get(), r_.get());
+    }
+
+    double* scratch() override { return t_.get(); }
+
+    Buffer<double> r_, r_hat_, p_, v_, s_, t_, rp_buf_, vp_buf_, sp_buf_;
+};
+
+}  // namespace
+
+std::unique_ptr<GpuSolver> make_bicgstab_multi_kernel(MultiKernelSetup setup,
+                                                      const GpuSolveOptions& options) {
+    return std::make_unique<BicgstabMultiKernel>(std::move(setup), options);
 }
 
 }  // namespace detail
-
-SolveResult bicgstab_multi_kernel(const GHMatrix& A, const std::vector<double>& b,
-                                  std::vector<double>& x, const GpuSolveOptions& options,
-                                  GpuSolveTimes* times) {
-    return detail::multi_kernel_on(A, b, x, options, times, false,
-                                   detail::bicgstab_multi_kernel_body);
-}
 
 }  // namespace heptane::gpu

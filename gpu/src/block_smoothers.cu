@@ -4,12 +4,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "core/block_arith.hpp"
 #include "core/canonical.hpp"
 #include "core/errors.hpp"
+#include "core/linear_operator.hpp"
+#include "core/linear_solver.hpp"
 #include "gpu/solvers.hpp"
+#include "gpu/src/factories.cuh"
 #include "gpu/src/bdia_spmv.cuh"
 #include "gpu/src/block_smoothers.cuh"
 #include "gpu/src/cuda_check.cuh"
@@ -92,6 +97,28 @@ class DeviceLine final : public DevicePreconditioner {
           nz_(A.nz()),
           columns_(A.nx() * A.ny()),
           cells_(A.num_cells()) {
+        lu_ = Buffer<double>(lu_values(A));
+        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(nullptr));  // the host copy dies here
+    }
+    void update(const GHMatrix& A) override {
+        const LineFactors f = factor_lines(A);
+        pinv_.upload(f.pinv);
+        inv_d_.upload(f.inv_d);
+        lu_.upload(lu_values(A));
+        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(nullptr));  // the host copies die here
+    }
+    void apply(const double* r, double* z, cudaStream_t stream,
+               const int* skip = nullptr) const override {
+        const LineBdia A{lu_.get(), cells_, K_};
+        k_line<<<(columns_ + kPrecondThreads - 1) / kPrecondThreads, kPrecondThreads, 0, stream>>>(
+            A, pinv_.get(), columns_, nz_, r, z, skip);
+        HEPTANE_SYNC_CHECK(stream);
+        launch_scale_wells(inv_d_, cells_ * K_, r, z, stream, skip);
+    }
+
+  private:
+    /// Diagonals 2 and 4 of Bdia in LineBdia's layout.
+    std::vector<double> lu_values(const GHMatrix& A) const {
         const long long M = cells_, kk = static_cast<long long>(K_) * K_;
         std::vector<double> lu(static_cast<std::size_t>(2 * kk * M));
         for (int e = 0; e < 2; ++e) {
@@ -104,18 +131,9 @@ class DeviceLine final : public DevicePreconditioner {
                 }
             }
         }
-        lu_ = Buffer<double>(lu);
-    }
-    void apply(const double* r, double* z, cudaStream_t stream,
-               const int* skip = nullptr) const override {
-        const LineBdia A{lu_.get(), cells_, K_};
-        k_line<<<(columns_ + kPrecondThreads - 1) / kPrecondThreads, kPrecondThreads, 0, stream>>>(
-            A, pinv_.get(), columns_, nz_, r, z, skip);
-        HEPTANE_SYNC_CHECK(stream);
-        launch_scale_wells(inv_d_, cells_ * K_, r, z, stream, skip);
+        return lu;
     }
 
-  private:
     Buffer<double> lu_, pinv_, inv_d_;
     int K_, nz_, columns_;
     long long cells_;
@@ -182,10 +200,11 @@ void allow_shared(const void* kernel, std::size_t bytes) {
 
 class DeviceSpatial final : public DevicePreconditioner {
   public:
-    DeviceSpatial(const GHMatrix& A, const SpatialBlockFactors& f)
-        : blocks_(f), cell_rows_(A.cell_unknowns()) {
+    DeviceSpatial(const GHMatrix& A, const SpatialBlockFactors& f, std::array<int, 3> shape)
+        : blocks_(f), shape_(shape), cell_rows_(A.cell_unknowns()) {
         allow_shared(reinterpret_cast<const void*>(&k_spatial), blocks_.shared_bytes());
     }
+    void update(const GHMatrix& A) override { blocks_.update(factor_spatial_blocks(A, shape_)); }
     void apply(const double* r, double* z, cudaStream_t stream,
                const int* skip = nullptr) const override {
         k_spatial<<<static_cast<unsigned>(blocks_.blocking.blocks()), blocks_.threads,
@@ -196,6 +215,7 @@ class DeviceSpatial final : public DevicePreconditioner {
 
   private:
     SpatialUpload blocks_;
+    std::array<int, 3> shape_;
     long long cell_rows_;
 };
 
@@ -270,6 +290,13 @@ DevicePointBlock::DevicePointBlock(const PointBlockFactors& f)
       K_(f.K),
       nw_(static_cast<int>(f.inv_d.size())) {}
 
+void DevicePointBlock::update(const GHMatrix& A) {
+    const PointBlockFactors f = factor_point_blocks(A);
+    inv_.upload(f.inv);
+    inv_d_.upload(f.inv_d);
+    HEPTANE_CUDA_CHECK(cudaStreamSynchronize(nullptr));  // the host copies die here
+}
+
 void DevicePointBlock::apply(const double* r, double* z, cudaStream_t stream,
                              const int* skip) const {
     const long long n = cell_rows_ + nw_;
@@ -288,7 +315,7 @@ std::unique_ptr<DevicePreconditioner> upload_preconditioner(const GHMatrix& A,
         case PreconditionerKind::line_jacobi:
             return std::make_unique<DeviceLine>(A, factor_lines(A));
         case PreconditionerKind::block_jacobi:
-            return std::make_unique<DeviceSpatial>(A, factor_spatial_blocks(A, shape));
+            return std::make_unique<DeviceSpatial>(A, factor_spatial_blocks(A, shape), shape);
     }
     return nullptr;
 }
@@ -302,14 +329,28 @@ SpatialUpload::SpatialUpload(const SpatialBlockFactors& f)
       inv_d(f.inv_d),
       offset(std::vector<long long>(f.offset.begin(), f.offset.end())) {}
 
+void SpatialUpload::update(const SpatialBlockFactors& f) {
+    if (f.inv.size() != inv.size() || f.inv_d.size() != inv_d.size()) {
+        throw std::invalid_argument("SpatialUpload::update: another blocking");
+    }
+    inv.upload(f.inv);
+    inv_d.upload(f.inv_d);
+    HEPTANE_CUDA_CHECK(cudaStreamSynchronize(nullptr));  // the host copies die here
+}
+
 std::size_t SpatialUpload::shared_bytes() const { return block_shared_bytes(max_rows); }
 
 DeviceSmoother::DeviceSmoother(const GHMatrix& A, std::array<int, 3> shape)
-    : gh_(A, BdiaVariant::cell_fastest), blocks_(factor_spatial_blocks(A, shape)) {
+    : gh_(A, BdiaVariant::cell_fastest), shape_(shape), blocks_(factor_spatial_blocks(A, shape)) {
     allow_shared(reinterpret_cast<const void*>(&k_sweep), blocks_.shared_bytes());
     // Bdia's structural blocks and the inverses once, b and x read, x written.
     bytes_ = 8.0 * static_cast<double>(A.nonzeros()) +
              8.0 * static_cast<double>(blocks_.inv.size()) + 24.0 * static_cast<double>(A.rows());
+}
+
+void DeviceSmoother::update(const GHMatrix& A) {
+    gh_.update(A);
+    blocks_.update(factor_spatial_blocks(A, shape_));
 }
 
 void DeviceSmoother::sweep(const double* b, const double* x_in, double* x_out, double omega,
@@ -353,65 +394,129 @@ __global__ void __launch_bounds__(kChunkThreads)
     }
 }
 
+/// The block smoothers as a solver object: the matrix and the blocks' inverses uploaded,
+/// the graph of two sweeps captured, once.
+class SmootherSolver final : public GpuSolver {
+  public:
+    SmootherSolver(Method method, const GHMatrix& A, const GpuSolveOptions& options)
+        : t0_(SetupClock::now()),
+          method_(method),
+          structure_(A),
+          options_(options),
+          capacity_(options.solve.max_iterations),
+          smoother_(A, options.block_shape),
+          n_(A.rows()),
+          d_b_(static_cast<std::size_t>(n_)),
+          x0_(static_cast<std::size_t>(n_)),
+          x1_(static_cast<std::size_t>(n_)),
+          ax_(static_cast<std::size_t>(n_)),
+          ws_(n_, options.solve, stream_.get()) {
+        if (!is_smoother(method)) {
+            throw NotSupported(std::string("block_smoother runs block_jacobi or block_gs, not ") +
+                               to_string(method));
+        }
+        info_.backend = "gpu";
+        info_.kernel = "block_smoother";
+        info_.bytes_per_iteration = iteration_bytes(method, PreconditionerKind::none,
+                                                    options.block_shape, A,
+                                                    GHOperator(A).minimal_bytes(), info_.cost);
+        info_.workspace_bytes = 4 * d_b_.bytes();
+        info_.counts.matrix_uploads = 1;
+        info_.counts.factorizations = 1;
+        // Jacobi alternates x0 -> x1 -> x0; Gauss-Seidel updates x0 in place. A graph of two
+        // sweeps (each gated, so the count stays exact) keeps the ping-pong in one replay.
+        const cudaStream_t st = stream_.get();
+        const bool jacobi = method == Method::block_jacobi;
+        const int* gate = &ws_.state.device()->skip_iteration;
+        const Work& w = ws_.work;
+        cudaGraph_t graph = nullptr;
+        HEPTANE_CUDA_CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+        for (int half = 0; half < 2; ++half) {
+            const double* in = (jacobi && half == 1) ? x1_.get() : x0_.get();
+            double* out = jacobi ? (half == 0 ? x1_.get() : x0_.get()) : x0_.get();
+            smoother_.sweep(d_b_.get(), in, out, options.omega, st, gate);
+            smoother_.matrix().apply(out, ax_.get(), false, st, gate);
+            k_smoother_record<<<ws_.blocks, kChunkThreads, 0, st>>>(w, d_b_.get(), ax_.get(), 0);
+        }
+        HEPTANE_CUDA_CHECK(cudaStreamEndCapture(st, &graph));
+        exec_ = std::make_unique<GraphExec>(graph);
+        HEPTANE_CUDA_CHECK(cudaGraphDestroy(graph));
+        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(st));
+        info_.counts.plans = 1;
+        info_.setup_seconds = seconds_since(t0_);
+    }
+
+    void update_values(const GHMatrix& A) override {
+        const auto t0 = SetupClock::now();
+        structure_.check(A, "update_values");
+        smoother_.update(A);
+        ++info_.counts.matrix_uploads;
+        ++info_.counts.factorizations;
+        info_.update_seconds = seconds_since(t0);
+    }
+
+    SolveResult solve(const std::vector<double>& b, std::vector<double>& x,
+                      const SolveOptions& opt) override {
+        check_sizes(n_, b, x, "block_smoother");
+        if (opt.max_iterations > capacity_) {
+            throw std::invalid_argument("block_smoother: max_iterations " +
+                                        std::to_string(opt.max_iterations) +
+                                        " exceeds the solver's capacity " +
+                                        std::to_string(capacity_));
+        }
+        const cudaStream_t st = stream_.get();
+        upload_padded(d_b_, b, st);
+        upload_padded(x0_, x, st);
+        HEPTANE_CUDA_CHECK(cudaMemcpyAsync(x1_.get(), x0_.get(), sizeof(double) * n_,
+                                           cudaMemcpyDeviceToDevice, st));
+        ws_.reset(opt, st);
+        const SolverState start = ws_.bnorm(d_b_.get(), st);
+        if (SolveResult trivial;
+            !std::isfinite(start.bnorm) && trivial_rhs(start.bnorm, x, trivial)) {
+            return trivial;
+        }
+        EventTimer solve_timer(st);
+        const Work& w = ws_.work;
+        smoother_.matrix().apply(x0_.get(), ax_.get(), false, st);
+        k_smoother_record<<<ws_.blocks, kChunkThreads, 0, st>>>(w, d_b_.get(), ax_.get(), 1);
+        HEPTANE_SYNC_CHECK(st);
+        GpuSolveOptions replay = options_;
+        replay.solve = opt;
+        replay.solve.max_iterations = (opt.max_iterations + 1) / 2;  // two sweeps per replay
+        replay_iterations(exec_->get(), ws_.state, replay, st);
+        SolverState host = ws_.state.download(st);
+        const bool jacobi = method_ == Method::block_jacobi;
+        const Buffer<double>& last = (jacobi && host.iterations % 2 == 1) ? x1_ : x0_;
+        host = ws_.true_residual(smoother_.matrix(), d_b_.get(), last.get(), ax_.get(), st);
+        info_.solve_seconds = solve_timer.seconds();
+        return finish_solve(host, last, ws_.history, x, 0.0, 0.0, nullptr, st);
+    }
+
+    SolverInfo info() const override { return info_; }
+
+  private:
+    SetupClock::time_point t0_;
+    Method method_;
+    GHStructure structure_;
+    GpuSolveOptions options_;
+    int capacity_;
+    Stream stream_;
+    DeviceSmoother smoother_;
+    long long n_;
+    Buffer<double> d_b_, x0_, x1_, ax_;
+    MultiKernelWorkspace ws_;
+    std::unique_ptr<GraphExec> exec_;
+    SolverInfo info_;
+};
+
 }  // namespace
-}  // namespace detail
 
-SolveResult block_smoother(Method method, const GHMatrix& A, const std::vector<double>& b,
-                           std::vector<double>& x, const GpuSolveOptions& options,
-                           GpuSolveTimes* times) {
-    using namespace detail;
-    if (!is_smoother(method)) {
-        throw NotSupported(std::string("block_smoother runs block_jacobi or block_gs, not ") +
-                           to_string(method));
-    }
-    const long long n = A.rows();
-    check_sizes(n, b, x, "block_smoother");
-    const SolveOptions& opt = options.solve;
-    Stream stream;
-    const cudaStream_t st = stream.get();
-    EventTimer setup_timer(st);
-    const DeviceSmoother smoother(A, options.block_shape);
-    Buffer<double> d_b(b), x0(x), x1(n), ax(n);
-    HEPTANE_CUDA_CHECK(
-        cudaMemcpyAsync(x1.get(), x0.get(), sizeof(double) * n, cudaMemcpyDeviceToDevice, st));
-    MultiKernelWorkspace ws(n, opt, st);
-    const Work& w = ws.work;
-    const int* gate = &ws.state.device()->skip_iteration;
-    const SolverState start = ws.bnorm(d_b.get(), st);
-    if (SolveResult trivial; !std::isfinite(start.bnorm) && trivial_rhs(start.bnorm, x, trivial)) {
-        return trivial;
-    }
-    // Jacobi alternates x0 -> x1 -> x0; Gauss-Seidel updates x0 in place. A graph of two
-    // sweeps (each gated, so the count stays exact) keeps the ping-pong in one replay.
-    const bool jacobi = method == Method::block_jacobi;
-    const double omega = options.omega;
-    cudaGraph_t graph = nullptr;
-    HEPTANE_CUDA_CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
-    for (int half = 0; half < 2; ++half) {
-        const double* in = (jacobi && half == 1) ? x1.get() : x0.get();
-        double* out = jacobi ? (half == 0 ? x1.get() : x0.get()) : x0.get();
-        smoother.sweep(d_b.get(), in, out, omega, st, gate);
-        smoother.matrix().apply(out, ax.get(), false, st, gate);
-        k_smoother_record<<<ws.blocks, kChunkThreads, 0, st>>>(w, d_b.get(), ax.get(), 0);
-    }
-    HEPTANE_CUDA_CHECK(cudaStreamEndCapture(st, &graph));
-    GraphExec exec(graph);
-    HEPTANE_CUDA_CHECK(cudaGraphDestroy(graph));
-    const double setup_seconds = setup_timer.seconds();
-
-    EventTimer solve_timer(st);
-    smoother.matrix().apply(x0.get(), ax.get(), false, st);
-    k_smoother_record<<<ws.blocks, kChunkThreads, 0, st>>>(w, d_b.get(), ax.get(), 1);
-    HEPTANE_SYNC_CHECK(st);
-    GpuSolveOptions replay = options;
-    replay.solve.max_iterations = (opt.max_iterations + 1) / 2;  // two sweeps per replay
-    replay_iterations(exec.get(), ws.state, replay, st);
-    SolverState host = ws.state.download(st);
-    const Buffer<double>& last = (jacobi && host.iterations % 2 == 1) ? x1 : x0;
-    host = ws.true_residual(smoother.matrix(), d_b.get(), last.get(), ax.get(), st);
-    const double solve_seconds = solve_timer.seconds();
-    return finish_solve(host, last, ws.history, x, setup_seconds, solve_seconds, times, st);
+std::unique_ptr<GpuSolver> make_smoother_solver(Method method, const GHMatrix& A,
+                                                const GpuSolveOptions& options) {
+    return std::make_unique<SmootherSolver>(method, A, options);
 }
+
+}  // namespace detail
 
 std::vector<double> apply_preconditioner(const GHMatrix& A, PreconditionerKind kind,
                                          std::array<int, 3> shape, const std::vector<double>& r) {

@@ -17,12 +17,14 @@
 
 namespace heptane::gpu::detail {
 
-/// z = M^{-1} r on a stream; nothing while *skip != 0 (solver gates).
+/// z = M^{-1} r on a stream; nothing while *skip != 0 (solver gates). update(A) factors
+/// new values of the same structure on the host and uploads them into the same buffers.
 class DevicePreconditioner {
   public:
     virtual ~DevicePreconditioner() = default;
     virtual void apply(const double* r, double* z, cudaStream_t stream,
                        const int* skip = nullptr) const = 0;
+    virtual void update(const GHMatrix& A) = 0;
 };
 
 /// Point-block Jacobi factors as the fused in-kernel solver reads them: row i < cell_rows of
@@ -52,6 +54,7 @@ class DevicePointBlock final : public DevicePreconditioner {
     explicit DevicePointBlock(const PointBlockFactors& f);
     void apply(const double* r, double* z, cudaStream_t stream,
                const int* skip = nullptr) const override;
+    void update(const GHMatrix& A) override;
     PointBlockView view() const { return {inv_.get(), inv_d_.get(), cell_rows_, K_}; }
 
   private:
@@ -70,6 +73,8 @@ std::unique_ptr<DevicePreconditioner> upload_preconditioner(const GHMatrix& A,
 /// the same way): block b's column-major inverse at inv + offset[b], 1 / D per well.
 struct SpatialUpload {
     explicit SpatialUpload(const SpatialBlockFactors& f);
+    /// New factors of the same blocking into the same buffers (synchronizes).
+    void update(const SpatialBlockFactors& f);
     SpatialBlocking blocking;
     int K, max_rows, threads;  ///< threads per spatial block
     Buffer<double> inv, inv_d;
@@ -89,12 +94,15 @@ class DeviceSmoother {
     DeviceSmoother(const GHMatrix& A, std::array<int, 3> shape);
     void sweep(const double* b, const double* x_in, double* x_out, double omega,
                cudaStream_t stream, const int* skip = nullptr) const;
+    /// New values of the same structure: Bdia uploaded, the blocks re-factored.
+    void update(const GHMatrix& A);
     const DeviceGH& matrix() const { return gh_; }
     /// Minimal bytes of one sweep: Bdia and the inverses once, b, x read, x written.
     double bytes() const { return bytes_; }
 
   private:
     DeviceGH gh_;
+    std::array<int, 3> shape_;
     SpatialUpload blocks_;
     double bytes_ = 0.0;
 };

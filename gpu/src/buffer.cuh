@@ -2,12 +2,19 @@
 /// @file RAII device memory.
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstddef>
+#include <stdexcept>
 #include <vector>
 
 #include "gpu/src/cuda_check.cuh"
 
 namespace heptane::gpu::detail {
+
+/// Device and pinned-host allocations made by heptane since the process started
+/// (gpu::device_allocations()): every RAII owner below counts its allocation here.
+inline std::atomic<long long> g_device_allocations{0};
+inline void count_allocation() { g_device_allocations.fetch_add(1, std::memory_order_relaxed); }
 
 /// n elements of T in device memory; move-only; freed on destruction.
 template <class T>
@@ -15,7 +22,10 @@ class Buffer {
   public:
     Buffer() = default;
     explicit Buffer(std::size_t n) : n_(n) {
-        if (n_ > 0) HEPTANE_CUDA_CHECK(cudaMalloc(&ptr_, n_ * sizeof(T)));
+        if (n_ > 0) {
+            HEPTANE_CUDA_CHECK(cudaMalloc(&ptr_, n_ * sizeof(T)));
+            count_allocation();
+        }
     }
     explicit Buffer(const std::vector<T>& host) : Buffer(host.size()) { upload(host); }
     Buffer(Buffer&& o) noexcept : ptr_(o.ptr_), n_(o.n_) {
@@ -40,7 +50,9 @@ class Buffer {
     std::size_t size() const { return n_; }
     std::size_t bytes() const { return n_ * sizeof(T); }
 
+    /// Copies `host` (at most size() elements) to the start of the buffer.
     void upload(const std::vector<T>& host, cudaStream_t stream = nullptr) {
+        if (host.size() > n_) throw std::logic_error("Buffer::upload: more elements than size()");
         if (!host.empty()) {
             HEPTANE_CUDA_CHECK(cudaMemcpyAsync(ptr_, host.data(), host.size() * sizeof(T),
                                                cudaMemcpyHostToDevice, stream));

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <limits>
+#include <stdexcept>
 
 #include "core/errors.hpp"
 #include "gpu/src/device_gh.cuh"
@@ -64,6 +65,20 @@ DeviceGH::DeviceGH(const GHMatrix& A, BdiaVariant variant)
         w_vals_ = Buffer<double>(w.w_vals);
         wt_vals_ = Buffer<double>(w.wt_vals);
         d_ = Buffer<double>(w.d);
+    }
+    HEPTANE_CUDA_CHECK(cudaStreamSynchronize(nullptr));  // the host vectors die here
+}
+
+void DeviceGH::update(const GHMatrix& A) {
+    if (A.block_size() != K_ || A.nx() != nx_ || A.ny() != ny_ || A.nz() != nz_ ||
+        static_cast<int>(A.num_wells()) != nw_ || A.wells().w_vals.size() != w_vals_.size()) {
+        throw std::invalid_argument("DeviceGH::update: the matrix has another structure");
+    }
+    bdia_.upload(device_layout(A, variant_, Mp_));
+    if (nw_ > 0) {
+        w_vals_.upload(A.wells().w_vals);
+        wt_vals_.upload(A.wells().wt_vals);
+        d_.upload(A.wells().d);
     }
     HEPTANE_CUDA_CHECK(cudaStreamSynchronize(nullptr));  // the host vectors die here
 }

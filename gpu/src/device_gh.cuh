@@ -42,6 +42,10 @@ class DeviceGH final : public DeviceOperator {
 
     BdiaView view(bool transpose) const;
 
+    /// New values of a matrix of the same structure into the same buffers (synchronizes:
+    /// the host copies die here); std::invalid_argument for another structure.
+    void update(const GHMatrix& A);
+
     /// y = A x (or A^T x) on `stream`. If `skip` is not null, the kernel does nothing while
     /// *skip != 0 (solvers gate whole phases on device state without a host round trip).
     void apply(const double* x, double* y, bool transpose, cudaStream_t stream,

@@ -1,20 +1,22 @@
 // The operators of the multi-kernel solvers (device_operator.cuh): KSPARSE on a BSR matrix,
-// and the entry points that choose between it and the Bdia operator.
+// and the multi-kernel solver objects' setup, which chooses between it and the Bdia operator.
 #include <memory>
 #include <stdexcept>
 #include <string>
 
 #include "core/errors.hpp"
 #include "core/formats.hpp"
+#include "core/linear_operator.hpp"
 #include "gpu/solvers.hpp"
 #include "gpu/src/block_smoothers.cuh"
 #include "gpu/src/device_gh.cuh"
 #include "gpu/src/device_operator.cuh"
+#include "gpu/src/factories.cuh"
 #include "gpu/src/ksparse.cuh"
+#include "gpu/src/multi_kernel_common.cuh"
 #include "gpu/src/solver_state.cuh"
 
-namespace heptane::gpu {
-namespace detail {
+namespace heptane::gpu::detail {
 
 KsparseOperator::KsparseOperator(const Bsr& A, const KsparseParams& params, bool with_transpose)
     : a_(std::make_unique<DeviceBsr>(A, tuned_params(params, A.block_size))) {
@@ -31,56 +33,80 @@ void KsparseOperator::apply(const double* x, double* y, bool transpose, cudaStre
     (transpose ? *at_ : *a_).apply(x, y, stream, skip);
 }
 
-SolveResult multi_kernel_on(const GHMatrix& A, const std::vector<double>& b, std::vector<double>& x,
-                            const GpuSolveOptions& options, GpuSolveTimes* times, bool transpose,
-                            MultiKernelBody body) {
-    const char* name = transpose ? "qmr_multi_kernel" : "bicgstab_multi_kernel";
-    check_sizes(A.rows(), b, x, name);
-    if (options.spmv == SpmvKind::bdia) {
-        const PreconditionerUpload precond = [&] {
-            return upload_preconditioner(A, options.preconditioner, options.block_shape);
-        };
-        return body([&] { return std::make_unique<DeviceGH>(A, options.variant); },
-                    options.preconditioner == PreconditionerKind::none ? nullptr : &precond, b, x,
-                    options, times);
-    }
-    // KSPARSE on the BSR form: padding unknowns (diagonal 1, right-hand side 0) stay 0.
-    const Bsr bsr = to_bsr(A);
-    const std::vector<double> padded_b = pad_vector(A, b);
-    std::vector<double> padded_x = pad_vector(A, x);
-    const SolveResult result =
-        body([&] { return std::make_unique<KsparseOperator>(bsr, options.ksparse, transpose); },
-             nullptr, padded_b, padded_x, options, times);
-    x = unpad_vector(A, padded_x);
-    return result;
+void KsparseOperator::update(const Bsr& A) {
+    a_->update_values(A);
+    if (at_) at_->update_values(transpose(A));
 }
 
 namespace {
 
-SolveResult on_bsr(const Bsr& A, const std::vector<double>& b, std::vector<double>& x,
-                   const GpuSolveOptions& options, GpuSolveTimes* times, bool transpose,
-                   MultiKernelBody body) {
-    if (A.block_rows != A.block_cols) {
-        throw std::invalid_argument("multi-kernel solvers: the BSR matrix must be square");
-    }
-    check_sizes(static_cast<long long>(A.block_rows) * A.block_size, b, x,
-                transpose ? "qmr_multi_kernel" : "bicgstab_multi_kernel");
-    return body([&] { return std::make_unique<KsparseOperator>(A, options.ksparse, transpose); },
-                nullptr, b, x, options, times);
+std::unique_ptr<GpuSolver> make_algorithm(Method method, MultiKernelSetup setup,
+                                          const GpuSolveOptions& options) {
+    if (method == Method::qmr) return make_qmr_multi_kernel(std::move(setup), options);
+    return make_bicgstab_multi_kernel(std::move(setup), options);
 }
 
 }  // namespace
-}  // namespace detail
 
-SolveResult bicgstab_multi_kernel(const Bsr& A, const std::vector<double>& b,
-                                  std::vector<double>& x, const GpuSolveOptions& options,
-                                  GpuSolveTimes* times) {
-    return detail::on_bsr(A, b, x, options, times, false, detail::bicgstab_multi_kernel_body);
+std::unique_ptr<GpuSolver> make_multi_kernel_solver(Method method, const GHMatrix& A,
+                                                    const GpuSolveOptions& options) {
+    const bool qmr = method == Method::qmr;
+    MultiKernelSetup setup;
+    setup.t0 = SetupClock::now();
+    setup.name = qmr ? "qmr_multi_kernel" : "bicgstab_multi_kernel";
+    setup.rows = A.rows();
+    setup.info.cost = cost(method, GpuKernel::multi_kernel);
+    setup.info.bytes_per_iteration =
+        iteration_bytes(method, options.preconditioner, options.block_shape, A,
+                        GHOperator(A).minimal_bytes(), setup.info.cost);
+    auto structure = std::make_shared<const GHStructure>(A);
+    if (options.spmv == SpmvKind::bdia) {
+        auto gh = std::make_unique<DeviceGH>(A, options.variant);
+        auto M = upload_preconditioner(A, options.preconditioner, options.block_shape);
+        DeviceGH* const gh_ptr = gh.get();
+        DevicePreconditioner* const M_ptr = M.get();
+        setup.n = A.rows();
+        setup.info.kernel = "multi_kernel";
+        setup.op = std::move(gh);
+        setup.M = std::move(M);
+        setup.update = [structure, gh_ptr, M_ptr](const GHMatrix& B) {
+            structure->check(B, "update_values");
+            gh_ptr->update(B);
+            if (M_ptr != nullptr) M_ptr->update(B);
+        };
+        return make_algorithm(method, std::move(setup), options);
+    }
+    // KSPARSE on the BSR form: padding unknowns (diagonal 1, right-hand side 0) stay 0.
+    auto op = std::make_unique<KsparseOperator>(to_bsr(A), options.ksparse, qmr);
+    KsparseOperator* const op_ptr = op.get();
+    setup.n = bsr_padded_rows(A);
+    setup.info.kernel = "multi_kernel/ksparse";
+    setup.op = std::move(op);
+    setup.update = [structure, op_ptr](const GHMatrix& B) {
+        structure->check(B, "update_values");
+        op_ptr->update(to_bsr(B));
+    };
+    return make_algorithm(method, std::move(setup), options);
 }
 
-SolveResult qmr_multi_kernel(const Bsr& A, const std::vector<double>& b, std::vector<double>& x,
-                             const GpuSolveOptions& options, GpuSolveTimes* times) {
-    return detail::on_bsr(A, b, x, options, times, true, detail::qmr_multi_kernel_body);
+std::unique_ptr<GpuSolver> make_multi_kernel_solver(Method method, const Bsr& A,
+                                                    const GpuSolveOptions& options) {
+    if (A.block_rows != A.block_cols) {
+        throw std::invalid_argument("multi-kernel solvers: the BSR matrix must be square");
+    }
+    const bool qmr = method == Method::qmr;
+    MultiKernelSetup setup;
+    setup.t0 = SetupClock::now();
+    setup.name = qmr ? "qmr_multi_kernel" : "bicgstab_multi_kernel";
+    setup.rows = static_cast<long long>(A.block_rows) * A.block_size;
+    setup.n = setup.rows;
+    setup.info.kernel = "multi_kernel/ksparse";
+    setup.info.cost = cost(method, GpuKernel::multi_kernel);
+    setup.info.bytes_per_iteration =
+        setup.info.cost.products * BsrOperator(A).minimal_bytes() +
+        setup.info.cost.vector_passes * 8.0 * static_cast<double>(setup.rows);
+    setup.op = std::make_unique<KsparseOperator>(A, options.ksparse, qmr);
+    return make_algorithm(method, std::move(setup), options);
 }
 
-}  // namespace heptane::gpu
+}  // namespace heptane::gpu::detail

@@ -5,7 +5,6 @@
 /// ksparse and matrix decks).
 #include <cuda_runtime.h>
 
-#include <functional>
 #include <memory>
 #include <vector>
 
@@ -13,11 +12,6 @@
 #include "core/gh_matrix.hpp"
 #include "core/krylov.hpp"
 #include "gpu/ksparse.hpp"
-
-namespace heptane::gpu {
-struct GpuSolveOptions;
-struct GpuSolveTimes;
-}  // namespace heptane::gpu
 
 namespace heptane::gpu::detail {
 
@@ -39,42 +33,12 @@ class KsparseOperator final : public DeviceOperator {
     ~KsparseOperator() override;
     void apply(const double* x, double* y, bool transpose, cudaStream_t stream,
                const int* skip = nullptr) const override;
+    /// New values of the same structure (and of its transpose), into the same buffers.
+    void update(const Bsr& A);
     const DeviceBsr& matrix() const { return *a_; }
 
   private:
     std::unique_ptr<DeviceBsr> a_, at_;
 };
-
-/// Uploads the operator of a solve (called after the setup timer has started).
-using OperatorUpload = std::function<std::unique_ptr<DeviceOperator>()>;
-
-class DevicePreconditioner;  // block_smoothers.cuh
-/// Factors and uploads the right preconditioner of a solve (after the setup timer started).
-using PreconditionerUpload = std::function<std::unique_ptr<DevicePreconditioner>()>;
-
-/// A multi-kernel solver body: the solve of A x = b on the uploaded operator, b and x of
-/// the operator's order, right-preconditioned when `precond` is not null.
-using MultiKernelBody = SolveResult (*)(const OperatorUpload& upload,
-                                        const PreconditionerUpload* precond,
-                                        const std::vector<double>& b, std::vector<double>& x,
-                                        const GpuSolveOptions& options, GpuSolveTimes* times);
-
-/// A multi-kernel solve of a GH system: `body` on the Bdia operator (options.spmv bdia), or
-/// on KSPARSE with the BSR form to_bsr(A) (options.spmv ksparse; b and x padded to its
-/// order and x unpadded after). `transpose`: the body also takes products with A^T.
-/// options.preconditioner (Bdia only; check_preconditioner has accepted it) is factored on
-/// the host and uploaded inside the body's setup.
-SolveResult multi_kernel_on(const GHMatrix& A, const std::vector<double>& b, std::vector<double>& x,
-                            const GpuSolveOptions& options, GpuSolveTimes* times, bool transpose,
-                            MultiKernelBody body);
-
-SolveResult bicgstab_multi_kernel_body(const OperatorUpload& upload,
-                                       const PreconditionerUpload* precond,
-                                       const std::vector<double>& b, std::vector<double>& x,
-                                       const GpuSolveOptions& options, GpuSolveTimes* times);
-/// (QMR takes no preconditioner on the device: precond must be null.)
-SolveResult qmr_multi_kernel_body(const OperatorUpload& upload, const PreconditionerUpload* precond,
-                                  const std::vector<double>& b, std::vector<double>& x,
-                                  const GpuSolveOptions& options, GpuSolveTimes* times);
 
 }  // namespace heptane::gpu::detail

@@ -5,12 +5,17 @@
 
 #include <chrono>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "core/errors.hpp"
+#include "core/linear_operator.hpp"
+#include "core/linear_solver.hpp"
+#include "gpu/solver.hpp"
 #include "gpu/solvers.hpp"
+#include "gpu/src/factories.cuh"
 #include "gpu/src/bicgstab_in_kernel.cuh"
 #include "gpu/src/block_smoothers.cuh"
 #include "gpu/src/buffer.cuh"
@@ -179,7 +184,7 @@ InKernelPlan in_kernel_plan(const GHMatrix& A, const GpuSolveOptions& options, M
 namespace detail {
 namespace {
 
-/// The vectors of n entries a solve allocates besides b and x.
+/// The vectors of n entries a solver allocates besides b and x.
 class Vectors {
   public:
     explicit Vectors(long long n) : n_(static_cast<size_t>(n)) {}
@@ -195,142 +200,201 @@ class Vectors {
     std::vector<Buffer<double>> list_;
 };
 
-/// One in-kernel solve of `method`: plan, upload, workspace, the cooperative launch, progress
-/// while it runs, the result. fill(params, vectors, gh, shared_ranges) sets the method's own
-/// vectors (and views) of `params`.
-template <class Params, class Fill>
-SolveResult solve_in_kernel(Method method, const GHMatrix& A, const std::vector<double>& b,
-                            std::vector<double>& x, const GpuSolveOptions& options,
-                            GpuSolveTimes* times, InKernelPlan* plan_out, Fill fill) {
-    const long long n = A.rows();
-    check_sizes(n, b, x, solver_name(method));
-    const SolveOptions& opt = options.solve;
-    Stream stream;
-    const cudaStream_t st = stream.get();
-    EventTimer setup_timer(st);
-
-    const InKernelPlan plan = in_kernel_plan(A, options, method);
-    if (plan_out != nullptr) *plan_out = plan;
-    const DeviceGH gh(A, BdiaVariant::cell_fastest);
-    Buffer<double> d_b(b), d_x(x);
-    Buffer<double> partial(2 * kMaxReductions * static_cast<size_t>(plan.grid));
-    Buffer<double> history(opt.max_iterations + 1);
-    Buffer<double> quasi(method == Method::qmr ? opt.max_iterations + 1 : 0);
-    Buffer<unsigned> flags(plan.grid);
-    flags.zero(st);
-    DeviceState state(opt);
-    Vectors vectors(n);
-
-    // Progress: the kernel's leader writes the iteration count to host-mapped memory.
-    InKernelProgress* progress = nullptr;
-    InKernelProgress* d_progress = nullptr;
-    if (opt.progress) {
-        HEPTANE_CUDA_CHECK(cudaHostAlloc(&progress, sizeof *progress, cudaHostAllocMapped));
-        *progress = InKernelProgress{0, 0.0};
-        HEPTANE_CUDA_CHECK(cudaHostGetDevicePointer(&d_progress, progress, 0));
+/// Host-mapped progress (iteration, residual) the kernel's leader writes while it runs.
+class MappedProgress {
+  public:
+    MappedProgress() {
+        HEPTANE_CUDA_CHECK(cudaHostAlloc(&host_, sizeof *host_, cudaHostAllocMapped));
+        count_allocation();
+        HEPTANE_CUDA_CHECK(cudaHostGetDevicePointer(&device_, host_, 0));
     }
-    struct FreeHost {
-        void* p;
-        ~FreeHost() {
-            if (p != nullptr) cudaFreeHost(p);
+    MappedProgress(const MappedProgress&) = delete;
+    MappedProgress& operator=(const MappedProgress&) = delete;
+    ~MappedProgress() { cudaFreeHost(host_); }
+    void reset() { *host_ = InKernelProgress{0, 0.0}; }
+    InKernelProgress* device() const { return device_; }
+    InKernelProgress read() const {
+        const volatile InKernelProgress* p = host_;
+        return {p->iterations, p->relative_residual};
+    }
+
+  private:
+    InKernelProgress* host_ = nullptr;
+    InKernelProgress* device_ = nullptr;
+};
+
+/// The in-kernel solver object of `method`: plan, upload, workspace and (fused point-block
+/// Jacobi) the preconditioner once; per solve b and x, one cooperative launch, progress while
+/// it runs, the result. Fill(params, vectors, gh, shared_ranges, M) sets the method's own
+/// vectors (and views) of `params`.
+template <class Params>
+class InKernelSolver final : public GpuSolver {
+  public:
+    template <class Fill>
+    InKernelSolver(Method method, const GHMatrix& A, const GpuSolveOptions& options, Fill fill)
+        : t0_(SetupClock::now()),
+          method_(method),
+          structure_(A),
+          capacity_(options.solve.max_iterations),
+          plan_(in_kernel_plan(A, options, method)),
+          gh_(A, BdiaVariant::cell_fastest),
+          d_b_(static_cast<size_t>(A.rows())),
+          d_x_(static_cast<size_t>(A.rows())),
+          partial_(2 * kMaxReductions * static_cast<size_t>(plan_.grid)),
+          history_(static_cast<size_t>(capacity_) + 1),
+          quasi_(method == Method::qmr ? static_cast<size_t>(capacity_) + 1 : 0),
+          flags_(static_cast<size_t>(plan_.grid)),
+          state_(options.solve),
+          vectors_(A.rows()) {
+        if (options.preconditioner != PreconditionerKind::none) {
+            M_ = std::make_unique<DevicePointBlock>(factor_point_blocks(A));
         }
-    } free_progress{progress};
+        InKernelParams& common = params_;
+        common.A = gh_.view(false);
+        common.n = A.rows();
+        common.b = d_b_.get();
+        common.x = d_x_.get();
+        common.partial = partial_.get();
+        common.flags = flags_.get();
+        common.st = state_.device();
+        common.history = history_.get();
+        common.quasi_history = quasi_.get();
+        common.progress = nullptr;  // per solve: only when someone watches
+        common.block_rows = plan_.rows_per_block;
+        common.passes = static_cast<int>(plan_.rows_per_block / (plan_.threads / 32) /
+                                         in_kernel_pass_rows(A.block_size()));
+        common.shared_ranges = plan_.shared_ranges ? 1 : 0;
+        fill(params_, vectors_, gh_, plan_.shared_ranges, M_.get());
+        kernel_ = kernel_for(method, A.block_size());
+        HEPTANE_CUDA_CHECK(cudaDeviceSynchronize());
+        info_.backend = "gpu";
+        info_.kernel = "in_kernel (" + std::to_string(plan_.grid) + " blocks x " +
+                       std::to_string(plan_.threads) + ", " +
+                       (plan_.shared_ranges ? "shared" : "global") + " ranges)";
+        info_.cost = cost(method, GpuKernel::in_kernel);
+        info_.bytes_per_iteration =
+            iteration_bytes(method, options.preconditioner, options.block_shape, A,
+                            GHOperator(A).minimal_bytes(), info_.cost);
+        info_.workspace_bytes = plan_.device_bytes;
+        info_.counts = {1, 1, M_ ? 1 : 0};
+        info_.setup_seconds = seconds_since(t0_);
+    }
 
-    Params params{};
-    InKernelParams& common = params;
-    common.A = gh.view(false);
-    common.n = n;
-    common.b = d_b.get();
-    common.x = d_x.get();
-    common.partial = partial.get();
-    common.flags = flags.get();
-    common.st = state.device();
-    common.history = history.get();
-    common.quasi_history = quasi.get();
-    common.progress = d_progress;
-    common.block_rows = plan.rows_per_block;
-    common.passes = static_cast<int>(plan.rows_per_block / (plan.threads / 32) /
-                                     in_kernel_pass_rows(A.block_size()));
-    common.shared_ranges = plan.shared_ranges ? 1 : 0;
-    fill(params, vectors, gh, plan.shared_ranges);
-    HEPTANE_CUDA_CHECK(cudaStreamSynchronize(st));
-    const double setup_seconds = setup_timer.seconds();
+    void update_values(const GHMatrix& A) override {
+        const auto t0 = SetupClock::now();
+        structure_.check(A, "update_values");
+        gh_.update(A);
+        ++info_.counts.matrix_uploads;
+        if (M_) {
+            M_->update(A);
+            ++info_.counts.factorizations;
+        }
+        info_.update_seconds = seconds_since(t0);
+    }
 
-    EventTimer solve_timer(st);
-    void* args[] = {&params};
-    HEPTANE_CUDA_CHECK(cudaLaunchCooperativeKernel(kernel_for(method, A.block_size()),
-                                                   dim3(plan.grid), dim3(plan.threads), args,
-                                                   plan.shared_bytes, st));
-    if (opt.progress) {
-        int seen = 0;
-        while (cudaStreamQuery(st) == cudaErrorNotReady) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-            const volatile InKernelProgress* p = progress;
-            const int it = p->iterations;
-            if (it > seen) {
-                seen = it;
-                opt.progress(it, p->relative_residual);
+    SolveResult solve(const std::vector<double>& b, std::vector<double>& x,
+                      const SolveOptions& opt) override {
+        check_sizes(params_.n, b, x, solver_name(method_));
+        if (opt.max_iterations > capacity_) {
+            throw std::invalid_argument(std::string(solver_name(method_)) + ": max_iterations " +
+                                        std::to_string(opt.max_iterations) +
+                                        " exceeds the solver's capacity " +
+                                        std::to_string(capacity_));
+        }
+        const cudaStream_t st = stream_.get();
+        upload_padded(d_b_, b, st);
+        upload_padded(d_x_, x, st);
+        flags_.zero(st);
+        state_.reset(opt, st);
+        progress_.reset();
+        params_.progress = opt.progress ? progress_.device() : nullptr;
+
+        EventTimer solve_timer(st);
+        void* args[] = {&params_};
+        HEPTANE_CUDA_CHECK(cudaLaunchCooperativeKernel(kernel_, dim3(plan_.grid),
+                                                       dim3(plan_.threads), args,
+                                                       plan_.shared_bytes, st));
+        if (opt.progress) {
+            int seen = 0;
+            while (cudaStreamQuery(st) == cudaErrorNotReady) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                const InKernelProgress p = progress_.read();
+                if (p.iterations > seen) {
+                    seen = p.iterations;
+                    opt.progress(p.iterations, p.relative_residual);
+                }
             }
         }
+        HEPTANE_SYNC_CHECK(st);
+        info_.solve_seconds = solve_timer.seconds();
+        const SolverState host = state_.download(st);
+        if (SolveResult trivial; trivial_rhs(host.bnorm, x, trivial)) return trivial;
+        return finish_solve(host, d_x_, history_, x, 0.0, 0.0, nullptr, st,
+                            method_ == Method::qmr ? &quasi_ : nullptr);
     }
-    HEPTANE_SYNC_CHECK(st);
-    const double solve_seconds = solve_timer.seconds();
-    const SolverState host = state.download(st);
-    if (SolveResult trivial; trivial_rhs(host.bnorm, x, trivial)) return trivial;
 
-    return finish_solve(host, d_x, history, x, setup_seconds, solve_seconds, times, st,
-                        method == Method::qmr ? &quasi : nullptr);
-}
+    SolverInfo info() const override { return info_; }
+    InKernelPlan plan() const override { return plan_; }
+
+  private:
+    SetupClock::time_point t0_;
+    Method method_;
+    GHStructure structure_;
+    int capacity_;
+    InKernelPlan plan_;
+    Stream stream_;
+    DeviceGH gh_;
+    Buffer<double> d_b_, d_x_, partial_, history_, quasi_;
+    Buffer<unsigned> flags_;
+    DeviceState state_;
+    Vectors vectors_;
+    MappedProgress progress_;
+    std::unique_ptr<DevicePointBlock> M_;  ///< fused point-block Jacobi (or none)
+    Params params_{};
+    const void* kernel_ = nullptr;
+    SolverInfo info_;
+};
 
 }  // namespace
-}  // namespace detail
 
-SolveResult bicgstab_in_kernel(const GHMatrix& A, const std::vector<double>& b,
-                               std::vector<double>& x, const GpuSolveOptions& options,
-                               GpuSolveTimes* times, InKernelPlan* plan) {
-    using namespace detail;
-    check_preconditioner(Method::bicgstab, GpuKernel::in_kernel, options, A.block_size());
-    const bool preconditioned = options.preconditioner != PreconditionerKind::none;
-    std::unique_ptr<DevicePointBlock> M;  // factored and uploaded in the timed setup
-    return solve_in_kernel<BicgstabParams>(
-        Method::bicgstab, A, b, x, options, times, plan,
-        [&](BicgstabParams& p, Vectors& v, const DeviceGH&, bool shared_ranges) {
+std::unique_ptr<GpuSolver> make_in_kernel_solver(Method method, const GHMatrix& A,
+                                                 const GpuSolveOptions& options) {
+    check_preconditioner(method, GpuKernel::in_kernel, options, A.block_size());
+    if (method == Method::qmr) {
+        return std::make_unique<InKernelSolver<QmrParams>>(
+            method, A, options,
+            [](QmrParams& p, Vectors& v, const DeviceGH& gh, bool shared_ranges,
+               const DevicePointBlock*) {
+                p.AT = gh.view(true);
+                p.v = v.add();
+                p.w = v.add();
+                for (int k = 0; k < 2; ++k) {
+                    p.p[k] = v.add();
+                    p.q[k] = v.add();
+                }
+                p.r = v.add(!shared_ranges);
+                p.d = v.add(!shared_ranges);
+                p.s = v.add(!shared_ranges);
+                p.pt = v.add(!shared_ranges);
+                p.u = v.add(!shared_ranges);
+            });
+    }
+    return std::make_unique<InKernelSolver<BicgstabParams>>(
+        method, A, options,
+        [](BicgstabParams& p, Vectors& v, const DeviceGH&, bool shared_ranges,
+           const DevicePointBlock* M) {
             p.r = v.add();
             p.q = v.add();
             p.v = v.add();
             p.r_hat = v.add(!shared_ranges);
             p.t = v.add(!shared_ranges);
-            p.rp = preconditioned ? v.add() : p.r;
-            p.vp = preconditioned ? v.add() : p.v;
-            p.preconditioned = preconditioned ? 1 : 0;
-            if (preconditioned) {
-                M = std::make_unique<DevicePointBlock>(factor_point_blocks(A));
-                p.M = M->view();
-            }
+            p.rp = M != nullptr ? v.add() : p.r;
+            p.vp = M != nullptr ? v.add() : p.v;
+            p.preconditioned = M != nullptr ? 1 : 0;
+            if (M != nullptr) p.M = M->view();
         });
 }
 
-SolveResult qmr_in_kernel(const GHMatrix& A, const std::vector<double>& b, std::vector<double>& x,
-                          const GpuSolveOptions& options, GpuSolveTimes* times,
-                          InKernelPlan* plan) {
-    using namespace detail;
-    check_preconditioner(Method::qmr, GpuKernel::in_kernel, options, A.block_size());
-    return solve_in_kernel<QmrParams>(
-        Method::qmr, A, b, x, options, times, plan,
-        [](QmrParams& p, Vectors& v, const DeviceGH& gh, bool shared_ranges) {
-            p.AT = gh.view(true);
-            p.v = v.add();
-            p.w = v.add();
-            for (int k = 0; k < 2; ++k) {
-                p.p[k] = v.add();
-                p.q[k] = v.add();
-            }
-            p.r = v.add(!shared_ranges);
-            p.d = v.add(!shared_ranges);
-            p.s = v.add(!shared_ranges);
-            p.pt = v.add(!shared_ranges);
-            p.u = v.add(!shared_ranges);
-        });
-}
+}  // namespace detail
 
 }  // namespace heptane::gpu

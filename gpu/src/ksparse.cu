@@ -538,6 +538,14 @@ DeviceBsr::DeviceBsr(const Bsr& A, const KsparseParams& params)
     y_hat_ = Buffer<double>(static_cast<size_t>(kernel_rows_) * bs_);
 }
 
+void DeviceBsr::update_values(const Bsr& A) {
+    if (A.block_size != bs_ || A.block_rows != block_rows_ || A.col.size() != col_.size()) {
+        throw std::invalid_argument("DeviceBsr::update_values: the matrix has another structure");
+    }
+    val_.upload(column_major_blocks(A));
+    HEPTANE_CUDA_CHECK(cudaStreamSynchronize(nullptr));  // the host copy dies here
+}
+
 void DeviceBsr::apply(const double* x, double* y, cudaStream_t stream, const int* skip) const {
     if (!balanced_) {
         ksparse_launch(launch_, {row_ptr_.get(), col_.get(), val_.get(), block_rows_, bs_}, x, y,

@@ -65,6 +65,9 @@ class DeviceBsr {
   public:
     DeviceBsr(const Bsr& A, const KsparseParams& params);
     void apply(const double* x, double* y, cudaStream_t stream, const int* skip = nullptr) const;
+    /// New values of a matrix of the same structure into the same buffer (synchronizes);
+    /// std::invalid_argument for another block count or block size.
+    void update_values(const Bsr& A);
     const KsparseLaunch& launch() const { return launch_; }
     bool balanced() const { return balanced_; }
     int lambda() const { return lambda_; }

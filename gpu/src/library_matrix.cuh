@@ -6,6 +6,7 @@
 #include <cusparse.h>
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -74,23 +75,29 @@ class LibraryMatrix {
     /// so that apply() computes A^T x, as a library user would for QMR's A^T q.
     LibraryMatrix(const GHMatrix& A, LibrarySpmv kind, cudaStream_t stream, bool transpose = false)
         : LibraryMatrix(kind, stream) {
-        if (kind == LibrarySpmv::csr) {
-            Csr csr = to_csr(A);
-            if (transpose) transpose_block_sparse(csr.rows, 1, csr.row_ptr, csr.col, csr.val);
-            set(csr);
-        } else {
-            if (A.block_size() == 1) {
-                throw NotSupported(std::string(to_string(kind)) +
-                                   ": cuSPARSE BSR SpMV needs blocks of 2 x 2 or more; use "
-                                   "csr for K = 1");
-            }
-            Bsr bsr = to_bsr(A);
-            if (transpose) {
-                transpose_block_sparse(bsr.block_rows, bsr.block_size, bsr.row_ptr, bsr.col,
-                                       bsr.val);
-            }
-            set(bsr);
+        transpose_ = transpose;
+        if (kind != LibrarySpmv::csr && A.block_size() == 1) {
+            throw NotSupported(std::string(to_string(kind)) +
+                               ": cuSPARSE BSR SpMV needs blocks of 2 x 2 or more; use "
+                               "csr for K = 1");
         }
+        if (kind == LibrarySpmv::csr) {
+            set(host_csr(A));
+        } else {
+            set(host_bsr(A));
+        }
+    }
+    /// New values of a GH matrix of the same structure into the same buffers (the SpMV's
+    /// preprocessing is redone in its buffer before the next product).
+    void update(const GHMatrix& A) {
+        const std::vector<double> val =
+            kind_ == LibrarySpmv::csr ? host_csr(A).val : host_bsr(A).val;
+        if (val.size() != val_.size()) {
+            throw std::invalid_argument("LibraryMatrix::update: the matrix has another structure");
+        }
+        val_.upload(val);
+        HEPTANE_CUDA_CHECK(cudaDeviceSynchronize());  // the host array dies here
+        preprocessed_ = false;
     }
     /// Any square block-sparse matrix: BSR as it is (kind bsr or bsr_legacy, blocks of 2 x 2
     /// or more), or its scalar CSR (kind csr).
@@ -138,17 +145,34 @@ class LibraryMatrix {
                 cusparseSpMV_bufferSize(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat_, vx_,
                                         &zero, vy_, CUDA_R_64F, alg, &bytes));
             buffer_ = Buffer<char>(bytes > 0 ? bytes : 1);
-            HEPTANE_CUSPARSE_CHECK(
-                cusparseSpMV_preprocess(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat_, vx_,
-                                        &zero, vy_, CUDA_R_64F, alg, buffer_.get()));
         }
         HEPTANE_CUSPARSE_CHECK(cusparseDnVecSetValues(vx_, const_cast<double*>(x)));
         HEPTANE_CUSPARSE_CHECK(cusparseDnVecSetValues(vy_, y));
+        if (!preprocessed_) {  // after the first use and after every update
+            HEPTANE_CUSPARSE_CHECK(
+                cusparseSpMV_preprocess(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat_, vx_,
+                                        &zero, vy_, CUDA_R_64F, alg, buffer_.get()));
+            preprocessed_ = true;
+        }
         HEPTANE_CUSPARSE_CHECK(cusparseSpMV(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat_,
                                             vx_, &zero, vy_, CUDA_R_64F, alg, buffer_.get()));
     }
 
   private:
+    /// The CSR / BSR form of A (transposed for a transposed matrix), on the host.
+    Csr host_csr(const GHMatrix& A) const {
+        Csr csr = to_csr(A);
+        if (transpose_) transpose_block_sparse(csr.rows, 1, csr.row_ptr, csr.col, csr.val);
+        return csr;
+    }
+    Bsr host_bsr(const GHMatrix& A) const {
+        Bsr bsr = to_bsr(A);
+        if (transpose_) {
+            transpose_block_sparse(bsr.block_rows, bsr.block_size, bsr.row_ptr, bsr.col, bsr.val);
+        }
+        return bsr;
+    }
+
     LibraryMatrix(LibrarySpmv kind, cudaStream_t stream) : kind_(kind) {
         HEPTANE_CUSPARSE_CHECK(cusparseCreate(&handle_));
         HEPTANE_CUSPARSE_CHECK(cusparseSetStream(handle_, stream));
@@ -186,6 +210,8 @@ class LibraryMatrix {
     }
 
     LibrarySpmv kind_;
+    bool transpose_ = false;
+    bool preprocessed_ = false;
     cusparseHandle_t handle_ = nullptr;
     cusparseSpMatDescr_t mat_ = nullptr;
     cusparseMatDescr_t descr_ = nullptr;

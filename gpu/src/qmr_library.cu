@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <vector>
 
 #include "core/formats.hpp"
@@ -23,6 +24,7 @@
 #include "gpu/src/buffer.cuh"
 #include "gpu/src/cuda_check.cuh"
 #include "gpu/src/library_matrix.cuh"
+#include "gpu/src/library_solver.cuh"
 #include "gpu/src/solver_state.cuh"
 
 namespace heptane::gpu {
@@ -163,115 +165,106 @@ __global__ void k_qmr_init(SolverState* st, QmrScalars* sc, double* history, dou
     }
 }
 
-}  // namespace
-}  // namespace detail
+/// The library QMR object.
+class QmrLibrary final : public LibrarySolver {
+  public:
+    QmrLibrary(const GHMatrix& A, const GpuSolveOptions& options)
+        : LibrarySolver("qmr_library", Method::qmr, A, options, true),
+          r_(vector()),
+          v_(vector()),
+          w_(vector()),
+          p_(vector()),
+          q_(vector()),
+          p_tilde_(vector()),
+          d_(vector()),
+          s_(vector()),
+          at_q_(vector()),
+          quasi_(static_cast<std::size_t>(std::max(capacity(), 0)) + 1),
+          scalars_(1) {
+        finish_setup();
+    }
 
-SolveResult qmr_library(const GHMatrix& A, const std::vector<double>& b, std::vector<double>& x,
-                        const GpuSolveOptions& options, GpuSolveTimes* times) {
-    using namespace detail;
-    const long long rows = A.rows();
-    check_sizes(rows, b, x, "qmr_library");
-    const SolveOptions& opt = options.solve;
-    Stream stream;
-    const cudaStream_t st = stream.get();
-    EventTimer setup_timer(st);
-    LibraryMatrix mat(A, options.library_spmv, st);
-    LibraryMatrix mat_t(A, options.library_spmv, st, /*transpose=*/true);
-    const long long n = mat.size();  // BSR pads the well unknowns to whole blocks
-    const bool padded = n != rows;
-    Buffer<double> d_b(padded ? pad_vector(A, b) : b), d_x(padded ? pad_vector(A, x) : x);
-    Buffer<double> r(n), v(n), w(n), p(n), q(n), p_tilde(n), d(n), s(n), at_q(n);
-    const std::size_t entries = static_cast<std::size_t>(std::max(opt.max_iterations, 0)) + 1;
-    Buffer<double> history(entries), quasi(entries);
-    // p, q, d, s start at zero: at it = 1 their old values are multiplied by 0 (c_p = c_q = c = 0)
-    p.zero(st);
-    q.zero(st);
-    d.zero(st);
-    s.zero(st);
-    DeviceState state(opt);
-    Buffer<QmrScalars> scalars(1);
-    scalars.zero(st);
-    SolverState* sst = state.device();
-    QmrScalars* sc = scalars.get();
-    const BlasHandle handle(st, n);  // device pointer mode
-    const cublasHandle_t blas = handle.get();
-    const int ni = handle.n();
-    const double setup_seconds = setup_timer.seconds();
+  private:
+    // p, q, d, s start at zero: at it = 1 their old values are multiplied by 0 (c_p = c_q =
+    // c = 0)
+    void reset(cudaStream_t st) override {
+        p_.zero(st);
+        q_.zero(st);
+        d_.zero(st);
+        s_.zero(st);
+        scalars_.zero(st);
+    }
 
-    // ||b|| (cuBLAS), then r = b - A x;  v~ = r, rho = ||v~||;  w~ = r, xi = ||w~||.
-    EventTimer solve_timer(st);
-    const double host_bnorm = library_norm(handle, d_b.get(), &sst->bnorm);
-    if (SolveResult trivial; trivial_rhs(host_bnorm, x, trivial)) return trivial;
-    library_residual(mat, handle, d_b.get(), d_x.get(), r.get());
-    HEPTANE_CUBLAS_CHECK(cublasDcopy(blas, ni, r.get(), 1, v.get(), 1));
-    HEPTANE_CUBLAS_CHECK(cublasDcopy(blas, ni, r.get(), 1, w.get(), 1));
-    HEPTANE_CUBLAS_CHECK(cublasDnrm2(blas, ni, r.get(), 1, &sc->r_norm));
-    k_qmr_init<<<1, 1, 0, st>>>(sst, sc, history.get(), quasi.get());
-    HEPTANE_SYNC_CHECK(st);
+    // r = b - A x;  v~ = r, rho = ||v~||;  w~ = r, xi = ||w~||.
+    void start(cudaStream_t st) override {
+        library_residual(mat(), handle(), d_b(), d_x(), r_.get());
+        HEPTANE_CUBLAS_CHECK(cublasDcopy(blas(), ni(), r_.get(), 1, v_.get(), 1));
+        HEPTANE_CUBLAS_CHECK(cublasDcopy(blas(), ni(), r_.get(), 1, w_.get(), 1));
+        HEPTANE_CUBLAS_CHECK(cublasDnrm2(blas(), ni(), r_.get(), 1, &scalars_.get()->r_norm));
+        k_qmr_init<<<1, 1, 0, st>>>(state(), scalars_.get(), history(), quasi_.get());
+        HEPTANE_SYNC_CHECK(st);
+    }
 
-    auto iteration = [&]() {
+    void iteration(cudaStream_t st) override {
+        const cublasHandle_t h = blas();
+        const int n = ni();
+        SolverState* const sst = state();
+        QmrScalars* const sc = scalars_.get();
+        double *const v = v_.get(), *const w = w_.get(), *const p = p_.get(), *const q = q_.get(),
+                      *const pt = p_tilde_.get(), *const d = d_.get(), *const s = s_.get(),
+                      *const at_q = at_q_.get(), *const r = r_.get();
         // rho, xi != 0;  v = v~ / rho;  w = w~ / xi;  delta = w^T v
         k_qmr_scale<<<1, 1, 0, st>>>(sst, sc);
-        HEPTANE_CUBLAS_CHECK(cublasDscal(blas, ni, &sc->c_inv_rho, v.get(), 1));
-        HEPTANE_CUBLAS_CHECK(cublasDscal(blas, ni, &sc->c_inv_xi, w.get(), 1));
-        HEPTANE_CUBLAS_CHECK(cublasDdot(blas, ni, w.get(), 1, v.get(), 1, &sc->delta));
+        HEPTANE_CUBLAS_CHECK(cublasDscal(h, n, &sc->c_inv_rho, v, 1));
+        HEPTANE_CUBLAS_CHECK(cublasDscal(h, n, &sc->c_inv_xi, w, 1));
+        HEPTANE_CUBLAS_CHECK(cublasDdot(h, n, w, 1, v, 1, &sc->delta));
         k_qmr_delta<<<1, 1, 0, st>>>(sst, sc);
         // p = v - (xi delta / eps) p;  q = w - (rho delta / eps) q
-        HEPTANE_CUBLAS_CHECK(cublasDscal(blas, ni, &sc->c_p, p.get(), 1));
-        HEPTANE_CUBLAS_CHECK(cublasDaxpy(blas, ni, &sc->c_one_pq, v.get(), 1, p.get(), 1));
-        HEPTANE_CUBLAS_CHECK(cublasDscal(blas, ni, &sc->c_q, q.get(), 1));
-        HEPTANE_CUBLAS_CHECK(cublasDaxpy(blas, ni, &sc->c_one_pq, w.get(), 1, q.get(), 1));
+        HEPTANE_CUBLAS_CHECK(cublasDscal(h, n, &sc->c_p, p, 1));
+        HEPTANE_CUBLAS_CHECK(cublasDaxpy(h, n, &sc->c_one_pq, v, 1, p, 1));
+        HEPTANE_CUBLAS_CHECK(cublasDscal(h, n, &sc->c_q, q, 1));
+        HEPTANE_CUBLAS_CHECK(cublasDaxpy(h, n, &sc->c_one_pq, w, 1, q, 1));
         // p~ = A p;  eps = q^T p~;  beta = eps / delta
-        mat.apply(p.get(), p_tilde.get());
-        HEPTANE_CUBLAS_CHECK(cublasDdot(blas, ni, q.get(), 1, p_tilde.get(), 1, &sc->eps));
+        mat().apply(p, pt);
+        HEPTANE_CUBLAS_CHECK(cublasDdot(h, n, q, 1, pt, 1, &sc->eps));
         k_qmr_eps<<<1, 1, 0, st>>>(sst, sc);
         // v~ = p~ - beta v;  rho_new = ||v~||
-        HEPTANE_CUBLAS_CHECK(cublasDscal(blas, ni, &sc->c_neg_beta, v.get(), 1));
-        HEPTANE_CUBLAS_CHECK(cublasDaxpy(blas, ni, &sc->c_one_vw, p_tilde.get(), 1, v.get(), 1));
-        HEPTANE_CUBLAS_CHECK(cublasDnrm2(blas, ni, v.get(), 1, &sc->rho_new));
+        HEPTANE_CUBLAS_CHECK(cublasDscal(h, n, &sc->c_neg_beta, v, 1));
+        HEPTANE_CUBLAS_CHECK(cublasDaxpy(h, n, &sc->c_one_vw, pt, 1, v, 1));
+        HEPTANE_CUBLAS_CHECK(cublasDnrm2(h, n, v, 1, &sc->rho_new));
         // w~ = A^T q - beta w;  xi_new = ||w~||
-        mat_t.apply(q.get(), at_q.get());
-        HEPTANE_CUBLAS_CHECK(cublasDscal(blas, ni, &sc->c_neg_beta, w.get(), 1));
-        HEPTANE_CUBLAS_CHECK(cublasDaxpy(blas, ni, &sc->c_one_vw, at_q.get(), 1, w.get(), 1));
-        HEPTANE_CUBLAS_CHECK(cublasDnrm2(blas, ni, w.get(), 1, &sc->xi_new));
+        mat_t().apply(q, at_q);
+        HEPTANE_CUBLAS_CHECK(cublasDscal(h, n, &sc->c_neg_beta, w, 1));
+        HEPTANE_CUBLAS_CHECK(cublasDaxpy(h, n, &sc->c_one_vw, at_q, 1, w, 1));
+        HEPTANE_CUBLAS_CHECK(cublasDnrm2(h, n, w, 1, &sc->xi_new));
         // theta, gamma, eta, tau (core/qmr_recurrence.hpp)
-        k_qmr_givens<<<1, 1, 0, st>>>(sst, sc, quasi.get());
+        k_qmr_givens<<<1, 1, 0, st>>>(sst, sc, quasi_.get());
         // d = eta p + (theta_old gamma)^2 d;  s = eta p~ + (theta_old gamma)^2 s
-        HEPTANE_CUBLAS_CHECK(cublasDscal(blas, ni, &sc->c_c, d.get(), 1));
-        HEPTANE_CUBLAS_CHECK(cublasDaxpy(blas, ni, &sc->c_eta, p.get(), 1, d.get(), 1));
-        HEPTANE_CUBLAS_CHECK(cublasDscal(blas, ni, &sc->c_c, s.get(), 1));
-        HEPTANE_CUBLAS_CHECK(cublasDaxpy(blas, ni, &sc->c_eta, p_tilde.get(), 1, s.get(), 1));
+        HEPTANE_CUBLAS_CHECK(cublasDscal(h, n, &sc->c_c, d, 1));
+        HEPTANE_CUBLAS_CHECK(cublasDaxpy(h, n, &sc->c_eta, p, 1, d, 1));
+        HEPTANE_CUBLAS_CHECK(cublasDscal(h, n, &sc->c_c, s, 1));
+        HEPTANE_CUBLAS_CHECK(cublasDaxpy(h, n, &sc->c_eta, pt, 1, s, 1));
         // x = x + d;  r = r - s;  ||r||
-        HEPTANE_CUBLAS_CHECK(cublasDaxpy(blas, ni, &sc->c_one_x, d.get(), 1, d_x.get(), 1));
-        HEPTANE_CUBLAS_CHECK(cublasDaxpy(blas, ni, &sc->c_neg_one_r, s.get(), 1, r.get(), 1));
-        HEPTANE_CUBLAS_CHECK(cublasDnrm2(blas, ni, r.get(), 1, &sc->r_norm));
-        k_qmr_record<<<1, 1, 0, st>>>(sst, sc, history.get());
+        HEPTANE_CUBLAS_CHECK(cublasDaxpy(h, n, &sc->c_one_x, d, 1, d_x(), 1));
+        HEPTANE_CUBLAS_CHECK(cublasDaxpy(h, n, &sc->c_neg_one_r, s, 1, r, 1));
+        HEPTANE_CUBLAS_CHECK(cublasDnrm2(h, n, r, 1, &sc->r_norm));
+        k_qmr_record<<<1, 1, 0, st>>>(sst, sc, history());
         HEPTANE_SYNC_CHECK(st);
-    };
-
-    SolverState host = state.download(st);
-    const int batch = std::max(options.check_interval, 1);
-    long long launched = 0;  // every launched iteration either ends the solve or counts
-    while (host.status == kRunning && launched < opt.max_iterations) {
-        for (int i = 0; i < batch; ++i) iteration();
-        launched += batch;
-        host = state.download(st);
-        if (opt.progress && host.iterations > 0)
-            opt.progress(host.iterations, host.relative_residual);
     }
-    // True residual ||b - A x|| / ||b||.
-    library_residual(mat, handle, d_b.get(), d_x.get(), at_q.get());
-    Buffer<double> norm(1);
-    const double true_norm = library_norm(handle, at_q.get(), norm.get());
-    const double solve_seconds = solve_timer.seconds();
-    host = state.download(st);
-    host.true_relative_residual = true_norm / host_bnorm;
 
-    std::vector<double> xs;
-    SolveResult result =
-        finish_solve(host, d_x, history, xs, setup_seconds, solve_seconds, times, st, &quasi);
-    x = padded ? unpad_vector(A, xs) : xs;
-    return result;
+    double* scratch() override { return at_q_.get(); }
+    const Buffer<double>* quasi() const override { return &quasi_; }
+
+    Buffer<double> r_, v_, w_, p_, q_, p_tilde_, d_, s_, at_q_, quasi_;
+    Buffer<QmrScalars> scalars_;
+};
+
+}  // namespace
+
+std::unique_ptr<GpuSolver> make_qmr_library(const GHMatrix& A, const GpuSolveOptions& options) {
+    return std::make_unique<QmrLibrary>(A, options);
 }
+
+}  // namespace detail
 
 }  // namespace heptane::gpu

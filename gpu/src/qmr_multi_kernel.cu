@@ -197,77 +197,69 @@ __global__ void __launch_bounds__(kChunkThreads)
     begin_iteration(st, it + 1);
 }
 
-}  // namespace
-
-/// The solve on the uploaded operator (b and x of its order; A^T products too).
-SolveResult qmr_multi_kernel_body(const OperatorUpload& upload, const PreconditionerUpload* precond,
-                                  const std::vector<double>& b, std::vector<double>& x,
-                                  const GpuSolveOptions& options, GpuSolveTimes* times) {
-    const long long n = static_cast<long long>(b.size());
-    check_sizes(n, b, x, "qmr_multi_kernel");
-    if (precond != nullptr) {
-        throw NotSupported("the GPU QMR takes no preconditioner (it needs M^-T on the device)");
+/// The multi-kernel QMR object (no preconditioner: it would need M^-T on the device).
+class QmrMultiKernel final : public MultiKernelSolver {
+  public:
+    QmrMultiKernel(MultiKernelSetup setup, const GpuSolveOptions& options)
+        : MultiKernelSolver(std::move(setup), options),
+          r_(vector()),
+          v_(vector()),
+          w_(vector()),
+          p_(vector()),
+          q_(vector()),
+          p_tilde_(vector()),
+          at_q_(vector()),
+          d_(vector()),
+          s_(vector()),
+          quasi_(static_cast<std::size_t>(capacity()) + 1) {
+        if (preconditioned()) {
+            throw NotSupported("the GPU QMR takes no preconditioner (it needs M^-T on the device)");
+        }
+        capture();
     }
-    const SolveOptions& opt = options.solve;
-    Stream stream;
-    EventTimer setup_timer(stream.get());
-    const cudaStream_t st = stream.get();
 
-    const std::unique_ptr<DeviceOperator> op = upload();
-    const DeviceOperator& gh = *op;
-    Buffer<double> d_b(b), d_x(x), r(n), v(n), w(n), p(n), q(n), p_tilde(n), at_q(n), d(n), s(n);
+  private:
     // d and s start at zero, as the reference's: the first iteration weighs them by c = 0,
     // and 0 times uninitialised memory could be NaN.
-    d.zero(st);
-    s.zero(st);
-    MultiKernelWorkspace ws(n, opt, st);
-    const unsigned blocks = ws.blocks;
-    const Work& work = ws.work;
-    const DeviceState& state = ws.state;
-    Buffer<double> quasi(opt.max_iterations + 1);
-    const int* ended = &state.device()->skip_iteration;
-
-    // ||b||: zero and non-finite right-hand sides end the solve here, as in the reference.
-    if (SolveResult trivial; trivial_rhs(ws.bnorm(d_b.get(), st).bnorm, x, trivial)) {
-        return trivial;
+    void reset_vectors(cudaStream_t st) override {
+        d_.zero(st);
+        s_.zero(st);
     }
 
-    // One iteration, captured into a graph.
-    cudaGraph_t graph = nullptr;
-    HEPTANE_CUDA_CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
-    k_delta<<<blocks, kChunkThreads, 0, st>>>(work, v.get(), w.get());
-    k_update_pq<<<blocks, kChunkThreads, 0, st>>>(work, v.get(), w.get(), p.get(), q.get());
-    gh.apply(p.get(), p_tilde.get(), false, st, ended);  // p~ = A p
-    k_epsilon<<<blocks, kChunkThreads, 0, st>>>(work, q.get(), p_tilde.get());
-    gh.apply(q.get(), at_q.get(), true, st, ended);  // A^T q
-    k_tilde<<<blocks, kChunkThreads, 0, st>>>(work, p_tilde.get(), at_q.get(), v.get(), w.get());
-    k_update_xr<<<blocks, kChunkThreads, 0, st>>>(work, p.get(), p_tilde.get(), d.get(), s.get(),
-                                                  d_x.get(), r.get(), quasi.get());
-    HEPTANE_CUDA_CHECK(cudaStreamEndCapture(st, &graph));
-    GraphExec exec(graph);
-    HEPTANE_CUDA_CHECK(cudaGraphDestroy(graph));
-    const double setup_seconds = setup_timer.seconds();
-
     // r = b - A x, v~ = w~ = r: iteration 0.
-    EventTimer solve_timer(st);
-    gh.apply(d_x.get(), r.get(), false, st);
-    k_init<<<blocks, kChunkThreads, 0, st>>>(work, d_b.get(), r.get(), v.get(), w.get(),
-                                             quasi.get());
-    HEPTANE_SYNC_CHECK(st);
-    // The iterations, then the true residual ||b - A x|| / ||b|| (A x into at_q).
-    replay_iterations(exec.get(), state, options, st);
-    const SolverState host = ws.true_residual(gh, d_b.get(), d_x.get(), at_q.get(), st);
-    const double solve_seconds = solve_timer.seconds();
+    void start(cudaStream_t st) override {
+        op().apply(d_x(), r_.get(), false, st);
+        k_init<<<blocks(), kChunkThreads, 0, st>>>(work(), d_b(), r_.get(), v_.get(), w_.get(),
+                                                   quasi_.get());
+    }
 
-    return finish_solve(host, d_x, ws.history, x, setup_seconds, solve_seconds, times, st, &quasi);
+    void iteration(cudaStream_t st) override {
+        const Work& w = work();
+        const int* ended = &state()->skip_iteration;
+        k_delta<<<blocks(), kChunkThreads, 0, st>>>(w, v_.get(), w_.get());
+        k_update_pq<<<blocks(), kChunkThreads, 0, st>>>(w, v_.get(), w_.get(), p_.get(), q_.get());
+        op().apply(p_.get(), p_tilde_.get(), false, st, ended);  // p~ = A p
+        k_epsilon<<<blocks(), kChunkThreads, 0, st>>>(w, q_.get(), p_tilde_.get());
+        op().apply(q_.get(), at_q_.get(), true, st, ended);  // A^T q
+        k_tilde<<<blocks(), kChunkThreads, 0, st>>>(w, p_tilde_.get(), at_q_.get(), v_.get(),
+                                                    w_.get());
+        k_update_xr<<<blocks(), kChunkThreads, 0, st>>>(w, p_.get(), p_tilde_.get(), d_.get(),
+                                                        s_.get(), d_x(), r_.get(), quasi_.get());
+    }
+
+    double* scratch() override { return at_q_.get(); }
+    const Buffer<double>* quasi() const override { return &quasi_; }
+
+    Buffer<double> r_, v_, w_, p_, q_, p_tilde_, at_q_, d_, s_, quasi_;
+};
+
+}  // namespace
+
+std::unique_ptr<GpuSolver> make_qmr_multi_kernel(MultiKernelSetup setup,
+                                                 const GpuSolveOptions& options) {
+    return std::make_unique<QmrMultiKernel>(std::move(setup), options);
 }
 
 }  // namespace detail
-
-SolveResult qmr_multi_kernel(const GHMatrix& A, const std::vector<double>& b,
-                             std::vector<double>& x, const GpuSolveOptions& options,
-                             GpuSolveTimes* times) {
-    return detail::multi_kernel_on(A, b, x, options, times, true, detail::qmr_multi_kernel_body);
-}
 
 }  // namespace heptane::gpu

@@ -5,12 +5,14 @@
 /// and for breakdown. Plus small RAII helpers: stream, graph, events, pinned state copy.
 #include <cuda_runtime.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "core/bicgstab_recurrence.hpp"
 #include "core/krylov.hpp"
 #include "core/qmr_recurrence.hpp"
 #include "gpu/solvers.hpp"
@@ -69,16 +71,17 @@ __device__ void record_failure(S& s, double value, int what, int it) {
 }
 
 struct SolverState {
-    double bnorm, r_norm, r_hat_norm, s_norm, rho, rho_old, alpha, omega, beta;
+    double bnorm, r_norm, s_norm;
     double tolerance, relative_residual, true_relative_residual, detail_value;
     int iterations, status, restarts, max_restarts, max_iterations;
-    int fresh, restart_pending, half_step, detail, detail_iteration;
+    int restart_pending, half_step, detail, detail_iteration;
+    BicgstabRecurrence bicg;  ///< BiCGStab's scalars and rules (core/bicgstab_recurrence.hpp)
     // Gates (1 = skip), kept consistent by update_gates():
     int skip_iteration;  ///< the solve has ended
     int skip_t;          ///< ... or converged at the half step (no t = A s)
     int skip_restart;    ///< no restart pending
-    // QMR (rho above is ||v~||):
-    double xi, delta, epsilon;
+    // QMR: rho = ||v~||, xi = ||w~||, beta = epsilon / delta
+    double rho, beta, xi, delta, epsilon;
     QmrRecurrence qmr;
 
     __device__ void update_gates() {
@@ -105,15 +108,28 @@ struct SolverState {
 class DeviceState {
   public:
     explicit DeviceState(const SolveOptions& opt) {
+        const SolverState s = initial(opt);
+        HEPTANE_CUDA_CHECK(cudaMalloc(&device_, sizeof(SolverState)));
+        count_allocation();
+        HEPTANE_CUDA_CHECK(cudaMallocHost(&host_, sizeof(SolverState)));
+        count_allocation();
+        HEPTANE_CUDA_CHECK(cudaMemcpy(device_, &s, sizeof s, cudaMemcpyHostToDevice));
+    }
+    /// The initial state of a new solve with `opt` (no allocation).
+    void reset(const SolveOptions& opt, cudaStream_t stream) {
+        *host_ = initial(opt);
+        HEPTANE_CUDA_CHECK(cudaMemcpyAsync(device_, host_, sizeof(SolverState),
+                                           cudaMemcpyHostToDevice, stream));
+        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(stream));  // host_ is reused by download
+    }
+    static SolverState initial(const SolveOptions& opt) {
         SolverState s{};
         s.tolerance = opt.tolerance;
         s.max_iterations = opt.max_iterations;
         s.max_restarts = opt.max_restarts;
         s.status = kRunning;
         s.skip_restart = 1;
-        HEPTANE_CUDA_CHECK(cudaMalloc(&device_, sizeof(SolverState)));
-        HEPTANE_CUDA_CHECK(cudaMallocHost(&host_, sizeof(SolverState)));
-        HEPTANE_CUDA_CHECK(cudaMemcpy(device_, &s, sizeof s, cudaMemcpyHostToDevice));
+        return s;
     }
     DeviceState(const DeviceState&) = delete;
     DeviceState& operator=(const DeviceState&) = delete;
@@ -187,6 +203,23 @@ class EventTimer {
     cudaStream_t stream_;
     cudaEvent_t start_ = nullptr, stop_ = nullptr;
 };
+
+using SetupClock = std::chrono::steady_clock;
+
+/// Wall seconds since t0 (a solver object's setup and update_values).
+inline double seconds_since(SetupClock::time_point t0) {
+    return std::chrono::duration<double>(SetupClock::now() - t0).count();
+}
+
+/// b or x into a device vector of the operator's order: the system's entries, zeros after
+/// them (the padding unknowns of the BSR form, design decision 4).
+inline void upload_padded(Buffer<double>& d, const std::vector<double>& v, cudaStream_t st) {
+    if (d.size() > v.size()) d.zero(st);
+    if (!v.empty()) {
+        HEPTANE_CUDA_CHECK(cudaMemcpyAsync(d.get(), v.data(), v.size() * sizeof(double),
+                                           cudaMemcpyHostToDevice, st));
+    }
+}
 
 /// Checks b and x against A (std::invalid_argument naming the solver).
 inline void check_sizes(long long rows, const std::vector<double>& b, const std::vector<double>& x,

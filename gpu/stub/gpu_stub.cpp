@@ -4,6 +4,7 @@
 #include "gpu/bench.hpp"
 #include "gpu/device.hpp"
 #include "gpu/ksparse.hpp"
+#include "gpu/solver.hpp"
 #include "gpu/solvers.hpp"
 #include "gpu/spmv.hpp"
 
@@ -22,14 +23,19 @@ int device_count() { return 0; }
 std::vector<DeviceInfo> list_devices() { return {}; }
 std::string runtime_version() { return "not compiled"; }
 std::pair<std::size_t, std::size_t> device_memory() { return {0, 0}; }
+long long device_allocations() { return 0; }
+
+// The one factory of the GPU solvers: every solve function of gpu/solvers.hpp goes through it.
+std::unique_ptr<GpuSolver> make_solver(Method, GpuKernel, const GHMatrix&, const GpuSolveOptions&) {
+    not_compiled("the GPU solvers");
+}
+
+std::unique_ptr<GpuSolver> make_solver(Method, GpuKernel, const Bsr&, const GpuSolveOptions&) {
+    not_compiled("the GPU solvers");
+}
 
 std::vector<double> spmv_device(const GHMatrix&, const std::vector<double>&, BdiaVariant, bool) {
     not_compiled("spmv_device");
-}
-
-SolveResult block_smoother(Method, const GHMatrix&, const std::vector<double>&,
-                           std::vector<double>&, const GpuSolveOptions&, GpuSolveTimes*) {
-    not_compiled("block_smoother");
 }
 
 std::vector<double> apply_preconditioner(const GHMatrix&, PreconditionerKind, std::array<int, 3>,
@@ -48,46 +54,6 @@ std::vector<Timing> time_smoothers(const GHMatrix&, std::array<int, 3>, double, 
 
 InKernelPlan in_kernel_plan(const GHMatrix&, const GpuSolveOptions&, Method) {
     not_compiled("in_kernel_plan");
-}
-
-SolveResult bicgstab_in_kernel(const GHMatrix&, const std::vector<double>&, std::vector<double>&,
-                               const GpuSolveOptions&, GpuSolveTimes*, InKernelPlan*) {
-    not_compiled("bicgstab_in_kernel");
-}
-
-SolveResult bicgstab_multi_kernel(const GHMatrix&, const std::vector<double>&, std::vector<double>&,
-                                  const GpuSolveOptions&, GpuSolveTimes*) {
-    not_compiled("bicgstab_multi_kernel");
-}
-
-SolveResult bicgstab_library(const GHMatrix&, const std::vector<double>&, std::vector<double>&,
-                             const GpuSolveOptions&, GpuSolveTimes*) {
-    not_compiled("bicgstab_library");
-}
-
-SolveResult qmr_in_kernel(const GHMatrix&, const std::vector<double>&, std::vector<double>&,
-                          const GpuSolveOptions&, GpuSolveTimes*, InKernelPlan*) {
-    not_compiled("qmr_in_kernel");
-}
-
-SolveResult qmr_multi_kernel(const GHMatrix&, const std::vector<double>&, std::vector<double>&,
-                             const GpuSolveOptions&, GpuSolveTimes*) {
-    not_compiled("qmr_multi_kernel");
-}
-
-SolveResult bicgstab_multi_kernel(const Bsr&, const std::vector<double>&, std::vector<double>&,
-                                  const GpuSolveOptions&, GpuSolveTimes*) {
-    not_compiled("bicgstab_multi_kernel");
-}
-
-SolveResult qmr_multi_kernel(const Bsr&, const std::vector<double>&, std::vector<double>&,
-                             const GpuSolveOptions&, GpuSolveTimes*) {
-    not_compiled("qmr_multi_kernel");
-}
-
-SolveResult qmr_library(const GHMatrix&, const std::vector<double>&, std::vector<double>&,
-                        const GpuSolveOptions&, GpuSolveTimes*) {
-    not_compiled("qmr_library");
 }
 
 std::vector<double> spmv_ksparse(const Bsr&, const std::vector<double>&, const KsparseParams&) {
