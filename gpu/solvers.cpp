@@ -11,26 +11,15 @@
 namespace heptane::gpu {
 namespace {
 
-/// One solve with a new solver object: the times and the in-kernel plan of the old API.
-SolveResult solve_once(Method method, GpuKernel kernel, const GHMatrix& A,
+/// One solve with a new solver object (of a GH or a BSR matrix): the times and the in-kernel
+/// plan of the old API.
+template <class Matrix>
+SolveResult solve_once(Method method, GpuKernel kernel, const Matrix& A,
                        const std::vector<double>& b, std::vector<double>& x,
-                       const GpuSolveOptions& options, GpuSolveTimes* times, InKernelPlan* plan) {
+                       const GpuSolveOptions& options, GpuSolveTimes* times,
+                       InKernelPlan* plan = nullptr) {
     const std::unique_ptr<GpuSolver> solver = make_solver(method, kernel, A, options);
     if (plan != nullptr) *plan = solver->plan();
-    SolveResult result = solver->solve(b, x, options.solve);
-    if (times != nullptr) {
-        const SolverInfo info = solver->info();
-        times->setup_seconds = info.setup_seconds;
-        times->solve_seconds = info.solve_seconds;
-    }
-    return result;
-}
-
-SolveResult solve_once(Method method, const Bsr& A, const std::vector<double>& b,
-                       std::vector<double>& x, const GpuSolveOptions& options,
-                       GpuSolveTimes* times) {
-    const std::unique_ptr<GpuSolver> solver =
-        make_solver(method, GpuKernel::multi_kernel, A, options);
     SolveResult result = solver->solve(b, x, options.solve);
     if (times != nullptr) {
         const SolverInfo info = solver->info();
@@ -109,12 +98,12 @@ SolveResult qmr_library(const GHMatrix& A, const std::vector<double>& b, std::ve
 SolveResult bicgstab_multi_kernel(const Bsr& A, const std::vector<double>& b,
                                   std::vector<double>& x, const GpuSolveOptions& options,
                                   GpuSolveTimes* times) {
-    return solve_once(Method::bicgstab, A, b, x, options, times);
+    return solve_once(Method::bicgstab, GpuKernel::multi_kernel, A, b, x, options, times);
 }
 
 SolveResult qmr_multi_kernel(const Bsr& A, const std::vector<double>& b, std::vector<double>& x,
                              const GpuSolveOptions& options, GpuSolveTimes* times) {
-    return solve_once(Method::qmr, A, b, x, options, times);
+    return solve_once(Method::qmr, GpuKernel::multi_kernel, A, b, x, options, times);
 }
 
 SolveResult block_smoother(Method method, const GHMatrix& A, const std::vector<double>& b,
@@ -124,7 +113,7 @@ SolveResult block_smoother(Method method, const GHMatrix& A, const std::vector<d
         throw NotSupported(std::string("block_smoother runs block_jacobi or block_gs, not ") +
                            to_string(method));
     }
-    return solve_once(method, GpuKernel::multi_kernel, A, b, x, options, times, nullptr);
+    return solve_once(method, GpuKernel::multi_kernel, A, b, x, options, times);
 }
 
 }  // namespace heptane::gpu

@@ -447,23 +447,13 @@ class SmootherSolver final : public GpuSolver {
     }
 
     void update_values(const GHMatrix& A) override {
-        const auto t0 = SetupClock::now();
-        structure_.check(A, "update_values");
-        smoother_.update(A);
-        ++info_.counts.matrix_uploads;
-        ++info_.counts.factorizations;
-        info_.update_seconds = seconds_since(t0);
+        update_values_into(info_, structure_, A, true, [&] { smoother_.update(A); });
     }
 
     SolveResult solve(const std::vector<double>& b, std::vector<double>& x,
                       const SolveOptions& opt) override {
         check_sizes(n_, b, x, "block_smoother");
-        if (opt.max_iterations > capacity_) {
-            throw std::invalid_argument("block_smoother: max_iterations " +
-                                        std::to_string(opt.max_iterations) +
-                                        " exceeds the solver's capacity " +
-                                        std::to_string(capacity_));
-        }
+        check_capacity(opt, capacity_, "block_smoother");
         const cudaStream_t st = stream_.get();
         upload_padded(d_b_, b, st);
         upload_padded(x0_, x, st);

@@ -59,7 +59,7 @@ std::unique_ptr<GpuSolver> make_multi_kernel_solver(Method method, const GHMatri
     setup.info.bytes_per_iteration =
         iteration_bytes(method, options.preconditioner, options.block_shape, A,
                         GHOperator(A).minimal_bytes(), setup.info.cost);
-    auto structure = std::make_shared<const GHStructure>(A);
+    setup.structure = std::make_shared<const GHStructure>(A);
     if (options.spmv == SpmvKind::bdia) {
         auto gh = std::make_unique<DeviceGH>(A, options.variant);
         auto M = upload_preconditioner(A, options.preconditioner, options.block_shape);
@@ -69,8 +69,7 @@ std::unique_ptr<GpuSolver> make_multi_kernel_solver(Method method, const GHMatri
         setup.info.kernel = "multi_kernel";
         setup.op = std::move(gh);
         setup.M = std::move(M);
-        setup.update = [structure, gh_ptr, M_ptr](const GHMatrix& B) {
-            structure->check(B, "update_values");
+        setup.update = [gh_ptr, M_ptr](const GHMatrix& B) {
             gh_ptr->update(B);
             if (M_ptr != nullptr) M_ptr->update(B);
         };
@@ -82,10 +81,7 @@ std::unique_ptr<GpuSolver> make_multi_kernel_solver(Method method, const GHMatri
     setup.n = bsr_padded_rows(A);
     setup.info.kernel = "multi_kernel/ksparse";
     setup.op = std::move(op);
-    setup.update = [structure, op_ptr](const GHMatrix& B) {
-        structure->check(B, "update_values");
-        op_ptr->update(to_bsr(B));
-    };
+    setup.update = [op_ptr](const GHMatrix& B) { op_ptr->update(to_bsr(B)); };
     return make_algorithm(method, std::move(setup), options);
 }
 

@@ -281,26 +281,16 @@ class InKernelSolver final : public GpuSolver {
     }
 
     void update_values(const GHMatrix& A) override {
-        const auto t0 = SetupClock::now();
-        structure_.check(A, "update_values");
-        gh_.update(A);
-        ++info_.counts.matrix_uploads;
-        if (M_) {
-            M_->update(A);
-            ++info_.counts.factorizations;
-        }
-        info_.update_seconds = seconds_since(t0);
+        update_values_into(info_, structure_, A, M_ != nullptr, [&] {
+            gh_.update(A);
+            if (M_) M_->update(A);
+        });
     }
 
     SolveResult solve(const std::vector<double>& b, std::vector<double>& x,
                       const SolveOptions& opt) override {
         check_sizes(params_.n, b, x, solver_name(method_));
-        if (opt.max_iterations > capacity_) {
-            throw std::invalid_argument(std::string(solver_name(method_)) + ": max_iterations " +
-                                        std::to_string(opt.max_iterations) +
-                                        " exceeds the solver's capacity " +
-                                        std::to_string(capacity_));
-        }
+        check_capacity(opt, capacity_, solver_name(method_));
         const cudaStream_t st = stream_.get();
         upload_padded(d_b_, b, st);
         upload_padded(d_x_, x, st);

@@ -25,23 +25,16 @@ namespace heptane::gpu::detail {
 class LibrarySolver : public GpuSolver {
   public:
     void update_values(const GHMatrix& A) override {
-        const auto t0 = SetupClock::now();
-        structure_.check(A, name_);
-        mat_->update(A);
-        if (mat_t_) mat_t_->update(A);
-        ++info_.counts.matrix_uploads;
-        info_.update_seconds = seconds_since(t0);
+        update_values_into(info_, structure_, A, false, [&] {
+            mat_->update(A);
+            if (mat_t_) mat_t_->update(A);
+        });
     }
 
     SolveResult solve(const std::vector<double>& b, std::vector<double>& x,
                       const SolveOptions& opt) override {
         check_sizes(rows_, b, x, name_);
-        if (opt.max_iterations > capacity_) {
-            throw std::invalid_argument(std::string(name_) + ": max_iterations " +
-                                        std::to_string(opt.max_iterations) +
-                                        " exceeds the solver's capacity " +
-                                        std::to_string(capacity_));
-        }
+        check_capacity(opt, capacity_, name_);
         const cudaStream_t st = stream_.get();
         upload_padded(d_b_, b, st);
         upload_padded(d_x_, x, st);

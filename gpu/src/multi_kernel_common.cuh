@@ -31,7 +31,9 @@ struct MultiKernelSetup {
     long long n = 0;         ///< order of the operator: rows, or the padded BSR order
     std::unique_ptr<DeviceOperator> op;
     std::unique_ptr<DevicePreconditioner> M;  ///< null: no preconditioner
-    /// Copies a GH matrix's new values into op (and re-factors M); empty for BSR systems.
+    /// The GH structure the solver takes new values of (null for BSR systems), and how they
+    /// reach op (and M, re-factored).
+    std::shared_ptr<const GHStructure> structure;
     std::function<void(const GHMatrix&)> update;
     SolverInfo info;              ///< kernel, cost, bytes per iteration filled in
     SetupClock::time_point t0{};  ///< when the setup started (upload and factors included)
@@ -174,27 +176,19 @@ struct MultiKernelWorkspace {
 class MultiKernelSolver : public GpuSolver {
   public:
     void update_values(const GHMatrix& A) override {
-        if (!setup_.update) {
+        if (!setup_.structure) {
             throw NotSupported(std::string(setup_.name) +
                                ": update_values needs a grid (GH) system; this solver was made "
                                "for a BSR matrix");
         }
-        const auto t0 = SetupClock::now();
-        setup_.update(A);
-        ++info_.counts.matrix_uploads;
-        if (setup_.M) ++info_.counts.factorizations;
-        info_.update_seconds = seconds_since(t0);
+        update_values_into(info_, *setup_.structure, A, setup_.M != nullptr,
+                           [&] { setup_.update(A); });
     }
 
     SolveResult solve(const std::vector<double>& b, std::vector<double>& x,
                       const SolveOptions& opt) override {
         check_sizes(setup_.rows, b, x, setup_.name);
-        if (opt.max_iterations > capacity_) {
-            throw std::invalid_argument(std::string(setup_.name) + ": max_iterations " +
-                                        std::to_string(opt.max_iterations) +
-                                        " exceeds the solver's capacity " +
-                                        std::to_string(capacity_));
-        }
+        check_capacity(opt, capacity_, setup_.name);
         const cudaStream_t st = stream_.get();
         upload_padded(d_b_, b, st);
         upload_padded(d_x_, x, st);

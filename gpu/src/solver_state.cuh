@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "core/bicgstab_recurrence.hpp"
+#include "core/gh_matrix.hpp"
 #include "core/krylov.hpp"
+#include "core/linear_solver.hpp"
 #include "core/qmr_recurrence.hpp"
 #include "gpu/solvers.hpp"
 #include "gpu/src/buffer.cuh"
@@ -218,6 +220,28 @@ inline void upload_padded(Buffer<double>& d, const std::vector<double>& v, cudaS
     if (!v.empty()) {
         HEPTANE_CUDA_CHECK(cudaMemcpyAsync(d.get(), v.data(), v.size() * sizeof(double),
                                            cudaMemcpyHostToDevice, st));
+    }
+}
+
+/// update_values' frame for every GPU solver object: checks the structure, runs `copy` (the new
+/// values into the object's buffers, the preconditioner re-factored), counts and times it.
+template <class Copy>
+void update_values_into(SolverInfo& info, const GHStructure& structure, const GHMatrix& A,
+                        bool factors, Copy copy) {
+    const auto t0 = SetupClock::now();
+    structure.check(A, "update_values");
+    copy();
+    ++info.counts.matrix_uploads;
+    if (factors) ++info.counts.factorizations;
+    info.update_seconds = seconds_since(t0);
+}
+
+/// A solve may not ask for more iterations than its solver object's residual histories hold.
+inline void check_capacity(const SolveOptions& opt, int capacity, const char* solver) {
+    if (opt.max_iterations > capacity) {
+        throw std::invalid_argument(std::string(solver) + ": max_iterations " +
+                                    std::to_string(opt.max_iterations) +
+                                    " exceeds the solver's capacity " + std::to_string(capacity));
     }
 }
 
