@@ -22,6 +22,7 @@
 #include "core/krylov.hpp"
 #include "core/linear_operator.hpp"
 #include "core/matrix_market.hpp"
+#include "core/names.hpp"
 #include "core/random.hpp"
 #include "core/spmv.hpp"
 #include "core/vector_ops.hpp"
@@ -92,13 +93,6 @@ double fastest(const std::vector<gpu::Timing>& timings, Pick pick) {
 double fastest_cusparse_bsr(const std::vector<gpu::Timing>& timings) {
     return fastest(
         timings, [](const std::string& n) { return n == "cusparse_bsr" || n == "cusparse_bsrmv"; });
-}
-
-std::string utc_now() {
-    const std::time_t t = std::time(nullptr);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-    return buf;
 }
 
 /// Median seconds of `run` over `repeats` host-timed runs after one warm-up.
@@ -245,16 +239,6 @@ int cmd_bench_spmv(const BenchArgs& args, std::ostream& out) {
     return 0;
 }
 
-/// The PreconditionerKind of its deck spelling (the CLI checked it).
-static PreconditionerKind preconditioner_kind(const std::string& name) {
-    for (PreconditionerKind k :
-         {PreconditionerKind::none, PreconditionerKind::point_block_jacobi,
-          PreconditionerKind::line_jacobi, PreconditionerKind::block_jacobi}) {
-        if (name == to_string(k)) return k;
-    }
-    return PreconditionerKind::none;
-}
-
 int cmd_bench_solve(const BenchArgs& args, std::ostream& out) {
     const Device dev = measure_device(args, out);
     YAML::Emitter y;
@@ -287,15 +271,15 @@ int cmd_bench_solve(const BenchArgs& args, std::ostream& out) {
             };
             std::vector<Row> rows;
             for (const std::string& method_name : args.methods) {
-                const Method method = method_name == "qmr" ? Method::qmr : Method::bicgstab;
+                const Method method = parse_name<Method>(method_name).value();  // CLI-checked
                 auto run_gpu = [&](const std::string& name, GpuKernel kernel, gpu::LibrarySpmv fmt,
                                    SpmvKind spmv = SpmvKind::bdia) {
                     gpu::GpuSolveOptions o;
                     o.library_spmv = fmt;
                     o.spmv = spmv;
-                    o.preconditioner = preconditioner_kind(args.preconditioner);
+                    o.preconditioner = parse_name<PreconditionerKind>(args.preconditioner).value();
                     try {
-                        gpu::check_preconditioner(method, kernel, o, K);
+                        gpu::check_solver(method, kernel, o, K);
                     } catch (const NotSupported& e) {
                         out << grid_name(g) << " K = " << K << " " << method_name << " " << name
                             << ": skipped (" << e.what() << ")\n";

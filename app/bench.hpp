@@ -110,6 +110,8 @@ struct BenchArgs {
     SmootherStudyOptions study;
     int asymptotic_sweeps = 0;
     std::string backend = "auto";
+    int solves = 20;  ///< bench update: solves (the first sets the solver up)
+    std::vector<std::string> overrides;  ///< bench update: --set key.path=value
     std::string deck;
     std::string report;   ///< YAML report path
     std::string command;  ///< the command line, for the report
@@ -119,6 +121,9 @@ int cmd_bench_spmv(const BenchArgs& args, std::ostream& out);
 int cmd_bench_solve(const BenchArgs& args, std::ostream& out);
 int cmd_bench_ksparse(const BenchArgs& args, std::ostream& out);
 int cmd_bench_smoother(const BenchArgs& args, std::ostream& out);
+/// bench update (app/bench_update.cpp): the deck's solver made once, then args.solves times
+/// update_values and solve; the first setup against the later updates.
+int cmd_bench_update(const BenchArgs& args, std::ostream& out);
 
 /// "1..16,24,32" -> 1, 2, ..., 16, 24, 32; each in [1, 128] (InputError at --block-sizes).
 std::vector<int> parse_block_sizes(const std::vector<std::string>& items);

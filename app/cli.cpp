@@ -14,10 +14,27 @@
 #include "app/run.hpp"
 #include "core/errors.hpp"
 #include "core/formats.hpp"
+#include "core/names.hpp"
 #include "heptane_version.hpp"
 
 namespace heptane::app {
 namespace {
+
+/// bench solve --solvers: the GPU kernels, and the multi-kernel solver with KSPARSE.
+std::vector<std::string> bench_solver_names() {
+    std::vector<std::string> names = deck_names<GpuKernel>();
+    names.emplace_back("multi_kernel_ksparse");
+    return names;
+}
+
+/// bench solve --methods: the Krylov methods of the method table.
+std::vector<std::string> krylov_names() {
+    std::vector<std::string> names;
+    for (const NameRow<Method>& row : name_table<Method>()) {
+        if (!is_smoother(row.value)) names.emplace_back(row.name);
+    }
+    return names;
+}
 
 int cmd_info(const std::string& deck_path, std::ostream& out) {
     if (deck_path.empty()) {
@@ -170,21 +187,38 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                      "GPU solvers to time: in_kernel, multi_kernel, library (default), and "
                      "multi_kernel_ksparse (the multi-kernel solver with the KSPARSE SpMV)")
         ->delimiter(',')
-        ->check(CLI::IsMember({"in_kernel", "multi_kernel", "library", "multi_kernel_ksparse"}));
+        ->check(CLI::IsMember(bench_solver_names()));
     bench_solve
         ->add_option("--methods", bench_args.methods,
                      "Krylov methods to time: bicgstab, qmr (default: both)")
         ->delimiter(',')
-        ->check(CLI::IsMember({"bicgstab", "qmr"}));
+        ->check(CLI::IsMember(krylov_names()));
     bench_solve
         ->add_option("--preconditioner", bench_args.preconditioner,
                      "right preconditioner of the GPU solvers: none (default), "
                      "point_block_jacobi, line_jacobi, block_jacobi (4x4x4 blocks)")
-        ->check(CLI::IsMember({"none", "point_block_jacobi", "line_jacobi", "block_jacobi"}));
+        ->check(CLI::IsMember(deck_names<PreconditionerKind>()));
     bench_spmv->add_option("--report", bench_args.report, "YAML report")
         ->default_val("bench_spmv.yaml");
     bench_solve->add_option("--report", bench_args.report, "YAML report")
         ->default_val("bench_solve.yaml");
+
+    CLI::App* bench_update = bench->add_subcommand(
+        "update",
+        "What a Newton loop pays per linear solve: the deck's solver made once, then --solves "
+        "times its values updated (update_values) and the system solved from x = 0; the first "
+        "setup against the later updates, and the solve times");
+    bench_update->add_option("DECK", bench_args.deck, "grid deck")
+        ->required()
+        ->check(CLI::ExistingFile);
+    bench_update->add_option("--solves", bench_args.solves, "solves (the first sets up)")
+        ->check(CLI::Range(1, 100000));
+    bench_update->add_option("--backend", bench_args.backend, "auto | cpu | gpu")
+        ->check(CLI::IsMember(deck_names<Backend>()));
+    bench_update->add_option("--set", bench_args.overrides,
+                             "key.path=value: override a deck key, checked like the deck");
+    bench_update->add_option("--report", bench_args.report, "YAML report")
+        ->default_val("bench_update.yaml");
 
     CLI::App* bench_smoother = bench->add_subcommand(
         "smoother",
@@ -261,9 +295,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     try {
         if (run->parsed()) return cmd_run(run_args, out, err, terminal);
         if (bench_spmv->parsed() || bench_solve->parsed() || bench_ksparse->parsed() ||
-            bench_smoother->parsed()) {
+            bench_smoother->parsed() || bench_update->parsed()) {
             for (int i = 0; i < argc; ++i)
                 bench_args.command += (i ? " " : "") + std::string(argv[i]);
+            if (bench_update->parsed()) return cmd_bench_update(bench_args, out);
             if (bench_smoother->parsed()) {
                 if (!shape_items.empty()) bench_args.study.shapes = parse_shapes(shape_items);
                 return cmd_bench_smoother(bench_args, out);

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/capabilities.hpp"
 #include "core/matrix_market.hpp"
 #include "core/random.hpp"
 #include "core/units.hpp"
@@ -335,10 +336,10 @@ class DeckReader {
     static void read_ksparse(const Value& v, KsparseParams& p) {
         Mapping m(v);
         if (auto x = m.optional("kernel")) {
-            p.kernel = static_cast<KsparseKernel>(x->choice({"auto", "k1", "k2", "k3"}));
+            p.kernel = x->choice_of<KsparseKernel>();
         }
         if (auto x = m.optional("balance")) {
-            p.balance = static_cast<KsparseBalance>(x->choice({"auto", "off", "on"}));
+            p.balance = x->choice_of<KsparseBalance>();
         }
         if (auto x = m.optional("lambda")) {
             const long long n = x->integer();
@@ -352,34 +353,9 @@ class DeckReader {
         Mapping m(v);
         SolverSettings& s = deck_.solver;
         const bool matrix_deck = deck_.system.present;
-        if (auto x = m.optional("method")) {
-            s.method =
-                static_cast<Method>(x->choice({"bicgstab", "qmr", "block_jacobi", "block_gs"}));
-            if (matrix_deck && is_smoother(s.method)) {
-                x->fail(std::string(to_string(s.method)) +
-                        " needs a grid deck (its spatial blocks are blocks of grid cells); a "
-                        "matrix deck solves with bicgstab or qmr");
-            }
-        }
-        if (auto x = m.optional("preconditioner")) {
-            s.preconditioner = static_cast<PreconditionerKind>(
-                x->choice({"none", "point_block_jacobi", "line_jacobi", "block_jacobi"}));
-            if (s.preconditioner != PreconditionerKind::none) {
-                const std::string what =
-                    std::string("the preconditioner ") + to_string(s.preconditioner);
-                if (matrix_deck) {
-                    x->fail(what +
-                            " needs a grid deck (it inverts blocks of grid cells); a matrix "
-                            "deck solves with preconditioner none");
-                }
-                if (is_smoother(s.method)) {
-                    x->fail(std::string("the block smoother ") + to_string(s.method) +
-                            " takes no preconditioner (its sweeps invert the spatial blocks "
-                            "themselves); use none, or method bicgstab or qmr with " +
-                            to_string(s.preconditioner));
-                }
-            }
-        }
+        if (auto x = m.optional("method")) s.method = x->choice_of<Method>();
+        if (auto x = m.optional("preconditioner"))
+            s.preconditioner = x->choice_of<PreconditionerKind>();
         if (auto x = m.optional("block_shape")) {
             const auto b = x->integers(3);
             for (int d = 0; d < 3; ++d) {
@@ -391,37 +367,15 @@ class DeckReader {
             s.omega = x->number();
             if (s.omega <= 0.0 || s.omega >= 2.0) x->fail("must be in (0, 2)");
         }
-        if (auto x = m.optional("backend")) {
-            s.backend = static_cast<Backend>(x->choice({"auto", "cpu", "gpu"}));
-        }
+        if (auto x = m.optional("backend")) s.backend = x->choice_of<Backend>();
         if (matrix_deck) {  // no Bdia form: the multi-kernel solvers with KSPARSE
             s.gpu_kernel = GpuKernel::multi_kernel;
             s.spmv = SpmvKind::ksparse;
         }
-        if (auto x = m.optional("gpu_kernel")) {
-            s.gpu_kernel =
-                static_cast<GpuKernel>(x->choice({"in_kernel", "multi_kernel", "library"}));
-            if (matrix_deck && s.gpu_kernel != GpuKernel::multi_kernel) {
-                x->fail(
-                    "a matrix deck runs on the GPU with multi_kernel (KSPARSE SpMV); "
-                    "in_kernel and library need a grid model");
-            }
-        }
-        if (auto x = m.optional("spmv")) {
-            s.spmv = static_cast<SpmvKind>(x->choice({"bdia", "ksparse"}));
-            if (matrix_deck && s.spmv != SpmvKind::ksparse) {
-                x->fail("a matrix deck has no Bdia form; its SpMV is ksparse");
-            }
-            if (s.spmv == SpmvKind::ksparse && s.gpu_kernel != GpuKernel::multi_kernel) {
-                x->fail(
-                    "ksparse runs with gpu_kernel: multi_kernel (the in-kernel solver has "
-                    "its own Bdia products, the library baseline cuSPARSE's)");
-            }
-        }
+        if (auto x = m.optional("gpu_kernel")) s.gpu_kernel = x->choice_of<GpuKernel>();
+        if (auto x = m.optional("spmv")) s.spmv = x->choice_of<SpmvKind>();
         if (auto x = m.optional("ksparse")) read_ksparse(*x, s.ksparse);
-        if (auto x = m.optional("library_format")) {
-            s.library_format = static_cast<LibraryFormat>(x->choice({"bsr", "bsr_legacy", "csr"}));
-        }
+        if (auto x = m.optional("library_format")) s.library_format = x->choice_of<LibraryFormat>();
         if (auto x = m.optional("tolerance")) {
             s.tolerance = x->number();
             if (s.tolerance <= 0.0 || s.tolerance >= 1.0) x->fail("must be in (0, 1)");
@@ -432,6 +386,10 @@ class DeckReader {
             s.max_iterations = to_int(*x, n);
         }
         m.finish();
+        // The combinations that run nowhere (core/capabilities.hpp), at the key at fault.
+        const Support ok =
+            support(s, 0, Backend::cpu, matrix_deck ? DeckKind::matrix : DeckKind::grid);
+        if (!ok) throw InputError(ok.key, ok.reason);
     }
 
     void read_output(const std::optional<Value>& v) {

@@ -7,6 +7,7 @@
 
 #include "app/atomic_file.hpp"
 #include "app/hdf5_file.hpp"
+#include "app/report.hpp"
 #include "core/units.hpp"
 #include "heptane_version.hpp"
 
@@ -14,13 +15,6 @@ namespace heptane::app {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string utc_now() {
-    const std::time_t t = std::time(nullptr);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-    return buf;
-}
 
 std::string join(const std::vector<std::string>& items, const char* sep) {
     std::string out;

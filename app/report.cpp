@@ -1,6 +1,7 @@
 #include "app/report.hpp"
 
 #include <cstdio>
+#include <ctime>
 #include <ostream>
 
 #include "core/formats.hpp"
@@ -35,6 +36,14 @@ std::string fixed(double v, int digits) {
     std::snprintf(buf, sizeof buf, "%.*f", digits, v);
     return buf;
 }
+
+std::string utc_now() {
+    const std::time_t t = std::time(nullptr);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+    return buf;
+}
+
 
 std::string with_commas(long long n) {
     std::string digits = std::to_string(n < 0 ? -n : n);

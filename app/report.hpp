@@ -14,6 +14,8 @@ std::string human_bytes(double bytes);
 /// printf %.*e and %.*f.
 std::string sci(double v, int digits = 2);
 std::string fixed(double v, int digits);
+/// The current UTC time as "2026-11-23T22:29:29Z" (reports, HDF5 attributes).
+std::string utc_now();
 
 /// Grid, model, K, wells, unknowns, nonzeros and the bytes of each storage form.
 void print_system_summary(std::ostream& out, const Deck& deck, const wells::Model& model);

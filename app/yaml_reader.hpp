@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "core/names.hpp"
+
 namespace heptane::app {
 
 /// Key path -> 1-based line, filled while reading.
@@ -58,6 +60,14 @@ class Value {
     std::vector<long long> integers(std::size_t n = 0) const;
     /// One of `allowed`; returns its index.
     std::size_t choice(const std::vector<std::string>& allowed) const;
+    /// One of E's deck names (core/names.hpp), as its enum value.
+    template <class E>
+    E choice_of() const {
+        const std::string s = string();
+        if (const auto e = parse_name<E>(s)) return *e;
+        choice(deck_names<E>());  // fails with the allowed names
+        fail("unreachable");
+    }
     /// Elements of a sequence, paths "path[i]".
     std::vector<Value> elements() const;
 

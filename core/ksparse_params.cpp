@@ -1,35 +1,9 @@
-// KSPARSE parameter names and defaults (core/ksparse_params.hpp).
+// KSPARSE parameter defaults (core/ksparse_params.hpp); the names are in core/names.cpp.
 #include "core/ksparse_params.hpp"
 
 #include <string>
 
 namespace heptane {
-
-const char* to_string(KsparseKernel k) {
-    switch (k) {
-        case KsparseKernel::automatic:
-            return "automatic";
-        case KsparseKernel::k1:
-            return "k1";
-        case KsparseKernel::k2:
-            return "k2";
-        case KsparseKernel::k3:
-            return "k3";
-    }
-    return "?";
-}
-
-const char* to_string(KsparseBalance b) {
-    switch (b) {
-        case KsparseBalance::automatic:
-            return "automatic";
-        case KsparseBalance::off:
-            return "off";
-        case KsparseBalance::on:
-            return "on";
-    }
-    return "?";
-}
 
 KsparseKernel ksparse_kernel_for(int block_size) {
     if (block_size <= 5) return KsparseKernel::k1;

@@ -39,9 +39,8 @@ class CpuGridSolver final : public LinearSolver {
         info_.backend = "cpu";
         info_.kernel = "reference";
         info_.cost = is_smoother(s.method) ? IterationCost{0, 0} : krylov_cost(s.method);
-        info_.bytes_per_iteration =
-            iteration_bytes(s.method, s.preconditioner, s.block_shape, A,
-                            GHOperator(A).minimal_bytes(), info_.cost);
+        info_.bytes_per_iteration = iteration_bytes(s.method, s.preconditioner, s.block_shape, A,
+                                                    GHOperator(A).minimal_bytes(), info_.cost);
         const auto t0 = Clock::now();
         factor();
         info_.setup_seconds = seconds_since(t0);
@@ -91,8 +90,8 @@ class CpuGridSolver final : public LinearSolver {
             return;
         }
         M_ = make_preconditioner(*A_, s_);
-        info_.workspace_bytes = static_cast<std::size_t>(
-            preconditioner_bytes(*A_, s_.preconditioner, s_.block_shape));
+        info_.workspace_bytes =
+            static_cast<std::size_t>(preconditioner_bytes(*A_, s_.preconditioner, s_.block_shape));
     }
 
     SolverSettings s_;
@@ -107,13 +106,15 @@ class CpuBsrSolver final : public LinearSolver {
   public:
     CpuBsrSolver(const SolverSettings& s, const Bsr& A) : method_(s.method), op_(A) {
         if (is_smoother(s.method) || s.preconditioner != PreconditionerKind::none) {
-            throw NotSupported("a BSR (matrix deck) system takes bicgstab or qmr, no preconditioner");
+            throw NotSupported(
+                "a BSR (matrix deck) system takes bicgstab or qmr, no preconditioner");
         }
         info_.backend = "cpu";
         info_.kernel = "reference";
         info_.cost = krylov_cost(method_);
-        info_.bytes_per_iteration = info_.cost.products * op_.minimal_bytes() +
-                                    info_.cost.vector_passes * 8.0 * static_cast<double>(op_.size());
+        info_.bytes_per_iteration =
+            info_.cost.products * op_.minimal_bytes() +
+            info_.cost.vector_passes * 8.0 * static_cast<double>(op_.size());
         info_.counts.matrix_uploads = 1;
     }
     void update_values(const GHMatrix&) override {

@@ -1,5 +1,4 @@
-// Names, defaults, costs and the solver dispatch of the GPU backend, shared by the CUDA build
-// and the stub.
+// Names, defaults and costs of the GPU backend, shared by the CUDA build and the stub.
 #include <string>
 
 #include "core/errors.hpp"
@@ -22,18 +21,6 @@ const char* to_string(BdiaVariant v) {
 }
 
 BdiaVariant default_variant() { return BdiaVariant::cell_fastest; }
-
-const char* to_string(LibrarySpmv s) {
-    switch (s) {
-        case LibrarySpmv::bsr:
-            return "cusparse_bsr";
-        case LibrarySpmv::bsr_legacy:
-            return "cusparse_bsrmv";
-        case LibrarySpmv::csr:
-            return "cusparse_csr";
-    }
-    return "?";
-}
 
 const char* to_string(RangeStorage s) {
     switch (s) {
@@ -96,66 +83,11 @@ double qmr_floor_bytes(const GHMatrix& A) {
            16.0 * 8.0 * static_cast<double>(A.rows());
 }
 
-namespace {
-
-[[noreturn]] void no_gpu_method(Method method) {
-    throw NotSupported(std::string("the GPU solvers are bicgstab and qmr, not ") +
-                       (method == Method::block_jacobi ? "block_jacobi" : "block_gs"));
-}
-
-[[noreturn]] void no_ksparse(GpuKernel kernel) {
-    throw NotSupported(std::string("the KSPARSE SpMV (solver.spmv: ksparse, matrix decks) runs "
-                                   "with gpu_kernel multi_kernel, not ") +
-                       (kernel == GpuKernel::in_kernel ? "in_kernel" : "library"));
-}
-
-}  // namespace
-
-void check_preconditioner(Method method, GpuKernel kernel, const GpuSolveOptions& options, int K) {
-    const PreconditionerKind kind = options.preconditioner;
-    if (kind == PreconditionerKind::none) return;
-    if (is_smoother(method)) {
-        throw NotSupported(
-            "the block smoothers take no preconditioner (solver.preconditioner: "
-            "none)");
-    }
-    const std::string what = std::string("the preconditioner ") + to_string(kind);
-    if (method == Method::qmr) {
-        throw NotSupported(what +
-                           " is not available in the GPU QMR (it needs M^-T on the "
-                           "device); use bicgstab, or the CPU backend");
-    }
-    if (options.spmv == SpmvKind::ksparse) {
-        throw NotSupported(what + " needs the Bdia SpMV (solver.spmv: bdia)");
-    }
-    switch (kernel) {
-        case GpuKernel::library:
-            throw NotSupported(what +
-                               " is not in the library baseline (cuSPARSE + cuBLAS); use "
-                               "gpu_kernel multi_kernel or in_kernel");
-        case GpuKernel::multi_kernel:
-            return;
-        case GpuKernel::in_kernel:
-            if (kind != PreconditionerKind::point_block_jacobi) {
-                throw NotSupported(what +
-                                   " is not local to a thread block's rows, so the "
-                                   "in-kernel solver cannot fuse it; use gpu_kernel "
-                                   "multi_kernel (it applies it between kernels)");
-            }
-            if ((K & (K - 1)) != 0) {
-                throw NotSupported(what +
-                                   " is fused into the in-kernel solver for K a power "
-                                   "of two only (K = " +
-                                   std::to_string(K) +
-                                   " cells straddle the thread blocks' row ranges); use "
-                                   "gpu_kernel multi_kernel");
-            }
-            return;
-    }
-}
-
 IterationCost cost(Method method, GpuKernel kernel) {
-    if (method != Method::bicgstab && method != Method::qmr) no_gpu_method(method);
+    if (method != Method::bicgstab && method != Method::qmr) {
+        throw NotSupported(std::string("the GPU Krylov solvers are bicgstab and qmr, not ") +
+                           to_string(method));
+    }
     const bool qmr = method == Method::qmr;
     switch (kernel) {
         case GpuKernel::in_kernel:
@@ -166,40 +98,6 @@ IterationCost cost(Method method, GpuKernel kernel) {
             return qmr ? qmr_library_cost() : library_cost();
     }
     return {};
-}
-
-SolveResult solve(Method method, GpuKernel kernel, const GHMatrix& A, const std::vector<double>& b,
-                  std::vector<double>& x, const GpuSolveOptions& options, GpuSolveTimes* times,
-                  InKernelPlan* plan) {
-    if (is_smoother(method)) {
-        return block_smoother(method, A, b, x, options, times);
-    }
-    check_preconditioner(method, kernel, options, A.block_size());
-    const bool qmr = method == Method::qmr;
-    if (options.spmv == SpmvKind::ksparse && kernel != GpuKernel::multi_kernel) no_ksparse(kernel);
-    switch (kernel) {
-        case GpuKernel::in_kernel:
-            return qmr ? qmr_in_kernel(A, b, x, options, times, plan)
-                       : bicgstab_in_kernel(A, b, x, options, times, plan);
-        case GpuKernel::multi_kernel:
-            return qmr ? qmr_multi_kernel(A, b, x, options, times)
-                       : bicgstab_multi_kernel(A, b, x, options, times);
-        case GpuKernel::library:
-            return qmr ? qmr_library(A, b, x, options, times)
-                       : bicgstab_library(A, b, x, options, times);
-    }
-    return {};
-}
-
-SolveResult solve(Method method, GpuKernel kernel, const Bsr& A, const std::vector<double>& b,
-                  std::vector<double>& x, const GpuSolveOptions& options, GpuSolveTimes* times) {
-    if (method != Method::bicgstab && method != Method::qmr) no_gpu_method(method);
-    if (kernel != GpuKernel::multi_kernel) no_ksparse(kernel);
-    if (options.preconditioner != PreconditionerKind::none) {
-        throw NotSupported("block preconditioners need a grid (GH) system, not a matrix deck");
-    }
-    return method == Method::qmr ? qmr_multi_kernel(A, b, x, options, times)
-                                 : bicgstab_multi_kernel(A, b, x, options, times);
 }
 
 }  // namespace heptane::gpu

@@ -1,12 +1,14 @@
 // The GPU solve functions of gpu/solvers.hpp, shared by the CUDA build and the stub: each
 // makes the solver object once (gpu::make_solver; the stub's throws NotCompiled) and solves
 // once, so a one-off solve and a simulation's thousandth run the same code.
+#include "gpu/solvers.hpp"
+
 #include <memory>
 #include <string>
 
+#include "core/capabilities.hpp"
 #include "core/errors.hpp"
 #include "gpu/solver.hpp"
-#include "gpu/solvers.hpp"
 
 namespace heptane::gpu {
 namespace {
@@ -31,32 +33,37 @@ SolveResult solve_once(Method method, GpuKernel kernel, const Matrix& A,
 
 }  // namespace
 
+SolverSettings settings_of(Method method, GpuKernel kernel, const GpuSolveOptions& options) {
+    SolverSettings s;
+    s.method = method;
+    s.gpu_kernel = kernel;
+    s.spmv = options.spmv;
+    s.preconditioner = options.preconditioner;
+    s.block_shape = options.block_shape;
+    s.omega = options.omega;
+    s.library_format = options.library_spmv;
+    return s;
+}
+
 void check_solver(Method method, GpuKernel kernel, const GpuSolveOptions& options, int K) {
     if (method != Method::bicgstab && method != Method::qmr) {
-        throw NotSupported(std::string("the GPU solvers are bicgstab and qmr, not ") +
+        throw NotSupported(std::string("the GPU Krylov solvers are bicgstab and qmr, not ") +
                            to_string(method));
     }
-    check_preconditioner(method, kernel, options, K);
-    if (options.spmv == SpmvKind::ksparse && kernel != GpuKernel::multi_kernel) {
-        throw NotSupported(std::string("the KSPARSE SpMV (solver.spmv: ksparse, matrix decks) runs "
-                                       "with gpu_kernel multi_kernel, not ") +
-                           (kernel == GpuKernel::in_kernel ? "in_kernel" : "library"));
-    }
+    const Support s =
+        support(settings_of(method, kernel, options), K, Backend::gpu, DeckKind::grid);
+    if (!s) throw NotSupported(s.reason);
 }
 
 void check_bsr_solver(Method method, GpuKernel kernel, const GpuSolveOptions& options) {
     if (method != Method::bicgstab && method != Method::qmr) {
-        throw NotSupported(std::string("the GPU solvers are bicgstab and qmr, not ") +
+        throw NotSupported(std::string("the GPU Krylov solvers are bicgstab and qmr, not ") +
                            to_string(method));
     }
-    if (kernel != GpuKernel::multi_kernel) {
-        throw NotSupported(std::string("the KSPARSE SpMV (solver.spmv: ksparse, matrix decks) runs "
-                                       "with gpu_kernel multi_kernel, not ") +
-                           (kernel == GpuKernel::in_kernel ? "in_kernel" : "library"));
-    }
-    if (options.preconditioner != PreconditionerKind::none) {
-        throw NotSupported("block preconditioners need a grid (GH) system, not a matrix deck");
-    }
+    SolverSettings settings = settings_of(method, kernel, options);
+    settings.spmv = SpmvKind::ksparse;  // a BSR matrix has no Bdia form
+    const Support s = support(settings, 0, Backend::gpu, DeckKind::matrix);
+    if (!s) throw NotSupported(s.reason);
 }
 
 SolveResult bicgstab_in_kernel(const GHMatrix& A, const std::vector<double>& b,
@@ -68,8 +75,7 @@ SolveResult bicgstab_in_kernel(const GHMatrix& A, const std::vector<double>& b,
 SolveResult bicgstab_multi_kernel(const GHMatrix& A, const std::vector<double>& b,
                                   std::vector<double>& x, const GpuSolveOptions& options,
                                   GpuSolveTimes* times) {
-    return solve_once(Method::bicgstab, GpuKernel::multi_kernel, A, b, x, options, times,
-                      nullptr);
+    return solve_once(Method::bicgstab, GpuKernel::multi_kernel, A, b, x, options, times, nullptr);
 }
 
 SolveResult bicgstab_library(const GHMatrix& A, const std::vector<double>& b,
@@ -104,6 +110,17 @@ SolveResult bicgstab_multi_kernel(const Bsr& A, const std::vector<double>& b,
 SolveResult qmr_multi_kernel(const Bsr& A, const std::vector<double>& b, std::vector<double>& x,
                              const GpuSolveOptions& options, GpuSolveTimes* times) {
     return solve_once(Method::qmr, GpuKernel::multi_kernel, A, b, x, options, times);
+}
+
+SolveResult solve(Method method, GpuKernel kernel, const GHMatrix& A, const std::vector<double>& b,
+                  std::vector<double>& x, const GpuSolveOptions& options, GpuSolveTimes* times,
+                  InKernelPlan* plan) {
+    return solve_once(method, kernel, A, b, x, options, times, plan);
+}
+
+SolveResult solve(Method method, GpuKernel kernel, const Bsr& A, const std::vector<double>& b,
+                  std::vector<double>& x, const GpuSolveOptions& options, GpuSolveTimes* times) {
+    return solve_once(method, kernel, A, b, x, options, times);
 }
 
 SolveResult block_smoother(Method method, const GHMatrix& A, const std::vector<double>& b,

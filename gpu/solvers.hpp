@@ -20,18 +20,16 @@
 #include "core/gh_matrix.hpp"
 #include "core/krylov.hpp"
 #include "core/ksparse_params.hpp"
+#include "core/names.hpp"
 #include "core/solver_settings.hpp"
 #include "gpu/spmv.hpp"
 
 namespace heptane::gpu {
 
-/// cuSPARSE SpMV used by the library baseline.
-enum class LibrarySpmv {
-    bsr,         ///< generic API (cusparseSpMV) on BSR with K x K blocks
-    bsr_legacy,  ///< legacy cusparseDbsrmv on the same BSR
-    csr,         ///< generic API on scalar CSR
-};
-const char* to_string(LibrarySpmv s);
+/// cuSPARSE SpMV used by the library baseline: the deck's solver.library_format (bsr:
+/// cusparseSpMV on BSR with K x K blocks; bsr_legacy: cusparseDbsrmv; csr: cusparseSpMV on
+/// scalar CSR). Its report names (to_string) are cusparse_bsr, cusparse_bsrmv, cusparse_csr.
+using LibrarySpmv = LibraryFormat;
 
 /// Where the in-kernel solver keeps its range vectors (x, r_hat, t): in shared memory when
 /// the block's rows fit (automatic), or forced either way.
@@ -63,13 +61,13 @@ struct GpuSolveOptions {
     double omega = 1.0;                       ///< damping of the smoothers (block_smoother)
 };
 
-/// Whether the GPU solver (method, kernel) takes options.preconditioner for a system with
-/// K x K blocks; throws NotSupported with the reason (and what to use instead) when not.
-void check_preconditioner(Method method, GpuKernel kernel, const GpuSolveOptions& options, int K);
+/// The solver settings (core/solver_settings.hpp) of (method, kernel) under `options`, for
+/// the capabilities check (core/capabilities.hpp).
+SolverSettings settings_of(Method method, GpuKernel kernel, const GpuSolveOptions& options);
 
-/// Whether the GPU runs (method, kernel) on a grid system with K x K blocks under `options`
-/// (a Krylov method; the preconditioner; KSPARSE with multi_kernel only); throws
-/// NotSupported with the reason when not. make_solver checks it.
+/// Whether the GPU runs the Krylov method (bicgstab or qmr) with `kernel` on a grid system
+/// with K x K blocks under `options` (core/capabilities.hpp's support); throws NotSupported
+/// with the reason when not. make_solver checks it.
 void check_solver(Method method, GpuKernel kernel, const GpuSolveOptions& options, int K);
 /// The same for a BSR system (matrix decks): bicgstab or qmr, multi_kernel, no preconditioner.
 void check_bsr_solver(Method method, GpuKernel kernel, const GpuSolveOptions& options);

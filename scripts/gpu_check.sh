@@ -12,6 +12,8 @@
 # HEPTANE_BASELINE: a tarball of another tree (git archive REV | gzip); it is built too and
 #                each bench line runs with both binaries, interleaved (baseline, this tree,
 #                baseline, this tree), so before/after are measured in the same run
+# HEPTANE_BENCH_ONLY_NEW: bench lines (';'-separated) run with this tree only (commands the
+#                baseline does not have), reports in $OUT/bench_new_*.yaml
 # HEPTANE_SKIP_TESTS=1: build and bench only
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -111,6 +113,15 @@ if [[ -n "${HEPTANE_BENCH:-}" ]]; then
       # shellcheck disable=SC2086  # the bench line is a list of arguments
       "$build/app/heptane" bench $b --report "$out/bench_$n.yaml" 2>&1 | tee -a "$log"
     fi
+  done
+fi
+if [[ -n "${HEPTANE_BENCH_ONLY_NEW:-}" ]]; then
+  IFS=';' read -ra benches <<<"$HEPTANE_BENCH_ONLY_NEW"
+  n=0
+  for b in "${benches[@]}"; do
+    n=$((n + 1))
+    # shellcheck disable=SC2086  # the bench line is a list of arguments
+    "$build/app/heptane" bench $b --report "$out/bench_new_$n.yaml" 2>&1 | tee -a "$log"
   done
 fi
 exit $((all || gpu || san))

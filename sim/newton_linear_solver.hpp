@@ -17,10 +17,10 @@ namespace heptane::sim {
 struct LinearStats {
     int solves = 0;
     long long iterations = 0;
-    int failures = 0;              ///< solves that ended other than converged
-    double setup_seconds = 0.0;    ///< making the solver object (once)
-    double update_seconds = 0.0;   ///< update_values, summed
-    double solve_seconds = 0.0;    ///< solve, summed
+    int failures = 0;             ///< solves that ended other than converged
+    double setup_seconds = 0.0;   ///< making the solver object (once)
+    double update_seconds = 0.0;  ///< update_values, summed
+    double solve_seconds = 0.0;   ///< solve, summed
 };
 
 /// The linear solver of a Newton loop.

@@ -349,7 +349,7 @@ class InKernelSolver final : public GpuSolver {
 
 std::unique_ptr<GpuSolver> make_in_kernel_solver(Method method, const GHMatrix& A,
                                                  const GpuSolveOptions& options) {
-    check_preconditioner(method, GpuKernel::in_kernel, options, A.block_size());
+    check_solver(method, GpuKernel::in_kernel, options, A.block_size());
     if (method == Method::qmr) {
         return std::make_unique<InKernelSolver<QmrParams>>(
             method, A, options,

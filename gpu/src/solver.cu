@@ -13,7 +13,7 @@ namespace heptane::gpu {
 std::unique_ptr<GpuSolver> make_solver(Method method, GpuKernel kernel, const GHMatrix& A,
                                        const GpuSolveOptions& options) {
     if (is_smoother(method)) return detail::make_smoother_solver(method, A, options);
-    check_solver(method, kernel, options, A.block_size());
+    check_solver(method, kernel, options, A.block_size());  // core/capabilities.hpp
     switch (kernel) {
         case GpuKernel::in_kernel:
             return detail::make_in_kernel_solver(method, A, options);

@@ -95,8 +95,7 @@ TEST_P(SolverObject, UpdateValuesReplansAndReallocatesNothing) {
     EXPECT_EQ(info.counts.plans, c.kernel == GpuKernel::library ? 0 : 1) << "re-planned";
     EXPECT_EQ(info.counts.matrix_uploads, c.solves);
     EXPECT_EQ(info.counts.factorizations,
-              c.preconditioner != PreconditionerKind::none || is_smoother(c.method) ? c.solves
-                                                                                     : 0);
+              c.preconditioner != PreconditionerKind::none || is_smoother(c.method) ? c.solves : 0);
     EXPECT_EQ(info.backend, "gpu");
     EXPECT_GT(info.bytes_per_iteration, 0.0);
 }

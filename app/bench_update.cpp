@@ -1,0 +1,123 @@
+// `heptane bench update DECK`: what a Newton loop pays per linear solve with a solver object
+// made once (issue 16). The deck's solver is made once (upload, factors, plan, graph), then
+// `--solves` times its values are updated from the deck's matrix and the system is solved
+// from x = 0. Before the solver objects every solve paid the first setup; now the second and
+// later pay update_values.
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "app/atomic_file.hpp"
+#include "app/bench.hpp"
+#include "app/deck.hpp"
+#include "app/report.hpp"
+#include "app/solver_setup.hpp"
+#include "core/errors.hpp"
+#include "gpu/device.hpp"
+#include "heptane_version.hpp"
+
+namespace heptane::app {
+namespace {
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+}  // namespace
+
+int cmd_bench_update(const BenchArgs& args, std::ostream& out) {
+    Deck deck = load_deck(args.deck, args.overrides);
+    if (deck.system.present) {
+        throw InputError("DECK",
+                         "bench update takes a grid deck (update_values needs a GH matrix)");
+    }
+    const bool gpu_ready = gpu::compiled_with_cuda() && gpu::device_count() > 0;
+    const bool gpu = args.backend == "gpu" || (args.backend == "auto" && gpu_ready);
+    if (gpu && !gpu_ready) throw Error("bench update --backend gpu: no CUDA device (or no CUDA)");
+    const std::string device = gpu ? gpu::list_devices()[0].name : "CPU";
+
+    const auto t_model = std::chrono::steady_clock::now();
+    const wells::Model model = build_model(deck);
+    const double model_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t_model).count();
+    const GHSystem& sys = model.system;
+    const std::unique_ptr<LinearSolver> solver =
+        make_deck_solver(deck, sys.matrix, gpu, deck.solver.gpu_kernel);
+    const SolveOptions options = solve_options(deck);
+    const SolverInfo first = solver->info();
+    out << "heptane bench update " << deck.path << " on " << device << ": " << first.backend << " "
+        << to_string(deck.solver.method) << ", " << first.kernel << ", preconditioner "
+        << to_string(deck.solver.preconditioner) << ", " << with_commas(sys.matrix.rows())
+        << " unknowns\n";
+    out << "  model built on the host in " << fixed(model_seconds, 3) << " s (not timed below)\n";
+    out << "  solve  setup or update [s]  solve [s]  iterations  status\n";
+
+    std::vector<double> updates, solves;
+    std::vector<int> iterations;
+    for (int k = 0; k < args.solves; ++k) {
+        if (k > 0) solver->update_values(sys.matrix);
+        std::vector<double> x(sys.rhs.size(), 0.0);
+        const SolveResult r = solver->solve(sys.rhs, x, options);
+        const SolverInfo info = solver->info();
+        const double setup = k == 0 ? info.setup_seconds : info.update_seconds;
+        if (k > 0) updates.push_back(setup);
+        solves.push_back(info.solve_seconds);
+        iterations.push_back(r.iterations);
+        char line[160];
+        std::snprintf(line, sizeof line, "  %5d  %19.4f  %9.4f  %10d  %s\n", k + 1, setup,
+                      info.solve_seconds, r.iterations, to_string(r.status));
+        out << line;
+    }
+    const double update = median(updates);
+    const SolverInfo last = solver->info();
+    out << "  first setup " << fixed(first.setup_seconds, 4) << " s; later solves: update "
+        << fixed(update, 4) << " s (median of " << updates.size() << "), "
+        << (update > 0.0 ? fixed(first.setup_seconds / update, 1) + "x less" : std::string("-"))
+        << "; solve " << fixed(median(solves), 4) << " s (median); plans " << last.counts.plans
+        << ", matrix uploads " << last.counts.matrix_uploads << ", factorizations "
+        << last.counts.factorizations << "\n";
+
+    YAML::Emitter y;
+    y << YAML::BeginMap;
+    y << YAML::Key << "benchmark" << YAML::Value << "update";
+    y << YAML::Key << "heptane_version" << YAML::Value << kVersion;
+    y << YAML::Key << "date" << YAML::Value << utc_now();
+    y << YAML::Key << "command" << YAML::Value << args.command;
+    y << YAML::Key << "device" << YAML::Value << device;
+    y << YAML::Key << "deck" << YAML::Value << deck.path;
+    y << YAML::Key << "backend" << YAML::Value << last.backend;
+    y << YAML::Key << "kernel" << YAML::Value << last.kernel;
+    y << YAML::Key << "method" << YAML::Value << to_string(deck.solver.method);
+    y << YAML::Key << "preconditioner" << YAML::Value << to_string(deck.solver.preconditioner);
+    y << YAML::Key << "unknowns" << YAML::Value << sys.matrix.rows();
+    y << YAML::Key << "model_build_seconds" << YAML::Value << model_seconds;
+    y << YAML::Key << "first_setup_seconds" << YAML::Value << first.setup_seconds;
+    y << YAML::Key << "update_seconds_median" << YAML::Value << update;
+    y << YAML::Key << "solve_seconds_median" << YAML::Value << median(solves);
+    y << YAML::Key << "update_seconds" << YAML::Value << YAML::Flow << updates;
+    y << YAML::Key << "solve_seconds" << YAML::Value << YAML::Flow << solves;
+    y << YAML::Key << "iterations" << YAML::Value << YAML::Flow << iterations;
+    y << YAML::Key << "plans" << YAML::Value << last.counts.plans;
+    y << YAML::Key << "matrix_uploads" << YAML::Value << last.counts.matrix_uploads;
+    y << YAML::Key << "factorizations" << YAML::Value << last.counts.factorizations;
+    y << YAML::Key << "workspace_bytes" << YAML::Value << last.workspace_bytes;
+    y << YAML::EndMap;
+    AtomicOutput file(args.report);
+    {
+        std::ofstream s(file.temp_path());
+        if (!s) throw InputError("--report", "cannot write '" + args.report + "'");
+        s << y.c_str() << '\n';
+    }
+    file.commit();
+    out << "report: " << args.report << '\n';
+    return 0;
+}
+
+}  // namespace heptane::app

@@ -1,0 +1,33 @@
+#pragma once
+/// @file A deck's solver section as a solver object (core/linear_solver.hpp): the one place
+/// where `heptane run`, `heptane bench update` and (issue 17) the simulator turn the deck's
+/// settings into a CPU or GPU solver made once.
+#include <memory>
+
+#include "app/deck.hpp"
+#include "core/formats.hpp"
+#include "core/gh_matrix.hpp"
+#include "core/linear_solver.hpp"
+#include "gpu/solvers.hpp"
+
+namespace heptane::app {
+
+/// The per-solve options of the deck: tolerance and max_iterations.
+SolveOptions solve_options(const Deck& deck);
+
+/// The GPU solver options of the deck (a matrix deck's spmv is ksparse: deck.cpp), with
+/// `options` as the per-solve options.
+gpu::GpuSolveOptions gpu_solve_options(const Deck& deck, const SolveOptions& options);
+
+/// The solver object of a grid deck for A: the CPU reference (gpu false) or the GPU solver of
+/// `kernel` (the block smoothers ignore it). A singular block met while factoring is
+/// rethrown located at its deck key (exit 2).
+std::unique_ptr<LinearSolver> make_deck_solver(const Deck& deck, const GHMatrix& A, bool gpu,
+                                               GpuKernel kernel);
+
+/// The solver object of a matrix deck: the CPU reference or the multi-kernel solver with the
+/// KSPARSE SpMV.
+std::unique_ptr<LinearSolver> make_deck_solver(const Deck& deck, const Bsr& A, bool gpu,
+                                               GpuKernel kernel);
+
+}  // namespace heptane::app

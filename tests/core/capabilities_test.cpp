@@ -1,0 +1,103 @@
+// The capabilities check (core/capabilities.hpp): each rule refuses its combination with its
+// key and message, and the combinations that run are accepted.
+#include "core/capabilities.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace heptane {
+namespace {
+
+SolverSettings settings(Method m, PreconditionerKind p = PreconditionerKind::none,
+                        GpuKernel k = GpuKernel::in_kernel, SpmvKind spmv = SpmvKind::bdia) {
+    SolverSettings s;
+    s.method = m;
+    s.preconditioner = p;
+    s.gpu_kernel = k;
+    s.spmv = spmv;
+    return s;
+}
+
+::testing::AssertionResult refused(const Support& r, const std::string& key,
+                                   const std::string& fragment) {
+    if (r.ok) return ::testing::AssertionFailure() << "accepted";
+    if (r.key != key) return ::testing::AssertionFailure() << "key " << r.key << ": " << r.reason;
+    if (r.reason.find(fragment) == std::string::npos) {
+        return ::testing::AssertionFailure() << "reason: " << r.reason;
+    }
+    return ::testing::AssertionSuccess();
+}
+
+constexpr auto cpu = Backend::cpu;
+constexpr auto gpu = Backend::gpu;
+constexpr auto grid = DeckKind::grid;
+constexpr auto matrix = DeckKind::matrix;
+using P = PreconditionerKind;
+using G = GpuKernel;
+
+TEST(Capabilities, RulesThatHoldOnEveryBackend) {
+    EXPECT_TRUE(
+        refused(support(settings(Method::block_gs, P::none, G::multi_kernel, SpmvKind::ksparse), 0,
+                        cpu, matrix),
+                "solver.method", "block_gs needs a grid deck"));
+    EXPECT_TRUE(refused(
+        support(settings(Method::bicgstab, P::line_jacobi, G::multi_kernel, SpmvKind::ksparse), 0,
+                cpu, matrix),
+        "solver.preconditioner", "line_jacobi needs a grid deck"));
+    EXPECT_TRUE(
+        refused(support(settings(Method::block_jacobi, P::point_block_jacobi), 2, cpu, grid),
+                "solver.preconditioner", "block_jacobi takes no preconditioner"));
+    EXPECT_TRUE(refused(
+        support(settings(Method::qmr, P::none, G::library, SpmvKind::ksparse), 0, cpu, matrix),
+        "solver.gpu_kernel", "a matrix deck runs on the GPU with multi_kernel"));
+    EXPECT_TRUE(refused(support(settings(Method::qmr, P::none, G::multi_kernel), 0, cpu, matrix),
+                        "solver.spmv", "a matrix deck has no Bdia form"));
+    EXPECT_TRUE(refused(
+        support(settings(Method::bicgstab, P::none, G::in_kernel, SpmvKind::ksparse), 2, cpu, grid),
+        "solver.spmv", "ksparse runs with gpu_kernel: multi_kernel"));
+}
+
+TEST(Capabilities, RulesOfTheGpu) {
+    EXPECT_TRUE(refused(support(settings(Method::qmr, P::point_block_jacobi), 2, gpu, grid),
+                        "solver.preconditioner", "not available in the GPU QMR"));
+    EXPECT_TRUE(refused(support(settings(Method::bicgstab, P::point_block_jacobi, G::multi_kernel,
+                                         SpmvKind::ksparse),
+                                2, gpu, grid),
+                        "solver.preconditioner", "needs the Bdia SpMV"));
+    EXPECT_TRUE(
+        refused(support(settings(Method::bicgstab, P::block_jacobi, G::library), 2, gpu, grid),
+                "solver.preconditioner", "not in the library baseline"));
+    EXPECT_TRUE(
+        refused(support(settings(Method::bicgstab, P::line_jacobi, G::in_kernel), 2, gpu, grid),
+                "solver.preconditioner", "not local to a thread block's rows"));
+    EXPECT_TRUE(refused(
+        support(settings(Method::bicgstab, P::point_block_jacobi, G::in_kernel), 3, gpu, grid),
+        "solver.preconditioner", "K a power of two only (K = 3"));
+    // The same settings run on the CPU.
+    EXPECT_TRUE(support(settings(Method::qmr, P::point_block_jacobi), 2, cpu, grid));
+    EXPECT_TRUE(support(settings(Method::bicgstab, P::line_jacobi, G::in_kernel), 2, cpu, grid));
+}
+
+TEST(Capabilities, WhatRuns) {
+    for (Backend where : {cpu, gpu}) {
+        EXPECT_TRUE(support(settings(Method::bicgstab), 3, where, grid));
+        EXPECT_TRUE(support(settings(Method::qmr, P::none, G::library), 1, where, grid));
+        EXPECT_TRUE(support(settings(Method::block_gs, P::none, G::in_kernel), 2, where, grid));
+        for (int K : {1, 2, 4, 8, 16}) {
+            EXPECT_TRUE(support(settings(Method::bicgstab, P::point_block_jacobi, G::in_kernel), K,
+                                where, grid))
+                << K;
+        }
+        for (P p : {P::point_block_jacobi, P::line_jacobi, P::block_jacobi}) {
+            EXPECT_TRUE(support(settings(Method::bicgstab, p, G::multi_kernel), 3, where, grid));
+        }
+        EXPECT_TRUE(support(settings(Method::qmr, P::none, G::multi_kernel, SpmvKind::ksparse), 0,
+                            where, matrix));
+        EXPECT_TRUE(support(settings(Method::bicgstab, P::none, G::multi_kernel, SpmvKind::ksparse),
+                            5, where, grid));
+    }
+}
+
+}  // namespace
+}  // namespace heptane
