@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "core/errors.hpp"
+#include "core/base/errors.hpp"
 
 namespace heptane::app {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/solver_settings.hpp"
+#include "core/krylov/solver_settings.hpp"
 
 namespace heptane::app {
 
@@ -110,7 +110,7 @@ struct BenchArgs {
     SmootherStudyOptions study;
     int asymptotic_sweeps = 0;
     std::string backend = "auto";
-    int solves = 20;  ///< bench update: solves (the first sets the solver up)
+    int solves = 20;                     ///< bench update: solves (the first sets the solver up)
     std::vector<std::string> overrides;  ///< bench update: --set key.path=value
     std::string deck;
     std::string report;   ///< YAML report path

@@ -17,7 +17,7 @@
 #include "app/deck.hpp"
 #include "app/report.hpp"
 #include "app/solver_setup.hpp"
-#include "core/errors.hpp"
+#include "core/base/errors.hpp"
 #include "gpu/device.hpp"
 #include "heptane_version.hpp"
 

@@ -12,9 +12,9 @@
 #include "app/deck.hpp"
 #include "app/report.hpp"
 #include "app/run.hpp"
-#include "core/errors.hpp"
-#include "core/formats.hpp"
-#include "core/names.hpp"
+#include "core/base/errors.hpp"
+#include "core/krylov/names.hpp"
+#include "core/matrix/formats.hpp"
 #include "heptane_version.hpp"
 
 namespace heptane::app {

@@ -8,7 +8,7 @@
 
 #include "app/hdf5_file.hpp"
 #include "app/report.hpp"
-#include "core/errors.hpp"
+#include "core/base/errors.hpp"
 
 namespace heptane::app {
 namespace {

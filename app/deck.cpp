@@ -8,10 +8,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/capabilities.hpp"
-#include "core/matrix_market.hpp"
-#include "core/random.hpp"
-#include "core/units.hpp"
+#include "core/base/random.hpp"
+#include "core/base/units.hpp"
+#include "core/krylov/capabilities.hpp"
+#include "core/matrix/matrix_market.hpp"
 
 namespace heptane::app {
 namespace {
@@ -386,7 +386,7 @@ class DeckReader {
             s.max_iterations = to_int(*x, n);
         }
         m.finish();
-        // The combinations that run nowhere (core/capabilities.hpp), at the key at fault.
+        // The combinations that run nowhere (core/krylov/capabilities.hpp), at the key at fault.
         const Support ok =
             support(s, 0, Backend::cpu, matrix_deck ? DeckKind::matrix : DeckKind::grid);
         if (!ok) throw InputError(ok.key, ok.reason);

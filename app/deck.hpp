@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "app/yaml_reader.hpp"
-#include "core/errors.hpp"
-#include "core/formats.hpp"
-#include "core/solver_settings.hpp"
+#include "core/base/errors.hpp"
+#include "core/krylov/solver_settings.hpp"
+#include "core/matrix/formats.hpp"
 #include "wells/generator.hpp"
 
 namespace heptane::app {
@@ -35,7 +35,7 @@ enum class RhsKind { ones, random, file };
 
 /// The `system` section: a deck that names a matrix instead of a grid (issue 7). Block size 1
 /// solves the file's matrix with its own values; block size > 1 promotes every entry to a
-/// dense bs x bs block with seeded values (promote_to_bsr, core/matrix_market.hpp).
+/// dense bs x bs block with seeded values (promote_to_bsr, core/matrix/matrix_market.hpp).
 struct MatrixSystemSpec {
     bool present = false;    ///< the deck has a `system` section
     std::string matrix;      ///< MatrixMarket file, resolved against the deck's folder

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "core/errors.hpp"
+#include "core/base/errors.hpp"
 
 namespace heptane::app::h5 {
 namespace {

@@ -8,7 +8,7 @@
 #include "app/atomic_file.hpp"
 #include "app/hdf5_file.hpp"
 #include "app/report.hpp"
-#include "core/units.hpp"
+#include "core/base/units.hpp"
 #include "heptane_version.hpp"
 
 namespace heptane::app {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "app/deck.hpp"
-#include "core/krylov.hpp"
+#include "core/krylov/krylov.hpp"
 
 namespace heptane::app {
 

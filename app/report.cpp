@@ -4,7 +4,7 @@
 #include <ctime>
 #include <ostream>
 
-#include "core/formats.hpp"
+#include "core/matrix/formats.hpp"
 #include "gpu/device.hpp"
 #include "heptane_version.hpp"
 
@@ -43,7 +43,6 @@ std::string utc_now() {
     std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
     return buf;
 }
-
 
 std::string with_commas(long long n) {
     std::string digits = std::to_string(n < 0 ? -n : n);

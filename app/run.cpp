@@ -12,11 +12,11 @@
 #include "app/output.hpp"
 #include "app/report.hpp"
 #include "app/solver_setup.hpp"
-#include "core/block_smoothers.hpp"
-#include "core/capabilities.hpp"
-#include "core/errors.hpp"
-#include "core/krylov.hpp"
-#include "core/names.hpp"
+#include "core/base/errors.hpp"
+#include "core/krylov/capabilities.hpp"
+#include "core/krylov/krylov.hpp"
+#include "core/krylov/names.hpp"
+#include "core/precond/block_smoothers.hpp"
 #include "gpu/device.hpp"
 #include "gpu/solvers.hpp"
 
@@ -46,7 +46,7 @@ struct Plan {
     std::string fallback;
 };
 
-/// Whether the GPU runs the deck's solver (core/capabilities.hpp; the rules that hold
+/// Whether the GPU runs the deck's solver (core/krylov/capabilities.hpp; the rules that hold
 /// everywhere were checked when the deck was read).
 Support gpu_support(const Deck& deck) {
     return support(deck.solver, block_size_of(deck), Backend::gpu,

@@ -1,6 +1,6 @@
 #include "app/solver_setup.hpp"
 
-#include "core/errors.hpp"
+#include "core/base/errors.hpp"
 #include "gpu/solver.hpp"
 
 namespace heptane::app {

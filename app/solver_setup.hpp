@@ -1,13 +1,13 @@
 #pragma once
-/// @file A deck's solver section as a solver object (core/linear_solver.hpp): the one place
+/// @file A deck's solver section as a solver object (core/krylov/linear_solver.hpp): the one place
 /// where `heptane run`, `heptane bench update` and (issue 17) the simulator turn the deck's
 /// settings into a CPU or GPU solver made once.
 #include <memory>
 
 #include "app/deck.hpp"
-#include "core/formats.hpp"
-#include "core/gh_matrix.hpp"
-#include "core/linear_solver.hpp"
+#include "core/krylov/linear_solver.hpp"
+#include "core/matrix/formats.hpp"
+#include "core/matrix/gh_matrix.hpp"
 #include "gpu/solvers.hpp"
 
 namespace heptane::app {

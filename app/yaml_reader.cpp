@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "core/errors.hpp"
+#include "core/base/errors.hpp"
 
 namespace heptane::app {
 namespace {

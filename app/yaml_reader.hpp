@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/names.hpp"
+#include "core/krylov/names.hpp"
 
 namespace heptane::app {
 
@@ -60,7 +60,7 @@ class Value {
     std::vector<long long> integers(std::size_t n = 0) const;
     /// One of `allowed`; returns its index.
     std::size_t choice(const std::vector<std::string>& allowed) const;
-    /// One of E's deck names (core/names.hpp), as its enum value.
+    /// One of E's deck names (core/krylov/names.hpp), as its enum value.
     template <class E>
     E choice_of() const {
         const std::string s = string();

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/formats.hpp"
-#include "core/gh_matrix.hpp"
+#include "core/matrix/formats.hpp"
+#include "core/matrix/gh_matrix.hpp"
 
 namespace heptane::gpu {
 

@@ -10,9 +10,9 @@
 ///  - K3, bs 2-128 (the paper's choice from 45): ceil(bs / nb) thread blocks of nb x N_tg
 ///    threads per block row, working sets nb x (N_tg ept), like a dense GEMV;
 ///  - balanced (section 5.5): block rows longer than lambda split into segments
-///    (core/balanced_bsr.hpp), the kernel over the segments, then a segmented reduction;
+///    (core/ksparse/balanced_bsr.hpp), the kernel over the segments, then a segmented reduction;
 ///    chosen from the row-length histogram or by KsparseParams::balance.
-/// Parameters: core/ksparse_params.hpp; tuning: core/ksparse_tuning.hpp.
+/// Parameters: core/ksparse/ksparse_params.hpp; tuning: core/ksparse/ksparse_tuning.hpp.
 ///
 /// On the device the blocks are stored column-major (the transpose of Bsr's row-major
 /// blocks), so that threads of consecutive rows read consecutive addresses. Sums are in the
@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "core/formats.hpp"
-#include "core/ksparse_params.hpp"
+#include "core/ksparse/ksparse_params.hpp"
+#include "core/matrix/formats.hpp"
 
 namespace heptane::gpu {
 

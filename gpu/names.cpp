@@ -1,7 +1,7 @@
 // Names, defaults and costs of the GPU backend, shared by the CUDA build and the stub.
 #include <string>
 
-#include "core/errors.hpp"
+#include "core/base/errors.hpp"
 #include "gpu/ksparse.hpp"
 #include "gpu/solvers.hpp"
 #include "gpu/spmv.hpp"

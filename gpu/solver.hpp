@@ -1,5 +1,5 @@
 #pragma once
-/// @file The GPU solver objects (CUDA-free header; core/linear_solver.hpp's interface).
+/// @file The GPU solver objects (CUDA-free header; core/krylov/linear_solver.hpp's interface).
 /// gpu::make_solver sets a solver up once for a matrix - uploads A, factors and uploads the
 /// preconditioner, plans the launch (in-kernel) or captures one iteration into a CUDA graph
 /// (multi-kernel), creates the cuSPARSE / cuBLAS handles (library) and allocates every
@@ -8,10 +8,10 @@
 /// downloads x. Without CUDA (the stub) make_solver throws NotCompiled.
 #include <memory>
 
-#include "core/formats.hpp"
-#include "core/gh_matrix.hpp"
-#include "core/linear_solver.hpp"
-#include "core/solver_settings.hpp"
+#include "core/krylov/linear_solver.hpp"
+#include "core/krylov/solver_settings.hpp"
+#include "core/matrix/formats.hpp"
+#include "core/matrix/gh_matrix.hpp"
 #include "gpu/solvers.hpp"
 
 namespace heptane::gpu {
@@ -28,7 +28,7 @@ class GpuSolver : public LinearSolver {
 /// options fix everything but the per-solve SolveOptions: options.solve.max_iterations is
 /// the largest max_iterations a later solve may ask for (the residual histories are
 /// allocated once). Throws NotSupported for a combination the GPU does not run
-/// (core/capabilities.hpp says which), InputError from factoring a singular block.
+/// (core/krylov/capabilities.hpp says which), InputError from factoring a singular block.
 std::unique_ptr<GpuSolver> make_solver(Method method, GpuKernel kernel, const GHMatrix& A,
                                        const GpuSolveOptions& options);
 

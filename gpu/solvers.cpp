@@ -6,8 +6,8 @@
 #include <memory>
 #include <string>
 
-#include "core/capabilities.hpp"
-#include "core/errors.hpp"
+#include "core/base/errors.hpp"
+#include "core/krylov/capabilities.hpp"
 #include "gpu/solver.hpp"
 
 namespace heptane::gpu {

@@ -7,7 +7,7 @@
 ///  - multi-kernel (baseline): own Bdia SpMV + fused vector-update-and-dot kernels, one iteration
 ///    captured into a CUDA graph and replayed; scalars stay on the device and the host looks
 ///    at the device state every `check_interval` iterations only. Canonical arithmetic: the
-///    same bits as the CPU reference (core/krylov.hpp), restarts included.
+///    same bits as the CPU reference (core/krylov/krylov.hpp), restarts included.
 ///  - library: cuSPARSE SpMV (BSR or CSR of the same GH) + cuBLAS vector operations with
 ///    device-side scalars, the paper's library comparison. Its reductions are cuBLAS's, so its
 ///    iterates differ from the reference by rounding.
@@ -16,12 +16,12 @@
 #include <cstddef>
 #include <vector>
 
-#include "core/formats.hpp"
-#include "core/gh_matrix.hpp"
-#include "core/krylov.hpp"
-#include "core/ksparse_params.hpp"
-#include "core/names.hpp"
-#include "core/solver_settings.hpp"
+#include "core/krylov/krylov.hpp"
+#include "core/krylov/names.hpp"
+#include "core/krylov/solver_settings.hpp"
+#include "core/ksparse/ksparse_params.hpp"
+#include "core/matrix/formats.hpp"
+#include "core/matrix/gh_matrix.hpp"
 #include "gpu/spmv.hpp"
 
 namespace heptane::gpu {
@@ -52,7 +52,7 @@ struct GpuSolveOptions {
     /// KSPARSE launch (spmv ksparse and matrix decks); parameters left at 0 are taken from
     /// the tuning cache when it has the (device, kernel, bs), else the defaults.
     KsparseParams ksparse;
-    /// Right preconditioner (core/block_smoothers.hpp): the in-kernel BiCGStab fuses
+    /// Right preconditioner (core/precond/block_smoothers.hpp): the in-kernel BiCGStab fuses
     /// point_block_jacobi (K a power of two: a thread block's rows hold whole cells); the
     /// multi-kernel BiCGStab applies every kind between kernels (Bdia SpMV only). Anything
     /// else: NotSupported (check_preconditioner says which).
@@ -61,12 +61,12 @@ struct GpuSolveOptions {
     double omega = 1.0;                       ///< damping of the smoothers (block_smoother)
 };
 
-/// The solver settings (core/solver_settings.hpp) of (method, kernel) under `options`, for
-/// the capabilities check (core/capabilities.hpp).
+/// The solver settings (core/krylov/solver_settings.hpp) of (method, kernel) under `options`, for
+/// the capabilities check (core/krylov/capabilities.hpp).
 SolverSettings settings_of(Method method, GpuKernel kernel, const GpuSolveOptions& options);
 
 /// Whether the GPU runs the Krylov method (bicgstab or qmr) with `kernel` on a grid system
-/// with K x K blocks under `options` (core/capabilities.hpp's support); throws NotSupported
+/// with K x K blocks under `options` (core/krylov/capabilities.hpp's support); throws NotSupported
 /// with the reason when not. make_solver checks it.
 void check_solver(Method method, GpuKernel kernel, const GpuSolveOptions& options, int K);
 /// The same for a BSR system (matrix decks): bicgstab or qmr, multi_kernel, no preconditioner.
@@ -97,7 +97,7 @@ struct GpuSolveTimes {
 };
 
 /// Products and vector passes of one iteration as implemented (for effective bandwidth;
-/// see core/krylov.hpp IterationCost).
+/// see core/krylov/krylov.hpp IterationCost).
 IterationCost in_kernel_cost();
 IterationCost multi_kernel_cost();
 IterationCost library_cost();
@@ -129,10 +129,10 @@ SolveResult bicgstab_library(const GHMatrix& A, const std::vector<double>& b,
                              std::vector<double>& x, const GpuSolveOptions& options,
                              GpuSolveTimes* times = nullptr);
 
-/// QMR (Freund-Nachtigal without look-ahead, the CPU reference's formulation, core/krylov.hpp)
-/// in the same three variants. Products with A^T use the mirrored diagonals and the swapped
-/// well arrays (no stored transpose) except in the library baseline, which gives cuSPARSE
-/// an explicit transpose. SolveResult::quasi_history holds tau_i / ||b||.
+/// QMR (Freund-Nachtigal without look-ahead, the CPU reference's formulation,
+/// core/krylov/krylov.hpp) in the same three variants. Products with A^T use the mirrored diagonals
+/// and the swapped well arrays (no stored transpose) except in the library baseline, which gives
+/// cuSPARSE an explicit transpose. SolveResult::quasi_history holds tau_i / ||b||.
 SolveResult qmr_in_kernel(const GHMatrix& A, const std::vector<double>& b, std::vector<double>& x,
                           const GpuSolveOptions& options, GpuSolveTimes* times = nullptr,
                           InKernelPlan* plan = nullptr);
@@ -161,8 +161,8 @@ SolveResult block_smoother(Method method, const GHMatrix& A, const std::vector<d
                            GpuSolveTimes* times = nullptr);
 
 /// z = M^{-1} r on the device for preconditioner `kind` (block_jacobi: of `shape`), from the
-/// CPU factors (core/block_smoothers.hpp): the device-vs-reference tests compare it with the
-/// CPU's apply, bit for bit. transpose: z = M^{-T} r is not on the device (NotSupported).
+/// CPU factors (core/precond/block_smoothers.hpp): the device-vs-reference tests compare it with
+/// the CPU's apply, bit for bit. transpose: z = M^{-T} r is not on the device (NotSupported).
 std::vector<double> apply_preconditioner(const GHMatrix& A, PreconditionerKind kind,
                                          std::array<int, 3> shape, const std::vector<double>& r);
 

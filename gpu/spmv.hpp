@@ -1,10 +1,10 @@
 #pragma once
 /// @file GPU products with the GH matrix (CUDA-free header). Device results equal the
-/// reference core/spmv.hpp bit for bit (canonical arithmetic, core/canonical.hpp).
+/// reference core/spmv/spmv.hpp bit for bit (canonical arithmetic, core/base/canonical.hpp).
 #include <string>
 #include <vector>
 
-#include "core/gh_matrix.hpp"
+#include "core/matrix/gh_matrix.hpp"
 
 namespace heptane::gpu {
 

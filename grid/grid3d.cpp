@@ -6,7 +6,7 @@
 #include <sstream>
 #include <string>
 
-#include "core/errors.hpp"
+#include "core/base/errors.hpp"
 
 namespace heptane::grid {
 

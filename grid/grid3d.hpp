@@ -2,7 +2,7 @@
 /// @file Structured 3D grid with the k-fastest cell ordering of DESIGN section 2.
 #include <array>
 
-#include "core/types.hpp"
+#include "core/base/types.hpp"
 
 namespace heptane::grid {
 

@@ -14,8 +14,8 @@
 #include <system_error>
 #include <utility>
 
-#include "core/errors.hpp"
-#include "core/types.hpp"
+#include "core/base/errors.hpp"
+#include "core/base/types.hpp"
 
 namespace heptane::grid {
 namespace {

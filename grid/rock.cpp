@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
-#include "core/errors.hpp"
-#include "core/random.hpp"
-#include "core/units.hpp"
+#include "core/base/errors.hpp"
+#include "core/base/random.hpp"
+#include "core/base/units.hpp"
 #include "grid/loaders.hpp"
 
 namespace heptane::grid {

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "core/random.hpp"
+#include "core/base/random.hpp"
 
 namespace heptane::grid {
 

@@ -3,7 +3,7 @@
 /// dense blocks, then the diagonal scaled for a chosen diagonal dominance.
 #include <cstdint>
 
-#include "core/gh_matrix.hpp"
+#include "core/matrix/gh_matrix.hpp"
 #include "grid/grid3d.hpp"
 
 namespace heptane::grid {

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "core/errors.hpp"
+#include "core/base/errors.hpp"
 
 namespace heptane::grid {
 

@@ -2,8 +2,8 @@
 
 #include <array>
 
-#include "core/errors.hpp"
-#include "core/units.hpp"
+#include "core/base/errors.hpp"
+#include "core/base/units.hpp"
 #include "grid/dual.hpp"
 
 namespace heptane::grid {

@@ -12,13 +12,13 @@
 /// Slightly compressible fluids and rock: rho_a = rho_a_ref exp(c_a (p - p_ref)),
 /// phi = phi_ref exp(c_r (p - p_ref)). Corey: krw = krw_max Se^nw, kro = kro_max (1-Se)^no,
 /// Se = (S_w - swc) / (1 - swc - sor) clamped to [0, 1].
-/// Scaling (core/units.hpp): equations are divided by rho_a_ref and multiplied by
+/// Scaling (core/base/units.hpp): equations are divided by rho_a_ref and multiplied by
 /// kTimeScale (m^3/day); pressure unknowns are in units of kPressureScale (bar).
 #include <cmath>
 #include <vector>
 
-#include "core/gh_matrix.hpp"
-#include "core/units.hpp"
+#include "core/base/units.hpp"
+#include "core/matrix/gh_matrix.hpp"
 #include "grid/grid3d.hpp"
 #include "grid/rock.hpp"
 #include "grid/transmissibility.hpp"

@@ -8,7 +8,7 @@ sorted within each row:
   - most rows: 4..8 entries, the diagonal plus 3..7 distinct columns within +-8 of it;
   - LONG_ROWS rows (distinct, drawn at random): LONG_LENGTH distinct columns spread over
     all columns, the diagonal included.
-The random numbers come from splitmix64 (the mixer of core/random.hpp), implemented here,
+The random numbers come from splitmix64 (the mixer of core/base/random.hpp), implemented here,
 so the file is the same bit for bit with any Python 3 (no dependence on `random`).
 
     python3 scripts/make_skewed_matrix.py            # writes inputs/data/matrices/skewed.mtx

@@ -1,15 +1,15 @@
 #pragma once
 /// @file The linear stage of a Newton loop (issue 16: the interface the simulator of issue
 /// 17 calls). A simulation makes one solver object for the first Jacobian's structure
-/// (core/linear_solver.hpp: make_cpu_solver, gpu::make_solver, or app's deck factory) and
+/// (core/krylov/linear_solver.hpp: make_cpu_solver, gpu::make_solver, or app's deck factory) and
 /// hands every Newton step's Jacobian to it: the values are updated, never re-planned.
 /// NewtonLinearSolver keeps the totals a simulation reports per time step.
 #include <memory>
 #include <vector>
 
-#include "core/gh_matrix.hpp"
-#include "core/krylov.hpp"
-#include "core/linear_solver.hpp"
+#include "core/krylov/krylov.hpp"
+#include "core/krylov/linear_solver.hpp"
+#include "core/matrix/gh_matrix.hpp"
 
 namespace heptane::sim {
 

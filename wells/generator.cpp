@@ -3,8 +3,8 @@
 #include <cmath>
 #include <string>
 
-#include "core/errors.hpp"
-#include "core/random.hpp"
+#include "core/base/errors.hpp"
+#include "core/base/random.hpp"
 
 namespace heptane::wells {
 namespace {

@@ -3,8 +3,8 @@
 #include <array>
 #include <string>
 
-#include "core/errors.hpp"
-#include "core/units.hpp"
+#include "core/base/errors.hpp"
+#include "core/base/units.hpp"
 #include "grid/dual.hpp"
 
 namespace heptane::wells {

@@ -9,13 +9,13 @@
 ///   producer:  q_a = WI rho_a(p_m) lambda_a(S_w) (p_m - p_wb)
 ///   injector:  q_w = WI rho_w(p_m) lambda_t(S_w) (p_m - p_wb), q_o = 0
 ///              (water at the cell's total mobility; cross-flow is not prevented)
-/// Well equation (scaled like the cell equations, core/units.hpp):
+/// Well equation (scaled like the cell equations, core/base/units.hpp):
 ///   bhp:  (p_bh - target) / kPressureScale
 ///   rate: producer  sum_l (q_o/rho_o_ref + q_w/rho_w_ref) kTimeScale - target kTimeScale
 ///         injector -sum_l  q_w/rho_w_ref kTimeScale                 - target kTimeScale
 #include <vector>
 
-#include "core/gh_matrix.hpp"
+#include "core/matrix/gh_matrix.hpp"
 #include "grid/two_phase.hpp"
 #include "wells/well.hpp"
 

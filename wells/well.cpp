@@ -4,7 +4,7 @@
 #include <map>
 #include <string>
 
-#include "core/errors.hpp"
+#include "core/base/errors.hpp"
 
 namespace heptane::wells {
 namespace {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "core/gh_matrix.hpp"
+#include "core/matrix/gh_matrix.hpp"
 #include "grid/grid3d.hpp"
 #include "grid/rock.hpp"
 

@@ -1,6 +1,6 @@
 // gpu/ built without CUDA: the same API. Queries report no devices; operations that need a
 // device throw NotCompiled.
-#include "core/errors.hpp"
+#include "core/base/errors.hpp"
 #include "gpu/bench.hpp"
 #include "gpu/device.hpp"
 #include "gpu/ksparse.hpp"

@@ -13,7 +13,7 @@
 #include "app/bench.hpp"
 #include "app/cli.hpp"
 #include "common/cli_runner.hpp"
-#include "core/errors.hpp"
+#include "core/base/errors.hpp"
 #include "gpu/device.hpp"
 
 namespace heptane::app {

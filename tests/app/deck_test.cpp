@@ -14,11 +14,11 @@
 #include "app/report.hpp"
 #include "common/cli_runner.hpp"
 #include "common/test_systems.hpp"
-#include "core/eigen_interop.hpp"
-#include "core/formats.hpp"
-#include "core/linear_operator.hpp"
-#include "core/matrix_market.hpp"
-#include "core/units.hpp"
+#include "core/base/eigen_interop.hpp"
+#include "core/base/units.hpp"
+#include "core/matrix/formats.hpp"
+#include "core/matrix/linear_operator.hpp"
+#include "core/matrix/matrix_market.hpp"
 
 namespace heptane::app {
 namespace {

@@ -15,7 +15,7 @@
 #include "common/cli_runner.hpp"
 #include "common/mini_xml.hpp"
 #include "common/test_systems.hpp"
-#include "core/errors.hpp"
+#include "core/base/errors.hpp"
 #include "gpu/device.hpp"
 
 namespace heptane::app {

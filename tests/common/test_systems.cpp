@@ -6,8 +6,8 @@
 #include <limits>
 #include <sstream>
 
-#include "core/random.hpp"
-#include "core/units.hpp"
+#include "core/base/random.hpp"
+#include "core/base/units.hpp"
 
 namespace heptane::test {
 

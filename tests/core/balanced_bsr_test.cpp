@@ -2,7 +2,7 @@
 // layouts (the paper's Figure 8, empty rows, one row, the identity layout), the segmented
 // product plus reduction against spmv(Bsr), the row-length statistics, and the automatic
 // choice on a stencil, lhr07 and the generated skewed matrix (inputs/data/matrices).
-#include "core/balanced_bsr.hpp"
+#include "core/ksparse/balanced_bsr.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,11 +15,11 @@
 #include <vector>
 
 #include "common/test_systems.hpp"
-#include "core/formats.hpp"
-#include "core/ksparse_params.hpp"
-#include "core/matrix_market.hpp"
-#include "core/random.hpp"
-#include "core/spmv.hpp"
+#include "core/base/random.hpp"
+#include "core/ksparse/ksparse_params.hpp"
+#include "core/matrix/formats.hpp"
+#include "core/matrix/matrix_market.hpp"
+#include "core/spmv/spmv.hpp"
 
 namespace heptane {
 namespace {

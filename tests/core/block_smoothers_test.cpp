@@ -1,7 +1,7 @@
 // Block preconditioners and smoothers (seed 003): against dense Eigen inverses and solves,
 // the exact-arithmetic contracts the GPU kernels are compared with bit for bit, transposes,
 // errors, smoother convergence, preconditioned Krylov solves and thread-count independence.
-#include "core/block_smoothers.hpp"
+#include "core/precond/block_smoothers.hpp"
 
 #include <gtest/gtest.h>
 #include <omp.h>
@@ -13,12 +13,12 @@
 #include <typeinfo>
 
 #include "common/test_systems.hpp"
-#include "core/eigen_interop.hpp"
-#include "core/errors.hpp"
-#include "core/formats.hpp"
-#include "core/random.hpp"
-#include "core/spmv.hpp"
-#include "core/vector_ops.hpp"
+#include "core/base/eigen_interop.hpp"
+#include "core/base/errors.hpp"
+#include "core/base/random.hpp"
+#include "core/base/vector_ops.hpp"
+#include "core/matrix/formats.hpp"
+#include "core/spmv/spmv.hpp"
 
 namespace heptane {
 namespace {

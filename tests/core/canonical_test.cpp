@@ -1,15 +1,15 @@
-// The canonical reduction (core/canonical.hpp) against a direct recursive transcription of
+// The canonical reduction (core/base/canonical.hpp) against a direct recursive transcription of
 // its definition, and vec::dot (chunked, OpenMP) against both: same bits for every length,
 // partition and thread count.
-#include "core/canonical.hpp"
+#include "core/base/canonical.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <vector>
 
-#include "core/random.hpp"
-#include "core/vector_ops.hpp"
+#include "core/base/random.hpp"
+#include "core/base/vector_ops.hpp"
 
 namespace heptane {
 namespace {

@@ -1,6 +1,6 @@
-// The capabilities check (core/capabilities.hpp): each rule refuses its combination with its
+// The capabilities check (core/krylov/capabilities.hpp): each rule refuses its combination with its
 // key and message, and the combinations that run are accepted.
-#include "core/capabilities.hpp"
+#include "core/krylov/capabilities.hpp"
 
 #include <gtest/gtest.h>
 

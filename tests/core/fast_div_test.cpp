@@ -1,13 +1,13 @@
-// FastDiv (core/fast_div.hpp) against the hardware division for many divisors and numerators,
+// FastDiv (core/base/fast_div.hpp) against the hardware division for many divisors and numerators,
 // edges included.
-#include "core/fast_div.hpp"
+#include "core/base/fast_div.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <limits>
 
-#include "core/random.hpp"
+#include "core/base/random.hpp"
 
 namespace heptane {
 namespace {

@@ -1,6 +1,6 @@
 // Reference Krylov solvers: against Eigen's SparseLU, the host-recomputed true residual,
 // QMR's quasi-residual, breakdown and non-finite detection, determinism.
-#include "core/krylov.hpp"
+#include "core/krylov/krylov.hpp"
 
 #include <gtest/gtest.h>
 #include <omp.h>
@@ -10,9 +10,9 @@
 #include <limits>
 
 #include "common/test_systems.hpp"
-#include "core/eigen_interop.hpp"
-#include "core/formats.hpp"
-#include "core/vector_ops.hpp"
+#include "core/base/eigen_interop.hpp"
+#include "core/base/vector_ops.hpp"
+#include "core/matrix/formats.hpp"
 
 namespace heptane {
 namespace {

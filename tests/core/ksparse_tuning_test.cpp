@@ -1,7 +1,7 @@
-// KSPARSE autotuning, host side (core/ksparse_tuning.hpp): the Table I search space, the
+// KSPARSE autotuning, host side (core/ksparse/ksparse_tuning.hpp): the Table I search space, the
 // tuning cache file (round trip, atomic save, malformed lines) and the brute-force driver
 // with a fake timing function (tuned once, then reused without timing).
-#include "core/ksparse_tuning.hpp"
+#include "core/ksparse/ksparse_tuning.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -20,7 +20,7 @@
 #include <tuple>
 #include <vector>
 
-#include "core/errors.hpp"
+#include "core/base/errors.hpp"
 
 namespace heptane {
 namespace {

@@ -12,9 +12,9 @@
 
 #include "common/temp_file.hpp"
 #include "common/test_systems.hpp"
-#include "core/formats.hpp"
-#include "core/matrix_market.hpp"
-#include "core/random.hpp"
+#include "core/base/random.hpp"
+#include "core/matrix/formats.hpp"
+#include "core/matrix/matrix_market.hpp"
 
 namespace heptane {
 namespace {

@@ -8,9 +8,9 @@
 
 #include "common/temp_file.hpp"
 #include "common/test_systems.hpp"
-#include "core/eigen_interop.hpp"
-#include "core/formats.hpp"
-#include "core/spmv.hpp"
+#include "core/base/eigen_interop.hpp"
+#include "core/matrix/formats.hpp"
+#include "core/spmv/spmv.hpp"
 
 namespace heptane {
 namespace {

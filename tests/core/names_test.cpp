@@ -1,6 +1,6 @@
-// The table of names (core/names.hpp): every value of every solver enum has one row, the
+// The table of names (core/krylov/names.hpp): every value of every solver enum has one row, the
 // deck names round-trip and are unique, the docs are written, and unknown names are refused.
-#include "core/names.hpp"
+#include "core/krylov/names.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Reference SpMV: the Bdia + wells product against CSR, BSR and Eigen, and the transpose
 // product against the explicit transpose.
-#include "core/spmv.hpp"
+#include "core/spmv/spmv.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,8 +10,8 @@
 #include <tuple>
 
 #include "common/test_systems.hpp"
-#include "core/eigen_interop.hpp"
-#include "core/formats.hpp"
+#include "core/base/eigen_interop.hpp"
+#include "core/matrix/formats.hpp"
 
 namespace heptane {
 namespace {

@@ -1,5 +1,6 @@
 // The block preconditioners and smoothers (seed 003) on the device against the CPU reference
-// (core/block_smoothers.hpp). Every kernel computes its rows with core/block_arith.hpp, so:
+// (core/precond/block_smoothers.hpp). Every kernel computes its rows with
+// core/precond/block_arith.hpp, so:
 //  - z = M^{-1} r of each preconditioner, one block Jacobi sweep, and the block Jacobi
 //    smoother as a solver reproduce the reference bit for bit;
 //  - the multi-kernel BiCGStab with each preconditioner and the in-kernel BiCGStab with the
@@ -17,11 +18,11 @@
 #include "app/deck.hpp"
 #include "common/gpu_test.hpp"
 #include "common/test_systems.hpp"
-#include "core/block_smoothers.hpp"
-#include "core/errors.hpp"
-#include "core/krylov.hpp"
-#include "core/linear_operator.hpp"
-#include "core/spmv.hpp"
+#include "core/base/errors.hpp"
+#include "core/krylov/krylov.hpp"
+#include "core/matrix/linear_operator.hpp"
+#include "core/precond/block_smoothers.hpp"
+#include "core/spmv/spmv.hpp"
 #include "gpu/solvers.hpp"
 
 namespace heptane::gpu {

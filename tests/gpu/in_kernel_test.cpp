@@ -14,9 +14,9 @@
 #include "app/deck.hpp"
 #include "common/gpu_test.hpp"
 #include "common/test_systems.hpp"
-#include "core/errors.hpp"
-#include "core/krylov.hpp"
-#include "core/linear_operator.hpp"
+#include "core/base/errors.hpp"
+#include "core/krylov/krylov.hpp"
+#include "core/matrix/linear_operator.hpp"
 #include "gpu/solvers.hpp"
 
 namespace heptane::gpu {

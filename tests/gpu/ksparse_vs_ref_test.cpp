@@ -15,9 +15,9 @@
 
 #include "common/gpu_test.hpp"
 #include "common/test_systems.hpp"
-#include "core/errors.hpp"
-#include "core/matrix_market.hpp"
-#include "core/spmv.hpp"
+#include "core/base/errors.hpp"
+#include "core/matrix/matrix_market.hpp"
+#include "core/spmv/spmv.hpp"
 #include "gpu/ksparse.hpp"
 
 namespace heptane::gpu {

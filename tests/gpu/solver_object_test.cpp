@@ -12,10 +12,10 @@
 
 #include "common/gpu_test.hpp"
 #include "common/test_systems.hpp"
-#include "core/block_smoothers.hpp"
-#include "core/krylov.hpp"
-#include "core/linear_operator.hpp"
-#include "core/linear_solver.hpp"
+#include "core/krylov/krylov.hpp"
+#include "core/krylov/linear_solver.hpp"
+#include "core/matrix/linear_operator.hpp"
+#include "core/precond/block_smoothers.hpp"
 #include "gpu/solver.hpp"
 #include "gpu/solvers.hpp"
 

@@ -16,10 +16,10 @@
 #include "app/deck.hpp"
 #include "common/gpu_test.hpp"
 #include "common/test_systems.hpp"
-#include "core/errors.hpp"
-#include "core/krylov.hpp"
-#include "core/linear_operator.hpp"
-#include "core/matrix_market.hpp"
+#include "core/base/errors.hpp"
+#include "core/krylov/krylov.hpp"
+#include "core/matrix/linear_operator.hpp"
+#include "core/matrix/matrix_market.hpp"
 #include "gpu/solvers.hpp"
 
 namespace heptane::gpu {

@@ -1,5 +1,5 @@
 // Device Bdia + wells SpMV against the CPU reference: every K = 1..16, every variant, GH x
-// and GH^T x. The device uses the canonical arithmetic of core/canonical.hpp, so the
+// and GH^T x. The device uses the canonical arithmetic of core/base/canonical.hpp, so the
 // results must be identical bit for bit, not merely close.
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 
 #include "common/gpu_test.hpp"
 #include "common/test_systems.hpp"
-#include "core/spmv.hpp"
+#include "core/spmv/spmv.hpp"
 #include "gpu/spmv.hpp"
 
 namespace heptane::gpu {

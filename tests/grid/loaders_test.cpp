@@ -15,7 +15,7 @@
 
 #include "common/temp_file.hpp"
 #include "common/test_systems.hpp"
-#include "core/errors.hpp"
+#include "core/base/errors.hpp"
 
 namespace heptane::grid {
 namespace {

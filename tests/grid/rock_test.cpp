@@ -21,8 +21,8 @@
 
 #include "common/temp_file.hpp"
 #include "common/test_systems.hpp"
-#include "core/errors.hpp"
-#include "core/units.hpp"
+#include "core/base/errors.hpp"
+#include "core/base/units.hpp"
 #include "grid/loaders.hpp"
 
 namespace heptane::grid {

@@ -6,8 +6,8 @@
 
 #include <vector>
 
-#include "core/errors.hpp"
-#include "core/units.hpp"
+#include "core/base/errors.hpp"
+#include "core/base/units.hpp"
 
 namespace heptane::grid {
 namespace {

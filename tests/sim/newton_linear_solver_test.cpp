@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "common/test_systems.hpp"
-#include "core/linear_solver.hpp"
+#include "core/krylov/linear_solver.hpp"
 
 namespace heptane::sim {
 namespace {

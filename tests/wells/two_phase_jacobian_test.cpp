@@ -8,10 +8,10 @@
 #include <cstdio>
 
 #include "common/test_systems.hpp"
-#include "core/eigen_interop.hpp"
-#include "core/formats.hpp"
-#include "core/random.hpp"
-#include "core/units.hpp"
+#include "core/base/eigen_interop.hpp"
+#include "core/base/random.hpp"
+#include "core/base/units.hpp"
+#include "core/matrix/formats.hpp"
 
 namespace heptane {
 namespace {

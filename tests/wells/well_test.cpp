@@ -6,8 +6,8 @@
 #include <cmath>
 
 #include "common/test_systems.hpp"
-#include "core/errors.hpp"
-#include "core/formats.hpp"
+#include "core/base/errors.hpp"
+#include "core/matrix/formats.hpp"
 
 namespace heptane::wells {
 namespace {

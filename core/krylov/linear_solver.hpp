@@ -1,0 +1,84 @@
+#pragma once
+/// @file The solver object (issue 16; the pattern of OPM's GPU linear solvers and Ginkgo):
+/// made once from the settings and a matrix, refreshed per Newton step by update_values(A)
+/// (new values, same structure: the preconditioner is re-factored, nothing is re-planned or
+/// re-allocated), run by solve(b, x) as often as needed, described by info(). The CPU
+/// reference (make_cpu_solver, here) and the GPU solvers (gpu/solver.hpp, gpu::make_solver)
+/// implement the same interface, so a simulation loop does not care where it solves.
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/krylov/krylov.hpp"
+#include "core/krylov/solver_settings.hpp"
+#include "core/matrix/formats.hpp"
+#include "core/matrix/gh_matrix.hpp"
+
+namespace heptane {
+
+/// What a solver object has done since it was made. Tests count them to show that
+/// update_values and solve re-plan and re-allocate nothing.
+struct SetupCounts {
+    int plans = 0;           ///< launch plans and CUDA-graph captures (GPU)
+    int matrix_uploads = 0;  ///< the matrix values taken in: the first, then one per update
+    int factorizations = 0;  ///< preconditioner (or smoother block) factorizations
+};
+
+/// What a solver object is and what it costs.
+struct SolverInfo {
+    std::string backend;  ///< "cpu" or "gpu"
+    /// The implementation: "reference" (CPU), "in_kernel (G blocks x T, shared ranges)",
+    /// "multi_kernel", "multi_kernel/ksparse", "library/cusparse_bsr", "block_smoother".
+    std::string kernel;
+    /// Products and vector passes of one iteration as implemented (zero for the smoothers).
+    IterationCost cost{0, 0};
+    /// Bytes one iteration (smoother: sweep) moves at least, for the effective bandwidth
+    /// (design decision 15; iteration_bytes below).
+    double bytes_per_iteration = 0.0;
+    double setup_seconds = 0.0;   ///< making the object: upload, factor, plan, capture
+    double update_seconds = 0.0;  ///< the last update_values (0 before the first)
+    double solve_seconds = 0.0;   ///< the last solve (device events on the GPU)
+    /// Memory the object holds beyond the caller's matrix: device bytes (GPU) or the
+    /// preconditioner's factors (CPU).
+    std::size_t workspace_bytes = 0;
+    SetupCounts counts;
+};
+
+/// A solver of A x = b for one matrix structure.
+class LinearSolver {
+  public:
+    virtual ~LinearSolver() = default;
+    /// New values of the matrix the object was made for: same grid, K and wells
+    /// (std::invalid_argument otherwise). Re-uploads the values and re-factors the
+    /// preconditioner in place. The CPU solver keeps a pointer to A: A must outlive the
+    /// solver or the next update (the GPU solvers copy it to the device).
+    virtual void update_values(const GHMatrix& A) = 0;
+    /// Solves A x = b with the current values: x holds the initial guess on entry and the
+    /// iterate at exit (both of the system's order). options: tolerance, max_iterations,
+    /// max_restarts and progress of this solve. Failing to converge is a result.
+    virtual SolveResult solve(const std::vector<double>& b, std::vector<double>& x,
+                              const SolveOptions& options) = 0;
+    virtual SolverInfo info() const = 0;
+};
+
+/// The CPU reference solver of settings.method (bicgstab or qmr with settings.preconditioner,
+/// or the block smoothers) on a grid system. A is kept by pointer (see update_values).
+/// Factoring a singular block throws InputError at its deck key (core/precond/block_smoothers.hpp).
+std::unique_ptr<LinearSolver> make_cpu_solver(const SolverSettings& settings, const GHMatrix& A);
+
+/// The CPU reference BiCGStab or QMR on a square BSR matrix (matrix decks; no preconditioner,
+/// no update_values: a Bsr has no GH structure). A is kept by reference.
+std::unique_ptr<LinearSolver> make_cpu_solver(const SolverSettings& settings, const Bsr& A);
+
+/// Bytes one iteration of `method` moves at least (design decision 15): the products and
+/// vector passes of `cost` with `product_bytes` per product (minimal_bytes of the operator),
+/// and one application of the preconditioner per product (BiCGStab: M^-1 twice; QMR: M^-1
+/// and M^-T). A smoother sweep as implemented (core/precond/block_smoothers.cpp) is two products
+/// (the sweep's residual and the convergence check's true residual), one application of the
+/// spatial blocks' inverses and x updated.
+double iteration_bytes(Method method, PreconditionerKind preconditioner,
+                       std::array<int, 3> block_shape, const GHMatrix& A, double product_bytes,
+                       const IterationCost& cost);
+
+}  // namespace heptane

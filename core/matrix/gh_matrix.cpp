@@ -1,0 +1,108 @@
+#include "core/matrix/gh_matrix.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace heptane {
+
+index_t WellArrays::num_perforations() const {
+    index_t total = 0;
+    for (index_t c : count) total += c;
+    return total;
+}
+
+GHMatrix::GHMatrix(int nx, int ny, int nz, int block_size)
+    : nx_(nx), ny_(ny), nz_(nz), k_(block_size) {
+    // Internal invariants: decks are validated where their values are read (Grid3D,
+    // the generators), so these are programming errors, not input errors.
+    if (nx < 1 || ny < 1 || nz < 1 || block_size < 1 || block_size > kMaxBlockSize) {
+        throw std::invalid_argument(
+            "GHMatrix: grid " + std::to_string(nx) + " x " + std::to_string(ny) + " x " +
+            std::to_string(nz) + ", K = " + std::to_string(block_size) +
+            " (need >= 1 cells, K in 1.." + std::to_string(kMaxBlockSize) + ")");
+    }
+    bdia_.assign(static_cast<std::size_t>(kStencilSize) * k_ * k_ * num_cells(), 0.0);
+}
+
+void GHMatrix::set_wells(WellArrays wells) {
+    const index_t nw = wells.num_wells();
+    auto fail = [](const std::string& what) {
+        throw std::invalid_argument("GHMatrix::set_wells: " + what);
+    };
+    if (static_cast<index_t>(wells.first.size()) != nw ||
+        static_cast<index_t>(wells.cell0.size()) != nw ||
+        static_cast<index_t>(wells.count.size()) != nw) {
+        fail("well arrays first/cell0/count/d have different lengths");
+    }
+    const index_t values = wells.num_perforations() * k_;
+    if (static_cast<index_t>(wells.w_vals.size()) != values ||
+        static_cast<index_t>(wells.wt_vals.size()) != values) {
+        fail("w_vals/wt_vals must hold K values per perforated cell");
+    }
+    const index_t columns = static_cast<index_t>(nx_) * ny_;
+    if (nw > 0 && static_cast<index_t>(wells.well_of_column.size()) != columns) {
+        fail("well_of_column must have nx ny entries");
+    }
+    for (index_t w = 0; w < nw; ++w) {
+        const index_t c0 = wells.cell0[w], n = wells.count[w];
+        if (n < 1 || c0 < 0 || c0 + n > num_cells() || c0 / nz_ != (c0 + n - 1) / nz_) {
+            fail("well " + std::to_string(w) + " must perforate 1..nz cells of one column");
+        }
+        if (wells.first[w] < 0 || wells.first[w] + n * k_ > values) {
+            fail("well " + std::to_string(w) + " values lie outside w_vals");
+        }
+        if (wells.well_of_column[c0 / nz_] != w) {
+            fail("well_of_column does not map the column of well " + std::to_string(w));
+        }
+    }
+    wells_ = std::move(wells);
+}
+
+index_t GHMatrix::h_nonzeros() const {
+    const index_t x = nx_, y = ny_, z = nz_;
+    return (7 * x * y * z - 2 * x * y - 2 * y * z - 2 * x * z) * k_ * k_;
+}
+
+index_t GHMatrix::nonzeros() const {
+    return h_nonzeros() + 2 * k_ * wells_.num_perforations() + num_wells();
+}
+
+std::size_t GHMatrix::storage_bytes() const {
+    const std::size_t nw = static_cast<std::size_t>(num_wells());
+    return bdia_.size() * sizeof(double) + (wells_.w_vals.size() + wells_.wt_vals.size()) * 8 +
+           nw * (3 * sizeof(index_t) + sizeof(double)) +
+           wells_.well_of_column.size() * sizeof(std::int32_t);
+}
+
+GHStructure::GHStructure(const GHMatrix& A)
+    : nx(A.nx()),
+      ny(A.ny()),
+      nz(A.nz()),
+      K(A.block_size()),
+      first(A.wells().first),
+      cell0(A.wells().cell0),
+      count(A.wells().count),
+      well_of_column(A.wells().well_of_column) {}
+
+bool GHStructure::matches(const GHMatrix& A) const {
+    const WellArrays& w = A.wells();
+    return nx == A.nx() && ny == A.ny() && nz == A.nz() && K == A.block_size() &&
+           first == w.first && cell0 == w.cell0 && count == w.count &&
+           well_of_column == w.well_of_column;
+}
+
+void GHStructure::check(const GHMatrix& A, const char* who) const {
+    if (!matches(A)) {
+        throw std::invalid_argument(std::string(who) +
+                                    ": the new matrix has another structure (grid, K or wells) "
+                                    "than the one the solver was set up for");
+    }
+}
+
+bool same_structure(const GHMatrix& a, const GHMatrix& b) { return GHStructure(a).matches(b); }
+
+void check_same_structure(const GHMatrix& a, const GHMatrix& b, const char* who) {
+    GHStructure(a).check(b, who);
+}
+
+}  // namespace heptane

@@ -1,0 +1,160 @@
+#pragma once
+/// @file The generalized hepta-diagonal (GH) matrix: Bdia + compact well arrays
+/// (DESIGN section 3; seed 002 sections 5.3, 6.1 and 6.2).
+///
+///     GH = [ H    W^T ]   H:     (M K) x (M K), 7 block diagonals of K x K blocks
+///          [ W    D   ]   W:     Nw x (M K),   the well rows
+///                         W^T:   (M K) x Nw,   the well columns (not the transpose of W:
+///                                              its values are d eq_cell / d p_bh)
+///                         D:     Nw x Nw diagonal
+///
+/// Unknowns: the M K cell unknowns (cell m, component c at m K + c), then Nw well unknowns.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/base/types.hpp"
+
+namespace heptane {
+
+/// Whether cell m of an nx x ny x nz grid (k-fastest numbering) has a neighbour across
+/// stencil diagonal d (0..6: -i, -j, -k, self, +k, +j, +i). The one boundary test every
+/// module uses: Bdia blocks without a neighbour are padding.
+inline bool stencil_has_neighbour(int nx, int ny, int nz, index_t m, int d) {
+    switch (d) {
+        case 0:
+            return m >= static_cast<index_t>(nz) * ny;
+        case 1:
+            return (m / nz) % ny > 0;
+        case 2:
+            return m % nz > 0;
+        case 3:
+            return true;
+        case 4:
+            return m % nz < nz - 1;
+        case 5:
+            return (m / nz) % ny < ny - 1;
+        case 6:
+            return m < (static_cast<index_t>(nx) - 1) * nz * ny;
+        default:
+            return false;
+    }
+}
+
+/// Block-column offsets of the 7 diagonals: (-nz ny, -nz, -1, 0, +1, +nz, +nz ny).
+inline std::array<index_t, kStencilSize> stencil_offsets(int ny, int nz) {
+    const index_t col = static_cast<index_t>(nz) * ny;
+    return {-col, -static_cast<index_t>(nz), -1, 0, 1, static_cast<index_t>(nz), col};
+}
+
+/// Compact storage of the well parts (seed 002 section 6.2). Each well is vertical with one
+/// contiguous perforation interval, so its perforated cells are consecutive (k-fastest
+/// ordering). For well w and its l-th perforated cell (cell0[w] + l), component c:
+///   w_vals [first[w] + l K + c] = d eq_w / d x(cell0[w] + l, c)       (row of W)
+///   wt_vals[first[w] + l K + c] = d eq(cell0[w] + l, c) / d p_bh(w)   (column of W^T)
+///   d[w]                        = d eq_w / d p_bh(w)
+/// A cell row finds its well in O(1): well_of_column[m / nz] (= i ny + j) is the well id of
+/// the cell's (i, j) column or -1; wells may not share a column.
+struct WellArrays {
+    std::vector<index_t> first;                ///< offset of well w's values (in values)
+    std::vector<index_t> cell0;                ///< first perforated cell of well w
+    std::vector<index_t> count;                ///< number of perforated cells of well w
+    std::vector<double> w_vals;                ///< K values per perforated cell (row of W)
+    std::vector<double> wt_vals;               ///< K values per perforated cell (col of W^T)
+    std::vector<double> d;                     ///< diagonal D, one per well
+    std::vector<std::int32_t> well_of_column;  ///< nx ny entries (empty when Nw = 0)
+
+    index_t num_wells() const { return static_cast<index_t>(d.size()); }
+    /// Total perforated cells over all wells.
+    index_t num_perforations() const;
+};
+
+/// Bdia + wells. Bdia layout (DESIGN section 3): value (row r, col c) of the block of
+/// diagonal d at block row m is bdia()[((d K + r) K + c) M + m] - cell fastest, so a warp
+/// reading one (d, r, c) entry for 32 consecutive cells is coalesced. Blocks whose neighbour
+/// lies outside the grid are zero padding and are never read by the reference kernels.
+class GHMatrix {
+  public:
+    GHMatrix() = default;
+    /// Zero matrix on an nx x ny x nz grid with K x K blocks and no wells
+    /// (std::invalid_argument for an empty grid or K outside 1..kMaxBlockSize).
+    GHMatrix(int nx, int ny, int nz, int block_size);
+
+    int nx() const { return nx_; }
+    int ny() const { return ny_; }
+    int nz() const { return nz_; }
+    int block_size() const { return k_; }
+    index_t num_cells() const { return static_cast<index_t>(nx_) * ny_ * nz_; }
+    index_t num_wells() const { return wells_.num_wells(); }
+    /// M K: the number of cell unknowns.
+    index_t cell_unknowns() const { return num_cells() * k_; }
+    /// M K + Nw: the order of GH.
+    index_t rows() const { return cell_unknowns() + num_wells(); }
+
+    /// Block-column offsets of the 7 diagonals: (-nz ny, -nz, -1, 0, +1, +nz, +nz ny).
+    std::array<index_t, kStencilSize> offsets() const { return stencil_offsets(ny_, nz_); }
+    /// Whether block (m, m + offsets()[d]) lies inside the grid (not padding).
+    bool has_neighbour(index_t m, int d) const {
+        return stencil_has_neighbour(nx_, ny_, nz_, m, d);
+    }
+
+    index_t bdia_index(int d, int r, int c, index_t m) const {
+        return ((static_cast<index_t>(d) * k_ + r) * k_ + c) * num_cells() + m;
+    }
+    double& at(int d, index_t m, int r, int c) { return bdia_[bdia_index(d, r, c, m)]; }
+    double at(int d, index_t m, int r, int c) const { return bdia_[bdia_index(d, r, c, m)]; }
+
+    std::vector<double>& bdia() { return bdia_; }
+    const std::vector<double>& bdia() const { return bdia_; }
+    const WellArrays& wells() const { return wells_; }
+    /// Mutable well arrays: change values (w_vals, wt_vals, d) in place; change the layout
+    /// only through set_wells, which checks it.
+    WellArrays& wells() { return wells_; }
+    /// Installs the well arrays after checking their sizes and ranges
+    /// (std::invalid_argument: inconsistent arrays are a programming error).
+    void set_wells(WellArrays wells);
+
+    /// Structural nonzeros of H (padding excluded): (7 nx ny nz - 2 nx ny - 2 ny nz
+    /// - 2 nx nz) K^2 (seed 002 section 5.3).
+    index_t h_nonzeros() const;
+    /// Structural nonzeros of GH: h_nonzeros() + 2 K (perforated cells) + Nw.
+    index_t nonzeros() const;
+    /// Bytes of Bdia (padding included) plus the compact well arrays (8-byte values and
+    /// indices, 4-byte column map).
+    std::size_t storage_bytes() const;
+
+  private:
+    int nx_ = 0, ny_ = 0, nz_ = 0, k_ = 0;
+    std::vector<double> bdia_;
+    WellArrays wells_;
+};
+
+/// The structure of a GH matrix: grid, K and well layout (first, cell0, count,
+/// well_of_column), everything but the values. A solver set up for one matrix runs on any
+/// matrix of the same structure (GPU solvers keep this, not the matrix).
+struct GHStructure {
+    int nx = 0, ny = 0, nz = 0, K = 0;
+    std::vector<index_t> first, cell0, count;
+    std::vector<std::int32_t> well_of_column;
+
+    explicit GHStructure(const GHMatrix& A);
+    bool matches(const GHMatrix& A) const;
+    /// std::invalid_argument naming `who` unless matches(A).
+    void check(const GHMatrix& A, const char* who) const;
+};
+
+/// Whether a and b have the same structure (GHStructure): only their values may differ.
+bool same_structure(const GHMatrix& a, const GHMatrix& b);
+/// std::invalid_argument naming `who` unless same_structure(a, b).
+void check_same_structure(const GHMatrix& a, const GHMatrix& b, const char* who);
+
+/// A linear system GH x = b with the names that give its unknowns meaning.
+struct GHSystem {
+    GHMatrix matrix;
+    std::vector<double> rhs;                   ///< b, size matrix.rows()
+    std::vector<std::string> component_names;  ///< K names of the cell unknowns (e.g. dp, dSw)
+    std::vector<std::string> well_names;       ///< Nw names
+};
+
+}  // namespace heptane

@@ -1,0 +1,608 @@
+#include "core/precond/block_smoothers.hpp"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "core/base/canonical.hpp"
+#include "core/base/errors.hpp"
+#include "core/base/vector_ops.hpp"
+#include "core/spmv/spmv.hpp"
+
+namespace heptane {
+namespace {
+
+using canonical::add;
+using canonical::mul;
+using canonical::sub;
+
+/// Blocks whose reciprocal condition number (Eigen's 1-norm estimate) is below this are
+/// treated as singular: their inverse would amplify rounding errors by more than 1e14,
+/// i.e. leave no correct digit in double precision.
+constexpr double kMinRcond = 1.0e-14;
+
+std::string num(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+    return buf;
+}
+
+/// "(i, j, k)" of cell m (k fastest).
+std::string cell_name(const GHMatrix& A, index_t m) {
+    const index_t k = m % A.nz(), j = (m / A.nz()) % A.ny(), i = m / (A.nz() * A.ny());
+    return "(" + std::to_string(i) + ", " + std::to_string(j) + ", " + std::to_string(k) + ")";
+}
+
+/// inv = a^{-1} stored column-major (entry (r, c) at inv[c n + r]). Returns the reciprocal
+/// condition estimate of a; a value below kMinRcond (or NaN) means a is singular,
+/// ill-conditioned or not finite, and inv is then left unspecified.
+double invert_block(const Eigen::MatrixXd& a, double* inv) {
+    if (!a.allFinite()) return 0.0;
+    const Eigen::PartialPivLU<Eigen::MatrixXd> lu(a);
+    const double rcond = lu.rcond();
+    if (!(rcond >= kMinRcond)) return rcond;
+    Eigen::Map<Eigen::MatrixXd> out(inv, a.rows(), a.cols());
+    out = lu.inverse();
+    return out.allFinite() ? rcond : 0.0;
+}
+
+bool usable(double rcond) { return rcond >= kMinRcond; }
+
+/// The (i, j, k) step to the neighbour of each diagonal d = 0..6 (-i, -j, -k, self, +k, +j, +i).
+constexpr int kStep[kStencilSize][3] = {{-1, 0, 0}, {0, -1, 0}, {0, 0, -1}, {0, 0, 0},
+                                        {0, 0, 1},  {0, 1, 0},  {1, 0, 0}};
+
+/// The K x K block of diagonal d at cell m.
+Eigen::MatrixXd cell_block(const GHMatrix& A, int d, index_t m) {
+    const int K = A.block_size();
+    Eigen::MatrixXd b(K, K);
+    for (int r = 0; r < K; ++r) {
+        for (int c = 0; c < K; ++c) b(r, c) = A.at(d, m, r, c);
+    }
+    return b;
+}
+
+/// inv_d[w] = 1 / D[w]; a zero or non-finite D is an InputError.
+std::vector<double> invert_well_diagonal(const GHMatrix& A) {
+    const auto& d = A.wells().d;
+    std::vector<double> inv(d.size());
+    for (std::size_t w = 0; w < d.size(); ++w) {
+        if (d[w] == 0.0 || !std::isfinite(d[w])) {
+            throw InputError("solver.preconditioner",
+                             "well " + std::to_string(w) + " has diagonal D = " + num(d[w]) +
+                                 "; block preconditioners divide the well rows by D");
+        }
+        inv[w] = 1.0 / d[w];
+    }
+    return inv;
+}
+
+/// Row r of inv^T x for a column-major n x n block: inv(0, r) x(0) + inv(1, r) x(1) + ...,
+/// summed left to right (the transpose's counterpart of block::inverse_row).
+template <class X>
+double inverse_transpose_row(const double* inv, int n, int r, X x) {
+    const double* col = inv + static_cast<index_t>(r) * n;
+    double acc = mul(col[0], x(0));
+    for (int c = 1; c < n; ++c) acc = add(acc, mul(col[c], x(c)));
+    return acc;
+}
+
+/// Whether the loops of a product over `rows` unknowns are worth an OpenMP region
+/// (the threshold of the vector operations, design decision 12).
+bool parallel_worthwhile(index_t rows) { return rows >= vec::kParallelMin; }
+
+/// z_w = inv_d[w] r_w for the well rows (rows M K + w).
+void apply_wells(const std::vector<double>& inv_d, index_t mk, const double* r, double* z) {
+    for (std::size_t w = 0; w < inv_d.size(); ++w) z[mk + w] = mul(inv_d[w], r[mk + w]);
+}
+
+/// z = M^{-T} y on one vertical line (transpose of block::line_solve). M^T is block
+/// tridiagonal with D_k^T on the diagonal, U_{k-1}^T below and L_{k+1}^T above; its Thomas
+/// pivots are P_k^T, so with the same pivot inverses:
+///   forward   g_k = P_k^{-T} (y_k - U_{k-1}^T g_{k-1})
+///   backward  z_k = g_k - P_k^{-T} (L_{k+1}^T z_{k+1})
+void line_solve_transpose(const GHMatrix& A, const double* pinv, index_t m0, const double* y,
+                          double* z) {
+    const int K = A.block_size(), nz = A.nz();
+    const index_t kk = static_cast<index_t>(K) * K;
+    double w[kMaxBlockSize];
+    for (int k = 0; k < nz; ++k) {
+        const index_t m = m0 + k;
+        for (int r = 0; r < K; ++r) {
+            double acc = y[m * K + r];
+            if (k > 0) {
+                // (U_{k-1}^T g_{k-1})_r = sum_c U_{k-1}(c, r) g_{k-1, c}
+                for (int c = 0; c < K; ++c) {
+                    acc = sub(acc, mul(A.at(4, m - 1, c, r), z[(m - 1) * K + c]));
+                }
+            }
+            w[r] = acc;
+        }
+        const double* p = pinv + k * kk;
+        for (int r = 0; r < K; ++r) {
+            z[m * K + r] = inverse_transpose_row(p, K, r, [&](int c) { return w[c]; });
+        }
+    }
+    for (int k = nz - 2; k >= 0; --k) {
+        const index_t m = m0 + k;
+        for (int r = 0; r < K; ++r) {
+            // (L_{k+1}^T z_{k+1})_r = sum_c L_{k+1}(c, r) z_{k+1, c}
+            double acc = mul(A.at(2, m + 1, 0, r), z[(m + 1) * K]);
+            for (int c = 1; c < K; ++c) {
+                acc = add(acc, mul(A.at(2, m + 1, c, r), z[(m + 1) * K + c]));
+            }
+            w[r] = acc;
+        }
+        const double* p = pinv + k * kk;
+        for (int r = 0; r < K; ++r) {
+            z[m * K + r] =
+                sub(z[m * K + r], inverse_transpose_row(p, K, r, [&](int c) { return w[c]; }));
+        }
+    }
+}
+
+/// Global scalar row of local row lr of spatial block s.
+index_t global_row(const block::SpatialBlock& s, int lr, int K, int ny, int nz) {
+    return static_cast<index_t>(s.cell(lr / K, ny, nz)) * K + lr % K;
+}
+
+/// For every spatial block: gathers `in` into the block's local order and calls
+/// store(global row, value) with each row of inv_b (gathered) (transpose: inv_b^T), OpenMP
+/// over the blocks (each block stores only its own rows).
+template <bool transpose, class Store>
+void for_each_block_row(const SpatialBlockFactors& F, const double* in, Store store) {
+    const int K = F.K, ny = F.blocking.grid[1], nz = F.blocking.grid[2];
+    const index_t blocks = F.blocking.blocks();
+    const index_t rows = static_cast<index_t>(F.blocking.grid[0]) * ny * nz * K;
+#pragma omp parallel if (parallel_worthwhile(rows))
+    {
+        std::vector<double> local(static_cast<std::size_t>(F.max_rows));
+#pragma omp for schedule(static)
+        for (index_t b = 0; b < blocks; ++b) {
+            const block::SpatialBlock s = F.blocking.block(b);
+            const int n = s.cells() * K;
+            for (int lr = 0; lr < n; ++lr) local[lr] = in[global_row(s, lr, K, ny, nz)];
+            const double* inv = F.inv.data() + F.offset[b];
+            const auto x = [&](int c) { return local[c]; };
+            for (int lr = 0; lr < n; ++lr) {
+                const double v = transpose ? inverse_transpose_row(inv, n, lr, x)
+                                           : block::inverse_row(inv, n, lr, x);
+                store(global_row(s, lr, K, ny, nz), v);
+            }
+        }
+    }
+}
+
+/// (A x)_row of cell m, component r, in core/spmv/spmv.cpp's order: the diagonals d = 0..6 whose
+/// neighbour lies inside the grid, each over c, then the well term of a perforated cell.
+double cell_row_product(const GHMatrix& A, const double* x, index_t m, int r,
+                        const std::array<index_t, kStencilSize>& off) {
+    const int K = A.block_size();
+    double acc = 0.0;
+    for (int d = 0; d < kStencilSize; ++d) {
+        if (!A.has_neighbour(m, d)) continue;
+        const double* xn = x + (m + off[d]) * K;
+        for (int c = 0; c < K; ++c) acc = add(acc, mul(A.at(d, m, r, c), xn[c]));
+    }
+    const WellArrays& wells = A.wells();
+    if (A.num_wells() > 0) {
+        const int w = wells.well_of_column[m / A.nz()];
+        if (w >= 0 && m >= wells.cell0[w] && m < wells.cell0[w] + wells.count[w]) {
+            const index_t v = wells.first[w] + (m - wells.cell0[w]) * K + r;
+            acc = add(acc, mul(wells.wt_vals[v], x[A.cell_unknowns() + w]));
+        }
+    }
+    return acc;
+}
+
+/// (A x)_w of well row w in core/spmv/spmv.cpp's order: the perforated cells' terms, then D.
+double well_row_product(const GHMatrix& A, const double* x, index_t w) {
+    const WellArrays& wells = A.wells();
+    const index_t n = wells.count[w] * A.block_size();
+    const double* xc = x + wells.cell0[w] * A.block_size();
+    double sum = 0.0;
+    for (index_t v = 0; v < n; ++v) sum = add(sum, mul(wells.w_vals[wells.first[w] + v], xc[v]));
+    return add(sum, mul(wells.d[w], x[A.cell_unknowns() + w]));
+}
+
+/// r = b - A x; returns ||r||.
+double residual(const GHMatrix& A, const double* b, const double* x, double* r) {
+    const index_t n = A.rows();
+    spmv(A, x, r);
+    vec::xmay(b, 1.0, r, r, n);  // r = b - A x
+    return vec::norm2(r, n);
+}
+
+/// Bytes of the spatial blocks' inverses: sum over the blocks of n_b^2 doubles.
+double spatial_inverse_bytes(const SpatialBlocking& blocking, int K) {
+    double bytes = 0.0;
+    for (index_t b = 0; b < blocking.blocks(); ++b) {
+        const double n = static_cast<double>(blocking.block(b).cells()) * K;
+        bytes += n * n * sizeof(double);
+    }
+    return bytes;
+}
+
+}  // namespace
+
+// ---- factorization -----------------------------------------------------------------------
+
+SpatialBlocking make_blocking(int nx, int ny, int nz, std::array<int, 3> shape) {
+    if (shape[0] < 1 || shape[1] < 1 || shape[2] < 1) {
+        throw InputError("solver.block_shape",
+                         "entries must be >= 1 cells, got [" + std::to_string(shape[0]) + ", " +
+                             std::to_string(shape[1]) + ", " + std::to_string(shape[2]) + "]");
+    }
+    SpatialBlocking blocking;
+    blocking.grid = {nx, ny, nz};
+    for (int a = 0; a < 3; ++a) {
+        blocking.shape[a] = std::min(shape[a], blocking.grid[a]);
+        blocking.count[a] = (blocking.grid[a] + blocking.shape[a] - 1) / blocking.shape[a];
+    }
+    return blocking;
+}
+
+PointBlockFactors factor_point_blocks(const GHMatrix& A) {
+    PointBlockFactors f;
+    f.K = A.block_size();
+    f.cells = A.num_cells();
+    f.inv_d = invert_well_diagonal(A);
+    const index_t kk = static_cast<index_t>(f.K) * f.K;
+    f.inv.resize(static_cast<std::size_t>(f.cells * kk));
+    std::vector<double> rcond(static_cast<std::size_t>(f.cells));
+#pragma omp parallel for schedule(static) if (parallel_worthwhile(A.rows()))
+    for (index_t m = 0; m < f.cells; ++m) {
+        rcond[m] = invert_block(cell_block(A, kCenter, m), &f.inv[m * kk]);
+    }
+    for (index_t m = 0; m < f.cells; ++m) {
+        if (!usable(rcond[m])) {
+            throw InputError("solver.preconditioner",
+                             "the diagonal block of cell " + cell_name(A, m) +
+                                 " is singular or ill-conditioned (reciprocal condition " +
+                                 num(rcond[m]) + "); point_block_jacobi cannot invert it");
+        }
+    }
+    return f;
+}
+
+LineFactors factor_lines(const GHMatrix& A) {
+    LineFactors f;
+    f.K = A.block_size();
+    f.cells = A.num_cells();
+    f.inv_d = invert_well_diagonal(A);
+    const int K = f.K, nz = A.nz();
+    const index_t kk = static_cast<index_t>(K) * K;
+    const index_t columns = static_cast<index_t>(A.nx()) * A.ny();
+    f.pinv.resize(static_cast<std::size_t>(f.cells * kk));
+    // rcond of each cell's pivot; a column stops at its first unusable pivot (the ones
+    // below it would use its inverse).
+    std::vector<double> rcond(static_cast<std::size_t>(f.cells), 1.0);
+#pragma omp parallel for schedule(static) if (parallel_worthwhile(A.rows()))
+    for (index_t col = 0; col < columns; ++col) {
+        const index_t m0 = col * nz;
+        for (int k = 0; k < nz; ++k) {
+            const index_t m = m0 + k;
+            // P_0 = D_0;  P_k = D_k - L_k P_{k-1}^{-1} U_{k-1}
+            Eigen::MatrixXd p = cell_block(A, kCenter, m);
+            if (k > 0) {
+                const Eigen::Map<const Eigen::MatrixXd> prev(&f.pinv[(m - 1) * kk], K, K);
+                p -= cell_block(A, 2, m) * prev * cell_block(A, 4, m - 1);
+            }
+            rcond[m] = invert_block(p, &f.pinv[m * kk]);
+            if (!usable(rcond[m])) break;
+        }
+    }
+    for (index_t m = 0; m < f.cells; ++m) {
+        if (!usable(rcond[m])) {
+            throw InputError("solver.preconditioner",
+                             "the pivot block of the vertical-line solve at cell " +
+                                 cell_name(A, m) +
+                                 " is singular or ill-conditioned (reciprocal condition " +
+                                 num(rcond[m]) + "); line_jacobi cannot invert it");
+        }
+    }
+    return f;
+}
+
+SpatialBlockFactors factor_spatial_blocks(const GHMatrix& A, std::array<int, 3> shape,
+                                          double max_bytes) {
+    SpatialBlockFactors f;
+    f.blocking = make_blocking(A.nx(), A.ny(), A.nz(), shape);
+    f.K = A.block_size();
+    const SpatialBlocking& blocking = f.blocking;
+    const double bytes = spatial_inverse_bytes(blocking, f.K);
+    if (bytes > max_bytes) {
+        throw InputError("solver.block_shape",
+                         "spatial blocks of " + std::to_string(blocking.shape[0]) + " x " +
+                             std::to_string(blocking.shape[1]) + " x " +
+                             std::to_string(blocking.shape[2]) + " cells need " + num(bytes / 1e9) +
+                             " GB for their inverses (limit " + num(max_bytes / 1e9) +
+                             " GB); choose a smaller block shape");
+    }
+    f.inv_d = invert_well_diagonal(A);
+    const int K = f.K, ny = A.ny(), nz = A.nz();
+    const index_t blocks = blocking.blocks();
+    f.offset.assign(static_cast<std::size_t>(blocks) + 1, 0);
+    for (index_t b = 0; b < blocks; ++b) {
+        const index_t n = static_cast<index_t>(blocking.block(b).cells()) * K;
+        f.offset[b + 1] = f.offset[b] + n * n;
+        f.max_rows = std::max(f.max_rows, static_cast<int>(n));
+    }
+    f.inv.resize(static_cast<std::size_t>(f.offset[blocks]));
+    std::vector<double> rcond(static_cast<std::size_t>(blocks));
+#pragma omp parallel for schedule(dynamic) if (parallel_worthwhile(A.rows()))
+    for (index_t b = 0; b < blocks; ++b) {
+        const block::SpatialBlock s = blocking.block(b);
+        const int n = s.cells() * K;
+        // A restricted to the block's rows and columns, in the block's local order.
+        Eigen::MatrixXd a = Eigen::MatrixXd::Zero(n, n);
+        for (int l = 0; l < s.cells(); ++l) {
+            const index_t m = s.cell(l, ny, nz);
+            const int lk = l % s.ez, lj = (l / s.ez) % s.ey, li = l / (s.ez * s.ey);
+            for (int d = 0; d < kStencilSize; ++d) {
+                // Diagonal d's neighbour; a neighbour outside the block (or grid) is skipped.
+                const int ni = li + kStep[d][0], nj = lj + kStep[d][1], nk = lk + kStep[d][2];
+                if (ni < 0 || ni >= s.ex || nj < 0 || nj >= s.ey || nk < 0 || nk >= s.ez) continue;
+                const int ln = (ni * s.ey + nj) * s.ez + nk;
+                for (int r = 0; r < K; ++r) {
+                    for (int c = 0; c < K; ++c) a(l * K + r, ln * K + c) = A.at(d, m, r, c);
+                }
+            }
+        }
+        rcond[b] = invert_block(a, &f.inv[f.offset[b]]);
+    }
+    for (index_t b = 0; b < blocks; ++b) {
+        if (!usable(rcond[b])) {
+            const block::SpatialBlock s = blocking.block(b);
+            throw InputError("solver.block_shape",
+                             "the matrix of the spatial block at cell (" + std::to_string(s.i0) +
+                                 ", " + std::to_string(s.j0) + ", " + std::to_string(s.k0) + ") (" +
+                                 std::to_string(s.ex) + " x " + std::to_string(s.ey) + " x " +
+                                 std::to_string(s.ez) +
+                                 " cells) is singular or ill-conditioned (reciprocal condition " +
+                                 num(rcond[b]) + ")");
+        }
+    }
+    return f;
+}
+
+// ---- preconditioners ---------------------------------------------------------------------
+
+void PointBlockJacobi::apply(const double* r, double* z) const {
+    const int K = f_.K;
+    const index_t kk = static_cast<index_t>(K) * K;
+#pragma omp parallel for schedule(static) if (parallel_worthwhile(A_->rows()))
+    for (index_t m = 0; m < f_.cells; ++m) {
+        const double* in = r + m * K;
+        for (int row = 0; row < K; ++row) {
+            z[m * K + row] =
+                block::inverse_row(&f_.inv[m * kk], K, row, [&](int c) { return in[c]; });
+        }
+    }
+    apply_wells(f_.inv_d, f_.cells * K, r, z);
+}
+
+void PointBlockJacobi::apply_transpose(const double* r, double* z) const {
+    const int K = f_.K;
+    const index_t kk = static_cast<index_t>(K) * K;
+#pragma omp parallel for schedule(static) if (parallel_worthwhile(A_->rows()))
+    for (index_t m = 0; m < f_.cells; ++m) {
+        const double* in = r + m * K;
+        for (int row = 0; row < K; ++row) {
+            z[m * K + row] =
+                inverse_transpose_row(&f_.inv[m * kk], K, row, [&](int c) { return in[c]; });
+        }
+    }
+    apply_wells(f_.inv_d, f_.cells * K, r, z);
+}
+
+void LineJacobi::apply(const double* r, double* z) const {
+    const int K = f_.K, ny = A_->ny(), nz = A_->nz();
+    const index_t kk = static_cast<index_t>(K) * K;
+    const index_t columns = static_cast<index_t>(A_->nx()) * ny;
+    const block::BdiaRef bdia{A_->bdia().data(), f_.cells, K};
+#pragma omp parallel for schedule(static) if (parallel_worthwhile(A_->rows()))
+    for (index_t col = 0; col < columns; ++col) {
+        const index_t m0 = col * nz;
+        block::line_solve(
+            bdia, &f_.pinv[m0 * kk], m0, nz, [&](long long i) { return r[i]; },
+            [&](long long i) -> double& { return z[i]; });
+    }
+    apply_wells(f_.inv_d, f_.cells * K, r, z);
+}
+
+void LineJacobi::apply_transpose(const double* r, double* z) const {
+    const int K = f_.K, nz = A_->nz();
+    const index_t kk = static_cast<index_t>(K) * K;
+    const index_t columns = static_cast<index_t>(A_->nx()) * A_->ny();
+#pragma omp parallel for schedule(static) if (parallel_worthwhile(A_->rows()))
+    for (index_t col = 0; col < columns; ++col) {
+        const index_t m0 = col * nz;
+        line_solve_transpose(*A_, &f_.pinv[m0 * kk], m0, r, z);
+    }
+    apply_wells(f_.inv_d, f_.cells * K, r, z);
+}
+
+void SpatialBlockJacobi::apply(const double* r, double* z) const {
+    for_each_block_row<false>(f_, r, [&](index_t row, double v) { z[row] = v; });
+    apply_wells(f_.inv_d, A_->cell_unknowns(), r, z);
+}
+
+void SpatialBlockJacobi::apply_transpose(const double* r, double* z) const {
+    for_each_block_row<true>(f_, r, [&](index_t row, double v) { z[row] = v; });
+    apply_wells(f_.inv_d, A_->cell_unknowns(), r, z);
+}
+
+void PointBlockJacobi::update(const GHMatrix& A) {
+    check_same_structure(*A_, A, "PointBlockJacobi::update");
+    A_ = &A;
+    f_ = factor_point_blocks(A);
+}
+
+void LineJacobi::update(const GHMatrix& A) {
+    check_same_structure(*A_, A, "LineJacobi::update");
+    A_ = &A;
+    f_ = factor_lines(A);
+}
+
+void SpatialBlockJacobi::update(const GHMatrix& A) {
+    check_same_structure(*A_, A, "SpatialBlockJacobi::update");
+    A_ = &A;
+    f_ = factor_spatial_blocks(A, shape_);
+}
+
+std::unique_ptr<Preconditioner> make_preconditioner(const GHMatrix& A,
+                                                    const SolverSettings& settings) {
+    switch (settings.preconditioner) {
+        case PreconditionerKind::none:
+            return std::make_unique<IdentityPreconditioner>(A.rows());
+        case PreconditionerKind::point_block_jacobi:
+            return std::make_unique<PointBlockJacobi>(A);
+        case PreconditionerKind::line_jacobi:
+            return std::make_unique<LineJacobi>(A);
+        case PreconditionerKind::block_jacobi:
+            return std::make_unique<SpatialBlockJacobi>(A, settings.block_shape);
+    }
+    throw InputError("solver.preconditioner", "unknown preconditioner kind");
+}
+
+double preconditioner_bytes(const GHMatrix& A, PreconditionerKind kind, std::array<int, 3> shape) {
+    const double block_bytes =
+        static_cast<double>(A.num_cells()) * A.block_size() * A.block_size() * sizeof(double);
+    // r and z once, and 1 / D of the wells.
+    const double vectors = 2.0 * static_cast<double>(A.rows()) * sizeof(double) +
+                           static_cast<double>(A.num_wells()) * sizeof(double);
+    switch (kind) {
+        case PreconditionerKind::none:
+            return 0.0;
+        case PreconditionerKind::point_block_jacobi:
+            return block_bytes + vectors;
+        case PreconditionerKind::line_jacobi:
+            return 3.0 * block_bytes + vectors;  // pinv and Bdia diagonals 2 and 4
+        case PreconditionerKind::block_jacobi:
+            return spatial_inverse_bytes(make_blocking(A.nx(), A.ny(), A.nz(), shape),
+                                         A.block_size()) +
+                   vectors;
+    }
+    return 0.0;
+}
+
+// ---- block smoothers ---------------------------------------------------------------------
+
+void block_jacobi_sweep(const GHMatrix& A, const SpatialBlockFactors& F, const double* b, double* x,
+                        double omega, double* work) {
+    const index_t n = A.rows(), mk = A.cell_unknowns();
+    // work = b - A x
+    spmv(A, x, work);
+#pragma omp parallel for schedule(static) if (parallel_worthwhile(n))
+    for (index_t i = 0; i < n; ++i) work[i] = sub(b[i], work[i]);
+    // x_b = x_b + omega A_b^{-1} work_b: each block reads only work and writes only its rows.
+    for_each_block_row<false>(F, work,
+                              [&](index_t row, double v) { x[row] = add(x[row], mul(omega, v)); });
+    for (std::size_t w = 0; w < F.inv_d.size(); ++w) {
+        x[mk + w] = add(x[mk + w], mul(omega, mul(F.inv_d[w], work[mk + w])));
+    }
+}
+
+void block_gs_sweep(const GHMatrix& A, const SpatialBlockFactors& F, const double* b, double* x,
+                    double omega) {
+    const int K = F.K, ny = A.ny(), nz = A.nz();
+    const index_t mk = A.cell_unknowns();
+    const auto off = A.offsets();
+    std::vector<double> res(static_cast<std::size_t>(F.max_rows));
+    for (index_t blk = 0; blk < F.blocking.blocks(); ++blk) {
+        const block::SpatialBlock s = F.blocking.block(blk);
+        const int n = s.cells() * K;
+        // res = (b - A x)_b with the x of the blocks updated before this one
+        for (int lr = 0; lr < n; ++lr) {
+            const index_t m = s.cell(lr / K, ny, nz);
+            const index_t row = m * K + lr % K;
+            res[lr] = sub(b[row], cell_row_product(A, x, m, lr % K, off));
+        }
+        // x_b = x_b + omega A_b^{-1} res (res is complete, so x_b may change row by row)
+        const double* inv = F.inv.data() + F.offset[blk];
+        for (int lr = 0; lr < n; ++lr) {
+            const double v = block::inverse_row(inv, n, lr, [&](int c) { return res[c]; });
+            const index_t row = global_row(s, lr, K, ny, nz);
+            x[row] = add(x[row], mul(omega, v));
+        }
+    }
+    for (index_t w = 0; w < A.num_wells(); ++w) {
+        const double r = sub(b[mk + w], well_row_product(A, x, w));
+        x[mk + w] = add(x[mk + w], mul(omega, mul(F.inv_d[w], r)));
+    }
+}
+
+SolveResult block_smoother_solve(Method method, const GHMatrix& A, const SpatialBlockFactors& F,
+                                 const double* b, double* x, const SolveOptions& options,
+                                 double omega) {
+    if (method != Method::block_jacobi && method != Method::block_gs) {
+        throw InputError("solver.method", std::string("block_smoother_solve takes block_jacobi "
+                                                      "or block_gs, not ") +
+                                              to_string(method));
+    }
+    const index_t n = A.rows();
+    SolveResult result;
+    const double bnorm = vec::norm2(b, n);
+    if (!std::isfinite(bnorm)) {
+        result.status = SolveStatus::non_finite;
+        result.detail = "||b|| is not finite";
+        return result;
+    }
+    if (bnorm == 0.0) {  // x = 0 is exact
+        std::fill(x, x + n, 0.0);
+        result.status = SolveStatus::converged;
+        result.history = {0.0};
+        return result;
+    }
+    std::vector<double> r(static_cast<std::size_t>(n)), work;
+    if (method == Method::block_jacobi) work.resize(static_cast<std::size_t>(n));
+    // Records the true residual after `sweeps` sweeps; true when the solve must stop.
+    const auto record = [&](int sweeps) {
+        const double rel = residual(A, b, x, r.data()) / bnorm;
+        result.iterations = sweeps;
+        result.relative_residual = rel;
+        result.true_relative_residual = rel;
+        result.history.push_back(rel);
+        if (options.progress) options.progress(sweeps, rel);
+        if (!std::isfinite(rel)) {
+            result.status = SolveStatus::non_finite;
+            result.detail = "the residual is not finite after sweep " + std::to_string(sweeps);
+            return true;
+        }
+        if (rel <= options.tolerance) {
+            result.status = SolveStatus::converged;
+            return true;
+        }
+        return false;
+    };
+    if (record(0)) return result;
+    for (int sweep = 1; sweep <= options.max_iterations; ++sweep) {
+        if (method == Method::block_jacobi) {
+            block_jacobi_sweep(A, F, b, x, omega, work.data());
+        } else {
+            block_gs_sweep(A, F, b, x, omega);
+        }
+        if (record(sweep)) return result;
+    }
+    result.status = SolveStatus::max_iterations;
+    return result;
+}
+
+GHMatrix poisson_matrix(int nx, int ny, int nz) {
+    GHMatrix A(nx, ny, nz, 1);
+    for (index_t m = 0; m < A.num_cells(); ++m) {
+        for (int d = 0; d < kStencilSize; ++d) {
+            if (d == kCenter) {
+                A.at(d, m, 0, 0) = 6.0;
+            } else if (A.has_neighbour(m, d)) {
+                A.at(d, m, 0, 0) = -1.0;
+            }
+        }
+    }
+    return A;
+}
+
+}  // namespace heptane

@@ -1,0 +1,38 @@
+#pragma once
+/// @file Reference (CPU, OpenMP) sparse matrix-vector products. Every device kernel is
+/// checked against these.
+#include <vector>
+
+#include "core/matrix/formats.hpp"
+#include "core/matrix/gh_matrix.hpp"
+
+namespace heptane {
+
+/// y = GH x. x and y have A.rows() entries and must not alias. Padding blocks of Bdia are
+/// skipped by grid position (never multiplied), so a non-finite x next to the boundary does
+/// not leak into rows that do not couple to it.
+void spmv(const GHMatrix& A, const double* x, double* y);
+
+/// y = GH^T x without a stored transpose: block (m, n) of H^T is the transpose of block
+/// (n, m) of H, read from the mirrored diagonal 6 - d at block row n; the well parts swap
+/// roles (W^T's values form the well rows, W's values the well columns).
+void spmv_transpose(const GHMatrix& A, const double* x, double* y);
+
+/// y = A x for scalar CSR.
+void spmv(const Csr& A, const double* x, double* y);
+
+/// y = A x for BSR (row-major blocks).
+void spmv(const Bsr& A, const double* x, double* y);
+/// The product of blocks [begin, end) of A (consecutive blocks of one block row) with x into
+/// y_row (bs entries), in spmv(Bsr)'s order: each block's rows summed over its columns, the
+/// blocks accumulated in order. Shared by spmv(Bsr) and the balanced layout's segments.
+void bsr_blocks_product(const Bsr& A, std::int32_t begin, std::int32_t end, const double* x,
+                        double* y_row);
+
+/// Convenience forms returning y (sizes checked, throws std::invalid_argument).
+std::vector<double> spmv(const GHMatrix& A, const std::vector<double>& x);
+std::vector<double> spmv_transpose(const GHMatrix& A, const std::vector<double>& x);
+std::vector<double> spmv(const Csr& A, const std::vector<double>& x);
+std::vector<double> spmv(const Bsr& A, const std::vector<double>& x);
+
+}  // namespace heptane

@@ -1,0 +1,284 @@
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <functional>
+
+#include "core/base/errors.hpp"
+#include "core/ksparse/ksparse_tuning.hpp"
+#include "core/matrix/formats.hpp"
+#include "core/precond/block_smoothers.hpp"
+#include "gpu/bench.hpp"
+#include "gpu/src/base/buffer.cuh"
+#include "gpu/src/base/solver_state.cuh"
+#include "gpu/src/krylov/library_matrix.cuh"
+#include "gpu/src/ksparse/ksparse.cuh"
+#include "gpu/src/precond/block_smoothers.cuh"
+#include "gpu/src/spmv/device_gh.cuh"
+
+namespace heptane::gpu {
+namespace {
+
+using detail::Buffer;
+
+__global__ void triad(double* a, const double* b, const double* c, double s, std::size_t n) {
+    for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+         i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+        a[i] = b[i] + s * c[i];
+    }
+}
+
+/// Median and minimum of `run` over `repeats` timed launches after `warmup` untimed ones,
+/// with `flush` (L2 eviction) before each timed launch, outside the timed region.
+Timing time_it(const std::string& name, int repeats, cudaStream_t stream,
+               const std::function<void()>& run, const std::function<void()>& flush) {
+    Timing t;
+    t.name = name;
+    for (int i = 0; i < 3; ++i) run();
+    std::vector<double> seconds;
+    cudaEvent_t start, stop;
+    HEPTANE_CUDA_CHECK(cudaEventCreate(&start));
+    HEPTANE_CUDA_CHECK(cudaEventCreate(&stop));
+    for (int i = 0; i < repeats; ++i) {
+        if (flush) flush();
+        HEPTANE_CUDA_CHECK(cudaEventRecord(start, stream));
+        run();
+        HEPTANE_CUDA_CHECK(cudaEventRecord(stop, stream));
+        HEPTANE_CUDA_CHECK(cudaEventSynchronize(stop));
+        float ms = 0.0f;
+        HEPTANE_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+        seconds.push_back(1e-3 * ms);
+    }
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    std::sort(seconds.begin(), seconds.end());
+    t.repeats = repeats;
+    t.min_seconds = seconds.front();
+    t.median_seconds = seconds.size() % 2
+                           ? seconds[seconds.size() / 2]
+                           : 0.5 * (seconds[seconds.size() / 2 - 1] + seconds[seconds.size() / 2]);
+    return t;
+}
+
+/// A buffer twice the L2 size; writing it evicts earlier data from L2.
+class L2Flusher {
+  public:
+    L2Flusher() {
+        int dev = 0, l2 = 0;
+        HEPTANE_CUDA_CHECK(cudaGetDevice(&dev));
+        HEPTANE_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+        buffer_ = Buffer<char>(static_cast<std::size_t>(std::max(l2, 1 << 20)) * 2);
+    }
+    void operator()(cudaStream_t s) {
+        HEPTANE_CUDA_CHECK(cudaMemsetAsync(buffer_.get(), 1, buffer_.bytes(), s));
+    }
+
+  private:
+    Buffer<char> buffer_;
+};
+
+bool fits(std::size_t bytes) {
+    std::size_t free = 0, total = 0;
+    HEPTANE_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+    return bytes + (256u << 20) < free;  // keep 256 MB of slack
+}
+
+}  // namespace
+
+std::pair<std::size_t, std::size_t> device_memory() {
+    std::size_t free = 0, total = 0;
+    if (cudaMemGetInfo(&free, &total) != cudaSuccess) return {0, 0};
+    return {free, total};
+}
+
+Timing measure_triad(std::size_t n, int repeats) {
+    Buffer<double> a(n), b(n), c(n);
+    b.zero();
+    c.zero();
+    detail::Stream stream;
+    const cudaStream_t s = stream.get();
+    int dev = 0, sms = 0;
+    HEPTANE_CUDA_CHECK(cudaGetDevice(&dev));
+    HEPTANE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    auto run = [&] {
+        triad<<<sms * 8, 256, 0, s>>>(a.get(), b.get(), c.get(), 3.0, n);
+        HEPTANE_SYNC_CHECK(s);
+    };
+    Timing t = time_it("triad", repeats, s, run, nullptr);  // arrays >> L2: no flush needed
+    return t;
+}
+
+std::vector<Timing> time_spmv(const GHMatrix& A, int repeats, bool library) {
+    std::vector<Timing> out;
+    detail::Stream stream;
+    const cudaStream_t s = stream.get();
+    L2Flusher flusher;
+    auto flush = [&] { flusher(s); };
+    std::vector<double> host_x(static_cast<std::size_t>(A.rows()));
+    for (std::size_t i = 0; i < host_x.size(); ++i)
+        host_x[i] = 1.0 + 1e-3 * static_cast<double>(i % 97);
+    const std::size_t vec_bytes = 2 * host_x.size() * sizeof(double);
+
+    for (BdiaVariant v :
+         {BdiaVariant::cell_fastest, BdiaVariant::cell_fastest_x2, BdiaVariant::tiled}) {
+        const std::size_t need = A.storage_bytes() * 33 / 32 + vec_bytes;
+        if (!fits(need)) {
+            out.push_back({to_string(v), 0, 0, 0, "does not fit in device memory"});
+            continue;
+        }
+        const detail::DeviceGH gh(A, v);
+        Buffer<double> x(host_x), y(host_x.size());
+        out.push_back(time_it(
+            to_string(v), repeats, s, [&] { gh.apply(x.get(), y.get(), false, s); }, flush));
+    }
+    if (!library) return out;
+    for (LibrarySpmv kind : {LibrarySpmv::bsr, LibrarySpmv::bsr_legacy, LibrarySpmv::csr}) {
+        const std::size_t need =
+            (kind == LibrarySpmv::csr ? csr_bytes(A) : bsr_bytes(A)) + 2 * vec_bytes;
+        if (!fits(need)) {
+            out.push_back({to_string(kind), 0, 0, 0, "does not fit in device memory"});
+            continue;
+        }
+        if (kind != LibrarySpmv::csr && A.block_size() == 1) {
+            out.push_back({to_string(kind), 0, 0, 0, "cuSPARSE BSR needs blocks of 2 x 2 or more"});
+            continue;
+        }
+        detail::LibraryMatrix mat(A, kind, s);
+        const std::vector<double> xp = mat.size() == A.rows() ? host_x : pad_vector(A, host_x);
+        Buffer<double> x(xp), y(xp.size());
+        out.push_back(time_it(
+            to_string(kind), repeats, s, [&] { mat.apply(x.get(), y.get()); }, flush));
+    }
+    return out;
+}
+
+std::vector<Timing> time_block_spmv(const Bsr& A, int repeats, const KsparseBenchOptions& o) {
+    using detail::DeviceBsr;
+    std::vector<Timing> out;
+    detail::Stream stream;
+    const cudaStream_t s = stream.get();
+    L2Flusher flusher;
+    auto flush = [&] { flusher(s); };
+    const int bs = A.block_size;
+    const std::size_t n = static_cast<std::size_t>(A.block_rows) * bs;
+    std::vector<double> host_x(n);
+    for (std::size_t i = 0; i < n; ++i) host_x[i] = 1.0 + 1e-3 * static_cast<double>(i % 97);
+    Buffer<double> x(host_x), y(n);
+
+    // The matrix once, for the tuner's candidates (plain rows, no balancing).
+    TuningCache cache(o.cache_path.empty() ? TuningCache::default_path() : o.cache_path);
+    const std::string device = detail::device_name();
+    const Buffer<int> row_ptr(A.row_ptr), col(A.col);
+    const Buffer<double> val(detail::column_major_blocks(A));
+    const detail::KsparseView view{row_ptr.get(), col.get(), val.get(), A.block_rows, bs};
+    auto time_candidate = [&](const KsparseParams& p) {
+        const detail::KsparseLaunch l = detail::ksparse_plan(A.block_rows, bs, p);
+        return time_it(
+                   "candidate", std::max(3, repeats / 2), s,
+                   [&] { detail::ksparse_launch(l, view, x.get(), y.get(), s); }, flush)
+            .median_seconds;
+    };
+
+    double best = 0.0;
+    KsparseParams best_params;
+    for (KsparseKernel k : {KsparseKernel::k1, KsparseKernel::k2, KsparseKernel::k3}) {
+        if (ksparse_candidates(k, bs).empty() || (k == KsparseKernel::k3 && bs < 8)) continue;
+        KsparseParams p = tuned_or_default(cache, device, k, bs);
+        std::string origin = cache.find(device, k, bs) ? "tuned (cache)" : "default";
+        if (o.tune || o.retune) {
+            bool from_cache = false;
+            const TunedEntry e =
+                tune_ksparse(device, k, bs, time_candidate, cache, o.retune, &from_cache);
+            p = e.params;
+            origin = from_cache
+                         ? "tuned (cache)"
+                         : "tuned now, " + std::to_string(e.candidates_tried) + " candidates";
+            if (o.tuning_log) {
+                o.tuning_log->push_back(std::string(to_string(k)) + " bs=" + std::to_string(bs) +
+                                        ": " + origin + ": " + describe(e.params));
+            }
+        }
+        p.balance = KsparseBalance::off;
+        const DeviceBsr dev(A, p);
+        Timing t = time_it(
+            std::string("ksparse_") + to_string(k), repeats, s,
+            [&] { dev.apply(x.get(), y.get(), s); }, flush);
+        t.params = describe(dev.launch().params) + " (" + origin + ")";
+        if (best == 0.0 || t.median_seconds < best) {
+            best = t.median_seconds;
+            best_params = p;
+        }
+        out.push_back(t);
+    }
+    // The fastest kernel with long rows split (seed 001, section 5.5).
+    best_params.balance = KsparseBalance::on;
+    const DeviceBsr balanced(A, best_params);
+    Timing t = time_it(
+        "ksparse_balanced", repeats, s, [&] { balanced.apply(x.get(), y.get(), s); }, flush);
+    t.params = describe(balanced.launch().params) + ", " +
+               std::to_string(balanced.launch().grid.x) + " blocks";
+    out.push_back(t);
+
+    for (LibrarySpmv kind : {LibrarySpmv::bsr, LibrarySpmv::bsr_legacy, LibrarySpmv::csr}) {
+        if (kind != LibrarySpmv::csr && A.block_size == 1) {
+            out.push_back({to_string(kind), 0, 0, 0, "cuSPARSE BSR needs blocks of 2 x 2 or more"});
+            continue;
+        }
+        detail::LibraryMatrix mat(A, kind, s);
+        out.push_back(time_it(
+            to_string(kind), repeats, s, [&] { mat.apply(x.get(), y.get()); }, flush));
+    }
+    return out;
+}
+
+std::vector<Timing> time_smoothers(const GHMatrix& A, std::array<int, 3> shape, double omega,
+                                   int repeats) {
+    std::vector<Timing> out;
+    detail::Stream stream;
+    const cudaStream_t s = stream.get();
+    L2Flusher flusher;
+    auto flush = [&] { flusher(s); };
+    const std::size_t n = static_cast<std::size_t>(A.rows());
+    std::vector<double> host(n);
+    for (std::size_t i = 0; i < n; ++i) host[i] = 1.0 + 1e-3 * static_cast<double>(i % 97);
+    Buffer<double> r(host), z(n), x(host), b(host);
+    auto bytes = [](double v) { return "bytes=" + std::to_string(static_cast<long long>(v)); };
+    const std::pair<const char*, PreconditionerKind> kinds[] = {
+        {"precond_point_block", PreconditionerKind::point_block_jacobi},
+        {"precond_line", PreconditionerKind::line_jacobi},
+        {"precond_block", PreconditionerKind::block_jacobi}};
+    for (const auto& [name, kind] : kinds) {
+        const double need = preconditioner_bytes(A, kind, shape);
+        if (!fits(static_cast<std::size_t>(need) + 2 * n * sizeof(double))) {
+            out.push_back({name, 0, 0, 0, "does not fit in free device memory"});
+            continue;
+        }
+        try {
+            const auto M = detail::upload_preconditioner(A, kind, shape);
+            Timing t = time_it(
+                name, repeats, s, [&] { M->apply(r.get(), z.get(), s); }, flush);
+            t.params = bytes(need);
+            out.push_back(t);
+        } catch (const NotSupported& e) {
+            out.push_back({name, 0, 0, 0, e.what()});
+        }
+    }
+    try {
+        const detail::DeviceSmoother smoother(A, shape);
+        Timing t = time_it(
+            "sweep_block_jacobi", repeats, s,
+            [&] { smoother.sweep(b.get(), x.get(), z.get(), omega, s); }, flush);
+        t.params = bytes(smoother.bytes());
+        out.push_back(t);
+        t = time_it(
+            "sweep_block_gs", repeats, s,
+            [&] { smoother.sweep(b.get(), z.get(), z.get(), 1.0, s); }, flush);
+        t.params = bytes(smoother.bytes());
+        out.push_back(t);
+    } catch (const NotSupported& e) {
+        out.push_back({"sweep_block_jacobi", 0, 0, 0, e.what()});
+        out.push_back({"sweep_block_gs", 0, 0, 0, e.what()});
+    }
+    return out;
+}
+
+}  // namespace heptane::gpu

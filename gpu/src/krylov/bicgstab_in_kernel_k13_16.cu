@@ -1,0 +1,11 @@
+// Instantiations of the in-kernel BiCGStab for K = 13..16 (see bicgstab_in_kernel.cuh).
+#include "gpu/src/krylov/bicgstab_in_kernel.cuh"
+
+namespace heptane::gpu::detail {
+
+template const void* bicgstab_kernel<13>();
+template const void* bicgstab_kernel<14>();
+template const void* bicgstab_kernel<15>();
+template const void* bicgstab_kernel<16>();
+
+}  // namespace heptane::gpu::detail

@@ -1,0 +1,11 @@
+// Instantiations of the in-kernel BiCGStab for K = 9..12 (see bicgstab_in_kernel.cuh).
+#include "gpu/src/krylov/bicgstab_in_kernel.cuh"
+
+namespace heptane::gpu::detail {
+
+template const void* bicgstab_kernel<9>();
+template const void* bicgstab_kernel<10>();
+template const void* bicgstab_kernel<11>();
+template const void* bicgstab_kernel<12>();
+
+}  // namespace heptane::gpu::detail

@@ -1,0 +1,11 @@
+// Instantiations of the in-kernel QMR for K = 13..16 (see qmr_in_kernel.cuh).
+#include "gpu/src/krylov/qmr_in_kernel.cuh"
+
+namespace heptane::gpu::detail {
+
+template const void* qmr_kernel<13>();
+template const void* qmr_kernel<14>();
+template const void* qmr_kernel<15>();
+template const void* qmr_kernel<16>();
+
+}  // namespace heptane::gpu::detail

@@ -1,0 +1,85 @@
+#pragma once
+/// @file KSPARSE on the device (gpu/ksparse.hpp): a BSR matrix uploaded once with its
+/// blocks column-major (and, balanced, its split row pointer and segment pointer), the
+/// launch chosen for it, and the product.
+#include <cuda_runtime.h>
+
+#include <string>
+#include <vector>
+
+#include "core/matrix/formats.hpp"
+#include "gpu/ksparse.hpp"
+#include "gpu/src/base/buffer.cuh"
+
+namespace heptane::gpu::detail {
+
+/// A BSR matrix on the device, blocks column-major. `rows` is the number of (block) rows the
+/// kernel walks: the matrix's block rows, or the segments of the balanced layout.
+struct KsparseView {
+    const int* row_ptr;
+    const int* col;
+    const double* val;
+    int rows;
+    int bs;
+};
+
+/// A kernel's launch for one matrix: the parameters completed with their defaults.
+struct KsparseLaunch {
+    KsparseParams params;  ///< kernel and its Table I parameters, all resolved (> 0)
+    int width = 0;         ///< threads per thread array (K1: 32, K2: bs N_tg, K3: nb N_tg)
+    int ept_max = 0;       ///< K2: ceil(bs / N_tg), K3: ept
+    const void* function = nullptr;  ///< the kernel instantiation launched
+    dim3 grid, block;
+    size_t shared = 0;
+};
+
+/// The launch of params.kernel (or the default kernel for bs) over `rows` block rows of
+/// bs x bs; NotSupported when that kernel cannot take bs or the parameters break Table I's
+/// restrictions or the 1,024 threads of a block.
+KsparseLaunch ksparse_plan(int rows, int bs, const KsparseParams& params);
+
+/// y = A x with that launch. If `skip` is not null the kernel does nothing while *skip != 0
+/// (the multi-kernel solvers gate phases on device state).
+void ksparse_launch(const KsparseLaunch& launch, const KsparseView& A, const double* x, double* y,
+                    cudaStream_t stream, const int* skip = nullptr);
+
+/// Bsr's row-major blocks, each transposed to column-major.
+std::vector<double> column_major_blocks(const Bsr& A);
+
+/// Thread arrays the device runs at once with this launch (for the balance choice).
+long long ksparse_parallel_rows(const KsparseLaunch& launch);
+
+/// The current device's name (cudaDeviceProp::name), the tuning cache's key.
+std::string device_name();
+
+/// The launch parameters a solver uses: `requested` as is when it sets any Table I parameter;
+/// otherwise the tuned parameters of the default tuning cache (TuningCache::default_path())
+/// for this device and bs - of requested.kernel, or with kernel automatic of the fastest
+/// kernel tuned for bs - with requested's balance and lambda; the defaults when none is
+/// cached.
+KsparseParams tuned_params(const KsparseParams& requested, int bs);
+
+/// A Bsr on the device for repeated products y = A x: one KSPARSE launch, or (balanced) the
+/// launch over the split rows into y_hat and the segmented reduction into y.
+class DeviceBsr {
+  public:
+    DeviceBsr(const Bsr& A, const KsparseParams& params);
+    void apply(const double* x, double* y, cudaStream_t stream, const int* skip = nullptr) const;
+    /// New values of a matrix of the same structure into the same buffer (synchronizes);
+    /// std::invalid_argument for another block count or block size.
+    void update_values(const Bsr& A);
+    const KsparseLaunch& launch() const { return launch_; }
+    bool balanced() const { return balanced_; }
+    int lambda() const { return lambda_; }
+    long long rows() const { return static_cast<long long>(block_rows_) * bs_; }
+
+  private:
+    KsparseLaunch launch_;
+    bool balanced_ = false;
+    int lambda_ = 0;
+    Buffer<int> row_ptr_, col_, seg_ptr_;
+    Buffer<double> val_, y_hat_;
+    int block_rows_, bs_, kernel_rows_;
+};
+
+}  // namespace heptane::gpu::detail

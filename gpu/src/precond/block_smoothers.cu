@@ -1,0 +1,540 @@
+// The block preconditioners and smoothers of seed 003 on the device (block_smoothers.cuh),
+// the smoothers as solvers (block_smoother) and the entry points the tests use.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "core/base/canonical.hpp"
+#include "core/base/errors.hpp"
+#include "core/krylov/linear_solver.hpp"
+#include "core/matrix/linear_operator.hpp"
+#include "core/precond/block_arith.hpp"
+#include "gpu/solvers.hpp"
+#include "gpu/src/base/cuda_check.cuh"
+#include "gpu/src/base/solver_state.cuh"
+#include "gpu/src/krylov/factories.cuh"
+#include "gpu/src/krylov/multi_kernel_common.cuh"
+#include "gpu/src/precond/block_smoothers.cuh"
+#include "gpu/src/spmv/bdia_spmv.cuh"
+
+namespace heptane::gpu {
+namespace detail {
+namespace {
+
+using namespace heptane::canonical;
+
+constexpr int kPrecondThreads = 256;
+
+unsigned grid_for(long long work) {
+    return static_cast<unsigned>(std::max<long long>(
+        1, std::min<long long>((work + kPrecondThreads - 1) / kPrecondThreads, 65535)));
+}
+
+/// Well rows of any preconditioner: z_w = inv_d[w] r_w.
+__global__ void k_scale_wells(const double* inv_d, int nw, long long cell_rows, const double* r,
+                              double* z, const int* skip) {
+    if (skip != nullptr && *skip != 0) return;
+    const int w = blockIdx.x * blockDim.x + threadIdx.x;
+    if (w < nw) z[cell_rows + w] = mul(inv_d[w], r[cell_rows + w]);
+}
+
+void launch_scale_wells(const Buffer<double>& inv_d, long long cell_rows, const double* r,
+                        double* z, cudaStream_t stream, const int* skip) {
+    const int nw = static_cast<int>(inv_d.size());
+    if (nw == 0) return;
+    k_scale_wells<<<(nw + 127) / 128, 128, 0, stream>>>(inv_d.get(), nw, cell_rows, r, z, skip);
+    HEPTANE_SYNC_CHECK(stream);
+}
+
+// ---- point-block Jacobi ------------------------------------------------------------------
+
+__global__ void __launch_bounds__(kPrecondThreads)
+    k_point_block(PointBlockView v, long long n, const double* r, double* z, const int* skip) {
+    if (skip != nullptr && *skip != 0) return;
+    for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+         i += static_cast<long long>(gridDim.x) * blockDim.x) {
+        z[i] = point_block_row(v, i, r);
+    }
+}
+
+// ---- vertical-line Jacobi ----------------------------------------------------------------
+
+/// Diagonals 2 and 4 of Bdia, [e][r][c][m] with e = 0 for d = 2, 1 for d = 4 (the line solve
+/// reads nothing else).
+struct LineBdia {
+    const double* v;
+    long long plane;
+    int K;
+    __device__ double operator()(int d, int r, int c, long long m) const {
+        const int e = d == 2 ? 0 : 1;
+        return v[((static_cast<long long>(e) * K + r) * K + c) * plane + m];
+    }
+};
+
+__global__ void __launch_bounds__(kPrecondThreads)
+    k_line(LineBdia A, const double* pinv, int columns, int nz, const double* r, double* z,
+           const int* skip) {
+    if (skip != nullptr && *skip != 0) return;
+    const int col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (col >= columns) return;
+    const long long m0 = static_cast<long long>(col) * nz;
+    const long long kk = static_cast<long long>(A.K) * A.K;
+    block::line_solve(
+        A, pinv + m0 * kk, m0, nz, [&](long long i) { return r[i]; },
+        [&](long long i) -> double& { return z[i]; });
+}
+
+class DeviceLine final : public DevicePreconditioner {
+  public:
+    DeviceLine(const GHMatrix& A, const LineFactors& f)
+        : pinv_(f.pinv),
+          inv_d_(f.inv_d),
+          K_(A.block_size()),
+          nz_(A.nz()),
+          columns_(A.nx() * A.ny()),
+          cells_(A.num_cells()) {
+        lu_ = Buffer<double>(lu_values(A));
+        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(nullptr));  // the host copy dies here
+    }
+    void update(const GHMatrix& A) override {
+        const LineFactors f = factor_lines(A);
+        pinv_.upload(f.pinv);
+        inv_d_.upload(f.inv_d);
+        lu_.upload(lu_values(A));
+        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(nullptr));  // the host copies die here
+    }
+    void apply(const double* r, double* z, cudaStream_t stream,
+               const int* skip = nullptr) const override {
+        const LineBdia A{lu_.get(), cells_, K_};
+        k_line<<<(columns_ + kPrecondThreads - 1) / kPrecondThreads, kPrecondThreads, 0, stream>>>(
+            A, pinv_.get(), columns_, nz_, r, z, skip);
+        HEPTANE_SYNC_CHECK(stream);
+        launch_scale_wells(inv_d_, cells_ * K_, r, z, stream, skip);
+    }
+
+  private:
+    /// Diagonals 2 and 4 of Bdia in LineBdia's layout.
+    std::vector<double> lu_values(const GHMatrix& A) const {
+        const long long M = cells_, kk = static_cast<long long>(K_) * K_;
+        std::vector<double> lu(static_cast<std::size_t>(2 * kk * M));
+        for (int e = 0; e < 2; ++e) {
+            const int d = e == 0 ? 2 : 4;
+            for (int r = 0; r < K_; ++r) {
+                for (int c = 0; c < K_; ++c) {
+                    const double* src = A.bdia().data() + A.bdia_index(d, r, c, 0);
+                    std::copy(src, src + M,
+                              lu.begin() + ((static_cast<long long>(e) * K_ + r) * K_ + c) * M);
+                }
+            }
+        }
+        return lu;
+    }
+
+    Buffer<double> lu_, pinv_, inv_d_;
+    int K_, nz_, columns_;
+    long long cells_;
+};
+
+// ---- spatial blocks ------------------------------------------------------------------------
+
+/// What a spatial-block kernel needs to find its block's cells and inverse.
+struct BlockGeometry {
+    int bx, by, bz, nby, nbz, nx, ny, nz, K;
+    const double* inv;
+    const long long* offset;
+    __device__ block::SpatialBlock block(long long b) const {
+        return block::spatial_block(b, bx, by, bz, nby, nbz, nx, ny, nz);
+    }
+    /// Global scalar row of the block's local row lr.
+    __device__ long long row(const block::SpatialBlock& s, int lr) const {
+        return s.cell(lr / K, ny, nz) * K + lr % K;
+    }
+};
+
+BlockGeometry geometry(const SpatialUpload& u) {
+    const SpatialBlocking& b = u.blocking;
+    return {b.shape[0], b.shape[1], b.shape[2], b.count[1],  b.count[2],    b.grid[0],
+            b.grid[1],  b.grid[2],  u.K,        u.inv.get(), u.offset.get()};
+}
+
+/// z_b = A_b^{-1} r_b, one thread block per spatial block: the block's r gathered into
+/// shared memory, then one inverse row per thread (seed 003 Algorithm 2, steps 1-2).
+__global__ void k_spatial(BlockGeometry g, const double* r, double* z, const int* skip) {
+    if (skip != nullptr && *skip != 0) return;
+    extern __shared__ double rb[];
+    const long long b = blockIdx.x;
+    const block::SpatialBlock s = g.block(b);
+    const int n = s.cells() * g.K;
+    for (int lr = threadIdx.x; lr < n; lr += blockDim.x) rb[lr] = r[g.row(s, lr)];
+    __syncthreads();
+    const double* inv = g.inv + g.offset[b];
+    for (int lr = threadIdx.x; lr < n; lr += blockDim.x) {
+        z[g.row(s, lr)] = block::inverse_row(inv, n, lr, [&](int c) { return rb[c]; });
+    }
+}
+
+int block_threads(int max_rows) { return std::min(512, std::max(32, (max_rows + 31) / 32 * 32)); }
+
+std::size_t block_shared_bytes(int max_rows) {
+    const std::size_t bytes = sizeof(double) * static_cast<std::size_t>(max_rows);
+    if (bytes > 227u * 1024u) {
+        throw NotSupported("spatial blocks of " + std::to_string(max_rows) +
+                           " rows do not fit in a thread block's shared memory (at most " +
+                           std::to_string(227 * 1024 / 8) +
+                           " rows): choose a smaller "
+                           "solver.block_shape");
+    }
+    return bytes;
+}
+
+void allow_shared(const void* kernel, std::size_t bytes) {
+    if (bytes > 48u * 1024u) {
+        HEPTANE_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                static_cast<int>(bytes)));
+    }
+}
+
+class DeviceSpatial final : public DevicePreconditioner {
+  public:
+    DeviceSpatial(const GHMatrix& A, const SpatialBlockFactors& f, std::array<int, 3> shape)
+        : blocks_(f), shape_(shape), cell_rows_(A.cell_unknowns()) {
+        allow_shared(reinterpret_cast<const void*>(&k_spatial), blocks_.shared_bytes());
+    }
+    void update(const GHMatrix& A) override { blocks_.update(factor_spatial_blocks(A, shape_)); }
+    void apply(const double* r, double* z, cudaStream_t stream,
+               const int* skip = nullptr) const override {
+        k_spatial<<<static_cast<unsigned>(blocks_.blocking.blocks()), blocks_.threads,
+                    blocks_.shared_bytes(), stream>>>(geometry(blocks_), r, z, skip);
+        HEPTANE_SYNC_CHECK(stream);
+        launch_scale_wells(blocks_.inv_d, cell_rows_, r, z, stream, skip);
+    }
+
+  private:
+    SpatialUpload blocks_;
+    std::array<int, 3> shape_;
+    long long cell_rows_;
+};
+
+// ---- smoother sweeps -------------------------------------------------------------------------
+
+/// (A x)_i of cell row (m, r) in the canonical order (core/spmv/spmv.cpp): over d, then c, then
+/// the well term. Plain loads: in a chaotic sweep x changes under the kernel.
+__device__ double cell_row_product(const BdiaView& v, int K, unsigned m, int r, const double* x) {
+    const Stencil s = stencil(v, m);
+    double acc = 0.0;
+    for (int d = 0; d < 7; ++d) {
+        if (!(s.mask & (1u << d))) continue;
+        const long long nb = static_cast<long long>(m) + s.off[d];
+        for (int c = 0; c < K; ++c) {
+            const double a = v.bdia[((static_cast<long long>(d) * K + r) * K + c) * v.Mp + m];
+            acc = mul_add(a, x[nb * K + c], acc);
+        }
+    }
+    int base = 0;
+    const int w = well_of(v, m, K, base);
+    if (w >= 0) acc = mul_add(v.well_cols[base + r], x[static_cast<long long>(v.M) * K + w], acc);
+    return acc;
+}
+
+/// One sweep over the spatial blocks: r_b = b_b - (A x_in)_b into shared memory, then
+/// x_out_b = x_in_b + omega A_b^{-1} r_b (seed 003 Algorithm 2; x_out == x_in: chaotic
+/// Gauss-Seidel, Algorithm 1).
+__global__ void k_sweep(BdiaView v, BlockGeometry g, const double* b, const double* x_in,
+                        double* x_out, double omega, const int* skip) {
+    if (skip != nullptr && *skip != 0) return;
+    extern __shared__ double rb[];
+    const long long blk = blockIdx.x;
+    const block::SpatialBlock s = g.block(blk);
+    const int n = s.cells() * g.K;
+    for (int lr = threadIdx.x; lr < n; lr += blockDim.x) {
+        const long long m = s.cell(lr / g.K, g.ny, g.nz);
+        const int r = lr % g.K;
+        const long long i = m * g.K + r;
+        rb[lr] = sub(b[i], cell_row_product(v, g.K, static_cast<unsigned>(m), r, x_in));
+    }
+    __syncthreads();
+    const double* inv = g.inv + g.offset[blk];
+    for (int lr = threadIdx.x; lr < n; lr += blockDim.x) {
+        const long long i = g.row(s, lr);
+        const double z = block::inverse_row(inv, n, lr, [&](int c) { return rb[c]; });
+        x_out[i] = add(x_in[i], mul(omega, z));
+    }
+}
+
+/// The well rows after the cells: x_w = x_w + omega (b_w - (A x)_w) / D_w.
+__global__ void k_sweep_wells(BdiaView v, int K, const double* inv_d, const double* b,
+                              const double* x_in, double* x_out, double omega, const int* skip) {
+    if (skip != nullptr && *skip != 0) return;
+    const int w = blockIdx.x * blockDim.x + threadIdx.x;
+    if (w >= v.nw) return;
+    double sum = 0.0;
+    const int n = v.count[w] * K;
+    const double* xc = x_in + static_cast<long long>(v.cell0[w]) * K;
+    const double* vals = v.well_rows + v.first[w];
+    for (int i = 0; i < n; ++i) sum = mul_add(vals[i], xc[i], sum);
+    const long long row = static_cast<long long>(v.M) * K + w;
+    const double ax = mul_add(v.d[w], x_in[row], sum);
+    x_out[row] = add(x_in[row], mul(omega, mul(inv_d[w], sub(b[row], ax))));
+}
+
+}  // namespace
+
+DevicePointBlock::DevicePointBlock(const PointBlockFactors& f)
+    : inv_(f.inv),
+      inv_d_(f.inv_d),
+      cell_rows_(f.cells * f.K),
+      K_(f.K),
+      nw_(static_cast<int>(f.inv_d.size())) {}
+
+void DevicePointBlock::update(const GHMatrix& A) {
+    const PointBlockFactors f = factor_point_blocks(A);
+    inv_.upload(f.inv);
+    inv_d_.upload(f.inv_d);
+    HEPTANE_CUDA_CHECK(cudaStreamSynchronize(nullptr));  // the host copies die here
+}
+
+void DevicePointBlock::apply(const double* r, double* z, cudaStream_t stream,
+                             const int* skip) const {
+    const long long n = cell_rows_ + nw_;
+    k_point_block<<<grid_for(n), kPrecondThreads, 0, stream>>>(view(), n, r, z, skip);
+    HEPTANE_SYNC_CHECK(stream);
+}
+
+std::unique_ptr<DevicePreconditioner> upload_preconditioner(const GHMatrix& A,
+                                                            PreconditionerKind kind,
+                                                            std::array<int, 3> shape) {
+    switch (kind) {
+        case PreconditionerKind::none:
+            return nullptr;
+        case PreconditionerKind::point_block_jacobi:
+            return std::make_unique<DevicePointBlock>(factor_point_blocks(A));
+        case PreconditionerKind::line_jacobi:
+            return std::make_unique<DeviceLine>(A, factor_lines(A));
+        case PreconditionerKind::block_jacobi:
+            return std::make_unique<DeviceSpatial>(A, factor_spatial_blocks(A, shape), shape);
+    }
+    return nullptr;
+}
+
+SpatialUpload::SpatialUpload(const SpatialBlockFactors& f)
+    : blocking(f.blocking),
+      K(f.K),
+      max_rows(f.max_rows),
+      threads(block_threads(f.max_rows)),
+      inv(f.inv),
+      inv_d(f.inv_d),
+      offset(std::vector<long long>(f.offset.begin(), f.offset.end())) {}
+
+void SpatialUpload::update(const SpatialBlockFactors& f) {
+    if (f.inv.size() != inv.size() || f.inv_d.size() != inv_d.size()) {
+        throw std::invalid_argument("SpatialUpload::update: another blocking");
+    }
+    inv.upload(f.inv);
+    inv_d.upload(f.inv_d);
+    HEPTANE_CUDA_CHECK(cudaStreamSynchronize(nullptr));  // the host copies die here
+}
+
+std::size_t SpatialUpload::shared_bytes() const { return block_shared_bytes(max_rows); }
+
+DeviceSmoother::DeviceSmoother(const GHMatrix& A, std::array<int, 3> shape)
+    : gh_(A, BdiaVariant::cell_fastest), shape_(shape), blocks_(factor_spatial_blocks(A, shape)) {
+    allow_shared(reinterpret_cast<const void*>(&k_sweep), blocks_.shared_bytes());
+    // Bdia's structural blocks and the inverses once, b and x read, x written.
+    bytes_ = 8.0 * static_cast<double>(A.nonzeros()) +
+             8.0 * static_cast<double>(blocks_.inv.size()) + 24.0 * static_cast<double>(A.rows());
+}
+
+void DeviceSmoother::update(const GHMatrix& A) {
+    gh_.update(A);
+    blocks_.update(factor_spatial_blocks(A, shape_));
+}
+
+void DeviceSmoother::sweep(const double* b, const double* x_in, double* x_out, double omega,
+                           cudaStream_t stream, const int* skip) const {
+    const BdiaView v = gh_.view(false);
+    k_sweep<<<static_cast<unsigned>(blocks_.blocking.blocks()), blocks_.threads,
+              blocks_.shared_bytes(), stream>>>(v, geometry(blocks_), b, x_in, x_out, omega, skip);
+    HEPTANE_SYNC_CHECK(stream);
+    if (v.nw > 0) {
+        k_sweep_wells<<<(v.nw + 127) / 128, 128, 0, stream>>>(v, blocks_.K, blocks_.inv_d.get(), b,
+                                                              x_in, x_out, omega, skip);
+        HEPTANE_SYNC_CHECK(stream);
+    }
+}
+
+namespace {
+
+/// After a sweep (A x in `ax`): ||b - A x|| recorded as sweep s.iterations + 1 (or, with
+/// `init`, as sweep 0); a zero ||b|| (a smoothing study from a random guess) measures
+/// residuals relative to ||r_0|| instead.
+__global__ void __launch_bounds__(kChunkThreads)
+    k_smoother_record(Work w, const double* b, const double* ax, int init) {
+    if (!init && w.st->skip_iteration) return;
+    double total[1];
+    const bool last = reduce_chunk<1>(
+        w,
+        [&](long long i, GroupSum(&g)[1]) {
+            const double ri = sub(b[i], mul(1.0, ax[i]));
+            g[0].add(mul(ri, ri));
+        },
+        total);
+    if (!last || threadIdx.x != 0) return;
+    SolverState& s = *w.st;
+    const double norm = sqrt(total[0]);
+    if (init && s.bnorm == 0.0) s.bnorm = norm > 0.0 ? norm : 1.0;
+    const int it = init ? 0 : s.iterations + 1;
+    if (s.record(it, norm, w.history) || init) return;
+    if (it >= s.max_iterations) {
+        s.status = kMaxIterations;
+        s.update_gates();
+    }
+}
+
+/// The block smoothers as a solver object: the matrix and the blocks' inverses uploaded,
+/// the graph of two sweeps captured, once.
+class SmootherSolver final : public GpuSolver {
+  public:
+    SmootherSolver(Method method, const GHMatrix& A, const GpuSolveOptions& options)
+        : t0_(SetupClock::now()),
+          method_(method),
+          structure_(A),
+          options_(options),
+          capacity_(options.solve.max_iterations),
+          smoother_(A, options.block_shape),
+          n_(A.rows()),
+          d_b_(static_cast<std::size_t>(n_)),
+          x0_(static_cast<std::size_t>(n_)),
+          x1_(static_cast<std::size_t>(n_)),
+          ax_(static_cast<std::size_t>(n_)),
+          ws_(n_, options.solve, stream_.get()) {
+        if (!is_smoother(method)) {
+            throw NotSupported(std::string("block_smoother runs block_jacobi or block_gs, not ") +
+                               to_string(method));
+        }
+        info_.backend = "gpu";
+        info_.kernel = "block_smoother";
+        info_.bytes_per_iteration =
+            iteration_bytes(method, PreconditionerKind::none, options.block_shape, A,
+                            GHOperator(A).minimal_bytes(), info_.cost);
+        info_.workspace_bytes = 4 * d_b_.bytes();
+        info_.counts.matrix_uploads = 1;
+        info_.counts.factorizations = 1;
+        // Jacobi alternates x0 -> x1 -> x0; Gauss-Seidel updates x0 in place. A graph of two
+        // sweeps (each gated, so the count stays exact) keeps the ping-pong in one replay.
+        const cudaStream_t st = stream_.get();
+        const bool jacobi = method == Method::block_jacobi;
+        const int* gate = &ws_.state.device()->skip_iteration;
+        const Work& w = ws_.work;
+        cudaGraph_t graph = nullptr;
+        HEPTANE_CUDA_CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+        for (int half = 0; half < 2; ++half) {
+            const double* in = (jacobi && half == 1) ? x1_.get() : x0_.get();
+            double* out = jacobi ? (half == 0 ? x1_.get() : x0_.get()) : x0_.get();
+            smoother_.sweep(d_b_.get(), in, out, options.omega, st, gate);
+            smoother_.matrix().apply(out, ax_.get(), false, st, gate);
+            k_smoother_record<<<ws_.blocks, kChunkThreads, 0, st>>>(w, d_b_.get(), ax_.get(), 0);
+        }
+        HEPTANE_CUDA_CHECK(cudaStreamEndCapture(st, &graph));
+        exec_ = std::make_unique<GraphExec>(graph);
+        HEPTANE_CUDA_CHECK(cudaGraphDestroy(graph));
+        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(st));
+        info_.counts.plans = 1;
+        info_.setup_seconds = seconds_since(t0_);
+    }
+
+    void update_values(const GHMatrix& A) override {
+        update_values_into(info_, structure_, A, true, [&] { smoother_.update(A); });
+    }
+
+    SolveResult solve(const std::vector<double>& b, std::vector<double>& x,
+                      const SolveOptions& opt) override {
+        check_sizes(n_, b, x, "block_smoother");
+        check_capacity(opt, capacity_, "block_smoother");
+        const cudaStream_t st = stream_.get();
+        upload_padded(d_b_, b, st);
+        upload_padded(x0_, x, st);
+        HEPTANE_CUDA_CHECK(cudaMemcpyAsync(x1_.get(), x0_.get(), sizeof(double) * n_,
+                                           cudaMemcpyDeviceToDevice, st));
+        ws_.reset(opt, st);
+        const SolverState start = ws_.bnorm(d_b_.get(), st);
+        if (SolveResult trivial;
+            !std::isfinite(start.bnorm) && trivial_rhs(start.bnorm, x, trivial)) {
+            return trivial;
+        }
+        EventTimer solve_timer(st);
+        const Work& w = ws_.work;
+        smoother_.matrix().apply(x0_.get(), ax_.get(), false, st);
+        k_smoother_record<<<ws_.blocks, kChunkThreads, 0, st>>>(w, d_b_.get(), ax_.get(), 1);
+        HEPTANE_SYNC_CHECK(st);
+        GpuSolveOptions replay = options_;
+        replay.solve = opt;
+        replay.solve.max_iterations = (opt.max_iterations + 1) / 2;  // two sweeps per replay
+        replay_iterations(exec_->get(), ws_.state, replay, st);
+        SolverState host = ws_.state.download(st);
+        const bool jacobi = method_ == Method::block_jacobi;
+        const Buffer<double>& last = (jacobi && host.iterations % 2 == 1) ? x1_ : x0_;
+        host = ws_.true_residual(smoother_.matrix(), d_b_.get(), last.get(), ax_.get(), st);
+        info_.solve_seconds = solve_timer.seconds();
+        return finish_solve(host, last, ws_.history, x, 0.0, 0.0, nullptr, st);
+    }
+
+    SolverInfo info() const override { return info_; }
+
+  private:
+    SetupClock::time_point t0_;
+    Method method_;
+    GHStructure structure_;
+    GpuSolveOptions options_;
+    int capacity_;
+    Stream stream_;
+    DeviceSmoother smoother_;
+    long long n_;
+    Buffer<double> d_b_, x0_, x1_, ax_;
+    MultiKernelWorkspace ws_;
+    std::unique_ptr<GraphExec> exec_;
+    SolverInfo info_;
+};
+
+}  // namespace
+
+std::unique_ptr<GpuSolver> make_smoother_solver(Method method, const GHMatrix& A,
+                                                const GpuSolveOptions& options) {
+    return std::make_unique<SmootherSolver>(method, A, options);
+}
+
+}  // namespace detail
+
+std::vector<double> apply_preconditioner(const GHMatrix& A, PreconditionerKind kind,
+                                         std::array<int, 3> shape, const std::vector<double>& r) {
+    using namespace detail;
+    if (static_cast<long long>(r.size()) != A.rows()) {
+        throw std::invalid_argument("apply_preconditioner: r must have A.rows() entries");
+    }
+    if (kind == PreconditionerKind::none) return r;
+    const auto M = upload_preconditioner(A, kind, shape);
+    Buffer<double> d_r(r), d_z(r.size());
+    d_z.zero();
+    M->apply(d_r.get(), d_z.get(), nullptr);
+    HEPTANE_CUDA_CHECK(cudaDeviceSynchronize());
+    return d_z.download();
+}
+
+std::vector<double> smoother_sweep(Method method, const GHMatrix& A, std::array<int, 3> shape,
+                                   double omega, const std::vector<double>& b,
+                                   const std::vector<double>& x) {
+    using namespace detail;
+    const long long n = A.rows();
+    check_sizes(n, b, x, "smoother_sweep");
+    const DeviceSmoother smoother(A, shape);
+    Buffer<double> d_b(b), x_in(x), x_out(x);
+    const bool jacobi = method == Method::block_jacobi;
+    smoother.sweep(d_b.get(), x_in.get(), jacobi ? x_out.get() : x_in.get(), omega, nullptr);
+    HEPTANE_CUDA_CHECK(cudaDeviceSynchronize());
+    return jacobi ? x_out.download() : x_in.download();
+}
+
+}  // namespace heptane::gpu

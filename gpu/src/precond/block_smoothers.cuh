@@ -1,0 +1,110 @@
+#pragma once
+/// @file The block preconditioners and smoothers of seed 003 on the device. The factors
+/// (inverses, line pivots) are computed once on the host (core/precond/block_smoothers.hpp) and
+/// uploaded; every kernel computes its rows with core/precond/block_arith.hpp, so z = M^{-1} r is
+/// the CPU's bits.
+#include <cuda_runtime.h>
+
+#include <array>
+#include <memory>
+
+#include "core/base/canonical.hpp"
+#include "core/matrix/gh_matrix.hpp"
+#include "core/precond/block_arith.hpp"
+#include "core/precond/block_smoothers.hpp"
+#include "gpu/src/base/buffer.cuh"
+#include "gpu/src/spmv/device_gh.cuh"
+
+namespace heptane::gpu::detail {
+
+/// z = M^{-1} r on a stream; nothing while *skip != 0 (solver gates). update(A) factors
+/// new values of the same structure on the host and uploads them into the same buffers.
+class DevicePreconditioner {
+  public:
+    virtual ~DevicePreconditioner() = default;
+    virtual void apply(const double* r, double* z, cudaStream_t stream,
+                       const int* skip = nullptr) const = 0;
+    virtual void update(const GHMatrix& A) = 0;
+};
+
+/// Point-block Jacobi factors as the fused in-kernel solver reads them: row i < cell_rows of
+/// cell m = i / K: z_i = block::inverse_row(inv + m K^2, K, i % K, r of cell m); well row i:
+/// z_i = inv_d[i - cell_rows] r_i.
+struct PointBlockView {
+    const double* inv;
+    const double* inv_d;
+    long long cell_rows;  ///< M K
+    int K;
+};
+
+/// Row i of z = M^{-1} r for point-block Jacobi (r read with plain loads: the in-kernel
+/// solver reads a vector its own block has just written).
+__device__ __forceinline__ double point_block_row(const PointBlockView& v, long long i,
+                                                  const double* r) {
+    if (i >= v.cell_rows) return canonical::mul(v.inv_d[i - v.cell_rows], r[i]);
+    const long long m = i / v.K;
+    const double* rc = r + m * v.K;
+    return block::inverse_row(v.inv + m * v.K * v.K, v.K, static_cast<int>(i - m * v.K),
+                              [&](int c) { return rc[c]; });
+}
+
+/// Point-block Jacobi on the device.
+class DevicePointBlock final : public DevicePreconditioner {
+  public:
+    explicit DevicePointBlock(const PointBlockFactors& f);
+    void apply(const double* r, double* z, cudaStream_t stream,
+               const int* skip = nullptr) const override;
+    void update(const GHMatrix& A) override;
+    PointBlockView view() const { return {inv_.get(), inv_d_.get(), cell_rows_, K_}; }
+
+  private:
+    Buffer<double> inv_, inv_d_;
+    long long cell_rows_;
+    int K_;
+    int nw_;
+};
+
+/// The uploaded preconditioner of `kind` (none: null), factored on the host.
+std::unique_ptr<DevicePreconditioner> upload_preconditioner(const GHMatrix& A,
+                                                            PreconditionerKind kind,
+                                                            std::array<int, 3> shape);
+
+/// Spatial-block inverses on the device (the preconditioner and the smoother upload them
+/// the same way): block b's column-major inverse at inv + offset[b], 1 / D per well.
+struct SpatialUpload {
+    explicit SpatialUpload(const SpatialBlockFactors& f);
+    /// New factors of the same blocking into the same buffers (synchronizes).
+    void update(const SpatialBlockFactors& f);
+    SpatialBlocking blocking;
+    int K, max_rows, threads;  ///< threads per spatial block
+    Buffer<double> inv, inv_d;
+    Buffer<long long> offset;
+    /// Dynamic shared memory of a block kernel: the largest block's rows.
+    std::size_t shared_bytes() const;
+};
+
+/// A spatial-block smoother on the device: the matrix (Bdia, cell-fastest) and the blocks'
+/// inverses. sweep() is one block Jacobi sweep (seed 003 Algorithm 2: x_out = x_in + omega
+/// A_b^{-1} (b - A x_in)_b, x_out != x_in) or, with x_out == x_in, one chaotic block
+/// Gauss-Seidel sweep (Algorithm 1: each thread block updates its spatial block in place
+/// with whatever its neighbours have written by then); the well rows follow in a second
+/// kernel (from x_out's cells for Gauss-Seidel, as the CPU's sweep does).
+class DeviceSmoother {
+  public:
+    DeviceSmoother(const GHMatrix& A, std::array<int, 3> shape);
+    void sweep(const double* b, const double* x_in, double* x_out, double omega,
+               cudaStream_t stream, const int* skip = nullptr) const;
+    /// New values of the same structure: Bdia uploaded, the blocks re-factored.
+    void update(const GHMatrix& A);
+    const DeviceGH& matrix() const { return gh_; }
+    /// Minimal bytes of one sweep: Bdia and the inverses once, b, x read, x written.
+    double bytes() const { return bytes_; }
+
+  private:
+    DeviceGH gh_;
+    std::array<int, 3> shape_;
+    SpatialUpload blocks_;
+    double bytes_ = 0.0;
+};
+
+}  // namespace heptane::gpu::detail

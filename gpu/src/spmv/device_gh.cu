@@ -1,0 +1,127 @@
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+#include "core/base/errors.hpp"
+#include "gpu/src/spmv/device_gh.cuh"
+
+namespace heptane::gpu::detail {
+namespace {
+
+std::vector<int> to_int(const std::vector<index_t>& v, const char* what) {
+    std::vector<int> out(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        if (v[i] > std::numeric_limits<int>::max()) {
+            throw NotSupported(std::string("device well array ") + what + " exceeds 32 bits");
+        }
+        out[i] = static_cast<int>(v[i]);
+    }
+    return out;
+}
+
+/// Bdia in the device layout of `variant` (zero padding cells up to Mp).
+std::vector<double> device_layout(const GHMatrix& A, BdiaVariant variant, unsigned Mp) {
+    const int K = A.block_size();
+    const index_t M = A.num_cells();
+    const index_t entries = static_cast<index_t>(kStencilSize) * K * K;
+    std::vector<double> out(static_cast<std::size_t>(entries) * Mp, 0.0);
+    const std::vector<double>& src = A.bdia();
+#pragma omp parallel for schedule(static)
+    for (index_t e = 0; e < entries; ++e) {
+        for (index_t m = 0; m < M; ++m) {
+            const double v = src[e * M + m];
+            if (variant == BdiaVariant::tiled) {
+                out[((m / kTile) * entries + e) * kTile + m % kTile] = v;
+            } else {
+                out[e * Mp + m] = v;
+            }
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+DeviceGH::DeviceGH(const GHMatrix& A, BdiaVariant variant)
+    : variant_(variant),
+      K_(A.block_size()),
+      nx_(A.nx()),
+      ny_(A.ny()),
+      nz_(A.nz()),
+      nw_(static_cast<int>(A.num_wells())) {
+    if (A.num_cells() >= std::numeric_limits<int>::max() / 2) {
+        throw NotSupported("device GH: more than 2^30 cells");
+    }
+    M_ = static_cast<unsigned>(A.num_cells());
+    Mp_ = (M_ + kTile - 1) / kTile * kTile;
+    bdia_ = Buffer<double>(device_layout(A, variant, Mp_));
+    const WellArrays& w = A.wells();
+    if (nw_ > 0) {
+        well_of_column_ =
+            Buffer<int>(std::vector<int>(w.well_of_column.begin(), w.well_of_column.end()));
+        first_ = Buffer<int>(to_int(w.first, "first"));
+        cell0_ = Buffer<int>(to_int(w.cell0, "cell0"));
+        count_ = Buffer<int>(to_int(w.count, "count"));
+        w_vals_ = Buffer<double>(w.w_vals);
+        wt_vals_ = Buffer<double>(w.wt_vals);
+        d_ = Buffer<double>(w.d);
+    }
+    HEPTANE_CUDA_CHECK(cudaStreamSynchronize(nullptr));  // the host vectors die here
+}
+
+void DeviceGH::update(const GHMatrix& A) {
+    if (A.block_size() != K_ || A.nx() != nx_ || A.ny() != ny_ || A.nz() != nz_ ||
+        static_cast<int>(A.num_wells()) != nw_ || A.wells().w_vals.size() != w_vals_.size()) {
+        throw std::invalid_argument("DeviceGH::update: the matrix has another structure");
+    }
+    bdia_.upload(device_layout(A, variant_, Mp_));
+    if (nw_ > 0) {
+        w_vals_.upload(A.wells().w_vals);
+        wt_vals_.upload(A.wells().wt_vals);
+        d_.upload(A.wells().d);
+    }
+    HEPTANE_CUDA_CHECK(cudaStreamSynchronize(nullptr));  // the host vectors die here
+}
+
+BdiaView DeviceGH::view(bool transpose) const {
+    BdiaView v{};
+    v.bdia = bdia_.get();
+    v.well_of_column = nw_ > 0 ? well_of_column_.get() : nullptr;
+    v.first = first_.get();
+    v.cell0 = cell0_.get();
+    v.count = count_.get();
+    v.well_rows = transpose ? wt_vals_.get() : w_vals_.get();
+    v.well_cols = transpose ? w_vals_.get() : wt_vals_.get();
+    v.d = d_.get();
+    v.nx = nx_;
+    v.ny = ny_;
+    v.nz = nz_;
+    v.M = M_;
+    v.Mp = Mp_;
+    v.nw = nw_;
+    v.nz_div = FastDiv(static_cast<std::uint32_t>(nz_));
+    v.ny_div = FastDiv(static_cast<std::uint32_t>(ny_));
+    return v;
+}
+
+void DeviceGH::apply(const double* x, double* y, bool transpose, cudaStream_t stream,
+                     const int* skip) const {
+    launch_bdia_spmv(view(transpose), K_, variant_, transpose, x, y, stream, skip);
+}
+
+}  // namespace heptane::gpu::detail
+
+namespace heptane::gpu {
+
+std::vector<double> spmv_device(const GHMatrix& A, const std::vector<double>& x,
+                                BdiaVariant variant, bool transpose) {
+    if (static_cast<index_t>(x.size()) != A.rows()) {
+        throw std::invalid_argument("spmv_device: x has the wrong size");
+    }
+    const detail::DeviceGH gh(A, variant);
+    detail::Buffer<double> dx(x), dy(x.size());
+    gh.apply(dx.get(), dy.get(), transpose, nullptr);
+    return dy.download();
+}
+
+}  // namespace heptane::gpu

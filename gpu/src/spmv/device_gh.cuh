@@ -1,0 +1,67 @@
+#pragma once
+/// @file The GH matrix on the device: Bdia in one of the BdiaVariant layouts plus the
+/// compact well arrays, uploaded once (RAII), and the POD view kernels take.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "core/base/fast_div.hpp"
+#include "core/matrix/gh_matrix.hpp"
+#include "gpu/spmv.hpp"
+#include "gpu/src/base/buffer.cuh"
+#include "gpu/src/spmv/device_operator.cuh"
+
+namespace heptane::gpu::detail {
+
+/// Cells of a tile in the tiled layout (one warp).
+constexpr int kTile = 32;
+
+/// What a Bdia kernel reads. Bdia value (d, r, c) of cell m is at
+///   cell_fastest(_x2): ((d K + r) K + c) Mp + m
+///   tiled:             ((m / 32) 7 K^2 + (d K + r) K + c) 32 + m % 32
+/// with Mp = M rounded up to 32 (padding cells hold zeros). For the transpose product the
+/// launcher swaps the well arrays (rows <-> cols).
+struct BdiaView {
+    const double* bdia;
+    const int* well_of_column;  ///< nx ny entries, or null without wells
+    const int* first;           ///< per well: offset of its values
+    const int* cell0;
+    const int* count;
+    const double* well_rows;  ///< W (or W^T's values for the transpose)
+    const double* well_cols;  ///< W^T (or W's values for the transpose)
+    const double* d;
+    int nx, ny, nz;
+    unsigned M, Mp;
+    int nw;
+    FastDiv nz_div, ny_div;  ///< m / nz and column / ny without integer division
+};
+
+class DeviceGH final : public DeviceOperator {
+  public:
+    DeviceGH(const GHMatrix& A, BdiaVariant variant);
+
+    BdiaView view(bool transpose) const;
+
+    /// New values of a matrix of the same structure into the same buffers (synchronizes:
+    /// the host copies die here); std::invalid_argument for another structure.
+    void update(const GHMatrix& A);
+
+    /// y = A x (or A^T x) on `stream`. If `skip` is not null, the kernel does nothing while
+    /// *skip != 0 (solvers gate whole phases on device state without a host round trip).
+    void apply(const double* x, double* y, bool transpose, cudaStream_t stream,
+               const int* skip = nullptr) const override;
+
+  private:
+    BdiaVariant variant_;
+    int K_, nx_, ny_, nz_, nw_;
+    unsigned M_, Mp_;
+    Buffer<double> bdia_;
+    Buffer<int> well_of_column_, first_, cell0_, count_;
+    Buffer<double> w_vals_, wt_vals_, d_;
+};
+
+/// Launches the Bdia product for block size K (explicit instantiations in bdia_spmv.cu).
+void launch_bdia_spmv(const BdiaView& v, int K, BdiaVariant variant, bool transpose,
+                      const double* x, double* y, cudaStream_t stream, const int* skip);
+
+}  // namespace heptane::gpu::detail
