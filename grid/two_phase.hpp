@@ -19,6 +19,7 @@
 
 #include "core/base/units.hpp"
 #include "core/matrix/gh_matrix.hpp"
+#include "grid/dual.hpp"  // value(): the property laws take double or Dual<N>
 #include "grid/grid3d.hpp"
 #include "grid/rock.hpp"
 #include "grid/transmissibility.hpp"

@@ -78,16 +78,17 @@ GHSystem synthetic_system(const ModelSpec& s) {
 
 }  // namespace
 
-Model generate(const ModelSpec& spec) {
+Model generate(const ModelSpec& spec, bool with_system) {
     spec.grid.validate();
     validate_wells(spec.grid, spec.wells);
     Model out;
     out.grid = spec.grid;
     out.rock = grid::build_rock(spec.grid, spec.permeability, spec.porosity);
     if (spec.model == FluidModel::synthetic) {
-        out.system = synthetic_system(spec);
+        if (with_system) out.system = synthetic_system(spec);
     } else {
         validate_two_phase(spec);
+        if (!with_system) return out;
         const TwoPhaseSystem sys(out.grid, out.rock, spec.two_phase, spec.wells);
         const grid::CellState x0 = sys.cells().equilibrium_state(
             spec.initial.pressure, spec.initial.datum_depth, spec.initial.water_saturation);

@@ -46,7 +46,8 @@ struct Model {
 /// Validates the spec (InputError with deck keys), builds rock, wells and the system:
 ///   synthetic: random blocks and well couplings, diagonal dominance, b uniform(-1, 1);
 ///   two_phase: J = dR/dx at the initial state for one time step dt, b = -R.
-Model generate(const ModelSpec& spec);
+/// with_system false: validated grid, rock and wells only (a simulation builds its systems).
+Model generate(const ModelSpec& spec, bool with_system = true);
 
 /// The two_phase pieces, exposed so tests can evaluate the residual at any state.
 class TwoPhaseSystem {

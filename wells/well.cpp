@@ -3,6 +3,7 @@
 #include <cmath>
 #include <map>
 #include <string>
+#include <tuple>
 
 #include "core/base/errors.hpp"
 
@@ -14,6 +15,31 @@ std::string well_key(std::size_t n, const char* field) {
 }
 
 bool positive_finite(double v) { return std::isfinite(v) && v > 0.0; }
+
+/// min_bhp belongs to producers, max_bhp to injectors; a BHP target must respect its limit.
+void check_limits(const WellSpec& w, std::size_t n) {
+    const bool producer = w.type == WellType::producer;
+    for (const auto& [value, field, own] : {std::make_tuple(w.min_bhp, "min_bhp", producer),
+                                            std::make_tuple(w.max_bhp, "max_bhp", !producer)}) {
+        if (!std::isfinite(value) || value < 0.0) {
+            throw InputError(well_key(n, field), "must be >= 0 (0: no limit)");
+        }
+        if (value > 0.0 && !own) {
+            throw InputError(well_key(n, field),
+                             producer ? "a producer's limit is min_bhp (max_bhp is an injector's)"
+                                      : "an injector's limit is max_bhp (min_bhp is a producer's)");
+        }
+    }
+    if (w.control != ControlKind::bhp) return;
+    if (producer && w.min_bhp > 0.0 && w.target < w.min_bhp) {
+        throw InputError(well_key(n, "min_bhp"),
+                         "the producer's minimum BHP is above its BHP target (control.value)");
+    }
+    if (!producer && w.max_bhp > 0.0 && w.target > w.max_bhp) {
+        throw InputError(well_key(n, "max_bhp"),
+                         "the injector's maximum BHP is below its BHP target (control.value)");
+    }
+}
 
 }  // namespace
 
@@ -50,6 +76,7 @@ void validate_wells(const grid::Grid3D& g, const std::vector<WellSpec>& wells) {
                                  ? "the rate must be > 0 (its direction follows the well type)"
                                  : "the bottom-hole pressure must be > 0");
         }
+        check_limits(w, n);
         if (!positive_finite(w.radius)) throw InputError(well_key(n, "radius"), "must be > 0");
         if (!std::isfinite(w.skin)) throw InputError(well_key(n, "skin"), "must be finite");
         const auto column = std::make_pair(w.i, w.j);

@@ -26,11 +26,17 @@ struct WellSpec {
     double target = 0.0;
     double radius = 0.1;  ///< wellbore radius r_w [m]
     double skin = 0.0;    ///< skin factor [-]
+    /// Limits of a simulation (sim/): a rate-controlled producer switches to BHP control at
+    /// min_bhp when its BHP would fall below it, an injector at max_bhp when its BHP would
+    /// rise above it [Pa]; 0 = no limit. A limit is a producer's (min) or an injector's (max).
+    double min_bhp = 0.0;
+    double max_bhp = 0.0;
 };
 
 /// Throws InputError keyed "wells[n].<field>" for a column outside the grid, perforations
-/// outside [0, nz) or reversed, a non-positive rate, radius or BHP, a duplicate name, or two
-/// wells in one column (wells may not share a column).
+/// outside [0, nz) or reversed, a non-positive rate, radius or BHP, a duplicate name, two
+/// wells in one column (wells may not share a column), a negative or misplaced BHP limit
+/// (min_bhp on an injector, max_bhp on a producer) or a BHP target beyond the well's limit.
 void validate_wells(const grid::Grid3D& grid, const std::vector<WellSpec>& wells);
 
 /// Peaceman well index [m^3] of a vertical well in one cell:
