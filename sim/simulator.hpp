@@ -1,0 +1,167 @@
+#pragma once
+/// @file The simulation loop (issue 17): fully implicit two-phase time steps, each solved by
+/// Newton-Raphson on the full residual R(x) (cells and wells, wells/generator.hpp's
+/// TwoPhaseSystem), every Newton step's linear system by one solver object made for the
+/// first Jacobian and updated with each later one's values (NewtonLinearSolver). Time steps
+/// are cut and repeated when Newton or the linear solver fails; wells follow the schedule's
+/// events and switch between rate and BHP control at their limits. SI throughout; app/ turns
+/// the records into files and terminal output.
+#include <array>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/krylov/linear_solver.hpp"
+#include "sim/newton_linear_solver.hpp"
+#include "sim/schedule.hpp"
+#include "wells/generator.hpp"
+
+namespace heptane::sim {
+
+/// The simulated state (SI): cells, and the bottom-hole pressure of each well.
+struct State {
+    grid::CellState cells;
+    std::vector<double> p_bh;
+};
+
+/// The convergence measures of a residual (NewtonSettings): per phase (kOil, kWater) CNV and
+/// MB, and the worst relative well-equation residual.
+struct Convergence {
+    std::array<double, 2> cnv{};
+    std::array<double, 2> mb{};
+    double well = 0.0;
+    bool finite = true;
+    bool met(const NewtonSettings& s) const;
+};
+
+/// Why a well's control changed.
+enum class ControlChange { event, limit, rate_restored };
+
+struct ControlSwitch {
+    double time = 0.0;  ///< [s]: the event's time, or the end of the step that switched
+    std::size_t well = 0;
+    wells::WellControl control;  ///< the control from then on
+    ControlChange why = ControlChange::event;
+};
+
+/// One accepted time step.
+struct StepRecord {
+    int step = 0;                     ///< 0-based
+    double time = 0.0;                ///< end of the step [s]
+    double dt = 0.0;                  ///< [s]
+    int newton_iterations = 0;        ///< linear solves of the accepted attempt
+    long long linear_iterations = 0;  ///< of the accepted attempt
+    int cuts = 0;                     ///< attempts cut before the accepted one
+    Convergence convergence;          ///< of the accepted state
+    /// Wall time of every attempt of this step (the cut ones too) [s]: residual and Jacobian
+    /// assembly; the solver object's setup (the first step) and value updates; its solves;
+    /// the rest (updates, convergence checks, well controls).
+    double assembly_seconds = 0.0;
+    double linear_setup_seconds = 0.0;
+    double linear_solve_seconds = 0.0;
+    double other_seconds = 0.0;
+    std::vector<wells::WellRates> rates;  ///< at the end of the step
+    std::vector<double> bhp;              ///< [Pa]
+    std::vector<wells::WellControl> controls;
+};
+
+/// One Newton iteration's linear solve.
+struct NewtonRecord {
+    int attempt = 0;  ///< 0-based count of time-step attempts (accepted or cut)
+    int step = -1;    ///< the accepted step it belongs to; -1 for an attempt that was cut
+    int linear_iterations = 0;
+    bool converged = false;
+    double cnv = 0.0;        ///< max over the phases, of the residual this iteration solved
+    double mb = 0.0;         ///< max over the phases, likewise
+    double tolerance = 0.0;  ///< the linear solve's relative tolerance
+};
+
+/// How run() ended.
+struct Outcome {
+    bool completed = false;
+    std::string message;  ///< failed: where and why
+};
+
+/// What run() tells its caller as it goes (each member may be empty).
+struct Observer {
+    std::function<void(const StepRecord&)> step;
+    /// At the start (index 0, time 0) and at each report time, with the state there.
+    std::function<void(int index, double time)> report;
+    std::function<void(const ControlSwitch&)> control;
+    /// A failed attempt at `time` with step `dt`; it is repeated with a shorter one.
+    std::function<void(double time, double dt, const std::string& why)> cut;
+};
+
+class Simulator {
+  public:
+    /// Makes the solver object for the first Jacobian (later ones update its values).
+    using SolverFactory = std::function<std::unique_ptr<LinearSolver>(const GHMatrix&)>;
+
+    /// `system` outlives the simulator; `initial` is the state at time 0 (wells start at
+    /// TwoPhaseWells::initial_bhp); `linear` are the per-solve defaults (the solver section's
+    /// tolerance and max_iterations).
+    Simulator(const wells::TwoPhaseSystem& system, const grid::CellState& initial,
+              Schedule schedule, SolverFactory make_solver, SolveOptions linear);
+
+    /// Runs to the end time (or until a step cannot be completed).
+    Outcome run(const Observer& observer = {});
+
+    const State& state() const { return state_; }
+    double time() const { return time_; }
+    const std::vector<wells::WellControl>& controls() const { return controls_; }
+    const std::vector<StepRecord>& steps() const { return steps_; }
+    const std::vector<NewtonRecord>& newton() const { return newton_; }
+    const wells::TwoPhaseSystem& system() const { return system_; }
+    const Schedule& schedule() const { return schedule_; }
+    /// Totals of the linear stage (zero before the first solve).
+    LinearStats linear_stats() const;
+    /// Total cut attempts.
+    int cuts() const { return cuts_; }
+
+    /// The convergence measures of residual `res` (cells 2 M then wells) at the current state
+    /// for a step of length dt [s].
+    Convergence measure(const std::vector<double>& res, double dt) const;
+
+  private:
+    /// The schedule's view of a well: its control as the deck and events set it, its limits,
+    /// and whether it runs at a BHP limit instead of its rate.
+    struct WellState {
+        bool open = true;
+        wells::ControlKind kind = wells::ControlKind::bhp;
+        double target = 0.0;
+        double min_bhp = 0.0, max_bhp = 0.0;
+        bool on_limit = false;
+        double shut_bhp = 0.0;  ///< the p_bh a shut well keeps
+    };
+    struct Attempt;
+
+    void apply_event(const WellEvent& e);
+    void refresh_controls();
+    /// One Newton solve of a step of length dt from the current state; true when converged.
+    bool newton_step(double dt, Attempt& a);
+    /// The Newton update dx (scaled unknowns) with the chopping of NewtonSettings.
+    void apply_update(const std::vector<double>& dx);
+    /// Switches wells at their limits and back; the switches are added to `pending`.
+    bool check_limits(std::vector<int>& switches, std::vector<ControlSwitch>& pending);
+
+    const wells::TwoPhaseSystem& system_;
+    Schedule schedule_;
+    SolverFactory make_solver_;
+    SolveOptions linear_defaults_;
+    std::unique_ptr<NewtonLinearSolver> linear_;
+
+    State state_;
+    double time_ = 0.0;
+    std::vector<WellState> wells_;
+    std::vector<wells::WellControl> controls_;  ///< the active controls of wells_
+    GHMatrix jacobian_;
+    std::vector<double> res_, res_wells_, rhs_, dx_;
+
+    std::vector<StepRecord> steps_;
+    std::vector<NewtonRecord> newton_;
+    int attempts_ = 0;
+    int cuts_ = 0;
+};
+
+}  // namespace heptane::sim

@@ -1,0 +1,375 @@
+// The simulation loop: mass balance per step against an independent count of the fluid in
+// place, the Jacobian against finite differences at a mid-simulation state, well events and
+// limits, time-step cuts and a failed run, and the schedule's validation.
+#include "sim/simulator.hpp"
+
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+
+#include "common/test_systems.hpp"
+#include "core/base/eigen_interop.hpp"
+#include "core/base/errors.hpp"
+#include "core/base/units.hpp"
+#include "core/matrix/formats.hpp"
+
+namespace heptane::sim {
+namespace {
+
+using wells::ControlKind;
+using wells::WellSpec;
+
+constexpr double kDay = units::kDay;
+
+/// A small 3-D reservoir with gravity (lognormal field, 6 x 5 x 4, pore volume 270 m^3) and
+/// its wells: INJ (5 m^3/day, max BHP 9,000 psi), PR (rate producer with a min BHP of 5,500
+/// psi that it reaches within days), PB (BHP producer at 5,800 psi).
+struct Reservoir {
+    wells::ModelSpec spec;
+    grid::RockFields rock;
+    std::unique_ptr<wells::TwoPhaseSystem> system;
+    grid::CellState x0;
+
+    explicit Reservoir(double rate_producer = 4.0) {
+        std::vector<WellSpec> w = {
+            test::make_well("INJ", 0, 0, 0, 3, true, true),
+            test::make_well("PR", 5, 4, 0, 3, false, true),
+            test::make_well("PB", 5, 0, 1, 2, false, false),
+        };
+        w[0].target = 5.0 / kDay;  // m^3/day
+        w[0].max_bhp = 9000.0 * units::kPsi;
+        w[1].target = rate_producer / kDay;
+        w[1].min_bhp = 5900.0 * units::kPsi;
+        w[2].target = 5800.0 * units::kPsi;
+        spec = test::two_phase_spec(6, 5, 4, w);
+        EXPECT_GT(spec.two_phase.gravity, 0.0);
+        rock = grid::build_rock(spec.grid, spec.permeability, spec.porosity);
+        system = std::make_unique<wells::TwoPhaseSystem>(spec.grid, rock, spec.two_phase, w);
+        x0 = system->cells().equilibrium_state(6000.0 * units::kPsi, spec.grid.top_depth, 0.3);
+    }
+};
+
+Schedule schedule(double end_days) {
+    Schedule s;
+    s.present = true;
+    s.report_times = {0.5 * end_days * kDay, end_days * kDay};
+    s.dt.initial = 0.5 * kDay;
+    s.dt.max = 5.0 * kDay;
+    s.dt.min = 1e-4 * kDay;
+    return s;
+}
+
+Simulator::SolverFactory cpu_solver(PreconditionerKind p = PreconditionerKind::line_jacobi) {
+    return [p](const GHMatrix& J) {
+        SolverSettings settings;
+        settings.preconditioner = p;
+        return make_cpu_solver(settings, J);
+    };
+}
+
+SolveOptions linear(double tolerance = 1e-8, int max_iterations = 2000) {
+    SolveOptions o;
+    o.tolerance = tolerance;
+    o.max_iterations = max_iterations;
+    return o;
+}
+
+/// Fluid in place per phase, in volumes at reference density [m^3]: sum V phi(p) rho(p) S
+/// / rho_ref, from the model's laws written out here (not the residual's code).
+std::array<double, 2> fluid_in_place(const Reservoir& r, const grid::CellState& x) {
+    const grid::TwoPhaseParams& p = r.spec.two_phase;
+    const double v = r.spec.grid.cell_volume();
+    std::array<double, 2> fip{0.0, 0.0};
+    for (std::size_t m = 0; m < x.p.size(); ++m) {
+        const double dp = x.p[m] - p.reference_pressure;
+        const double phi = r.rock.porosity[m] * std::exp(p.rock_compressibility * dp);
+        fip[0] += v * phi * std::exp(p.oil.compressibility * dp) * (1.0 - x.sw[m]);
+        fip[1] += v * phi * std::exp(p.water.compressibility * dp) * x.sw[m];
+    }
+    return fip;
+}
+
+double pore_volume(const Reservoir& r) {
+    double pv = 0.0;
+    for (double phi : r.rock.porosity) pv += phi * r.spec.grid.cell_volume();
+    return pv;
+}
+
+/// Runs `s` and checks every step: (in - out) dt = change of the fluid in place, per phase,
+/// within `tolerance` of the pore volume. Returns the worst relative error.
+double worst_balance(Schedule s, double linear_tolerance, double tolerance) {
+    Reservoir r;
+    Simulator sim(*r.system, r.x0, std::move(s), cpu_solver(), linear(linear_tolerance));
+    std::array<double, 2> before = fluid_in_place(r, r.x0);
+    const double pv = pore_volume(r);
+    double worst = 0.0;
+    int switches = 0;
+    Observer obs;
+    obs.control = [&](const ControlSwitch& c) { switches += c.why == ControlChange::limit; };
+    obs.step = [&](const StepRecord& step) {
+        const std::array<double, 2> now = fluid_in_place(r, sim.state().cells);
+        for (int a = 0; a < 2; ++a) {
+            double produced = 0.0;  // [m^3 at reference density] over the step
+            for (const wells::WellRates& q : step.rates) produced += (a == 0 ? q.oil : q.water);
+            produced *= step.dt;
+            const double error = std::abs(now[a] - before[a] + produced) / pv;
+            EXPECT_LE(error, tolerance) << "step " << step.step << " phase " << a;
+            worst = std::max(worst, error);
+        }
+        before = now;
+    };
+    const Outcome out = sim.run(obs);
+    EXPECT_TRUE(out.completed) << out.message;
+    EXPECT_GE(sim.steps().size(), 8u);
+    EXPECT_GT(switches, 0) << "the run should exercise a well limit";
+    return worst;
+}
+
+TEST(Simulator, MassBalanceHoldsToTheNewtonTolerance) {
+    Schedule s = schedule(30.0);
+    // The deck default MB tolerance: each step's imbalance is at most that (rounding aside).
+    const double worst = worst_balance(s, 1e-8, s.newton.tolerance_mb * (1.0 + 1e-6));
+    RecordProperty("worst_balance_default", std::to_string(worst));
+}
+
+TEST(Simulator, MassBalanceHoldsTo1e10WhenTheToleranceIsTightened) {
+    Schedule s = schedule(30.0);
+    s.newton.tolerance_mb = 1e-13;
+    s.newton.tolerance_cnv = 1e-9;
+    const double worst = worst_balance(s, 1e-12, 1e-10);
+    RecordProperty("worst_balance_tight", std::to_string(worst));
+}
+
+/// The residual with each well under `controls`.
+std::vector<double> residual(const wells::TwoPhaseSystem& sys, const State& x,
+                             const grid::CellState& old, double dt,
+                             const std::vector<wells::WellControl>& controls, GHMatrix* jac) {
+    std::vector<double> res, res_wells;
+    sys.cells().assemble(x.cells, old, dt, res, jac);
+    sys.wells().assemble(x.cells, x.p_bh, controls, res, res_wells, jac);
+    res.insert(res.end(), res_wells.begin(), res_wells.end());
+    return res;
+}
+
+TEST(Simulator, JacobianMatchesFiniteDifferencesMidSimulation) {
+    // Water has moved, one producer runs at its BHP limit and one well is shut: the state
+    // and controls of day 12 of a flood, not the initial equilibrium.
+    Reservoir r;
+    Schedule s = schedule(12.0);
+    WellEvent shut;
+    shut.time = 8.0 * kDay;
+    shut.well = 2;
+    shut.open = false;
+    s.events = {shut};
+    Simulator sim(*r.system, r.x0, s, cpu_solver(), linear());
+    grid::CellState before_last;
+    Observer obs;
+    grid::CellState previous = r.x0;
+    obs.step = [&](const StepRecord&) {
+        before_last = previous;
+        previous = sim.state().cells;
+    };
+    ASSERT_TRUE(sim.run(obs).completed);
+    ASSERT_FALSE(sim.controls()[2].open);
+    double water_moved = 0.0;
+    for (double sw : sim.state().cells.sw) water_moved = std::max(water_moved, sw - 0.3);
+    ASSERT_GT(water_moved, 0.01);
+
+    const State x = sim.state();
+    const double dt = sim.steps().back().dt;
+    const grid::Grid3D& g = r.spec.grid;
+    // The run's controls (INJ and PR at their rates, PB shut), and PR at its BHP limit.
+    std::vector<wells::WellControl> at_limit = sim.controls();
+    at_limit[1] = {true, ControlKind::bhp, 5900.0 * units::kPsi};
+    double worst = 0.0;
+    for (const auto& controls : {sim.controls(), at_limit}) {
+        GHMatrix jac(g.nx, g.ny, g.nz, 2);
+        const std::vector<double> r0 = residual(*r.system, x, before_last, dt, controls, &jac);
+        const Eigen::MatrixXd J = Eigen::MatrixXd(to_eigen(to_csr(jac)));
+        const index_t M = g.num_cells();
+        const index_t n = jac.rows();
+        // Steps: 1e-5 bar, 1e-6 in saturation. A mid-simulation state has faces whose upwind
+        // potential difference is small (one of 1e-3 bar here): the steps stay below such kinks.
+        const double hp = 1.0e-5, hs = 1.0e-6;
+        double worst = 0.0;
+        for (index_t u = 0; u < n; ++u) {
+            State xp = x, xm = x;
+            double h = hp;
+            if (u < 2 * M) {
+                const index_t m = u / 2;
+                if (u % 2 == 0) {
+                    xp.cells.p[m] += hp * units::kPressureScale;
+                    xm.cells.p[m] -= hp * units::kPressureScale;
+                } else {
+                    h = hs;
+                    xp.cells.sw[m] += hs;
+                    xm.cells.sw[m] -= hs;
+                }
+            } else {
+                xp.p_bh[u - 2 * M] += hp * units::kPressureScale;
+                xm.p_bh[u - 2 * M] -= hp * units::kPressureScale;
+            }
+            const auto rp = residual(*r.system, xp, before_last, dt, controls, nullptr);
+            const auto rm = residual(*r.system, xm, before_last, dt, controls, nullptr);
+            const double col_max = J.col(u).cwiseAbs().maxCoeff();
+            ASSERT_GT(col_max, 0.0) << "empty Jacobian column " << u;
+            for (index_t i = 0; i < n; ++i) {
+                const double fd = (rp[i] - rm[i]) / (2.0 * h);
+                const double rel = std::abs(fd - J(i, u)) / col_max;
+                worst = std::max(worst, rel);
+                ASSERT_LE(rel, 1.0e-6)
+                    << "row " << i << ", column " << u << ": AD " << J(i, u) << ", FD " << fd;
+            }
+        }
+    }
+    RecordProperty("worst_relative_error", std::to_string(worst));
+}
+
+TEST(Simulator, WellsFollowEventsAndLimits) {
+    // PR produces 4 m^3/day until its BHP would fall below 5,900 psi (then BHP control),
+    // and goes back to its rate when it can deliver it again at the limit (the injector
+    // repressurizes while PB is shut from day 4 to day 7; on day 10 PR's limit drops to
+    // 3,000 psi).
+    Reservoir r;
+    Schedule s = schedule(14.0);
+    WellEvent shut, open, lower;
+    shut.time = 4.0 * kDay;
+    shut.well = 2;
+    shut.open = false;
+    open.time = 7.0 * kDay;
+    open.well = 2;
+    open.open = true;
+    lower.time = 10.0 * kDay;
+    lower.well = 1;
+    lower.min_bhp = 3000.0 * units::kPsi;
+    s.events = {open, shut, lower};  // any order: applied in time order
+    validate(s, r.spec.wells);
+    Simulator sim(*r.system, r.x0, s, cpu_solver(), linear());
+    std::vector<ControlSwitch> log;
+    Observer obs;
+    obs.control = [&](const ControlSwitch& c) { log.push_back(c); };
+    ASSERT_TRUE(sim.run(obs).completed);
+
+    const auto found = [&](std::size_t well, ControlChange why) {
+        return std::find_if(log.begin(), log.end(),
+                            [&](const ControlSwitch& c) { return c.well == well && c.why == why; });
+    };
+    const auto to_limit = found(1, ControlChange::limit);
+    ASSERT_NE(to_limit, log.end());
+    EXPECT_LT(to_limit->time, 10.0 * kDay);
+    EXPECT_EQ(to_limit->control.kind, ControlKind::bhp);
+    EXPECT_EQ(to_limit->control.target, 5900.0 * units::kPsi);
+    const auto back = found(1, ControlChange::rate_restored);
+    ASSERT_NE(back, log.end());
+    EXPECT_GT(back->time, to_limit->time);
+    EXPECT_EQ(back->control.kind, ControlKind::rate);
+    for (const StepRecord& step : sim.steps()) {
+        const double t = step.time / kDay;
+        const double q_pr = step.rates[1].oil + step.rates[1].water;
+        const double min_bhp = (t > 10.0 ? 3000.0 : 5900.0) * units::kPsi;
+        if (step.controls[1].kind == ControlKind::bhp) {
+            EXPECT_NEAR(step.bhp[1], min_bhp, 1e-3) << "day " << t;
+            EXPECT_LE(q_pr, 4.0 / kDay * (1.0 + 1e-6)) << "day " << t;
+        } else {
+            EXPECT_GE(step.bhp[1], min_bhp * (1.0 - 1e-9)) << "day " << t;
+            EXPECT_NEAR(q_pr, step.controls[1].target, 1e-6 * step.controls[1].target);
+        }
+        const bool shut_now = t > 4.0 && t <= 7.0;
+        EXPECT_EQ(step.controls[2].open, !shut_now) << "day " << t;
+        if (shut_now) {
+            EXPECT_EQ(step.rates[2].oil + step.rates[2].water, 0.0);
+        }
+        // the injector injects its rate (or less at its max BHP)
+        EXPECT_LE(-step.rates[0].water, 5.0 / kDay * (1.0 + 1e-6));
+        EXPECT_LE(step.bhp[0], 9000.0 * units::kPsi * (1.0 + 1e-9));
+    }
+    // Every report time and event time is a step's end.
+    for (double t : {4.0, 7.0, 7.0, 10.0, 14.0}) {
+        EXPECT_TRUE(std::any_of(sim.steps().begin(), sim.steps().end(),
+                                [t](const StepRecord& st) { return st.time == t * kDay; }))
+            << "day " << t;
+    }
+}
+
+TEST(Simulator, CutsFailedStepsAndStopsWithAReason) {
+    // A linear solver that cannot converge (one iteration to 1e-14): every attempt fails, the
+    // step is cut max_cuts times and the run ends, not crashes.
+    Reservoir r;
+    Schedule s = schedule(10.0);
+    s.dt.max_cuts = 3;
+    Simulator sim(*r.system, r.x0, s, cpu_solver(PreconditionerKind::none), linear(1e-14, 1));
+    int cuts = 0;
+    Observer obs;
+    obs.cut = [&](double, double, const std::string& why) {
+        ++cuts;
+        EXPECT_NE(why.find("linear solver"), std::string::npos) << why;
+    };
+    const Outcome out = sim.run(obs);
+    EXPECT_FALSE(out.completed);
+    EXPECT_EQ(cuts, 4);
+    EXPECT_EQ(sim.cuts(), 4);
+    EXPECT_TRUE(sim.steps().empty());
+    EXPECT_EQ(sim.time(), 0.0);
+    EXPECT_NE(out.message.find("more than schedule.max_cuts"), std::string::npos) << out.message;
+    EXPECT_EQ(sim.state().cells.p, r.x0.p);  // the last good state, untouched
+}
+
+TEST(Simulator, RecoversFromACutAndLandsOnReportTimes) {
+    // Newton gets few iterations: a 2-day first step needs more, so it is cut, and the
+    // shorter steps go through.
+    Reservoir r;
+    Schedule s = schedule(4.0);
+    s.dt.initial = 2.0 * kDay;
+    s.newton.max_iterations = 3;
+    Simulator sim(*r.system, r.x0, s, cpu_solver(), linear());
+    std::vector<int> reports;
+    Observer obs;
+    obs.report = [&](int index, double time) {
+        reports.push_back(index);
+        if (index > 0) {
+            EXPECT_EQ(time, s.report_times[index - 1]);
+        }
+    };
+    const Outcome out = sim.run(obs);
+    ASSERT_TRUE(out.completed) << out.message;
+    EXPECT_GT(sim.cuts(), 0);
+    EXPECT_EQ(reports, (std::vector<int>{0, 1, 2}));
+    EXPECT_EQ(sim.time(), 4.0 * kDay);
+    int accepted = 0;
+    for (const NewtonRecord& n : sim.newton()) accepted += n.step >= 0;
+    long long newton = 0;
+    for (const StepRecord& st : sim.steps()) newton += st.newton_iterations;
+    EXPECT_EQ(accepted, newton);
+    EXPECT_GT(sim.newton().size(), static_cast<std::size_t>(accepted));
+}
+
+TEST(Schedule, RejectsEventsThatBreakAWellsLimits) {
+    Reservoir r;
+    Schedule s = schedule(10.0);
+    WellEvent e;
+    e.key = "schedule.events[0]";
+    e.time = 2.0 * kDay;
+    e.well = 1;  // PR, min_bhp 5,900 psi
+    e.kind = ControlKind::bhp;
+    e.target = 5000.0 * units::kPsi;
+    s.events = {e};
+    try {
+        validate(s, r.spec.wells);
+        FAIL() << "a BHP target below min_bhp was accepted";
+    } catch (const InputError& err) {
+        EXPECT_EQ(err.key(), "schedule.events[0]");
+    }
+    s.events[0].target = 6000.0 * units::kPsi;
+    EXPECT_NO_THROW(validate(s, r.spec.wells));
+    s.events[0].time = 10.0 * kDay;
+    EXPECT_THROW(validate(s, r.spec.wells), InputError);  // at the end time
+    s.events[0] = e;
+    s.events[0].kind.reset();
+    s.events[0].max_bhp = 7000.0 * units::kPsi;  // max_bhp is an injector's
+    EXPECT_THROW(validate(s, r.spec.wells), InputError);
+}
+
+}  // namespace
+}  // namespace heptane::sim
