@@ -12,6 +12,7 @@
 #include "app/deck.hpp"
 #include "app/report.hpp"
 #include "app/run.hpp"
+#include "app/simulate.hpp"
 #include "core/base/errors.hpp"
 #include "core/krylov/names.hpp"
 #include "core/matrix/formats.hpp"
@@ -113,11 +114,31 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                     "(e.g. --set solver.method=qmr); repeatable")
         ->take_all();
 
+    RunArgs sim_args;
+    CLI::App* simulate = app.add_subcommand(
+        "simulate",
+        "Run the deck's schedule: a fully implicit two-phase simulation (time steps, Newton, "
+        "wells) with the deck's linear solver; a progress line, a summary per well and per run, "
+        "and OUT.h5 + OUT.xmf (checkpointed at report times). Exit 1 when a time step cannot "
+        "be completed (every step up to it is written)");
+    simulate->add_option("DECK", sim_args.deck, "YAML deck with a schedule section")
+        ->required()
+        ->check(CLI::ExistingFile);
+    simulate->add_option("-o,--output", sim_args.output,
+                         "HDF5 output (default: the deck's output.file)");
+    simulate->add_option("--backend", sim_args.backend, "auto | cpu | gpu (default: the deck's)")
+        ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
+    simulate
+        ->add_option("--set", sim_args.overrides,
+                     "key.path=value: override a deck key, checked like the deck "
+                     "(e.g. --set schedule.end_time=100); repeatable")
+        ->take_all();
+
     std::string compare_a, compare_b;
     CompareOptions compare_opts;
     CLI::App* cmp = app.add_subcommand(
         "compare",
-        "Compare the /solution (and /timesteps) datasets and solver status of two "
+        "Compare the /solution, /timesteps and /wells datasets and the solver status of two "
         "result files: exit 0 within tolerance, 1 otherwise, 2 unreadable or "
         "mismatched");
     cmp->add_option("A", compare_a, "result file")->required();
@@ -294,6 +315,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
 
     try {
         if (run->parsed()) return cmd_run(run_args, out, err, terminal);
+        if (simulate->parsed()) return cmd_simulate(sim_args, out, err, terminal);
         if (bench_spmv->parsed() || bench_solve->parsed() || bench_ksparse->parsed() ||
             bench_smoother->parsed() || bench_update->parsed()) {
             for (int i = 0; i < argc; ++i)

@@ -14,7 +14,7 @@ namespace heptane::app {
 namespace {
 
 /// The groups whose datasets are results (DESIGN section 7).
-constexpr const char* kResultGroups[] = {"/solution", "/timesteps"};
+constexpr const char* kResultGroups[] = {"/solution", "/timesteps", "/wells"};
 
 std::vector<std::string> result_datasets(const h5::File& f) {
     std::vector<std::string> all;

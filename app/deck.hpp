@@ -10,6 +10,7 @@
 #include "core/base/errors.hpp"
 #include "core/krylov/solver_settings.hpp"
 #include "core/matrix/formats.hpp"
+#include "sim/schedule.hpp"
 #include "wells/generator.hpp"
 
 namespace heptane::app {
@@ -64,6 +65,7 @@ struct Deck {
     wells::ModelSpec model;   ///< SI
     MatrixSystemSpec system;  ///< present: a matrix deck (model is then unused)
     SolverSettings solver;
+    sim::Schedule schedule;  ///< present: a simulation (`heptane simulate`); SI
     OutputSettings output;
     LineMap lines;
 
@@ -88,7 +90,8 @@ Deck load_deck(const std::string& path, const std::vector<std::string>& override
 
 /// Generates the system of a grid deck (reads data files); module errors are located in the
 /// deck (DeckError). A matrix deck is an InputError at `system` (only `run` solves those).
-wells::Model build_model(const Deck& deck);
+/// with_system false: the validated grid, rock and wells only (a simulation's start).
+wells::Model build_model(const Deck& deck, bool with_system = true);
 
 /// Reads the matrix (and rhs file) of a matrix deck, promotes it to its block size and makes
 /// the rhs. A malformed file throws MatrixMarketError ("FILE:LINE: detail", exit 2) as is;

@@ -30,49 +30,58 @@ std::vector<double> component(const std::vector<double>& x, int K, int c, index_
     return out;
 }
 
-/// Fields shown in ParaView: name -> dataset path.
-struct Field {
-    std::string name, path;
-};
+}  // namespace
 
-/// Writes the XDMF text to `file` (a temporary path).
 void write_xdmf(const std::string& file, const std::string& h5_name, const grid::Grid3D& g,
-                const std::vector<Field>& fields) {
+                const std::vector<XdmfFrame>& frames) {
     const std::string dims =
         std::to_string(g.nx) + " " + std::to_string(g.ny) + " " + std::to_string(g.nz);
+    const bool temporal = frames.size() != 1 || frames[0].time >= 0.0;
     std::ostringstream x;
     x.precision(17);
     x << "<?xml version=\"1.0\" ?>\n"
       << "<!-- heptane " << kVersion << ". Cell data in k-fastest order, shape (nx, ny, nz):\n"
       << "     the mesh's slowest axis is i, its fastest k, so ParaView's X axis is the layer\n"
       << "     index k (depth, downwards) and its Z axis is i. -->\n"
-      << "<Xdmf Version=\"3.0\">\n  <Domain>\n"
-      << "    <Grid Name=\"heptane\" GridType=\"Uniform\">\n"
-      << "      <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"" << g.nx + 1 << " "
-      << g.ny + 1 << " " << g.nz + 1 << "\"/>\n"
-      << "      <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
-      << "        <DataItem Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" "
-         "Format=\"XML\">0 0 "
-      << g.top_depth << "</DataItem>\n"
-      << "        <DataItem Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" "
-         "Format=\"XML\">"
-      << g.dx << " " << g.dy << " " << g.dz << "</DataItem>\n"
-      << "      </Geometry>\n";
-    for (const Field& f : fields) {
-        x << "      <Attribute Name=\"" << f.name
-          << "\" AttributeType=\"Scalar\" Center=\"Cell\">\n"
-          << "        <DataItem Dimensions=\"" << dims
-          << "\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">" << h5_name << ":" << f.path
-          << "</DataItem>\n"
-          << "      </Attribute>\n";
+      << "<Xdmf Version=\"3.0\">\n  <Domain>\n";
+    std::string indent = "    ";
+    if (temporal) {
+        x << "    <Grid Name=\"heptane\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
+        indent = "      ";
     }
-    x << "    </Grid>\n  </Domain>\n</Xdmf>\n";
+    for (std::size_t n = 0; n < frames.size(); ++n) {
+        const XdmfFrame& frame = frames[n];
+        x << indent << "<Grid Name=\"" << (temporal ? "step " + std::to_string(n) : "heptane")
+          << "\" GridType=\"Uniform\">\n";
+        if (temporal) x << indent << "  <Time Value=\"" << frame.time << "\"/>\n";
+        x << indent << "  <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"" << g.nx + 1 << " "
+          << g.ny + 1 << " " << g.nz + 1 << "\"/>\n"
+          << indent << "  <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
+          << indent
+          << "    <DataItem Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" "
+             "Format=\"XML\">0 0 "
+          << g.top_depth << "</DataItem>\n"
+          << indent
+          << "    <DataItem Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" "
+             "Format=\"XML\">"
+          << g.dx << " " << g.dy << " " << g.dz << "</DataItem>\n"
+          << indent << "  </Geometry>\n";
+        for (const XdmfField& f : frame.fields) {
+            x << indent << "  <Attribute Name=\"" << f.name
+              << "\" AttributeType=\"Scalar\" Center=\"Cell\">\n"
+              << indent << "    <DataItem Dimensions=\"" << dims
+              << "\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">" << h5_name << ":"
+              << f.path << "</DataItem>\n"
+              << indent << "  </Attribute>\n";
+        }
+        x << indent << "</Grid>\n";
+    }
+    if (temporal) x << "    </Grid>\n";
+    x << "  </Domain>\n</Xdmf>\n";
     std::ofstream s(file, std::ios::binary | std::ios::trunc);
     s << x.str();
     if (!s.flush()) throw Error("cannot write '" + file + "'");
 }
-
-}  // namespace
 
 std::string xdmf_path(const std::string& h5_path) {
     return fs::path(h5_path).replace_extension(".xmf").string();
@@ -83,16 +92,46 @@ std::string component_units(const Deck& deck, const std::string& name) {
     return "1";
 }
 
-namespace {
-
-void write_root_attributes(h5::File& f, const RunRecord& run) {
-    const Deck& deck = *run.deck;
+void write_root_attributes(h5::File& f, const Deck& deck,
+                           const std::vector<std::string>& overrides) {
     f.attr("/", "heptane_version", std::string(kVersion));
     f.attr("/", "created", utc_now());
     f.attr("/", "deck", deck.text);
     f.attr("/", "deck_path", deck.path);
     f.attr("/", "title", deck.title);
-    f.attr("/", "overrides", join(run.overrides, "\n"));
+    f.attr("/", "overrides", join(overrides, "\n"));
+}
+
+std::vector<XdmfField> write_grid(h5::File& f, const wells::Model& model) {
+    const grid::Grid3D& g = model.grid;
+    const index_t M = g.num_cells();
+    const std::vector<hsize_t> shape = {static_cast<hsize_t>(g.nx), static_cast<hsize_t>(g.ny),
+                                        static_cast<hsize_t>(g.nz)};
+    const int K = model.system.matrix.rows() > 0 ? model.system.matrix.block_size() : 2;
+    f.group("/grid");
+    f.attr("/grid", "nx", static_cast<long long>(g.nx));
+    f.attr("/grid", "ny", static_cast<long long>(g.ny));
+    f.attr("/grid", "nz", static_cast<long long>(g.nz));
+    f.attr("/grid", "K", static_cast<long long>(K));
+    f.attr("/grid", "ordering", std::string("k-fastest"));
+    f.attr("/grid", "top_depth", g.top_depth);
+    f.write("/grid/cell_size", {g.dx, g.dy, g.dz}, {3}, "m");
+    const double md = units::kMilliDarcy;
+    f.write("/grid/permeability_x", component(model.rock.kx, 1, 0, M, 1.0 / md), shape, "mD");
+    f.write("/grid/permeability_y", component(model.rock.ky, 1, 0, M, 1.0 / md), shape, "mD");
+    f.write("/grid/permeability_z", component(model.rock.kz, 1, 0, M, 1.0 / md), shape, "mD");
+    f.write("/grid/porosity", model.rock.porosity, shape, "1");
+    std::vector<XdmfField> fields;
+    for (const char* name : {"permeability_x", "permeability_y", "permeability_z", "porosity"}) {
+        fields.push_back({name, std::string("/grid/") + name});
+    }
+    return fields;
+}
+
+namespace {
+
+void write_root_attributes(h5::File& f, const RunRecord& run) {
+    write_root_attributes(f, *run.deck, run.overrides);
 }
 
 void write_solver(h5::File& f, const RunRecord& run) {
@@ -194,31 +233,13 @@ void write_run_output(const std::string& h5_path, const RunRecord& run) {
     const index_t M = A.num_cells();
     const std::vector<hsize_t> shape = {static_cast<hsize_t>(g.nx), static_cast<hsize_t>(g.ny),
                                         static_cast<hsize_t>(g.nz)};
-    std::vector<Field> fields;
+    std::vector<XdmfField> fields;
 
     AtomicOutput out(h5_path);
     {
         h5::File f = h5::File::create(out.temp_path());
         write_root_attributes(f, run);
-
-        // /grid
-        f.group("/grid");
-        f.attr("/grid", "nx", static_cast<long long>(g.nx));
-        f.attr("/grid", "ny", static_cast<long long>(g.ny));
-        f.attr("/grid", "nz", static_cast<long long>(g.nz));
-        f.attr("/grid", "K", static_cast<long long>(K));
-        f.attr("/grid", "ordering", std::string("k-fastest"));
-        f.attr("/grid", "top_depth", g.top_depth);
-        f.write("/grid/cell_size", {g.dx, g.dy, g.dz}, {3}, "m");
-        const double md = units::kMilliDarcy;
-        f.write("/grid/permeability_x", component(model.rock.kx, 1, 0, M, 1.0 / md), shape, "mD");
-        f.write("/grid/permeability_y", component(model.rock.ky, 1, 0, M, 1.0 / md), shape, "mD");
-        f.write("/grid/permeability_z", component(model.rock.kz, 1, 0, M, 1.0 / md), shape, "mD");
-        f.write("/grid/porosity", model.rock.porosity, shape, "1");
-        for (const char* name :
-             {"permeability_x", "permeability_y", "permeability_z", "porosity"}) {
-            fields.push_back({name, std::string("/grid/") + name});
-        }
+        fields = write_grid(f, model);
 
         // /system (optional)
         if (deck.output.save_system) {
@@ -259,7 +280,7 @@ void write_run_output(const std::string& h5_path, const RunRecord& run) {
     }  // the HDF5 file is closed before the rename
     write_block_shape(out.temp_path(), run);
     AtomicOutput xmf(xdmf_path(h5_path));
-    write_xdmf(xmf.temp_path(), fs::path(h5_path).filename().string(), g, fields);
+    write_xdmf(xmf.temp_path(), fs::path(h5_path).filename().string(), g, {{-1.0, fields}});
     // Both complete: publish the data first, then the sidecar that points at it.
     out.commit();
     xmf.commit();

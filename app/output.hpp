@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "app/deck.hpp"
+#include "app/hdf5_file.hpp"
 #include "core/krylov/krylov.hpp"
 
 namespace heptane::app {
@@ -29,6 +30,28 @@ struct RunRecord {
 /// has no mesh: OUT.h5 only, with /system attributes instead of /grid and the whole solution
 /// in /solution/x.
 void write_run_output(const std::string& h5_path, const RunRecord& run);
+
+/// A cell field ParaView shows: its name and its dataset in the .h5.
+struct XdmfField {
+    std::string name, path;
+};
+/// The fields of one time (time < 0: a single uniform grid without a time).
+struct XdmfFrame {
+    double time = -1.0;
+    std::vector<XdmfField> fields;
+};
+
+/// Writes the XDMF 3 text (3DCoRectMesh) to `file`: one uniform grid for a single frame
+/// without a time, else a temporal collection (ParaView animates it).
+void write_xdmf(const std::string& file, const std::string& h5_name, const grid::Grid3D& g,
+                const std::vector<XdmfFrame>& frames);
+
+/// The root attributes every result file carries: version, time, the deck and its --set.
+void write_root_attributes(h5::File& f, const Deck& deck,
+                           const std::vector<std::string>& overrides);
+
+/// /grid (dims, cell size, permeability in mD, porosity); returns its fields for the XDMF.
+std::vector<XdmfField> write_grid(h5::File& f, const wells::Model& model);
 
 /// The .xmf path beside an .h5 path.
 std::string xdmf_path(const std::string& h5_path);

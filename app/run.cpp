@@ -30,74 +30,6 @@ double seconds_since(Clock::time_point t0) {
     return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-/// K of a grid deck's system, known before it is generated (two_phase: p_o, S_w).
-int block_size_of(const Deck& deck) {
-    if (deck.system.present) return deck.system.block_size;
-    return deck.model.model == wells::FluidModel::synthetic ? deck.model.synthetic.components : 2;
-}
-
-/// Where and how the solve runs.
-struct Plan {
-    bool gpu = false;
-    GpuKernel kernel = GpuKernel::in_kernel;
-    std::string backend, kernel_name;
-    /// backend auto with a GPU present that cannot take the deck's combination: why the
-    /// CPU runs it instead (empty otherwise).
-    std::string fallback;
-};
-
-/// Whether the GPU runs the deck's solver (core/krylov/capabilities.hpp; the rules that hold
-/// everywhere were checked when the deck was read).
-Support gpu_support(const Deck& deck) {
-    return support(deck.solver, block_size_of(deck), Backend::gpu,
-                   deck.system.present ? DeckKind::matrix : DeckKind::grid);
-}
-
-/// cpu, or the GPU with the requested kernel. `auto` takes the GPU when one is present and
-/// the method runs there with the deck's preconditioner, else the CPU (plan.fallback says
-/// why). An explicit GPU request for a combination the GPU solvers lack is an input error at
-/// solver.preconditioner (exit 2, on any machine); one this build or machine cannot serve is a
-/// runtime error (exit 3). Checked before any work.
-Plan plan_backend(const Deck& deck) {
-    const SolverSettings& s = deck.solver;
-    Plan plan;
-    plan.backend = "cpu";
-    plan.kernel_name = "reference";
-    const Support on_gpu = gpu_support(deck);
-    if (s.backend == Backend::gpu && !on_gpu)
-        deck.rethrow_located(InputError(on_gpu.key, on_gpu.reason));
-    const bool gpu_ready = gpu::compiled_with_cuda() && gpu::device_count() > 0;
-    if (s.backend == Backend::cpu || (s.backend == Backend::automatic && !gpu_ready)) return plan;
-    if (s.backend == Backend::automatic && !on_gpu) {
-        plan.fallback = on_gpu.reason;
-        return plan;
-    }
-    if (s.backend == Backend::gpu && !gpu::compiled_with_cuda()) {
-        throw Error(
-            "backend gpu: heptane was built without CUDA (HEPTANE_ENABLE_CUDA=OFF or no "
-            "nvcc at build time); use --backend cpu");
-    }
-    if (s.backend == Backend::gpu && gpu::device_count() == 0) {
-        throw Error("backend gpu: no CUDA device found; use --backend cpu");
-    }
-    plan.gpu = true;
-    plan.backend = "gpu";
-    plan.kernel = s.gpu_kernel;
-    // The smoothers have one GPU implementation; gpu::solve ignores the kernel for them.
-    plan.kernel_name = is_smoother(s.method) ? "block_smoother" : to_string(plan.kernel);
-    return plan;
-}
-
-/// Fails early (exit 2, nothing written) when the output folder does not exist.
-void check_output_folder(const std::string& path, const char* key, const Deck& deck) {
-    const fs::path dir = fs::path(path).parent_path();
-    if (dir.empty() || fs::is_directory(dir)) return;
-    const InputError e(key,
-                       "cannot write '" + path + "': folder '" + dir.string() + "' does not exist");
-    if (key[0] == '-') throw e;
-    deck.rethrow_located(e);
-}
-
 /// Progress on a terminal: iteration and residual, at most ten updates a second.
 class Progress {
   public:
@@ -244,6 +176,12 @@ int cmd_run(const RunArgs& args, std::ostream& out, std::ostream& err, bool term
     Deck deck = load_deck(args.deck, args.overrides);
     if (!args.backend.empty()) {  // the CLI checked the name
         deck.solver.backend = parse_name<Backend>(args.backend).value_or(Backend::automatic);
+    }
+    if (deck.schedule.present) {
+        deck.rethrow_located(
+            InputError("schedule",
+                       "this deck describes a simulation: run it with heptane simulate "
+                       "(heptane run solves one linear system)"));
     }
     const std::string output = args.output.empty() ? deck.output.file : args.output;
     check_output_folder(output, args.output.empty() ? "output.file" : "-o", deck);

@@ -1,9 +1,71 @@
 #include "app/solver_setup.hpp"
 
+#include <filesystem>
+
 #include "core/base/errors.hpp"
+#include "core/krylov/capabilities.hpp"
+#include "core/krylov/names.hpp"
+#include "gpu/device.hpp"
 #include "gpu/solver.hpp"
 
 namespace heptane::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// K of a grid deck's system, known before it is generated (two_phase: p_o, S_w).
+int block_size_of(const Deck& deck) {
+    if (deck.system.present) return deck.system.block_size;
+    return deck.model.model == wells::FluidModel::synthetic ? deck.model.synthetic.components : 2;
+}
+
+/// Whether the GPU runs the deck's solver (core/krylov/capabilities.hpp; the rules that hold
+/// everywhere were checked when the deck was read).
+Support gpu_support(const Deck& deck) {
+    return support(deck.solver, block_size_of(deck), Backend::gpu,
+                   deck.system.present ? DeckKind::matrix : DeckKind::grid);
+}
+
+}  // namespace
+
+Plan plan_backend(const Deck& deck) {
+    const SolverSettings& s = deck.solver;
+    Plan plan;
+    plan.backend = "cpu";
+    plan.kernel_name = "reference";
+    const Support on_gpu = gpu_support(deck);
+    if (s.backend == Backend::gpu && !on_gpu)
+        deck.rethrow_located(InputError(on_gpu.key, on_gpu.reason));
+    const bool gpu_ready = gpu::compiled_with_cuda() && gpu::device_count() > 0;
+    if (s.backend == Backend::cpu || (s.backend == Backend::automatic && !gpu_ready)) return plan;
+    if (s.backend == Backend::automatic && !on_gpu) {
+        plan.fallback = on_gpu.reason;
+        return plan;
+    }
+    if (s.backend == Backend::gpu && !gpu::compiled_with_cuda()) {
+        throw Error(
+            "backend gpu: heptane was built without CUDA (HEPTANE_ENABLE_CUDA=OFF or no "
+            "nvcc at build time); use --backend cpu");
+    }
+    if (s.backend == Backend::gpu && gpu::device_count() == 0) {
+        throw Error("backend gpu: no CUDA device found; use --backend cpu");
+    }
+    plan.gpu = true;
+    plan.backend = "gpu";
+    plan.kernel = s.gpu_kernel;
+    // The smoothers have one GPU implementation; gpu::solve ignores the kernel for them.
+    plan.kernel_name = is_smoother(s.method) ? "block_smoother" : to_string(plan.kernel);
+    return plan;
+}
+
+void check_output_folder(const std::string& path, const char* key, const Deck& deck) {
+    const fs::path dir = fs::path(path).parent_path();
+    if (dir.empty() || fs::is_directory(dir)) return;
+    const InputError e(key,
+                       "cannot write '" + path + "': folder '" + dir.string() + "' does not exist");
+    if (key[0] == '-') throw e;
+    deck.rethrow_located(e);
+}
 
 SolveOptions solve_options(const Deck& deck) {
     SolveOptions options;

@@ -3,6 +3,7 @@
 /// where `heptane run`, `heptane bench update` and (issue 17) the simulator turn the deck's
 /// settings into a CPU or GPU solver made once.
 #include <memory>
+#include <string>
 
 #include "app/deck.hpp"
 #include "core/krylov/linear_solver.hpp"
@@ -11,6 +12,27 @@
 #include "gpu/solvers.hpp"
 
 namespace heptane::app {
+
+/// Where and how a deck's linear solves run.
+struct Plan {
+    bool gpu = false;
+    GpuKernel kernel = GpuKernel::in_kernel;
+    std::string backend, kernel_name;
+    /// backend auto with a GPU present that cannot take the deck's combination: why the
+    /// CPU runs it instead (empty otherwise).
+    std::string fallback;
+};
+
+/// cpu, or the GPU with the requested kernel. `auto` takes the GPU when one is present and
+/// the method runs there with the deck's preconditioner, else the CPU (plan.fallback says
+/// why). An explicit GPU request for a combination the GPU solvers lack is an input error at
+/// solver.preconditioner (exit 2, on any machine); one this build or machine cannot serve is a
+/// runtime error (exit 3). Checked before any work.
+Plan plan_backend(const Deck& deck);
+
+/// Fails early (exit 2, nothing written) when the output folder does not exist. `key` is the
+/// deck key or the option ("-o") that named the path.
+void check_output_folder(const std::string& path, const char* key, const Deck& deck);
 
 /// The per-solve options of the deck: tolerance and max_iterations.
 SolveOptions solve_options(const Deck& deck);

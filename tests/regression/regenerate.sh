@@ -9,6 +9,8 @@
 #   tests/regression/regenerate.sh                                   # everything
 #   tests/regression/regenerate.sh erratic_bicgstab                  # one new deck
 #   tests/regression/regenerate.sh spe10_window.bicgstab.line_jacobi # one new case
+#  - reference/simulation/<deck>.h5 for every deck in simulation/ (`heptane simulate`, CPU);
+#    name one as simulation/<deck>.
 # Only when a change is MEANT to change results (see README.md); say so in the commit.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -27,9 +29,19 @@ while read -r stem method precond sets; do
   cases+=("$name $stem $method $precond $sets")
 done <"$here/preconditioned.txt"
 
+sim_decks=()
+for deck in "$here"/simulation/*.yaml; do sim_decks+=("$(basename "$deck" .yaml)"); done
+
 selected=()
+sim_selected=()
 if (($#)); then
   for arg in "$@"; do
+    if [[ "$arg" == simulation/* ]]; then
+      stem="$(basename "$arg" .yaml)"
+      [[ -f "$here/simulation/$stem.yaml" ]] || { echo "regenerate.sh: no simulation deck $stem" >&2; exit 2; }
+      sim_selected+=("$stem")
+      continue
+    fi
     arg="$(basename "$arg" .yaml)"
     found=0
     for c in "${cases[@]}"; do
@@ -40,12 +52,13 @@ if (($#)); then
   done
 else
   selected=("${cases[@]}")
+  sim_selected=("${sim_decks[@]}")
 fi
 
 "$root/scripts/bootstrap.sh"
 heptane="$root/${HEPTANE_BUILD_DIR:-build}/app/heptane"
 mkdir -p "$here/reference"
-for c in "${selected[@]}"; do
+for c in "${selected[@]+"${selected[@]}"}"; do
   read -r name stem method precond sets <<<"$c"
   args=(run "$here/$stem.yaml" -o "$here/reference/$name.h5" --set "solver.method=$method")
   if [[ "$precond" != - ]]; then
@@ -55,4 +68,11 @@ for c in "${selected[@]}"; do
   "$heptane" "${args[@]}" | grep -E "result"
   rm -f "$here/reference/$name.xmf"
   echo "  -> $here/reference/$name.h5"
+done
+mkdir -p "$here/reference/simulation"
+for stem in "${sim_selected[@]+"${sim_selected[@]}"}"; do
+  out="$here/reference/simulation/$stem.h5"
+  "$heptane" simulate "$here/simulation/$stem.yaml" -o "$out" --backend cpu | grep -E "^  run "
+  rm -f "$here/reference/simulation/$stem.xmf"
+  echo "  -> $out"
 done

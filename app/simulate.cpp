@@ -1,0 +1,309 @@
+#include "app/simulate.hpp"
+
+#include <omp.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ostream>
+
+#include "app/deck.hpp"
+#include "app/output.hpp"
+#include "app/report.hpp"
+#include "app/simulation_output.hpp"
+#include "app/solver_setup.hpp"
+#include "core/base/units.hpp"
+#include "core/krylov/names.hpp"
+#include "gpu/device.hpp"
+
+namespace heptane::app {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+std::string day_text(double seconds) { return fixed(seconds / units::kDay, 2); }
+
+/// "1:02:03" or "2:03".
+std::string clock_text(double seconds) {
+    const long s = static_cast<long>(seconds + 0.5);
+    char text[32];
+    if (s >= 3600) {
+        std::snprintf(text, sizeof text, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+    } else {
+        std::snprintf(text, sizeof text, "%ld:%02ld", s / 60, s % 60);
+    }
+    return text;
+}
+
+/// %.6g: a deck value as the user would write it (5000, 0.05, 1.5e-3).
+std::string general(double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.6g", v);
+    return text;
+}
+
+/// A control in the deck's units: "rate 5000 stb/day", "BHP 4000 psi", "shut".
+std::string control_text(const wells::WellControl& c, const UnitFactors& u) {
+    if (!c.open) return "shut";
+    if (c.kind == wells::ControlKind::rate) {
+        return "rate " + general(c.target / u.rate) + " " + u.rate_name;
+    }
+    return "BHP " + general(c.target / u.pressure) + " " + u.pressure_name;
+}
+
+/// The terminal's progress line (stderr): simulated time, the last step, an ETA. At most ten
+/// updates a second; erased when done.
+class ProgressLine {
+  public:
+    ProgressLine(std::ostream& err, bool on, double end) : err_(err), on_(on), end_(end) {}
+    ~ProgressLine() { clear(); }
+    void clear() {
+        if (shown_) err_ << "\r" << std::string(width_, ' ') << "\r" << std::flush;
+        shown_ = false;
+    }
+    void update(const sim::StepRecord& s) {
+        if (!on_) return;
+        const auto now = Clock::now();
+        if (shown_ && now - last_ < std::chrono::milliseconds(100) && s.time < end_) return;
+        last_ = now;
+        const double elapsed = seconds_since(start_);
+        const double eta = elapsed * (end_ - s.time) / s.time;
+        const std::string line = "  day " + day_text(s.time) + " / " + day_text(end_) + "  dt " +
+                                 day_text(s.dt) + " d  newton " +
+                                 std::to_string(s.newton_iterations) + "  linear " +
+                                 std::to_string(s.linear_iterations) + "  ETA " + clock_text(eta);
+        err_ << "\r" << line << std::string(width_ > line.size() ? width_ - line.size() : 0, ' ')
+             << std::flush;
+        width_ = std::max(width_, line.size());
+        shown_ = true;
+    }
+
+  private:
+    std::ostream& err_;
+    bool on_;
+    double end_;
+    bool shown_ = false;
+    std::size_t width_ = 0;
+    Clock::time_point start_ = Clock::now(), last_{};
+};
+
+void print_header(std::ostream& out, const Deck& deck, const wells::Model& model,
+                  const Plan& plan) {
+    const sim::Schedule& s = deck.schedule;
+    const grid::Grid3D& g = model.grid;
+    const SolverSettings& solver = deck.solver;
+    out << "heptane simulate: " << deck.path << (deck.title.empty() ? "" : " (" + deck.title + ")")
+        << '\n';
+    out << "  system      " << g.nx << " x " << g.ny << " x " << g.nz << " cells, K = 2, "
+        << deck.model.wells.size() << " wells: "
+        << with_commas(2 * g.num_cells() + static_cast<long long>(deck.model.wells.size()))
+        << " unknowns\n";
+    out << "  schedule    " << day_text(s.end_time()) << " days, " << s.report_times.size()
+        << " report time" << (s.report_times.size() > 1 ? "s" : "") << ", " << s.events.size()
+        << " well event" << (s.events.size() == 1 ? "" : "s") << "; dt " << day_text(s.dt.initial)
+        << " day, at most " << day_text(s.dt.max) << " (x" << s.dt.growth << " after a step, x"
+        << s.dt.cut << " per cut, at most " << s.dt.max_cuts << " cuts)\n";
+    const sim::NewtonSettings& n = s.newton;
+    out << "  newton      CNV " << sci(n.tolerance_cnv, 1) << ", MB " << sci(n.tolerance_mb, 1)
+        << ", wells " << sci(n.tolerance_well, 1) << ", at most " << n.max_iterations
+        << " iterations; linear tolerance ";
+    if (n.linear_tolerance == sim::LinearTolerance::fixed) {
+        out << sci(solver.tolerance, 1) << '\n';
+    } else {
+        out << "adaptive in [" << sci(solver.tolerance, 1) << ", " << sci(n.linear_tolerance_max, 1)
+            << "]\n";
+    }
+    out << "  solver      " << to_string(solver.method);
+    if (solver.preconditioner != PreconditionerKind::none) {
+        out << " + " << to_string(solver.preconditioner);
+    }
+    out << " on the " << plan.backend << " (";
+    if (plan.gpu) {
+        const auto devices = gpu::list_devices();
+        out << plan.kernel_name << ", " << (devices.empty() ? "?" : devices[0].name);
+    } else {
+        out << "reference, " << omp_get_max_threads() << " OpenMP threads";
+    }
+    out << "), at most " << solver.max_iterations << " iterations\n";
+}
+
+void print_wells(std::ostream& out, const Deck& deck, const sim::Simulator& sim) {
+    const UnitFactors u = unit_factors(deck.units);
+    const auto& specs = sim.system().wells().specs();
+    const auto& steps = sim.steps();
+    const std::string rate = u.rate_name;
+    const std::string volume = rate.substr(0, rate.find('/'));
+    out << "  wells       at day " << day_text(sim.time()) << "; totals produced (injected < 0)\n";
+    char line[256];
+    std::snprintf(line, sizeof line, "    %-8s %-9s %-24s %10s %12s %12s %6s %14s %14s\n", "well",
+                  "type", "control", ("bhp " + std::string(u.pressure_name)).c_str(),
+                  ("oil " + rate).c_str(), ("water " + rate).c_str(), "wcut",
+                  ("oil " + volume).c_str(), ("water " + volume).c_str());
+    out << line;
+    for (std::size_t w = 0; w < specs.size(); ++w) {
+        double oil = 0.0, water = 0.0, cum_oil = 0.0, cum_water = 0.0, bhp = sim.state().p_bh[w];
+        for (const sim::StepRecord& s : steps) {
+            cum_oil += s.rates[w].oil * s.dt;
+            cum_water += s.rates[w].water * s.dt;
+        }
+        if (!steps.empty()) {
+            oil = steps.back().rates[w].oil;
+            water = steps.back().rates[w].water;
+        }
+        const double liquid = oil + water;
+        const double cut = liquid > 0.0 && water > 0.0 ? water / liquid : 0.0;
+        const double vol = u.rate * units::kDay;
+        std::snprintf(line, sizeof line,
+                      "    %-8s %-9s %-24s %10.1f %12.4g %12.4g %6.3f %14.4g %14.4g\n",
+                      specs[w].name.c_str(),
+                      specs[w].type == wells::WellType::injector ? "injector" : "producer",
+                      control_text(sim.controls()[w], u).c_str(), bhp / u.pressure, oil / u.rate,
+                      water / u.rate, cut, cum_oil / vol, cum_water / vol);
+        out << line;
+    }
+}
+
+void print_totals(std::ostream& out, const sim::Simulator& sim, double wall, double output) {
+    long long newton = 0, linear = 0;
+    double parts[4] = {0.0, 0.0, 0.0, 0.0};
+    for (const sim::StepRecord& s : sim.steps()) {
+        newton += s.newton_iterations;
+        linear += s.linear_iterations;
+        parts[0] += s.assembly_seconds;
+        parts[1] += s.linear_setup_seconds;
+        parts[2] += s.linear_solve_seconds;
+        parts[3] += s.other_seconds;
+    }
+    long long all_linear = 0;
+    for (const sim::NewtonRecord& r : sim.newton()) all_linear += r.linear_iterations;
+    out << "  run         " << sim.steps().size() << " time steps, " << sim.cuts() << " cut"
+        << (sim.cuts() == 1 ? "" : "s") << "; " << with_commas(newton) << " Newton iterations, "
+        << with_commas(linear) << " linear iterations";
+    if (newton > 0) out << " (" << fixed(static_cast<double>(linear) / newton, 1) << " per Newton)";
+    if (all_linear != linear) out << "; " << with_commas(all_linear) << " with the cut attempts'";
+    out << '\n';
+    const auto pct = [wall](double s) {
+        return wall > 0.0 ? fixed(100.0 * s / wall, 0) : std::string("-");
+    };
+    const double other = wall - parts[0] - parts[1] - parts[2] - output;
+    out << "  time        " << fixed(wall, 2) << " s: assembly " << fixed(parts[0], 2) << " s ("
+        << pct(parts[0]) << "%), linear setup " << fixed(parts[1], 2) << " s (" << pct(parts[1])
+        << "%), linear solve " << fixed(parts[2], 2) << " s (" << pct(parts[2]) << "%), output "
+        << fixed(output, 2) << " s (" << pct(output) << "%), other " << fixed(other, 2) << " s ("
+        << pct(other) << "%)\n";
+}
+
+}  // namespace
+
+int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool terminal) {
+    const auto t_start = Clock::now();
+    Deck deck = load_deck(args.deck, args.overrides);
+    if (!args.backend.empty()) {  // the CLI checked the name
+        deck.solver.backend = parse_name<Backend>(args.backend).value_or(Backend::automatic);
+    }
+    if (deck.system.present) {
+        deck.rethrow_located(InputError("system", "a matrix deck has no reservoir to simulate"));
+    }
+    if (!deck.schedule.present) {
+        deck.rethrow_located(
+            InputError("schedule",
+                       "heptane simulate needs a schedule section (end_time, ...); a deck "
+                       "without one is solved once by heptane run"));
+    }
+    const std::string output = args.output.empty() ? deck.output.file : args.output;
+    check_output_folder(output, args.output.empty() ? "output.file" : "-o", deck);
+    const Plan plan = plan_backend(deck);
+    if (!plan.fallback.empty()) {
+        err << "heptane: backend auto: solving on the CPU, the GPU solver cannot take this "
+               "deck: "
+            << plan.fallback << '\n';
+    }
+
+    const wells::Model model = build_model(deck, false);
+    std::unique_ptr<wells::TwoPhaseSystem> system;
+    try {  // the well indices are checked here (a radius too large for its cell)
+        system = std::make_unique<wells::TwoPhaseSystem>(model.grid, model.rock,
+                                                         deck.model.two_phase, deck.model.wells);
+    } catch (const InputError& e) {
+        deck.rethrow_located(e);
+    }
+    const wells::InitialState& init = deck.model.initial;
+    const grid::CellState x0 =
+        system->cells().equilibrium_state(init.pressure, init.datum_depth, init.water_saturation);
+    sim::Simulator simulator(
+        *system, x0, deck.schedule,
+        [&](const GHMatrix& J) { return make_deck_solver(deck, J, plan.gpu, plan.kernel); },
+        solve_options(deck));
+
+    print_header(out, deck, model, plan);
+    out << std::flush;
+    const UnitFactors u = unit_factors(deck.units);
+    SimulationRecord rec;
+    rec.deck = &deck;
+    rec.model = &model;
+    rec.simulator = &simulator;
+    rec.overrides = args.overrides;
+    rec.method = to_string(deck.solver.method);
+    rec.backend = plan.backend;
+    rec.kernel = plan.kernel_name;
+    ProgressLine progress(err, terminal, deck.schedule.end_time());
+    double output_seconds = 0.0;
+    const auto write = [&]() {
+        const auto t0 = Clock::now();
+        rec.wall_seconds = seconds_since(t_start);
+        write_simulation_output(output, rec);
+        output_seconds += seconds_since(t0);
+    };
+    const auto log = [&](const std::string& line) {
+        progress.clear();
+        out << "  day " << line << '\n' << std::flush;
+        rec.log.push_back("day " + line);
+    };
+
+    sim::Observer observer;
+    observer.step = [&](const sim::StepRecord& s) { progress.update(s); };
+    observer.control = [&](const sim::ControlSwitch& c) {
+        const char* why = c.why == sim::ControlChange::event   ? "schedule event"
+                          : c.why == sim::ControlChange::limit ? "BHP limit reached"
+                                                               : "rate target reachable again";
+        log(day_text(c.time) + ": " + deck.model.wells[c.well].name + " -> " +
+            control_text(c.control, u) + " (" + why + ")");
+    };
+    observer.cut = [&](double time, double dt, const std::string& why) {
+        log(day_text(time) + ": step of " + day_text(dt) + " days cut: " + why);
+    };
+    observer.report = [&](int index, double time) {
+        rec.frames.push_back(report_frame(deck, simulator, time));
+        if (index > 0) {
+            const sim::StepRecord& s = simulator.steps().back();
+            progress.clear();
+            out << "  report " << index << "/" << deck.schedule.report_times.size() << "  day "
+                << day_text(time) << "  step " << s.step + 1 << "  dt " << day_text(s.dt)
+                << "  newton " << s.newton_iterations << "  linear " << s.linear_iterations
+                << "  wall " << clock_text(seconds_since(t_start)) << '\n'
+                << std::flush;
+        }
+        // The last report's file is written once, as the final one.
+        if (static_cast<std::size_t>(index) < deck.schedule.report_times.size()) write();
+    };
+
+    const sim::Outcome outcome = simulator.run(observer);
+    progress.clear();
+    rec.status = outcome.completed ? "completed" : "failed";
+    rec.message = outcome.message;
+    write();
+    print_wells(out, deck, simulator);
+    print_totals(out, simulator, seconds_since(t_start), output_seconds);
+    out << "  output      " << output << ", " << xdmf_path(output) << '\n';
+    if (!outcome.completed) {
+        err << "heptane: simulation stopped at day " << day_text(simulator.time()) << ": "
+            << outcome.message << " (the output holds every step up to there)\n";
+        return 1;
+    }
+    return 0;
+}
+
+}  // namespace heptane::app

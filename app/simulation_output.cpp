@@ -1,0 +1,206 @@
+#include "app/simulation_output.hpp"
+
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+
+#include "app/atomic_file.hpp"
+#include "app/hdf5_file.hpp"
+#include "app/output.hpp"
+#include "core/base/units.hpp"
+
+namespace heptane::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// "00012": the group name of report n (sorted names sort in time).
+std::string report_name(std::size_t n) {
+    char name[24];
+    std::snprintf(name, sizeof name, "%05zu", n);
+    return name;
+}
+
+std::string volume_name(const UnitFactors& u) {
+    return std::string(u.rate_name).substr(0, std::string(u.rate_name).find('/'));
+}
+
+/// /wells/NAME: one entry per accepted step, at its end time.
+void write_wells(h5::File& f, const Deck& deck, const sim::Simulator& sim) {
+    const UnitFactors u = unit_factors(deck.units);
+    const auto& specs = sim.system().wells().specs();
+    const auto& steps = sim.steps();
+    const hsize_t n = steps.size();
+    const double volume_unit = u.rate * units::kDay;  // m^3 per deck volume unit
+    for (std::size_t w = 0; w < specs.size(); ++w) {
+        const std::string g = "/wells/" + specs[w].name;
+        std::vector<double> time, bhp, oil, water, cut, oil_total, water_total;
+        std::vector<std::int32_t> control;
+        double cum_oil = 0.0, cum_water = 0.0;
+        for (const sim::StepRecord& s : steps) {
+            const wells::WellRates& q = s.rates[w];
+            cum_oil += q.oil * s.dt;
+            cum_water += q.water * s.dt;
+            time.push_back(s.time / units::kDay);
+            bhp.push_back(s.bhp[w] / u.pressure);
+            oil.push_back(q.oil / u.rate);
+            water.push_back(q.water / u.rate);
+            const double liquid = q.oil + q.water;
+            cut.push_back(liquid > 0.0 && q.water > 0.0 ? q.water / liquid : 0.0);
+            oil_total.push_back(cum_oil / volume_unit);
+            water_total.push_back(cum_water / volume_unit);
+            control.push_back(control_code(s.controls[w]));
+        }
+        f.group(g);
+        f.attr(g, "type",
+               std::string(specs[w].type == wells::WellType::injector ? "injector" : "producer"));
+        f.write(g + "/time", time, {n}, "day");
+        f.write(g + "/bhp", bhp, {n}, u.pressure_name);
+        f.write(g + "/oil_rate", oil, {n}, u.rate_name);
+        f.write(g + "/water_rate", water, {n}, u.rate_name);
+        f.write(g + "/water_cut", cut, {n}, "1");
+        f.write(g + "/oil_total", oil_total, {n}, volume_name(u));
+        f.write(g + "/water_total", water_total, {n}, volume_name(u));
+        f.write(g + "/control", control, {n});
+        f.attr(g + "/control", "codes", std::string("0 shut, 1 rate, 2 bhp"));
+    }
+}
+
+/// /simulation: per-step statistics, the Newton iterations' linear solves and the totals.
+void write_statistics(h5::File& f, const SimulationRecord& rec) {
+    const sim::Simulator& sim = *rec.simulator;
+    const auto& steps = sim.steps();
+    const hsize_t n = steps.size();
+    std::vector<double> time, dt, cnv, mb, seconds[4];
+    std::vector<std::int32_t> newton, linear, cuts;
+    double totals[4] = {0.0, 0.0, 0.0, 0.0};
+    long long newton_total = 0, linear_total = 0;
+    for (const sim::StepRecord& s : steps) {
+        time.push_back(s.time / units::kDay);
+        dt.push_back(s.dt / units::kDay);
+        newton.push_back(s.newton_iterations);
+        linear.push_back(static_cast<std::int32_t>(s.linear_iterations));
+        cuts.push_back(s.cuts);
+        cnv.push_back(std::max(s.convergence.cnv[0], s.convergence.cnv[1]));
+        mb.push_back(std::max(s.convergence.mb[0], s.convergence.mb[1]));
+        const double parts[4] = {s.assembly_seconds, s.linear_setup_seconds, s.linear_solve_seconds,
+                                 s.other_seconds};
+        for (int i = 0; i < 4; ++i) {
+            seconds[i].push_back(parts[i]);
+            totals[i] += parts[i];
+        }
+        newton_total += s.newton_iterations;
+        linear_total += s.linear_iterations;
+    }
+    const char* part_names[4] = {"assembly_seconds", "linear_setup_seconds", "linear_solve_seconds",
+                                 "other_seconds"};
+    f.write("/simulation/time", time, {n}, "day");
+    f.write("/simulation/dt", dt, {n}, "day");
+    f.write("/simulation/newton_iterations", newton, {n});
+    f.write("/simulation/linear_iterations", linear, {n});
+    f.write("/simulation/cuts", cuts, {n});
+    f.write("/simulation/cnv", cnv, {n}, "1");
+    f.write("/simulation/mb", mb, {n}, "1");
+    for (int i = 0; i < 4; ++i)
+        f.write(std::string("/simulation/") + part_names[i], seconds[i], {n}, "s");
+
+    const auto& records = sim.newton();
+    std::vector<std::int32_t> attempt, step, iterations, converged;
+    std::vector<double> newton_cnv, newton_mb, tolerance;
+    for (const sim::NewtonRecord& r : records) {
+        newton_cnv.push_back(r.cnv);
+        newton_mb.push_back(r.mb);
+        tolerance.push_back(r.tolerance);
+        attempt.push_back(r.attempt);
+        step.push_back(r.step);
+        iterations.push_back(r.linear_iterations);
+        converged.push_back(r.converged ? 1 : 0);
+    }
+    const hsize_t nn = records.size();
+    f.write("/simulation/newton/attempt", attempt, {nn});
+    f.write("/simulation/newton/step", step, {nn});
+    f.write("/simulation/newton/linear_iterations", iterations, {nn});
+    f.write("/simulation/newton/converged", converged, {nn});
+    f.write("/simulation/newton/cnv", newton_cnv, {nn}, "1");
+    f.write("/simulation/newton/mb", newton_mb, {nn}, "1");
+    f.write("/simulation/newton/linear_tolerance", tolerance, {nn}, "1");
+
+    const std::string g = "/simulation";
+    f.attr(g, "status", rec.status);
+    f.attr(g, "message", rec.message);
+    f.attr(g, "log", [&rec]() {
+        std::string s;
+        for (const std::string& line : rec.log) s += line + "\n";
+        return s;
+    }());
+    f.attr(g, "method", rec.method);
+    f.attr(g, "backend", rec.backend);
+    f.attr(g, "kernel", rec.kernel);
+    f.attr(g, "preconditioner", std::string(to_string(rec.deck->solver.preconditioner)));
+    f.attr(g, "steps", static_cast<long long>(n));
+    f.attr(g, "cuts", static_cast<long long>(sim.cuts()));
+    f.attr(g, "newton_iterations", newton_total);
+    f.attr(g, "linear_iterations", linear_total);
+    f.attr(g, "wall_seconds", rec.wall_seconds);
+    for (int i = 0; i < 4; ++i) f.attr(g, part_names[i], totals[i]);
+}
+
+}  // namespace
+
+int control_code(const wells::WellControl& c) {
+    if (!c.open) return 0;
+    return c.kind == wells::ControlKind::rate ? 1 : 2;
+}
+
+ReportFrame report_frame(const Deck& deck, const sim::Simulator& simulator, double time) {
+    const UnitFactors u = unit_factors(deck.units);
+    ReportFrame frame;
+    frame.time = time / units::kDay;
+    frame.steps = static_cast<int>(simulator.steps().size());
+    const grid::CellState& x = simulator.state().cells;
+    frame.pressure.resize(x.p.size());
+    for (std::size_t m = 0; m < x.p.size(); ++m) frame.pressure[m] = x.p[m] / u.pressure;
+    frame.water_saturation = x.sw;
+    return frame;
+}
+
+void write_simulation_output(const std::string& h5_path, const SimulationRecord& rec) {
+    const Deck& deck = *rec.deck;
+    const grid::Grid3D& g = rec.model->grid;
+    const UnitFactors u = unit_factors(deck.units);
+    const std::vector<hsize_t> shape = {static_cast<hsize_t>(g.nx), static_cast<hsize_t>(g.ny),
+                                        static_cast<hsize_t>(g.nz)};
+    std::vector<XdmfFrame> frames;
+    AtomicOutput out(h5_path);
+    {
+        h5::File f = h5::File::create(out.temp_path());
+        write_root_attributes(f, deck, rec.overrides);
+        f.attr("/", "kind", std::string("simulation"));
+        f.attr("/", "unit_system",
+               std::string(deck.units == UnitSystem::field ? "field" : "metric"));
+        f.attr("/", "status", rec.status);
+        f.attr("/", "message", rec.message);
+        const std::vector<XdmfField> grid_fields = write_grid(f, *rec.model);
+        for (std::size_t n = 0; n < rec.frames.size(); ++n) {
+            const ReportFrame& r = rec.frames[n];
+            const std::string group = "/timesteps/" + report_name(n);
+            f.write(group + "/time", {r.time}, {1}, "day");
+            f.write(group + "/pressure", r.pressure, shape, u.pressure_name);
+            f.write(group + "/water_saturation", r.water_saturation, shape, "1");
+            f.attr(group, "time", r.time);
+            f.attr(group, "step", static_cast<long long>(r.steps));
+            XdmfFrame frame{r.time, grid_fields};
+            frame.fields.push_back({"pressure", group + "/pressure"});
+            frame.fields.push_back({"water_saturation", group + "/water_saturation"});
+            frames.push_back(std::move(frame));
+        }
+        write_wells(f, deck, *rec.simulator);
+        write_statistics(f, rec);
+    }  // the HDF5 file is closed before the rename
+    AtomicOutput xmf(xdmf_path(h5_path));
+    write_xdmf(xmf.temp_path(), fs::path(h5_path).filename().string(), g, frames);
+    out.commit();
+    xmf.commit();
+}
+
+}  // namespace heptane::app

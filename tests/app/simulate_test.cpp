@@ -1,0 +1,200 @@
+// `heptane simulate`: the result file (/timesteps, /wells, /simulation), its temporal XDMF,
+// the terminal output, exit codes, bad schedules (exit 2, nothing written) and a failed run
+// (exit 1, every good step written).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "app/cli.hpp"
+#include "app/hdf5_file.hpp"
+#include "common/cli_runner.hpp"
+#include "common/mini_xml.hpp"
+#include "common/test_systems.hpp"
+
+namespace heptane::app {
+namespace {
+
+namespace fs = std::filesystem;
+using test::CliResult;
+using test::run_heptane;
+using test::source_path;
+
+const std::string kDeck = "tests/regression/simulation/waterflood.yaml";
+
+/// An empty folder of its own for one test.
+std::string fresh_dir(const std::string& name) {
+    const fs::path dir = fs::path(::testing::TempDir()) /
+                         ("heptane_sim_" + name + "_" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    return dir.string();
+}
+
+std::string read_text(const std::string& path) {
+    std::ifstream in(path);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+TEST(Simulate, WritesFieldsWellSeriesStatisticsAndATemporalXdmf) {
+    const std::string dir = fresh_dir("file");
+    const std::string out = dir + "/wf.h5";
+    const CliResult r = run_heptane({"simulate", source_path(kDeck), "-o", out});
+    ASSERT_EQ(r.code, kExitOk) << r.out << r.err;
+    // The log names the switches and events; the summary has every well and the time split.
+    EXPECT_NE(r.out.find("PR -> BHP 3450 psi (BHP limit reached)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("PR -> rate 120 stb/day (rate target reachable again)"),
+              std::string::npos);
+    EXPECT_NE(r.out.find("PB -> shut (schedule event)"), std::string::npos);
+    EXPECT_NE(r.out.find("report 3/3  day 60.00"), std::string::npos);
+    for (const char* w : {"INJ ", "PB ", "PR "}) EXPECT_NE(r.out.find(std::string("    ") + w), std::string::npos);
+    EXPECT_NE(r.out.find("linear solve"), std::string::npos);
+
+    const h5::File f = h5::File::open(out);
+    EXPECT_EQ(f.attr_string("/", "kind"), "simulation");
+    EXPECT_EQ(f.attr_string("/", "status"), "completed");
+    EXPECT_EQ(f.attr_string("/", "unit_system"), "field");
+    // Reports at 0, 20, 40 and 60 days.
+    for (int n = 0; n < 4; ++n) {
+        const std::string g = "/timesteps/0000" + std::to_string(n);
+        EXPECT_EQ(f.read(g + "/time").values, std::vector<double>{20.0 * n});
+        const h5::Dataset p = f.read(g + "/pressure");
+        EXPECT_EQ(p.dims, (std::vector<hsize_t>{8, 6, 3}));
+        EXPECT_EQ(f.read(g + "/water_saturation").dims, p.dims);
+        EXPECT_EQ(f.attr_string(g + "/pressure", "units"), "psi");
+    }
+    EXPECT_FALSE(f.exists("/timesteps/00004"));
+    // The initial state: hydrostatic about 4000 psi at the datum, S_w = 0.2.
+    for (double sw : f.read("/timesteps/00000/water_saturation").values) EXPECT_EQ(sw, 0.2);
+
+    const h5::Dataset time = f.read("/simulation/time");
+    const std::size_t steps = time.values.size();
+    ASSERT_GE(steps, 6u);
+    EXPECT_EQ(time.values.back(), 60.0);
+    EXPECT_EQ(static_cast<std::size_t>(f.attr_double("/simulation", "steps")), steps);
+    double sum_dt = 0.0;
+    for (double dt : f.read("/simulation/dt").values) sum_dt += dt;
+    EXPECT_NEAR(sum_dt, 60.0, 1e-9);
+    for (const char* name : {"newton_iterations", "linear_iterations", "cuts", "cnv", "mb",
+                             "assembly_seconds", "linear_setup_seconds", "linear_solve_seconds",
+                             "other_seconds"}) {
+        EXPECT_EQ(f.read(std::string("/simulation/") + name).values.size(), steps) << name;
+    }
+    for (double mb : f.read("/simulation/mb").values) EXPECT_LE(mb, 1e-7);
+    long long newton = 0;
+    for (double n : f.read("/simulation/newton_iterations").values) newton += static_cast<long long>(n);
+    EXPECT_EQ(static_cast<long long>(f.attr_double("/simulation", "newton_iterations")), newton);
+    EXPECT_EQ(f.read("/simulation/newton/linear_iterations").values.size(),
+              static_cast<std::size_t>(newton));  // no cut in this run
+
+    for (const char* well : {"INJ", "PB", "PR"}) {
+        const std::string g = std::string("/wells/") + well;
+        for (const char* name : {"time", "bhp", "oil_rate", "water_rate", "water_cut",
+                                 "oil_total", "water_total", "control"}) {
+            EXPECT_EQ(f.read(g + "/" + name).values.size(), steps) << g << "/" << name;
+        }
+        EXPECT_EQ(f.read(g + "/time").values, time.values);
+    }
+    // INJ injects 150 stb/day, then 250 from day 40, to the Newton tolerance of its well
+    // equation (schedule.newton.tolerance_well, 1e-6 relative).
+    const auto inj = f.read("/wells/INJ/water_rate").values;
+    const auto control = f.read("/wells/PB/control").values;
+    for (std::size_t s = 0; s < steps; ++s) {
+        const double t = time.values[s];
+        const double target = t > 40.0 ? 250.0 : 150.0;
+        EXPECT_NEAR(-inj[s], target, 1e-6 * target) << "day " << t;
+        EXPECT_EQ(control[s], t > 15.0 && t <= 25.0 ? 0.0 : 2.0) << "day " << t;  // shut, bhp
+    }
+    // Cumulative = sum of rate x dt.
+    const auto dt = f.read("/simulation/dt").values;
+    double total = 0.0;
+    for (std::size_t s = 0; s < steps; ++s) total += inj[s] * dt[s];
+    EXPECT_NEAR(f.read("/wells/INJ/water_total").values.back(), total, 1e-9 * std::abs(total));
+
+    // XDMF: a temporal collection of the 4 report times, each with the grid and the fields.
+    const test::XmlElement xdmf = test::XmlParser(read_text(dir + "/wf.xmf")).parse();
+    std::vector<const test::XmlElement*> grids, times;
+    xdmf.find_all("Grid", grids);
+    xdmf.find_all("Time", times);
+    ASSERT_EQ(grids.size(), 5u);  // the collection and its 4 frames
+    EXPECT_EQ(grids[0]->attributes.at("CollectionType"), "Temporal");
+    ASSERT_EQ(times.size(), 4u);
+    EXPECT_EQ(times[3]->attributes.at("Value"), "60");
+    std::vector<const test::XmlElement*> items;
+    grids[4]->find_all("DataItem", items);
+    EXPECT_NE(read_text(dir + "/wf.xmf").find("wf.h5:/timesteps/00003/water_saturation"),
+              std::string::npos);
+
+    // compare reads /timesteps and /wells: a file agrees with itself.
+    const CliResult cmp = run_heptane({"compare", out, out, "--rtol", "0"});
+    EXPECT_EQ(cmp.code, kExitOk) << cmp.out;
+    EXPECT_NE(cmp.out.find("/wells/PR/bhp"), std::string::npos) << cmp.out;
+}
+
+TEST(Simulate, ShowsAProgressLineOnATerminal) {
+    const std::string dir = fresh_dir("tty");
+    const CliResult r =
+        run_heptane({"simulate", source_path(kDeck), "-o", dir + "/wf.h5"}, /*terminal=*/true);
+    ASSERT_EQ(r.code, kExitOk) << r.err;
+    EXPECT_NE(r.err.find("day "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(" / 60.00  dt "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("ETA"), std::string::npos) << r.err;
+    const CliResult quiet = run_heptane({"simulate", source_path(kDeck), "-o", dir + "/q.h5"});
+    EXPECT_EQ(quiet.err.find("ETA"), std::string::npos);
+}
+
+TEST(Simulate, RunAndSimulateKeepToTheirDecks) {
+    const std::string dir = fresh_dir("kinds");
+    const CliResult run = run_heptane({"run", source_path(kDeck), "-o", dir + "/r.h5"});
+    EXPECT_EQ(run.code, kExitBadInput);
+    EXPECT_NE(run.err.find("waterflood.yaml:27: schedule: this deck describes a simulation"),
+              std::string::npos)
+        << run.err;
+    const CliResult sim = run_heptane(
+        {"simulate", source_path("tests/app/decks/small_two_phase.yaml"), "-o", dir + "/s.h5"});
+    EXPECT_EQ(sim.code, kExitBadInput);
+    EXPECT_NE(sim.err.find("schedule: heptane simulate needs a schedule section"),
+              std::string::npos)
+        << sim.err;
+    EXPECT_TRUE(fs::is_empty(dir));
+}
+
+TEST(Simulate, BadSchedulesExitWith2AndWriteNothing) {
+    const std::string dir = fresh_dir("bad");
+    int checked = 0;
+    for (const auto& e : fs::directory_iterator(source_path("tests/app/bad_decks"))) {
+        const std::string name = e.path().filename().string();
+        if (name.rfind("schedule_", 0) != 0 && name.rfind("well_", 0) != 0) continue;
+        const CliResult r = run_heptane({"simulate", e.path().string(), "-o", dir + "/x.h5"});
+        EXPECT_EQ(r.code, kExitBadInput) << name << ": " << r.err;
+        EXPECT_NE(r.err.find(name + ":"), std::string::npos) << r.err;
+        EXPECT_TRUE(fs::is_empty(dir)) << name;
+        ++checked;
+    }
+    EXPECT_GE(checked, 10);
+}
+
+TEST(Simulate, AFailedRunExitsWith1AndKeepsTheGoodSteps) {
+    // One BiCGStab iteration per solve: the first step cannot be completed at any dt.
+    const std::string dir = fresh_dir("failed");
+    const std::string out = dir + "/f.h5";
+    const CliResult r = run_heptane({"simulate", source_path(kDeck), "-o", out, "--set",
+                                     "solver.max_iterations=1", "--set", "schedule.max_cuts=2"});
+    EXPECT_EQ(r.code, kExitFailed) << r.err;
+    EXPECT_NE(r.err.find("simulation stopped at day 0.00"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("more than schedule.max_cuts"), std::string::npos) << r.err;
+    const h5::File f = h5::File::open(out);
+    EXPECT_EQ(f.attr_string("/", "status"), "failed");
+    EXPECT_NE(f.attr_string("/", "message").find("linear solver"), std::string::npos);
+    EXPECT_TRUE(f.exists("/timesteps/00000/pressure"));  // the initial state
+    EXPECT_TRUE(f.read("/simulation/time").values.empty());
+    EXPECT_EQ(f.read("/simulation/newton/step").values.size(), 3u);  // 3 attempts, 1 solve each
+    for (double s : f.read("/simulation/newton/step").values) EXPECT_EQ(s, -1.0);
+}
+
+}  // namespace
+}  // namespace heptane::app
