@@ -14,7 +14,12 @@
 #                baseline, this tree), so before/after are measured in the same run
 # HEPTANE_BENCH_ONLY_NEW: bench lines (';'-separated) run with this tree only (commands the
 #                baseline does not have), reports in $OUT/bench_new_*.yaml
+# HEPTANE_SIMULATE: "DECK [ARGS]" lines (';'-separated) run by `heptane simulate` after the
+#                benches (output under /tmp: the fields are large), their report in the log;
+#                HEPTANE_SIMULATE_TIMEOUT seconds each (default 420)
 # HEPTANE_SKIP_TESTS=1: build and bench only
+# HEPTANE_GPU_TESTS_ONLY=1: run the gpu label only (not the whole suite first)
+# HEPTANE_NO_SANITIZER=1: skip compute-sanitizer (a session whose change is host-side only)
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="${OUT:-$root/gpu_check}"
@@ -48,9 +53,12 @@ fi
 if [[ -n "${HEPTANE_SKIP_TESTS:-}" ]]; then
   all=0 gpu=0 san=0
 else
+all=0
+if [[ -z "${HEPTANE_GPU_TESTS_ONLY:-}" ]]; then
 ctest --test-dir "$build" -j 8 --output-on-failure "$@" >"$out/ctest.log" 2>&1
 all=$?
 tail -n 15 "$out/ctest.log" | tee -a "$log"
+fi
 # The gpu label must run, not skip, on a GPU machine.
 ctest --test-dir "$build" -L gpu --output-on-failure "$@" >>"$out/ctest.log" 2>&1
 gpu=$?
@@ -61,7 +69,9 @@ if tail -n 20 "$out/ctest.log" | grep -q "Skipped"; then
 fi
 # Memory errors in any GPU test binary (compute-sanitizer memcheck).
 san=0
-if command -v compute-sanitizer >/dev/null; then
+if [[ -n "${HEPTANE_NO_SANITIZER:-}" ]]; then
+  echo "compute-sanitizer skipped (HEPTANE_NO_SANITIZER)" | tee -a "$log"
+elif command -v compute-sanitizer >/dev/null; then
   for t in "$build"/tests/gpu/*_test; do
     [[ -x "$t" ]] || continue
     echo "== memcheck $t" >>"$out/sanitizer.log"
@@ -122,6 +132,20 @@ if [[ -n "${HEPTANE_BENCH_ONLY_NEW:-}" ]]; then
     n=$((n + 1))
     # shellcheck disable=SC2086  # the bench line is a list of arguments
     "$build/app/heptane" bench $b --report "$out/bench_new_$n.yaml" 2>&1 | tee -a "$log"
+  done
+fi
+if [[ -n "${HEPTANE_SIMULATE:-}" ]]; then
+  IFS=';' read -ra sims <<<"$HEPTANE_SIMULATE"
+  n=0
+  for line in "${sims[@]}"; do
+    n=$((n + 1))
+    echo "== simulate $line" | tee -a "$log"
+    start=$(date +%s.%N)
+    # shellcheck disable=SC2086  # the line is a deck and a list of arguments
+    timeout "${HEPTANE_SIMULATE_TIMEOUT:-420}" "$build/app/heptane" simulate $line \
+      -o "/tmp/gpu_check_sim_$n.h5" 2>&1 | tee -a "$log"
+    rc=${PIPESTATUS[0]}
+    echo "simulate rc=$rc wall $(awk "BEGIN { print $(date +%s.%N) - $start }") s" | tee -a "$log"
   done
 fi
 exit $((all || gpu || san))

@@ -1,0 +1,327 @@
+#!/usr/bin/env python3
+"""Plots the result file of `heptane simulate` (HDF5, /wells and /simulation) as PNG files.
+
+    scripts/plot_simulation.py OUT.h5 [--outdir DIR] [--prefix NAME]
+
+writes, in DIR (default: the folder of OUT.h5), NAME_PLOT.png (NAME default: the stem of OUT.h5):
+  rates              producers' oil (solid) and water (dashed) rates; injectors' water injection
+  water_cut          water cut of each producer
+  bhp                bottom-hole pressure of every well, and a timeline of each well's control
+                     (shut, rate, bhp)
+  linear_iterations  linear iterations of every Newton iteration (cut attempts included), and
+                     Newton iterations per accepted time step
+and prints their paths, one a line. Exit status 2 when OUT.h5 is missing, not HDF5 or not a
+simulation result (no /simulation and /wells, e.g. a `heptane run` file).
+
+It needs matplotlib and h5py. On Debian and Ubuntu these are the packages python3-matplotlib
+and python3-h5py (scripts/install_plot_deps.sh installs them), which serve /usr/bin/python3
+only: where `python3` on PATH is another interpreter (pyenv, conda, a venv), run
+    /usr/bin/python3 scripts/plot_simulation.py OUT.h5
+
+Every per-step quantity in the file is the value at the end of an accepted (implicit) time
+step, so the plots draw it as constant over that step: a step line from the step's start to
+its end.
+"""
+import argparse
+import os
+import sys
+from dataclasses import dataclass
+
+try:
+    import h5py
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only, no display
+    import matplotlib.pyplot as plt
+    import numpy as np
+except ImportError as e:
+    sys.exit(f"plot_simulation.py: {e}; install python3-matplotlib and python3-h5py "
+             "(scripts/install_plot_deps.sh) and run with /usr/bin/python3")
+
+PROG = "plot_simulation.py"
+CONTROL_NAMES = {0: "shut", 1: "rate", 2: "bhp"}  # /wells/NAME/control, attribute `codes`
+CONTROL_COLOURS = {0: "0.6", 1: "tab:blue", 2: "tab:red"}
+NO_STEPS = "no accepted time steps"
+
+
+class InputError(Exception):
+    """The file is not one this script can plot (reported as exit status 2)."""
+
+
+@dataclass
+class Series:
+    """A 1-D dataset and its `units` attribute ("" where the file gives none)."""
+    values: np.ndarray
+    units: str
+
+
+@dataclass
+class Well:
+    name: str
+    injector: bool
+    colour: str  # the same in every figure
+    data: dict   # dataset name -> Series: time, bhp, oil_rate, water_rate, water_cut, control
+
+
+@dataclass
+class Result:
+    title: str       # the deck's title ("" when it has none)
+    status: str      # "completed" | "failed"
+    start: float     # start of the first accepted step [day]
+    wells: list
+    steps: dict      # /simulation datasets per accepted step: time, dt, newton_iterations, ...
+    newton: dict     # /simulation/newton datasets per linear solve: step, linear_iterations, ...
+
+
+# ---- reading ------------------------------------------------------------------------------
+
+def text(value):
+    """A string attribute as str (heptane writes fixed-length ASCII, which h5py gives as bytes)."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace").rstrip("\0")
+    return str(value)
+
+
+def member(group, name):
+    """group[name], or an InputError that names the missing path."""
+    if name not in group:
+        raise InputError(f"no {group.name.rstrip('/')}/{name}")
+    return group[name]
+
+
+def read_series(group, name):
+    ds = member(group, name)
+    return Series(np.asarray(ds[()]).reshape(-1), text(ds.attrs.get("units", "")))
+
+
+def read(path):
+    """Everything the plots need, read at once (the file is closed before plotting)."""
+    if not os.path.exists(path):
+        raise InputError("no such file")
+    if not h5py.is_hdf5(path):
+        raise InputError("not an HDF5 file")
+    with h5py.File(path, "r") as f:
+        kind = text(f.attrs.get("kind", ""))
+        if "simulation" not in f or "wells" not in f:
+            raise InputError("not a `heptane simulate` result (no /simulation and /wells"
+                             + (f"; kind = {kind}" if kind else "") + ")")
+        sim = f["simulation"]
+        steps = {n: read_series(sim, n) for n in ("time", "dt", "newton_iterations", "cuts")}
+        newton = {n: read_series(member(sim, "newton"), n)
+                  for n in ("step", "linear_iterations", "converged")}
+        colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+        wells = []
+        for i, (name, g) in enumerate(f["wells"].items()):  # h5py lists them by name
+            data = {n: read_series(g, n)
+                    for n in ("time", "bhp", "oil_rate", "water_rate", "water_cut", "control")}
+            wells.append(Well(name, text(g.attrs.get("type", "")) == "injector",
+                              colours[i % len(colours)], data))
+        time, dt = steps["time"].values, steps["dt"].values
+        return Result(title=text(f.attrs.get("title", "")),
+                      status=text(f.attrs.get("status", "")),
+                      start=float(time[0] - dt[0]) if time.size else 0.0,
+                      wells=wells, steps=steps, newton=newton)
+
+
+# ---- drawing helpers ----------------------------------------------------------------------
+
+def label(quantity, units):
+    return f"{quantity} [{units}]" if units else quantity
+
+
+def step_line(ax, start, time, values, **style):
+    """Values at the end of each step, drawn constant over the step (start .. time[0], ...)."""
+    if len(time):
+        ax.step(np.r_[start, time], np.r_[values[:1], values], where="pre", **style)
+
+
+def points(ax, x, y, mask, **style):
+    """A scatter of the masked points; none (and no legend entry) when the mask is empty."""
+    if mask.any():
+        ax.scatter(x[mask], y[mask], **style)
+
+
+def note_if_empty(ax, empty, note=NO_STEPS):
+    if empty:
+        ax.text(0.5, 0.5, note, transform=ax.transAxes, ha="center", va="center", color="0.4")
+
+
+def figure(result, what, rows=1, height_ratios=None, sharex=True):
+    fig, axes = plt.subplots(rows, 1, figsize=(10, 4.2 + 2.8 * (rows - 1)), sharex=sharex,
+                             squeeze=False, layout="constrained",
+                             gridspec_kw={"height_ratios": height_ratios})
+    title = f"{result.title}: {what}" if result.title else what
+    if result.status == "failed":
+        title += " (simulation failed)"
+    fig.suptitle(title)
+    return fig, axes[:, 0]
+
+
+def time_label(result):
+    return label("time", result.steps["time"].units)
+
+
+def legend(ax, **kw):
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize="small", **kw)
+
+
+# ---- the plots ----------------------------------------------------------------------------
+
+def plot_rates(result):
+    fig, (prod, inj) = figure(result, "well rates", rows=2)
+    producers = [w for w in result.wells if not w.injector]
+    injectors = [w for w in result.wells if w.injector]
+    for w in producers:
+        t = w.data["time"].values
+        step_line(prod, result.start, t, w.data["oil_rate"].values, color=w.colour,
+                  label=f"{w.name} oil")
+        step_line(prod, result.start, t, w.data["water_rate"].values, color=w.colour,
+                  linestyle="--", label=f"{w.name} water")
+    for w in injectors:  # injection is negative in the file; plotted as a positive rate
+        step_line(inj, result.start, w.data["time"].values, -w.data["water_rate"].values,
+                  color=w.colour, label=w.name)
+    units = result.wells[0].data["oil_rate"].units if result.wells else ""
+    prod.set_title("production (oil solid, water dashed)", fontsize="medium")
+    prod.set_ylabel(label("rate", units))
+    inj.set_title("water injection", fontsize="medium")
+    inj.set_ylabel(label("rate", units))
+    inj.set_xlabel(time_label(result))
+    for ax, wells in ((prod, producers), (inj, injectors)):
+        ax.set_ylim(bottom=min(0.0, ax.get_ylim()[0]))  # rates from zero
+        note_if_empty(ax, not wells or not len(wells[0].data["time"].values),
+                      NO_STEPS if wells else "no wells")
+        legend(ax, ncol=2 if len(wells) > 2 else 1)
+    return fig
+
+
+def plot_water_cut(result):
+    fig, (ax,) = figure(result, "water cut")
+    producers = [w for w in result.wells if not w.injector]
+    for w in producers:
+        step_line(ax, result.start, w.data["time"].values, w.data["water_cut"].values,
+                  color=w.colour, label=w.name)
+    units = producers[0].data["water_cut"].units if producers else ""
+    ax.set_ylabel(label("water cut", units))
+    ax.set_xlabel(time_label(result))
+    ax.set_ylim(-0.02, 1.02)
+    note_if_empty(ax, not producers or not len(producers[0].data["time"].values),
+                  NO_STEPS if producers else "no producers")
+    legend(ax)
+    return fig
+
+
+def control_runs(start, time, control):
+    """(code, begin, end) for each run of steps with the same control code."""
+    runs = []
+    begin = start
+    for k, code in enumerate(control):
+        end = time[k]
+        if runs and runs[-1][0] == code:
+            runs[-1][2] = end
+        else:
+            runs.append([int(code), begin, end])
+        begin = end
+    return runs
+
+
+def plot_bhp(result):
+    """BHP of every well (not drawn while shut), and below it a bar per well coloured by its
+    control: grey shut, blue rate, red bhp."""
+    fig, (ax, ctl) = figure(result, "bottom-hole pressure", rows=2,
+                            height_ratios=[3, 0.35 + 0.25 * max(len(result.wells), 1)])
+    for w in result.wells:
+        control = w.data["control"].values
+        bhp = np.where(control == 0, np.nan, w.data["bhp"].values)  # no BHP while shut
+        step_line(ax, result.start, w.data["time"].values, bhp, color=w.colour, label=w.name)
+    ax.set_ylabel(label("bhp", result.wells[0].data["bhp"].units if result.wells else ""))
+    note_if_empty(ax, not result.wells or not len(result.wells[0].data["time"].values),
+                  NO_STEPS if result.wells else "no wells")
+    legend(ax, ncol=2 if len(result.wells) > 4 else 1)
+
+    for row, w in enumerate(result.wells):
+        for code, begin, end in control_runs(result.start, w.data["time"].values,
+                                             w.data["control"].values):
+            ctl.broken_barh([(begin, end - begin)], (row - 0.4, 0.8),
+                            color=CONTROL_COLOURS.get(code, "black"))
+    ctl.set_yticks(range(len(result.wells)), [w.name for w in result.wells], fontsize="small")
+    ctl.set_ylim(len(result.wells) - 0.5, -0.5)  # first well on top
+    ctl.set_title("control", fontsize="medium")
+    ctl.set_xlabel(time_label(result))
+    handles = [plt.Rectangle((0, 0), 1, 1, color=CONTROL_COLOURS[c]) for c in CONTROL_NAMES]
+    ctl.legend(handles, CONTROL_NAMES.values(), fontsize="small", ncol=3, frameon=False,
+               loc="lower right", bbox_to_anchor=(1.0, 1.0), borderaxespad=0.1)
+    return fig
+
+
+def plot_linear_iterations(result):
+    """Top: linear iterations of every linear solve in order (blue: of an accepted attempt;
+    orange: of one that was cut, or the last of a failed run; crossed: the solve did not
+    converge). Bottom: Newton iterations per accepted step, the steps that needed cuts marked."""
+    fig, (lin, nwt) = figure(result, "solver iterations", rows=2, sharex=False)
+    n = result.newton
+    iterations = n["linear_iterations"].values
+    index = np.arange(iterations.size)
+    accepted = n["step"].values >= 0  # -1: the attempt was not accepted
+    failed = n["converged"].values == 0
+    points(lin, index, iterations, accepted, s=12, color="tab:blue", label="accepted attempt")
+    points(lin, index, iterations, ~accepted, s=12, color="tab:orange",
+           label="attempt not accepted")
+    points(lin, index, iterations, failed, s=40, marker="x", color="black",
+           label="linear solve not converged")
+    lin.set_xlabel("Newton iteration (linear solve) index")
+    lin.set_ylabel(label("linear iterations", n["linear_iterations"].units))
+    note_if_empty(lin, iterations.size == 0, "no linear solves")
+    if iterations.size:
+        lin.set_ylim(bottom=0)
+        legend(lin)
+
+    s = result.steps
+    time, newton, cuts = s["time"].values, s["newton_iterations"].values, s["cuts"].values
+    step_line(nwt, result.start, time, newton, color="tab:blue", label="Newton iterations")
+    points(nwt, time, newton, cuts > 0, s=30, color="tab:orange", zorder=3,
+           label="step after cuts")
+    nwt.set_xlabel(time_label(result))
+    nwt.set_ylabel(label("Newton iterations", s["newton_iterations"].units))
+    note_if_empty(nwt, time.size == 0)
+    if time.size:
+        nwt.set_ylim(bottom=0)
+        legend(nwt)
+    return fig
+
+
+PLOTS = {"rates": plot_rates, "water_cut": plot_water_cut, "bhp": plot_bhp,
+         "linear_iterations": plot_linear_iterations}
+
+
+def main():
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n")[0])
+    parser.add_argument("file", metavar="OUT.h5", help="result of `heptane simulate`")
+    parser.add_argument("--outdir", help="folder of the PNG files (default: that of OUT.h5)")
+    parser.add_argument("--prefix", help="file name prefix (default: the stem of OUT.h5)")
+    args = parser.parse_args()
+
+    try:
+        result = read(args.file)
+    except (InputError, OSError, KeyError, ValueError) as e:
+        print(f"{PROG}: {args.file}: {e}", file=sys.stderr)
+        return 2
+
+    outdir = args.outdir or os.path.dirname(args.file) or "."
+    prefix = args.prefix or os.path.splitext(os.path.basename(args.file))[0]
+    try:
+        os.makedirs(outdir, exist_ok=True)
+        for name, plot in PLOTS.items():
+            fig = plot(result)
+            path = os.path.join(outdir, f"{prefix}_{name}.png")
+            fig.savefig(path, dpi=120)
+            plt.close(fig)
+            print(path)
+    except OSError as e:  # an output folder that cannot be made or written
+        print(f"{PROG}: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
