@@ -133,6 +133,11 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                      "key.path=value: override a deck key, checked like the deck "
                      "(e.g. --set schedule.end_time=100); repeatable")
         ->take_all();
+    simulate
+        ->add_option("--max-wall-time", sim_args.max_wall_seconds,
+                     "stop after the first time step that ends past this many seconds of wall "
+                     "time (a batch job's limit): everything up to it is written, exit 1")
+        ->check(CLI::PositiveNumber);
 
     std::string compare_a, compare_b;
     CompareOptions compare_opts;

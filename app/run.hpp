@@ -11,6 +11,7 @@ struct RunArgs {
     std::string output;                  ///< -o; empty: the deck's output.file
     std::string backend;                 ///< --backend; empty: the deck's solver.backend
     std::vector<std::string> overrides;  ///< --set key.path=value
+    double max_wall_seconds = 0.0;       ///< simulate --max-wall-time; 0: none
 };
 
 /// Exit code 0 (converged), 1 (not converged: the result is still written), 2 (bad input,

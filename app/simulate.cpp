@@ -264,7 +264,24 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
     };
 
     sim::Observer observer;
-    observer.step = [&](const sim::StepRecord& s) { progress.update(s); };
+    observer.step = [&](const sim::StepRecord& s) {
+        progress.update(s);
+        if (!terminal) {  // a log file gets a line per step
+            out << "  step " << s.step + 1 << "  day " << day_text(s.time) << "  dt "
+                << day_text(s.dt) << "  newton " << s.newton_iterations << "  linear "
+                << s.linear_iterations << (s.cuts > 0 ? "  cuts " + std::to_string(s.cuts) : "")
+                << "  wall " << clock_text(seconds_since(t_start)) << '\n'
+                << std::flush;
+        }
+    };
+    if (args.max_wall_seconds > 0.0) {
+        observer.stop = [&]() -> std::string {
+            const double wall = seconds_since(t_start);
+            if (wall < args.max_wall_seconds) return {};
+            return "the wall-clock limit (--max-wall-time " + general(args.max_wall_seconds) +
+                   " s) was reached after " + fixed(wall, 1) + " s";
+        };
+    }
     observer.control = [&](const sim::ControlSwitch& c) {
         const char* why = c.why == sim::ControlChange::event   ? "schedule event"
                           : c.why == sim::ControlChange::limit ? "BHP limit reached"
@@ -292,7 +309,7 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
 
     const sim::Outcome outcome = simulator.run(observer);
     progress.clear();
-    rec.status = outcome.completed ? "completed" : "failed";
+    rec.status = outcome.completed ? "completed" : outcome.stopped ? "stopped" : "failed";
     rec.message = outcome.message;
     write();
     print_wells(out, deck, simulator);

@@ -27,7 +27,7 @@ struct SimulationRecord {
     std::vector<std::string> overrides;
     std::string method, backend, kernel;
     std::vector<ReportFrame> frames;
-    std::string status = "running";  ///< running (a checkpoint) | completed | failed
+    std::string status = "running";  ///< running (a checkpoint) | completed | failed | stopped
     std::string message;             ///< failed: where and why
     std::vector<std::string> log;    ///< well control changes and cut steps, one per line
     double wall_seconds = 0.0;

@@ -66,7 +66,7 @@ class Well:
 @dataclass
 class Result:
     title: str       # the deck's title ("" when it has none)
-    status: str      # "completed" | "failed"
+    status: str      # "completed" | "failed" | "stopped" (wall-clock limit)
     start: float     # start of the first accepted step [day]
     wells: list
     steps: dict      # /simulation datasets per accepted step: time, dt, newton_iterations, ...
@@ -151,8 +151,8 @@ def figure(result, what, rows=1, height_ratios=None, sharex=True):
                              squeeze=False, layout="constrained",
                              gridspec_kw={"height_ratios": height_ratios})
     title = f"{result.title}: {what}" if result.title else what
-    if result.status == "failed":
-        title += " (simulation failed)"
+    if result.status in ("failed", "stopped"):
+        title += f" (simulation {result.status})"
     fig.suptitle(title)
     return fig, axes[:, 0]
 

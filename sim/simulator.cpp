@@ -364,8 +364,12 @@ Outcome Simulator::run(const Observer& observer) {
             ++next_report;
             if (observer.report) observer.report(static_cast<int>(next_report), time_);
         }
+        if (observer.stop && next_report < schedule_.report_times.size()) {
+            std::string why = observer.stop();
+            if (!why.empty()) return {false, true, std::move(why)};
+        }
     }
-    return {true, ""};
+    return {true, false, ""};
 }
 
 }  // namespace heptane::sim

@@ -80,7 +80,8 @@ struct NewtonRecord {
 /// How run() ended.
 struct Outcome {
     bool completed = false;
-    std::string message;  ///< failed: where and why
+    bool stopped = false;  ///< by Observer::stop, not by a failure
+    std::string message;   ///< not completed: where and why
 };
 
 /// What run() tells its caller as it goes (each member may be empty).
@@ -91,6 +92,9 @@ struct Observer {
     std::function<void(const ControlSwitch&)> control;
     /// A failed attempt at `time` with step `dt`; it is repeated with a shorter one.
     std::function<void(double time, double dt, const std::string& why)> cut;
+    /// Asked after each accepted step: a non-empty answer ends the run there (a wall-clock
+    /// limit), with the answer as the outcome's message.
+    std::function<std::string()> stop;
 };
 
 class Simulator {

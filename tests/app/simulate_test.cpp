@@ -26,8 +26,8 @@ const std::string kDeck = "tests/regression/simulation/waterflood.yaml";
 
 /// An empty folder of its own for one test.
 std::string fresh_dir(const std::string& name) {
-    const fs::path dir = fs::path(::testing::TempDir()) /
-                         ("heptane_sim_" + name + "_" + std::to_string(::getpid()));
+    const fs::path dir =
+        fs::path(::testing::TempDir()) / ("heptane_sim_" + name + "_" + std::to_string(::getpid()));
     fs::remove_all(dir);
     fs::create_directories(dir);
     return dir.string();
@@ -51,7 +51,8 @@ TEST(Simulate, WritesFieldsWellSeriesStatisticsAndATemporalXdmf) {
               std::string::npos);
     EXPECT_NE(r.out.find("PB -> shut (schedule event)"), std::string::npos);
     EXPECT_NE(r.out.find("report 3/3  day 60.00"), std::string::npos);
-    for (const char* w : {"INJ ", "PB ", "PR "}) EXPECT_NE(r.out.find(std::string("    ") + w), std::string::npos);
+    for (const char* w : {"INJ ", "PB ", "PR "})
+        EXPECT_NE(r.out.find(std::string("    ") + w), std::string::npos);
     EXPECT_NE(r.out.find("linear solve"), std::string::npos);
 
     const h5::File f = h5::File::open(out);
@@ -79,22 +80,23 @@ TEST(Simulate, WritesFieldsWellSeriesStatisticsAndATemporalXdmf) {
     double sum_dt = 0.0;
     for (double dt : f.read("/simulation/dt").values) sum_dt += dt;
     EXPECT_NEAR(sum_dt, 60.0, 1e-9);
-    for (const char* name : {"newton_iterations", "linear_iterations", "cuts", "cnv", "mb",
-                             "assembly_seconds", "linear_setup_seconds", "linear_solve_seconds",
-                             "other_seconds"}) {
+    for (const char* name :
+         {"newton_iterations", "linear_iterations", "cuts", "cnv", "mb", "assembly_seconds",
+          "linear_setup_seconds", "linear_solve_seconds", "other_seconds"}) {
         EXPECT_EQ(f.read(std::string("/simulation/") + name).values.size(), steps) << name;
     }
     for (double mb : f.read("/simulation/mb").values) EXPECT_LE(mb, 1e-7);
     long long newton = 0;
-    for (double n : f.read("/simulation/newton_iterations").values) newton += static_cast<long long>(n);
+    for (double n : f.read("/simulation/newton_iterations").values)
+        newton += static_cast<long long>(n);
     EXPECT_EQ(static_cast<long long>(f.attr_double("/simulation", "newton_iterations")), newton);
     EXPECT_EQ(f.read("/simulation/newton/linear_iterations").values.size(),
               static_cast<std::size_t>(newton));  // no cut in this run
 
     for (const char* well : {"INJ", "PB", "PR"}) {
         const std::string g = std::string("/wells/") + well;
-        for (const char* name : {"time", "bhp", "oil_rate", "water_rate", "water_cut",
-                                 "oil_total", "water_total", "control"}) {
+        for (const char* name : {"time", "bhp", "oil_rate", "water_rate", "water_cut", "oil_total",
+                                 "water_total", "control"}) {
             EXPECT_EQ(f.read(g + "/" + name).values.size(), steps) << g << "/" << name;
         }
         EXPECT_EQ(f.read(g + "/time").values, time.values);
@@ -194,6 +196,21 @@ TEST(Simulate, AFailedRunExitsWith1AndKeepsTheGoodSteps) {
     EXPECT_TRUE(f.read("/simulation/time").values.empty());
     EXPECT_EQ(f.read("/simulation/newton/step").values.size(), 3u);  // 3 attempts, 1 solve each
     for (double s : f.read("/simulation/newton/step").values) EXPECT_EQ(s, -1.0);
+}
+
+TEST(Simulate, StopsAtTheWallClockLimitWithItsStepsWritten) {
+    const std::string dir = fresh_dir("wall");
+    const std::string out = dir + "/w.h5";
+    const CliResult r =
+        run_heptane({"simulate", source_path(kDeck), "-o", out, "--max-wall-time", "1e-9"});
+    EXPECT_EQ(r.code, kExitFailed) << r.err;
+    EXPECT_NE(r.err.find("the wall-clock limit (--max-wall-time 1e-09 s) was reached"),
+              std::string::npos)
+        << r.err;
+    const h5::File f = h5::File::open(out);
+    EXPECT_EQ(f.attr_string("/", "status"), "stopped");
+    EXPECT_EQ(f.read("/simulation/time").values.size(), 1u);  // the step that crossed it
+    EXPECT_EQ(f.read("/wells/PR/bhp").values.size(), 1u);
 }
 
 }  // namespace

@@ -36,7 +36,8 @@ class SimulateOnGpu : public test::GpuTest {
 
 TEST_F(SimulateOnGpu, InKernelRunIsTheCpuRunBitForBit) {
     const std::string cpu = run("cpu", {"--backend", "cpu"});
-    const std::string gpu = run("gpu", {"--backend", "gpu", "--set", "solver.gpu_kernel=in_kernel"});
+    const std::string gpu =
+        run("gpu", {"--backend", "gpu", "--set", "solver.gpu_kernel=in_kernel"});
     const h5::File a = h5::File::open(cpu);
     const h5::File b = h5::File::open(gpu);
     EXPECT_EQ(b.attr_string("/simulation", "backend"), "gpu");

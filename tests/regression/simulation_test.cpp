@@ -24,8 +24,7 @@ constexpr double kAtol = 1e-9;
 
 std::vector<std::string> simulation_decks() {
     std::vector<std::string> decks;
-    for (const auto& e :
-         fs::directory_iterator(test::source_path("tests/regression/simulation"))) {
+    for (const auto& e : fs::directory_iterator(test::source_path("tests/regression/simulation"))) {
         if (e.path().extension() == ".yaml") decks.push_back(e.path().stem().string());
     }
     std::sort(decks.begin(), decks.end());
@@ -39,16 +38,17 @@ TEST_P(SimulationRegression, MatchesTheStoredResult) {
     const std::string deck = test::source_path("tests/regression/simulation/" + stem + ".yaml");
     const std::string reference =
         test::source_path("tests/regression/reference/simulation/" + stem + ".h5");
-    ASSERT_TRUE(fs::exists(reference)) << "no reference for " << stem
-                                       << " (tests/regression/regenerate.sh simulation/" << stem
-                                       << ")";
-    const std::string out = (fs::path(::testing::TempDir()) /
-                             (stem + "_" + std::to_string(::getpid()) + ".h5"))
-                                .string();
+    ASSERT_TRUE(fs::exists(reference))
+        << "no reference for " << stem << " (tests/regression/regenerate.sh simulation/" << stem
+        << ")";
+    const std::string out =
+        (fs::path(::testing::TempDir()) / (stem + "_" + std::to_string(::getpid()) + ".h5"))
+            .string();
     const test::CliResult r = test::run_heptane({"simulate", deck, "-o", out, "--backend", "cpu"});
     ASSERT_EQ(r.code, kExitOk) << r.out << r.err;
-    const test::CliResult cmp = test::run_heptane(
-        {"compare", out, reference, "--rtol", std::to_string(kRtol), "--atol", std::to_string(kAtol)});
+    const test::CliResult cmp =
+        test::run_heptane({"compare", out, reference, "--rtol", std::to_string(kRtol), "--atol",
+                           std::to_string(kAtol)});
     EXPECT_EQ(cmp.code, kExitOk) << cmp.out << cmp.err;
     const h5::File a = h5::File::open(out);
     const h5::File b = h5::File::open(reference);
