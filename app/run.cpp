@@ -173,25 +173,16 @@ int run_matrix_deck(const Deck& deck, const RunArgs& args, const std::string& ou
 }  // namespace
 
 int cmd_run(const RunArgs& args, std::ostream& out, std::ostream& err, bool terminal) {
-    Deck deck = load_deck(args.deck, args.overrides);
-    if (!args.backend.empty()) {  // the CLI checked the name
-        deck.solver.backend = parse_name<Backend>(args.backend).value_or(Backend::automatic);
-    }
+    const Deck deck = load_command_deck(args);
     if (deck.schedule.present) {
         deck.rethrow_located(
             InputError("schedule",
                        "this deck describes a simulation: run it with heptane simulate "
                        "(heptane run solves one linear system)"));
     }
-    const std::string output = args.output.empty() ? deck.output.file : args.output;
-    check_output_folder(output, args.output.empty() ? "output.file" : "-o", deck);
+    const std::string output = command_output(args, deck);
     if (deck.system.present) return run_matrix_deck(deck, args, output, out, err, terminal);
-    const Plan plan = plan_backend(deck);
-    if (!plan.fallback.empty()) {
-        err << "heptane: backend auto: solving on the CPU, the GPU solver cannot take this "
-               "deck: "
-            << plan.fallback << '\n';
-    }
+    const Plan plan = plan_and_report(deck, err);
 
     const auto t_setup = Clock::now();
     const wells::Model model = build_model(deck);

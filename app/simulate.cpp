@@ -200,10 +200,7 @@ void print_totals(std::ostream& out, const sim::Simulator& sim, double wall, dou
 
 int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool terminal) {
     const auto t_start = Clock::now();
-    Deck deck = load_deck(args.deck, args.overrides);
-    if (!args.backend.empty()) {  // the CLI checked the name
-        deck.solver.backend = parse_name<Backend>(args.backend).value_or(Backend::automatic);
-    }
+    const Deck deck = load_command_deck(args);
     if (deck.system.present) {
         deck.rethrow_located(InputError("system", "a matrix deck has no reservoir to simulate"));
     }
@@ -213,14 +210,8 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
                        "heptane simulate needs a schedule section (end_time, ...); a deck "
                        "without one is solved once by heptane run"));
     }
-    const std::string output = args.output.empty() ? deck.output.file : args.output;
-    check_output_folder(output, args.output.empty() ? "output.file" : "-o", deck);
-    const Plan plan = plan_backend(deck);
-    if (!plan.fallback.empty()) {
-        err << "heptane: backend auto: solving on the CPU, the GPU solver cannot take this "
-               "deck: "
-            << plan.fallback << '\n';
-    }
+    const std::string output = command_output(args, deck);
+    const Plan plan = plan_and_report(deck, err);
 
     const wells::Model model = build_model(deck, false);
     std::unique_ptr<wells::TwoPhaseSystem> system;

@@ -1,6 +1,7 @@
 #include "app/solver_setup.hpp"
 
 #include <filesystem>
+#include <ostream>
 
 #include "core/base/errors.hpp"
 #include "core/krylov/capabilities.hpp"
@@ -65,6 +66,30 @@ void check_output_folder(const std::string& path, const char* key, const Deck& d
                        "cannot write '" + path + "': folder '" + dir.string() + "' does not exist");
     if (key[0] == '-') throw e;
     deck.rethrow_located(e);
+}
+
+Deck load_command_deck(const RunArgs& args) {
+    Deck deck = load_deck(args.deck, args.overrides);
+    if (!args.backend.empty()) {  // the CLI checked the name
+        deck.solver.backend = parse_name<Backend>(args.backend).value_or(Backend::automatic);
+    }
+    return deck;
+}
+
+std::string command_output(const RunArgs& args, const Deck& deck) {
+    const std::string output = args.output.empty() ? deck.output.file : args.output;
+    check_output_folder(output, args.output.empty() ? "output.file" : "-o", deck);
+    return output;
+}
+
+Plan plan_and_report(const Deck& deck, std::ostream& err) {
+    Plan plan = plan_backend(deck);
+    if (!plan.fallback.empty()) {
+        err << "heptane: backend auto: solving on the CPU, the GPU solver cannot take this "
+               "deck: "
+            << plan.fallback << '\n';
+    }
+    return plan;
 }
 
 SolveOptions solve_options(const Deck& deck) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "app/deck.hpp"
+#include "app/run.hpp"
 #include "core/krylov/linear_solver.hpp"
 #include "core/matrix/formats.hpp"
 #include "core/matrix/gh_matrix.hpp"
@@ -33,6 +34,15 @@ Plan plan_backend(const Deck& deck);
 /// Fails early (exit 2, nothing written) when the output folder does not exist. `key` is the
 /// deck key or the option ("-o") that named the path.
 void check_output_folder(const std::string& path, const char* key, const Deck& deck);
+
+/// The deck of `run` or `simulate`: loaded with the --set arguments, --backend applied.
+Deck load_command_deck(const RunArgs& args);
+
+/// The output of `run` or `simulate`: -o, else the deck's output.file; its folder checked.
+std::string command_output(const RunArgs& args, const Deck& deck);
+
+/// plan_backend, and on `err` why the CPU runs the solves when backend auto falls back.
+Plan plan_and_report(const Deck& deck, std::ostream& err);
 
 /// The per-solve options of the deck: tolerance and max_iterations.
 SolveOptions solve_options(const Deck& deck);
