@@ -14,6 +14,7 @@
 #include "core/base/units.hpp"
 #include "core/krylov/names.hpp"
 #include "gpu/device.hpp"
+#include "gpu/solver.hpp"
 
 namespace heptane::app {
 namespace {
@@ -244,6 +245,7 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
     double output_seconds = 0.0;
     const auto write = [&]() {
         const auto t0 = Clock::now();
+        rec.allocations_now = gpu::device_allocations();
         rec.wall_seconds = seconds_since(t_start);
         write_simulation_output(output, rec);
         output_seconds += seconds_since(t0);
@@ -256,6 +258,7 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
 
     sim::Observer observer;
     observer.step = [&](const sim::StepRecord& s) {
+        if (s.step == 0) rec.allocations_after_first_step = gpu::device_allocations();
         progress.update(s);
         if (!terminal) {  // a log file gets a line per step
             out << "  step " << s.step + 1 << "  day " << day_text(s.time) << "  dt "
@@ -305,6 +308,17 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
     write();
     print_wells(out, deck, simulator);
     print_totals(out, simulator, seconds_since(t_start), output_seconds);
+    if (const LinearSolver* solver = simulator.linear_solver()) {
+        const SetupCounts c = solver->info().counts;
+        out << "  linear      one solver object: ";
+        if (plan.gpu) out << c.plans << " plan" << (c.plans == 1 ? "" : "s") << ", ";
+        out << c.matrix_uploads << " matrix uploads, " << c.factorizations << " factorizations";
+        if (plan.gpu) {
+            out << "; device allocations " << rec.allocations_after_first_step
+                << " after the first step, " << rec.allocations_now << " at the end";
+        }
+        out << '\n';
+    }
     out << "  output      " << output << ", " << xdmf_path(output) << '\n';
     if (!outcome.completed) {
         err << "heptane: simulation stopped at day " << day_text(simulator.time()) << ": "

@@ -142,6 +142,14 @@ void write_statistics(h5::File& f, const SimulationRecord& rec) {
     f.attr(g, "newton_iterations", newton_total);
     f.attr(g, "linear_iterations", linear_total);
     f.attr(g, "wall_seconds", rec.wall_seconds);
+    if (const LinearSolver* solver = sim.linear_solver()) {
+        const SetupCounts counts = solver->info().counts;
+        f.attr(g, "solver_plans", static_cast<long long>(counts.plans));
+        f.attr(g, "solver_matrix_uploads", static_cast<long long>(counts.matrix_uploads));
+        f.attr(g, "solver_factorizations", static_cast<long long>(counts.factorizations));
+    }
+    f.attr(g, "device_allocations_after_first_step", rec.allocations_after_first_step);
+    f.attr(g, "device_allocations_at_end", rec.allocations_now);
     for (int i = 0; i < 4; ++i) f.attr(g, part_names[i], totals[i]);
 }
 

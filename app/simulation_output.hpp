@@ -31,6 +31,10 @@ struct SimulationRecord {
     std::string message;             ///< failed: where and why
     std::vector<std::string> log;    ///< well control changes and cut steps, one per line
     double wall_seconds = 0.0;
+    /// Device allocations (gpu::device_allocations) after the first accepted step and now:
+    /// equal when no Newton step allocates (the solver object is set up once).
+    long long allocations_after_first_step = 0;
+    long long allocations_now = 0;
 };
 
 /// The frame of the simulator's current state at `time` [s].

@@ -120,6 +120,8 @@ class Simulator {
     const Schedule& schedule() const { return schedule_; }
     /// Totals of the linear stage (zero before the first solve).
     LinearStats linear_stats() const;
+    /// The run's solver object (null before the first Newton iteration made it).
+    const LinearSolver* linear_solver() const { return linear_ ? &linear_->solver() : nullptr; }
     /// Total cut attempts.
     int cuts() const { return cuts_; }
 

@@ -92,6 +92,9 @@ TEST(Simulate, WritesFieldsWellSeriesStatisticsAndATemporalXdmf) {
     EXPECT_EQ(static_cast<long long>(f.attr_double("/simulation", "newton_iterations")), newton);
     EXPECT_EQ(f.read("/simulation/newton/linear_iterations").values.size(),
               static_cast<std::size_t>(newton));  // no cut in this run
+    // One solver object: made for the first Jacobian, given the values of the others.
+    EXPECT_EQ(f.attr_double("/simulation", "solver_matrix_uploads"), static_cast<double>(newton));
+    EXPECT_EQ(f.attr_double("/simulation", "solver_factorizations"), static_cast<double>(newton));
 
     for (const char* well : {"INJ", "PB", "PR"}) {
         const std::string g = std::string("/wells/") + well;

@@ -47,6 +47,14 @@ TEST_F(SimulateOnGpu, InKernelRunIsTheCpuRunBitForBit) {
     }
     const test::CliResult cmp = test::run_heptane({"compare", gpu, cpu, "--rtol", "0"});
     EXPECT_EQ(cmp.code, kExitOk) << cmp.out;
+    // One solver object for the run: planned once, given every Jacobian's values, no
+    // device allocation after the first step.
+    EXPECT_EQ(b.attr_double("/simulation", "solver_plans"), 1.0);
+    EXPECT_EQ(b.attr_double("/simulation", "solver_matrix_uploads"),
+              static_cast<double>(b.read("/simulation/newton/linear_iterations").values.size()));
+    EXPECT_EQ(b.attr_double("/simulation", "device_allocations_at_end"),
+              b.attr_double("/simulation", "device_allocations_after_first_step"));
+    EXPECT_GT(b.attr_double("/simulation", "device_allocations_at_end"), 0.0);
 }
 
 TEST_F(SimulateOnGpu, MultiKernelRunAgreesWithTheCpuRun) {
