@@ -165,6 +165,7 @@ ReportFrame report_frame(const Deck& deck, const sim::Simulator& simulator, doub
     ReportFrame frame;
     frame.time = time / units::kDay;
     frame.steps = static_cast<int>(simulator.steps().size());
+    if (!simulator.steps().empty()) frame.dt = simulator.steps().back().dt / units::kDay;
     const grid::CellState& x = simulator.state().cells;
     frame.pressure.resize(x.p.size());
     for (std::size_t m = 0; m < x.p.size(); ++m) frame.pressure[m] = x.p[m] / u.pressure;
@@ -193,6 +194,7 @@ void write_simulation_output(const std::string& h5_path, const SimulationRecord&
             const ReportFrame& r = rec.frames[n];
             const std::string group = "/timesteps/" + report_name(n);
             f.write(group + "/time", {r.time}, {1}, "day");
+            f.write(group + "/dt", {r.dt}, {1}, "day");
             f.write(group + "/pressure", r.pressure, shape, u.pressure_name);
             f.write(group + "/water_saturation", r.water_saturation, shape, "1");
             f.attr(group, "time", r.time);

@@ -14,6 +14,7 @@ namespace heptane::app {
 /// The fields at one report time, in the deck's units.
 struct ReportFrame {
     double time = 0.0;  ///< [day]
+    double dt = 0.0;    ///< [day] the step that ended here (0 for the initial state)
     int steps = 0;      ///< accepted time steps before it
     std::vector<double> pressure;
     std::vector<double> water_saturation;

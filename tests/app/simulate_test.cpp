@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <array>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -63,6 +65,7 @@ TEST(Simulate, WritesFieldsWellSeriesStatisticsAndATemporalXdmf) {
     for (int n = 0; n < 4; ++n) {
         const std::string g = "/timesteps/0000" + std::to_string(n);
         EXPECT_EQ(f.read(g + "/time").values, std::vector<double>{20.0 * n});
+        EXPECT_EQ(f.read(g + "/dt").values.size(), 1u);
         const h5::Dataset p = f.read(g + "/pressure");
         EXPECT_EQ(p.dims, (std::vector<hsize_t>{8, 6, 3}));
         EXPECT_EQ(f.read(g + "/water_saturation").dims, p.dims);
@@ -138,6 +141,64 @@ TEST(Simulate, WritesFieldsWellSeriesStatisticsAndATemporalXdmf) {
     const CliResult cmp = run_heptane({"compare", out, out, "--rtol", "0"});
     EXPECT_EQ(cmp.code, kExitOk) << cmp.out;
     EXPECT_NE(cmp.out.find("/wells/PR/bhp"), std::string::npos) << cmp.out;
+}
+
+TEST(Simulate, FiveSpotConservesMassFromItsFileAlone) {
+    // The five-spot of ./run.sh (SPE10 window, gravity, 5 wells, events), checked from its
+    // output file alone: at every report time the fluid in place, computed here from the
+    // pressure and saturation fields and the deck's laws, has changed by minus what the
+    // wells' cumulatives say left, per phase, within the per-step material-balance tolerance
+    // summed over the steps (schedule.newton.tolerance_mb = 1e-7 of the pore volume each).
+    const std::string dir = fresh_dir("five_spot");
+    const std::string out = dir + "/fs.h5";
+    const CliResult r = run_heptane(
+        {"simulate", source_path("inputs/five_spot.yaml"), "-o", out, "--backend", "cpu"});
+    ASSERT_EQ(r.code, kExitOk) << r.err;
+    const h5::File f = h5::File::open(out);
+    const double psi = 6894.757293168361, stb = 0.158987294928, ft3 = 0.028316846592;
+    const double volume = 20.0 * 10.0 * 2.0 * ft3;  // m^3, the deck's cells
+    const double c_rock = 1e-6 / psi, c_oil = 5e-6 / psi, c_water = 3e-6 / psi;
+    const double p_ref = 6000.0 * psi;
+    const std::vector<double> phi = f.read("/grid/porosity").values;
+    double pore_volume = 0.0;
+    for (double x : phi) pore_volume += x * volume / stb;
+    const auto fluid_in_place = [&](const std::string& report) {
+        const auto p = f.read(report + "/pressure").values;
+        const auto sw = f.read(report + "/water_saturation").values;
+        std::array<double, 2> fip{0.0, 0.0};  // stb at reference density
+        for (std::size_t m = 0; m < p.size(); ++m) {
+            const double dp = p[m] * psi - p_ref;
+            const double pv = volume * phi[m] * std::exp(c_rock * dp) / stb;
+            fip[0] += pv * std::exp(c_oil * dp) * (1.0 - sw[m]);
+            fip[1] += pv * std::exp(c_water * dp) * sw[m];
+        }
+        return fip;
+    };
+    const std::array<double, 2> initial = fluid_in_place("/timesteps/00000");
+    const auto step_times = f.read("/simulation/time").values;
+    int checked = 0;
+    for (const std::string& report : f.datasets("/timesteps")) {
+        if (report.find("/pressure") == std::string::npos) continue;
+        const std::string group = report.substr(0, report.rfind('/'));
+        const double t = f.read(group + "/time").values[0];
+        if (t == 0.0) continue;
+        std::size_t steps = 0;  // steps up to t
+        while (steps < step_times.size() && step_times[steps] <= t) ++steps;
+        ASSERT_GT(steps, 0u);
+        std::array<double, 2> produced{0.0, 0.0};
+        for (const char* w : {"INJ", "P1", "P2", "P3", "P4"}) {
+            produced[0] += f.read(std::string("/wells/") + w + "/oil_total").values[steps - 1];
+            produced[1] += f.read(std::string("/wells/") + w + "/water_total").values[steps - 1];
+        }
+        const std::array<double, 2> now = fluid_in_place(group);
+        for (int a = 0; a < 2; ++a) {
+            const double error = std::abs(now[a] - initial[a] + produced[a]) / pore_volume;
+            EXPECT_LE(error, static_cast<double>(steps) * 1e-7 * 1.05)
+                << "day " << t << ", phase " << a << " (" << steps << " steps)";
+        }
+        ++checked;
+    }
+    EXPECT_EQ(checked, 10);
 }
 
 TEST(Simulate, ShowsAProgressLineOnATerminal) {
