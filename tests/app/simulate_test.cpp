@@ -1,14 +1,20 @@
 // `heptane simulate`: the result file (/timesteps, /wells, /simulation), its temporal XDMF,
 // the terminal output, exit codes, bad schedules (exit 2, nothing written) and a failed run
 // (exit 1, every good step written).
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "app/cli.hpp"
 #include "app/hdf5_file.hpp"
@@ -199,6 +205,49 @@ TEST(Simulate, FiveSpotConservesMassFromItsFileAlone) {
         ++checked;
     }
     EXPECT_EQ(checked, 10);
+}
+
+/// Whether `path` is an HDF5 file with report `group` (false while it is being replaced).
+bool has_report(const std::string& path, const std::string& group) {
+    try {
+        return h5::File::open(path).exists(group);
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+TEST(Simulate, AKilledRunLeavesItsLastCheckpoint) {
+    // The five-spot in a child process, killed (SIGKILL: no clean-up) once its third report
+    // is on disk. The file it leaves is whole and readable: the last report time's
+    // checkpoint, status "running", every step up to there.
+    const std::string dir = fresh_dir("killed");
+    const std::string out = dir + "/k.h5";
+    const std::string deck = source_path("inputs/five_spot.yaml");
+    const char* argv[] = {HEPTANE_EXECUTABLE, "simulate",  deck.c_str(), "-o",
+                          out.c_str(),        "--backend", "cpu",        nullptr};
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    pid_t child = 0;
+    ASSERT_EQ(posix_spawn(&child, argv[0], &actions, nullptr, const_cast<char**>(argv), environ),
+              0);
+    posix_spawn_file_actions_destroy(&actions);
+    const auto start = std::chrono::steady_clock::now();
+    while (!has_report(out, "/timesteps/00002") &&
+           std::chrono::steady_clock::now() - start < std::chrono::seconds(120)) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ::kill(child, SIGKILL);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    ASSERT_TRUE(WIFSIGNALED(status)) << "the run ended before it was killed";
+    const h5::File f = h5::File::open(out);
+    EXPECT_EQ(f.attr_string("/", "status"), "running");
+    EXPECT_TRUE(f.exists("/timesteps/00002/water_saturation"));
+    const std::size_t steps = f.read("/simulation/time").values.size();
+    EXPECT_GT(steps, 0u);
+    EXPECT_EQ(f.read("/wells/P1/bhp").values.size(), steps);
+    EXPECT_LE(f.read("/simulation/time").values.back(), 150.0);
 }
 
 TEST(Simulate, ShowsAProgressLineOnATerminal) {
