@@ -33,9 +33,33 @@
 #include "wells/generator.hpp"
 
 namespace heptane::app {
-namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Median seconds of `run` over `repeats` host-timed runs after one warm-up.
+double host_median(int repeats, const std::function<void()>& run) {
+    run();
+    std::vector<double> t;
+    for (int i = 0; i < repeats; ++i) {
+        const auto t0 = Clock::now();
+        run();
+        t.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+// CPU STREAM triad (OpenMP) on three arrays of n doubles: bytes / median seconds.
+double cpu_triad(std::size_t n, int repeats) {
+    std::vector<double> a(n), b(n, 1.0), c(n, 2.0);
+    const double s = host_median(repeats, [&] {
+#pragma omp parallel for schedule(static)
+        for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + 3.0 * c[i];
+    });
+    return 24.0 * static_cast<double>(n) / s;
+}
+
+namespace {
 
 /// A synthetic benchmark system: g^3 cells, K components, `wells` vertical wells spread over
 /// the grid (full perforation, every other one rate-controlled).
@@ -95,35 +119,12 @@ double fastest_cusparse_bsr(const std::vector<gpu::Timing>& timings) {
         timings, [](const std::string& n) { return n == "cusparse_bsr" || n == "cusparse_bsrmv"; });
 }
 
-/// Median seconds of `run` over `repeats` host-timed runs after one warm-up.
-double host_median(int repeats, const std::function<void()>& run) {
-    run();
-    std::vector<double> t;
-    for (int i = 0; i < repeats; ++i) {
-        const auto t0 = Clock::now();
-        run();
-        t.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
-    }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-}
-
 /// The CPU reference product y = A x (x = 1, n rows), median of `repeats` runs.
 template <class Matrix>
 gpu::Timing cpu_reference_timing(const Matrix& A, std::size_t n, int repeats) {
     std::vector<double> x(n, 1.0), y(n);
     const double t = host_median(repeats, [&] { spmv(A, x.data(), y.data()); });
     return {"cpu_reference", t, t, repeats, ""};
-}
-
-/// CPU STREAM triad (OpenMP) on three arrays of n doubles: bytes / median seconds.
-double cpu_triad(std::size_t n, int repeats) {
-    std::vector<double> a(n), b(n, 1.0), c(n, 2.0);
-    const double s = host_median(repeats, [&] {
-#pragma omp parallel for schedule(static)
-        for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + 3.0 * c[i];
-    });
-    return 24.0 * static_cast<double>(n) / s;
 }
 
 struct Device {

@@ -117,6 +117,12 @@ struct BenchArgs {
     std::string command;  ///< the command line, for the report
 };
 
+/// Median seconds of `run` over `repeats` host-timed runs after one warm-up.
+double host_median(int repeats, const std::function<void()>& run);
+
+/// The CPU's STREAM triad (OpenMP) on three arrays of n doubles: 24 n bytes / median seconds.
+double cpu_triad(std::size_t n, int repeats);
+
 int cmd_bench_spmv(const BenchArgs& args, std::ostream& out);
 int cmd_bench_solve(const BenchArgs& args, std::ostream& out);
 int cmd_bench_ksparse(const BenchArgs& args, std::ostream& out);

@@ -10,6 +10,7 @@
 #include "app/bench.hpp"
 #include "app/compare.hpp"
 #include "app/deck.hpp"
+#include "app/proxy.hpp"
 #include "app/report.hpp"
 #include "app/run.hpp"
 #include "app/simulate.hpp"
@@ -296,6 +297,37 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     bench_smoother->add_option("--report", bench_args.report, "YAML report")
         ->default_val("bench_smoother.yaml");
 
+    ProxyArgs proxy_args;
+    CLI::App* proxy = app.add_subcommand(
+        "proxy",
+        "The procurement proxy run (docs/PROXY.md): the defined two-phase problem sized to the "
+        "machine, setup, validation, a timed phase of repeated solves, a final check, the "
+        "figure of merit and the performance model; a YAML report. Exit 0 VALID, 1 INVALID");
+    proxy->add_option("--backend", proxy_args.backend, "auto | cpu | gpu (default auto)")
+        ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
+    proxy->add_option("--kernel", proxy_args.kernel, "GPU solver: in_kernel | multi_kernel")
+        ->default_val("in_kernel");
+    proxy
+        ->add_option("--method", proxy_args.method,
+                     "bicgstab (the defined solver, with point-block Jacobi) | qmr (no "
+                     "preconditioner; not official)")
+        ->default_val("bicgstab");
+    proxy->add_flag("--quick", proxy_args.quick,
+                    "a short run: 40 x 40 x 85 cells and a 5 s timed phase (not official)");
+    proxy
+        ->add_option("--min-seconds", proxy_args.min_seconds,
+                     "least length of the timed phase (default 60; official: 60 or more)")
+        ->check(CLI::PositiveNumber);
+    proxy
+        ->add_option("--memory-fraction", proxy_args.memory_fraction,
+                     "size the problem to this share of the device (or host) memory "
+                     "(default 0.25; official: 0.25 or more)")
+        ->check(CLI::Range(1e-6, 1.0));
+    proxy->add_option("--dims", proxy_args.dims, "explicit size NX NY NZ instead")->expected(3);
+    proxy->add_option("--report", proxy_args.report, "YAML report")
+        ->default_val("heptane_proxy.yaml");
+    proxy->add_option("--test-fault", proxy_args.fault)->group("");  // tests: break a check
+
     std::string info_deck;
     CLI::App* info = app.add_subcommand(
         "info",
@@ -321,6 +353,11 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     try {
         if (run->parsed()) return cmd_run(run_args, out, err, terminal);
         if (simulate->parsed()) return cmd_simulate(sim_args, out, err, terminal);
+        if (proxy->parsed()) {
+            for (int i = 0; i < argc; ++i)
+                proxy_args.command += (i ? " " : "") + std::string(argv[i]);
+            return cmd_proxy(proxy_args, out, err);
+        }
         if (bench_spmv->parsed() || bench_solve->parsed() || bench_ksparse->parsed() ||
             bench_smoother->parsed() || bench_update->parsed()) {
             for (int i = 0; i < argc; ++i)

@@ -55,6 +55,14 @@ std::vector<Timing> time_block_spmv(const Bsr& A, int repeats,
 std::vector<Timing> time_smoothers(const GHMatrix& A, std::array<int, 3> shape, double omega,
                                    int repeats);
 
+/// The kernels of one BiCGStab iteration with the point-block Jacobi preconditioner, each timed
+/// alone like the others here (`heptane proxy`'s performance model, proxy/model.hpp): spmv
+/// (y = GH x by the solvers' Bdia kernel, default_variant(), wells included),
+/// precond_point_block (z = D^-1 r, the solvers' preconditioner kernel), dot (x . y by a
+/// grid-stride kernel with one atomic add a block) and axpy (y += a x), the last two on vectors
+/// of A.rows() entries.
+std::vector<Timing> time_iteration_kernels(const GHMatrix& A, int repeats);
+
 /// Free and total device memory in bytes (0, 0 without a device).
 std::pair<std::size_t, std::size_t> device_memory();
 

@@ -19,6 +19,7 @@ declare -A probe=(
   [libgtest-dev]=gtest/gtest.h
   [libcli11-dev]=CLI/CLI.hpp
   [zlib1g-dev]=zlib.h
+  [python3-yaml]=/usr/lib/python3/dist-packages/yaml/__init__.py  # scripts/check_proxy_report.py
 )
 have() {  # absolute path, or a header in the usual include folders
   case "$1" in

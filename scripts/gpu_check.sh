@@ -17,6 +17,12 @@
 # HEPTANE_SIMULATE: "DECK [ARGS]" lines (';'-separated) run by `heptane simulate` after the
 #                benches (output under /tmp: the fields are large), their report in the log;
 #                HEPTANE_SIMULATE_TIMEOUT seconds each (default 420)
+# HEPTANE_PROXY: "ARGS" lines (';'-separated) run by `heptane proxy` last, each report in
+#                $OUT/proxy_N.yaml and checked by scripts/check_proxy_report.py;
+#                HEPTANE_PROXY_TIMEOUT seconds each (default 480)
+# HEPTANE_PROXY_MEMCHECK=1: compute-sanitizer memcheck of a small GPU proxy run (its solver,
+#                the model's timed kernels, the A^T product of QMR), with or without the rest
+#                of the sanitizer runs
 # HEPTANE_SKIP_TESTS=1: build and bench only
 # HEPTANE_GPU_TESTS_ONLY=1: run the gpu label only (not the whole suite first)
 # HEPTANE_NO_SANITIZER=1: skip compute-sanitizer (a session whose change is host-side only)
@@ -102,6 +108,17 @@ else
   echo "compute-sanitizer not found"
 fi
 fi
+if [[ -n "${HEPTANE_PROXY_MEMCHECK:-}" ]] && command -v compute-sanitizer >/dev/null; then
+  for method in bicgstab qmr; do
+    echo "== memcheck heptane proxy --method $method" | tee -a "$log"
+    timeout 300 compute-sanitizer --tool memcheck --error-exitcode 1 "$build/app/heptane" proxy \
+      --backend gpu --method "$method" --dims 20 20 17 --min-seconds 0.1 \
+      --report /tmp/proxy_memcheck.yaml >/tmp/proxy_memcheck.log 2>&1
+    rc=$?
+    grep -E "ERROR SUMMARY|^VALID|^INVALID" /tmp/proxy_memcheck.log | tee -a "$log"
+    [[ $rc -ne 0 ]] && san=1
+  done
+fi
 echo "gpu_check: all=$all gpu=$gpu memcheck=$san" | tee -a "$log"
 if [[ -n "${HEPTANE_BENCH:-}" ]]; then
   IFS=';' read -ra benches <<<"$HEPTANE_BENCH"
@@ -146,6 +163,20 @@ if [[ -n "${HEPTANE_SIMULATE:-}" ]]; then
       -o "/tmp/gpu_check_sim_$n.h5" 2>&1 | tee -a "$log"
     rc=${PIPESTATUS[0]}
     echo "simulate rc=$rc wall $(awk "BEGIN { print $(date +%s.%N) - $start }") s" | tee -a "$log"
+  done
+fi
+if [[ -n "${HEPTANE_PROXY:-}" ]]; then
+  IFS=';' read -ra proxies <<<"$HEPTANE_PROXY"
+  n=0
+  for line in "${proxies[@]}"; do
+    n=$((n + 1))
+    echo "== proxy $line" | tee -a "$log"
+    # shellcheck disable=SC2086  # the line is a list of arguments
+    timeout "${HEPTANE_PROXY_TIMEOUT:-480}" "$build/app/heptane" proxy $line \
+      --report "$out/proxy_$n.yaml" 2>&1 | tee -a "$log"
+    echo "proxy rc=${PIPESTATUS[0]}" | tee -a "$log"
+    [[ -f "$out/proxy_$n.yaml" ]] && python3 "$root/scripts/check_proxy_report.py" \
+      "$out/proxy_$n.yaml" 2>&1 | tee -a "$log"
   done
 fi
 exit $((all || gpu || san))

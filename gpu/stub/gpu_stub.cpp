@@ -48,6 +48,10 @@ std::vector<double> smoother_sweep(Method, const GHMatrix&, std::array<int, 3>, 
     not_compiled("smoother_sweep");
 }
 
+std::vector<Timing> time_iteration_kernels(const GHMatrix&, int) {
+    not_compiled("time_iteration_kernels");
+}
+
 std::vector<Timing> time_smoothers(const GHMatrix&, std::array<int, 3>, double, int) {
     not_compiled("time_smoothers");
 }

@@ -27,6 +27,37 @@ __global__ void triad(double* a, const double* b, const double* c, double s, std
     }
 }
 
+__global__ void dot_kernel(const double* x, const double* y, std::size_t n, double* out) {
+    double s = 0.0;
+    for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+         i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+        s += x[i] * y[i];
+    }
+    for (int offset = 16; offset > 0; offset /= 2) s += __shfl_down_sync(0xffffffffu, s, offset);
+    __shared__ double warps[32];
+    if (threadIdx.x % 32 == 0) warps[threadIdx.x / 32] = s;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        double t = 0.0;
+        for (unsigned w = 0; w < blockDim.x / 32; ++w) t += warps[w];
+        atomicAdd(out, t);
+    }
+}
+
+__global__ void axpy_kernel(double a, const double* x, double* y, std::size_t n) {
+    for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+         i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+        y[i] += a * x[i];
+    }
+}
+
+int multiprocessors() {
+    int dev = 0, sms = 0;
+    HEPTANE_CUDA_CHECK(cudaGetDevice(&dev));
+    HEPTANE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    return sms;
+}
+
 /// Median and minimum of `run` over `repeats` timed launches after `warmup` untimed ones,
 /// with `flush` (L2 eviction) before each timed launch, outside the timed region.
 Timing time_it(const std::string& name, int repeats, cudaStream_t stream,
@@ -96,9 +127,7 @@ Timing measure_triad(std::size_t n, int repeats) {
     c.zero();
     detail::Stream stream;
     const cudaStream_t s = stream.get();
-    int dev = 0, sms = 0;
-    HEPTANE_CUDA_CHECK(cudaGetDevice(&dev));
-    HEPTANE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    const int sms = multiprocessors();
     auto run = [&] {
         triad<<<sms * 8, 256, 0, s>>>(a.get(), b.get(), c.get(), 3.0, n);
         HEPTANE_SYNC_CHECK(s);
@@ -278,6 +307,46 @@ std::vector<Timing> time_smoothers(const GHMatrix& A, std::array<int, 3> shape, 
         out.push_back({"sweep_block_jacobi", 0, 0, 0, e.what()});
         out.push_back({"sweep_block_gs", 0, 0, 0, e.what()});
     }
+    return out;
+}
+
+std::vector<Timing> time_iteration_kernels(const GHMatrix& A, int repeats) {
+    std::vector<Timing> out;
+    detail::Stream stream;
+    const cudaStream_t s = stream.get();
+    L2Flusher flusher;
+    auto flush = [&] { flusher(s); };
+    const std::size_t n = static_cast<std::size_t>(A.rows());
+    std::vector<double> host(n);
+    for (std::size_t i = 0; i < n; ++i) host[i] = 1.0 + 1e-3 * static_cast<double>(i % 97);
+    Buffer<double> x(host), y(host), sum(1);
+    {
+        const detail::DeviceGH gh(A, default_variant());
+        out.push_back(time_it(
+            "spmv", repeats, s, [&] { gh.apply(x.get(), y.get(), false, s); }, flush));
+    }
+    {
+        const auto M =
+            detail::upload_preconditioner(A, PreconditionerKind::point_block_jacobi, {1, 1, 1});
+        out.push_back(time_it(
+            "precond_point_block", repeats, s, [&] { M->apply(x.get(), y.get(), s); }, flush));
+    }
+    const int blocks = multiprocessors() * 8;
+    out.push_back(time_it(
+        "dot", repeats, s,
+        [&] {
+            HEPTANE_CUDA_CHECK(cudaMemsetAsync(sum.get(), 0, sizeof(double), s));
+            dot_kernel<<<blocks, 256, 0, s>>>(x.get(), y.get(), n, sum.get());
+            HEPTANE_SYNC_CHECK(s);
+        },
+        flush));
+    out.push_back(time_it(
+        "axpy", repeats, s,
+        [&] {
+            axpy_kernel<<<blocks, 256, 0, s>>>(1e-3, x.get(), y.get(), n);
+            HEPTANE_SYNC_CHECK(s);
+        },
+        flush));
     return out;
 }
 

@@ -1,0 +1,110 @@
+#pragma once
+/// @file `heptane proxy`: the procurement proxy run (issue 18; docs/PROXY.md). The defined
+/// problem (proxy/problem.hpp) sized to the machine, four timed phases (setup, validation,
+/// the timed solves, the final check), validation inside the run, the figure of merit, the
+/// performance model (proxy/model.hpp) against kernels timed in the same run, and a YAML
+/// report with a versioned schema (scripts/check_proxy_report.py). VALID: exit 0; INVALID:
+/// exit 1 with the reasons.
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "core/krylov/solver_settings.hpp"
+#include "proxy/model.hpp"
+#include "proxy/problem.hpp"
+
+namespace heptane::app {
+
+/// The version of the report's schema (docs/PROXY.md, "Report"); a change of a key is a new
+/// version.
+constexpr int kProxyReportVersion = 1;
+
+/// Run rules of version 1 (docs/PROXY.md, "Run rules").
+constexpr double kProxyTolerance = 1e-6;          ///< ||b - A x|| / ||b|| of the defined solve
+constexpr int kProxyMaxIterations = 20000;        ///< a solve that needs more is INVALID
+constexpr double kProxyTrueResidualFactor = 2.0;  ///< true residual <= factor x tolerance
+constexpr double kOfficialMinSeconds = 60.0;      ///< the timed phase of an official run
+constexpr double kQuickMinSeconds = 5.0;
+constexpr double kOfficialMemoryFraction = 0.25;  ///< least share of memory an official run uses
+constexpr int kSetupAmortization = 50;            ///< solves the one-time setup is charged over
+
+struct ProxyArgs {
+    std::string backend = "auto";      ///< auto | cpu | gpu
+    std::string kernel = "in_kernel";  ///< GPU: in_kernel | multi_kernel
+    std::string method = "bicgstab";   ///< bicgstab (official) | qmr (no preconditioner)
+    bool quick = false;                ///< the quick size and kQuickMinSeconds
+    double min_seconds = 0.0;          ///< 0: kOfficialMinSeconds (kQuickMinSeconds with quick)
+    double memory_fraction = 0.0;      ///< 0: kOfficialMemoryFraction (not with quick or dims)
+    std::vector<int> dims;             ///< nx ny nz (explicit size)
+    std::string report = "heptane_proxy.yaml";
+    /// Test hook (hidden option --test-fault): "perturb_solution" adds 1e-3 max|x| to every
+    /// entry of the final solution before the final check; "nonreproducible" flips the last
+    /// bit of one entry of the second timed solve, as a reduction in another order would.
+    /// Either must turn the run INVALID.
+    std::string fault;
+    std::string command;  ///< the command line, for the report
+};
+
+/// One check of the run (a line of the report): its numbers and whether it passed.
+struct ValidationLine {
+    std::string name;
+    bool passed = false;
+    double value = 0.0;  ///< the measured quantity (what the bound applies to)
+    double bound = 0.0;
+    std::string detail;  ///< one sentence with the numbers
+};
+
+/// One kernel of the model with its measurement.
+struct KernelLine {
+    proxy::KernelModel model;
+    double predicted_seconds = 0.0;
+    double measured_seconds = 0.0;  ///< median of the kernel timed alone
+};
+
+/// Everything a run measured and decided: the report's content.
+struct ProxyRun {
+    ProxyArgs args;
+    bool official = false;
+    std::vector<std::string> deviations;  ///< why the run is not official
+    // where it ran
+    bool gpu = false;
+    std::string kernel;  ///< the solver object's own description
+    int openmp_threads = 0;
+    double triad_bytes_per_second = 0.0;
+    // the problem
+    proxy::ProblemSize size;
+    std::string sizing;  ///< how the size was chosen
+    long long unknowns = 0, cells = 0, wells = 0, nonzeros = 0;
+    double problem_bytes = 0.0;  ///< the solver's memory (workspace) on its backend
+    Method method = Method::bicgstab;
+    PreconditionerKind preconditioner = PreconditionerKind::point_block_jacobi;
+    // phases (seconds)
+    double generation_seconds = 0.0, setup_seconds = 0.0, update_seconds = 0.0;
+    double validation_seconds = 0.0, timed_seconds = 0.0, final_seconds = 0.0;
+    double model_seconds = 0.0;
+    // the timed phase
+    int iterations = 0;                 ///< of the defined solve (every timed solve takes the same)
+    std::vector<double> solve_seconds;  ///< each timed solve (the solver's own time)
+    std::vector<double> solve_wall_seconds;  ///< each timed solve's solve() call
+    double solve_median = 0.0;
+    double bytes_per_iteration = 0.0;
+    // checks
+    std::vector<ValidationLine> validation;
+    bool valid() const;
+    // figure of merit
+    double fom = 0.0;                  ///< unknowns / (t_solve + setup / kSetupAmortization)
+    double solve_rate = 0.0;           ///< unknowns / t_solve
+    double gdof_iterations = 0.0;      ///< unknowns x iterations / t_solve / 1e9
+    double effective_bandwidth = 0.0;  ///< bytes_per_iteration x iterations / t_solve
+    // the model
+    std::vector<KernelLine> kernels;
+    double iteration_predicted = 0.0, iteration_measured = 0.0;
+};
+
+int cmd_proxy(const ProxyArgs& args, std::ostream& out, std::ostream& err);
+
+/// The run as the report's YAML (app/proxy_report.cpp).
+std::string proxy_report_yaml(const ProxyRun& run);
+
+}  // namespace heptane::app

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# scripts/check_proxy_report.py on a real `heptane proxy --quick` report:
+#   tests/scripts/check_proxy_report_test.sh REPORT.yaml
+# - the report passes (--require-valid);
+# - each deliberately broken copy fails with exit 1 and names what is wrong: a failed check in a
+#   VALID report, a missing key, a key the schema does not know, a figure of merit that is not
+#   its definition, another schema version, an official run with deviations, a string where a
+#   number belongs;
+# - a file that is not YAML exits 2.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+checker="$root/scripts/check_proxy_report.py"
+if [[ $# -ne 1 || ! -f "$1" ]]; then
+  echo "usage: $0 REPORT.yaml (an existing report)" >&2
+  exit 2
+fi
+report="$1"
+python=""
+for p in python3 /usr/bin/python3; do
+  if command -v "$p" >/dev/null && "$p" -c "import yaml" 2>/dev/null; then python="$p"; break; fi
+done
+if [[ -z "$python" ]]; then
+  echo "FAIL: no python3 with PyYAML (scripts/bootstrap.sh installs python3-yaml)" >&2
+  exit 1
+fi
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+"$python" "$checker" "$report" --require-valid
+
+# broken NAME PYTHON-STATEMENT EXPECTED-TEXT: a copy changed by the statement (r is the report)
+# must fail with EXPECTED-TEXT in the checker's output.
+broken() {
+  local name="$1" change="$2" expected="$3" copy="$tmp/$1.yaml" out rc
+  "$python" - "$report" "$copy" <<PY
+import sys, yaml
+r = yaml.safe_load(open(sys.argv[1]))
+$change
+yaml.safe_dump(r, open(sys.argv[2], "w"), sort_keys=False)
+PY
+  set +e
+  out="$("$python" "$checker" "$copy" 2>&1)"
+  rc=$?
+  set -e
+  if [[ $rc -ne 1 || "$out" != *"$expected"* ]]; then
+    echo "FAIL: $name: exit $rc (expected 1), output: $out (expected to contain: $expected)" >&2
+    exit 1
+  fi
+  echo "ok: $name: $out"
+}
+broken failed_check 'r["validation"][0]["passed"] = False' "result: VALID with failed checks"
+broken missing_key 'del r["figure_of_merit"]["gdof_iterations_per_second"]' \
+  "figure_of_merit.gdof_iterations_per_second: missing"
+broken unknown_key 'r["problem"]["colour"] = "blue"' "report.problem.colour: not in schema"
+broken fom 'r["figure_of_merit"]["unknowns_per_second"] *= 1.01' \
+  "figure_of_merit.unknowns_per_second"
+broken version 'r["schema_version"] = 2' "schema_version: this checker knows 1"
+broken official 'r["official"] = True' "official: true with deviations"
+broken type 'r["solver"]["iterations"] = "many"' "report.solver.iterations: expected int"
+broken missing_check 'r["validation"] = r["validation"][:1]' "result: VALID without the checks"
+
+echo "not: [yaml" > "$tmp/bad.yaml"
+set +e
+"$python" "$checker" "$tmp/bad.yaml" >/dev/null 2>&1
+rc=$?
+set -e
+if [[ $rc -ne 2 ]]; then
+  echo "FAIL: a file that is not YAML: exit $rc (expected 2)" >&2
+  exit 1
+fi
+echo "ok: not YAML: exit 2"
