@@ -324,6 +324,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                      "(default 0.25; official: 0.25 or more)")
         ->check(CLI::Range(1e-6, 1.0));
     proxy->add_option("--dims", proxy_args.dims, "explicit size NX NY NZ instead")->expected(3);
+    proxy->add_flag("!--no-secondary", proxy_args.secondary,
+                    "skip the K = 3, 4, 8 synthetic variants (not official)");
     proxy->add_option("--report", proxy_args.report, "YAML report")
         ->default_val("heptane_proxy.yaml");
     proxy->add_option("--test-fault", proxy_args.fault)->group("");  // tests: break a check

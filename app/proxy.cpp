@@ -19,6 +19,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <ostream>
 
@@ -63,24 +64,25 @@ double host_memory_bytes() {
     return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0.0;
 }
 
-/// Chooses the size and says how (run.sizing), and what keeps the run from being official.
+/// Chooses the defined problem's size and says how, and what keeps the run from being official.
 void choose_size(ProxyRun& run) {
     const ProxyArgs& a = run.args;
+    ProblemRun& d = run.defined;
     if (!a.dims.empty()) {
         if (a.dims.size() != 3) throw InputError("--dims", "takes three numbers: NX NY NZ");
-        run.size = {a.dims[0], a.dims[1], a.dims[2]};
-        if (run.size.nx < proxy::kPattern || run.size.ny < proxy::kPattern || run.size.nz < 1) {
+        d.size = {a.dims[0], a.dims[1], a.dims[2]};
+        if (d.size.nx < proxy::kPattern || d.size.ny < proxy::kPattern || d.size.nz < 1) {
             throw InputError("--dims", "NX and NY must be at least " +
                                            std::to_string(proxy::kPattern) +
                                            " (one five-spot pattern) and NZ at least 1");
         }
-        run.sizing = "dims " + std::to_string(run.size.nx) + " x " + std::to_string(run.size.ny) +
-                     " x " + std::to_string(run.size.nz);
+        d.sizing = "dims " + std::to_string(d.size.nx) + " x " + std::to_string(d.size.ny) + " x " +
+                   std::to_string(d.size.nz);
         return;
     }
     if (a.quick && a.memory_fraction == 0.0) {
-        run.size = kQuickSize;
-        run.sizing = "quick";
+        d.size = kQuickSize;
+        d.sizing = "quick";
         return;
     }
     const double fraction = a.memory_fraction > 0.0 ? a.memory_fraction : kOfficialMemoryFraction;
@@ -90,9 +92,9 @@ void choose_size(ProxyRun& run) {
     }
     const double memory = run.gpu ? static_cast<double>(gpu::list_devices()[0].global_memory_bytes)
                                   : host_memory_bytes();
-    run.size = proxy::size_for_bytes(fraction * memory);
-    run.sizing = "memory fraction " + fixed(fraction, 3) + " of " + fixed(memory / 1e9, 1) +
-                 " GB (" + (run.gpu ? "device" : "host") + ")";
+    d.size = proxy::size_for_bytes(fraction * memory);
+    d.sizing = "memory fraction " + fixed(fraction, 3) + " of " + fixed(memory / 1e9, 1) + " GB (" +
+               (run.gpu ? "device" : "host") + ")";
 }
 
 /// The run rules an official run keeps (docs/PROXY.md, "Run rules").
@@ -106,13 +108,15 @@ void check_rules(ProxyRun& run) {
         deviate("timed phase of " + fixed(run.args.min_seconds, 1) + " s (at least " +
                 fixed(kOfficialMinSeconds, 0) + " s)");
     }
-    if (run.size.nz != proxy::kLayers) deviate("nz " + std::to_string(run.size.nz) + " (85)");
-    if (run.size.nx != run.size.ny || run.size.nx % proxy::kPattern != 0) {
+    const proxy::ProblemSize& size = run.defined.size;
+    if (!a.secondary) deviate("--no-secondary");
+    if (size.nz != proxy::kLayers) deviate("nz " + std::to_string(size.nz) + " (85)");
+    if (size.nx != size.ny || size.nx % proxy::kPattern != 0) {
         deviate("nx, ny not equal multiples of " + std::to_string(proxy::kPattern));
     }
     const double memory = run.gpu ? static_cast<double>(gpu::list_devices()[0].global_memory_bytes)
                                   : host_memory_bytes();
-    if (static_cast<double>(run.size.cells()) * proxy::bytes_per_cell() <
+    if (static_cast<double>(size.cells()) * proxy::bytes_per_cell() <
         kOfficialMemoryFraction * memory * 0.9) {
         deviate("the problem uses less than " + fixed(kOfficialMemoryFraction, 2) + " of the " +
                 (run.gpu ? "device" : "host") + " memory");
@@ -120,15 +124,17 @@ void check_rules(ProxyRun& run) {
     run.official = run.deviations.empty();
 }
 
-/// The backend's solver of the run's method for A.
-std::unique_ptr<LinearSolver> make_backend_solver(const ProxyRun& run, const GHMatrix& A,
-                                                  bool gpu) {
+/// The system of a problem of the run at a size: the defined problem or a variant's.
+using ModelAt = std::function<wells::Model(const proxy::ProblemSize&)>;
+
+/// The backend's solver of the run's method for A (on the GPU with `kernel`).
+std::unique_ptr<LinearSolver> make_backend_solver(const ProxyRun& run, const GHMatrix& A, bool gpu,
+                                                  GpuKernel kernel) {
     if (gpu) {
         gpu::GpuSolveOptions o;
         o.solve.tolerance = kProxyTolerance;
         o.solve.max_iterations = kProxyMaxIterations;
         o.preconditioner = run.preconditioner;
-        const GpuKernel kernel = *parse_name<GpuKernel>(run.args.kernel);
         return gpu::make_solver(run.method, kernel, A, o);
     }
     SolverSettings s;
@@ -137,6 +143,18 @@ std::unique_ptr<LinearSolver> make_backend_solver(const ProxyRun& run, const GHM
     s.tolerance = kProxyTolerance;
     s.max_iterations = kProxyMaxIterations;
     return make_cpu_solver(s, A);
+}
+
+/// The GPU kernel for K x K blocks: the requested one where it takes the run's method and
+/// preconditioner (the in-kernel solver fuses point-block Jacobi only for K a power of two),
+/// else the multi-kernel solver.
+GpuKernel kernel_for(const ProxyRun& run, int K) {
+    SolverSettings s;
+    s.method = run.method;
+    s.preconditioner = run.preconditioner;
+    s.gpu_kernel = *parse_name<GpuKernel>(run.args.kernel);
+    if (!run.gpu || support(s, K, Backend::gpu, DeckKind::grid)) return s.gpu_kernel;
+    return GpuKernel::multi_kernel;
 }
 
 SolveOptions defined_solve() {
@@ -158,20 +176,26 @@ auto with_threads(int threads, F f) {
     return f();
 }
 
-/// The reduced problem (one pattern, the run's layers up to 85) by the reference and by the
-/// backend: the same status, iterations and bits. On the CPU the reference is the same code
-/// on one thread (canonical sums: the bits do not depend on the thread count).
-ValidationLine reference_agreement(const ProxyRun& run) {
-    const proxy::ProblemSize reduced{proxy::kPattern, proxy::kPattern,
-                                     std::min(run.size.nz, proxy::kLayers)};
-    const wells::Model model = wells::generate(proxy::problem_model(reduced));
+/// The reduced size of a problem: one pattern, its layers up to 85.
+proxy::ProblemSize reduced_size(const proxy::ProblemSize& size) {
+    return {proxy::kPattern, proxy::kPattern, std::min(size.nz, proxy::kLayers)};
+}
+
+/// The reduced problem by the reference and by the backend: the same status, iterations and
+/// bits. On the CPU the reference is the same code on one thread (canonical sums: the bits do
+/// not depend on the thread count).
+ValidationLine reference_agreement(const ProxyRun& run, const ProblemRun& p,
+                                   const ModelAt& model_at, GpuKernel kernel) {
+    const proxy::ProblemSize reduced = reduced_size(p.size);
+    const wells::Model model = model_at(reduced);
     const GHMatrix& A = model.system.matrix;
     const std::vector<double>& b = model.system.rhs;
     std::vector<double> x_ref(b.size(), 0.0), x(b.size(), 0.0);
     const SolveResult ref = with_threads(run.gpu ? omp_get_max_threads() : 1, [&] {
-        return make_backend_solver(run, A, false)->solve(b, x_ref, defined_solve());
+        return make_backend_solver(run, A, false, kernel)->solve(b, x_ref, defined_solve());
     });
-    const SolveResult got = make_backend_solver(run, A, run.gpu)->solve(b, x, defined_solve());
+    const SolveResult got =
+        make_backend_solver(run, A, run.gpu, kernel)->solve(b, x, defined_solve());
     ValidationLine v;
     v.name = "reference_agreement";
     v.value = proxy::max_relative_difference(x, x_ref);
@@ -190,10 +214,8 @@ ValidationLine reference_agreement(const ProxyRun& run) {
 }
 
 /// x^T A y against y^T A^T x on the reduced problem with the backend's products.
-ValidationLine transpose_line(const ProxyRun& run) {
-    const proxy::ProblemSize reduced{proxy::kPattern, proxy::kPattern,
-                                     std::min(run.size.nz, proxy::kLayers)};
-    const wells::Model model = wells::generate(proxy::problem_model(reduced));
+ValidationLine transpose_line(const ProxyRun& run, const ProblemRun& p, const ModelAt& model_at) {
+    const wells::Model model = model_at(reduced_size(p.size));
     const GHMatrix& A = model.system.matrix;
     const proxy::TransposeCheck c = proxy::transpose_consistency(
         A,
@@ -251,12 +273,192 @@ void print_line(std::ostream& out, const ValidationLine& v) {
     out << "  " << (v.passed ? "pass" : "FAIL") << "  " << v.name << ": " << v.detail << '\n';
 }
 
+ValidationLine line(const char* name, bool passed, double value, double bound,
+                    const std::string& detail) {
+    return {name, passed, value, bound, detail};
+}
+
+/// One problem through setup, validation, the timed phase and the final check. The system is
+/// kept in `model` for the performance model. The test faults apply to the defined problem.
+void run_problem(ProxyRun& run, ProblemRun& p, const ModelAt& model_at, wells::Model& model,
+                 std::ostream& out) {
+    const std::string& fault = p.name == "defined" ? run.args.fault : std::string();
+    const GpuKernel kernel = kernel_for(run, p.block_size);
+    p.gpu = run.gpu;
+    // ---- setup
+    auto t0 = Clock::now();
+    model = model_at(p.size);
+    p.generation_seconds = since(t0);
+    const GHMatrix& A = model.system.matrix;
+    const std::vector<double>& b = model.system.rhs;
+    p.cells = p.size.cells();
+    p.unknowns = A.rows();
+    p.wells = A.num_wells();
+    p.nonzeros = A.nonzeros();
+    out << (p.name == "defined" ? "  problem " : "  secondary " + p.name + ": ") << p.size.nx
+        << " x " << p.size.ny << " x " << p.size.nz << " (" << p.sizing
+        << "): " << with_commas(p.unknowns) << " unknowns, " << with_commas(p.wells)
+        << " wells; generated in " << fixed(p.generation_seconds, 2) << " s\n";
+    t0 = Clock::now();
+    std::unique_ptr<LinearSolver> solver = make_backend_solver(run, A, run.gpu, kernel);
+    p.setup_seconds = since(t0);
+    std::vector<double> updates;
+    for (int k = 0; k < 3; ++k) {
+        solver->update_values(A);
+        updates.push_back(solver->info().update_seconds);
+    }
+    p.update_seconds = median(updates);
+    const SolverInfo info = solver->info();
+    p.kernel = info.kernel;
+    p.workspace_bytes = static_cast<double>(info.workspace_bytes);
+    p.bytes_per_iteration = info.bytes_per_iteration;
+    out << "  setup " << fixed(p.setup_seconds, 3) << " s (" << info.kernel << "), update_values "
+        << fixed(p.update_seconds, 3) << " s\n";
+
+    // ---- validation
+    t0 = Clock::now();
+    p.validation.push_back(reference_agreement(run, p, model_at, kernel));
+    print_line(out, p.validation.back());
+    std::vector<double> x_defined(b.size(), 0.0);
+    const SolveResult defined = solver->solve(b, x_defined, defined_solve());
+    p.iterations = defined.iterations;
+    p.validation.push_back(line("defined_solve_converged", defined.status == SolveStatus::converged,
+                                defined.relative_residual, kProxyTolerance,
+                                std::string(to_string(defined.status)) + " in " +
+                                    std::to_string(defined.iterations) + " iterations (at most " +
+                                    std::to_string(kProxyMaxIterations) + "), relative residual " +
+                                    sci(defined.relative_residual) + " (tolerance " +
+                                    sci(kProxyTolerance) + ")"));
+    print_line(out, p.validation.back());
+    const std::uint64_t checksum = proxy::bits_checksum(x_defined);
+    std::vector<double> x_again(b.size(), 0.0);
+    const SolveResult again = solver->solve(b, x_again, defined_solve());
+    int differing =
+        again.iterations != defined.iterations || proxy::bits_checksum(x_again) != checksum;
+    if (run.method == Method::qmr) {
+        p.validation.push_back(transpose_line(run, p, model_at));
+        print_line(out, p.validation.back());
+    }
+    p.validation_seconds = since(t0);
+    if (!p.valid()) return;
+
+    // ---- timed phase
+    out << "  timed phase: the defined solve (" << p.iterations
+        << " iterations) repeated for at least " << fixed(p.min_seconds, 1) << " s\n";
+    t0 = Clock::now();
+    std::vector<double> x;
+    for (int k = 0; k < 2 || since(t0) < p.min_seconds; ++k) {
+        x.assign(b.size(), 0.0);
+        const auto t_call = Clock::now();
+        const SolveResult r = solver->solve(b, x, defined_solve());
+        p.solve_wall_seconds.push_back(since(t_call));
+        p.solve_seconds.push_back(solver->info().solve_seconds);
+        if (fault == "nonreproducible" && k == 1) {
+            x[0] = std::nextafter(x[0], x[0] >= 0 ? 1e300 : -1e300);
+        }
+        differing += r.iterations != p.iterations || proxy::bits_checksum(x) != checksum;
+    }
+    p.timed_seconds = since(t0);
+    p.solve_median = median(p.solve_seconds);
+    p.validation.push_back(line("reproducibility", differing == 0, differing, 0.0,
+                                std::to_string(p.solve_seconds.size() + 1) +
+                                    " repeated solves against the validation solve: " +
+                                    std::to_string(differing) + " differ in iterations or bits"));
+    print_line(out, p.validation.back());
+
+    // ---- final check
+    t0 = Clock::now();
+    if (fault == "perturb_solution") {
+        double biggest = 0.0;
+        for (double e : x) biggest = std::max(biggest, std::abs(e));
+        for (double& e : x) e += 1e-3 * biggest;
+    }
+    const double residual = proxy::true_relative_residual(A, b, x);
+    const double bound = kProxyTrueResidualFactor * kProxyTolerance;
+    p.validation.push_back(
+        line("true_residual", residual <= bound, residual, bound,
+             "||b - A x|| / ||b|| of the last timed solution by the reference product: " +
+                 sci(residual) + " (bound " + sci(bound) + ")"));
+    p.final_seconds = since(t0);
+    print_line(out, p.validation.back());
+
+    const double n = static_cast<double>(p.unknowns);
+    p.solve_rate = n / p.solve_median;
+    p.fom = n / (p.solve_median + p.setup_seconds / kSetupAmortization);
+    p.gdof_iterations = n * p.iterations / p.solve_median / 1e9;
+    p.effective_bandwidth = p.bytes_per_iteration * p.iterations / p.solve_median;
+}
+
+/// The performance model of the defined problem: each kernel timed alone against its bytes
+/// at the triad bandwidth.
+void run_model(ProxyRun& run, const GHMatrix& A) {
+    const auto t0 = Clock::now();
+    const auto measured = time_kernels(run, A);
+    for (const proxy::KernelModel& k :
+         proxy::iteration_kernels(A, run.method, run.preconditioner)) {
+        KernelLine kl{k, proxy::predicted_seconds(k.bytes, run.triad_bytes_per_second), 0.0};
+        for (const auto& [name, seconds] : measured) {
+            if (name == k.name) kl.measured_seconds = seconds;
+        }
+        run.kernel_sum_bytes += k.bytes * k.per_iteration;
+        run.kernel_sum_predicted += kl.predicted_seconds * k.per_iteration;
+        run.kernel_sum_measured += kl.measured_seconds * k.per_iteration;
+        run.kernels.push_back(kl);
+    }
+    const ProblemRun& d = run.defined;
+    run.iteration_measured = d.solve_median / std::max(d.iterations, 1);
+    run.iteration_predicted =
+        proxy::predicted_seconds(d.bytes_per_iteration, run.triad_bytes_per_second);
+    run.model_seconds = since(t0);
+}
+
+/// ratio a / b as "1.23x" ("-" when b is 0).
+std::string times(double a, double b) { return b > 0.0 ? fixed(a / b, 2) + "x" : "-"; }
+
+void print_summary(std::ostream& out, const ProxyRun& run) {
+    out << "  model (predicted at the triad bandwidth / measured alone):\n";
+    for (const KernelLine& k : run.kernels) {
+        out << "    " << k.model.name << ": " << fixed(k.predicted_seconds * 1e6, 1) << " / "
+            << fixed(k.measured_seconds * 1e6, 1) << " us ("
+            << times(k.measured_seconds, k.predicted_seconds) << ")\n";
+    }
+    if (!run.kernels.empty()) {
+        out << "    the kernels' sum (unfused iteration): "
+            << fixed(run.kernel_sum_predicted * 1e6, 1) << " / "
+            << fixed(run.kernel_sum_measured * 1e6, 1) << " us ("
+            << times(run.kernel_sum_measured, run.kernel_sum_predicted) << ")\n";
+        out << "    the solver's iteration: " << fixed(run.iteration_predicted * 1e6, 1) << " / "
+            << fixed(run.iteration_measured * 1e6, 1) << " us ("
+            << times(run.iteration_measured, run.iteration_predicted) << ")\n";
+    }
+    const ProblemRun& d = run.defined;
+    if (d.fom > 0.0) {
+        out << "  figure of merit: " << sci(d.fom, 4) << " unknowns/s (solve "
+            << fixed(d.solve_median, 4) << " s median of " << d.solve_seconds.size() << ", setup "
+            << fixed(d.setup_seconds, 3) << " s charged over " << kSetupAmortization << " solves); "
+            << fixed(d.gdof_iterations, 3) << " GDOF-it/s; "
+            << fixed(d.effective_bandwidth / 1e9, 1)
+            << " GB/s = " << fixed(d.effective_bandwidth / run.triad_bytes_per_second, 2)
+            << " of triad\n";
+    }
+    for (const ProblemRun& p : run.secondary) {
+        if (p.fom <= 0.0) continue;
+        out << "  secondary " << p.name << ": " << sci(p.fom, 4) << " unknowns/s, " << p.iterations
+            << " iterations, " << fixed(p.gdof_iterations, 3) << " GDOF-it/s, "
+            << fixed(p.effective_bandwidth / run.triad_bytes_per_second, 2) << " of triad\n";
+    }
+}
+
 }  // namespace
 
+bool ProblemRun::valid() const {
+    return !validation.empty() && std::all_of(validation.begin(), validation.end(),
+                                              [](const ValidationLine& v) { return v.passed; });
+}
+
 bool ProxyRun::valid() const {
-    if (validation.empty()) return false;
-    return std::all_of(validation.begin(), validation.end(),
-                       [](const ValidationLine& v) { return v.passed; });
+    return defined.valid() && std::all_of(secondary.begin(), secondary.end(),
+                                          [](const ProblemRun& p) { return p.valid(); });
 }
 
 int cmd_proxy(const ProxyArgs& args, std::ostream& out, std::ostream& err) {
@@ -316,141 +518,35 @@ int cmd_proxy(const ProxyArgs& args, std::ostream& out, std::ostream& err) {
                 : cpu_triad(std::size_t{1} << 25, 10);
     out << "  triad " << fixed(run.triad_bytes_per_second / 1e9, 1) << " GB/s\n";
 
-    // ---- setup
-    auto t0 = Clock::now();
-    const wells::Model model = wells::generate(proxy::problem_model(run.size));
-    run.generation_seconds = since(t0);
-    const GHMatrix& A = model.system.matrix;
-    const std::vector<double>& b = model.system.rhs;
-    run.cells = run.size.cells();
-    run.unknowns = A.rows();
-    run.wells = A.num_wells();
-    run.nonzeros = A.nonzeros();
-    out << "  problem " << run.size.nx << " x " << run.size.ny << " x " << run.size.nz << " ("
-        << run.sizing << "): " << with_commas(run.unknowns) << " unknowns, "
-        << with_commas(run.wells) << " wells; generated in " << fixed(run.generation_seconds, 2)
-        << " s\n";
-    t0 = Clock::now();
-    std::unique_ptr<LinearSolver> solver = make_backend_solver(run, A, run.gpu);
-    run.setup_seconds = since(t0);
-    std::vector<double> updates;
-    for (int k = 0; k < 3; ++k) {
-        solver->update_values(A);
-        updates.push_back(solver->info().update_seconds);
-    }
-    run.update_seconds = median(updates);
-    const SolverInfo info = solver->info();
-    run.kernel = info.kernel;
-    run.problem_bytes = static_cast<double>(info.workspace_bytes);
-    run.bytes_per_iteration = info.bytes_per_iteration;
-    out << "  setup " << fixed(run.setup_seconds, 3) << " s (" << info.kernel << "), update_values "
-        << fixed(run.update_seconds, 3) << " s\n";
-
-    // ---- validation
-    t0 = Clock::now();
-    run.validation.push_back(reference_agreement(run));
-    print_line(out, run.validation.back());
-    std::vector<double> x_defined(b.size(), 0.0);
-    const SolveResult defined = solver->solve(b, x_defined, defined_solve());
-    run.iterations = defined.iterations;
+    // The defined problem, then its performance model.
+    ProblemRun& d = run.defined;
+    d.name = "defined";
+    d.min_seconds = run.args.min_seconds;
     {
-        ValidationLine v;
-        v.name = "defined_solve_converged";
-        v.value = defined.relative_residual;
-        v.bound = kProxyTolerance;
-        v.passed = defined.status == SolveStatus::converged;
-        v.detail = std::string(to_string(defined.status)) + " in " +
-                   std::to_string(defined.iterations) + " iterations (at most " +
-                   std::to_string(kProxyMaxIterations) + "), relative residual " +
-                   sci(defined.relative_residual) + " (tolerance " + sci(kProxyTolerance) + ")";
-        run.validation.push_back(v);
-        print_line(out, v);
+        wells::Model model;
+        run_problem(
+            run, d,
+            [](const proxy::ProblemSize& s) { return wells::generate(proxy::problem_model(s)); },
+            model, out);
+        if (d.fom > 0.0) run_model(run, model.system.matrix);
     }
-    const std::uint64_t checksum = proxy::bits_checksum(x_defined);
-    std::vector<double> x_again(b.size(), 0.0);
-    const SolveResult again = solver->solve(b, x_again, defined_solve());
-    int differing =
-        again.iterations != defined.iterations || proxy::bits_checksum(x_again) != checksum;
-    if (run.method == Method::qmr) {
-        run.validation.push_back(transpose_line(run));
-        print_line(out, run.validation.back());
-    }
-    run.validation_seconds = since(t0);
-
-    // ---- timed phase
-    if (run.valid()) {
-        out << "  timed phase: the defined solve (" << run.iterations
-            << " iterations) repeated for at least " << fixed(run.args.min_seconds, 0) << " s\n";
-        t0 = Clock::now();
-        std::vector<double> x;
-        for (int k = 0; k < 2 || since(t0) < run.args.min_seconds; ++k) {
-            x.assign(b.size(), 0.0);
-            const auto t_call = Clock::now();
-            const SolveResult r = solver->solve(b, x, defined_solve());
-            run.solve_wall_seconds.push_back(since(t_call));
-            run.solve_seconds.push_back(solver->info().solve_seconds);
-            if (args.fault == "nonreproducible" && k == 1) {
-                x[0] = std::nextafter(x[0], x[0] >= 0 ? 1e300 : -1e300);
-            }
-            differing += r.iterations != run.iterations || proxy::bits_checksum(x) != checksum;
+    // The secondary variants: the same bytes as the defined problem, K x K synthetic blocks,
+    // a quarter of its timed phase each.
+    if (run.args.secondary && d.valid()) {
+        const double bytes = static_cast<double>(d.size.cells()) * proxy::bytes_per_cell();
+        for (int K : proxy::kVariantBlockSizes) {
+            ProblemRun p;
+            p.name = "k" + std::to_string(K);
+            p.block_size = K;
+            p.size = proxy::size_for_bytes(bytes, K, d.size.nz);
+            p.sizing = "the defined problem's bytes";
+            p.min_seconds = run.args.min_seconds / 4;
+            wells::Model model;
+            run_problem(
+                run, p, [K](const proxy::ProblemSize& s) { return proxy::variant_system(s, K); },
+                model, out);
+            run.secondary.push_back(std::move(p));
         }
-        run.timed_seconds = since(t0);
-        run.solve_median = median(run.solve_seconds);
-        {
-            ValidationLine v;
-            v.name = "reproducibility";
-            v.value = differing;
-            v.bound = 0.0;
-            v.passed = differing == 0;
-            v.detail =
-                std::to_string(run.solve_seconds.size() + 1) +
-                " repeated solves against the validation solve: " + std::to_string(differing) +
-                " differ in iterations or bits";
-            run.validation.push_back(v);
-            print_line(out, v);
-        }
-
-        // ---- final check
-        t0 = Clock::now();
-        if (args.fault == "perturb_solution") {
-            double biggest = 0.0;
-            for (double e : x) biggest = std::max(biggest, std::abs(e));
-            for (double& e : x) e += 1e-3 * biggest;
-        }
-        ValidationLine v;
-        v.name = "true_residual";
-        v.value = proxy::true_relative_residual(A, b, x);
-        v.bound = kProxyTrueResidualFactor * kProxyTolerance;
-        v.passed = v.value <= v.bound;
-        v.detail = "||b - A x|| / ||b|| of the last timed solution by the reference product: " +
-                   sci(v.value) + " (bound " + sci(v.bound) + ")";
-        run.validation.push_back(v);
-        run.final_seconds = since(t0);
-        print_line(out, v);
-    }
-    solver.reset();  // the model's kernels take the device memory next
-
-    // ---- figure of merit and model
-    if (run.solve_median > 0.0) {
-        const double n = static_cast<double>(run.unknowns);
-        run.solve_rate = n / run.solve_median;
-        run.fom = n / (run.solve_median + run.setup_seconds / kSetupAmortization);
-        run.gdof_iterations = n * run.iterations / run.solve_median / 1e9;
-        run.effective_bandwidth = run.bytes_per_iteration * run.iterations / run.solve_median;
-        t0 = Clock::now();
-        const auto measured = time_kernels(run, A);
-        for (const proxy::KernelModel& k :
-             proxy::iteration_kernels(A, run.method, run.preconditioner)) {
-            KernelLine line{k, proxy::predicted_seconds(k.bytes, run.triad_bytes_per_second), 0.0};
-            for (const auto& [name, seconds] : measured) {
-                if (name == k.name) line.measured_seconds = seconds;
-            }
-            run.kernels.push_back(line);
-        }
-        run.iteration_measured = run.solve_median / std::max(run.iterations, 1);
-        run.iteration_predicted =
-            proxy::predicted_seconds(run.bytes_per_iteration, run.triad_bytes_per_second);
-        run.model_seconds = since(t0);
     }
 
     // ---- report
@@ -464,33 +560,19 @@ int cmd_proxy(const ProxyArgs& args, std::ostream& out, std::ostream& err) {
     }
     file.commit();
 
-    out << "  model (predicted at the triad bandwidth / measured alone):\n";
-    for (const KernelLine& k : run.kernels) {
-        out << "    " << k.model.name << ": " << fixed(k.predicted_seconds * 1e6, 1) << " / "
-            << fixed(k.measured_seconds * 1e6, 1) << " us ("
-            << fixed(k.measured_seconds / std::max(k.predicted_seconds, 1e-30), 2) << "x)\n";
-    }
-    if (run.iteration_predicted > 0.0) {
-        out << "    iteration: " << fixed(run.iteration_predicted * 1e6, 1) << " / "
-            << fixed(run.iteration_measured * 1e6, 1) << " us ("
-            << fixed(run.iteration_measured / run.iteration_predicted, 2) << "x)\n";
-    }
-    if (run.fom > 0.0) {
-        out << "  figure of merit: " << sci(run.fom, 4) << " unknowns/s (solve "
-            << fixed(run.solve_median, 4) << " s median of " << run.solve_seconds.size()
-            << ", setup " << fixed(run.setup_seconds, 3) << " s charged over " << kSetupAmortization
-            << " solves); " << fixed(run.gdof_iterations, 3) << " GDOF-it/s; "
-            << fixed(run.effective_bandwidth / 1e9, 1)
-            << " GB/s = " << fixed(run.effective_bandwidth / run.triad_bytes_per_second, 2)
-            << " of triad\n";
-    }
+    print_summary(out, run);
     const bool valid = run.valid();
     out << (valid ? "VALID" : "INVALID");
     if (!valid) {
         std::string sep = ": ";
-        for (const ValidationLine& v : run.validation) {
-            if (!v.passed) {
-                out << sep << v.name;
+        for (const ProblemRun* p : [&] {
+                 std::vector<const ProblemRun*> all{&run.defined};
+                 for (const ProblemRun& q : run.secondary) all.push_back(&q);
+                 return all;
+             }()) {
+            for (const ValidationLine& v : p->validation) {
+                if (v.passed) continue;
+                out << sep << (p == &run.defined ? "" : p->name + " ") << v.name;
                 sep = ", ";
             }
         }

@@ -37,6 +37,7 @@ struct ProxyArgs {
     double min_seconds = 0.0;          ///< 0: kOfficialMinSeconds (kQuickMinSeconds with quick)
     double memory_fraction = 0.0;      ///< 0: kOfficialMemoryFraction (not with quick or dims)
     std::vector<int> dims;             ///< nx ny nz (explicit size)
+    bool secondary = true;             ///< also the K = 3, 4, 8 variants
     std::string report = "heptane_proxy.yaml";
     /// Test hook (hidden option --test-fault): "perturb_solution" adds 1e-3 max|x| to every
     /// entry of the final solution before the final check; "nonreproducible" flips the last
@@ -62,44 +63,55 @@ struct KernelLine {
     double measured_seconds = 0.0;  ///< median of the kernel timed alone
 };
 
-/// Everything a run measured and decided: the report's content.
-struct ProxyRun {
-    ProxyArgs args;
-    bool official = false;
-    std::vector<std::string> deviations;  ///< why the run is not official
-    // where it ran
-    bool gpu = false;
-    std::string kernel;  ///< the solver object's own description
-    int openmp_threads = 0;
-    double triad_bytes_per_second = 0.0;
-    // the problem
+/// One problem taken through the phases: the defined problem, or a secondary variant.
+struct ProblemRun {
+    std::string name;  ///< "defined", or "k3", "k4", "k8"
+    int block_size = 2;
     proxy::ProblemSize size;
     std::string sizing;  ///< how the size was chosen
     long long unknowns = 0, cells = 0, wells = 0, nonzeros = 0;
-    double problem_bytes = 0.0;  ///< the solver's memory (workspace) on its backend
-    Method method = Method::bicgstab;
-    PreconditionerKind preconditioner = PreconditionerKind::point_block_jacobi;
+    bool gpu = false;
+    std::string kernel;  ///< the solver object's own description
+    double workspace_bytes = 0.0, bytes_per_iteration = 0.0;
     // phases (seconds)
     double generation_seconds = 0.0, setup_seconds = 0.0, update_seconds = 0.0;
     double validation_seconds = 0.0, timed_seconds = 0.0, final_seconds = 0.0;
-    double model_seconds = 0.0;
+    double min_seconds = 0.0;  ///< the timed phase's least length
     // the timed phase
     int iterations = 0;                 ///< of the defined solve (every timed solve takes the same)
     std::vector<double> solve_seconds;  ///< each timed solve (the solver's own time)
     std::vector<double> solve_wall_seconds;  ///< each timed solve's solve() call
     double solve_median = 0.0;
-    double bytes_per_iteration = 0.0;
-    // checks
     std::vector<ValidationLine> validation;
-    bool valid() const;
-    // figure of merit
+    // figures
     double fom = 0.0;                  ///< unknowns / (t_solve + setup / kSetupAmortization)
     double solve_rate = 0.0;           ///< unknowns / t_solve
     double gdof_iterations = 0.0;      ///< unknowns x iterations / t_solve / 1e9
     double effective_bandwidth = 0.0;  ///< bytes_per_iteration x iterations / t_solve
-    // the model
+    bool valid() const;
+};
+
+/// Everything a run measured and decided: the report's content.
+struct ProxyRun {
+    ProxyArgs args;
+    bool official = false;
+    std::vector<std::string> deviations;  ///< why the run is not official
+    bool gpu = false;
+    int openmp_threads = 0;
+    double triad_bytes_per_second = 0.0;
+    Method method = Method::bicgstab;
+    PreconditionerKind preconditioner = PreconditionerKind::point_block_jacobi;
+    ProblemRun defined;                 ///< the headline
+    std::vector<ProblemRun> secondary;  ///< K = 3, 4, 8 (not with --no-secondary)
+    // the performance model (the defined problem)
+    double model_seconds = 0.0;
     std::vector<KernelLine> kernels;
     double iteration_predicted = 0.0, iteration_measured = 0.0;
+    /// The unfused iteration: the kernels' bytes x calls (core iteration_bytes) and their
+    /// times alone x calls, against which the solver's fusion and synchronization show.
+    double kernel_sum_bytes = 0.0, kernel_sum_predicted = 0.0, kernel_sum_measured = 0.0;
+    /// Every check of the defined problem and of the variants passed.
+    bool valid() const;
 };
 
 int cmd_proxy(const ProxyArgs& args, std::ostream& out, std::ostream& err);

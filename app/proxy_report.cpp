@@ -116,31 +116,46 @@ void build(YAML::Emitter& y) {
 }
 
 void phases(YAML::Emitter& y, const ProxyRun& run) {
+    const ProblemRun& d = run.defined;
     y << YAML::Key << "phases" << YAML::Value << YAML::BeginMap;
     y << YAML::Key << "setup" << YAML::Value << YAML::BeginMap;
-    kv(y, "generation_seconds", run.generation_seconds);
-    kv(y, "solver_setup_seconds", run.setup_seconds);
-    kv(y, "update_values_seconds", run.update_seconds);
+    kv(y, "generation_seconds", d.generation_seconds);
+    kv(y, "solver_setup_seconds", d.setup_seconds);
+    kv(y, "update_values_seconds", d.update_seconds);
     y << YAML::EndMap;
     y << YAML::Key << "validation" << YAML::Value << YAML::BeginMap;
-    kv(y, "seconds", run.validation_seconds);
+    kv(y, "seconds", d.validation_seconds);
     y << YAML::EndMap;
     y << YAML::Key << "timed" << YAML::Value << YAML::BeginMap;
-    kv(y, "seconds", run.timed_seconds);
-    kv(y, "min_seconds", run.args.min_seconds);
-    kv(y, "solves", static_cast<int>(run.solve_seconds.size()));
-    kv(y, "iterations_per_solve", run.iterations);
-    kv(y, "solve_seconds_median", run.solve_median);
-    kv_list(y, "solve_seconds", run.solve_seconds);
-    kv_list(y, "solve_wall_seconds", run.solve_wall_seconds);
+    kv(y, "seconds", d.timed_seconds);
+    kv(y, "min_seconds", d.min_seconds);
+    kv(y, "solves", static_cast<int>(d.solve_seconds.size()));
+    kv(y, "iterations_per_solve", d.iterations);
+    kv(y, "solve_seconds_median", d.solve_median);
+    kv_list(y, "solve_seconds", d.solve_seconds);
+    kv_list(y, "solve_wall_seconds", d.solve_wall_seconds);
     y << YAML::EndMap;
     y << YAML::Key << "final_check" << YAML::Value << YAML::BeginMap;
-    kv(y, "seconds", run.final_seconds);
+    kv(y, "seconds", d.final_seconds);
     y << YAML::EndMap;
     y << YAML::Key << "model" << YAML::Value << YAML::BeginMap;
     kv(y, "seconds", run.model_seconds);
     y << YAML::EndMap;
     y << YAML::EndMap;
+}
+
+void validation(YAML::Emitter& y, const std::vector<ValidationLine>& lines) {
+    y << YAML::Key << "validation" << YAML::Value << YAML::BeginSeq;
+    for (const ValidationLine& v : lines) {
+        y << YAML::BeginMap;
+        kv(y, "name", v.name);
+        kv(y, "passed", v.passed);
+        kv(y, "value", v.value);
+        kv(y, "bound", v.bound);
+        kv(y, "detail", v.detail);
+        y << YAML::EndMap;
+    }
+    y << YAML::EndSeq;
 }
 
 double ratio(double a, double b) { return b > 0.0 ? a / b : 0.0; }
@@ -154,11 +169,17 @@ std::string proxy_report_yaml(const ProxyRun& run) {
     kv(y, "schema_version", kProxyReportVersion);
     const bool valid = run.valid();
     kv(y, "result", valid ? "VALID" : "INVALID");
+    const ProblemRun& d = run.defined;
     y << YAML::Key << "invalid_reasons" << YAML::Value << YAML::BeginSeq;
-    for (const ValidationLine& v : run.validation) {
+    for (const ValidationLine& v : d.validation) {
         if (!v.passed) y << v.name + ": " + v.detail;
     }
-    if (run.validation.empty()) y << "no check ran";
+    for (const ProblemRun& p : run.secondary) {
+        for (const ValidationLine& v : p.validation) {
+            if (!v.passed) y << p.name + " " + v.name + ": " + v.detail;
+        }
+    }
+    if (d.validation.empty()) y << "no check ran";
     y << YAML::EndSeq;
     kv(y, "official", run.official);
     y << YAML::Key << "deviations" << YAML::Value << YAML::BeginSeq;
@@ -172,55 +193,45 @@ std::string proxy_report_yaml(const ProxyRun& run) {
     y << YAML::Key << "problem" << YAML::Value << YAML::BeginMap;
     kv(y, "version", proxy::kProblemVersion);
     kv(y, "seed", static_cast<unsigned long long>(proxy::kSeed));
-    kv(y, "nx", run.size.nx);
-    kv(y, "ny", run.size.ny);
-    kv(y, "nz", run.size.nz);
-    kv(y, "block_size", 2);
-    kv(y, "cells", run.cells);
-    kv(y, "wells", run.wells);
-    kv(y, "unknowns", run.unknowns);
-    kv(y, "nonzeros", run.nonzeros);
-    kv(y, "sizing", run.sizing);
+    kv(y, "nx", d.size.nx);
+    kv(y, "ny", d.size.ny);
+    kv(y, "nz", d.size.nz);
+    kv(y, "block_size", d.block_size);
+    kv(y, "cells", d.cells);
+    kv(y, "wells", d.wells);
+    kv(y, "unknowns", d.unknowns);
+    kv(y, "nonzeros", d.nonzeros);
+    kv(y, "sizing", d.sizing);
     y << YAML::EndMap;
 
     y << YAML::Key << "solver" << YAML::Value << YAML::BeginMap;
     kv(y, "backend", run.gpu ? "gpu" : "cpu");
-    kv(y, "kernel", run.kernel);
+    kv(y, "kernel", d.kernel);
     kv(y, "method", deck_name(run.method));
     kv(y, "preconditioner", deck_name(run.preconditioner));
     kv(y, "tolerance", kProxyTolerance);
     kv(y, "max_iterations", kProxyMaxIterations);
-    kv(y, "iterations", run.iterations);
-    kv(y, "workspace_bytes", run.problem_bytes);
-    kv(y, "bytes_per_iteration", run.bytes_per_iteration);
+    kv(y, "iterations", d.iterations);
+    kv(y, "workspace_bytes", d.workspace_bytes);
+    kv(y, "bytes_per_iteration", d.bytes_per_iteration);
     y << YAML::EndMap;
 
     kv(y, "ranks", 1);
     phases(y, run);
 
-    y << YAML::Key << "validation" << YAML::Value << YAML::BeginSeq;
-    for (const ValidationLine& v : run.validation) {
-        y << YAML::BeginMap;
-        kv(y, "name", v.name);
-        kv(y, "passed", v.passed);
-        kv(y, "value", v.value);
-        kv(y, "bound", v.bound);
-        kv(y, "detail", v.detail);
-        y << YAML::EndMap;
-    }
-    y << YAML::EndSeq;
+    validation(y, d.validation);
 
     y << YAML::Key << "figure_of_merit" << YAML::Value << YAML::BeginMap;
-    kv(y, "unknowns_per_second", run.fom);
+    kv(y, "unknowns_per_second", d.fom);
     kv(y, "definition",
        "unknowns / (median solve seconds + solver setup seconds / " +
            std::to_string(kSetupAmortization) + ")");
-    kv(y, "solve_unknowns_per_second", run.solve_rate);
-    kv(y, "gdof_iterations_per_second", run.gdof_iterations);
-    kv(y, "effective_gb_per_second", run.effective_bandwidth / 1e9);
+    kv(y, "solve_unknowns_per_second", d.solve_rate);
+    kv(y, "gdof_iterations_per_second", d.gdof_iterations);
+    kv(y, "effective_gb_per_second", d.effective_bandwidth / 1e9);
     kv(y, "triad_gb_per_second", run.triad_bytes_per_second / 1e9);
-    kv(y, "bandwidth_ratio", ratio(run.effective_bandwidth, run.triad_bytes_per_second));
-    kv(y, "setup_seconds_charged", run.setup_seconds);
+    kv(y, "bandwidth_ratio", ratio(d.effective_bandwidth, run.triad_bytes_per_second));
+    kv(y, "setup_seconds_charged", d.setup_seconds);
     kv(y, "setup_amortization_solves", kSetupAmortization);
     y << YAML::EndMap;
 
@@ -242,20 +253,49 @@ std::string proxy_report_yaml(const ProxyRun& run) {
     }
     y << YAML::EndSeq;
     y << YAML::Key << "iteration" << YAML::Value << YAML::BeginMap;
-    kv(y, "bytes", run.bytes_per_iteration);
+    kv(y, "bytes", d.bytes_per_iteration);
     kv(y, "predicted_seconds", run.iteration_predicted);
     kv(y, "measured_seconds", run.iteration_measured);
     kv(y, "measured_over_predicted", ratio(run.iteration_measured, run.iteration_predicted));
+    kv(y, "kernel_sum_bytes", run.kernel_sum_bytes);
+    kv(y, "kernel_sum_predicted_seconds", run.kernel_sum_predicted);
+    kv(y, "kernel_sum_measured_seconds", run.kernel_sum_measured);
     y << YAML::EndMap;
     y << YAML::EndMap;
+
+    y << YAML::Key << "secondary" << YAML::Value << YAML::BeginSeq;
+    for (const ProblemRun& p : run.secondary) {
+        y << YAML::BeginMap;
+        kv(y, "name", p.name);
+        kv(y, "block_size", p.block_size);
+        kv(y, "nx", p.size.nx);
+        kv(y, "ny", p.size.ny);
+        kv(y, "nz", p.size.nz);
+        kv(y, "cells", p.cells);
+        kv(y, "wells", p.wells);
+        kv(y, "unknowns", p.unknowns);
+        kv(y, "kernel", p.kernel);
+        kv(y, "iterations", p.iterations);
+        kv(y, "solver_setup_seconds", p.setup_seconds);
+        kv(y, "timed_seconds", p.timed_seconds);
+        kv(y, "solves", static_cast<int>(p.solve_seconds.size()));
+        kv(y, "solve_seconds_median", p.solve_median);
+        kv(y, "unknowns_per_second", p.fom);
+        kv(y, "gdof_iterations_per_second", p.gdof_iterations);
+        kv(y, "effective_gb_per_second", p.effective_bandwidth / 1e9);
+        kv(y, "bandwidth_ratio", ratio(p.effective_bandwidth, run.triad_bytes_per_second));
+        validation(y, p.validation);
+        y << YAML::EndMap;
+    }
+    y << YAML::EndSeq;
 
     y << YAML::Key << "per_rank" << YAML::Value << YAML::BeginSeq;
     y << YAML::BeginMap;
     kv(y, "rank", 0);
-    kv(y, "cells", run.cells);
-    kv(y, "unknowns", run.unknowns);
-    kv(y, "wells", run.wells);
-    kv(y, "solve_seconds_median", run.solve_median);
+    kv(y, "cells", d.cells);
+    kv(y, "unknowns", d.unknowns);
+    kv(y, "wells", d.wells);
+    kv(y, "solve_seconds_median", d.solve_median);
     y << YAML::EndMap;
     y << YAML::EndSeq;
     y << YAML::EndMap;

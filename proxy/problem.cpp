@@ -6,11 +6,10 @@
 
 #include "core/base/errors.hpp"
 #include "core/base/units.hpp"
+#include "grid/synthetic.hpp"
 
 namespace heptane::proxy {
 namespace {
-
-constexpr int kBlock = 2;  // K: p_o, S_w
 
 wells::WellSpec vertical_well(const std::string& name, bool injector, int i, int j, int nz,
                               double target) {
@@ -75,21 +74,51 @@ wells::ModelSpec problem_model(const ProblemSize& size, std::uint64_t seed) {
     return spec;
 }
 
-double bytes_per_cell() {
-    const double bdia = 7.0 * kBlock * kBlock * 8.0;
-    const double vectors = 10.0 * kBlock * 8.0;  // BiCGStab's x, b, r, r_hat, p, v, s, t and two
-                                                 // preconditioned directions
-    const double inverses = kBlock * kBlock * 8.0;
+double bytes_per_cell(int K) {
+    const double k = K;
+    const double bdia = 7.0 * k * k * 8.0;
+    const double vectors = 10.0 * k * 8.0;  // BiCGStab's x, b, r, r_hat, p, v, s, t and two
+                                            // preconditioned directions
+    const double inverses = k * k * 8.0;
     return bdia + vectors + inverses;
 }
 
-ProblemSize size_for_bytes(double bytes) {
-    const double columns = std::max(0.0, bytes / (bytes_per_cell() * kLayers));
+ProblemSize size_for_bytes(double bytes, int K, int nz) {
+    const double columns = std::max(0.0, bytes / (bytes_per_cell(K) * nz));
     const int patterns = std::max(1, static_cast<int>(std::floor(std::sqrt(columns) / kPattern)));
     ProblemSize s;
     s.nx = s.ny = patterns * kPattern;
-    s.nz = kLayers;
+    s.nz = nz;
     return s;
+}
+
+wells::ModelSpec variant_model(const ProblemSize& size, int K, std::uint64_t seed) {
+    wells::ModelSpec spec = problem_model(size, seed);
+    spec.model = wells::FluidModel::synthetic;
+    spec.synthetic.components = K;
+    spec.synthetic.diagonal_dominance = kVariantDiagonalDominance;
+    spec.synthetic.seed = seed;
+    return spec;
+}
+
+wells::Model variant_system(const ProblemSize& size, int K, std::uint64_t seed) {
+    wells::Model m = wells::generate(variant_model(size, K, seed));
+    GHMatrix& A = m.system.matrix;
+    const std::size_t cells = static_cast<std::size_t>(A.num_cells());
+    std::vector<double>& bdia = A.bdia();
+    for (int d = 0; d < kStencilSize; ++d) {
+        for (int r = 0; r < K; ++r) {
+            for (int c = 0; c < K; ++c) {
+                if (d == kStencilSize / 2 && r == c) continue;  // the diagonal, set below
+                double* v = bdia.data() + A.bdia_index(d, r, c, 0);
+                for (std::size_t i = 0; i < cells; ++i) v[i] = -std::abs(v[i]);
+            }
+        }
+    }
+    for (double& v : A.wells().w_vals) v = -std::abs(v);
+    for (double& v : A.wells().wt_vals) v = -std::abs(v);
+    grid::impose_diagonal_dominance(A, kVariantDiagonalDominance);
+    return m;
 }
 
 }  // namespace heptane::proxy

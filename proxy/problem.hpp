@@ -40,12 +40,29 @@ struct ProblemSize {
 /// 0.1% of a pattern's pore volume a day.
 wells::ModelSpec problem_model(const ProblemSize& size, std::uint64_t seed = kSeed);
 
-/// Device bytes per cell of the timed phase: Bdia (7 K^2 doubles), BiCGStab's vectors and
-/// the point-block Jacobi inverses (K^2 doubles); the wells' share is below 0.1%.
-double bytes_per_cell();
+/// Device bytes per cell of the timed phase for K x K blocks: Bdia (7 K^2 doubles),
+/// BiCGStab's ten vectors (10 K doubles) and the point-block Jacobi inverses (K^2 doubles);
+/// the wells' share is below 0.1%. K = 2: 416.
+double bytes_per_cell(int K = 2);
 
-/// The largest size with nz = kLayers and nx = ny a multiple of kPattern whose
-/// bytes_per_cell() x cells fit in `bytes`; at least one pattern.
-ProblemSize size_for_bytes(double bytes);
+/// The largest size with `nz` layers and nx = ny a multiple of kPattern whose
+/// bytes_per_cell(K) x cells fit in `bytes`; at least one pattern.
+ProblemSize size_for_bytes(double bytes, int K = 2, int nz = kLayers);
+
+/// The secondary variants' block sizes (docs/PROXY.md, "Secondary figures").
+constexpr int kVariantBlockSizes[] = {3, 4, 8};
+/// Their diagonal dominance: every diagonal entry 1.01 times its row's off-diagonal sum.
+constexpr double kVariantDiagonalDominance = 1.01;
+
+/// A secondary variant's model: the defined problem's grid, wells and seed with the synthetic
+/// model's K x K blocks (uniform(-1, 1) entries, b uniform(-1, 1)).
+wells::ModelSpec variant_model(const ProblemSize& size, int K, std::uint64_t seed = kSeed);
+
+/// A secondary variant's system: variant_model's, with every off-diagonal entry made negative
+/// and then the diagonal set to kVariantDiagonalDominance times its row's off-diagonal sum. A
+/// K-component diffusion-like M-matrix: random signs make Jacobi-preconditioned Krylov
+/// converge in a few iterations, this takes hundreds and more with the grid, like the
+/// two-phase pressure equation.
+wells::Model variant_system(const ProblemSize& size, int K, std::uint64_t seed = kSeed);
 
 }  // namespace heptane::proxy

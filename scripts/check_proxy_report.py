@@ -41,6 +41,13 @@ KERNEL = {
     "per_iteration": INT, "predicted_seconds": NUM, "measured_seconds": NUM,
     "measured_over_predicted": NUM,
 }
+SECONDARY = {
+    "name": STR, "block_size": INT, "nx": INT, "ny": INT, "nz": INT, "cells": INT, "wells": INT,
+    "unknowns": INT, "kernel": STR, "iterations": INT, "solver_setup_seconds": NUM,
+    "timed_seconds": NUM, "solves": INT, "solve_seconds_median": NUM, "unknowns_per_second": NUM,
+    "gdof_iterations_per_second": NUM, "effective_gb_per_second": NUM, "bandwidth_ratio": NUM,
+    "validation": ("list", VALIDATION_LINE),
+}
 RANK = {"rank": INT, "cells": INT, "unknowns": INT, "wells": INT, "solve_seconds_median": NUM}
 SCHEMA = {
     "schema": STR, "schema_version": INT, "result": STR, "invalid_reasons": STRS,
@@ -84,10 +91,13 @@ SCHEMA = {
     "model": {
         "bandwidth_gb_per_second": NUM, "kernels": ("list", KERNEL),
         "iteration": {"bytes": NUM, "predicted_seconds": NUM, "measured_seconds": NUM,
-                      "measured_over_predicted": NUM},
+                      "measured_over_predicted": NUM, "kernel_sum_bytes": NUM,
+                      "kernel_sum_predicted_seconds": NUM, "kernel_sum_measured_seconds": NUM},
     },
+    "secondary": ("list", SECONDARY),
     "per_rank": ("list", RANK),
 }
+SECONDARY_NAMES = ["k3", "k4", "k8"]
 # The checks every run makes; QMR adds transpose_consistency. A run stopped by a failed check
 # before the timed phase has only the lines up to it.
 REQUIRED_CHECKS = ["reference_agreement", "defined_solve_converged", "reproducibility",
@@ -151,12 +161,26 @@ def check_consistency(r, problems):
                         f"found {r['schema_version']}")
     if r["result"] not in ("VALID", "INVALID"):
         problems.append(f"result: VALID or INVALID, found {r['result']!r}")
-    lines = r["validation"]
-    names = [v["name"] for v in lines]
-    failed = [v["name"] for v in lines if not v["passed"]]
     required = REQUIRED_CHECKS + (["transpose_consistency"]
                                   if r["solver"]["method"] == "qmr" else [])
-    missing = [n for n in required if n not in names]
+    # Every check of the defined problem and of each variant, prefixed with the variant's name.
+    lines = list(r["validation"])
+    missing = [n for n in required if n not in [v["name"] for v in r["validation"]]]
+    for v in r["secondary"]:
+        lines += [dict(line, name=f"{v['name']} {line['name']}") for line in v["validation"]]
+        missing += [f"{v['name']} {n}" for n in required
+                    if n not in [line["name"] for line in v["validation"]]]
+    failed = [v["name"] for v in lines if not v["passed"]]
+    secondary_names = [v["name"] for v in r["secondary"]]
+    if r["result"] == "VALID" and "--no-secondary" not in r["deviations"] \
+            and secondary_names != SECONDARY_NAMES:
+        problems.append(f"secondary: {secondary_names} in a VALID run (expected "
+                        f"{SECONDARY_NAMES} unless --no-secondary)")
+    for v in r["secondary"]:
+        if v["cells"] != v["nx"] * v["ny"] * v["nz"]:
+            problems.append(f"secondary {v['name']}: cells is not nx * ny * nz")
+        if v["unknowns"] != v["cells"] * v["block_size"] + v["wells"]:
+            problems.append(f"secondary {v['name']}: unknowns is not cells * K + wells")
     if r["result"] == "VALID":
         if failed:
             problems.append(f"result: VALID with failed checks {failed}")
@@ -218,7 +242,19 @@ def check_consistency(r, problems):
             problems.append("figure_of_merit.bandwidth_ratio: not effective / triad")
         if not r["model"]["kernels"]:
             problems.append("model.kernels: empty in a VALID run")
-    for k in r["model"]["kernels"] + [dict(r["model"]["iteration"], name="iteration")]:
+    it = r["model"]["iteration"]
+    kernels = r["model"]["kernels"]
+    sums = {
+        "kernel_sum_bytes": sum(k["bytes"] * k["per_iteration"] for k in kernels),
+        "kernel_sum_predicted_seconds": sum(k["predicted_seconds"] * k["per_iteration"]
+                                            for k in kernels),
+        "kernel_sum_measured_seconds": sum(k["measured_seconds"] * k["per_iteration"]
+                                           for k in kernels),
+    }
+    for key, value in sums.items():
+        if not close(it[key], value):
+            problems.append(f"model.iteration.{key}: {it[key]}, the kernels give {value}")
+    for k in kernels + [dict(it, name="iteration")]:
         if k["predicted_seconds"] > 0 and not close(
                 k["measured_over_predicted"], k["measured_seconds"] / k["predicted_seconds"]):
             problems.append(f"model {k['name']}: measured_over_predicted is not the ratio")

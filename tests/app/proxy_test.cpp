@@ -85,10 +85,35 @@ TEST(Proxy, SmallCpuRunIsValidAndItsReportSaysSo) {
         EXPECT_GT(k["predicted_seconds"].as<double>(), 0.0) << k["name"].as<std::string>();
     }
     EXPECT_GT(y["model"]["iteration"]["measured_seconds"].as<double>(), 0.0);
+    // The secondary variants, each through the same checks.
+    ASSERT_EQ(y["secondary"].size(), 3u);
+    const std::vector<int> ks{3, 4, 8};
+    for (std::size_t i = 0; i < ks.size(); ++i) {
+        const YAML::Node v = y["secondary"][i];
+        EXPECT_EQ(v["block_size"].as<int>(), ks[i]);
+        EXPECT_EQ(v["name"].as<std::string>(), "k" + std::to_string(ks[i]));
+        EXPECT_EQ(v["unknowns"].as<long long>(), ks[i] * 20 * 20 * 17 + 2);
+        EXPECT_GT(v["iterations"].as<int>(), 10);  // not a few Jacobi sweeps: an M-matrix
+        EXPECT_GT(v["unknowns_per_second"].as<double>(), 0.0);
+        EXPECT_EQ(check_names(v), check_names(y));
+        for (const YAML::Node& c : v["validation"]) EXPECT_TRUE(c["passed"].as<bool>());
+    }
     EXPECT_EQ(y["ranks"].as<int>(), 1);
     EXPECT_EQ(y["per_rank"].size(), 1u);
     EXPECT_TRUE(y["machine"]["gpu"].IsNull());
     EXPECT_FALSE(y["build"]["git_commit"].as<std::string>().empty());
+    fs::remove(path);
+}
+
+TEST(Proxy, NoSecondaryIsADeviation) {
+    const std::string path = report_path("no_secondary");
+    const CliResult r = small_run(path, {"--no-secondary"});
+    ASSERT_EQ(r.code, kExitOk) << r.out << r.err;
+    const YAML::Node y = YAML::LoadFile(path);
+    EXPECT_EQ(y["secondary"].size(), 0u);
+    bool listed = false;
+    for (const YAML::Node& d : y["deviations"]) listed |= d.as<std::string>() == "--no-secondary";
+    EXPECT_TRUE(listed);
     fs::remove(path);
 }
 
@@ -106,7 +131,7 @@ TEST(Proxy, PerturbedSolutionIsInvalid) {
 
 TEST(Proxy, NonReproducibleSolveIsInvalid) {
     const std::string path = report_path("nonreproducible");
-    const CliResult r = small_run(path, {"--test-fault", "nonreproducible"});
+    const CliResult r = small_run(path, {"--test-fault", "nonreproducible", "--no-secondary"});
     EXPECT_EQ(r.code, kExitFailed) << r.out << r.err;
     EXPECT_NE(r.out.find("INVALID: reproducibility"), std::string::npos) << r.out;
     const YAML::Node y = YAML::LoadFile(path);
@@ -117,7 +142,7 @@ TEST(Proxy, NonReproducibleSolveIsInvalid) {
 
 TEST(Proxy, QmrChecksTheTranspose) {
     const std::string path = report_path("qmr");
-    const CliResult r = small_run(path, {"--method", "qmr"});
+    const CliResult r = small_run(path, {"--method", "qmr", "--no-secondary"});
     ASSERT_EQ(r.code, kExitOk) << r.out << r.err;
     const YAML::Node y = YAML::LoadFile(path);
     const std::vector<std::string> names = check_names(y);

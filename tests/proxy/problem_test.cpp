@@ -9,6 +9,7 @@
 
 #include "core/base/errors.hpp"
 #include "core/base/units.hpp"
+#include "core/matrix/formats.hpp"
 
 namespace heptane::proxy {
 namespace {
@@ -105,6 +106,34 @@ TEST(ProxyProblem, SizeFitsTheBytesInWholePatterns) {
         EXPECT_GT(next * bytes_per_cell(), bytes) << gb << " GB: a larger square would fit";
     }
     EXPECT_EQ(size_for_bytes(0.0).nx, kPattern);  // at least one pattern
+}
+
+TEST(ProxyProblem, VariantsAreDiagonallyDominantMMatrices) {
+    for (int K : kVariantBlockSizes) {
+        const ProblemSize size{20, 20, 3};
+        const wells::Model m = variant_system(size, K);
+        EXPECT_EQ(m.system.matrix.block_size(), K);
+        EXPECT_EQ(variant_system(size, K).system.matrix.bdia(), m.system.matrix.bdia());
+        // Row by row (through the CSR form): off-diagonals <= 0, the diagonal 1.01 times
+        // their absolute sum.
+        const Csr A = to_csr(m.system.matrix);
+        int negative = 0;
+        for (std::int32_t i = 0; i < A.rows; ++i) {
+            double diagonal = 0.0, off = 0.0;
+            for (std::int32_t p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p) {
+                if (A.col[p] == i) {
+                    diagonal = A.val[p];
+                } else {
+                    ASSERT_LE(A.val[p], 0.0) << "K " << K << " row " << i;
+                    off += std::abs(A.val[p]);
+                    negative += A.val[p] < 0.0;
+                }
+            }
+            ASSERT_NEAR(diagonal, kVariantDiagonalDominance * off, 1e-12 * diagonal)
+                << "K " << K << " row " << i;
+        }
+        EXPECT_GT(negative, A.rows);  // the couplings are there, not zeroed
+    }
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 # - each deliberately broken copy fails with exit 1 and names what is wrong: a failed check in a
 #   VALID report, a missing key, a key the schema does not know, a figure of merit that is not
 #   its definition, another schema version, an official run with deviations, a string where a
-#   number belongs;
+#   number belongs, a missing or failed secondary variant, a kernel sum that is not the sum;
 # - a file that is not YAML exits 2.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -58,6 +58,11 @@ broken version 'r["schema_version"] = 2' "schema_version: this checker knows 1"
 broken official 'r["official"] = True' "official: true with deviations"
 broken type 'r["solver"]["iterations"] = "many"' "report.solver.iterations: expected int"
 broken missing_check 'r["validation"] = r["validation"][:1]' "result: VALID without the checks"
+broken secondary_failed 'r["secondary"][1]["validation"][2]["passed"] = False' \
+  "result: VALID with failed checks ['k4 reproducibility']"
+broken secondary_missing 'r["secondary"] = r["secondary"][:2]' "secondary: ['k3', 'k4'] in a VALID run"
+broken kernel_sum 'r["model"]["iteration"]["kernel_sum_bytes"] *= 2' \
+  "model.iteration.kernel_sum_bytes"
 
 echo "not: [yaml" > "$tmp/bad.yaml"
 set +e
