@@ -107,6 +107,13 @@ class L2Flusher {
     Buffer<char> buffer_;
 };
 
+/// The input vector of every timed kernel: n values 1 + 1e-3 (i mod 97), nothing special.
+std::vector<double> bench_vector(std::size_t n) {
+    std::vector<double> v(n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = 1.0 + 1e-3 * static_cast<double>(i % 97);
+    return v;
+}
+
 bool fits(std::size_t bytes) {
     std::size_t free = 0, total = 0;
     HEPTANE_CUDA_CHECK(cudaMemGetInfo(&free, &total));
@@ -142,9 +149,7 @@ std::vector<Timing> time_spmv(const GHMatrix& A, int repeats, bool library) {
     const cudaStream_t s = stream.get();
     L2Flusher flusher;
     auto flush = [&] { flusher(s); };
-    std::vector<double> host_x(static_cast<std::size_t>(A.rows()));
-    for (std::size_t i = 0; i < host_x.size(); ++i)
-        host_x[i] = 1.0 + 1e-3 * static_cast<double>(i % 97);
+    const std::vector<double> host_x = bench_vector(static_cast<std::size_t>(A.rows()));
     const std::size_t vec_bytes = 2 * host_x.size() * sizeof(double);
 
     for (BdiaVariant v :
@@ -189,8 +194,7 @@ std::vector<Timing> time_block_spmv(const Bsr& A, int repeats, const KsparseBenc
     auto flush = [&] { flusher(s); };
     const int bs = A.block_size;
     const std::size_t n = static_cast<std::size_t>(A.block_rows) * bs;
-    std::vector<double> host_x(n);
-    for (std::size_t i = 0; i < n; ++i) host_x[i] = 1.0 + 1e-3 * static_cast<double>(i % 97);
+    const std::vector<double> host_x = bench_vector(n);
     Buffer<double> x(host_x), y(n);
 
     // The matrix once, for the tuner's candidates (plain rows, no balancing).
@@ -267,8 +271,7 @@ std::vector<Timing> time_smoothers(const GHMatrix& A, std::array<int, 3> shape, 
     L2Flusher flusher;
     auto flush = [&] { flusher(s); };
     const std::size_t n = static_cast<std::size_t>(A.rows());
-    std::vector<double> host(n);
-    for (std::size_t i = 0; i < n; ++i) host[i] = 1.0 + 1e-3 * static_cast<double>(i % 97);
+    const std::vector<double> host = bench_vector(n);
     Buffer<double> r(host), z(n), x(host), b(host);
     auto bytes = [](double v) { return "bytes=" + std::to_string(static_cast<long long>(v)); };
     const std::pair<const char*, PreconditionerKind> kinds[] = {
@@ -317,8 +320,7 @@ std::vector<Timing> time_iteration_kernels(const GHMatrix& A, int repeats) {
     L2Flusher flusher;
     auto flush = [&] { flusher(s); };
     const std::size_t n = static_cast<std::size_t>(A.rows());
-    std::vector<double> host(n);
-    for (std::size_t i = 0; i < n; ++i) host[i] = 1.0 + 1e-3 * static_cast<double>(i % 97);
+    const std::vector<double> host = bench_vector(n);
     Buffer<double> x(host), y(host), sum(1);
     {
         const detail::DeviceGH gh(A, default_variant());
