@@ -5,10 +5,25 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 
 #include "core/base/errors.hpp"
 
 namespace heptane::app {
+
+void check_output_path(const std::string& path, const std::string& key) {
+    namespace fs = std::filesystem;
+    if (path.empty()) throw InputError(key, "an empty path");
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) {
+        throw InputError(key, "cannot write '" + path + "': it is a folder");
+    }
+    const fs::path dir = fs::path(path).parent_path();
+    if (!dir.empty() && !fs::is_directory(dir, ec)) {
+        throw InputError(
+            key, "cannot write '" + path + "': folder '" + dir.string() + "' does not exist");
+    }
+}
 
 AtomicOutput::AtomicOutput(std::string final_path)
     : final_(std::move(final_path)),

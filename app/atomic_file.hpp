@@ -5,6 +5,11 @@
 
 namespace heptane::app {
 
+/// Throws InputError at `key` (an option or deck key) unless `path` can be written: it is not
+/// empty, not an existing folder, and its folder exists. Called before any work, so that a bad
+/// output path is exit 2 up front, not a failed rename after the solve.
+void check_output_path(const std::string& path, const std::string& key);
+
 class AtomicOutput {
   public:
     /// Reserves `final_path`; nothing is created until the caller writes temp_path().

@@ -36,8 +36,8 @@ namespace heptane::app {
 
 using Clock = std::chrono::steady_clock;
 
-// Median seconds of `run` over `repeats` host-timed runs after one warm-up.
-double host_median(int repeats, const std::function<void()>& run) {
+// Median and minimum seconds of `run` over `repeats` host-timed runs after one warm-up.
+std::pair<double, double> host_times(int repeats, const std::function<void()>& run) {
     run();
     std::vector<double> t;
     for (int i = 0; i < repeats; ++i) {
@@ -46,7 +46,11 @@ double host_median(int repeats, const std::function<void()>& run) {
         t.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
     }
     std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
+    return {t[t.size() / 2], t.front()};
+}
+
+double host_median(int repeats, const std::function<void()>& run) {
+    return host_times(repeats, run).first;
 }
 
 // CPU STREAM triad (OpenMP) on three arrays of n doubles: bytes / median seconds.
@@ -123,8 +127,8 @@ double fastest_cusparse_bsr(const std::vector<gpu::Timing>& timings) {
 template <class Matrix>
 gpu::Timing cpu_reference_timing(const Matrix& A, std::size_t n, int repeats) {
     std::vector<double> x(n, 1.0), y(n);
-    const double t = host_median(repeats, [&] { spmv(A, x.data(), y.data()); });
-    return {"cpu_reference", t, t, repeats, ""};
+    const auto [median, min] = host_times(repeats, [&] { spmv(A, x.data(), y.data()); });
+    return {"cpu_reference", median, min, repeats, ""};
 }
 
 struct Device {
@@ -242,6 +246,10 @@ int cmd_bench_spmv(const BenchArgs& args, std::ostream& out) {
 
 int cmd_bench_solve(const BenchArgs& args, std::ostream& out) {
     const Device dev = measure_device(args, out);
+    if (!dev.gpu && args.preconditioner != "none") {
+        out << "note: --preconditioner applies to the GPU solvers; without a GPU the CPU rows "
+               "run unpreconditioned\n";
+    }
     YAML::Emitter y;
     begin_report(y, dev, "solve", args.command);
     y << YAML::Key << "iterations_fixed" << YAML::Value << args.iterations;
@@ -470,6 +478,10 @@ std::vector<int> parse_block_sizes(const std::vector<std::string>& items) {
 int cmd_bench_ksparse(const BenchArgs& args, std::ostream& out) {
     const Csr pattern = read_matrix_market(args.matrix);  // malformed: exit 2 with the line
     const Device dev = measure_device(args, out);
+    if (!dev.gpu && (args.tune || args.retune)) {
+        out << "note: --tune and --retune tune the GPU kernels; without a GPU there is nothing "
+               "to tune\n";
+    }
     YAML::Emitter y;
     begin_report(y, dev, "ksparse", args.command);
     y << YAML::Key << "matrix" << YAML::Value << args.matrix << YAML::Key << "rows" << YAML::Value

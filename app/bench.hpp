@@ -7,6 +7,7 @@
 #include <functional>
 #include <iosfwd>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/krylov/solver_settings.hpp"
@@ -117,7 +118,9 @@ struct BenchArgs {
     std::string command;  ///< the command line, for the report
 };
 
-/// Median seconds of `run` over `repeats` host-timed runs after one warm-up.
+/// Median and minimum seconds of `run` over `repeats` host-timed runs after one warm-up.
+std::pair<double, double> host_times(int repeats, const std::function<void()>& run);
+/// The median of host_times.
 double host_median(int repeats, const std::function<void()>& run);
 
 /// The CPU's STREAM triad (OpenMP) on three arrays of n doubles: 24 n bytes / median seconds.

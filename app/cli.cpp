@@ -1,6 +1,7 @@
 #include "app/cli.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <fstream>
 #include <ostream>
 #include <string>
@@ -21,6 +22,39 @@
 
 namespace heptane::app {
 namespace {
+
+/// An output path given on the command line may not be empty (`-o ""` used to mean "the
+/// default" silently).
+const CLI::Validator kNonEmptyPath(
+    [](std::string& s) { return s.empty() ? std::string("an empty path") : std::string(); },
+    "PATH");
+
+/// The subcommand names of `app`, for "unknown command" messages.
+std::vector<std::string> subcommand_names(const CLI::App& app) {
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+    return names;
+}
+
+/// `heptane foo` and `heptane bench foo` name the unknown command (CLI11 would say "A
+/// subcommand is required"): the first word after `app`'s own that is not an option, when
+/// `app` needs a subcommand and no subcommand has that name. Empty when all is well.
+std::string unknown_command(const CLI::App& app, int argc, const char* const* argv, int at) {
+    if (at >= argc) return {};
+    const std::string word = argv[at];
+    if (word.empty() || word[0] == '-') return {};
+    const std::vector<std::string> names = subcommand_names(app);
+    if (std::find(names.begin(), names.end(), word) != names.end()) {
+        const CLI::App* sub = app.get_subcommand(word);
+        return sub->get_subcommands({}).empty() ? std::string()
+                                                : unknown_command(*sub, argc, argv, at + 1);
+    }
+    std::string list;
+    for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+    return "unknown command '" + word + "' (" +
+           (at == 1 ? std::string("commands") : "commands of " + std::string(argv[at - 1])) + ": " +
+           list + ")";
+}
 
 /// bench solve --solvers: the GPU kernels, and the multi-kernel solver with KSPARSE.
 std::vector<std::string> bench_solver_names() {
@@ -106,8 +140,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
         "Build the deck's system, solve it, print a report and write OUT.h5 + OUT.xmf. "
         "Exit 1 when the solver does not converge (the result is still written)");
     run->add_option("DECK", run_args.deck, "YAML deck")->required()->check(CLI::ExistingFile);
-    run->add_option("-o,--output", run_args.output,
-                    "HDF5 output (default: the deck's output.file)");
+    run->add_option("-o,--output", run_args.output, "HDF5 output (default: the deck's output.file)")
+        ->check(kNonEmptyPath);
     run->add_option("--backend", run_args.backend, "auto | cpu | gpu (default: the deck's)")
         ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
     run->add_option("--set", run_args.overrides,
@@ -125,8 +159,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     simulate->add_option("DECK", sim_args.deck, "YAML deck with a schedule section")
         ->required()
         ->check(CLI::ExistingFile);
-    simulate->add_option("-o,--output", sim_args.output,
-                         "HDF5 output (default: the deck's output.file)");
+    simulate
+        ->add_option("-o,--output", sim_args.output,
+                     "HDF5 output (default: the deck's output.file)")
+        ->check(kNonEmptyPath);
     simulate->add_option("--backend", sim_args.backend, "auto | cpu | gpu (default: the deck's)")
         ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
     simulate
@@ -181,8 +217,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     bench_ksparse->add_option("--seed", bench_args.seed, "seed of the blocks' values");
     bench_ksparse->add_option("--repeat", bench_args.repeats, "timed repetitions (median)")
         ->check(CLI::Range(1, 10000));
-    bench_ksparse->add_option("--report", bench_args.report, "YAML report")
-        ->default_val("bench_ksparse.yaml");
+    bench_ksparse
+        ->add_option("--report", bench_args.report, "YAML report (default bench_ksparse.yaml)")
+        ->check(kNonEmptyPath);
     bench_ksparse->add_flag("--tune", bench_args.tune,
                             "brute-force tune each KSPARSE kernel not yet in the tuning cache for "
                             "this device and block size (seed 001, section 5.7)");
@@ -225,10 +262,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                      "right preconditioner of the GPU solvers: none (default), "
                      "point_block_jacobi, line_jacobi, block_jacobi (4x4x4 blocks)")
         ->check(CLI::IsMember(deck_names<PreconditionerKind>()));
-    bench_spmv->add_option("--report", bench_args.report, "YAML report")
-        ->default_val("bench_spmv.yaml");
-    bench_solve->add_option("--report", bench_args.report, "YAML report")
-        ->default_val("bench_solve.yaml");
+    bench_spmv->add_option("--report", bench_args.report, "YAML report (default bench_spmv.yaml)")
+        ->check(kNonEmptyPath);
+    bench_solve->add_option("--report", bench_args.report, "YAML report (default bench_solve.yaml)")
+        ->check(kNonEmptyPath);
 
     CLI::App* bench_update = bench->add_subcommand(
         "update",
@@ -244,8 +281,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
         ->check(CLI::IsMember(deck_names<Backend>()));
     bench_update->add_option("--set", bench_args.overrides,
                              "key.path=value: override a deck key, checked like the deck");
-    bench_update->add_option("--report", bench_args.report, "YAML report")
-        ->default_val("bench_update.yaml");
+    bench_update
+        ->add_option("--report", bench_args.report, "YAML report (default bench_update.yaml)")
+        ->check(kNonEmptyPath);
 
     CLI::App* bench_smoother = bench->add_subcommand(
         "smoother",
@@ -294,8 +332,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     bench_smoother->add_flag("--cpu", bench_args.cpu,
                              "also time the CPU reference's throughput (timed anyway when the "
                              "backend is cpu)");
-    bench_smoother->add_option("--report", bench_args.report, "YAML report")
-        ->default_val("bench_smoother.yaml");
+    bench_smoother
+        ->add_option("--report", bench_args.report, "YAML report (default bench_smoother.yaml)")
+        ->check(kNonEmptyPath);
 
     ProxyArgs proxy_args;
     CLI::App* proxy = app.add_subcommand(
@@ -326,8 +365,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     proxy->add_option("--dims", proxy_args.dims, "explicit size NX NY NZ instead")->expected(3);
     proxy->add_flag("!--no-secondary", proxy_args.secondary,
                     "skip the K = 3, 4, 8 synthetic variants (not official)");
-    proxy->add_option("--report", proxy_args.report, "YAML report")
-        ->default_val("heptane_proxy.yaml");
+    proxy->add_option("--report", proxy_args.report, "YAML report (default heptane_proxy.yaml)")
+        ->check(kNonEmptyPath);
     proxy->add_option("--test-fault", proxy_args.fault)->group("");  // tests: break a check
 
     std::string info_deck;
@@ -342,14 +381,22 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
         "export",
         "Write the deck's GH system as MatrixMarket (general real, 1-based, full precision)");
     exp->add_option("DECK", export_deck, "YAML deck")->required()->check(CLI::ExistingFile);
-    exp->add_option("--matrix", matrix_path, "output .mtx file for GH")->required();
-    exp->add_option("--rhs", rhs_path, "output .mtx file for b (n x 1 array)");
+    exp->add_option("--matrix", matrix_path, "output .mtx file for GH")
+        ->required()
+        ->check(kNonEmptyPath);
+    exp->add_option("--rhs", rhs_path, "output .mtx file for b (n x 1 array)")
+        ->check(kNonEmptyPath);
 
+    if (const std::string unknown = unknown_command(app, argc, argv, 1); !unknown.empty()) {
+        err << "heptane: " << unknown << "\nRun with --help for more information.\n";
+        return kExitBadInput;
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        const int code = app.exit(e, out, err);
-        return code == 0 ? kExitOk : kExitBadInput;
+        if (e.get_exit_code() == 0) return app.exit(e, out, err) == 0 ? kExitOk : kExitBadInput;
+        err << "heptane: " << e.what() << "\nRun with --help for more information.\n";
+        return kExitBadInput;
     }
 
     try {
@@ -364,6 +411,11 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
             bench_smoother->parsed() || bench_update->parsed()) {
             for (int i = 0; i < argc; ++i)
                 bench_args.command += (i ? " " : "") + std::string(argv[i]);
+            for (const CLI::App* sub : bench->get_subcommands()) {
+                if (bench_args.report.empty())
+                    bench_args.report = "bench_" + sub->get_name() + ".yaml";
+            }
+            check_output_path(bench_args.report, "--report");
             if (bench_update->parsed()) return cmd_bench_update(bench_args, out);
             if (bench_smoother->parsed()) {
                 if (!shape_items.empty()) bench_args.study.shapes = parse_shapes(shape_items);
@@ -378,7 +430,11 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
         }
         if (cmp->parsed()) return compare_files(compare_a, compare_b, compare_opts, out);
         if (info->parsed()) return cmd_info(info_deck, out);
-        if (exp->parsed()) return cmd_export(export_deck, matrix_path, rhs_path, out);
+        if (exp->parsed()) {
+            check_output_path(matrix_path, "--matrix");
+            if (!rhs_path.empty()) check_output_path(rhs_path, "--rhs");
+            return cmd_export(export_deck, matrix_path, rhs_path, out);
+        }
     } catch (const InputError& e) {
         err << "heptane: " << e.what() << '\n';
         return kExitBadInput;

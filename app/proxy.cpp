@@ -17,7 +17,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <memory>
@@ -261,14 +260,6 @@ std::vector<std::pair<std::string, double>> time_kernels(const ProxyRun& run, co
     return out;
 }
 
-/// Fails early (exit 2, nothing measured) when the report's folder does not exist.
-void check_report_folder(const std::string& path) {
-    const std::filesystem::path dir = std::filesystem::path(path).parent_path();
-    if (dir.empty() || std::filesystem::is_directory(dir)) return;
-    throw InputError("--report",
-                     "cannot write '" + path + "': folder '" + dir.string() + "' does not exist");
-}
-
 void print_line(std::ostream& out, const ValidationLine& v) {
     out << "  " << (v.passed ? "pass" : "FAIL") << "  " << v.name << ": " << v.detail << '\n';
 }
@@ -501,7 +492,7 @@ int cmd_proxy(const ProxyArgs& args, std::ostream& out, std::ostream& err) {
         !s) {
         throw InputError("--kernel", s.reason);
     }
-    check_report_folder(args.report);
+    check_output_path(args.report, "--report");
     choose_size(run);
     check_rules(run);
     run.openmp_threads = omp_get_max_threads();

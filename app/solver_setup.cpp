@@ -1,8 +1,8 @@
 #include "app/solver_setup.hpp"
 
-#include <filesystem>
 #include <ostream>
 
+#include "app/atomic_file.hpp"
 #include "core/base/errors.hpp"
 #include "core/krylov/capabilities.hpp"
 #include "core/krylov/names.hpp"
@@ -11,8 +11,6 @@
 
 namespace heptane::app {
 namespace {
-
-namespace fs = std::filesystem;
 
 /// K of a grid deck's system, known before it is generated (two_phase: p_o, S_w).
 int block_size_of(const Deck& deck) {
@@ -60,12 +58,12 @@ Plan plan_backend(const Deck& deck) {
 }
 
 void check_output_folder(const std::string& path, const char* key, const Deck& deck) {
-    const fs::path dir = fs::path(path).parent_path();
-    if (dir.empty() || fs::is_directory(dir)) return;
-    const InputError e(key,
-                       "cannot write '" + path + "': folder '" + dir.string() + "' does not exist");
-    if (key[0] == '-') throw e;
-    deck.rethrow_located(e);
+    try {
+        check_output_path(path, key);
+    } catch (const InputError& e) {
+        if (key[0] == '-') throw;
+        deck.rethrow_located(e);
+    }
 }
 
 Deck load_command_deck(const RunArgs& args) {

@@ -44,6 +44,17 @@ std::string LineMap::override_of(const std::string& path) const {
         if (cut == std::string::npos) break;
         p.resize(cut);
     }
+    // A key the deck file does not have, made by a --set below it (--set nosuch.key=1 makes
+    // the section "nosuch"): that --set is to blame, not the deck.
+    const auto own = lines_.find(path);
+    if (!path.empty() && (own == lines_.end() || own->second <= 0)) {
+        for (const auto& [set_path, argument] : overrides_) {
+            if (set_path.size() > path.size() && set_path.compare(0, path.size(), path) == 0 &&
+                (set_path[path.size()] == '.' || set_path[path.size()] == '[')) {
+                return argument;
+            }
+        }
+    }
     return {};
 }
 

@@ -29,7 +29,8 @@ class LineMap {
     void mark_override(const std::string& path, const std::string& argument) {
         overrides_[path] = argument;
     }
-    /// The --set argument that set `path` or one of its parents, or empty.
+    /// The --set argument that set `path` or one of its parents, or that made `path` (a key
+    /// the deck file does not have) by setting a key below it; else empty.
     std::string override_of(const std::string& path) const;
 
   private:
