@@ -2,6 +2,8 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <ostream>
 #include <string>
@@ -28,6 +30,22 @@ namespace {
 const CLI::Validator kNonEmptyPath(
     [](std::string& s) { return s.empty() ? std::string("an empty path") : std::string(); },
     "PATH");
+
+/// A finite number (not nan or inf, which CLI11's number checks let through) >= 0, or > 0.
+CLI::Validator finite_number(bool positive) {
+    return CLI::Validator(
+        [positive](std::string& s) {
+            char* end = nullptr;
+            const double v = std::strtod(s.c_str(), &end);
+            const bool number = !s.empty() && end == s.c_str() + s.size() && std::isfinite(v);
+            if (number && (positive ? v > 0.0 : v >= 0.0)) return std::string();
+            return "'" + s.substr(0, 40) + "' is not a finite number " +
+                   (positive ? "> 0" : ">= 0");
+        },
+        positive ? "NUMBER > 0" : "NUMBER >= 0");
+}
+const CLI::Validator kFinitePositive = finite_number(true);
+const CLI::Validator kFiniteNonNegative = finite_number(false);
 
 /// The subcommand names of `app`, for "unknown command" messages.
 std::vector<std::string> subcommand_names(const CLI::App& app) {
@@ -174,7 +192,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
         ->add_option("--max-wall-time", sim_args.max_wall_seconds,
                      "stop after the first time step that ends past this many seconds of wall "
                      "time (a batch job's limit): everything up to it is written, exit 1")
-        ->check(CLI::PositiveNumber);
+        ->check(kFinitePositive);
 
     std::string compare_a, compare_b;
     CompareOptions compare_opts;
@@ -186,9 +204,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     cmp->add_option("A", compare_a, "result file")->required();
     cmp->add_option("B", compare_b, "reference file")->required();
     cmp->add_option("--rtol", compare_opts.rtol, "relative tolerance (default 1e-8)")
-        ->check(CLI::NonNegativeNumber);
+        ->check(kFiniteNonNegative);
     cmp->add_option("--atol", compare_opts.atol, "absolute tolerance (default 0)")
-        ->check(CLI::NonNegativeNumber);
+        ->check(kFiniteNonNegative);
 
     BenchArgs bench_args;
     CLI::App* bench = app.add_subcommand(
@@ -241,7 +259,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
             ->check(CLI::Range(0, 1000));
         sub->add_option("--max-host-gb", bench_args.max_host_gb,
                         "skip systems whose host arrays exceed this")
-            ->check(CLI::PositiveNumber);
+            ->check(kFinitePositive);
         sub->add_flag("--cpu", bench_args.cpu, "also time the CPU reference");
     }
     bench_solve->add_option("--iterations", bench_args.iterations, "fixed iteration count")
@@ -302,7 +320,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     bench_smoother
         ->add_option("--omega", bench_args.study.jacobi_omega,
                      "block Jacobi's damping (default 0.8, the seed's; Gauss-Seidel uses 1)")
-        ->check(CLI::PositiveNumber & CLI::Range(0.0, 2.0));
+        ->check(kFinitePositive & CLI::Range(0.0, 2.0));
     bench_smoother
         ->add_option("--sweeps", bench_args.study.sweeps,
                      "sweeps before the relative error ||r_s|| / ||r_0|| (default 3)")
@@ -356,12 +374,12 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     proxy
         ->add_option("--min-seconds", proxy_args.min_seconds,
                      "least length of the timed phase (default 60; official: 60 or more)")
-        ->check(CLI::PositiveNumber);
+        ->check(kFinitePositive);
     proxy
         ->add_option("--memory-fraction", proxy_args.memory_fraction,
                      "size the problem to this share of the device (or host) memory "
                      "(default 0.25; official: 0.25 or more)")
-        ->check(CLI::Range(1e-6, 1.0));
+        ->check(kFinitePositive & CLI::Range(1e-6, 1.0));
     proxy->add_option("--dims", proxy_args.dims, "explicit size NX NY NZ instead")->expected(3);
     proxy->add_flag("!--no-secondary", proxy_args.secondary,
                     "skip the K = 3, 4, 8 synthetic variants (not official)");

@@ -704,7 +704,15 @@ Deck load_deck(const std::string& path, const std::vector<std::string>& override
     deck.text = text.str();
     YAML::Node root;
     try {
-        root = YAML::Load(deck.text);
+        const std::vector<YAML::Node> documents = YAML::LoadAll(deck.text);
+        if (documents.size() > 1) {
+            // A second document ("---") would be ignored: one deck is one document.
+            const int line = documents[1].Mark().line >= 0 ? documents[1].Mark().line + 1 : 0;
+            throw DeckError(line > 0 ? path + ":" + std::to_string(line) : path,
+                            InputError("a second YAML document (after '---'): a deck is one "
+                                       "document; put every section in the first"));
+        }
+        if (!documents.empty()) root = documents.front();
     } catch (const YAML::Exception& e) {
         throw DeckError(path + ":" + std::to_string(e.mark.line + 1),
                         InputError("YAML syntax error: " + e.msg));

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <istream>
@@ -65,7 +66,8 @@ bool parse_int(std::string_view s, std::int64_t& value) {
     return res.ec == std::errc() && res.ptr == s.data() + s.size() && !s.empty();
 }
 
-/// A whole-token decimal floating-point number (optional sign, "inf" and "nan" accepted).
+/// A whole-token decimal floating-point number (optional sign; "inf" and "nan" parse, and
+/// the readers then refuse them as not finite).
 bool parse_double(std::string_view s, double& value) {
     if (!s.empty() && s[0] == '+') s.remove_prefix(1);
     const auto res = std::from_chars(s.data(), s.data() + s.size(), value);
@@ -253,6 +255,7 @@ void read_coordinate_entries(LineReader& r, const Header& h, const Size& size, A
             if (!parse_double(t.tok[2], value)) {
                 r.fail("value " + quoted(t.tok[2]) + " is not a number");
             }
+            if (!std::isfinite(value)) r.fail("value " + quoted(t.tok[2]) + " is not finite");
         } else if (h.field == Field::kInteger) {
             std::int64_t iv = 0;
             if (!parse_int(t.tok[2], iv)) {
@@ -415,6 +418,8 @@ std::vector<double> read_matrix_market_vector(std::istream& in, const std::strin
             value = static_cast<double>(iv);
         } else if (!parse_double(t.tok[0], value)) {
             r.fail("value " + quoted(t.tok[0]) + " is not a number");
+        } else if (!std::isfinite(value)) {
+            r.fail("value " + quoted(t.tok[0]) + " is not finite");
         }
     }
     if (r.next_data(t)) {

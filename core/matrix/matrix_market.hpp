@@ -52,8 +52,8 @@ class MatrixMarketError : public InputError {
 /// @throws MatrixMarketError ("FILE:LINE: ...") for an unreadable or malformed file: bad or
 ///   unsupported banner (complex, hermitian, array, a non-matrix object), a size line with
 ///   too few or too many fields, non-numbers or negative sizes, a non-square symmetric matrix,
-///   an entry with too few or too many fields, a non-number, a non-integer value in an integer
-///   file, an index out of range, a skew diagonal entry, fewer or more entries than declared
+///   an entry with too few or too many fields, a non-number or a non-finite value (nan, inf),
+///   a non-integer value in an integer file, an index out of range, a skew diagonal entry, fewer or more entries than declared
 ///   (fewer: reported at the file's last line; more: at the first extra entry).
 /// @throws NotSupported ("FILE:LINE: ...") when rows, columns or the stored nonzeros exceed
 ///   the 32-bit index range of Csr.

@@ -7,6 +7,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "app/cli.hpp"
 #include "common/cli_runner.hpp"
@@ -143,6 +144,49 @@ TEST_F(Hardening, GpuOnlyOptionsSaySoWithoutAGpu) {
     ASSERT_EQ(r.code, kExitOk) << r.err;
     EXPECT_NE(r.out.find("note: --tune and --retune tune the GPU kernels"), std::string::npos)
         << r.out;
+}
+
+// Class 3: nan and inf options are refused at the option, with a short message (inf used to
+// print a 300-digit range; nan passed every check).
+TEST_F(Hardening, NonFiniteOptionsAreRefused) {
+    const struct {
+        std::vector<std::string> args;
+        const char* message;
+    } cases[] = {
+        {{"compare", "a.h5", "b.h5", "--rtol", "nan"}, "--rtol: 'nan' is not a finite number >= 0"},
+        {{"compare", "a.h5", "b.h5", "--atol", "inf"}, "--atol: 'inf' is not a finite number >= 0"},
+        {{"proxy", "--memory-fraction", "nan"}, "--memory-fraction: 'nan' is not a finite number"},
+        {{"proxy", "--min-seconds", "inf"}, "--min-seconds: 'inf' is not a finite number > 0"},
+        {{"simulate", source_path("inputs/buckley_leverett.yaml"), "--max-wall-time", "nan"},
+         "--max-wall-time: 'nan' is not a finite number > 0"},
+    };
+    for (const auto& c : cases) {
+        const CliResult r = run_heptane(c.args);
+        EXPECT_EQ(r.code, kExitBadInput) << c.args.back();
+        EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
+        EXPECT_LT(r.err.size(), 200u) << r.err;
+    }
+    EXPECT_EQ(entries(), 0u);
+}
+
+// Class 4: a deck file with a second YAML document is refused at the document's line (the
+// second document was silently ignored).
+TEST_F(Hardening, ASecondYamlDocumentIsRefused) {
+    {
+        std::ofstream deck(path("two.yaml"));
+        deck << std::ifstream(kSmallDeck).rdbuf() << "---\nsolver: {method: qmr}\n";
+    }
+    int lines = 0;
+    {
+        std::ifstream deck(path("two.yaml"));
+        for (std::string line; std::getline(deck, line);) ++lines;
+    }
+    const CliResult r = run_heptane({"run", path("two.yaml"), "-o", path("o.h5")});
+    EXPECT_EQ(r.code, kExitBadInput);
+    EXPECT_NE(r.err.find("two.yaml:" + std::to_string(lines) + ": a second YAML document"),
+              std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(path("o.h5")));
 }
 
 }  // namespace

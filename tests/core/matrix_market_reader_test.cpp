@@ -294,6 +294,32 @@ TEST(MatrixMarketReaderErrors, BannerErrorsOnLineOne) {
         [](const std::string& text) { read(text); });
 }
 
+// Issue 19, class 3: nan and inf parse as numbers but are refused at their line, in a matrix
+// and in a right-hand side (they were accepted and broke the solve later).
+TEST(MatrixMarketReaderErrors, NonFiniteValuesAreRefusedAtTheirLine) {
+    expect_errors(
+        {
+            {"%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n2 2 nan\n", 4,
+             "value 'nan' is not finite"},
+            {"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 inf\n", 3,
+             "value 'inf' is not finite"},
+            {"%%MatrixMarket matrix coordinate real symmetric\n2 2 1\n2 1 -inf\n", 3,
+             "value '-inf' is not finite"},
+        },
+        [](const std::string& text) { read(text); });
+    expect_errors(
+        {
+            {"%%MatrixMarket matrix array real general\n2 1\n1\nNaN\n", 4,
+             "value 'NaN' is not finite"},
+            {"%%MatrixMarket matrix coordinate real general\n2 1 1\n2 1 1e999\n", 3,
+             "value '1e999'"},
+        },
+        [](const std::string& text) {
+            std::istringstream in(text);
+            read_matrix_market_vector(in, kName);
+        });
+}
+
 TEST(MatrixMarketReaderErrors, SizeLineErrors) {
     expect_errors(
         {
