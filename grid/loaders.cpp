@@ -157,16 +157,17 @@ bool is_keyword(std::string_view token) {
     return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
 }
 
-/// Edit keywords whose records name other keywords ("COPY / PERMX PERMY / /"). Their data
-/// is a list of '/'-terminated records closed by an empty record; it is skipped as a whole
-/// so that the keyword names inside are not taken for data blocks. The edits are not
-/// applied: callers derive missing arrays themselves (e.g. kv_kh for PERMZ).
-bool is_record_list_keyword(std::string_view keyword) {
-    static constexpr std::string_view kEditKeywords[] = {
-        "ADD",      "ADDREG",   "COPY",     "COPYBOX",  "COPYREG", "EQUALREG", "EQUALS",
-        "MAXVALUE", "MINVALUE", "MULTIPLY", "MULTIREG", "OPERATE", "OPERATER"};
-    return std::find(std::begin(kEditKeywords), std::end(kEditKeywords), keyword) !=
-           std::end(kEditKeywords);
+/// Keywords that change the arrays or the grid heptane reads (GRID-section edits, boxes,
+/// active cells, includes, multipliers, corner-point geometry). The loader does not apply them
+/// yet (issue 20), so a file holding one is refused at its line rather than read as if it
+/// were not there (a real public deck's MULTIPLY PERMZ 0.5 was lost that way).
+bool is_unapplied_keyword(std::string_view keyword) {
+    static constexpr std::string_view kUnapplied[] = {
+        "ACTNUM",   "ADD",      "ADDREG",   "BOX",    "COPY",    "COPYBOX",  "COPYREG",
+        "COORD",    "ENDBOX",   "EQUALREG", "EQUALS", "IMPORT",  "INCLUDE",  "MAXVALUE",
+        "MINVALUE", "MULTIPLY", "MULTIREG", "MULTPV", "MULTX",   "MULTX-",   "MULTY",
+        "MULTY-",   "MULTZ",    "MULTZ-",   "NTG",    "OPERATE", "OPERATER", "ZCORN"};
+    return std::find(std::begin(kUnapplied), std::end(kUnapplied), keyword) != std::end(kUnapplied);
 }
 
 /// Values of one count "n*value" or a plain number; throws with the file position.
@@ -305,17 +306,11 @@ std::map<std::string, std::vector<double>> read_eclipse_keywords(
         // Numbers, "/" and strings outside a wanted block belong to skipped keywords.
         if (!is_keyword(token.text)) continue;
         const std::string keyword(token.text);
-        if (is_record_list_keyword(keyword)) {
-            bool empty_record = true;
-            while (tokens.next(token)) {
-                if (token.text == "/") {
-                    if (empty_record) break;
-                    empty_record = true;
-                } else {
-                    empty_record = false;
-                }
-            }
-            continue;
+        if (is_unapplied_keyword(keyword)) {
+            throw InputError(where(path, text, token.offset) + keyword +
+                             " is not applied by heptane yet (GRID-section edits, boxes, "
+                             "ACTNUM, INCLUDE and multipliers come with the Eclipse-deck "
+                             "issue); apply it to the data, or remove it");
         }
         if (wanted.count(keyword) == 0) continue;
 

@@ -30,7 +30,9 @@ IndexBox spe10_full_box();
 
 /// Reads Eclipse keyword data: for each wanted keyword present in the file, its values in
 /// file order (i fastest), with `n*value` repeats expanded and `--` comments skipped; a
-/// block ends with '/'. Other keywords are skipped.
+/// block ends with '/'. Other keywords are skipped, except those that would change the arrays
+/// or the grid (ACTNUM, BOX, COPY, MULTIPLY, ADD, EQUALS, INCLUDE, MULTX..., NTG, COORD, ...):
+/// heptane does not apply them yet, so they are an InputError at their line.
 std::map<std::string, std::vector<double>> read_eclipse_keywords(
     const std::string& path, const std::set<std::string>& wanted);
 
