@@ -1,5 +1,6 @@
 #include "grid/rock.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -316,6 +317,18 @@ RockFields build_rock(const Grid3D& grid, const FieldSpec& permeability,
     // Porosity first: it is cheap, and a spe10 porosity spec fails before the big file read.
     build_porosity(grid, porosity, rock);
     build_permeability(grid, permeability, rock);
+    // One rule for every source (a number and a layer list already say it in their words): a
+    // field that is 0 everywhere in every direction lets nothing flow.
+    const auto positive = [](const std::vector<double>& k) {
+        return std::any_of(k.begin(), k.end(), [](double v) { return v > 0.0; });
+    };
+    if (!positive(rock.kx) && !positive(rock.ky) && !positive(rock.kz)) {
+        const bool file =
+            permeability.kind == FieldKind::eclipse || permeability.kind == FieldKind::spe10;
+        throw InputError(key_of(permeability, file ? "file" : "value"),
+                         (file ? permeability.file + ": " : std::string()) +
+                             "every cell has permeability 0 in every direction: nothing can flow");
+    }
     return rock;
 }
 

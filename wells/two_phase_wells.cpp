@@ -19,6 +19,7 @@ TwoPhaseWells::TwoPhaseWells(const grid::TwoPhaseCells& cells, std::vector<WellS
     layout_ = well_layout(g, wells_, 2);
     const grid::RockFields& rock = cells_.rock();
     for (std::size_t w = 0; w < wells_.size(); ++w) {
+        double total = 0.0;
         for (index_t l = 0; l < layout_.count[w]; ++l) {
             const index_t m = layout_.cell0[w] + l;
             try {
@@ -27,6 +28,15 @@ TwoPhaseWells::TwoPhaseWells(const grid::TwoPhaseCells& cells, std::vector<WellS
             } catch (const InputError& e) {
                 throw InputError("wells[" + std::to_string(w) + "]." + e.key(), e.detail());
             }
+            total += wi_.back();
+        }
+        // A rate target through cells that cannot flow has no solution (the solve broke down
+        // with NaN): an input error naming the well.
+        if (wells_[w].control == ControlKind::rate && !(total > 0.0)) {
+            throw InputError("wells[" + std::to_string(w) + "]",
+                             "well '" + wells_[w].name +
+                                 "' is rate-controlled but every perforated cell has zero "
+                                 "horizontal permeability: it cannot deliver its rate");
         }
     }
 }

@@ -189,5 +189,32 @@ TEST_F(Hardening, ASecondYamlDocumentIsRefused) {
     EXPECT_FALSE(fs::exists(path("o.h5")));
 }
 
+// Class 3: a permeability of 0 everywhere is refused whatever its source (a number was, an
+// Eclipse file was not), and a rate well whose every perforated cell has zero permeability is
+// an input error naming the well (the solve broke down with NaN).
+TEST_F(Hardening, ZeroPermeabilityIsRefusedFromEverySourceAndForARateWell) {
+    {
+        std::ofstream zero(path("zero.inc"));
+        zero << "PERMX\n 120*0 /\n";  // the small deck's 6 x 5 x 4 cells
+    }
+    CliResult r =
+        run_heptane({"run", kSmallDeck, "-o", path("o.h5"), "--set",
+                     "rock.permeability={kind: eclipse, file: " + path("zero.inc") + "}"});
+    EXPECT_EQ(r.code, kExitBadInput);
+    EXPECT_NE(r.err.find("rock.permeability.file: " + path("zero.inc") +
+                         ": every cell has permeability 0 in every direction"),
+              std::string::npos)
+        << r.err;
+    // P2 (wells[2], rate-controlled) is perforated in layer 3 only.
+    r = run_heptane({"run", kSmallDeck, "-o", path("o.h5"), "--set",
+                     "rock.permeability={kind: layered, values: [100, 100, 100, 0]}"});
+    EXPECT_EQ(r.code, kExitBadInput);
+    EXPECT_NE(r.err.find("wells[2]: well 'P2' is rate-controlled but every perforated cell has "
+                         "zero horizontal permeability"),
+              std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(path("o.h5")));
+}
+
 }  // namespace
 }  // namespace heptane::app
