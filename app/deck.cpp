@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "app/report.hpp"
 #include "core/base/random.hpp"
 #include "core/base/units.hpp"
 #include "core/krylov/capabilities.hpp"
@@ -691,6 +692,31 @@ void Deck::rethrow_located(const InputError& e) const {
     throw DeckError(line > 0 ? path + ":" + std::to_string(line) : path, e);
 }
 
+namespace {
+
+/// Refuses a grid whose system cannot fit in this machine's memory, before anything is
+/// allocated (it ended in std::bad_alloc, exit 3, or the out-of-memory killer). The estimate is
+/// a lower bound: Bdia (7 K^2 values a cell), the point-block inverses (K^2), ten solver vectors
+/// (10 K) and ~200 bytes a cell of grid, rock, state and transmissibility fields; computed in
+/// floating point, so no product overflows.
+void check_memory(const Deck& deck) {
+    if (deck.system.present) return;
+    const grid::Grid3D& g = deck.model.grid;
+    const double cells = static_cast<double>(g.nx) * g.ny * g.nz;
+    const double K =
+        deck.model.model == wells::FluidModel::synthetic ? deck.model.synthetic.components : 2.0;
+    const double need = cells * (8.0 * (8.0 * K * K + 10.0 * K) + 200.0);
+    const double have = host_memory_bytes();
+    if (have > 0.0 && need > have) {
+        throw InputError("grid.dims",
+                         fixed(cells, 0) + " cells with K = " + fixed(K, 0) + " need at least " +
+                             fixed(need / 1e9, 1) + " GB (the GH system and the solver's " +
+                             "vectors), more than this machine's " + fixed(have / 1e9, 1) + " GB");
+    }
+}
+
+}  // namespace
+
 Deck load_deck(const std::string& path, const std::vector<std::string>& overrides) {
     Deck deck;
     deck.path = path;
@@ -725,6 +751,7 @@ Deck load_deck(const std::string& path, const std::vector<std::string>& override
             throw InputError("the deck must be a mapping of sections (grid:, fluid:, ...)");
         DeckReader reader(deck, fs::path(path).parent_path());
         reader.read(Value(root, "", &deck.lines));
+        check_memory(deck);
         sim::validate(deck.schedule, deck.model.wells);
     } catch (const DeckError&) {
         throw;

@@ -12,7 +12,6 @@
 #include "app/proxy.hpp"
 
 #include <omp.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -57,11 +56,6 @@ double median(std::vector<double> v) {
 
 /// The size of an explicit --dims, --quick's, or the memory fraction's.
 constexpr proxy::ProblemSize kQuickSize{40, 40, proxy::kLayers};
-
-double host_memory_bytes() {
-    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
-    return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0.0;
-}
 
 /// Chooses the defined problem's size and says how, and what keeps the run from being official.
 void choose_size(ProxyRun& run) {

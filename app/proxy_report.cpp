@@ -38,11 +38,6 @@ std::string cpu_model() {
     return "unknown";
 }
 
-double host_memory() {
-    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
-    return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0.0;
-}
-
 template <class V>
 void kv(YAML::Emitter& y, const char* key, const V& value) {
     y << YAML::Key << key << YAML::Value << value;
@@ -81,7 +76,7 @@ void machine(YAML::Emitter& y, const ProxyRun& run) {
     kv(y, "cpu_model", cpu_model());
     kv(y, "logical_cores", std::thread::hardware_concurrency());
     kv(y, "openmp_threads", run.openmp_threads);
-    kv(y, "host_memory_bytes", host_memory());
+    kv(y, "host_memory_bytes", host_memory_bytes());
     y << YAML::Key << "gpu" << YAML::Value;
     const std::vector<gpu::DeviceInfo> devices = gpu::list_devices();
     if (!run.gpu || devices.empty()) {

@@ -1,5 +1,7 @@
 #include "app/report.hpp"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <ctime>
 #include <ostream>
@@ -35,6 +37,11 @@ std::string fixed(double v, int digits) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.*f", digits, v);
     return buf;
+}
+
+double host_memory_bytes() {
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0.0;
 }
 
 std::string utc_now() {

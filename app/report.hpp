@@ -16,6 +16,8 @@ std::string sci(double v, int digits = 2);
 std::string fixed(double v, int digits);
 /// The current UTC time as "2026-11-23T22:29:29Z" (reports, HDF5 attributes).
 std::string utc_now();
+/// Physical memory of this machine in bytes (sysconf), 0 when unknown.
+double host_memory_bytes();
 
 /// Grid, model, K, wells, unknowns, nonzeros and the bytes of each storage form.
 void print_system_summary(std::ostream& out, const Deck& deck, const wells::Model& model);

@@ -1,11 +1,14 @@
 #include "core/matrix/matrix_market.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <istream>
@@ -211,6 +214,24 @@ Size read_size(LineReader& r, Format format) {
     }
     if (v[0] > kMaxIndex) r.too_large(std::to_string(v[0]) + " rows");
     if (v[1] > kMaxIndex) r.too_large(std::to_string(v[1]) + " columns");
+    // What reading and solving it allocate at least, in floating point so that nothing
+    // overflows: per row the CSR and BSR row pointers, the right-hand side and ten solver
+    // vectors (96 bytes), per coordinate entry a triplet (16 bytes), or the dense values. A
+    // size line that cannot fit is an error here, not std::bad_alloc or the out-of-memory
+    // killer later.
+    const double need = 96.0 * static_cast<double>(v[0]) +
+                        (coordinate ? 16.0 * static_cast<double>(v[2])
+                                    : 8.0 * static_cast<double>(v[0]) * static_cast<double>(v[1]));
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+    const double have = pages > 0 && page > 0 ? static_cast<double>(pages) * page : 0.0;
+    if (have > 0.0 && need > have) {
+        char text[160];
+        std::snprintf(text, sizeof text,
+                      "size line: reading and solving it need at least %.1f GB, more than this "
+                      "machine's %.1f GB",
+                      need / 1e9, have / 1e9);
+        r.fail(text);
+    }
     Size size;
     size.rows = v[0];
     size.cols = v[1];

@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "app/cli.hpp"
+#include "app/report.hpp"
 #include "common/cli_runner.hpp"
 #include "common/test_systems.hpp"
 #include "gpu/device.hpp"
@@ -211,6 +212,30 @@ TEST_F(Hardening, ZeroPermeabilityIsRefusedFromEverySourceAndForARateWell) {
     EXPECT_EQ(r.code, kExitBadInput);
     EXPECT_NE(r.err.find("wells[2]: well 'P2' is rate-controlled but every perforated cell has "
                          "zero horizontal permeability"),
+              std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(path("o.h5")));
+}
+
+// Class 1: sizes that cannot fit are input errors at the key or line, with the bytes needed,
+// before anything is allocated (they ended in std::bad_alloc, exit 3, or the out-of-memory
+// killer).
+TEST_F(Hardening, SizesThatCannotFitAreRefusedUpFront) {
+    CliResult r = run_heptane(
+        {"run", kSmallDeck, "-o", path("o.h5"), "--set", "grid.dims=[100000, 100000, 100000]"});
+    EXPECT_EQ(r.code, kExitBadInput);
+    EXPECT_NE(r.err.find("grid.dims: 1000000000000000 cells with K = 2 need at least"),
+              std::string::npos)
+        << r.err;
+    // 2e9 rows need 192 GB to be read and solved: refused where the machine has less.
+    if (host_memory_bytes() >= 192e9) GTEST_SKIP() << "this machine could hold 2e9 rows";
+    {
+        std::ofstream mtx(path("big.mtx"));
+        mtx << "%%MatrixMarket matrix coordinate real general\n2000000000 2000000000 1\n1 1 1\n";
+    }
+    r = run_heptane({"bench", "ksparse", path("big.mtx"), "--block-sizes", "2"});
+    EXPECT_EQ(r.code, kExitBadInput);
+    EXPECT_NE(r.err.find(path("big.mtx") + ":2: size line: reading and solving it need at least"),
               std::string::npos)
         << r.err;
     EXPECT_FALSE(fs::exists(path("o.h5")));
