@@ -423,7 +423,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
         if (proxy->parsed()) {
             for (int i = 0; i < argc; ++i)
                 proxy_args.command += (i ? " " : "") + std::string(argv[i]);
-            return cmd_proxy(proxy_args, out, err);
+            return cmd_proxy(proxy_args, out);
         }
         if (bench_spmv->parsed() || bench_solve->parsed() || bench_ksparse->parsed() ||
             bench_smoother->parsed() || bench_update->parsed()) {

@@ -57,6 +57,12 @@ double median(std::vector<double> v) {
 /// The size of an explicit --dims, --quick's, or the memory fraction's.
 constexpr proxy::ProblemSize kQuickSize{40, 40, proxy::kLayers};
 
+/// Memory of the run's backend: the device's, or the host's on the CPU.
+double backend_memory(const ProxyRun& run) {
+    return run.gpu ? static_cast<double>(gpu::list_devices()[0].global_memory_bytes)
+                   : host_memory_bytes();
+}
+
 /// Chooses the defined problem's size and says how, and what keeps the run from being official.
 void choose_size(ProxyRun& run) {
     const ProxyArgs& a = run.args;
@@ -83,8 +89,7 @@ void choose_size(ProxyRun& run) {
         throw InputError("--memory-fraction",
                          "at most 0.8 (the solver needs room beside the problem)");
     }
-    const double memory = run.gpu ? static_cast<double>(gpu::list_devices()[0].global_memory_bytes)
-                                  : host_memory_bytes();
+    const double memory = backend_memory(run);
     d.size = proxy::size_for_bytes(fraction * memory);
     d.sizing = "memory fraction " + fixed(fraction, 3) + " of " + fixed(memory / 1e9, 1) + " GB (" +
                (run.gpu ? "device" : "host") + ")";
@@ -107,8 +112,7 @@ void check_rules(ProxyRun& run) {
     if (size.nx != size.ny || size.nx % proxy::kPattern != 0) {
         deviate("nx, ny not equal multiples of " + std::to_string(proxy::kPattern));
     }
-    const double memory = run.gpu ? static_cast<double>(gpu::list_devices()[0].global_memory_bytes)
-                                  : host_memory_bytes();
+    const double memory = backend_memory(run);
     if (static_cast<double>(size.cells()) * proxy::bytes_per_cell() <
         kOfficialMemoryFraction * memory * 0.9) {
         deviate("the problem uses less than " + fixed(kOfficialMemoryFraction, 2) + " of the " +
@@ -441,12 +445,24 @@ bool ProblemRun::valid() const {
                                               [](const ValidationLine& v) { return v.passed; });
 }
 
+std::vector<std::pair<std::string, const ValidationLine*>> failed_checks(const ProxyRun& run) {
+    std::vector<std::pair<std::string, const ValidationLine*>> failed;
+    auto add = [&](const ProblemRun& p, const std::string& prefix) {
+        for (const ValidationLine& v : p.validation) {
+            if (!v.passed) failed.emplace_back(prefix + v.name, &v);
+        }
+    };
+    add(run.defined, "");
+    for (const ProblemRun& p : run.secondary) add(p, p.name + " ");
+    return failed;
+}
+
 bool ProxyRun::valid() const {
     return defined.valid() && std::all_of(secondary.begin(), secondary.end(),
                                           [](const ProblemRun& p) { return p.valid(); });
 }
 
-int cmd_proxy(const ProxyArgs& args, std::ostream& out, std::ostream& err) {
+int cmd_proxy(const ProxyArgs& args, std::ostream& out) {
     ProxyRun run;
     run.args = args;
     if (run.args.min_seconds <= 0.0) {
@@ -548,22 +564,12 @@ int cmd_proxy(const ProxyArgs& args, std::ostream& out, std::ostream& err) {
     print_summary(out, run);
     const bool valid = run.valid();
     out << (valid ? "VALID" : "INVALID");
-    if (!valid) {
-        std::string sep = ": ";
-        for (const ProblemRun* p : [&] {
-                 std::vector<const ProblemRun*> all{&run.defined};
-                 for (const ProblemRun& q : run.secondary) all.push_back(&q);
-                 return all;
-             }()) {
-            for (const ValidationLine& v : p->validation) {
-                if (v.passed) continue;
-                out << sep << (p == &run.defined ? "" : p->name + " ") << v.name;
-                sep = ", ";
-            }
-        }
+    std::string sep = ": ";
+    for (const auto& [name, line] : failed_checks(run)) {
+        out << sep << name;
+        sep = ", ";
     }
     out << "\nreport: " << args.report << '\n';
-    (void)err;
     return valid ? kExitOk : kExitFailed;
 }
 

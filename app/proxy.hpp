@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/krylov/solver_settings.hpp"
@@ -114,7 +115,11 @@ struct ProxyRun {
     bool valid() const;
 };
 
-int cmd_proxy(const ProxyArgs& args, std::ostream& out, std::ostream& err);
+/// The failed checks of the run, each named as the report and the summary name it:
+/// "true_residual" for the defined problem, "k4 reproducibility" for a variant.
+std::vector<std::pair<std::string, const ValidationLine*>> failed_checks(const ProxyRun& run);
+
+int cmd_proxy(const ProxyArgs& args, std::ostream& out);
 
 /// The run as the report's YAML (app/proxy_report.cpp).
 std::string proxy_report_yaml(const ProxyRun& run);

@@ -166,14 +166,7 @@ std::string proxy_report_yaml(const ProxyRun& run) {
     kv(y, "result", valid ? "VALID" : "INVALID");
     const ProblemRun& d = run.defined;
     y << YAML::Key << "invalid_reasons" << YAML::Value << YAML::BeginSeq;
-    for (const ValidationLine& v : d.validation) {
-        if (!v.passed) y << v.name + ": " + v.detail;
-    }
-    for (const ProblemRun& p : run.secondary) {
-        for (const ValidationLine& v : p.validation) {
-            if (!v.passed) y << p.name + " " + v.name + ": " + v.detail;
-        }
-    }
+    for (const auto& [name, line] : failed_checks(run)) y << name + ": " + line->detail;
     if (d.validation.empty()) y << "no check ran";
     y << YAML::EndSeq;
     kv(y, "official", run.official);
