@@ -18,6 +18,7 @@
 #include "app/run.hpp"
 #include "app/simulate.hpp"
 #include "core/base/errors.hpp"
+#include "core/base/text.hpp"
 #include "core/krylov/names.hpp"
 #include "core/matrix/formats.hpp"
 #include "heptane_version.hpp"
@@ -39,8 +40,7 @@ CLI::Validator finite_number(bool positive) {
             const double v = std::strtod(s.c_str(), &end);
             const bool number = !s.empty() && end == s.c_str() + s.size() && std::isfinite(v);
             if (number && (positive ? v > 0.0 : v >= 0.0)) return std::string();
-            return "'" + s.substr(0, 40) + "' is not a finite number " +
-                   (positive ? "> 0" : ">= 0");
+            return quote_input(s) + " is not a finite number " + (positive ? "> 0" : ">= 0");
         },
         positive ? "NUMBER > 0" : "NUMBER >= 0");
 }

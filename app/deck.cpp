@@ -11,6 +11,7 @@
 
 #include "app/report.hpp"
 #include "core/base/random.hpp"
+#include "core/base/text.hpp"
 #include "core/base/units.hpp"
 #include "core/krylov/capabilities.hpp"
 #include "core/matrix/matrix_market.hpp"
@@ -127,8 +128,8 @@ class DeckReader {
                 s.rhs = RhsKind::file;
                 s.rhs_file = resolve_existing(*x);
             } else {
-                x->fail("'" + r +
-                        "' is not allowed: ones, random or a MatrixMarket vector file (*.mtx)");
+                x->fail(quote_input(r) +
+                        " is not allowed: ones, random or a MatrixMarket vector file (*.mtx)");
             }
         }
         m.finish();
@@ -628,7 +629,9 @@ void apply_override(YAML::Node& root, const std::string& arg, LineMap& lines) {
     const auto tokens = parse_key_path(path, arg);
     YAML::Node value;
     try {
-        value = YAML::Load(arg.substr(eq + 1));
+        OneDocument doc = load_one_document(arg.substr(eq + 1));
+        if (doc.extra_line > 0) throw DeckError("--set " + arg, InputError(path, doc.extra));
+        value = doc.root;
     } catch (const YAML::Exception& e) {
         throw DeckError("--set " + arg, InputError(path, "the value is not valid YAML: " + e.msg));
     }
@@ -730,15 +733,14 @@ Deck load_deck(const std::string& path, const std::vector<std::string>& override
     deck.text = text.str();
     YAML::Node root;
     try {
-        const std::vector<YAML::Node> documents = YAML::LoadAll(deck.text);
-        if (documents.size() > 1) {
-            // A second document ("---") would be ignored: one deck is one document.
-            const int line = documents[1].Mark().line >= 0 ? documents[1].Mark().line + 1 : 0;
-            throw DeckError(line > 0 ? path + ":" + std::to_string(line) : path,
-                            InputError("a second YAML document (after '---'): a deck is one "
-                                       "document; put every section in the first"));
+        OneDocument doc = load_one_document(deck.text);
+        if (doc.extra_line > 0) {
+            // A second document ("---") or trailing text would be ignored: a deck is one document.
+            throw DeckError(path + ":" + std::to_string(doc.extra_line),
+                            InputError(doc.extra + ": a deck is one document; put every "
+                                                   "section in the first"));
         }
-        if (!documents.empty()) root = documents.front();
+        root = doc.root;
     } catch (const YAML::Exception& e) {
         throw DeckError(path + ":" + std::to_string(e.mark.line + 1),
                         InputError("YAML syntax error: " + e.msg));
@@ -781,7 +783,7 @@ MatrixSystem build_matrix_system(const Deck& deck) {
     const MatrixSystemSpec& spec = deck.system;
     MatrixSystem sys;
     try {
-        Csr a = read_matrix_market(spec.matrix);
+        Csr a = read_matrix_market(spec.matrix, &sys.matrix_duplicates);
         if (a.rows != a.cols) {
             throw InputError("system.matrix", "the matrix is " + std::to_string(a.rows) + " x " +
                                                   std::to_string(a.cols) +
@@ -810,7 +812,7 @@ MatrixSystem build_matrix_system(const Deck& deck) {
                 break;
             }
             case RhsKind::file:
-                sys.rhs = read_matrix_market_vector(spec.rhs_file);
+                sys.rhs = read_matrix_market_vector(spec.rhs_file, &sys.rhs_duplicates);
                 if (sys.rhs.size() != n) {
                     throw InputError("system.rhs",
                                      "the vector has " + std::to_string(sys.rhs.size()) +

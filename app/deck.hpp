@@ -53,6 +53,8 @@ struct MatrixSystem {
     index_t rows() const { return static_cast<index_t>(matrix.block_rows) * matrix.block_size; }
     /// Stored scalar values (blocks x bs^2).
     index_t nonzeros() const { return static_cast<index_t>(matrix.val.size()); }
+    /// Entries of the matrix / rhs files summed into an earlier one (the run warns).
+    std::int64_t matrix_duplicates = 0, rhs_duplicates = 0;
 };
 
 /// A parsed deck.

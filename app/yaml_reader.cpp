@@ -1,10 +1,15 @@
 #include "app/yaml_reader.hpp"
 
+#include <yaml-cpp/eventhandler.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <sstream>
 
 #include "core/base/errors.hpp"
+#include "core/base/text.hpp"
 
 namespace heptane::app {
 namespace {
@@ -19,7 +24,7 @@ std::string kind_of(const YAML::Node& n) {
     if (n.IsMap()) return "a mapping";
     if (n.IsSequence()) return "a list";
     if (n.IsNull()) return "empty";
-    return "'" + n.Scalar() + "'";
+    return quote_input(n.Scalar());
 }
 
 }  // namespace
@@ -72,7 +77,7 @@ double Value::number() const {
     char* end = nullptr;
     const double v = std::strtod(s.c_str(), &end);
     if (s.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v)) {
-        fail("expected a finite number, got '" + s + "'");
+        fail("expected a finite number, got " + quote_input(s));
     }
     return v;
 }
@@ -83,7 +88,8 @@ long long Value::integer() const {
     errno = 0;
     char* end = nullptr;
     const long long v = std::strtoll(s.c_str(), &end, 10);
-    if (s.empty() || *end != '\0' || errno == ERANGE) fail("expected an integer, got '" + s + "'");
+    if (s.empty() || *end != '\0' || errno == ERANGE)
+        fail("expected an integer, got " + quote_input(s));
     return v;
 }
 
@@ -96,7 +102,7 @@ bool Value::boolean() const {
     const std::string s = string();
     if (s == "true" || s == "yes" || s == "on") return true;
     if (s == "false" || s == "no" || s == "off") return false;
-    fail("expected true or false, got '" + s + "'");
+    fail("expected true or false, got " + quote_input(s));
 }
 
 std::vector<Value> Value::elements() const {
@@ -136,7 +142,7 @@ std::size_t Value::choice(const std::vector<std::string>& allowed) const {
     for (std::size_t i = 0; i < allowed.size(); ++i) {
         if (allowed[i] == s) return i;
     }
-    fail("'" + s + "' is not allowed (allowed: " + join(allowed) + ")");
+    fail(quote_input(s) + " is not allowed (allowed: " + join(allowed) + ")");
 }
 
 Mapping::Mapping(const Value& v) : path_(v.path_), lines_(v.lines_) {
@@ -187,6 +193,91 @@ void Mapping::finish(const std::vector<std::string>& allowed_extra) const {
         allowed.insert(allowed.end(), allowed_extra.begin(), allowed_extra.end());
         throw InputError(child(key), "unknown key (allowed here: " + join(allowed) + ")");
     }
+}
+
+namespace {
+
+/// Where the documents start and how far the first one's content goes (the event parser's
+/// view; every event carries the mark of its token).
+class DocumentStarts final : public YAML::EventHandler {
+  public:
+    void OnDocumentStart(const YAML::Mark& mark) override { start = mark; }
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark& m, YAML::anchor_t) override { seen(m); }
+    void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { seen(m); }
+    void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                  const std::string&) override {
+        seen(m);
+    }
+    void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                         YAML::EmitterStyle::value) override {
+        seen(m);
+    }
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t,
+                    YAML::EmitterStyle::value) override {
+        seen(m);
+    }
+    void OnMapEnd() override {}
+
+    YAML::Mark start = YAML::Mark::null_mark();
+    int last_line = 0;  ///< 0-based line of the last token with content seen so far
+
+  private:
+    void seen(const YAML::Mark& m) { last_line = std::max(last_line, m.line); }
+};
+
+/// Line `line` (0-based) of `text`, without leading blanks.
+std::string text_of_line(const std::string& text, int line) {
+    std::size_t at = 0;
+    for (int l = 0; l < line && at != std::string::npos; ++l) {
+        at = text.find('\n', at);
+        if (at != std::string::npos) ++at;
+    }
+    if (at == std::string::npos) return {};
+    std::string s = text.substr(at, text.find('\n', at) - at);
+    s.erase(0, s.find_first_not_of(" \t"));
+    return s;
+}
+
+}  // namespace
+
+OneDocument load_one_document(const std::string& text) {
+    OneDocument doc;
+    doc.root = YAML::Load(text);
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    DocumentStarts events;
+    if (!parser.HandleNextDocument(events)) return doc;  // empty text
+    const int first_end = events.last_line;
+    try {
+        if (!parser.HandleNextDocument(events)) return doc;
+    } catch (const YAML::Exception& e) {  // what follows is not even a document
+        doc.extra_line = e.mark.line + 1;
+        doc.extra = "text after the end of the YAML document: " + e.msg;
+        return doc;
+    }
+    if (events.start.line > first_end) {
+        // A second document: at its '---' or after the first one's '...', when there is one.
+        doc.extra_line = events.start.line + 1;
+        doc.extra = quote_input(text_of_line(text, events.start.line)) +
+                    " after the end of the YAML document";
+        for (int line = first_end + 1; line <= events.start.line; ++line) {
+            const std::string marker = text_of_line(text, line);
+            if (marker.rfind("---", 0) == 0 || marker.rfind("...", 0) == 0) {
+                doc.extra_line = line + 1;
+                doc.extra = "a second YAML document (after '" + marker.substr(0, 3) + "')";
+                break;
+            }
+        }
+        return doc;
+    }
+    // A token the parser stopped at (yaml-cpp then "starts" empty documents at line 0 for
+    // ever): it is on the last line the first document reached, or after it.
+    doc.extra_line = first_end + 1;
+    doc.extra = "text the YAML parser cannot read, on or after " +
+                quote_input(text_of_line(text, first_end), 60) + " (a stray ',', '}' or ']'?)";
+    return doc;
 }
 
 }  // namespace heptane::app

@@ -102,4 +102,20 @@ class Mapping {
     mutable std::map<std::string, bool> used_;
 };
 
+/// YAML text that must hold one document (a deck, a --set value). yaml-cpp's Load keeps the
+/// first document and silently drops what follows it, even text it cannot read (a deck whose
+/// first line starts with ',' loaded as an empty document), and LoadAll (0.7) then allocates
+/// empty documents without end (found by fuzzing, issue 19). This parses the first document,
+/// then asks the event parser for one more.
+struct OneDocument {
+    YAML::Node root;  ///< the first document (null for empty text)
+    /// Where text follows the first document: its 1-based line (0: nothing follows) and
+    /// what it is, for the message: "a second YAML document (after '---')", "'X' after the end
+    /// of the YAML document" or "text the YAML parser cannot read, on or after 'X' ...".
+    int extra_line = 0;
+    std::string extra;
+};
+/// @throws YAML::Exception for a syntax error in the first document.
+OneDocument load_one_document(const std::string& text);
+
 }  // namespace heptane::app

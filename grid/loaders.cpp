@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "core/base/errors.hpp"
+#include "core/base/text.hpp"
 #include "core/base/types.hpp"
 
 namespace heptane::grid {
@@ -86,11 +87,11 @@ bool parse_double(std::string_view token, double& value) {
     return ec == std::errc() && ptr == last && first != last && std::isfinite(value);
 }
 
-/// The token starting at `p` (up to whitespace), shortened for a message.
+/// The token starting at `p` (up to whitespace), quoted and clipped for a message.
 std::string token_at(const char* p, const char* end) {
     const char* q = p;
-    while (q != end && !is_space(*q) && q - p < 40) ++q;
-    return std::string(p, q);
+    while (q != end && !is_space(*q)) ++q;
+    return quote_input(std::string_view(p, static_cast<std::size_t>(q - p)));
 }
 
 std::string box_text(const IndexBox& b) {
@@ -180,8 +181,8 @@ void append_values(const std::string& path, std::string_view text, const Token& 
     if (star == std::string_view::npos) {
         double v = 0.0;
         if (!parse_double(t, v)) {
-            throw InputError(where(path, text, token.offset) + keyword + ": '" + std::string(t) +
-                             "' is not a finite number (is the '/' that ends " + keyword +
+            throw InputError(where(path, text, token.offset) + keyword + ": " + quote_input(t) +
+                             " is not a finite number (is the '/' that ends " + keyword +
                              " missing?)");
         }
         values.push_back(v);
@@ -194,18 +195,18 @@ void append_values(const std::string& path, std::string_view text, const Token& 
         std::from_chars(count_text.data(), count_text.data() + count_text.size(), count);
     if (ec != std::errc() || ptr != count_text.data() + count_text.size() || count < 1 ||
         count > kMaxRepeat) {
-        throw InputError(where(path, text, token.offset) + keyword + ": '" + std::string(t) +
-                         "' is not a repeat n*value with a positive integer n");
+        throw InputError(where(path, text, token.offset) + keyword + ": " + quote_input(t) +
+                         " is not a repeat n*value with a positive integer n");
     }
     if (value_text.empty()) {
-        throw InputError(where(path, text, token.offset) + keyword + ": '" + std::string(t) +
-                         "' (n* without a value repeats the default) is not allowed in " + keyword +
+        throw InputError(where(path, text, token.offset) + keyword + ": " + quote_input(t) +
+                         " (n* without a value repeats the default) is not allowed in " + keyword +
                          "; give n*value");
     }
     double v = 0.0;
     if (!parse_double(value_text, v)) {
-        throw InputError(where(path, text, token.offset) + keyword + ": '" + std::string(t) +
-                         "' is not a repeat n*value with a finite number as value");
+        throw InputError(where(path, text, token.offset) + keyword + ": " + quote_input(t) +
+                         " is not a repeat n*value with a finite number as value");
     }
     values.insert(values.end(), static_cast<std::size_t>(count), v);
 }
@@ -252,15 +253,15 @@ Spe10Window read_spe10(const std::string& path, const IndexBox& box) {
         if (n == kTotal) {
             throw InputError(where(path, text, static_cast<std::size_t>(p - begin)) + "more than " +
                              std::to_string(kTotal) +
-                             " values (kx, ky, kz of 60 x 220 x 85 cells); extra value '" +
-                             token_at(p, end) + "'");
+                             " values (kx, ky, kz of 60 x 220 x 85 cells); extra value " +
+                             token_at(p, end));
         }
         const char* q = p;
         while (q != end && !is_space(*q)) ++q;
         double v = 0.0;
         if (!parse_double(std::string_view(p, static_cast<std::size_t>(q - p)), v) || v < 0.0) {
-            throw InputError(where(path, text, static_cast<std::size_t>(p - begin)) + "'" +
-                             token_at(p, end) + "' is not a permeability (a finite number " +
+            throw InputError(where(path, text, static_cast<std::size_t>(p - begin)) +
+                             token_at(p, end) + " is not a permeability (a finite number " +
                              ">= 0 in mD)");
         }
         if (i >= box.i[0] && i <= box.i[1] && j >= box.j[0] && j <= box.j[1] && k >= box.k[0] &&

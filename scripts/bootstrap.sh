@@ -4,6 +4,7 @@
 #   HEPTANE_BUILD_DIR   build folder (default: build)
 #   HEPTANE_CMAKE_ARGS  extra CMake arguments, e.g. "-DHEPTANE_ENABLE_CUDA=OFF"
 #                       (given: the project is reconfigured with them)
+#   HEPTANE_DEPS_ONLY   1: install the packages, then stop (scripts/fuzz.sh builds its own way)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${HEPTANE_BUILD_DIR:-build}"
@@ -42,6 +43,8 @@ if ((${#missing[@]})); then
     exit 1
   fi
 fi
+
+[[ "${HEPTANE_DEPS_ONLY:-0}" == 1 ]] && exit 0
 
 # ---- configure once (or again when arguments are given), then build ----------------------
 log="$build/bootstrap.log"

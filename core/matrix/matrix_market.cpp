@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "core/base/random.hpp"
+#include "core/base/text.hpp"
 
 namespace heptane {
 namespace {
@@ -59,8 +60,6 @@ std::string lower(std::string_view s) {
     for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return out;
 }
-
-std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
 
 /// A whole-token integer (optional sign).
 bool parse_int(std::string_view s, std::int64_t& value) {
@@ -114,10 +113,11 @@ class LineReader {
     [[noreturn]] void fail(std::int64_t line, const std::string& detail) const {
         throw MatrixMarketError(name_, line, detail);
     }
-    /// Throws NotSupported at the current line (a valid file beyond the index range).
+    /// Throws MatrixMarketError at the current line: a size heptane cannot hold is bad input
+    /// for it (exit 2 at the line), like a size that does not fit in memory.
     [[noreturn]] void too_large(const std::string& detail) const {
-        throw NotSupported(name_ + ":" + std::to_string(line_) + ": " + detail +
-                           " exceeds the 32-bit index range of the CSR format");
+        fail(detail + " exceed the 32-bit index range of heptane's CSR format (at most " +
+             std::to_string(kMaxIndex) + ")");
     }
 
   private:
@@ -133,7 +133,7 @@ Header read_banner(LineReader& r) {
     const Tokens t = split(s);
     if (t.count == 0 || lower(t.tok[0]) != "%%matrixmarket") {
         r.fail("expected the banner '%%MatrixMarket matrix FORMAT FIELD SYMMETRY', got " +
-               quoted(s));
+               quote_input(s));
     }
     if (t.count != 5) {
         r.fail(
@@ -144,14 +144,14 @@ Header read_banner(LineReader& r) {
                       symmetry = lower(t.tok[4]);
     Header h;
     if (object != "matrix")
-        r.fail("object " + quoted(t.tok[1]) + " is not supported (matrix only)");
+        r.fail("object " + quote_input(t.tok[1]) + " is not supported (matrix only)");
 
     if (format == "coordinate") {
         h.format = Format::kCoordinate;
     } else if (format == "array") {
         h.format = Format::kArray;
     } else {
-        r.fail("unknown format " + quoted(t.tok[2]) + " (coordinate or array)");
+        r.fail("unknown format " + quote_input(t.tok[2]) + " (coordinate or array)");
     }
 
     if (field == "real") {
@@ -163,7 +163,7 @@ Header read_banner(LineReader& r) {
     } else if (field == "complex") {
         r.fail("field 'complex' is not supported (real, integer or pattern)");
     } else {
-        r.fail("unknown field " + quoted(t.tok[3]) + " (real, integer or pattern)");
+        r.fail("unknown field " + quote_input(t.tok[3]) + " (real, integer or pattern)");
     }
     if (h.format == Format::kArray && h.field == Field::kPattern) {
         r.fail("field 'pattern' is not valid with the array format");
@@ -178,7 +178,8 @@ Header read_banner(LineReader& r) {
     } else if (symmetry == "hermitian") {
         r.fail("symmetry 'hermitian' is not supported (general, symmetric or skew-symmetric)");
     } else {
-        r.fail("unknown symmetry " + quoted(t.tok[4]) + " (general, symmetric or skew-symmetric)");
+        r.fail("unknown symmetry " + quote_input(t.tok[4]) +
+               " (general, symmetric or skew-symmetric)");
     }
     return h;
 }
@@ -204,7 +205,7 @@ Size read_size(LineReader& r, Format format) {
     const std::array<const char*, 3> names{"ROWS", "COLS", "ENTRIES"};
     for (int k = 0; k < expected; ++k) {
         if (!parse_int(t.tok[k], v[k])) {
-            r.fail(std::string("size line: ") + names[k] + " " + quoted(t.tok[k]) +
+            r.fail(std::string("size line: ") + names[k] + " " + quote_input(t.tok[k]) +
                    " is not an integer");
         }
         if (v[k] < 0) {
@@ -259,9 +260,10 @@ void read_coordinate_entries(LineReader& r, const Header& h, const Size& size, A
                    (t.count == 1 ? " field" : " fields"));
         }
         std::int64_t i = 0, j = 0;
-        if (!parse_int(t.tok[0], i)) r.fail("row index " + quoted(t.tok[0]) + " is not an integer");
+        if (!parse_int(t.tok[0], i))
+            r.fail("row index " + quote_input(t.tok[0]) + " is not an integer");
         if (!parse_int(t.tok[1], j)) {
-            r.fail("column index " + quoted(t.tok[1]) + " is not an integer");
+            r.fail("column index " + quote_input(t.tok[1]) + " is not an integer");
         }
         if (i < 1 || i > size.rows) {
             r.fail("row index " + std::to_string(i) + " is outside 1.." +
@@ -274,13 +276,13 @@ void read_coordinate_entries(LineReader& r, const Header& h, const Size& size, A
         double value = 1.0;
         if (h.field == Field::kReal) {
             if (!parse_double(t.tok[2], value)) {
-                r.fail("value " + quoted(t.tok[2]) + " is not a number");
+                r.fail("value " + quote_input(t.tok[2]) + " is not a number");
             }
-            if (!std::isfinite(value)) r.fail("value " + quoted(t.tok[2]) + " is not finite");
+            if (!std::isfinite(value)) r.fail("value " + quote_input(t.tok[2]) + " is not finite");
         } else if (h.field == Field::kInteger) {
             std::int64_t iv = 0;
             if (!parse_int(t.tok[2], iv)) {
-                r.fail("value " + quoted(t.tok[2]) + " is not an integer (integer field)");
+                r.fail("value " + quote_input(t.tok[2]) + " is not an integer (integer field)");
             }
             value = static_cast<double>(iv);
         }
@@ -352,7 +354,7 @@ MatrixMarketError::MatrixMarketError(const std::string& file, std::int64_t line,
       file_(file),
       line_(line) {}
 
-Csr read_matrix_market(std::istream& in, const std::string& name) {
+Csr read_matrix_market(std::istream& in, const std::string& name, std::int64_t* duplicates) {
     LineReader r(in, name);
     const Header h = read_banner(r);
     if (h.format == Format::kArray) {
@@ -389,20 +391,26 @@ Csr read_matrix_market(std::istream& in, const std::string& name) {
         }
     });
     if (static_cast<std::int64_t>(ti.size()) > kMaxIndex) {
-        throw NotSupported(name + ": " + std::to_string(ti.size()) +
-                           " stored entries (with the mirrored triangle) exceed the 32-bit "
-                           "index range of the CSR format");
+        throw MatrixMarketError(name, 0,
+                                std::to_string(ti.size()) +
+                                    " stored entries (with the mirrored triangle) exceed the "
+                                    "32-bit index range of heptane's CSR format");
     }
-    return triplets_to_csr(static_cast<std::int32_t>(size.rows),
-                           static_cast<std::int32_t>(size.cols), ti, tj, tv);
+    Csr a = triplets_to_csr(static_cast<std::int32_t>(size.rows),
+                            static_cast<std::int32_t>(size.cols), ti, tj, tv);
+    if (duplicates != nullptr)
+        *duplicates =
+            static_cast<std::int64_t>(ti.size()) - static_cast<std::int64_t>(a.col.size());
+    return a;
 }
 
-Csr read_matrix_market(const std::string& path) {
+Csr read_matrix_market(const std::string& path, std::int64_t* duplicates) {
     std::ifstream in = open(path);
-    return read_matrix_market(in, path);
+    return read_matrix_market(in, path, duplicates);
 }
 
-std::vector<double> read_matrix_market_vector(std::istream& in, const std::string& name) {
+std::vector<double> read_matrix_market_vector(std::istream& in, const std::string& name,
+                                              std::int64_t* duplicates) {
     LineReader r(in, name);
     const Header h = read_banner(r);
     if (h.symmetry != Symmetry::kGeneral) r.fail(1, "a vector must have the symmetry 'general'");
@@ -414,9 +422,14 @@ std::vector<double> read_matrix_market_vector(std::istream& in, const std::strin
     std::vector<double> v(static_cast<std::size_t>(size.rows), 0.0);
     if (h.format == Format::kCoordinate) {
         if (size.entries > kMaxIndex) r.too_large(std::to_string(size.entries) + " entries");
+        std::vector<bool> seen(v.size(), false);
+        std::int64_t repeated = 0;
         read_coordinate_entries(r, h, size, [&](std::int64_t i, std::int64_t, double value) {
             v[static_cast<std::size_t>(i)] += value;
+            repeated += seen[static_cast<std::size_t>(i)] ? 1 : 0;
+            seen[static_cast<std::size_t>(i)] = true;
         });
+        if (duplicates != nullptr) *duplicates = repeated;
         return v;
     }
     Tokens t;
@@ -434,13 +447,13 @@ std::vector<double> read_matrix_market_vector(std::istream& in, const std::strin
         if (h.field == Field::kInteger) {
             std::int64_t iv = 0;
             if (!parse_int(t.tok[0], iv)) {
-                r.fail("value " + quoted(t.tok[0]) + " is not an integer (integer field)");
+                r.fail("value " + quote_input(t.tok[0]) + " is not an integer (integer field)");
             }
             value = static_cast<double>(iv);
         } else if (!parse_double(t.tok[0], value)) {
-            r.fail("value " + quoted(t.tok[0]) + " is not a number");
+            r.fail("value " + quote_input(t.tok[0]) + " is not a number");
         } else if (!std::isfinite(value)) {
-            r.fail("value " + quoted(t.tok[0]) + " is not finite");
+            r.fail("value " + quote_input(t.tok[0]) + " is not finite");
         }
     }
     if (r.next_data(t)) {
@@ -450,9 +463,9 @@ std::vector<double> read_matrix_market_vector(std::istream& in, const std::strin
     return v;
 }
 
-std::vector<double> read_matrix_market_vector(const std::string& path) {
+std::vector<double> read_matrix_market_vector(const std::string& path, std::int64_t* duplicates) {
     std::ifstream in = open(path);
-    return read_matrix_market_vector(in, path);
+    return read_matrix_market_vector(in, path, duplicates);
 }
 
 Bsr promote_to_bsr(const Csr& pattern, int block_size, std::uint64_t seed) {

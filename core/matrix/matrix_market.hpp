@@ -53,16 +53,19 @@ class MatrixMarketError : public InputError {
 ///   unsupported banner (complex, hermitian, array, a non-matrix object), a size line with
 ///   too few or too many fields, non-numbers or negative sizes, a non-square symmetric matrix,
 ///   an entry with too few or too many fields, a non-number or a non-finite value (nan, inf),
-///   a non-integer value in an integer file, an index out of range, a skew diagonal entry, fewer or more entries than declared
-///   (fewer: reported at the file's last line; more: at the first extra entry).
-/// @throws NotSupported ("FILE:LINE: ...") when rows, columns or the stored nonzeros exceed
-///   the 32-bit index range of Csr.
-Csr read_matrix_market(const std::string& path);
+///   a non-integer value in an integer file, an index out of range, a skew diagonal entry, fewer or
+///   more entries than declared (fewer: reported at the file's last line; more: at the first extra
+///   entry). Rows, columns or stored nonzeros beyond the 32-bit index range of Csr are also a
+///   MatrixMarketError (at the size line; found by fuzzing, issue 19: was NotSupported, exit 3).
+/// @param[out] duplicates  when given: how many entries were summed into an earlier one (the
+///   caller warns: the format allows duplicates, but they are often a writer's mistake)
+Csr read_matrix_market(const std::string& path, std::int64_t* duplicates = nullptr);
 
 /// As read_matrix_market(path), from a stream.
 /// @param[in] in  the stream, read to its end
 /// @param[in] name  the file name that error messages start with
-Csr read_matrix_market(std::istream& in, const std::string& name);
+Csr read_matrix_market(std::istream& in, const std::string& name,
+                       std::int64_t* duplicates = nullptr);
 
 /// Reads a column vector (a right-hand side) from a MatrixMarket file: either
 /// `array real|integer general` with n x 1 size (`ROWS 1`, then one value per line), or
@@ -72,12 +75,15 @@ Csr read_matrix_market(std::istream& in, const std::string& name);
 /// @return the n values
 /// @throws MatrixMarketError for a malformed file, a size other than n x 1, or a symmetry
 ///   other than general.
-std::vector<double> read_matrix_market_vector(const std::string& path);
+/// @param[out] duplicates  as for read_matrix_market
+std::vector<double> read_matrix_market_vector(const std::string& path,
+                                              std::int64_t* duplicates = nullptr);
 
 /// As read_matrix_market_vector(path), from a stream.
 /// @param[in] in  the stream, read to its end
 /// @param[in] name  the file name that error messages start with
-std::vector<double> read_matrix_market_vector(std::istream& in, const std::string& name);
+std::vector<double> read_matrix_market_vector(std::istream& in, const std::string& name,
+                                              std::int64_t* duplicates = nullptr);
 
 /// Largest block size promote_to_bsr accepts.
 constexpr int kMaxPromotedBlockSize = 128;

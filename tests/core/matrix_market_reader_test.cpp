@@ -144,6 +144,21 @@ TEST(MatrixMarketReader, DuplicatesAreSummed) {
         "1 2 2.25\n"
         "1 2 -0.5\n");
     expect_csr(a, 2, 2, {0, 1, 2}, {1, 1}, {3.25, 1.0});
+    // ... and counted, for the caller's warning (issue 19, class 4).
+    std::istringstream in(
+        "%%MatrixMarket matrix coordinate real general\n2 2 4\n1 2 1.5\n"
+        "2 2 1\n1 2 2.25\n1 2 -0.5\n");
+    std::int64_t duplicates = -1;
+    read_matrix_market(in, kName, &duplicates);
+    EXPECT_EQ(duplicates, 2);
+    std::istringstream none("%%MatrixMarket matrix coordinate real general\n2 2 2\n1 2 1\n2 2 1\n");
+    read_matrix_market(none, kName, &duplicates);
+    EXPECT_EQ(duplicates, 0);
+    std::istringstream vec(
+        "%%MatrixMarket matrix coordinate real general\n4 1 3\n3 1 2.5\n"
+        "1 1 1\n3 1 0.5\n");
+    read_matrix_market_vector(vec, kName, &duplicates);
+    EXPECT_EQ(duplicates, 1);
 }
 
 // A symmetric file that also stores the upper entry: both entries and both mirrors summed.
@@ -339,6 +354,11 @@ TEST(MatrixMarketReaderErrors, SizeLineErrors) {
              "ENTRIES is negative (-1)"},
             {"%%MatrixMarket matrix coordinate real symmetric\n% c\n3 2 0\n", 3,
              "must be square, the size line gives 3 x 2"},
+            // beyond 32-bit indices: bad input at the line (was NotSupported, exit 3; fuzzing)
+            {"%%MatrixMarket matrix coordinate real general\n1 88888888888888 250\n", 2,
+             "88888888888888 columns exceed the 32-bit index range"},
+            {"%%MatrixMarket matrix coordinate real general\n3000000000 3 1\n", 2,
+             "3000000000 rows exceed the 32-bit index range"},
         },
         [](const std::string& text) { read(text); });
 }

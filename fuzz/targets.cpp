@@ -1,0 +1,97 @@
+#include "fuzz/targets.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "app/deck.hpp"
+#include "core/base/errors.hpp"
+#include "core/matrix/matrix_market.hpp"
+#include "grid/loaders.hpp"
+
+namespace heptane::fuzz {
+namespace {
+
+/// The readers take paths: the bytes go to one scratch file per process and tag, in /dev/shm
+/// where there is one (the fuzzers run it hundreds of times a second).
+std::string scratch_file(const char* tag, const char* data, std::size_t size) {
+    static const std::string folder = [] {
+        if (access("/dev/shm", W_OK) == 0) return std::string("/dev/shm");
+        const char* tmp = std::getenv("TMPDIR");
+        return std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp");
+    }();
+    const std::string path = folder + "/heptane_fuzz_" + std::to_string(getpid()) + "_" + tag;
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(data, static_cast<std::streamsize>(size));
+    out.close();
+    if (!out) throw Error("fuzz: cannot write the scratch file " + path);  // not an input bug
+    return path;
+}
+
+const char* chars(const std::uint8_t* data) { return reinterpret_cast<const char*>(data); }
+
+}  // namespace
+
+void deck(const std::uint8_t* data, std::size_t size) {
+    const std::string bytes(chars(data), size);
+    const std::size_t nul = bytes.find('\0');
+    std::vector<std::string> overrides;
+    if (nul != std::string::npos) {
+        std::size_t begin = nul + 1;
+        while (begin <= bytes.size()) {
+            std::size_t end = bytes.find('\n', begin);
+            if (end == std::string::npos) end = bytes.size();
+            overrides.push_back(bytes.substr(begin, end - begin));
+            begin = end + 1;
+        }
+    }
+    const std::string text = bytes.substr(0, nul);
+    const std::string path = scratch_file("deck.yaml", text.data(), text.size());
+    try {
+        const app::Deck d = app::load_deck(path, overrides);
+        if (!d.system.present && d.model.grid.num_cells() <= 4000) app::build_model(d);
+    } catch (const InputError&) {
+    }
+}
+
+void matrix_market(const std::uint8_t* data, std::size_t size) {
+    const std::string path = scratch_file("matrix.mtx", chars(data), size);
+    try {
+        read_matrix_market(path);
+    } catch (const InputError&) {
+    }
+    try {
+        read_matrix_market_vector(path);
+    } catch (const InputError&) {
+    }
+}
+
+void eclipse(const std::uint8_t* data, std::size_t size) {
+    const std::string path = scratch_file("grid.inc", chars(data), size);
+    try {
+        grid::read_eclipse_keywords(path, {"PERMX", "PERMY", "PERMZ", "PORO"});
+    } catch (const InputError&) {
+    }
+}
+
+void spe10(const std::uint8_t* data, std::size_t size) {
+    // The first byte picks the window: the whole model, or one of a few small boxes.
+    grid::IndexBox box = grid::spe10_full_box();
+    if (size > 0) {
+        const int pick = data[0] % 4;
+        if (pick == 1) box = {{0, 0}, {0, 0}, {0, 0}};
+        if (pick == 2) box = {{10, 59}, {100, 219}, {80, 84}};
+        if (pick == 3) box = {{5, 4}, {0, 10}, {0, 1}};  // reversed: must be refused
+    }
+    const std::string path = scratch_file("spe_perm.dat", chars(data), size);
+    try {
+        grid::read_spe10(path, box);
+    } catch (const InputError&) {
+    }
+}
+
+}  // namespace heptane::fuzz
