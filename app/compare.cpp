@@ -47,6 +47,7 @@ struct Difference {
     double worst = 0.0;     ///< max |a - b| / (atol + rtol |b|); > 1 fails
     std::size_t where = 0;  ///< entry of `worst`
     std::size_t failing = 0;
+    std::size_t nan_a = 0, nan_b = 0;  ///< NaN entries: never a valid value, so each fails
 };
 
 Difference differences(const h5::Dataset& a, const h5::Dataset& b, const CompareOptions& o) {
@@ -55,8 +56,15 @@ Difference differences(const h5::Dataset& a, const h5::Dataset& b, const Compare
         const double x = a.values[i], y = b.values[i];
         double diff, ratio;
         if (std::isnan(x) || std::isnan(y)) {
-            diff = (std::isnan(x) && std::isnan(y)) ? 0.0 : INFINITY;
-            ratio = diff;
+            // Reported by count (issue 19: "max rel 0" hid them), kept out of the maxima.
+            d.nan_a += std::isnan(x) ? 1 : 0;
+            d.nan_b += std::isnan(y) ? 1 : 0;
+            if (d.nan_a + d.nan_b <= (std::isnan(x) && std::isnan(y) ? 2u : 1u)) {
+                d.where = i;  // "worst at" the first NaN
+                d.worst = INFINITY;
+            }
+            ++d.failing;
+            continue;
         } else if (x == y) {  // also equal infinities
             diff = ratio = 0.0;
         } else {
@@ -117,10 +125,16 @@ int compare_files(const std::string& path_a, const std::string& path_b, const Co
         const Difference d = differences(da, db, o);
         const bool ok = d.failing == 0;
         differing += ok ? 0 : 1;
+        std::string verdict = ok ? "ok" : "DIFFERS (" + std::to_string(d.failing) + " entries";
+        if (d.nan_a + d.nan_b > 0) {
+            verdict +=
+                "; NaN: " + std::to_string(d.nan_a) + " in a, " + std::to_string(d.nan_b) + " in b";
+        }
+        if (!ok) verdict += ")";
         std::snprintf(line, sizeof line, "  %-32s %10zu %11s %11s  %-16s %s\n", name.c_str(),
                       da.values.size(), sci(d.max_abs, 3).c_str(), sci(d.max_rel, 3).c_str(),
                       da.values.empty() ? "-" : index_text(d.where, da.dims).c_str(),
-                      ok ? "ok" : ("DIFFERS (" + std::to_string(d.failing) + " entries)").c_str());
+                      verdict.c_str());
         out << line;
     }
     const std::string status_a = solver_status(a), status_b = solver_status(b);

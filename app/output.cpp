@@ -150,6 +150,12 @@ void write_solver(h5::File& f, const RunRecord& run) {
     f.attr("/solver", "tolerance", run.tolerance);
     f.attr("/solver", "relative_residual", r.relative_residual);
     f.attr("/solver", "true_relative_residual", r.true_relative_residual);
+    // The iterate written as /x: the last (-1) or an earlier, better one (issue 19).
+    f.attr("/solver", "returned_iteration", static_cast<long long>(r.returned_iteration));
+    if (r.returned_iteration >= 0) {
+        f.attr("/solver", "last_relative_residual", r.last_relative_residual);
+        f.attr("/solver", "last_true_relative_residual", r.last_true_relative_residual);
+    }
     f.attr("/solver", "setup_seconds", run.setup_seconds);
     f.attr("/solver", "solve_seconds", run.solve_seconds);
     const SolverSettings& s = run.deck->solver;

@@ -106,6 +106,11 @@ void report_solve(std::ostream& out, const RunRecord& run, const Plan& plan,
     out << (r.detail.empty() ? "" : " (" + r.detail + ")") << '\n';
     out << "  residual    " << sci(r.relative_residual) << " (recurrence), "
         << sci(r.true_relative_residual) << " (true: ||b - A x|| / ||b||)\n";
+    if (r.returned_iteration >= 0) {
+        out << "  returned    iterate " << r.returned_iteration << ", the best one (the last, "
+            << r.iterations << ", had " << sci(r.last_relative_residual) << " recurrence, "
+            << sci(r.last_true_relative_residual) << " true)\n";
+    }
     out << "  time        setup " << fixed(run.setup_seconds, 3) << " s, solve "
         << fixed(run.solve_seconds, 3) << " s";
     if (r.iterations > 0 && run.solve_seconds > 0.0) {
@@ -122,6 +127,11 @@ int finish(const SolveResult& r, const SolveOptions& options, std::ostream& err)
     err << "heptane: did not converge: " << to_string(r.status) << " after " << r.iterations
         << " iterations, relative residual " << sci(r.relative_residual) << " (tolerance "
         << sci(options.tolerance, 1) << ")" << (r.detail.empty() ? "" : ": " + r.detail) << '\n';
+    if (r.returned_iteration >= 0) {
+        err << "heptane: the output holds iterate " << r.returned_iteration << " (true residual "
+            << sci(r.true_relative_residual) << "), better than the last (true residual "
+            << sci(r.last_true_relative_residual) << ")\n";
+    }
     return 1;
 }
 
@@ -135,10 +145,10 @@ double run_solve(RunRecord& run, const Deck& deck, const Plan& plan, const Matri
     const std::unique_ptr<LinearSolver> solver = make_deck_solver(deck, A, plan.gpu, plan.kernel);
     Progress progress(err, terminal);
     options.progress = [&progress](int it, double r) { progress(it, r); };
-    run.result = solver->solve(b, x, options);
+    // The best iterate, not a worse last one (issue 19); the time is the first solve's.
+    run.result = solve_keeping_best(*solver, b, x, options, &run.solve_seconds);
     const SolverInfo info = solver->info();
     run.setup_seconds += info.setup_seconds;
-    run.solve_seconds = info.solve_seconds;
     if (plan.gpu) run.kernel = info.kernel;
     return info.bytes_per_iteration;
 }
@@ -151,6 +161,15 @@ int run_matrix_deck(const Deck& deck, const RunArgs& args, const std::string& ou
     const auto t_setup = Clock::now();
     const MatrixSystem sys = build_matrix_system(deck);
     const double setup_seconds = seconds_since(t_setup);
+    // Duplicates are summed, as the MatrixMarket format allows; often a writer's mistake.
+    if (sys.matrix_duplicates > 0) {
+        err << "heptane: warning: " << deck.system.matrix << ": " << sys.matrix_duplicates
+            << " duplicate entries summed into earlier ones\n";
+    }
+    if (sys.rhs_duplicates > 0) {
+        err << "heptane: warning: " << deck.system.rhs_file << ": " << sys.rhs_duplicates
+            << " duplicate entries summed into earlier ones\n";
+    }
 
     RunRecord run = start_record(deck, args, plan, setup_seconds);
     run.matrix_system = &sys;

@@ -28,6 +28,12 @@ struct SolveResult {
     std::vector<double> quasi_history;
     /// For breakdown / non_finite: which quantity failed, e.g. "rho = (r_hat, r) = 0".
     std::string detail;
+    /// solve_keeping_best (core/krylov/linear_solver.hpp): -1 when x is the last iterate;
+    /// otherwise x is this earlier, better iterate, relative_residual and
+    /// true_relative_residual are its own, and the two below are the last iterate's.
+    int returned_iteration = -1;
+    double last_relative_residual = 0.0;
+    double last_true_relative_residual = 0.0;
 };
 
 struct SolveOptions {

@@ -1,6 +1,8 @@
 #include "core/krylov/linear_solver.hpp"
 
 #include <chrono>
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "core/base/errors.hpp"
@@ -136,6 +138,47 @@ class CpuBsrSolver final : public LinearSolver {
 };
 
 }  // namespace
+
+SolveResult solve_keeping_best(LinearSolver& solver, const std::vector<double>& b,
+                               std::vector<double>& x, const SolveOptions& options,
+                               double* first_solve_seconds) {
+    const std::vector<double> x0 = x;
+    SolveResult last = solver.solve(b, x, options);
+    if (first_solve_seconds != nullptr) *first_solve_seconds = solver.info().solve_seconds;
+    const std::vector<double>& h = last.history;
+    if (last.status == SolveStatus::converged ||
+        h.size() != static_cast<std::size_t>(last.iterations) + 1) {
+        return last;
+    }
+    // The best recurrence residual (NaN never compares smaller; the last is h.back()).
+    int best = 0;
+    for (std::size_t i = 1; i < h.size(); ++i)
+        if (h[i] < h[static_cast<std::size_t>(best)]) best = static_cast<int>(i);
+    const double last_residual = std::isfinite(last.relative_residual)
+                                     ? last.relative_residual
+                                     : std::numeric_limits<double>::infinity();
+    if (best == last.iterations ||
+        !(h[static_cast<std::size_t>(best)] * kBestIterateFactor <= last_residual)) {
+        return last;
+    }
+    SolveOptions replay = options;
+    replay.max_iterations = best;
+    replay.progress = nullptr;
+    std::vector<double> x_best = x0;
+    const SolveResult again = solver.solve(b, x_best, replay);
+    if (!(again.true_relative_residual < last.true_relative_residual) &&
+        std::isfinite(last.true_relative_residual)) {
+        return last;  // the true residuals decide: the last iterate is no worse
+    }
+    SolveResult out = last;
+    out.returned_iteration = again.iterations;
+    out.relative_residual = again.relative_residual;
+    out.true_relative_residual = again.true_relative_residual;
+    out.last_relative_residual = last.relative_residual;
+    out.last_true_relative_residual = last.true_relative_residual;
+    x.swap(x_best);
+    return out;
+}
 
 std::unique_ptr<LinearSolver> make_cpu_solver(const SolverSettings& settings, const GHMatrix& A) {
     return std::make_unique<CpuGridSolver>(settings, A);

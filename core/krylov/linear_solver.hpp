@@ -62,6 +62,21 @@ class LinearSolver {
     virtual SolverInfo info() const = 0;
 };
 
+/// A solve that returns the best iterate it passed, not a worse last one (issue 19): when
+/// solver.solve(b, x, options) ends unconverged and its recurrence history holds an iterate at
+/// least kBestIterateFactor times below the last one's residual, the solve is run again from
+/// the same initial guess and stopped at that iteration. The solvers are deterministic (the
+/// GPU's give the CPU's bits), so the second run retraces the same iterates; of the two, the
+/// iterate with the smaller true residual ||b - A x|| / ||b|| is returned and
+/// SolveResult::returned_iteration says which it is. A converged solve costs nothing more; an
+/// unconverged one at most a second solve of no more iterations. `iterations`, `status` and
+/// `history` stay those of the first run; solve_seconds in info() is the last run's, and
+/// first_solve_seconds (when given) receives the first run's.
+SolveResult solve_keeping_best(LinearSolver& solver, const std::vector<double>& b,
+                               std::vector<double>& x, const SolveOptions& options,
+                               double* first_solve_seconds = nullptr);
+constexpr double kBestIterateFactor = 2.0;
+
 /// The CPU reference solver of settings.method (bicgstab or qmr with settings.preconditioner,
 /// or the block smoothers) on a grid system. A is kept by pointer (see update_values).
 /// Factoring a singular block throws InputError at its deck key (core/precond/block_smoothers.hpp).

@@ -3,16 +3,23 @@
 // (class 6: unknown commands, the "heptane:" prefix, bench reports named after their command,
 // options that do nothing without a GPU say so, CPU rows with their own minimum).
 #include <gtest/gtest.h>
+#include <hdf5.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <sstream>
 
 #include "app/cli.hpp"
 #include "app/report.hpp"
 #include "common/cli_runner.hpp"
 #include "common/test_systems.hpp"
+#include "core/base/text.hpp"
+#include "core/matrix/matrix_market.hpp"
 #include "gpu/device.hpp"
 
 namespace heptane::app {
@@ -118,7 +125,8 @@ TEST_F(Hardening, UnknownCommandsAreNamedAndEveryErrorIsPrefixed) {
 }
 
 TEST_F(Hardening, BenchReportsAreNamedAfterTheirCommand) {
-    const CliResult r = run_heptane({"bench", "spmv", "--grids", "4", "--K", "1", "--repeat", "3"});
+    const CliResult r =
+        run_heptane({"bench", "spmv", "--grids", "4", "--K", "1", "--repeat", "3", "--cpu"});
     ASSERT_EQ(r.code, kExitOk) << r.err;
     EXPECT_TRUE(fs::exists(path("bench_spmv.yaml")));
     EXPECT_FALSE(fs::exists(path("bench_smoother.yaml")));  // the shared default it used to take
@@ -184,7 +192,8 @@ TEST_F(Hardening, ASecondYamlDocumentIsRefused) {
     }
     const CliResult r = run_heptane({"run", path("two.yaml"), "-o", path("o.h5")});
     EXPECT_EQ(r.code, kExitBadInput);
-    EXPECT_NE(r.err.find("two.yaml:" + std::to_string(lines) + ": a second YAML document"),
+    // At the '---' line, the file's last but one.
+    EXPECT_NE(r.err.find("two.yaml:" + std::to_string(lines - 1) + ": a second YAML document"),
               std::string::npos)
         << r.err;
     EXPECT_FALSE(fs::exists(path("o.h5")));
@@ -239,6 +248,125 @@ TEST_F(Hardening, SizesThatCannotFitAreRefusedUpFront) {
               std::string::npos)
         << r.err;
     EXPECT_FALSE(fs::exists(path("o.h5")));
+}
+
+// Class 4: text after the deck's document is refused at its line: after a document end
+// ("...": yaml-cpp's Load dropped it silently), and text the parser cannot read, which the
+// fuzzer found (a first line starting with ','; Load returned an empty document and yaml-cpp
+// 0.7's LoadAll allocated empty documents until out of memory).
+TEST_F(Hardening, TextAfterTheDocumentIsRefused) {
+    {
+        std::ofstream deck(path("ended.yaml"));
+        deck << std::ifstream(kSmallDeck).rdbuf() << "...\nsolver: {method: qmr}\n";
+    }
+    CliResult r = run_heptane({"run", path("ended.yaml"), "-o", path("o.h5")});
+    EXPECT_EQ(r.code, kExitBadInput);
+    EXPECT_NE(r.err.find("a second YAML document (after '...')"), std::string::npos) << r.err;
+    const std::string comma = source_path("tests/fuzz/cases/deck/leading_comma.yaml");
+    r = run_heptane({"run", comma, "-o", path("o.h5")});
+    EXPECT_EQ(r.code, kExitBadInput);
+    EXPECT_NE(r.err.find("leading_comma.yaml:1: text the YAML parser cannot read, on or after "
+                         "', A synthetic"),
+              std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(path("o.h5")));
+}
+
+// Class 8: a solve that ends unconverged returns its best iterate, not the last. The demo deck
+// at tolerance 1e-12 (the case): BiCGStab passes 2.5e-11 near iteration 9,400 and
+// ends at 6.8e-4. The output's /x is the best iterate: its true residual, recomputed here
+// from the file's matrix and x, is the reported one and far below the last iterate's.
+TEST_F(Hardening, AnUnconvergedSolveReturnsItsBestIterate) {
+    const CliResult r = run_heptane({"run", source_path("inputs/demo.yaml"), "--backend", "cpu",
+                                     "--set", "solver.tolerance=1e-12", "--set",
+                                     "solver.max_iterations=10000", "-o", path("o.h5")});
+    ASSERT_EQ(r.code, 1) << r.err;  // not converged: a result, written
+    EXPECT_NE(r.out.find("  returned    iterate "), std::string::npos) << r.out;
+    EXPECT_NE(r.err.find("the output holds iterate "), std::string::npos) << r.err;
+    const hid_t f = H5Fopen(path("o.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    ASSERT_GE(f, 0);
+    const auto attr = [f](const char* name, auto& value, hid_t type) {
+        const hid_t a = H5Aopen_by_name(f, "/solver", name, H5P_DEFAULT, H5P_DEFAULT);
+        ASSERT_GE(a, 0) << name;
+        H5Aread(a, type, &value);
+        H5Aclose(a);
+    };
+    long long returned = -1, iterations = 0;
+    double true_residual = 0.0, last_true = 0.0;
+    attr("returned_iteration", returned, H5T_NATIVE_LLONG);
+    attr("iterations", iterations, H5T_NATIVE_LLONG);
+    attr("true_relative_residual", true_residual, H5T_NATIVE_DOUBLE);
+    attr("last_true_relative_residual", last_true, H5T_NATIVE_DOUBLE);
+    const hid_t d = H5Dopen2(f, "/solver/residual_history", H5P_DEFAULT);
+    ASSERT_GE(d, 0);
+    std::vector<double> history(static_cast<std::size_t>(iterations) + 1);
+    const hid_t space = H5Dget_space(d);
+    ASSERT_EQ(H5Sget_simple_extent_npoints(space), static_cast<hssize_t>(history.size()));
+    H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, history.data());
+    H5Sclose(space);
+    H5Dclose(d);
+    H5Fclose(f);
+    // The returned iterate is the history's minimum, far below the last.
+    ASSERT_GE(returned, 0);
+    ASSERT_LT(returned, iterations);
+    const auto best = std::min_element(history.begin(), history.end()) - history.begin();
+    EXPECT_EQ(returned, best);
+    EXPECT_LT(true_residual, 1e-9);
+    EXPECT_GT(last_true, 1e3 * true_residual);
+}
+
+// Class 8: compare reports NaN entries by count and fails on them (it printed "max rel 0").
+TEST_F(Hardening, CompareReportsNaNs) {
+    const std::string a = path("a.h5"), b = path("b.h5");
+    ASSERT_EQ(run_heptane({"run", kSmallDeck, "-o", a}).code, kExitOk);
+    fs::copy_file(a, b);
+    {
+        const hid_t f = H5Fopen(b.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+        ASSERT_GE(f, 0);
+        const hid_t d = H5Dopen2(f, "/solution/x", H5P_DEFAULT);
+        const hid_t space = H5Dget_space(d);
+        std::vector<double> v(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space)));
+        H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
+        v[5] = v[9] = std::numeric_limits<double>::quiet_NaN();
+        H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
+        H5Sclose(space);
+        H5Dclose(d);
+        H5Fclose(f);
+    }
+    CliResult r = run_heptane({"compare", a, b});
+    EXPECT_EQ(r.code, 1) << r.out;
+    EXPECT_NE(r.out.find("DIFFERS (2 entries; NaN: 0 in a, 2 in b)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("(5)"), std::string::npos) << r.out;  // worst at the first NaN
+    r = run_heptane({"compare", b, b});  // NaN equal to NaN is still not a valid result
+    EXPECT_EQ(r.code, 1) << r.out;
+    EXPECT_NE(r.out.find("NaN: 2 in a, 2 in b"), std::string::npos) << r.out;
+}
+
+// Class 7: text quoted from an input is clipped, and bytes that are not printable (or not
+// UTF-8) are written as \xNN: a binary file or a 300-digit number gives a one-line message.
+TEST(HardeningMessages, InputTextIsQuotedAndClipped) {
+    const auto message = [](const std::string& value) {
+        std::istringstream in("%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 " + value +
+                              "\n");
+        try {
+            read_matrix_market(in, "m.mtx");
+        } catch (const InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    const std::string digits = message(std::string(300, '9') + "x");
+    EXPECT_NE(digits.find("value '" + std::string(40, '9') + "'... is not a number"),
+              std::string::npos)
+        << digits;
+    EXPECT_LT(digits.size(), 120u) << digits;
+    const std::string binary = message(std::string("\x01\xff\xfe") + "1");
+    EXPECT_NE(binary.find("value '\\x01\\xff\\xfe1' is not a number"), std::string::npos) << binary;
+    EXPECT_EQ(quote_input("PR\xc3\x98"
+                          "D"),
+              "'PR\xc3\x98"
+              "D'");  // UTF-8 is kept
+    EXPECT_EQ(quote_input("a\tb"), "'a\\x09b'");
 }
 
 }  // namespace
