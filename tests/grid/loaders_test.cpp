@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "common/input_error.hpp"
 #include "common/temp_file.hpp"
 #include "common/test_systems.hpp"
 #include "core/base/errors.hpp"
@@ -32,17 +33,7 @@ std::string spe9_path() { return data_path("spe9/PERMVALUES.DATA"); }
 
 using test::TempFile;
 
-/// Runs `f`, which must throw InputError; returns its what().
-template <typename F>
-std::string input_error_of(F&& f) {
-    try {
-        f();
-    } catch (const InputError& e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "no InputError thrown";
-    return {};
-}
+using test::input_error_of;
 
 /// The whole SPE10 field, read once for all tests (3.4 million values).
 const Spe10Window& full_spe10() {

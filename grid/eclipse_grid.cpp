@@ -1,0 +1,321 @@
+#include "grid/eclipse_grid.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstddef>
+#include <filesystem>
+#include <limits>
+#include <sstream>
+#include <string_view>
+#include <system_error>
+
+#include "core/base/errors.hpp"
+#include "core/base/text.hpp"
+#include "grid/text_input.hpp"
+
+namespace heptane::grid {
+namespace {
+
+using namespace detail;  // grid/text_input.hpp
+namespace fs = std::filesystem;
+
+constexpr double kUnset = std::numeric_limits<double>::quiet_NaN();
+
+/// 0-based inclusive ranges of i, j, k.
+struct Box {
+    std::array<int, 6> r{0, 0, 0, 0, 0, 0};  // i0 i1 j0 j1 k0 k1
+    std::size_t size() const {
+        return static_cast<std::size_t>(r[1] - r[0] + 1) * (r[3] - r[2] + 1) * (r[5] - r[4] + 1);
+    }
+};
+
+std::string number_text(double v) {
+    std::ostringstream s;
+    s << v;
+    return s.str();
+}
+
+bool is_array(std::string_view k) {
+    static constexpr std::string_view kArrays[] = {"PERMX",  "PERMY", "PERMZ", "PORO", "NTG",
+                                                   "ACTNUM", "DX",    "DY",    "DZ",   "TOPS",
+                                                   "MULTX",  "MULTY", "MULTZ"};
+    return std::find(std::begin(kArrays), std::end(kArrays), k) != std::end(kArrays);
+}
+
+bool is_edit(std::string_view k) {
+    return k == "EQUALS" || k == "MULTIPLY" || k == "ADD" || k == "COPY" || k == "MINVALUE" ||
+           k == "MAXVALUE";
+}
+
+/// A token without its quotes ('PERMX' -> PERMX).
+std::string_view unquoted(std::string_view t) {
+    if (t.size() >= 2 && (t.front() == '\'' || t.front() == '"') && t.back() == t.front())
+        return t.substr(1, t.size() - 2);
+    return t;
+}
+
+/// One file being read: its text, tokens and name, for messages.
+struct Source {
+    std::string path;
+    std::string text;
+    EclipseTokenizer tokens;
+    Source(std::string p, std::string t) : path(std::move(p)), text(std::move(t)), tokens(text) {}
+    [[noreturn]] void fail(const Token& at, const std::string& what) const {
+        throw InputError(where(path, text, at.offset) + what);
+    }
+};
+
+class GridReader {
+  public:
+    explicit GridReader(std::array<int, 3> dims) {
+        data_.dims = dims;
+        full_.r = {0, dims[0] - 1, 0, dims[1] - 1, 0, dims[2] - 1};
+        box_ = full_;
+    }
+
+    void read_file(const std::string& path, std::vector<std::string>& stack) {
+        std::error_code ec;
+        const fs::path canonical = fs::weakly_canonical(path, ec);
+        const std::string id = ec ? path : canonical.string();
+        if (std::find(stack.begin(), stack.end(), id) != stack.end())
+            throw InputError(path + ": INCLUDE cycle: the file includes itself");
+        stack.push_back(id);
+        Source src(path, read_whole_file(path));
+        Token t;
+        while (src.tokens.next(t)) {
+            const std::string keyword(t.text);
+            if (!is_keyword(t.text)) src.fail(t, quote_input(t.text) + " is not a keyword");
+            if (is_array(keyword)) {
+                read_array(src, t, keyword);
+            } else if (is_edit(keyword)) {
+                read_edit(src, t, keyword);
+            } else if (keyword == "BOX") {
+                box_ = read_box(src, t, keyword, full_, true);
+            } else if (keyword == "ENDBOX") {
+                box_ = full_;
+            } else if (keyword == "INCLUDE") {
+                read_include(src, t, stack);
+            } else if (keyword == "GRID" || keyword == "EDIT" || keyword == "ECHO" ||
+                       keyword == "NOECHO") {
+            } else if (keyword == "COORD" || keyword == "ZCORN") {
+                src.fail(t, keyword +
+                                ": corner-point geometry is not supported (heptane reads "
+                                "Cartesian grids: DX, DY, DZ and TOPS)");
+            } else {
+                src.fail(t, quote_input(keyword) +
+                                " is not a GRID-section keyword heptane applies (it reads "
+                                "PERMX/Y/Z, PORO, NTG, ACTNUM, DX, DY, DZ, TOPS, MULTX/Y/Z, "
+                                "BOX, ENDBOX, EQUALS, MULTIPLY, ADD, COPY, MINVALUE, MAXVALUE, "
+                                "INCLUDE)");
+            }
+        }
+        stack.pop_back();
+    }
+
+    EclipseGridData take() { return std::move(data_); }
+
+  private:
+    std::size_t cells() const { return full_.size(); }
+    std::size_t index(int i, int j, int k) const {
+        return static_cast<std::size_t>(i) +
+               static_cast<std::size_t>(data_.dims[0]) *
+                   (static_cast<std::size_t>(j) + static_cast<std::size_t>(data_.dims[1]) * k);
+    }
+    template <class F>
+    void for_box(const Box& b, F f) const {
+        std::size_t n = 0;
+        for (int k = b.r[4]; k <= b.r[5]; ++k)
+            for (int j = b.r[2]; j <= b.r[3]; ++j)
+                for (int i = b.r[0]; i <= b.r[1]; ++i) f(index(i, j, k), n++);
+    }
+    std::vector<double>& array(const std::string& name) {
+        auto [it, inserted] = data_.arrays.try_emplace(name);
+        if (inserted) it->second.assign(cells(), kUnset);
+        return it->second;
+    }
+
+    /// Data tokens up to '/', values appended (defaults as NaN).
+    std::vector<double> read_values(Source& src, const Token& at, const std::string& keyword) {
+        std::vector<double> values;
+        Token t;
+        while (src.tokens.next(t)) {
+            if (t.text == "/") return values;
+            append_values(src.path, src.text, t, keyword, values, true);
+            if (values.size() > cells()) break;
+        }
+        src.fail(at, keyword + ": " +
+                         (values.size() > cells()
+                              ? "more values than the grid's " + std::to_string(cells()) +
+                                    " cells (is the '/' that ends it missing?)"
+                              : std::string("the file ends before the '/' that closes its data")));
+    }
+
+    void read_array(Source& src, const Token& at, const std::string& keyword) {
+        const std::vector<double> values = read_values(src, at, keyword);
+        Box b = box_;
+        const bool top_layer_only = keyword == "TOPS" && b.r == full_.r &&
+                                    values.size() == static_cast<std::size_t>(data_.dims[0]) *
+                                                         static_cast<std::size_t>(data_.dims[1]);
+        if (top_layer_only) b.r[5] = 0;
+        if (values.size() != b.size()) {
+            src.fail(at, keyword + ": " + std::to_string(values.size()) + " values, the box has " +
+                             std::to_string(b.size()) + " cells" +
+                             (b.r == full_.r ? " (the whole grid)" : " (BOX)"));
+        }
+        std::vector<double>& a = array(keyword);
+        for_box(b, [&](std::size_t cell, std::size_t n) {
+            if (!std::isnan(values[n])) a[cell] = values[n];
+        });
+    }
+
+    /// Numbers up to the '/' that ends a record (n* defaults as NaN); false at the file's end.
+    static bool read_record(Source& src, const std::string& keyword, std::vector<double>& items) {
+        Token t;
+        while (src.tokens.next(t)) {
+            if (t.text == "/") return true;
+            append_values(src.path, src.text, t, keyword, items, true);
+        }
+        return false;
+    }
+
+    /// A box from up to six 1-based integers (n* defaults take `fallback`'s), then '/' when
+    /// `own_keyword` (BOX), or ended by the '/' of a record.
+    Box read_box(Source& src, const Token& at, const std::string& keyword, const Box& fallback,
+                 bool own_keyword) {
+        std::vector<double> items;
+        if (!read_record(src, keyword, items))
+            src.fail(at, keyword + ": the file ends before the '/' that closes it");
+        return box_from(src, at, keyword, items, 0, fallback, own_keyword);
+    }
+
+    Box box_from(const Source& src, const Token& at, const std::string& keyword,
+                 const std::vector<double>& items, std::size_t first, const Box& fallback,
+                 bool all_six) const {
+        const std::size_t n = items.size() - first;
+        if (n > 6 || (all_six && n != 6)) {
+            src.fail(at,
+                     keyword + ": a box is 6 integers I1 I2 J1 J2 K1 K2, got " + std::to_string(n));
+        }
+        Box b = fallback;
+        for (std::size_t q = 0; q < n; ++q) {
+            const double v = items[first + q];
+            if (std::isnan(v)) continue;  // defaulted
+            if (v != std::floor(v) || v < 1 || v > data_.dims[q / 2]) {
+                src.fail(at, keyword + ": box item " + std::to_string(q + 1) + " (" +
+                                 std::string("IJK").substr(q / 2, 1) + ") is " +
+                                 quote_input(number_text(v)) + "; it must be an integer 1.." +
+                                 std::to_string(data_.dims[q / 2]));
+            }
+            b.r[q] = static_cast<int>(v) - 1;
+        }
+        for (int d = 0; d < 3; ++d) {
+            if (b.r[2 * d] > b.r[2 * d + 1]) {
+                src.fail(at, keyword + ": the box's " + std::string("IJK").substr(d, 1) +
+                                 " range " + std::to_string(b.r[2 * d] + 1) + ".." +
+                                 std::to_string(b.r[2 * d + 1] + 1) + " is reversed");
+            }
+        }
+        return b;
+    }
+
+    /// EQUALS, MULTIPLY, ADD, COPY, MINVALUE, MAXVALUE: records until an empty one.
+    void read_edit(Source& src, const Token& at, const std::string& keyword) {
+        Box previous = box_;
+        for (;;) {
+            Token t;
+            if (!src.tokens.next(t))
+                src.fail(at, keyword + ": the file ends before the '/' that ends its records");
+            if (t.text == "/") return;  // the empty record
+            const Token record = t;
+            const std::string target(unquoted(t.text));
+            std::string source_array;
+            if (keyword == "COPY") {
+                source_array = target;
+                if (!src.tokens.next(t) || t.text == "/")
+                    src.fail(record, "COPY: a record is FROM TO [box] /");
+            }
+            const std::string name = keyword == "COPY" ? std::string(unquoted(t.text)) : target;
+            if (!is_array(name)) {
+                src.fail(record,
+                         keyword + ": " + quote_input(name) + " is not an array heptane reads");
+            }
+            std::vector<double> items;
+            if (!read_record(src, keyword, items))
+                src.fail(record, keyword + ": the file ends before the record's '/'");
+            const std::size_t values = keyword == "COPY" ? 0 : 1;
+            if (items.size() < values || (values == 1 && std::isnan(items[0]))) {
+                src.fail(record, keyword + ": a record is " +
+                                     (keyword == "EQUALS"     ? "ARRAY value"
+                                      : keyword == "MULTIPLY" ? "ARRAY factor"
+                                      : keyword == "ADD"      ? "ARRAY constant"
+                                                              : "ARRAY bound") +
+                                     " [I1 I2 J1 J2 K1 K2] /");
+            }
+            const Box b = box_from(src, record, keyword, items, values, previous, false);
+            previous = b;
+            apply_edit(src, record, keyword, keyword == "COPY" ? source_array : name, name,
+                       values == 1 ? items[0] : 0.0, b);
+        }
+    }
+
+    void apply_edit(const Source& src, const Token& at, const std::string& keyword,
+                    const std::string& from, const std::string& to, double value, const Box& b) {
+        if (keyword == "EQUALS") {
+            std::vector<double>& a = array(to);
+            for_box(b, [&](std::size_t cell, std::size_t) { a[cell] = value; });
+            return;
+        }
+        const auto it = data_.arrays.find(from);
+        if (it == data_.arrays.end())
+            src.fail(at, keyword + ": " + from + " is not defined yet (give it before the edit)");
+        if (keyword == "COPY") {
+            const std::vector<double> source = it->second;  // `to` may be inserted below
+            std::vector<double>& a = array(to);
+            for_box(b, [&](std::size_t cell, std::size_t) { a[cell] = source[cell]; });
+            return;
+        }
+        std::vector<double>& a = it->second;
+        for_box(b, [&](std::size_t cell, std::size_t) {
+            double& x = a[cell];
+            if (keyword == "MULTIPLY") x *= value;
+            if (keyword == "ADD") x += value;
+            if (keyword == "MINVALUE") x = std::max(x, value);
+            if (keyword == "MAXVALUE") x = std::min(x, value);
+        });
+    }
+
+    void read_include(Source& src, const Token& at, std::vector<std::string>& stack) {
+        Token t;
+        if (!src.tokens.next(t) || t.text == "/")
+            src.fail(at, "INCLUDE: expected a file name, then '/'");
+        const std::string name(unquoted(t.text));
+        Token slash;
+        if (!src.tokens.next(slash) || slash.text != "/")
+            src.fail(at, "INCLUDE: the file name must be followed by '/'");
+        const fs::path file =
+            fs::path(name).is_absolute() ? fs::path(name) : fs::path(src.path).parent_path() / name;
+        try {
+            read_file(file.string(), stack);
+        } catch (const InputError& e) {
+            throw InputError(std::string(e.what()) + "\n  (included from " +
+                             where(src.path, src.text, at.offset) + "INCLUDE)");
+        }
+    }
+
+    EclipseGridData data_;
+    Box full_, box_;
+};
+
+}  // namespace
+
+EclipseGridData read_eclipse_grid(const std::string& path, std::array<int, 3> dims) {
+    if (dims[0] < 1 || dims[1] < 1 || dims[2] < 1)
+        throw InputError(path + ": the grid dimensions must be positive");
+    GridReader reader(dims);
+    std::vector<std::string> stack;
+    reader.read_file(path, stack);
+    return reader.take();
+}
+
+}  // namespace heptane::grid

@@ -1,0 +1,38 @@
+#pragma once
+/// @file The GRID section of Eclipse keyword files, applied as Eclipse applies it (issue 20,
+/// first part): arrays, boxes, edit keywords and includes, in file order. Not yet used by the
+/// deck (rock.cpp still reads with read_eclipse_keywords); ACTNUM, depths and the deck keys
+/// come next.
+#include <array>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace heptane::grid {
+
+/// The arrays a GRID section defines, each nx * ny * nz values in Eclipse order (i fastest,
+/// then j, then k, k = 0 at the top); a cell the file never set is NaN. Units are the file's.
+struct EclipseGridData {
+    std::array<int, 3> dims{0, 0, 0};
+    std::map<std::string, std::vector<double>> arrays;
+};
+
+/// Reads `path` for a grid of `dims` cells. Applied in file order:
+/// - arrays PERMX PERMY PERMZ PORO NTG ACTNUM DX DY DZ TOPS MULTX MULTY MULTZ: one value per
+///   cell of the current box, `n*value` repeats, `n*` leaves n cells as they are; TOPS over the
+///   whole grid may give the top layer only (nx * ny values);
+/// - BOX i1 i2 j1 j2 k1 k2 / (1-based, inclusive) sets the box of the arrays and edits that
+///   follow, ENDBOX restores the whole grid;
+/// - EQUALS (ARRAY value), MULTIPLY (ARRAY factor), ADD (ARRAY constant), COPY (FROM TO),
+///   MINVALUE / MAXVALUE (ARRAY bound): records ended by '/', the list by an empty record;
+///   each record may end with a box (1-based; `n*` or a missing item takes it from the
+///   previous record of the keyword, or from BOX or the whole grid);
+/// - INCLUDE 'file' / : the file's keywords, relative to the including file, nested; an
+///   include cycle is an error;
+/// - GRID, EDIT, ECHO and NOECHO are accepted and do nothing.
+/// Anything else is an InputError naming file, line and keyword: other keywords (COORD and
+/// ZCORN: corner-point geometry is not supported), a count that does not fill the box, an
+/// edit of an array not yet defined, a box outside the grid, a missing '/'.
+EclipseGridData read_eclipse_grid(const std::string& path, std::array<int, 3> dims);
+
+}  // namespace heptane::grid

@@ -1,0 +1,57 @@
+#pragma once
+/// @file Text input shared by grid/'s readers (internal to grid/): whole files (plain or
+/// gzip), positions for messages, numbers, and the Eclipse keyword tokenizer.
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace heptane::grid::detail {
+
+/// The text of `path`, gunzipped if it is gzip (zlib reads plain files unchanged).
+std::string read_whole_file(const std::string& path);
+
+/// 1-based line number of byte `offset` of `text` (only computed for error messages).
+std::size_t line_of(std::string_view text, std::size_t offset);
+
+/// "path:line: " prefix for a problem at byte `offset`.
+std::string where(const std::string& path, std::string_view text, std::size_t offset);
+
+inline bool is_space(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/// Parses all of `token` as a finite double (an optional leading '+' is allowed).
+bool parse_double(std::string_view token, double& value);
+
+/// One whitespace-separated token and its byte offset in the file.
+struct Token {
+    std::string_view text;
+    std::size_t offset = 0;
+};
+
+/// Splits Eclipse text into tokens: "--" starts a comment to the end of the line (also glued
+/// to a token), "/" is always a token of its own, quoted strings are single tokens.
+class EclipseTokenizer {
+  public:
+    explicit EclipseTokenizer(std::string_view text) : text_(text) {}
+    bool next(Token& token);
+
+  private:
+    bool is_comment(std::size_t at) const {
+        return text_[at] == '-' && at + 1 < text_.size() && text_[at + 1] == '-';
+    }
+    std::string_view text_;
+    std::size_t pos_ = 0;
+};
+
+/// A token that starts with a letter (a keyword, or an array name in a record).
+bool is_keyword(std::string_view token);
+
+/// Appends the values of one data token of `keyword`: a number, "n*value", or, where
+/// `defaults` is true, "n*" (n values left as they are: appended as NaN). Throws InputError
+/// at the token's line otherwise.
+void append_values(const std::string& path, std::string_view text, const Token& token,
+                   const std::string& keyword, std::vector<double>& values, bool defaults = false);
+
+}  // namespace heptane::grid::detail
