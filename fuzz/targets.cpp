@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include "app/deck.hpp"
 #include "core/base/errors.hpp"
 #include "core/matrix/matrix_market.hpp"
+#include "grid/eclipse_grid.hpp"
 #include "grid/loaders.hpp"
 
 namespace heptane::fuzz {
@@ -71,9 +73,12 @@ void matrix_market(const std::uint8_t* data, std::size_t size) {
 }
 
 void eclipse(const std::uint8_t* data, std::size_t size) {
+    // The GRID-section reader on a few grids (the length picks one, so every byte is text):
+    // the test grid, SPE9's, the Egg model's, one cell.
+    static constexpr std::array<int, 3> kDims[] = {{3, 2, 1}, {24, 25, 15}, {60, 60, 7}, {1, 1, 1}};
     const std::string path = scratch_file("grid.inc", chars(data), size);
     try {
-        grid::read_eclipse_keywords(path, {"PERMX", "PERMY", "PERMZ", "PORO"});
+        grid::read_eclipse_grid(path, kDims[size % 4]);
     } catch (const InputError&) {
     }
 }

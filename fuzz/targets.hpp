@@ -18,7 +18,7 @@ void deck(const std::uint8_t* data, std::size_t size);
 /// The MatrixMarket readers: the bytes as a matrix file, then as a right-hand-side file.
 void matrix_market(const std::uint8_t* data, std::size_t size);
 
-/// The Eclipse keyword reader, asked for PERMX, PERMY, PERMZ and PORO.
+/// The Eclipse GRID-section reader (read_eclipse_grid) on a grid the input's length picks.
 void eclipse(const std::uint8_t* data, std::size_t size);
 
 /// The SPE10 model 2 reader (plain or gzip text); the first byte, when present, picks the window.

@@ -43,6 +43,12 @@ bool is_array(std::string_view k) {
     return std::find(std::begin(kArrays), std::end(kArrays), k) != std::end(kArrays);
 }
 
+/// The sections after GRID (and EDIT): heptane's YAML deck gives fluid, wells and schedule.
+bool ends_grid(std::string_view k) {
+    return k == "PROPS" || k == "REGIONS" || k == "SOLUTION" || k == "SUMMARY" ||
+           k == "SCHEDULE" || k == "END";
+}
+
 bool is_edit(std::string_view k) {
     return k == "EQUALS" || k == "MULTIPLY" || k == "ADD" || k == "COPY" || k == "MINVALUE" ||
            k == "MAXVALUE";
@@ -83,8 +89,12 @@ class GridReader {
         stack.push_back(id);
         Source src(path, read_whole_file(path));
         Token t;
-        while (src.tokens.next(t)) {
+        while (!ended_ && src.tokens.next(t)) {
             const std::string keyword(t.text);
+            if (runspec_) {
+                read_runspec_token(src, t, keyword);
+                continue;
+            }
             if (!is_keyword(t.text)) src.fail(t, quote_input(t.text) + " is not a keyword");
             if (is_array(keyword)) {
                 read_array(src, t, keyword);
@@ -96,8 +106,23 @@ class GridReader {
                 box_ = full_;
             } else if (keyword == "INCLUDE") {
                 read_include(src, t, stack);
+            } else if (keyword == "RUNSPEC") {
+                runspec_ = true;
+            } else if (keyword == "DIMENS" || keyword == "SPECGRID") {
+                read_dimensions(src, t, keyword);
+            } else if (ends_grid(keyword)) {
+                ended_ = true;
+                data_.notes.push_back(where(src.path, src.text, t.offset) + keyword +
+                                      ": the file is not read from here on (fluid, wells and "
+                                      "schedule come from the YAML deck)");
             } else if (keyword == "GRID" || keyword == "EDIT" || keyword == "ECHO" ||
-                       keyword == "NOECHO") {
+                       keyword == "NOECHO" || keyword == "INIT") {
+                // Section headers and print/output switches (INIT asks for the grid's arrays
+                // in an output file: heptane's /grid always holds them). They take no data; a
+                // '/' right after one (the Egg model's "INIT /") is its empty record.
+                EclipseTokenizer probe = src.tokens;
+                Token next;
+                if (probe.next(next) && next.text == "/") src.tokens = probe;
             } else if (keyword == "COORD" || keyword == "ZCORN") {
                 src.fail(t, keyword +
                                 ": corner-point geometry is not supported (heptane reads "
@@ -107,13 +132,14 @@ class GridReader {
                                 " is not a GRID-section keyword heptane applies (it reads "
                                 "PERMX/Y/Z, PORO, NTG, ACTNUM, DX, DY, DZ, TOPS, MULTX/Y/Z, "
                                 "BOX, ENDBOX, EQUALS, MULTIPLY, ADD, COPY, MINVALUE, MAXVALUE, "
-                                "INCLUDE)");
+                                "INCLUDE, SPECGRID, and the RUNSPEC section's DIMENS and units)");
             }
         }
         stack.pop_back();
     }
 
     EclipseGridData take() { return std::move(data_); }
+    bool ended() const { return ended_; }
 
   private:
     std::size_t cells() const { return full_.size(); }
@@ -303,19 +329,98 @@ class GridReader {
         }
     }
 
+    /// RUNSPEC: DIMENS and the unit system are read; every other keyword there describes
+    /// what the YAML deck gives (phases, tables, dimensions of arrays heptane does not use)
+    /// and is passed over, said once in the notes. GRID ends the section.
+    void read_runspec_token(Source& src, const Token& t, const std::string& keyword) {
+        if (keyword == "GRID") {
+            runspec_ = false;
+            data_.notes.push_back(src.path +
+                                  ": RUNSPEC: only DIMENS and the unit system (FIELD, METRIC, "
+                                  "LAB) are read; its other keywords are not used");
+        } else if (keyword == "DIMENS") {
+            read_dimensions(src, t, keyword);
+        } else if (keyword == "FIELD" || keyword == "METRIC" || keyword == "LAB") {
+            data_.units = keyword;
+        } else if (keyword == "PVT-M") {
+            src.fail(t, "PVT-M units are not supported (FIELD, METRIC or LAB)");
+        } else if (keyword == "TITLE") {  // the next line is free text
+            Token line_token;
+            if (!src.tokens.next(line_token)) return;
+            const std::size_t line = line_of(src.text, line_token.offset);
+            Token peek;
+            EclipseTokenizer probe = src.tokens;
+            while (probe.next(peek) && line_of(src.text, peek.offset) == line) src.tokens = probe;
+        } else if (ends_grid(keyword)) {
+            src.fail(t, keyword + " before the GRID section: the file has no GRID section");
+        }
+    }
+
+    /// DIMENS NX NY NZ / or SPECGRID NX NY NZ NUMRES COORD /: must match the deck's grid.
+    void read_dimensions(Source& src, const Token& at, const std::string& keyword) {
+        std::vector<double> items;
+        Token t;
+        std::string coordinates;
+        bool closed = false;
+        while (src.tokens.next(t)) {
+            if (t.text == "/") {
+                closed = true;
+                break;
+            }
+            if (keyword == "SPECGRID" && items.size() == 4) {
+                coordinates = std::string(unquoted(t.text));
+                items.push_back(0.0);
+                continue;
+            }
+            append_values(src.path, src.text, t, keyword, items, true);
+        }
+        if (!closed) src.fail(at, keyword + ": the file ends before the '/' that closes it");
+        if (items.size() < 3 || std::isnan(items[0]) || std::isnan(items[1]) ||
+            std::isnan(items[2])) {
+            src.fail(at, keyword + ": expected NX NY NZ, then '/'");
+        }
+        if (keyword == "SPECGRID" && items.size() > 3 && !std::isnan(items[3]) && items[3] != 1.0)
+            src.fail(at, "SPECGRID: several reservoirs (NUMRES > 1) are not supported");
+        if (coordinates == "T")
+            src.fail(at, "SPECGRID: radial (cylindrical) grids are not supported");
+        const std::array<double, 3> file = {items[0], items[1], items[2]};
+        for (int d = 0; d < 3; ++d) {
+            if (file[d] != data_.dims[d]) {
+                src.fail(at, keyword + " " + number_text(file[0]) + " " + number_text(file[1]) +
+                                 " " + number_text(file[2]) + " does not match grid.dims [" +
+                                 std::to_string(data_.dims[0]) + ", " +
+                                 std::to_string(data_.dims[1]) + ", " +
+                                 std::to_string(data_.dims[2]) + "]");
+            }
+        }
+    }
+
     EclipseGridData data_;
     Box full_, box_;
+    bool runspec_ = false;  ///< inside the RUNSPEC section of a whole .DATA file
+    bool ended_ = false;    ///< past the GRID and EDIT sections: nothing more is read
 };
 
 }  // namespace
 
-EclipseGridData read_eclipse_grid(const std::string& path, std::array<int, 3> dims) {
+EclipseGridData read_eclipse_grid(const std::vector<std::string>& paths,
+                                  std::array<int, 3> dims) {
     if (dims[0] < 1 || dims[1] < 1 || dims[2] < 1)
-        throw InputError(path + ": the grid dimensions must be positive");
+        throw InputError("the grid dimensions must be positive");
     GridReader reader(dims);
-    std::vector<std::string> stack;
-    reader.read_file(path, stack);
+    for (const std::string& path : paths) {
+        if (reader.ended()) {
+            throw InputError(path + ": follows a file whose GRID section has ended (PROPS, "
+                                    "SCHEDULE, ...); give the files in deck order");
+        }
+        std::vector<std::string> stack;
+        reader.read_file(path, stack);
+    }
     return reader.take();
+}
+
+EclipseGridData read_eclipse_grid(const std::string& path, std::array<int, 3> dims) {
+    return read_eclipse_grid(std::vector<std::string>{path}, dims);
 }
 
 }  // namespace heptane::grid

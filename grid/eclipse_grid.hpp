@@ -1,8 +1,7 @@
 #pragma once
-/// @file The GRID section of Eclipse keyword files, applied as Eclipse applies it (issue 20,
-/// first part): arrays, boxes, edit keywords and includes, in file order. Not yet used by the
-/// deck (rock.cpp still reads with read_eclipse_keywords); ACTNUM, depths and the deck keys
-/// come next.
+/// @file The GRID section of Eclipse keyword files, applied as Eclipse applies it (issue 20):
+/// arrays, boxes, edit keywords and includes, in file order. The deck's grid.eclipse
+/// (grid/eclipse_model.hpp) and rock fields of kind eclipse (grid/rock.cpp) read through it.
 #include <array>
 #include <map>
 #include <string>
@@ -15,6 +14,8 @@ namespace heptane::grid {
 struct EclipseGridData {
     std::array<int, 3> dims{0, 0, 0};
     std::map<std::string, std::vector<double>> arrays;
+    std::string units;               ///< FIELD, METRIC or LAB where RUNSPEC says; else empty
+    std::vector<std::string> notes;  ///< what of the files was not read, for stderr
 };
 
 /// Reads `path` for a grid of `dims` cells. Applied in file order:
@@ -29,10 +30,20 @@ struct EclipseGridData {
 ///   previous record of the keyword, or from BOX or the whole grid);
 /// - INCLUDE 'file' / : the file's keywords, relative to the including file, nested; an
 ///   include cycle is an error;
-/// - GRID, EDIT, ECHO and NOECHO are accepted and do nothing.
+/// - GRID, EDIT, ECHO, NOECHO and INIT are accepted and do nothing (INIT asks for the arrays
+///   in an output file: heptane's /grid always has them); DIMENS and SPECGRID must match
+///   `dims`;
+/// - a whole .DATA deck: its RUNSPEC section gives DIMENS and the unit system (FIELD, METRIC
+///   or LAB, `units`) and is otherwise passed over; PROPS, REGIONS, SOLUTION, SUMMARY,
+///   SCHEDULE or END ends the reading (the YAML deck gives fluid, wells and schedule). Both
+///   are said in `notes`.
 /// Anything else is an InputError naming file, line and keyword: other keywords (COORD and
 /// ZCORN: corner-point geometry is not supported), a count that does not fill the box, an
 /// edit of an array not yet defined, a box outside the grid, a missing '/'.
 EclipseGridData read_eclipse_grid(const std::string& path, std::array<int, 3> dims);
+
+/// The files in order, as one GRID section (arrays and boxes carry over from file to file).
+EclipseGridData read_eclipse_grid(const std::vector<std::string>& paths,
+                                  std::array<int, 3> dims);
 
 }  // namespace heptane::grid

@@ -1,18 +1,30 @@
 #pragma once
 /// @file Structured 3D grid with the k-fastest cell ordering of DESIGN section 2.
 #include <array>
+#include <memory>
+#include <vector>
 
 #include "core/base/types.hpp"
 
 namespace heptane::grid {
 
-/// nx x ny x nz cells of uniform size; k = layer, 0 at the top. SI units.
+/// Per-cell sizes and depths (issue 20: Eclipse DX, DY, DZ and TOPS), k-fastest, SI [m].
+struct CellGeometry {
+    std::vector<double> dx, dy, dz;
+    std::vector<double> depth;  ///< depth of the cell centre, down > 0
+};
+
+/// nx x ny x nz cells; k = layer, 0 at the top. SI units. Cells have one size (dx, dy, dz,
+/// top_depth) unless `geometry` gives each its own (a file's DX, DY, DZ, TOPS); code that
+/// needs a cell's size or depth asks size_x(m) ... centre_depth(m), which answer both.
 /// Cell (i, j, k) is number m = k + nz (j + ny i): the vertical axis is fastest, so a
 /// vertical well's cells are consecutive and the vertical coupling sits next to the diagonal.
 struct Grid3D {
     int nx = 1, ny = 1, nz = 1;
     double dx = 1.0, dy = 1.0, dz = 1.0;  ///< cell sizes [m]
     double top_depth = 0.0;               ///< depth of the top face of layer 0 [m], down > 0
+    /// Per-cell geometry, or null for uniform cells. Shared: copies of the grid are cheap.
+    std::shared_ptr<const CellGeometry> geometry;
 
     index_t num_cells() const { return static_cast<index_t>(nx) * ny * nz; }
     index_t num_columns() const { return static_cast<index_t>(nx) * ny; }
@@ -24,9 +36,17 @@ struct Grid3D {
         return {static_cast<int>(m / (static_cast<index_t>(nz) * ny)),
                 static_cast<int>((m / nz) % ny), static_cast<int>(m % nz)};
     }
-    /// Depth of the centre of layer k [m].
-    double depth(int k) const { return top_depth + (k + 0.5) * dz; }
-    double cell_volume() const { return dx * dy * dz; }
+    bool uniform() const { return geometry == nullptr; }
+    double size_x(index_t m) const { return geometry ? geometry->dx[m] : dx; }
+    double size_y(index_t m) const { return geometry ? geometry->dy[m] : dy; }
+    double size_z(index_t m) const { return geometry ? geometry->dz[m] : dz; }
+    /// Depth of the centre of cell m [m].
+    double centre_depth(index_t m) const {
+        return geometry ? geometry->depth[m] : top_depth + (m % nz + 0.5) * dz;
+    }
+    double volume(index_t m) const {
+        return geometry ? geometry->dx[m] * geometry->dy[m] * geometry->dz[m] : dx * dy * dz;
+    }
 
     /// Throws InputError (keys grid.dims, grid.cell_size) for non-positive sizes or a grid
     /// whose unknowns would overflow 64-bit indices.

@@ -38,19 +38,6 @@ std::string box_text(const IndexBox& b) {
     return s.str();
 }
 
-/// Keywords that change the arrays or the grid heptane reads (GRID-section edits, boxes,
-/// active cells, includes, multipliers, corner-point geometry). The loader does not apply them
-/// yet (issue 20), so a file holding one is refused at its line rather than read as if it
-/// were not there (a real public deck's MULTIPLY PERMZ 0.5 was lost that way).
-bool is_unapplied_keyword(std::string_view keyword) {
-    static constexpr std::string_view kUnapplied[] = {
-        "ACTNUM",   "ADD",      "ADDREG",   "BOX",    "COPY",    "COPYBOX",  "COPYREG",
-        "COORD",    "ENDBOX",   "EQUALREG", "EQUALS", "IMPORT",  "INCLUDE",  "MAXVALUE",
-        "MINVALUE", "MULTIPLY", "MULTIREG", "MULTPV", "MULTX",   "MULTX-",   "MULTY",
-        "MULTY-",   "MULTZ",    "MULTZ-",   "NTG",    "OPERATE", "OPERATER", "ZCORN"};
-    return std::find(std::begin(kUnapplied), std::end(kUnapplied), keyword) != std::end(kUnapplied);
-}
-
 }  // namespace
 
 IndexBox spe10_full_box() {
@@ -132,50 +119,6 @@ Spe10Window read_spe10(const std::string& path, const IndexBox& box) {
         throw InputError(where(path, text, last > 0 ? last - 1 : 0) + "the file ends after " +
                          std::to_string(n) + " values; SPE10 needs " + std::to_string(kTotal) +
                          " (kx, ky, kz of 60 x 220 x 85 cells)");
-    }
-    return out;
-}
-
-std::map<std::string, std::vector<double>> read_eclipse_keywords(
-    const std::string& path, const std::set<std::string>& wanted) {
-    const std::string text = read_whole_file(path);
-    std::map<std::string, std::vector<double>> out;
-    std::map<std::string, std::size_t> first_offset;
-    EclipseTokenizer tokens(text);
-    Token token;
-    while (tokens.next(token)) {
-        // Numbers, "/" and strings outside a wanted block belong to skipped keywords.
-        if (!is_keyword(token.text)) continue;
-        const std::string keyword(token.text);
-        if (is_unapplied_keyword(keyword)) {
-            throw InputError(where(path, text, token.offset) + keyword +
-                             " is not applied by heptane yet (GRID-section edits, boxes, "
-                             "ACTNUM, INCLUDE and multipliers come with the Eclipse-deck "
-                             "issue); apply it to the data, or remove it");
-        }
-        if (wanted.count(keyword) == 0) continue;
-
-        const auto [seen, inserted] = first_offset.emplace(keyword, token.offset);
-        if (!inserted) {
-            throw InputError(where(path, text, token.offset) + keyword +
-                             " is given a second time (first at line " +
-                             std::to_string(line_of(text, seen->second)) + ")");
-        }
-        std::vector<double>& values = out[keyword];
-        const std::size_t keyword_offset = token.offset;
-        bool closed = false;
-        while (tokens.next(token)) {
-            if (token.text == "/") {
-                closed = true;
-                break;
-            }
-            append_values(path, text, token, keyword, values);
-        }
-        if (!closed) {
-            throw InputError(where(path, text, keyword_offset) + keyword +
-                             ": the file ends before the '/' that closes its data (" +
-                             std::to_string(values.size()) + " values read)");
-        }
     }
     return out;
 }

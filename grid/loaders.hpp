@@ -1,8 +1,6 @@
 #pragma once
 /// @file Readers for permeability/porosity data files. Values are returned in the file's
 /// own units (mD, fraction) and order; errors name the file and line (InputError).
-#include <map>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -27,13 +25,5 @@ Spe10Window read_spe10(const std::string& path, const IndexBox& box);
 
 /// Whole-model box (0..59, 0..219, 0..84).
 IndexBox spe10_full_box();
-
-/// Reads Eclipse keyword data: for each wanted keyword present in the file, its values in
-/// file order (i fastest), with `n*value` repeats expanded and `--` comments skipped; a
-/// block ends with '/'. Other keywords are skipped, except those that would change the arrays
-/// or the grid (ACTNUM, BOX, COPY, MULTIPLY, ADD, EQUALS, INCLUDE, MULTX..., NTG, COORD, ...):
-/// heptane does not apply them yet, so they are an InputError at their line.
-std::map<std::string, std::vector<double>> read_eclipse_keywords(
-    const std::string& path, const std::set<std::string>& wanted);
 
 }  // namespace heptane::grid

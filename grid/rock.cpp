@@ -14,6 +14,8 @@
 #include "core/base/errors.hpp"
 #include "core/base/random.hpp"
 #include "core/base/units.hpp"
+#include "grid/eclipse_grid.hpp"
+#include "grid/eclipse_model.hpp"
 #include "grid/loaders.hpp"
 
 namespace heptane::grid {
@@ -87,24 +89,31 @@ auto load_file(const std::string& key, Load&& load) {
     }
 }
 
-/// Reads `names` from the Eclipse file of `spec`; each array present must have one value
-/// per cell.
+/// Reads the Eclipse file of `spec` as a GRID section on this grid (edits, boxes and
+/// includes applied, read_eclipse_grid) and returns its rock arrays among `names`. A file
+/// that describes more than the rock (ACTNUM, NTG, geometry, multipliers, a whole .DATA deck)
+/// belongs to grid.eclipse, where those apply: here it is an error, never a silent skip.
 std::map<std::string, std::vector<double>> read_eclipse_arrays(const Grid3D& grid,
                                                                const FieldSpec& spec,
                                                                const std::set<std::string>& names,
                                                                const std::string& required) {
     const std::string key = key_of(spec, "file");
-    auto arrays = load_file(key, [&] { return read_eclipse_keywords(spec.file, names); });
+    EclipseGridData data =
+        load_file(key, [&] { return read_eclipse_grid(spec.file, {grid.nx, grid.ny, grid.nz}); });
+    const auto grid_eclipse = [&](const std::string& what) {
+        return InputError(key, spec.file + ": " + what +
+                                   "; a rock field file holds PERMX, PERMY, PERMZ and PORO only: "
+                                   "give this file as grid.eclipse, where the rest applies");
+    };
+    if (!data.notes.empty() || !data.units.empty()) throw grid_eclipse("is a whole Eclipse deck");
+    std::map<std::string, std::vector<double>> arrays;
+    for (auto& [name, values] : data.arrays) {
+        if (name != "PERMX" && name != "PERMY" && name != "PERMZ" && name != "PORO")
+            throw grid_eclipse("defines " + name);
+        if (names.count(name) != 0) arrays.emplace(name, std::move(values));
+    }
     if (arrays.count(required) == 0) {
         throw InputError(key, spec.file + ": has no " + required + " keyword");
-    }
-    for (const auto& [name, values] : arrays) {
-        if (static_cast<index_t>(values.size()) != grid.num_cells()) {
-            std::ostringstream msg;
-            msg << spec.file << ": " << name << " has " << values.size()
-                << " values, the grid needs nx*ny*nz = " << grid.num_cells();
-            throw InputError(key, msg.str());
-        }
     }
     return arrays;
 }
@@ -123,7 +132,13 @@ void scatter_eclipse(const Grid3D& grid, const FieldSpec& spec, const std::strin
         if (!valid(v)) {
             std::ostringstream msg;
             msg << spec.file << ": " << name << " value " << n + 1 << " (cell "
-                << cell_text(grid, m) << ") is " << v << ", must be " << requirement;
+                << cell_text(grid, m) << ") is ";
+            if (std::isnan(v)) {
+                msg << "not given (no keyword or edit sets it)";
+            } else {
+                msg << v;
+            }
+            msg << ", must be " << requirement;
             throw InputError(key_of(spec, "file"), msg.str());
         }
         out[static_cast<std::size_t>(m)] = v * scale;
@@ -310,19 +325,49 @@ void build_porosity(const Grid3D& grid, const FieldSpec& spec, RockFields& rock)
 
 }  // namespace
 
+index_t RockFields::num_active() const {
+    if (active.empty()) return static_cast<index_t>(porosity.size());
+    index_t n = 0;
+    for (std::uint8_t a : active) n += a != 0 ? 1 : 0;
+    return n;
+}
+
 RockFields build_rock(const Grid3D& grid, const FieldSpec& permeability,
-                      const FieldSpec& porosity) {
+                      const FieldSpec& porosity, const EclipseGridSpec* files,
+                      const EclipseGridData* eclipse) {
     grid.validate();
     RockFields rock;
+    const auto in_files = [&](const char* name) {
+        return eclipse != nullptr && eclipse->arrays.count(name) != 0;
+    };
+    const auto from_deck = [&](const FieldSpec& spec, const char* array, const char* what) {
+        if (in_files(array)) return false;
+        if (spec.defaulted && spec.required) {
+            throw InputError(spec.key, std::string("is required: give ") + what +
+                                           (eclipse != nullptr ? std::string(" here or as ") +
+                                                                     array + " in grid.eclipse"
+                                                               : std::string()));
+        }
+        return true;
+    };
     // Porosity first: it is cheap, and a spe10 porosity spec fails before the big file read.
-    build_porosity(grid, porosity, rock);
-    build_permeability(grid, permeability, rock);
+    if (from_deck(porosity, "PORO", "the porosity")) build_porosity(grid, porosity, rock);
+    if (from_deck(permeability, "PERMX", "the permeability"))
+        build_permeability(grid, permeability, rock);
+    if (eclipse != nullptr) {
+        apply_eclipse_rock(grid, *files, *eclipse, !permeability.defaulted, !porosity.defaulted,
+                           rock);
+    }
     // One rule for every source (a number and a layer list already say it in their words): a
     // field that is 0 everywhere in every direction lets nothing flow.
     const auto positive = [](const std::vector<double>& k) {
         return std::any_of(k.begin(), k.end(), [](double v) { return v > 0.0; });
     };
     if (!positive(rock.kx) && !positive(rock.ky) && !positive(rock.kz)) {
+        if (in_files("PERMX")) {
+            throw InputError(files->key, "every active cell has permeability 0 in every "
+                                         "direction: nothing can flow");
+        }
         const bool file =
             permeability.kind == FieldKind::eclipse || permeability.kind == FieldKind::spe10;
         throw InputError(key_of(permeability, file ? "file" : "value"),

@@ -42,16 +42,36 @@ struct FieldSpec {
     std::string file;  ///< absolute, or relative to the working directory
     bool has_box = false;
     IndexBox box;  ///< spe10 window; the whole model when !has_box
+    /// The deck did not give this field (its default stands in); grid.eclipse files may.
+    bool defaulted = false;
+    /// With `defaulted`: the model needs the field, so the files must give it.
+    bool required = false;
 };
 
-/// Rock fields in SI, one value per cell in k-fastest order.
+struct EclipseGridSpec;
+struct EclipseGridData;
+
+/// Rock fields in SI, one value per cell in k-fastest order. An inactive cell (Eclipse ACTNUM
+/// 0, or no pore volume) takes no part in the flow: its permeabilities and porosity are 0, and
+/// the generators give it an identity block row and column (issue 20, design decision 35).
 struct RockFields {
-    std::vector<double> kx, ky, kz;  ///< permeability [m^2]
-    std::vector<double> porosity;    ///< [-] at the reference pressure
+    std::vector<double> kx, ky, kz;  ///< permeability [m^2] (NTG already applied to kx, ky)
+    std::vector<double> porosity;    ///< [-] at the reference pressure (NTG applied)
+    std::vector<std::uint8_t> active;  ///< 1: active; empty: every cell is active
+    /// Transmissibility multipliers of each cell's +i, +j, +k face (Eclipse MULTX/Y/Z);
+    /// empty: 1.
+    std::vector<double> multx, multy, multz;
+
+    bool is_active(index_t m) const { return active.empty() || active[m] != 0; }
+    index_t num_active() const;
 };
 
 /// Builds the fields on `grid` (files are read here). Throws InputError with the spec's key
-/// for bad values, missing or malformed files and size mismatches.
-RockFields build_rock(const Grid3D& grid, const FieldSpec& permeability, const FieldSpec& porosity);
+/// for bad values, missing or malformed files and size mismatches. With `eclipse` (the
+/// grid.eclipse files and what read_grid_files read from them), the files' arrays give the
+/// fields they define, ACTNUM and pore volume the active cells (apply_eclipse_rock).
+RockFields build_rock(const Grid3D& grid, const FieldSpec& permeability, const FieldSpec& porosity,
+                      const EclipseGridSpec* files = nullptr,
+                      const EclipseGridData* eclipse = nullptr);
 
 }  // namespace heptane::grid

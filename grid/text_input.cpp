@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <memory>
 #include <system_error>
@@ -27,6 +28,11 @@ using GzFile = std::unique_ptr<gzFile_s, GzCloser>;
 
 /// The text of `path`, gunzipped if it is gzip (zlib reads plain files unchanged).
 std::string read_whole_file(const std::string& path) {
+    // A folder or a device (an INCLUDE of /dev/zero) would be read forever or fail obscurely.
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);
+    if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+        throw InputError(path + ": cannot open: not a regular file");
     errno = 0;
     GzFile file(gzopen(path.c_str(), "rb"));
     if (!file) {

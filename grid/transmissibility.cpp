@@ -5,6 +5,36 @@
 #include "core/base/errors.hpp"
 
 namespace heptane::grid {
+namespace {
+
+/// Harmonic average of two half-cell transmissibilities 2 k A / L, each with its own cell's
+/// sizes (per-cell geometry).
+double harmonic_of_halves(double ka, double area_a, double length_a, double kb, double area_b,
+                          double length_b) {
+    const double ta = 2.0 * ka * area_a / length_a, tb = 2.0 * kb * area_b / length_b;
+    const double sum = ta + tb;
+    return sum > 0.0 ? ta * tb / sum : 0.0;
+}
+
+/// The transmissibility of the face between m and its neighbour n along `axis` (0 = x).
+double face(const Grid3D& g, const RockFields& rock, index_t m, index_t n, int axis) {
+    const std::vector<double>& k = axis == 0 ? rock.kx : axis == 1 ? rock.ky : rock.kz;
+    if (g.uniform()) {  // the historical formula, bit for bit
+        const double area = axis == 0 ? g.dy * g.dz : axis == 1 ? g.dx * g.dz : g.dx * g.dy;
+        const double length = axis == 0 ? g.dx : axis == 1 ? g.dy : g.dz;
+        return harmonic_transmissibility(k[m], k[n], area, length);
+    }
+    const auto area = [&](index_t c) {
+        return axis == 0 ? g.size_y(c) * g.size_z(c)
+                         : axis == 1 ? g.size_x(c) * g.size_z(c) : g.size_x(c) * g.size_y(c);
+    };
+    const auto length = [&](index_t c) {
+        return axis == 0 ? g.size_x(c) : axis == 1 ? g.size_y(c) : g.size_z(c);
+    };
+    return harmonic_of_halves(k[m], area(m), length(m), k[n], area(n), length(n));
+}
+
+}  // namespace
 
 Transmissibilities tpfa_transmissibilities(const Grid3D& grid, const RockFields& rock) {
     const index_t n_cells = grid.num_cells();
@@ -20,21 +50,21 @@ Transmissibilities tpfa_transmissibilities(const Grid3D& grid, const RockFields&
     t.ty.assign(n, 0.0);
     t.tz.assign(n, 0.0);
 
-    const double area_x = grid.dy * grid.dz, area_y = grid.dx * grid.dz, area_z = grid.dx * grid.dy;
-    const index_t step_i = static_cast<index_t>(grid.ny) * grid.nz;  // m of (i+1) - m of i
-    const index_t step_j = grid.nz;
+    const index_t step[3] = {static_cast<index_t>(grid.ny) * grid.nz, grid.nz, 1};
+    std::vector<double>* out[3] = {&t.tx, &t.ty, &t.tz};
+    const std::vector<double>* mult[3] = {&rock.multx, &rock.multy, &rock.multz};
+    const int size[3] = {grid.nx, grid.ny, grid.nz};
 #pragma omp parallel for schedule(static)
     for (index_t m = 0; m < n_cells; ++m) {
-        const auto [i, j, k] = grid.ijk(m);
-        // Faces on the last layer of each direction border the outside: no flow, T = 0.
-        if (i + 1 < grid.nx) {
-            t.tx[m] = harmonic_transmissibility(rock.kx[m], rock.kx[m + step_i], area_x, grid.dx);
-        }
-        if (j + 1 < grid.ny) {
-            t.ty[m] = harmonic_transmissibility(rock.ky[m], rock.ky[m + step_j], area_y, grid.dy);
-        }
-        if (k + 1 < grid.nz) {
-            t.tz[m] = harmonic_transmissibility(rock.kz[m], rock.kz[m + 1], area_z, grid.dz);
+        const auto ijk = grid.ijk(m);
+        for (int axis = 0; axis < 3; ++axis) {
+            // Faces on the last layer of each direction border the outside: no flow, T = 0.
+            if (ijk[axis] + 1 >= size[axis]) continue;
+            const index_t nb = m + step[axis];
+            if (!rock.is_active(m) || !rock.is_active(nb)) continue;
+            double value = face(grid, rock, m, nb, axis);
+            if (!mult[axis]->empty()) value *= (*mult[axis])[m];
+            (*out[axis])[m] = value;
         }
     }
     return t;

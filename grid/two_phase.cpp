@@ -45,7 +45,6 @@ void TwoPhaseCells::assemble(const CellState& x, const CellState& x_old, double 
     const TwoPhaseParams& prm = params_;
     const double ps = units::kPressureScale;
     const double p_ref = prm.reference_pressure;
-    const double pore_factor = grid_.cell_volume() / dt;
     // Mass rate [kg/s] -> scaled volume rate [m^3/day] per phase.
     const std::array<double, 2> scale = {units::kTimeScale / prm.oil.density,
                                          units::kTimeScale / prm.water.density};
@@ -53,12 +52,17 @@ void TwoPhaseCells::assemble(const CellState& x, const CellState& x_old, double 
 
 #pragma omp parallel for schedule(static)
     for (index_t m = 0; m < M; ++m) {
-        const int k = static_cast<int>(m % grid_.nz);
         if (jac != nullptr) {
             for (int d = 0; d < kStencilSize; ++d)
                 for (int r = 0; r < 2; ++r)
                     for (int c = 0; c < 2; ++c) jac->at(d, m, r, c) = 0.0;
         }
+        // An inactive cell: residual 0, identity block (its neighbours' faces have T = 0).
+        if (!rock_.is_active(m)) {
+            if (jac != nullptr) jac->at(kCenter, m, 0, 0) = jac->at(kCenter, m, 1, 1) = 1.0;
+            continue;
+        }
+        const double pore_factor = grid_.volume(m) / dt;
         // Accumulation: V/dt [(phi rho_a S_a)(x) - (phi rho_a S_a)(x_old)].
         using D2 = Dual<2>;
         const D2 p = D2::variable(x.p[m], kPressure, ps);
@@ -85,9 +89,8 @@ void TwoPhaseCells::assemble(const CellState& x, const CellState& x_old, double 
             const index_t n = m + off[d];
             const double t = face_transmissibility(trans_, m, n, d);
             if (t == 0.0) continue;
-            const int kn = static_cast<int>(n % grid_.nz);
-            const double dz = grid_.depth(k) - grid_.depth(kn);  // z_m - z_n
-            using D4 = Dual<4>;                                  // d/d (p_m, S_w m, p_n, S_w n)
+            const double dz = grid_.centre_depth(m) - grid_.centre_depth(n);  // z_m - z_n
+            using D4 = Dual<4>;  // d/d (p_m, S_w m, p_n, S_w n)
             const D4 pm = D4::variable(x.p[m], 0, ps), swm = D4::variable(x.sw[m], 1);
             const D4 pn = D4::variable(x.p[n], 2, ps), swn = D4::variable(x.sw[n], 3);
             for (int a = 0; a < 2; ++a) {
@@ -127,16 +130,18 @@ CellState TwoPhaseCells::equilibrium_state(double p_datum, double z_datum, doubl
         }
         return p_b;
     };
-    std::vector<double> layer_p(static_cast<std::size_t>(grid_.nz));
-    layer_p[0] = step(p_datum, z_datum, grid_.depth(0));
-    for (int k = 1; k < grid_.nz; ++k)
-        layer_p[k] = step(layer_p[k - 1], grid_.depth(k - 1), grid_.depth(k));
-
+    // Column by column (cells can have their own depths), top down from the datum.
     CellState s;
     const index_t M = grid_.num_cells();
     s.p.resize(static_cast<std::size_t>(M));
     s.sw.assign(static_cast<std::size_t>(M), sw);
-    for (index_t m = 0; m < M; ++m) s.p[m] = layer_p[m % grid_.nz];
+#pragma omp parallel for schedule(static)
+    for (index_t column = 0; column < grid_.num_columns(); ++column) {
+        const index_t top = column * grid_.nz;
+        s.p[top] = step(p_datum, z_datum, grid_.centre_depth(top));
+        for (index_t m = top + 1; m < top + grid_.nz; ++m)
+            s.p[m] = step(s.p[m - 1], grid_.centre_depth(m - 1), grid_.centre_depth(m));
+    }
     return s;
 }
 

@@ -126,9 +126,10 @@ class TwoPhaseCells {
     void assemble(const CellState& x, const CellState& x_old, double dt, std::vector<double>& res,
                   GHMatrix* jac) const;
 
-    /// Hydrostatic oil-pressure equilibrium: p at depth z_datum is p_datum [Pa], each layer
-    /// below/above from the discrete balance p_{k+1} - p_k = rho_face g dz (fixed point), so
-    /// the vertical oil fluxes of the initial state vanish. Saturation is uniform sw.
+    /// Hydrostatic oil-pressure equilibrium: p at depth z_datum is p_datum [Pa], each cell of
+    /// a column from the one above by the discrete balance p_{k+1} - p_k = rho_face g dz
+    /// (fixed point), so the vertical oil fluxes of the initial state vanish. Saturation is
+    /// uniform sw. Inactive cells get values too (they are never updated).
     CellState equilibrium_state(double p_datum, double z_datum, double sw) const;
 
     const Grid3D& grid() const { return grid_; }

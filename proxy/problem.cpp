@@ -57,7 +57,7 @@ wells::ModelSpec problem_model(const ProblemSize& size, std::uint64_t seed) {
     spec.initial.water_saturation = spec.two_phase.relperm.swc;
     spec.dt = units::kDay;
 
-    const double pattern_pore_volume = 0.2 * kPattern * kPattern * size.nz * g.cell_volume();
+    const double pattern_pore_volume = 0.2 * kPattern * kPattern * size.nz * g.volume(0);
     const double injection = 1e-3 * pattern_pore_volume / units::kDay;  // m^3/s
     for (int i = 0; i < size.nx; i += kPattern) {
         for (int j = 0; j < size.ny; j += kPattern) {

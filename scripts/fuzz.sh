@@ -58,7 +58,7 @@ mapfile -t decks < <(find inputs tests -name '*.yaml' -size -64k | sort)
 mapfile -t mtx < <(find inputs tests -name '*.mtx' | sort)
 seed deck "${decks[@]}"
 seed matrix_market "${mtx[@]}"
-seed eclipse inputs/data/spe9/PERMVALUES.DATA $(find tests -name '*.inc' -o -name '*.DATA' | sort)
+seed eclipse inputs/data/spe9/PERMVALUES.DATA $(find inputs/data -iname "*.inc" -o -iname "*.data" | grep -v spe9 | sort) $(find tests -name '*.inc' -o -name '*.DATA' | sort)
 mkdir -p "$work/seeds/spe10"
 { gzip -dc inputs/data/spe10/spe_perm.dat.gz || true; } | head -c 65536 >"$work/seeds/spe10/spe_perm_head.dat"
 for t in "${targets[@]}"; do

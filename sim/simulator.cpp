@@ -110,14 +110,13 @@ Convergence Simulator::measure(const std::vector<double>& res, double dt) const 
     const grid::TwoPhaseCells& cells = system_.cells();
     const grid::TwoPhaseParams& prm = cells.params();
     const index_t M = cells.grid().num_cells();
-    const double volume = cells.grid().cell_volume();
     const double dt_scaled = dt / units::kTimeScale;  // R is a volume per kTimeScale
     Convergence c;
     std::array<double, 2> sum{0.0, 0.0};
     double pore_volume = 0.0;
     for (index_t m = 0; m < M; ++m) {
         const double pv =
-            volume * grid::rock_porosity(cells.rock().porosity[m], prm.rock_compressibility,
+            cells.grid().volume(m) * grid::rock_porosity(cells.rock().porosity[m], prm.rock_compressibility,
                                          state_.cells.p[m], prm.reference_pressure);
         pore_volume += pv;
         for (int a = 0; a < 2; ++a) {

@@ -49,7 +49,28 @@ void validate_two_phase(const ModelSpec& s) {
             "initial.water_saturation", "must be in [0, 1]");
 }
 
-GHSystem synthetic_system(const ModelSpec& s) {
+/// An inactive cell's block row becomes the identity, its block column zero and its
+/// right-hand side zero (design decision 35): every solver then leaves it at 0.
+void isolate_inactive_cells(const grid::RockFields& rock, GHSystem& sys) {
+    if (rock.active.empty()) return;
+    GHMatrix& A = sys.matrix;
+    const int K = A.block_size();
+    const auto off = A.offsets();
+    for (index_t m = 0; m < A.num_cells(); ++m) {
+        if (rock.is_active(m)) continue;
+        for (int d = 0; d < kStencilSize; ++d) {
+            for (int r = 0; r < K; ++r)
+                for (int c = 0; c < K; ++c) A.at(d, m, r, c) = d == kCenter && r == c ? 1.0 : 0.0;
+            // The neighbour's coupling to m sits on the mirrored diagonal 6 - d.
+            if (d == kCenter || !A.has_neighbour(m, d)) continue;
+            for (int r = 0; r < K; ++r)
+                for (int c = 0; c < K; ++c) A.at(kStencilSize - 1 - d, m + off[d], r, c) = 0.0;
+        }
+        for (int c = 0; c < K; ++c) sys.rhs[static_cast<std::size_t>(m * K + c)] = 0.0;
+    }
+}
+
+GHSystem synthetic_system(const ModelSpec& s, const grid::RockFields& rock) {
     const grid::SyntheticParams& p = s.synthetic;
     require(
         p.components >= 1 && p.components <= kMaxBlockSize, "fluid.components",
@@ -72,6 +93,7 @@ GHSystem synthetic_system(const ModelSpec& s) {
     Rng rng(p.seed, well_stream + s.wells.size());
     sys.rhs.resize(static_cast<std::size_t>(sys.matrix.rows()));
     for (double& b : sys.rhs) b = rng.uniform(-1.0, 1.0);
+    isolate_inactive_cells(rock, sys);
     for (int c = 0; c < p.components; ++c) sys.component_names.push_back("x" + std::to_string(c));
     return sys;
 }
@@ -83,9 +105,17 @@ Model generate(const ModelSpec& spec, bool with_system) {
     validate_wells(spec.grid, spec.wells);
     Model out;
     out.grid = spec.grid;
-    out.rock = grid::build_rock(spec.grid, spec.permeability, spec.porosity);
+    grid::EclipseGridData files;
+    const bool eclipse = !spec.eclipse.empty();
+    if (eclipse) {
+        files = grid::read_grid_files(out.grid, spec.eclipse);
+        out.notes = files.notes;
+    }
+    out.rock = grid::build_rock(out.grid, spec.permeability, spec.porosity,
+                                eclipse ? &spec.eclipse : nullptr, eclipse ? &files : nullptr);
+    validate_perforations(out.grid, out.rock, spec.wells);
     if (spec.model == FluidModel::synthetic) {
-        if (with_system) out.system = synthetic_system(spec);
+        if (with_system) out.system = synthetic_system(spec, out.rock);
     } else {
         validate_two_phase(spec);
         if (!with_system) return out;

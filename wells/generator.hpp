@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/matrix/gh_matrix.hpp"
+#include "grid/eclipse_model.hpp"
 #include "grid/rock.hpp"
 #include "grid/synthetic.hpp"
 #include "grid/two_phase.hpp"
@@ -26,6 +27,7 @@ struct InitialState {
 /// Everything needed to generate a system. SI units.
 struct ModelSpec {
     grid::Grid3D grid;
+    grid::EclipseGridSpec eclipse;  ///< grid.eclipse: files with geometry, ACTNUM and rock
     grid::FieldSpec permeability;
     grid::FieldSpec porosity;
     FluidModel model = FluidModel::two_phase;
@@ -38,9 +40,10 @@ struct ModelSpec {
 
 /// The generated system with the reservoir it came from (for reports and output).
 struct Model {
-    grid::Grid3D grid;
+    grid::Grid3D grid;  ///< with the files' geometry where grid.eclipse gave one
     grid::RockFields rock;
     GHSystem system;
+    std::vector<std::string> notes;  ///< what of the Eclipse files was not read (stderr)
 };
 
 /// Validates the spec (InputError with deck keys), builds rock, wells and the system:

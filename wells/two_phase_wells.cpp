@@ -16,6 +16,7 @@ TwoPhaseWells::TwoPhaseWells(const grid::TwoPhaseCells& cells, std::vector<WellS
     : cells_(cells), wells_(std::move(wells)) {
     const grid::Grid3D& g = cells_.grid();
     validate_wells(g, wells_);
+    validate_perforations(g, cells_.rock(), wells_);
     layout_ = well_layout(g, wells_, 2);
     const grid::RockFields& rock = cells_.rock();
     for (std::size_t w = 0; w < wells_.size(); ++w) {
@@ -24,7 +25,7 @@ TwoPhaseWells::TwoPhaseWells(const grid::TwoPhaseCells& cells, std::vector<WellS
             const index_t m = layout_.cell0[w] + l;
             try {
                 wi_.push_back(
-                    peaceman_index(g, rock.kx[m], rock.ky[m], wells_[w].radius, wells_[w].skin));
+                    peaceman_index(g, m, rock.kx[m], rock.ky[m], wells_[w].radius, wells_[w].skin));
             } catch (const InputError& e) {
                 throw InputError("wells[" + std::to_string(w) + "]." + e.key(), e.detail());
             }
@@ -64,7 +65,8 @@ std::array<T, 2> TwoPhaseWells::perforation_flow(std::size_t w, index_t l, std::
     const WellSpec& spec = wells_[w];
     const bool producer = spec.type == WellType::producer;
     const double rho_wb = producer ? prm.oil.density : prm.water.density;
-    const double dz = g.depth(spec.k_first + static_cast<int>(l)) - g.depth(spec.k_first);
+    const index_t top = g.cell(spec.i, spec.j, spec.k_first);
+    const double dz = g.centre_depth(top + l) - g.centre_depth(top);
     const T drawdown = pm - (pb + rho_wb * prm.gravity * dz);
     const double wi = wi_[perf];
     const double p_ref = prm.reference_pressure;

@@ -90,11 +90,28 @@ void validate_wells(const grid::Grid3D& g, const std::vector<WellSpec>& wells) {
     }
 }
 
-double peaceman_index(const grid::Grid3D& g, double kx, double ky, double radius, double skin) {
+void validate_perforations(const grid::Grid3D& g, const grid::RockFields& rock,
+                           const std::vector<WellSpec>& wells) {
+    for (std::size_t n = 0; n < wells.size(); ++n) {
+        const WellSpec& w = wells[n];
+        for (int k = w.k_first; k <= w.k_last; ++k) {
+            if (rock.is_active(g.cell(w.i, w.j, k))) continue;
+            throw InputError(well_key(n, "perforations"),
+                             "well '" + w.name + "' perforates cell (i, j, k) = (" +
+                                 std::to_string(w.i) + ", " + std::to_string(w.j) + ", " +
+                                 std::to_string(k) +
+                                 "), which is inactive (ACTNUM 0 or no pore volume)");
+        }
+    }
+}
+
+double peaceman_index(const grid::Grid3D& g, index_t m, double kx, double ky, double radius,
+                      double skin) {
     if (kx <= 0.0 || ky <= 0.0) return 0.0;
     const double ryx = std::sqrt(ky / kx), rxy = std::sqrt(kx / ky);
+    const double dx = g.size_x(m), dy = g.size_y(m);
     const double r_o =
-        0.28 * std::sqrt(ryx * g.dx * g.dx + rxy * g.dy * g.dy) / (std::sqrt(ryx) + std::sqrt(rxy));
+        0.28 * std::sqrt(ryx * dx * dx + rxy * dy * dy) / (std::sqrt(ryx) + std::sqrt(rxy));
     if (r_o <= radius) {
         throw InputError("radius", "r_w = " + std::to_string(radius) +
                                        " m is not smaller than the Peaceman equivalent radius "
@@ -106,7 +123,7 @@ double peaceman_index(const grid::Grid3D& g, double kx, double ky, double radius
         throw InputError("skin",
                          "ln(r_o / r_w) + skin = " + std::to_string(denom) + " must be > 0");
     }
-    return 2.0 * M_PI * std::sqrt(kx * ky) * g.dz / denom;
+    return 2.0 * M_PI * std::sqrt(kx * ky) * g.size_z(m) / denom;
 }
 
 WellArrays well_layout(const grid::Grid3D& g, const std::vector<WellSpec>& wells, int block_size) {

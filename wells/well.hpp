@@ -39,12 +39,18 @@ struct WellSpec {
 /// (min_bhp on an injector, max_bhp on a producer) or a BHP target beyond the well's limit.
 void validate_wells(const grid::Grid3D& grid, const std::vector<WellSpec>& wells);
 
-/// Peaceman well index [m^3] of a vertical well in one cell:
+/// Throws InputError keyed "wells[n].perforations" when a well perforates an inactive cell
+/// (rock.active), naming the well and the cell.
+void validate_perforations(const grid::Grid3D& grid, const grid::RockFields& rock,
+                           const std::vector<WellSpec>& wells);
+
+/// Peaceman well index [m^3] of a vertical well in cell m (its own dx, dy, dz):
 ///   WI = 2 pi sqrt(kx ky) dz / (ln(r_o / r_w) + skin),
 ///   r_o = 0.28 sqrt(sqrt(ky/kx) dx^2 + sqrt(kx/ky) dy^2) / ((ky/kx)^(1/4) + (kx/ky)^(1/4)).
 /// Returns 0 if kx or ky is 0. Throws InputError if r_o <= r_w (well radius too large for
 /// the cell).
-double peaceman_index(const grid::Grid3D& grid, double kx, double ky, double radius, double skin);
+double peaceman_index(const grid::Grid3D& grid, index_t m, double kx, double ky, double radius,
+                      double skin);
 
 /// The compact arrays for these (validated) wells with all values zero: first, cell0, count,
 /// well_of_column, and w_vals / wt_vals / d sized for block size K.

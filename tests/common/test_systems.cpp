@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <sstream>
 
@@ -130,6 +131,78 @@ double gh_spmv_tolerance(const GHMatrix& A, const std::vector<double>& x) {
     if (failures == 0) return ::testing::AssertionSuccess();
     return ::testing::AssertionFailure()
            << failures << " of " << ref.size() << " entries differ:" << bad.str();
+}
+
+}  // namespace heptane::test
+
+namespace heptane::test {
+
+namespace {
+
+/// GRID-section text: ACTNUM (when `box` is given) and the rock formula of actnum_pair.
+std::string actnum_grid_text(int nx, int ny, int nz, int i0, int j0, const int* box) {
+    std::ostringstream s;
+    s.precision(17);
+    const auto each = [&](const char* name, auto value) {
+        s << name << "\n";
+        for (int k = 0; k < nz; ++k)
+            for (int j = 0; j < ny; ++j)
+                for (int i = 0; i < nx; ++i) s << ' ' << value(i + i0, j + j0, k);
+        s << " /\n";
+    };
+    if (box != nullptr) {
+        each("ACTNUM", [&](int i, int j, int k) {
+            return i >= box[0] && i <= box[1] && j >= box[2] && j <= box[3] && k <= box[4] ? 1 : 0;
+        });
+    }
+    // (i, j, k) of the big grid: the same value in both files.
+    const auto perm = [](int i, int j, int k) {
+        return 20.0 + 15.0 * (1.0 + std::sin(1.3 * i + 0.7 * j)) * (1.0 + 0.5 * k);
+    };
+    each("PERMX", perm);
+    s << "COPY\n PERMX PERMY /\n PERMX PERMZ /\n/\nMULTIPLY\n PERMZ 0.1 /\n/\n";
+    each("PORO", [](int i, int j, int k) { return 0.15 + 0.01 * ((i + 2 * j + 3 * k) % 7); });
+    return s.str();
+}
+
+/// The model of `text` (written to `file_path`) on nx x ny x nz cells; `shift` moves the
+/// wells' columns (1 in the big grid: the box starts at i = j = 1). Box-relative wells: an
+/// injector in the box's first column, perforated through it, and a producer in its last,
+/// in the top layer.
+wells::Model actnum_model(const std::string& file_path, const std::string& text, int nx, int ny,
+                          int nz, int shift, int box_nx, int box_ny, int box_nz) {
+    {
+        std::ofstream out(file_path);
+        out << text;
+    }
+    wells::ModelSpec spec = two_phase_spec(nx, ny, nz, {});
+    spec.eclipse.files = {file_path};
+    spec.permeability.defaulted = spec.porosity.defaulted = true;
+    spec.permeability.required = spec.porosity.required = true;
+    spec.wells = {make_well("INJ", shift, shift, 0, box_nz - 1, true, true),
+                  make_well("PROD", shift + box_nx - 1, shift + box_ny - 1, 0, 0)};
+    return wells::generate(spec, true);
+}
+
+}  // namespace
+
+index_t ActnumPair::big_cell(index_t small) const {
+    const grid::Grid3D& s = removed.grid;
+    const grid::Grid3D& b = with_actnum.grid;
+    const auto [i, j, k] = s.ijk(small);
+    return b.cell(i + 1, j + 1, k);
+}
+
+ActnumPair actnum_pair(const std::string& folder, int nx, int ny, int nz) {
+    const int box[5] = {1, nx - 2, 1, ny - 2, nz - 2};
+    ActnumPair p;
+    const int bx = nx - 2, by = ny - 2, bz = nz - 1;
+    p.with_actnum = actnum_model(folder + "/with_actnum.grdecl",
+                                 actnum_grid_text(nx, ny, nz, 0, 0, box), nx, ny, nz, 1, bx, by, bz);
+    p.removed = actnum_model(folder + "/removed.grdecl",
+                             actnum_grid_text(bx, by, bz, 1, 1, nullptr), bx, by, bz, 0, bx, by,
+                             bz);
+    return p;
 }
 
 }  // namespace heptane::test

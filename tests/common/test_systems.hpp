@@ -53,3 +53,21 @@ double gh_spmv_tolerance(const GHMatrix& A, const std::vector<double>& x);
                                         const std::vector<double>& got, double tol);
 
 }  // namespace heptane::test
+
+namespace heptane::test {
+
+/// A two_phase model whose Eclipse file (written to `folder`) makes every cell outside the box
+/// i in [1, nx-2], j in [1, ny-2], k in [0, nz-2] inactive (ACTNUM 0), beside the same model
+/// with those cells removed by hand: the box alone as a smaller grid, its own file. Rock is a
+/// smooth heterogeneous formula of (i, j, k), so both files give each cell the same values;
+/// an injector and a producer sit in opposite corners of the box (shifted by one in the big
+/// grid). Issue 20: ACTNUM in every solver against the smaller grid.
+struct ActnumPair {
+    wells::Model with_actnum;  ///< nx x ny x nz, inactive cells around the box
+    wells::Model removed;      ///< (nx - 2) x (ny - 2) x (nz - 1)
+    /// Cell of `removed` -> its cell in `with_actnum`.
+    index_t big_cell(index_t small) const;
+};
+ActnumPair actnum_pair(const std::string& folder, int nx = 7, int ny = 6, int nz = 5);
+
+}  // namespace heptane::test

@@ -1,6 +1,8 @@
-// Tests of the SPE10 and Eclipse keyword readers (grid/loaders.hpp) on the real data files
+// Tests of the SPE10 reader (grid/loaders.hpp) and the Eclipse tokens (grid/eclipse_grid.hpp) on the real data files
 // under inputs/data and on small hand-written files.
 #include "grid/loaders.hpp"
+
+#include "grid/eclipse_grid.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -223,7 +225,7 @@ TEST(Spe10, MissingFileNamesPathAndReason) {
     EXPECT_THAT(what, HasSubstr("No such file"));
 }
 
-// ---- Eclipse keyword files --------------------------------------------------------------
+// ---- Eclipse keyword files (read_eclipse_grid's tokens; its keywords: eclipse_grid_test) ----
 
 /// SPE9's file up to its edits (COPY PERMX PERMY/PERMZ, MULTIPLY PERMZ 0.01 at line 2285),
 /// i.e. its PERMX block alone, as a temporary file.
@@ -236,7 +238,7 @@ std::string spe9_permx_text() {
 
 TEST(Eclipse, Spe9PermxHas9000Values) {
     const TempFile file(spe9_permx_text());
-    const auto arrays = read_eclipse_keywords(file.path(), {"PERMX", "PERMY", "PERMZ"});
+    const auto arrays = read_eclipse_grid(file.path(), {24, 25, 15}).arrays;
     ASSERT_EQ(arrays.size(), 1u);
     const std::vector<double>& permx = arrays.at("PERMX");
     ASSERT_EQ(permx.size(), 9000u);
@@ -245,34 +247,26 @@ TEST(Eclipse, Spe9PermxHas9000Values) {
     EXPECT_DOUBLE_EQ(permx.back(), 47.05342);
 }
 
-// Issue 19, class 4: the real SPE9 file's COPY and MULTIPLY PERMZ 0.01 were skipped, so a deck
-// read a different reservoir than the file describes. Until heptane applies such keywords,
-// each is refused at its line, whichever arrays were asked for.
-TEST(Eclipse, KeywordsThatWouldChangeTheArraysAreRefusedAtTheirLine) {
-    for (const std::set<std::string>& wanted :
-         {std::set<std::string>{"PERMX"}, std::set<std::string>{"PORO"}}) {
-        EXPECT_THAT(input_error_of([&] { read_eclipse_keywords(spe9_path(), wanted); }),
-                    HasSubstr(spe9_path() + ":2285: COPY is not applied by heptane yet"));
-    }
-    for (const char* keyword : {"ACTNUM", "BOX", "ENDBOX", "EQUALS", "ADD", "MULTIPLY", "INCLUDE",
-                                "MULTX", "MULTZ-", "NTG", "COORD", "ZCORN", "OPERATE"}) {
+// Issue 19, class 4: keywords that change the arrays were skipped, so a deck read a different
+// reservoir than the file describes. Issue 20 applies the GRID section's own (eclipse_grid
+// tests); those it does not apply are still refused at their line, never skipped.
+TEST(Eclipse, KeywordsHeptaneDoesNotApplyAreRefusedAtTheirLine) {
+    for (const char* keyword : {"MULTX-", "MULTZ-", "MULTPV", "OPERATE", "COPYREG", "ADDREG",
+                                "MULTIREG", "EQUALREG", "COPYBOX", "IMPORT", "MINPV", "PINCH",
+                                "FAULTS", "MULTFLT", "DXV", "MAPAXES", "ZCORN"}) {
         const TempFile file(std::string("PERMX\n 4*1.0 /\n") + keyword + "\n 1 /\n");
-        EXPECT_THAT(input_error_of([&] { read_eclipse_keywords(file.path(), {"PERMX"}); }),
-                    HasSubstr(file.path() + ":3: " + keyword + " is not applied"));
+        EXPECT_THAT(input_error_of([&] { read_eclipse_grid(file.path(), {2, 2, 1}); }),
+                    HasSubstr(file.path() + ":3: "))
+            << keyword;
     }
-}
-
-TEST(Eclipse, UnwantedKeywordsAreSkipped) {
-    const TempFile file("PERMX\n 4*1.0 /\nPORO\n 4*0.2 /\nTOPS\n 4*100 /\n");
-    const auto arrays = read_eclipse_keywords(file.path(), {"PORO"});
-    ASSERT_EQ(arrays.size(), 1u);
-    EXPECT_EQ(arrays.at("PORO"), (std::vector<double>{0.2, 0.2, 0.2, 0.2}));
 }
 
 TEST(Eclipse, RepeatsCommentsAndGluedSlash) {
     const TempFile file(
         "-- a header comment PERMX 1 2 3 /\n"
         "RUNSPEC\n"
+        "TITLE\n"
+        "  PERMZ 5 /\n"
         "DIMENS\n"
         "  2 2 1 /\n"
         "GRID\n"
@@ -282,55 +276,47 @@ TEST(Eclipse, RepeatsCommentsAndGluedSlash) {
         "  4*0.2 /\n"
         "PERMY\n"
         "  1.0 2*7--glued comment 99\n"
-        "  +4.5e0 /--comment after the slash\n"
-        "TITLE\n"
-        "  'PERMZ 5' /\n");
-    const auto arrays = read_eclipse_keywords(file.path(), {"PERMX", "PERMY", "PERMZ"});
-    ASSERT_EQ(arrays.size(), 2u);
+        "  +4.5e0 /--comment after the slash\n");
+    const auto arrays = read_eclipse_grid(file.path(), {2, 2, 1}).arrays;
+    ASSERT_EQ(arrays.size(), 3u);  // the title's PERMZ is text
     EXPECT_EQ(arrays.at("PERMX"), (std::vector<double>{1.5, 1.5, 1.5, 2.0}));
     EXPECT_EQ(arrays.at("PERMY"), (std::vector<double>{1.0, 7.0, 7.0, 4.5}));
-    const auto poro = read_eclipse_keywords(file.path(), {"PORO"});
-    EXPECT_EQ(poro.at("PORO"), (std::vector<double>{0.2, 0.2, 0.2, 0.2}));
-}
-
-TEST(Eclipse, RepeatWithoutValueIsAnError) {
-    const TempFile file("PERMX\n 1.0\n 3* 2.0 /\n");
-    const std::string what = input_error_of([&] { read_eclipse_keywords(file.path(), {"PERMX"}); });
-    EXPECT_THAT(what, HasSubstr(file.path() + ":3: "));
-    EXPECT_THAT(what, HasSubstr("'3*'"));
+    EXPECT_EQ(arrays.at("PORO"), (std::vector<double>{0.2, 0.2, 0.2, 0.2}));
 }
 
 TEST(Eclipse, BadRepeatCountIsAnError) {
     const TempFile file("PERMX\n 0*2.0 /\n");
-    EXPECT_THAT(input_error_of([&] { read_eclipse_keywords(file.path(), {"PERMX"}); }),
+    EXPECT_THAT(input_error_of([&] { read_eclipse_grid(file.path(), {1, 1, 1}); }),
                 HasSubstr(file.path() + ":2: PERMX: '0*2.0'"));
 }
 
-TEST(Eclipse, MissingSlashAtTheEndIsAnError) {
-    const TempFile file("GRID\nPERMX\n 1.0 2.0\n 3.0\n");
-    const std::string what = input_error_of([&] { read_eclipse_keywords(file.path(), {"PERMX"}); });
-    EXPECT_THAT(what, HasSubstr(file.path() + ":2: "));
-    EXPECT_THAT(what, HasSubstr("'/'"));
-}
-
-TEST(Eclipse, NonNumericTokenInAWantedBlockIsAnError) {
+TEST(Eclipse, NonNumericTokenInAnArrayIsAnError) {
     const TempFile file("PERMX\n 1.0 2.0\nPERMY\n 3.0 /\n");
-    const std::string what = input_error_of([&] { read_eclipse_keywords(file.path(), {"PERMX"}); });
+    const std::string what = input_error_of([&] { read_eclipse_grid(file.path(), {2, 1, 1}); });
     EXPECT_THAT(what, HasSubstr(file.path() + ":3: "));
     EXPECT_THAT(what, HasSubstr("'PERMY'"));
 }
 
-TEST(Eclipse, RepeatedKeywordIsAnError) {
-    const TempFile file("PERMX\n 1 /\nPERMX\n 2 /\n");
-    EXPECT_THAT(input_error_of([&] { read_eclipse_keywords(file.path(), {"PERMX"}); }),
-                HasSubstr(file.path() + ":3: PERMX is given a second time (first at line 1)"));
+// Eclipse's rule: an array given again replaces the values of the cells it covers.
+TEST(Eclipse, AnArrayGivenAgainReplacesTheFirst) {
+    const TempFile file("PERMX\n 1 2 /\nPERMX\n 1* 3 /\n");
+    EXPECT_EQ(read_eclipse_grid(file.path(), {2, 1, 1}).arrays.at("PERMX"),
+              (std::vector<double>{1.0, 3.0}));
 }
 
 TEST(Eclipse, MissingFileNamesPathAndReason) {
     const std::string path = data_path("spe9/NO_SUCH_FILE.DATA");
-    const std::string what = input_error_of([&] { read_eclipse_keywords(path, {"PERMX"}); });
+    const std::string what = input_error_of([&] { read_eclipse_grid(path, {24, 25, 15}); });
     EXPECT_THAT(what, HasSubstr(path));
     EXPECT_THAT(what, HasSubstr("No such file"));
+}
+
+// An INCLUDE of a folder or a device (/dev/zero) would read forever: refused at the open.
+TEST(Eclipse, AFolderOrADeviceIsNotAFile) {
+    for (const std::string path : {test::source_path("inputs"), std::string("/dev/zero")}) {
+        EXPECT_THAT(input_error_of([&] { read_eclipse_grid(path, {1, 1, 1}); }),
+                    HasSubstr(path + ": cannot open: not a regular file"));
+    }
 }
 
 }  // namespace

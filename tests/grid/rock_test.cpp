@@ -23,6 +23,7 @@
 #include "common/test_systems.hpp"
 #include "core/base/errors.hpp"
 #include "core/base/units.hpp"
+#include "grid/eclipse_grid.hpp"
 #include "grid/loaders.hpp"
 
 namespace heptane::grid {
@@ -264,7 +265,7 @@ TEST(BuildRock, EclipseSpe9WithDerivedPermyAndPermz) {
     EXPECT_DOUBLE_EQ(rock.kx[static_cast<std::size_t>(g.cell(0, 0, 0))], 49.29276 * kMilliDarcy);
     EXPECT_DOUBLE_EQ(rock.kx[static_cast<std::size_t>(g.cell(1, 0, 0))], 162.25308 * kMilliDarcy);
     EXPECT_DOUBLE_EQ(rock.kx[static_cast<std::size_t>(g.cell(23, 24, 14))], 47.05342 * kMilliDarcy);
-    const auto permx = read_eclipse_keywords(perm.file, {"PERMX"}).at("PERMX");
+    const auto permx = read_eclipse_grid(perm.file, {24, 25, 15}).arrays.at("PERMX");
     for (int k = 0; k < 15; ++k) {
         for (int j = 0; j < 25; ++j) {
             for (int i = 0; i < 24; ++i) {
@@ -421,7 +422,7 @@ TEST(BuildRockErrors, EclipseSpecs) {
     InputError e =
         error_of(make_grid(10, 10, 10), eclipse_spec("rock.permeability", spe9.path()), poro);
     EXPECT_EQ(e.key(), "rock.permeability.file");
-    EXPECT_THAT(e.detail(), HasSubstr("PERMX has 9000 values, the grid needs nx*ny*nz = 1000"));
+    EXPECT_THAT(e.detail(), HasSubstr(":18: PERMX: more values than the grid's 1000 cells"));
 
     const Grid3D g = make_grid(2, 1, 2);
     const TempFile no_permx("PERMY\n 4*1.0 /\nPORO\n 4*0.2 /\n");
@@ -432,17 +433,25 @@ TEST(BuildRockErrors, EclipseSpecs) {
     const TempFile short_permz("PERMX\n 4*1.0 /\nPERMZ\n 3*1.0 /\n");
     e = error_of(g, eclipse_spec("rock.permeability", short_permz.path()), poro);
     EXPECT_EQ(e.key(), "rock.permeability.file");
-    EXPECT_THAT(e.detail(), HasSubstr("PERMZ has 3 values, the grid needs nx*ny*nz = 4"));
+    EXPECT_THAT(e.detail(), HasSubstr(":3: PERMZ: 3 values, the box has 4 cells"));
 
     const TempFile negative("PERMX\n 1.0 1.0 -1.0 1.0 /\n");
     e = error_of(g, eclipse_spec("rock.permeability", negative.path()), poro);
     EXPECT_EQ(e.key(), "rock.permeability.file");
     EXPECT_THAT(e.detail(), HasSubstr("(i, j, k) = (0, 0, 1)"));
 
-    const TempFile bad_repeat("PERMX\n 4* /\n");
-    e = error_of(g, eclipse_spec("rock.permeability", bad_repeat.path()), poro);
+    // "4*" leaves the cells as they are: never set, so not given.
+    const TempFile unset("PERMX\n 4* /\n");
+    e = error_of(g, eclipse_spec("rock.permeability", unset.path()), poro);
     EXPECT_EQ(e.key(), "rock.permeability.file");
-    EXPECT_THAT(e.detail(), HasSubstr(bad_repeat.path() + ":2: "));
+    EXPECT_THAT(e.detail(), HasSubstr("PERMX value 1 (cell (i, j, k) = (0, 0, 0)) is not given"));
+
+    // A file with more than the rock belongs to grid.eclipse (nothing of it skipped).
+    const TempFile actnum("ACTNUM\n 4*1 /\nPERMX\n 4*1.0 /\n");
+    e = error_of(g, eclipse_spec("rock.permeability", actnum.path()), poro);
+    EXPECT_EQ(e.key(), "rock.permeability.file");
+    EXPECT_THAT(e.detail(), HasSubstr("defines ACTNUM; a rock field file holds PERMX, PERMY, "
+                                      "PERMZ and PORO only: give this file as grid.eclipse"));
 
     FieldSpec ratio = eclipse_spec("rock.permeability", no_permx.path());
     ratio.kv_kh = -1.0;

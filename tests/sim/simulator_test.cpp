@@ -80,7 +80,7 @@ SolveOptions linear(double tolerance = 1e-8, int max_iterations = 2000) {
 /// / rho_ref, from the model's laws written out here (not the residual's code).
 std::array<double, 2> fluid_in_place(const Reservoir& r, const grid::CellState& x) {
     const grid::TwoPhaseParams& p = r.spec.two_phase;
-    const double v = r.spec.grid.cell_volume();
+    const double v = r.spec.grid.volume(0);
     std::array<double, 2> fip{0.0, 0.0};
     for (std::size_t m = 0; m < x.p.size(); ++m) {
         const double dp = x.p[m] - p.reference_pressure;
@@ -93,7 +93,7 @@ std::array<double, 2> fluid_in_place(const Reservoir& r, const grid::CellState& 
 
 double pore_volume(const Reservoir& r) {
     double pv = 0.0;
-    for (double phi : r.rock.porosity) pv += phi * r.spec.grid.cell_volume();
+    for (double phi : r.rock.porosity) pv += phi * r.spec.grid.volume(0);
     return pv;
 }
 

@@ -67,13 +67,13 @@ TEST(PeacemanIndex, HandComputedValues) {
     g.dx = g.dy = 10.0;
     g.dz = 2.0;
     // Isotropic: r_o = 0.28 sqrt(200) / 2 = 1.97990 m; WI = 2 pi 1e-13 2 / ln(19.7990).
-    EXPECT_NEAR(peaceman_index(g, 1e-13, 1e-13, 0.1, 0.0), 4.20895e-13, 1e-17);
+    EXPECT_NEAR(peaceman_index(g, 0, 1e-13, 1e-13, 0.1, 0.0), 4.20895e-13, 1e-17);
     // Anisotropic kx = 4 ky, 20 x 10 x 3 m cell, r_w 0.2, skin 1.5: r_o = 2.63987 m.
     g.dx = 20.0;
     g.dz = 3.0;
-    EXPECT_NEAR(peaceman_index(g, 4e-13, 1e-13, 0.2, 1.5), 9.23960e-13, 1e-17);
-    EXPECT_EQ(peaceman_index(g, 0.0, 1e-13, 0.2, 0.0), 0.0);
-    EXPECT_THROW(peaceman_index(g, 1e-13, 1e-13, 5.0, 0.0), InputError);  // r_w > r_o
+    EXPECT_NEAR(peaceman_index(g, 0, 4e-13, 1e-13, 0.2, 1.5), 9.23960e-13, 1e-17);
+    EXPECT_EQ(peaceman_index(g, 0, 0.0, 1e-13, 0.2, 0.0), 0.0);
+    EXPECT_THROW(peaceman_index(g, 0, 1e-13, 1e-13, 5.0, 0.0), InputError);  // r_w > r_o
 }
 
 TEST(WellLayout, CompactArraysPointAtTheColumns) {

@@ -1,0 +1,224 @@
+#include "grid/eclipse_model.hpp"
+
+#include <cmath>
+#include <cstddef>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "core/base/errors.hpp"
+#include "core/base/units.hpp"
+
+namespace heptane::grid {
+namespace {
+
+const std::vector<double>* find(const EclipseGridData& d, const char* name) {
+    const auto it = d.arrays.find(name);
+    return it == d.arrays.end() ? nullptr : &it->second;
+}
+
+std::string cell_text(const Grid3D& g, index_t m) {
+    const auto ijk = g.ijk(m);
+    std::ostringstream s;
+    s << "(i, j, k) = (" << ijk[0] << ", " << ijk[1] << ", " << ijk[2] << ")";
+    return s.str();
+}
+
+/// The files' names for messages: "a.DATA" or "a.inc, b.inc".
+std::string files_text(const EclipseGridSpec& spec) {
+    std::string s;
+    for (const std::string& f : spec.files) s += (s.empty() ? "" : ", ") + f;
+    return s;
+}
+
+/// An Eclipse-ordered array in k-fastest order, times `scale`; `rule` checks each value of
+/// the cells `check` selects (the first failure names the cell).
+template <class Check, class Rule>
+std::vector<double> to_cells(const Grid3D& g, const EclipseGridSpec& spec, const char* name,
+                             const std::vector<double>& values, double scale, Check check,
+                             Rule rule, const char* requirement) {
+    std::vector<double> out(values.size());
+    for (index_t n = 0; n < static_cast<index_t>(values.size()); ++n) {
+        const index_t m = eclipse_to_cell(g, n);
+        const double v = values[static_cast<std::size_t>(n)];
+        if (check(m) && !rule(v)) {
+            std::ostringstream msg;
+            msg << files_text(spec) << ": " << name << " of cell " << cell_text(g, m) << " is "
+                << (std::isnan(v) ? std::string("not given") : std::to_string(v)) << "; it must be "
+                << requirement;
+            throw InputError(spec.key, msg.str());
+        }
+        out[static_cast<std::size_t>(m)] = v * scale;
+    }
+    return out;
+}
+
+double length_unit(const EclipseGridSpec& spec, const EclipseGridData& d) {
+    if (d.units == "FIELD") return units::kFoot;
+    if (d.units == "METRIC") return 1.0;
+    if (d.units == "LAB") return 0.01;
+    return spec.length_unit;
+}
+
+bool all_equal(const std::vector<double>& v) {
+    for (double x : v)
+        if (x != v[0]) return false;
+    return true;
+}
+
+}  // namespace
+
+EclipseGridData read_grid_files(Grid3D& grid, const EclipseGridSpec& spec) {
+    EclipseGridData d;
+    try {
+        d = read_eclipse_grid(spec.files, {grid.nx, grid.ny, grid.nz});
+    } catch (const InputError& e) {
+        throw InputError(spec.key, e.detail());
+    }
+    const int sizes = (find(d, "DX") ? 1 : 0) + (find(d, "DY") ? 1 : 0) + (find(d, "DZ") ? 1 : 0);
+    if (sizes != 0 && sizes != 3) {
+        throw InputError(spec.key, files_text(spec) +
+                                       ": give all of DX, DY and DZ or none (none: the cells "
+                                       "have grid.cell_size)");
+    }
+    if (sizes == 3 && spec.has_cell_size) {
+        throw InputError("grid.cell_size", "the files of " + spec.key +
+                                               " give DX, DY and DZ: remove grid.cell_size");
+    }
+    const bool tops = find(d, "TOPS") != nullptr;
+    if (tops && spec.has_depth) {
+        throw InputError("grid.depth",
+                         "the files of " + spec.key + " give TOPS: remove grid.depth");
+    }
+    if (sizes == 0 && !tops) return d;
+    if (sizes == 0) {
+        throw InputError(spec.key, files_text(spec) +
+                                       ": TOPS needs DX, DY and DZ in the files (per-cell "
+                                       "depths come with per-cell sizes)");
+    }
+    if (!spec.has_depth && !tops) {
+        throw InputError(spec.key, files_text(spec) +
+                                       ": DX, DY and DZ need TOPS in the files (or grid.depth)");
+    }
+    const double unit = length_unit(spec, d);
+    const auto every = [](index_t) { return true; };
+    const auto size_ok = [](double v) { return std::isfinite(v) && v >= 0.0; };
+    auto geometry = std::make_shared<CellGeometry>();
+    geometry->dx = to_cells(grid, spec, "DX", *find(d, "DX"), unit, every, size_ok, "finite, >= 0");
+    geometry->dy = to_cells(grid, spec, "DY", *find(d, "DY"), unit, every, size_ok, "finite, >= 0");
+    geometry->dz = to_cells(grid, spec, "DZ", *find(d, "DZ"), unit, every, size_ok, "finite, >= 0");
+    // Tops: given, or the cell above's top + its DZ (TOPS of the top layer is required).
+    const auto top_layer = [&](index_t m) { return m % grid.nz == 0; };
+    const auto finite = [](double v) { return std::isfinite(v); };
+    std::vector<double> top;
+    if (tops) {
+        top = to_cells(grid, spec, "TOPS", *find(d, "TOPS"), unit, top_layer, finite, "finite");
+    } else {
+        top.assign(static_cast<std::size_t>(grid.num_cells()), NAN);
+        for (index_t m = 0; m < grid.num_cells(); m += grid.nz) top[m] = grid.top_depth;
+    }
+    geometry->depth.resize(top.size());
+    for (index_t m = 0; m < grid.num_cells(); ++m) {
+        if (!top_layer(m) && std::isnan(top[m])) top[m] = top[m - 1] + geometry->dz[m - 1];
+        geometry->depth[m] = top[m] + 0.5 * geometry->dz[m];
+    }
+    // One size and layer tops that stack: the uniform grid, bit for bit.
+    bool uniform = all_equal(geometry->dx) && all_equal(geometry->dy) && all_equal(geometry->dz);
+    for (index_t m = 0; uniform && m < grid.num_cells(); ++m) {
+        uniform = top[m] == top[0] + static_cast<double>(m % grid.nz) * geometry->dz[0];
+    }
+    if (uniform && geometry->dx[0] > 0.0 && geometry->dy[0] > 0.0 && geometry->dz[0] > 0.0) {
+        grid.dx = geometry->dx[0];
+        grid.dy = geometry->dy[0];
+        grid.dz = geometry->dz[0];
+        grid.top_depth = top[0];
+        grid.geometry = nullptr;
+        return d;
+    }
+    grid.geometry = std::move(geometry);
+    return d;
+}
+
+void apply_eclipse_rock(const Grid3D& g, const EclipseGridSpec& spec, const EclipseGridData& d,
+                        bool permeability_given, bool porosity_given, RockFields& rock) {
+    const auto n = static_cast<std::size_t>(g.num_cells());
+    const auto every = [](index_t) { return true; };
+    // ACTNUM first: the other arrays need values in active cells only.
+    std::vector<std::uint8_t> active(n, 1);
+    if (const auto* actnum = find(d, "ACTNUM")) {
+        const auto flag = [](double v) { return v == 0.0 || v == 1.0; };
+        const auto a = to_cells(g, spec, "ACTNUM", *actnum, 1.0, every, flag, "0 or 1");
+        for (std::size_t m = 0; m < n; ++m) active[m] = a[m] != 0.0 ? 1 : 0;
+    }
+    const auto is_active = [&](index_t m) { return active[m] != 0; };
+    const auto fraction = [](double v) { return std::isfinite(v) && v >= 0.0 && v <= 1.0; };
+    std::vector<double> ntg(n, 1.0);
+    if (const auto* a = find(d, "NTG"))
+        ntg = to_cells(g, spec, "NTG", *a, 1.0, is_active, fraction, "in [0, 1]");
+
+    const bool file_poro = find(d, "PORO") != nullptr;
+    if (file_poro && porosity_given) {
+        throw InputError("rock.porosity",
+                         "the files of " + spec.key + " give PORO: remove rock.porosity");
+    }
+    if (file_poro) {
+        rock.porosity =
+            to_cells(g, spec, "PORO", *find(d, "PORO"), 1.0, is_active, fraction, "in [0, 1]");
+    }
+    const int perms =
+        (find(d, "PERMX") ? 1 : 0) + (find(d, "PERMY") ? 1 : 0) + (find(d, "PERMZ") ? 1 : 0);
+    if (perms > 0 && permeability_given) {
+        throw InputError("rock.permeability", "the files of " + spec.key +
+                                                  " give permeability: remove rock.permeability");
+    }
+    if (perms != 0 && perms != 3) {
+        throw InputError(spec.key, files_text(spec) +
+                                       ": give all of PERMX, PERMY and PERMZ or none (COPY "
+                                       "PERMX PERMY / gives one from another)");
+    }
+    if (perms == 3) {
+        const auto ok = [](double v) { return std::isfinite(v) && v >= 0.0; };
+        const char* rule = "finite and >= 0 mD";
+        const double md = units::kMilliDarcy;
+        rock.kx = to_cells(g, spec, "PERMX", *find(d, "PERMX"), md, is_active, ok, rule);
+        rock.ky = to_cells(g, spec, "PERMY", *find(d, "PERMY"), md, is_active, ok, rule);
+        rock.kz = to_cells(g, spec, "PERMZ", *find(d, "PERMZ"), md, is_active, ok, rule);
+    }
+    std::vector<double>* mult[3] = {&rock.multx, &rock.multy, &rock.multz};
+    const char* mult_name[3] = {"MULTX", "MULTY", "MULTZ"};
+    for (int a = 0; a < 3; ++a) {
+        const auto* values = find(d, mult_name[a]);
+        if (values == nullptr) continue;
+        const auto ok = [](double v) { return std::isnan(v) || (std::isfinite(v) && v >= 0.0); };
+        *mult[a] = to_cells(g, spec, mult_name[a], *values, 1.0, every, ok, "finite and >= 0");
+        for (double& v : *mult[a]) v = std::isnan(v) ? 1.0 : v;  // not given: 1
+    }
+    if (rock.kx.size() != n || rock.ky.size() != n || rock.kz.size() != n ||
+        rock.porosity.size() != n) {
+        throw Error("apply_eclipse_rock: every field comes from the files or the deck");
+    }
+    // NTG scales pore volume and horizontal flow; a cell without pore volume is inactive.
+    for (std::size_t m = 0; m < n; ++m) {
+        if (active[m] && !(rock.porosity[m] * ntg[m] * g.volume(static_cast<index_t>(m)) > 0.0))
+            active[m] = 0;
+        if (!active[m]) {
+            rock.kx[m] = rock.ky[m] = rock.kz[m] = rock.porosity[m] = 0.0;
+            continue;
+        }
+        if (ntg[m] != 1.0) {
+            rock.porosity[m] *= ntg[m];
+            rock.kx[m] *= ntg[m];
+            rock.ky[m] *= ntg[m];
+        }
+    }
+    std::size_t count = 0;
+    for (std::uint8_t a : active) count += a;
+    if (count == 0) {
+        throw InputError(spec.key, files_text(spec) +
+                                       ": no cell is active (ACTNUM 0 or no pore volume "
+                                       "everywhere)");
+    }
+    if (count < n) rock.active = std::move(active);
+}
+
+}  // namespace heptane::grid

@@ -1,0 +1,47 @@
+#pragma once
+/// @file A reservoir as Eclipse GRID-section files describe it (deck key grid.eclipse, issue
+/// 20): the cells' sizes and depths (DX, DY, DZ, TOPS), which cells are active (ACTNUM and
+/// pore volume), and the rock (PERMX/Y/Z, PORO, NTG, MULTX/Y/Z). Design decision 35.
+#include <string>
+#include <vector>
+
+#include "grid/eclipse_grid.hpp"
+#include "grid/grid3d.hpp"
+#include "grid/rock.hpp"
+
+namespace heptane::grid {
+
+/// The deck's grid.eclipse: files read in order as one GRID section.
+struct EclipseGridSpec {
+    std::vector<std::string> files;
+    std::string key = "grid.eclipse";
+    double length_unit = 1.0;    ///< [m] per length of a file that does not say its units
+    bool has_cell_size = false;  ///< the deck also gave grid.cell_size
+    bool has_depth = false;      ///< the deck also gave grid.depth
+    bool empty() const { return files.empty(); }
+};
+
+/// Reads spec.files for grid's dims and gives `grid` the files' geometry:
+/// - DX, DY, DZ (all three or none; none: grid.cell_size) in the file's units (RUNSPEC FIELD:
+///   ft, METRIC: m, LAB: cm; else the deck's), finite and >= 0 in every cell (a cell of
+///   size 0 has no pore volume: inactive);
+/// - TOPS (none: grid.depth): a cell's top is its TOPS, or where that is not given, the top
+///   of the cell above plus its DZ; the centre is top + DZ / 2.
+/// When every cell has one size and each layer one top (top + the layers above), the grid
+/// stays uniform (dx, dy, dz, top_depth): results are then bitwise those of the same grid
+/// given in YAML. Otherwise grid.geometry holds each cell's. Throws InputError(spec.key,
+/// "file:line: ...") for file errors and for a quantity given both in a file and in the deck.
+EclipseGridData read_grid_files(Grid3D& grid, const EclipseGridSpec& spec);
+
+/// Fills `rock` from the files' arrays where they give them (see build_rock):
+/// PERMX, PERMY, PERMZ (all three, mD) unless the deck gave rock.permeability, PORO unless
+/// it gave rock.porosity; NTG (default 1) multiplies porosity and the horizontal
+/// permeabilities (OPM's rule); MULTX/Y/Z (>= 0) become the face multipliers. A cell is
+/// active when ACTNUM (default 1) is not 0 and its pore volume PORO NTG V is > 0; inactive
+/// cells get permeability and porosity 0. `permeability_given` / `porosity_given`: the deck
+/// gave that field, so the files may not (InputError naming both).
+void apply_eclipse_rock(const Grid3D& grid, const EclipseGridSpec& spec,
+                        const EclipseGridData& data, bool permeability_given,
+                        bool porosity_given, RockFields& rock);
+
+}  // namespace heptane::grid

@@ -1,0 +1,220 @@
+// The reservoir the Eclipse files describe (grid/eclipse_model.hpp, issue 20): per-cell sizes
+// and depths from DX, DY, DZ and TOPS in the file's units, active cells from ACTNUM and pore
+// volume, rock with NTG and the MULTX/Y/Z face multipliers, and the TPFA transmissibilities of
+// such a grid, each against values worked out by hand.
+#include "grid/eclipse_model.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "common/input_error.hpp"
+#include "common/temp_file.hpp"
+#include "core/base/errors.hpp"
+#include "core/base/units.hpp"
+#include "grid/transmissibility.hpp"
+
+namespace heptane::grid {
+namespace {
+
+using test::input_error_of;
+using test::TempFile;
+using ::testing::HasSubstr;
+
+Grid3D make_grid(int nx, int ny, int nz) {
+    Grid3D g;
+    g.nx = nx;
+    g.ny = ny;
+    g.nz = nz;
+    return g;
+}
+
+EclipseGridSpec spec_of(const TempFile& file) {
+    EclipseGridSpec s;
+    s.files = {file.path()};
+    return s;
+}
+
+/// The deck's defaults (1 m^2, 0.2) where the files give nothing, as build_rock has them.
+RockFields default_rock(const Grid3D& g) {
+    RockFields rock;
+    const auto n = static_cast<std::size_t>(g.num_cells());
+    rock.kx.assign(n, 1.0);
+    rock.ky = rock.kz = rock.kx;
+    rock.porosity.assign(n, 0.2);
+    return rock;
+}
+
+/// Rock from the files (the deck gives neither field).
+RockFields rock_of(const Grid3D& g, const EclipseGridSpec& spec, const EclipseGridData& d) {
+    RockFields rock = default_rock(g);
+    apply_eclipse_rock(g, spec, d, false, false, rock);
+    return rock;
+}
+
+// One size and layer tops that stack: the uniform grid (bitwise that of the YAML grid).
+TEST(EclipseModel, UniformSizesAndStackedTopsKeepTheGridUniform) {
+    const TempFile file("DX\n 4*8 /\nDY\n 4*8 /\nDZ\n 4*4 /\nTOPS\n 2*4000 2*4004 /\n");
+    Grid3D g = make_grid(2, 1, 2);
+    read_grid_files(g, spec_of(file));
+    EXPECT_TRUE(g.uniform());
+    EXPECT_EQ(g.dx, 8.0);
+    EXPECT_EQ(g.dz, 4.0);
+    EXPECT_EQ(g.top_depth, 4000.0);
+    EXPECT_EQ(g.centre_depth(g.cell(1, 0, 1)), 4006.0);
+}
+
+// Layer thicknesses 2 and 6 ft; TOPS for the top layer only (the rest stack on it); FIELD
+// units from RUNSPEC convert feet to metres.
+TEST(EclipseModel, PerLayerThicknessAndTopLayerTopsInFieldUnits) {
+    const TempFile file(
+        "RUNSPEC\nFIELD\nDIMENS\n 2 1 2 /\nGRID\n"
+        "DX\n 10 20 10 20 /\nDY\n 4*5 /\nDZ\n 2*2 2*6 /\nTOPS\n 100 110 /\n");
+    Grid3D g = make_grid(2, 1, 2);
+    const EclipseGridData d = read_grid_files(g, spec_of(file));
+    EXPECT_EQ(d.units, "FIELD");
+    ASSERT_FALSE(g.uniform());
+    const double ft = units::kFoot;
+    EXPECT_DOUBLE_EQ(g.size_x(g.cell(1, 0, 0)), 20 * ft);
+    EXPECT_DOUBLE_EQ(g.size_z(g.cell(0, 0, 1)), 6 * ft);
+    // Centres: top + DZ / 2; the second layer's top is the first's top + its DZ.
+    EXPECT_DOUBLE_EQ(g.centre_depth(g.cell(0, 0, 0)), 101 * ft);
+    EXPECT_DOUBLE_EQ(g.centre_depth(g.cell(1, 0, 0)), 111 * ft);
+    EXPECT_DOUBLE_EQ(g.centre_depth(g.cell(0, 0, 1)), 105 * ft);
+    EXPECT_DOUBLE_EQ(g.centre_depth(g.cell(1, 0, 1)), 115 * ft);
+    EXPECT_DOUBLE_EQ(g.volume(g.cell(1, 0, 1)), 20 * 5 * 6 * ft * ft * ft);
+}
+
+TEST(EclipseModel, GeometryErrorsNameTheFileAndTheRule) {
+    Grid3D g = make_grid(1, 1, 1);
+    const TempFile dx_only("DX\n 1 /\n");
+    EXPECT_THAT(input_error_of([&] { read_grid_files(g, spec_of(dx_only)); }),
+                HasSubstr("give all of DX, DY and DZ or none"));
+    const TempFile no_tops("DX\n 1 /\nDY\n 1 /\nDZ\n 1 /\n");
+    EXPECT_THAT(input_error_of([&] { read_grid_files(g, spec_of(no_tops)); }),
+                HasSubstr("DX, DY and DZ need TOPS"));
+    const TempFile tops_only("TOPS\n 1 /\n");
+    EXPECT_THAT(input_error_of([&] { read_grid_files(g, spec_of(tops_only)); }),
+                HasSubstr("TOPS needs DX, DY and DZ"));
+    const TempFile negative("DX\n 1 /\nDY\n 1 /\nDZ\n -1 /\nTOPS\n 0 /\n");
+    EXPECT_THAT(input_error_of([&] { read_grid_files(g, spec_of(negative)); }),
+                HasSubstr("DZ of cell (i, j, k) = (0, 0, 0) is -1"));
+    EclipseGridSpec both = spec_of(no_tops);
+    both.has_cell_size = true;
+    try {
+        read_grid_files(g, both);
+        ADD_FAILURE() << "no error";
+    } catch (const InputError& e) {
+        EXPECT_EQ(e.key(), "grid.cell_size");
+    }
+}
+
+// ACTNUM 0 and zero pore volume (PORO NTG = 0) are inactive, with no permeability or porosity;
+// NTG multiplies porosity and the horizontal permeabilities, not the vertical one.
+TEST(EclipseModel, ActiveCellsNtgAndMultipliers) {
+    // 4 x 1 x 1; Eclipse and k-fastest orders coincide (nz = ny = 1).
+    const TempFile file(
+        "ACTNUM\n 0 1 1 1 /\nPORO\n 0.2 0.2 0.0 0.25 /\nNTG\n 1 0.5 1 1 /\n"
+        "PERMX\n 4*100 /\nCOPY\n PERMX PERMY /\n PERMX PERMZ /\n/\nMULTIPLY\n PERMZ 0.1 /\n/\n"
+        "MULTX\n 1 0.5 1 1 /\n");
+    const Grid3D g = make_grid(4, 1, 1);
+    const EclipseGridSpec spec = spec_of(file);
+    const RockFields rock = rock_of(g, spec, read_eclipse_grid(file.path(), {4, 1, 1}));
+    EXPECT_EQ(rock.active, (std::vector<std::uint8_t>{0, 1, 0, 1}));
+    EXPECT_EQ(rock.num_active(), 2);
+    const double md = units::kMilliDarcy;
+    EXPECT_EQ(rock.porosity, (std::vector<double>{0.0, 0.1, 0.0, 0.25}));
+    EXPECT_EQ(rock.kx, (std::vector<double>{0.0, 50 * md, 0.0, 100 * md}));
+    EXPECT_EQ(rock.ky, (std::vector<double>{0.0, 50 * md, 0.0, 100 * md}));
+    EXPECT_EQ(rock.kz, (std::vector<double>{0.0, 100 * 0.1 * md, 0.0, 100 * 0.1 * md}));
+    EXPECT_EQ(rock.multx, (std::vector<double>{1.0, 0.5, 1.0, 1.0}));
+    EXPECT_TRUE(rock.multy.empty());
+}
+
+// Values are needed in active cells only: an inactive cell may be left unset.
+TEST(EclipseModel, InactiveCellsNeedNoValues) {
+    const TempFile file("ACTNUM\n 1 0 /\nPORO\n 0.3 1* /\nPERMX\n 7 1* /\nPERMY\n 7 1* /\n"
+                        "PERMZ\n 7 1* /\n");
+    const Grid3D g = make_grid(2, 1, 1);
+    const EclipseGridSpec spec = spec_of(file);
+    const RockFields rock = rock_of(g, spec, read_eclipse_grid(file.path(), {2, 1, 1}));
+    EXPECT_EQ(rock.porosity, (std::vector<double>{0.3, 0.0}));
+    const TempFile unset("PORO\n 0.3 1* /\nPERMX\n 2*7 /\nPERMY\n 2*7 /\nPERMZ\n 2*7 /\n");
+    EXPECT_THAT(input_error_of([&] {
+                    rock_of(g, spec_of(unset), read_eclipse_grid(unset.path(), {2, 1, 1}));
+                }),
+                HasSubstr("PORO of cell (i, j, k) = (1, 0, 0) is not given"));
+}
+
+TEST(EclipseModel, RockErrors) {
+    const Grid3D g = make_grid(2, 1, 1);
+    const auto error = [&](const std::string& text, bool perm_given = false,
+                           bool poro_given = false) {
+        const TempFile file(text);
+        RockFields rock = default_rock(g);
+        return input_error_of([&] {
+            apply_eclipse_rock(g, spec_of(file), read_eclipse_grid(file.path(), {2, 1, 1}),
+                               perm_given, poro_given, rock);
+        });
+    };
+    EXPECT_THAT(error("PORO\n 2*0.2 /\nPERMX\n 2*1 /\n"),
+                HasSubstr("give all of PERMX, PERMY and PERMZ or none"));
+    EXPECT_THAT(error("PORO\n 2*0.2 /\n", false, true),
+                HasSubstr("give PORO: remove rock.porosity"));
+    EXPECT_THAT(error("ACTNUM\n 2 1 /\n"), HasSubstr("ACTNUM of cell (i, j, k) = (0, 0, 0) is 2"));
+    EXPECT_THAT(error("ACTNUM\n 2*0 /\nPORO\n 2*0.2 /\n"), HasSubstr("no cell is active"));
+    EXPECT_THAT(error("PORO\n 0.2 1.5 /\n"), HasSubstr("PORO of cell (i, j, k) = (1, 0, 0)"));
+    EXPECT_THAT(error("PORO\n 2*0.2 /\nMULTX\n -1 1 /\n"), HasSubstr("MULTX of cell"));
+}
+
+// Per-cell sizes: each half transmissibility with its own cell's sizes (OPM's Cartesian rule),
+// times the face's multiplier; no flow into or out of an inactive cell.
+TEST(EclipseModel, TransmissibilitiesWithPerCellSizesMultipliersAndInactiveCells) {
+    // 3 x 1 x 1 cells, DX 10 20 10 m, DY 5, DZ 2; kx 100 200 100 (SI units here).
+    const TempFile file("DX\n 10 20 10 /\nDY\n 3*5 /\nDZ\n 3*2 /\nTOPS\n 3*0 /\n");
+    Grid3D g = make_grid(3, 1, 1);
+    EclipseGridSpec spec = spec_of(file);
+    read_grid_files(g, spec);
+    ASSERT_FALSE(g.uniform());
+    RockFields rock;
+    rock.kx = {100.0, 200.0, 100.0};
+    rock.ky = rock.kz = rock.kx;
+    rock.porosity.assign(3, 0.2);
+    // Halves 2 k A / L: cell 0: 2 100 10 / 10 = 200; cell 1: 2 200 10 / 20 = 200; T = 100.
+    const Transmissibilities t = tpfa_transmissibilities(g, rock);
+    EXPECT_DOUBLE_EQ(t.tx[0], 100.0);
+    EXPECT_DOUBLE_EQ(t.tx[1], 100.0);
+    EXPECT_EQ(t.tx[2], 0.0);
+    rock.multx = {0.25, 1.0, 1.0};
+    rock.active = {1, 1, 0};
+    const Transmissibilities m = tpfa_transmissibilities(g, rock);
+    EXPECT_DOUBLE_EQ(m.tx[0], 25.0);
+    EXPECT_EQ(m.tx[1], 0.0);  // into the inactive cell
+}
+
+// A whole .DATA deck: RUNSPEC gives dims and units, the reading stops at PROPS, and both are
+// said in the notes (for stderr), never silently.
+TEST(EclipseModel, AWholeDeckIsReadUpToItsGridSection) {
+    const TempFile file(
+        "RUNSPEC\nTITLE\n a deck\nDIMENS\n 2 1 1 /\nMETRIC\nOIL\nWATER\nSTART\n 1 JAN 2020 /\n"
+        "GRID\nINIT\n/\nPORO\n 2*0.2 /\nPROPS\nSWOF\n 0 0 1 0 /\n/\nSCHEDULE\nWELSPECS\n/\n");
+    const EclipseGridData d = read_eclipse_grid(file.path(), {2, 1, 1});
+    EXPECT_EQ(d.units, "METRIC");
+    EXPECT_EQ(d.arrays.at("PORO"), (std::vector<double>{0.2, 0.2}));
+    ASSERT_EQ(d.notes.size(), 2u);
+    EXPECT_THAT(d.notes[0], HasSubstr("RUNSPEC: only DIMENS and the unit system"));
+    EXPECT_THAT(d.notes[1], HasSubstr(":16: PROPS: the file is not read from here on"));
+    // A second file after the end of the first's GRID section is out of order.
+    const TempFile more("PERMX\n 2*1 /\n");
+    EXPECT_THAT(input_error_of([&] {
+                    read_eclipse_grid(std::vector<std::string>{file.path(), more.path()},
+                                      {2, 1, 1});
+                }),
+                HasSubstr("give the files in deck order"));
+}
+
+}  // namespace
+}  // namespace heptane::grid
