@@ -90,13 +90,13 @@ std::vector<std::string> krylov_names() {
     return names;
 }
 
-int cmd_info(const std::string& deck_path, std::ostream& out) {
+int cmd_info(const std::string& deck_path, std::ostream& out, std::ostream& err) {
     if (deck_path.empty()) {
         print_build_info(out);
         return kExitOk;
     }
     const Deck deck = load_deck(deck_path);
-    const wells::Model model = build_model(deck);
+    const wells::Model model = build_model(deck, true, &err);
     print_system_summary(out, deck, model);
     return kExitOk;
 }
@@ -111,9 +111,9 @@ std::ofstream open_output(const AtomicOutput& file, const char* option) {
 }
 
 int cmd_export(const std::string& deck_path, const std::string& matrix_path,
-               const std::string& rhs_path, std::ostream& out) {
+               const std::string& rhs_path, std::ostream& out, std::ostream& err) {
     const Deck deck = load_deck(deck_path);
-    const wells::Model model = build_model(deck);
+    const wells::Model model = build_model(deck, true, &err);
     const GHSystem& sys = model.system;
     const std::string comment = "heptane " + std::string(kVersion) + " GH system of " + deck_path +
                                 "\nrows: M K cell unknowns (cell m, component c at " +
@@ -447,11 +447,11 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                                         : cmd_bench_solve(bench_args, out);
         }
         if (cmp->parsed()) return compare_files(compare_a, compare_b, compare_opts, out);
-        if (info->parsed()) return cmd_info(info_deck, out);
+        if (info->parsed()) return cmd_info(info_deck, out, err);
         if (exp->parsed()) {
             check_output_path(matrix_path, "--matrix");
             if (!rhs_path.empty()) check_output_path(rhs_path, "--rhs");
-            return cmd_export(export_deck, matrix_path, rhs_path, out);
+            return cmd_export(export_deck, matrix_path, rhs_path, out, err);
         }
     } catch (const InputError& e) {
         err << "heptane: " << e.what() << '\n';

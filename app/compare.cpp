@@ -50,12 +50,17 @@ struct Difference {
     std::size_t nan_a = 0, nan_b = 0;  ///< NaN entries: never a valid value, so each fails
 };
 
-Difference differences(const h5::Dataset& a, const h5::Dataset& b, const CompareOptions& o) {
+/// A cell field's entry `i` lies in an inactive cell: NaN there is the blank written for "no
+/// value" (issue 20), valid when both files have it. `inactive` is empty for other datasets.
+Difference differences(const h5::Dataset& a, const h5::Dataset& b, const CompareOptions& o,
+                       const std::vector<bool>& inactive) {
     Difference d;
     for (std::size_t i = 0; i < a.values.size(); ++i) {
         const double x = a.values[i], y = b.values[i];
         double diff, ratio;
-        if (std::isnan(x) || std::isnan(y)) {
+        if (std::isnan(x) && std::isnan(y) && !inactive.empty() && inactive[i]) {
+            diff = ratio = 0.0;
+        } else if (std::isnan(x) || std::isnan(y)) {
             // Reported by count (issue 19: "max rel 0" hid them), kept out of the maxima.
             d.nan_a += std::isnan(x) ? 1 : 0;
             d.nan_b += std::isnan(y) ? 1 : 0;
@@ -83,6 +88,19 @@ Difference differences(const h5::Dataset& a, const h5::Dataset& b, const Compare
     return d;
 }
 
+/// /grid/active as "inactive" flags and its shape; empty when every cell is active or the
+/// file has no mask (a matrix deck's, or one written before issue 20: all cells active).
+std::vector<bool> inactive_cells(const h5::File& f, std::vector<hsize_t>& dims) {
+    if (!f.exists("/grid/active")) return {};
+    const h5::Dataset d = f.read("/grid/active");
+    std::vector<bool> out(d.values.size());
+    bool any = false;
+    for (std::size_t i = 0; i < out.size(); ++i) any |= out[i] = d.values[i] == 0.0;
+    if (!any) return {};
+    dims = d.dims;
+    return out;
+}
+
 /// /solver@status, or empty when the file has none.
 std::string solver_status(const h5::File& f) {
     return f.exists("/solver") ? f.attr_string("/solver", "status") : std::string();
@@ -107,6 +125,14 @@ int compare_files(const std::string& path_a, const std::string& path_b, const Co
             throw InputError("", n + " exists in " + path_b + " but not in " + path_a);
     }
     if (names_a.empty()) throw InputError("", path_a + " has no datasets under /solution");
+    // The active cells must be the same (else the files hold different reservoirs); a cell
+    // field's NaN in an inactive cell of both is then the blank, not a difference.
+    std::vector<hsize_t> cell_dims_a, cell_dims_b;
+    const std::vector<bool> inactive = inactive_cells(a, cell_dims_a);
+    if (inactive != inactive_cells(b, cell_dims_b) || cell_dims_a != cell_dims_b) {
+        throw InputError("", "/grid/active differs between " + path_a + " and " + path_b +
+                                 ": the files hold different grids or active cells");
+    }
 
     out << "compare " << path_a << " " << path_b << "  (|a - b| <= " << sci(o.atol, 3) << " + "
         << sci(o.rtol, 3) << " |b|)\n";
@@ -122,7 +148,8 @@ int compare_files(const std::string& path_a, const std::string& path_b, const Co
             throw InputError("", name + " has shape " + shape_text(da.dims) + " in " + path_a +
                                      " but " + shape_text(db.dims) + " in " + path_b);
         }
-        const Difference d = differences(da, db, o);
+        const bool cell_field = !inactive.empty() && da.dims == cell_dims_a;
+        const Difference d = differences(da, db, o, cell_field ? inactive : std::vector<bool>{});
         const bool ok = d.failing == 0;
         differing += ok ? 0 : 1;
         std::string verdict = ok ? "ok" : "DIFFERS (" + std::to_string(d.failing) + " entries";

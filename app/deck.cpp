@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 #include "app/report.hpp"
@@ -91,11 +92,27 @@ class DeckReader {
         g.nx = to_int(dims_v, dims[0]);
         g.ny = to_int(dims_v, dims[1]);
         g.nz = to_int(dims_v, dims[2]);
-        const auto size = m.required("cell_size").numbers(3);
+        grid::EclipseGridSpec& files = model().eclipse;
+        files = grid::EclipseGridSpec{};
+        if (auto e = m.optional("eclipse")) {
+            // One file or a list, read in order as one GRID section (relative to the deck).
+            const std::vector<Value> list = e->is_sequence() ? e->elements() : std::vector<Value>{*e};
+            if (list.empty()) e->fail("give a file or a list of files");
+            for (const Value& f : list) files.files.push_back(resolve_existing(f));
+            files.length_unit = u_.length;
+        }
+        // With grid.eclipse, DX/DY/DZ and TOPS may come from the files instead.
+        const std::optional<Value> size_v =
+            files.empty() ? std::optional<Value>(m.required("cell_size")) : m.optional("cell_size");
+        files.has_cell_size = size_v.has_value();
+        const auto size = size_v ? size_v->numbers(3) : std::vector<double>{1.0, 1.0, 1.0};
         g.dx = size[0] * u_.length;
         g.dy = size[1] * u_.length;
         g.dz = size[2] * u_.length;
-        if (auto d = m.optional("depth")) g.top_depth = d->number() * u_.length;
+        if (auto d = m.optional("depth")) {
+            g.top_depth = d->number() * u_.length;
+            files.has_depth = true;
+        }
         m.finish();
         g.validate();
     }
@@ -203,12 +220,16 @@ class DeckReader {
         poro.key = "rock.porosity";
         poro.value = {0.2, 0.0, 0.0};
         const bool needed = model().model == wells::FluidModel::two_phase;
+        // Defaults stand in where the deck gives nothing; grid.eclipse files may give them.
+        perm.defaulted = poro.defaulted = true;
+        perm.required = poro.required = needed;
+        const bool files = !model().eclipse.empty();
         if (!v) {
-            if (needed) throw InputError("rock", "is required for fluid.model two_phase");
+            if (needed && !files) throw InputError("rock", "is required for fluid.model two_phase");
             return;
         }
         Mapping m(*v);
-        if (needed) {
+        if (needed && !files) {
             perm = read_field(m.required("permeability"), true);
             poro = read_field(m.required("porosity"), false);
         } else {
@@ -763,7 +784,7 @@ Deck load_deck(const std::string& path, const std::vector<std::string>& override
     return deck;
 }
 
-wells::Model build_model(const Deck& deck, bool with_system) {
+wells::Model build_model(const Deck& deck, bool with_system, std::ostream* notes) {
     if (deck.system.present) {
         deck.rethrow_located(
             InputError("system",
@@ -771,7 +792,11 @@ wells::Model build_model(const Deck& deck, bool with_system) {
                        "export take grid decks)"));
     }
     try {
-        return wells::generate(deck.model, with_system);
+        wells::Model model = wells::generate(deck.model, with_system);
+        // What of the Eclipse files was not read is said, never skipped silently.
+        for (const std::string& note : model.notes)
+            (notes != nullptr ? *notes : std::cerr) << "heptane: note: " << note << '\n';
+        return model;
     } catch (const DeckError&) {
         throw;
     } catch (const InputError& e) {

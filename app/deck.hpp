@@ -3,6 +3,7 @@
 /// YAML). Every key is documented in inputs/README.md. Values are converted from the deck's
 /// unit system (field or metric) to SI here, once.
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -93,7 +94,9 @@ Deck load_deck(const std::string& path, const std::vector<std::string>& override
 /// Generates the system of a grid deck (reads data files); module errors are located in the
 /// deck (DeckError). A matrix deck is an InputError at `system` (only `run` solves those).
 /// with_system false: the validated grid, rock and wells only (a simulation's start).
-wells::Model build_model(const Deck& deck, bool with_system = true);
+/// `notes` (default std::cerr) gets what of the Eclipse files was not read, one line each.
+wells::Model build_model(const Deck& deck, bool with_system = true,
+                         std::ostream* notes = nullptr);
 
 /// Reads the matrix (and rhs file) of a matrix deck, promotes it to its block size and makes
 /// the rhs. A malformed file throws MatrixMarketError ("FILE:LINE: detail", exit 2) as is;

@@ -1,8 +1,10 @@
 #include "app/output.hpp"
 
+#include <cstdint>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "app/atomic_file.hpp"
@@ -42,7 +44,7 @@ void write_xdmf(const std::string& file, const std::string& h5_name, const grid:
     x << "<?xml version=\"1.0\" ?>\n"
       << "<!-- heptane " << kVersion << ". Cell data in k-fastest order, shape (nx, ny, nz):\n"
       << "     the mesh's slowest axis is i, its fastest k, so ParaView's X axis is the layer\n"
-      << "     index k (depth, downwards) and its Z axis is i. -->\n"
+      << "     index k (depth, downwards) and its Z axis is i. Inactive cells are NaN. -->\n"
       << "<Xdmf Version=\"3.0\">\n  <Domain>\n";
     std::string indent = "    ";
     if (temporal) {
@@ -54,18 +56,33 @@ void write_xdmf(const std::string& file, const std::string& h5_name, const grid:
         x << indent << "<Grid Name=\"" << (temporal ? "step " + std::to_string(n) : "heptane")
           << "\" GridType=\"Uniform\">\n";
         if (temporal) x << indent << "  <Time Value=\"" << frame.time << "\"/>\n";
-        x << indent << "  <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"" << g.nx + 1 << " "
-          << g.ny + 1 << " " << g.nz + 1 << "\"/>\n"
-          << indent << "  <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
-          << indent
-          << "    <DataItem Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" "
-             "Format=\"XML\">0 0 "
-          << g.top_depth << "</DataItem>\n"
-          << indent
-          << "    <DataItem Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" "
-             "Format=\"XML\">"
-          << g.dx << " " << g.dy << " " << g.dz << "</DataItem>\n"
-          << indent << "  </Geometry>\n";
+        if (g.uniform()) {
+            x << indent << "  <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"" << g.nx + 1
+              << " " << g.ny + 1 << " " << g.nz + 1 << "\"/>\n"
+              << indent << "  <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
+              << indent
+              << "    <DataItem Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" "
+                 "Format=\"XML\">0 0 "
+              << g.top_depth << "</DataItem>\n"
+              << indent
+              << "    <DataItem Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" "
+                 "Format=\"XML\">"
+              << g.dx << " " << g.dy << " " << g.dz << "</DataItem>\n"
+              << indent << "  </Geometry>\n";
+        } else {  // each cell its own hexahedron (8 nodes of its own), cells in k-fastest order
+            const index_t M = g.num_cells();
+            x << indent << "  <Topology TopologyType=\"Hexahedron\" NumberOfElements=\"" << M
+              << "\">\n"
+              << indent << "    <DataItem Dimensions=\"" << M
+              << " 8\" NumberType=\"Int\" Precision=\"4\" Format=\"HDF\">" << h5_name
+              << ":/grid/mesh/connectivity</DataItem>\n"
+              << indent << "  </Topology>\n"
+              << indent << "  <Geometry GeometryType=\"XYZ\">\n"
+              << indent << "    <DataItem Dimensions=\"" << 8 * M
+              << " 3\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">" << h5_name
+              << ":/grid/mesh/nodes</DataItem>\n"
+              << indent << "  </Geometry>\n";
+        }
         for (const XdmfField& f : frame.fields) {
             x << indent << "  <Attribute Name=\"" << f.name
               << "\" AttributeType=\"Scalar\" Center=\"Cell\">\n"
@@ -102,8 +119,55 @@ void write_root_attributes(h5::File& f, const Deck& deck,
     f.attr("/", "overrides", join(overrides, "\n"));
 }
 
+std::vector<double> blank_inactive(std::vector<double> values, const grid::RockFields& rock) {
+    if (rock.active.empty()) return values;
+    for (std::size_t m = 0; m < values.size(); ++m)
+        if (rock.active[m] == 0) values[m] = std::numeric_limits<double>::quiet_NaN();
+    return values;
+}
+
+namespace {
+
+/// Per-cell geometry: the sizes and centre depths, and the hexahedral mesh of write_xdmf (each
+/// cell's 8 corners in VTK order; axes as the 3DCoRectMesh's: X = depth, Y = y, Z = x, x and y
+/// accumulated along each row of cells).
+void write_cell_geometry(h5::File& f, const grid::Grid3D& g,
+                         const std::vector<hsize_t>& shape) {
+    const grid::CellGeometry& c = *g.geometry;
+    f.write("/grid/cell_dx", c.dx, shape, "m");
+    f.write("/grid/cell_dy", c.dy, shape, "m");
+    f.write("/grid/cell_dz", c.dz, shape, "m");
+    f.write("/grid/cell_depth", c.depth, shape, "m");
+    const index_t M = g.num_cells();
+    std::vector<double> nodes(static_cast<std::size_t>(24 * M));
+    std::vector<std::int32_t> connectivity(static_cast<std::size_t>(8 * M));
+    if (8 * M > std::numeric_limits<std::int32_t>::max())
+        throw Error("the hexahedral mesh of " + std::to_string(M) + " cells needs 64-bit nodes");
+    const int corner[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0},
+                              {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
+    for (index_t m = 0; m < M; ++m) {
+        const auto [i, j, k] = g.ijk(m);
+        double x0 = 0.0, y0 = 0.0;
+        for (int a = 0; a < i; ++a) x0 += c.dx[static_cast<std::size_t>(g.cell(a, j, k))];
+        for (int b = 0; b < j; ++b) y0 += c.dy[static_cast<std::size_t>(g.cell(i, b, k))];
+        const auto n = static_cast<std::size_t>(m);
+        const double top = c.depth[n] - 0.5 * c.dz[n];
+        const double lo[3] = {top, y0, x0}, size[3] = {c.dz[n], c.dy[n], c.dx[n]};
+        for (int v = 0; v < 8; ++v) {
+            for (int a = 0; a < 3; ++a) nodes[24 * n + 3 * v + a] = lo[a] + corner[v][a] * size[a];
+            connectivity[8 * n + v] = static_cast<std::int32_t>(8 * m + v);
+        }
+    }
+    f.group("/grid/mesh");
+    f.write("/grid/mesh/nodes", nodes, {static_cast<hsize_t>(8 * M), 3}, "m");
+    f.write("/grid/mesh/connectivity", connectivity, {static_cast<hsize_t>(M), 8});
+}
+
+}  // namespace
+
 std::vector<XdmfField> write_grid(h5::File& f, const wells::Model& model) {
     const grid::Grid3D& g = model.grid;
+    const grid::RockFields& rock = model.rock;
     const index_t M = g.num_cells();
     const std::vector<hsize_t> shape = {static_cast<hsize_t>(g.nx), static_cast<hsize_t>(g.ny),
                                         static_cast<hsize_t>(g.nz)};
@@ -115,12 +179,25 @@ std::vector<XdmfField> write_grid(h5::File& f, const wells::Model& model) {
     f.attr("/grid", "K", static_cast<long long>(K));
     f.attr("/grid", "ordering", std::string("k-fastest"));
     f.attr("/grid", "top_depth", g.top_depth);
-    f.write("/grid/cell_size", {g.dx, g.dy, g.dz}, {3}, "m");
+    f.attr("/grid", "active_cells", static_cast<long long>(rock.num_active()));
+    f.attr("/grid", "uniform_cells", static_cast<long long>(g.uniform() ? 1 : 0));
+    // Uniform cells: their size; per-cell geometry: cell_dx ... and the mesh.
+    if (g.uniform()) {
+        f.write("/grid/cell_size", {g.dx, g.dy, g.dz}, {3}, "m");
+    } else {
+        write_cell_geometry(f, g, shape);
+    }
+    std::vector<std::int32_t> active(static_cast<std::size_t>(M));
+    for (index_t m = 0; m < M; ++m) active[static_cast<std::size_t>(m)] = rock.is_active(m);
+    f.write("/grid/active", active, shape);
     const double md = units::kMilliDarcy;
-    f.write("/grid/permeability_x", component(model.rock.kx, 1, 0, M, 1.0 / md), shape, "mD");
-    f.write("/grid/permeability_y", component(model.rock.ky, 1, 0, M, 1.0 / md), shape, "mD");
-    f.write("/grid/permeability_z", component(model.rock.kz, 1, 0, M, 1.0 / md), shape, "mD");
-    f.write("/grid/porosity", model.rock.porosity, shape, "1");
+    const auto field = [&](const std::vector<double>& v, double scale) {
+        return blank_inactive(component(v, 1, 0, M, scale), rock);
+    };
+    f.write("/grid/permeability_x", field(rock.kx, 1.0 / md), shape, "mD");
+    f.write("/grid/permeability_y", field(rock.ky, 1.0 / md), shape, "mD");
+    f.write("/grid/permeability_z", field(rock.kz, 1.0 / md), shape, "mD");
+    f.write("/grid/porosity", field(rock.porosity, 1.0), shape, "1");
     std::vector<XdmfField> fields;
     for (const char* name : {"permeability_x", "permeability_y", "permeability_z", "porosity"}) {
         fields.push_back({name, std::string("/grid/") + name});
@@ -278,7 +355,8 @@ void write_run_output(const std::string& h5_path, const RunRecord& run) {
         for (int c = 0; c < K; ++c) {
             const std::string& name = model.system.component_names[c];
             const std::string path = "/solution/fields/" + name;
-            f.write(path, component(x, K, c, M), shape, component_units(deck, name));
+            f.write(path, blank_inactive(component(x, K, c, M), model.rock), shape,
+                    component_units(deck, name));
             fields.push_back({name, path});
         }
 

@@ -41,8 +41,9 @@ struct XdmfFrame {
     std::vector<XdmfField> fields;
 };
 
-/// Writes the XDMF 3 text (3DCoRectMesh) to `file`: one uniform grid for a single frame
-/// without a time, else a temporal collection (ParaView animates it).
+/// Writes the XDMF 3 text to `file`: one uniform grid for a single frame without a time, else
+/// a temporal collection (ParaView animates it). The mesh is a 3DCoRectMesh for cells of one
+/// size, else (per-cell DX, DY, DZ, TOPS) hexahedra from /grid/mesh, which write_grid writes.
 void write_xdmf(const std::string& file, const std::string& h5_name, const grid::Grid3D& g,
                 const std::vector<XdmfFrame>& frames);
 
@@ -50,8 +51,13 @@ void write_xdmf(const std::string& file, const std::string& h5_name, const grid:
 void write_root_attributes(h5::File& f, const Deck& deck,
                            const std::vector<std::string>& overrides);
 
-/// /grid (dims, cell size, permeability in mD, porosity); returns its fields for the XDMF.
+/// /grid (dims, cell size, the active mask, permeability in mD, porosity; per-cell sizes,
+/// depths and the hexahedral mesh where cells have their own); returns its fields for the
+/// XDMF. Inactive cells are NaN in every field (blank in ParaView).
 std::vector<XdmfField> write_grid(h5::File& f, const wells::Model& model);
+
+/// `values` (one per cell) with NaN in the inactive cells of `rock`: what a field is written as.
+std::vector<double> blank_inactive(std::vector<double> values, const grid::RockFields& rock);
 
 /// The .xmf path beside an .h5 path.
 std::string xdmf_path(const std::string& h5_path);

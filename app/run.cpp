@@ -204,7 +204,7 @@ int cmd_run(const RunArgs& args, std::ostream& out, std::ostream& err, bool term
     const Plan plan = plan_and_report(deck, err);
 
     const auto t_setup = Clock::now();
-    const wells::Model model = build_model(deck);
+    const wells::Model model = build_model(deck, true, &err);
     const double setup_seconds = seconds_since(t_setup);
     const GHSystem& sys = model.system;
     const GHMatrix& A = sys.matrix;
@@ -221,7 +221,11 @@ int cmd_run(const RunArgs& args, std::ostream& out, std::ostream& err, bool term
     // Report.
     out << "heptane: " << deck.path << (deck.title.empty() ? "" : " (" + deck.title + ")") << '\n';
     out << "  system      " << model.grid.nx << " x " << model.grid.ny << " x " << model.grid.nz
-        << " cells, K = " << A.block_size() << ", " << A.num_wells()
+        << " cells"
+        << (model.rock.active.empty()
+                ? std::string()
+                : " (" + with_commas(model.rock.num_active()) + " active)")
+        << ", K = " << A.block_size() << ", " << A.num_wells()
         << " wells: " << with_commas(A.rows()) << " unknowns, " << with_commas(A.nonzeros())
         << " nonzeros\n";
     report_solve(out, run, plan, options, bytes_per_iteration);

@@ -98,7 +98,11 @@ void print_header(std::ostream& out, const Deck& deck, const wells::Model& model
     const SolverSettings& solver = deck.solver;
     out << "heptane simulate: " << deck.path << (deck.title.empty() ? "" : " (" + deck.title + ")")
         << '\n';
-    out << "  system      " << g.nx << " x " << g.ny << " x " << g.nz << " cells, K = 2, "
+    out << "  system      " << g.nx << " x " << g.ny << " x " << g.nz << " cells"
+        << (model.rock.active.empty()
+                ? std::string()
+                : " (" + with_commas(model.rock.num_active()) + " active)")
+        << ", K = 2, "
         << deck.model.wells.size() << " wells: "
         << with_commas(2 * g.num_cells() + static_cast<long long>(deck.model.wells.size()))
         << " unknowns\n";
@@ -214,7 +218,7 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
     const std::string output = command_output(args, deck);
     const Plan plan = plan_and_report(deck, err);
 
-    const wells::Model model = build_model(deck, false);
+    const wells::Model model = build_model(deck, false, &err);
     std::unique_ptr<wells::TwoPhaseSystem> system;
     try {  // the well indices are checked here (a radius too large for its cell)
         system = std::make_unique<wells::TwoPhaseSystem>(model.grid, model.rock,

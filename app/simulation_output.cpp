@@ -195,8 +195,11 @@ void write_simulation_output(const std::string& h5_path, const SimulationRecord&
             const std::string group = "/timesteps/" + report_name(n);
             f.write(group + "/time", {r.time}, {1}, "day");
             f.write(group + "/dt", {r.dt}, {1}, "day");
-            f.write(group + "/pressure", r.pressure, shape, u.pressure_name);
-            f.write(group + "/water_saturation", r.water_saturation, shape, "1");
+            // Inactive cells have no pressure or saturation: NaN (blank in ParaView).
+            f.write(group + "/pressure", blank_inactive(r.pressure, rec.model->rock), shape,
+                    u.pressure_name);
+            f.write(group + "/water_saturation", blank_inactive(r.water_saturation, rec.model->rock),
+                    shape, "1");
             f.attr(group, "time", r.time);
             f.attr(group, "step", static_cast<long long>(r.steps));
             XdmfFrame frame{r.time, grid_fields};

@@ -331,29 +331,47 @@ class GridReader {
 
     /// RUNSPEC: DIMENS and the unit system are read; every other keyword there describes
     /// what the YAML deck gives (phases, tables, dimensions of arrays heptane does not use)
-    /// and is passed over, said once in the notes. GRID ends the section.
+    /// and is passed over, named once in the notes. GRID ends the section.
     void read_runspec_token(Source& src, const Token& t, const std::string& keyword) {
         if (keyword == "GRID") {
             runspec_ = false;
-            data_.notes.push_back(src.path +
-                                  ": RUNSPEC: only DIMENS and the unit system (FIELD, METRIC, "
-                                  "LAB) are read; its other keywords are not used");
+            if (!runspec_skipped_.empty()) {
+                data_.notes.push_back(src.path + ": RUNSPEC: not used (the YAML deck says what they "
+                                                 "describe): " + runspec_skipped_);
+            }
+        } else if (keyword == "TITLE" || (is_keyword(t.text) && starts_line(src, t) &&
+                                          keyword != "DIMENS" &&
+                                          keyword != "FIELD" && keyword != "METRIC" &&
+                                          keyword != "LAB" && keyword != "PVT-M" &&
+                                          !ends_grid(keyword))) {
+            runspec_skipped_ += (runspec_skipped_.empty() ? "" : ", ") + keyword;
+            if (keyword == "TITLE") skip_line(src);
         } else if (keyword == "DIMENS") {
             read_dimensions(src, t, keyword);
         } else if (keyword == "FIELD" || keyword == "METRIC" || keyword == "LAB") {
             data_.units = keyword;
         } else if (keyword == "PVT-M") {
             src.fail(t, "PVT-M units are not supported (FIELD, METRIC or LAB)");
-        } else if (keyword == "TITLE") {  // the next line is free text
-            Token line_token;
-            if (!src.tokens.next(line_token)) return;
-            const std::size_t line = line_of(src.text, line_token.offset);
-            Token peek;
-            EclipseTokenizer probe = src.tokens;
-            while (probe.next(peek) && line_of(src.text, peek.offset) == line) src.tokens = probe;
         } else if (ends_grid(keyword)) {
             src.fail(t, keyword + " before the GRID section: the file has no GRID section");
         }
+    }
+
+    /// The token is the first of its line (a keyword, not a word of a record: START's JUN).
+    static bool starts_line(const Source& src, const Token& t) {
+        std::size_t i = t.offset;
+        while (i > 0 && (src.text[i - 1] == ' ' || src.text[i - 1] == '\t')) --i;
+        return i == 0 || src.text[i - 1] == '\n' || src.text[i - 1] == '\r';
+    }
+
+    /// TITLE's line of free text.
+    static void skip_line(Source& src) {
+        Token line_token;
+        if (!src.tokens.next(line_token)) return;
+        const std::size_t line = line_of(src.text, line_token.offset);
+        Token peek;
+        EclipseTokenizer probe = src.tokens;
+        while (probe.next(peek) && line_of(src.text, peek.offset) == line) src.tokens = probe;
     }
 
     /// DIMENS NX NY NZ / or SPECGRID NX NY NZ NUMRES COORD /: must match the deck's grid.
@@ -398,6 +416,7 @@ class GridReader {
     EclipseGridData data_;
     Box full_, box_;
     bool runspec_ = false;  ///< inside the RUNSPEC section of a whole .DATA file
+    std::string runspec_skipped_;  ///< the RUNSPEC keywords passed over, for the note
     bool ended_ = false;    ///< past the GRID and EDIT sections: nothing more is read
 };
 

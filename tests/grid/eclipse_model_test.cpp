@@ -205,7 +205,7 @@ TEST(EclipseModel, AWholeDeckIsReadUpToItsGridSection) {
     EXPECT_EQ(d.units, "METRIC");
     EXPECT_EQ(d.arrays.at("PORO"), (std::vector<double>{0.2, 0.2}));
     ASSERT_EQ(d.notes.size(), 2u);
-    EXPECT_THAT(d.notes[0], HasSubstr("RUNSPEC: only DIMENS and the unit system"));
+    EXPECT_THAT(d.notes[0], HasSubstr("RUNSPEC: not used (the YAML deck says what they describe): TITLE, OIL, WATER, START"));
     EXPECT_THAT(d.notes[1], HasSubstr(":16: PROPS: the file is not read from here on"));
     // A second file after the end of the first's GRID section is out of order.
     const TempFile more("PERMX\n 2*1 /\n");

@@ -1,0 +1,155 @@
+// Decks on Eclipse files through the CLI (issue 20): grid.eclipse with per-cell geometry and
+// inactive cells, the output's active mask, NaN-blanked fields and hexahedral XDMF mesh,
+// compare's rule for blanks, the Egg model read from its own files, and the deck errors.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "app/cli.hpp"
+#include "app/hdf5_file.hpp"
+#include "common/cli_runner.hpp"
+#include "common/mini_xml.hpp"
+#include "common/test_systems.hpp"
+
+namespace heptane::app {
+namespace {
+
+namespace fs = std::filesystem;
+using test::CliResult;
+using test::run_heptane;
+using test::source_path;
+using ::testing::HasSubstr;
+
+class EclipseDeck : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+        dir_ = fs::temp_directory_path() /
+               ("heptane_ecl_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
+        fs::remove_all(dir_);
+        fs::create_directories(dir_);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+    std::string path(const std::string& name) const { return (dir_ / name).string(); }
+    fs::path dir_;
+};
+
+const std::string kDeck = source_path("tests/app/decks/eclipse_actnum.yaml");
+
+// The test file: the last i plane (20 cells) and one corner cell without pore volume.
+constexpr int kInactive = 21;
+
+TEST_F(EclipseDeck, RunWritesTheMaskBlanksAndTheCellMesh) {
+    const std::string out = path("ecl.h5");
+    const CliResult r = run_heptane({"run", kDeck, "-o", out, "--backend", "cpu"});
+    ASSERT_EQ(r.code, kExitOk) << r.err << r.out;
+    EXPECT_THAT(r.out, HasSubstr("6 x 5 x 4 cells (99 active), K = 2"));
+    const h5::File f = h5::File::open(out);
+    EXPECT_EQ(f.attr_double("/grid", "active_cells"), 120 - kInactive);
+    const h5::Dataset active = f.read("/grid/active");
+    ASSERT_EQ(active.dims, (std::vector<hsize_t>{6, 5, 4}));
+    const h5::Dataset dp = f.read("/solution/fields/dp");
+    const h5::Dataset phi = f.read("/grid/porosity");
+    int blanks = 0;
+    for (std::size_t m = 0; m < active.values.size(); ++m) {
+        const bool on = active.values[m] != 0.0;
+        blanks += on ? 0 : 1;
+        EXPECT_EQ(std::isnan(dp.values[m]), !on) << m;
+        EXPECT_EQ(std::isnan(phi.values[m]), !on) << m;
+    }
+    EXPECT_EQ(blanks, kInactive);
+    // The solver's own vector keeps exact zeros there.
+    const h5::Dataset x = f.read("/solution/x");
+    for (std::size_t m = 0; m < active.values.size(); ++m) {
+        if (active.values[m] == 0.0) EXPECT_EQ(x.values[2 * m], 0.0);
+    }
+    // Per-cell geometry: sizes, centre depths and one hexahedron per cell. Cell (0, 0, 1):
+    // top 12000 + 2 ft, 3 ft thick: centre 12003.5 ft.
+    const h5::Dataset depth = f.read("/grid/cell_depth");
+    EXPECT_NEAR(depth.values[1], 12003.5 * 0.3048, 1e-9);
+    const h5::Dataset nodes = f.read("/grid/mesh/nodes");
+    ASSERT_EQ(nodes.dims, (std::vector<hsize_t>{960, 3}));
+    EXPECT_NEAR(nodes.values[3 * 8 + 0], 12002.0 * 0.3048, 1e-9);  // cell 1's first corner: top
+    std::ifstream xmf(path("ecl.xmf"));
+    std::stringstream text;
+    text << xmf.rdbuf();
+    const test::XmlElement doc = test::XmlParser(text.str()).parse();
+    std::vector<const test::XmlElement*> topology;
+    doc.find_all("Topology", topology);
+    ASSERT_EQ(topology.size(), 1u);
+    EXPECT_EQ(topology[0]->attributes.at("TopologyType"), "Hexahedron");
+    EXPECT_EQ(topology[0]->attributes.at("NumberOfElements"), "120");
+}
+
+// NaN in an inactive cell of both files is the blank; anywhere else it is a difference.
+TEST_F(EclipseDeck, CompareAcceptsBlanksOnlyInInactiveCells) {
+    const std::string a = path("a.h5"), b = path("b.h5");
+    ASSERT_EQ(run_heptane({"run", kDeck, "-o", a, "--backend", "cpu"}).code, kExitOk);
+    ASSERT_EQ(run_heptane({"run", kDeck, "-o", b, "--backend", "cpu"}).code, kExitOk);
+    const CliResult same = run_heptane({"compare", a, b});
+    EXPECT_EQ(same.code, kExitOk) << same.out << same.err;
+    // An active cell blanked in b: a difference, counted as a NaN.
+    {
+        const hid_t file = H5Fopen(b.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+        ASSERT_GE(file, 0);
+        const hid_t set = H5Dopen2(file, "/solution/fields/dp", H5P_DEFAULT);
+        std::vector<double> v(120);
+        H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
+        ASSERT_FALSE(std::isnan(v[0]));
+        v[0] = NAN;
+        H5Dwrite(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
+        H5Dclose(set);
+        H5Fclose(file);
+    }
+    const CliResult differs = run_heptane({"compare", a, b});
+    EXPECT_EQ(differs.code, 1) << differs.out;
+    EXPECT_THAT(differs.out, HasSubstr("NaN: 0 in a, 1 in b"));
+}
+
+// The Egg model (inputs/data/egg) from its own files, unchanged: 18,553 of 25,200 cells
+// active, its COPY and MULTIPLY applied, the notes on stderr.
+TEST_F(EclipseDeck, EggModelReadsFromItsOwnFiles) {
+    const CliResult r = run_heptane({"info", source_path("inputs/egg_system.yaml")});
+    ASSERT_EQ(r.code, kExitOk) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("25,200 cells (18,553 active, 6,647 inactive) of 8 x 8 x 4 m, "
+                                 "top at 4000 m"));
+    EXPECT_THAT(r.err, HasSubstr("Egg_Model_ECL.DATA:92: PROPS: the file is not read from here on"));
+    EXPECT_THAT(r.err, HasSubstr("RUNSPEC: not used (the YAML deck says what they describe): "
+                                 "TITLE, UNIFOUT, OIL, WATER, NUMRES, TABDIMS"));
+}
+
+TEST_F(EclipseDeck, DeckErrorsNameTheKey) {
+    const auto error = [&](const std::string& grid_lines) {
+        std::ifstream in(kDeck);
+        std::stringstream s;
+        s << in.rdbuf();
+        std::string text = s.str();
+        const std::string grid = "  eclipse: eclipse_actnum.grdecl\n";
+        text.replace(text.find(grid), grid.size(), grid_lines);
+        const std::string deck = path("deck.yaml");
+        fs::copy_file(source_path("tests/app/decks/eclipse_actnum.grdecl"),
+                      path("eclipse_actnum.grdecl"), fs::copy_options::overwrite_existing);
+        std::ofstream(deck) << text;
+        const CliResult r = run_heptane({"run", deck, "-o", path("x.h5"), "--backend", "cpu"});
+        EXPECT_EQ(r.code, kExitBadInput) << r.out;
+        EXPECT_FALSE(fs::exists(path("x.h5")));
+        return r.err;
+    };
+    EXPECT_THAT(error("  eclipse: missing.grdecl\n"), HasSubstr("deck.yaml:7: grid.eclipse: no such file"));
+    EXPECT_THAT(error("  eclipse: []\n"), HasSubstr("grid.eclipse: give a file or a list"));
+    EXPECT_THAT(error("  eclipse: eclipse_actnum.grdecl\n  cell_size: [1, 1, 1]\n"),
+                HasSubstr("deck.yaml:8: grid.cell_size: the files of grid.eclipse give DX, DY "
+                          "and DZ: remove grid.cell_size"));
+    EXPECT_THAT(error("  eclipse: [eclipse_actnum.grdecl, missing.grdecl]\n"),
+                HasSubstr("deck.yaml:7: grid.eclipse[1]: no such file"));
+}
+
+}  // namespace
+}  // namespace heptane::app
