@@ -68,7 +68,9 @@ TEST_F(EclipseDeck, RunWritesTheMaskBlanksAndTheCellMesh) {
     // The solver's own vector keeps exact zeros there.
     const h5::Dataset x = f.read("/solution/x");
     for (std::size_t m = 0; m < active.values.size(); ++m) {
-        if (active.values[m] == 0.0) EXPECT_EQ(x.values[2 * m], 0.0);
+        if (active.values[m] == 0.0) {
+            EXPECT_EQ(x.values[2 * m], 0.0);
+        }
     }
     // Per-cell geometry: sizes, centre depths and one hexahedron per cell. Cell (0, 0, 1):
     // top 12000 + 2 ft, 3 ft thick: centre 12003.5 ft.

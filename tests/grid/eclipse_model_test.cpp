@@ -7,12 +7,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "common/input_error.hpp"
 #include "common/temp_file.hpp"
+#include "common/test_systems.hpp"
 #include "core/base/errors.hpp"
 #include "core/base/units.hpp"
 #include "grid/transmissibility.hpp"
@@ -214,6 +216,48 @@ TEST(EclipseModel, AWholeDeckIsReadUpToItsGridSection) {
                                       {2, 1, 1});
                 }),
                 HasSubstr("give the files in deck order"));
+}
+
+}  // namespace
+}  // namespace heptane::grid
+
+namespace heptane::grid {
+namespace {
+
+// The Egg model's own files (inputs/data/egg, unchanged): its INCLUDEs, ACTNUM, COPY and
+// MULTIPLY PERMZ 0.1, against the counts its notice gives (computed independently, python).
+TEST(EclipseModel, EggModelFromItsOwnFiles) {
+    const std::string deck = test::source_path("inputs/data/egg/Egg_Model_ECL.DATA");
+    Grid3D g = make_grid(60, 60, 7);
+    EclipseGridSpec spec;
+    spec.files = {deck};
+    const EclipseGridData d = read_grid_files(g, spec);
+    EXPECT_EQ(d.units, "METRIC");
+    EXPECT_TRUE(g.uniform());  // 8 x 8 x 4 m, tops 4000, 4004, ... stacked
+    EXPECT_EQ(g.dx, 8.0);
+    EXPECT_EQ(g.dz, 4.0);
+    EXPECT_EQ(g.top_depth, 4000.0);
+    const RockFields rock = rock_of(g, spec, d);
+    EXPECT_EQ(rock.num_active(), 18553);
+    const int per_layer[7] = {2491, 2601, 2715, 2715, 2715, 2715, 2601};
+    double low = INFINITY, high = 0.0;
+    for (int k = 0; k < 7; ++k) {
+        int active = 0;
+        for (int i = 0; i < 60; ++i)
+            for (int j = 0; j < 60; ++j) active += rock.is_active(g.cell(i, j, k)) ? 1 : 0;
+        EXPECT_EQ(active, per_layer[k]) << "layer " << k;
+    }
+    for (index_t m = 0; m < g.num_cells(); ++m) {
+        if (!rock.is_active(m)) continue;
+        ASSERT_EQ(rock.ky[m], rock.kx[m]);
+        const auto [i, j, k] = g.ijk(m);
+        const auto n = static_cast<std::size_t>(i + 60 * (j + 60 * k));  // Eclipse order
+        ASSERT_EQ(rock.kz[m], d.arrays.at("PERMX")[n] * 0.1 * units::kMilliDarcy);
+        low = std::min(low, rock.kx[m] / units::kMilliDarcy);
+        high = std::max(high, rock.kx[m] / units::kMilliDarcy);
+    }
+    EXPECT_NEAR(low, 81.8, 0.05);
+    EXPECT_EQ(high, 7000.0);
 }
 
 }  // namespace

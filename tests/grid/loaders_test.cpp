@@ -313,7 +313,7 @@ TEST(Eclipse, MissingFileNamesPathAndReason) {
 
 // An INCLUDE of a folder or a device (/dev/zero) would read forever: refused at the open.
 TEST(Eclipse, AFolderOrADeviceIsNotAFile) {
-    for (const std::string path : {test::source_path("inputs"), std::string("/dev/zero")}) {
+    for (const std::string& path : {test::source_path("inputs"), std::string("/dev/zero")}) {
         EXPECT_THAT(input_error_of([&] { read_eclipse_grid(path, {1, 1, 1}); }),
                     HasSubstr(path + ": cannot open: not a regular file"));
     }
