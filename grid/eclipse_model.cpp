@@ -146,15 +146,19 @@ void apply_eclipse_rock(const Grid3D& g, const EclipseGridSpec& spec, const Ecli
     // ACTNUM first: the other arrays need values in active cells only.
     std::vector<std::uint8_t> active(n, 1);
     if (const auto* actnum = find(d, "ACTNUM")) {
-        const auto flag = [](double v) { return v == 0.0 || v == 1.0; };
+        // Eclipse's default is 1: cells no keyword set (SPE1's EQUALS ACTNUM 0 in boxes) are active.
+        const auto flag = [](double v) { return std::isnan(v) || v == 0.0 || v == 1.0; };
         const auto a = to_cells(g, spec, "ACTNUM", *actnum, 1.0, every, flag, "0 or 1");
         for (std::size_t m = 0; m < n; ++m) active[m] = a[m] != 0.0 ? 1 : 0;
     }
     const auto is_active = [&](index_t m) { return active[m] != 0; };
     const auto fraction = [](double v) { return std::isfinite(v) && v >= 0.0 && v <= 1.0; };
     std::vector<double> ntg(n, 1.0);
-    if (const auto* a = find(d, "NTG"))
-        ntg = to_cells(g, spec, "NTG", *a, 1.0, is_active, fraction, "in [0, 1]");
+    if (const auto* a = find(d, "NTG")) {  // default 1 where no keyword set it
+        const auto ok = [&](double v) { return std::isnan(v) || fraction(v); };
+        ntg = to_cells(g, spec, "NTG", *a, 1.0, is_active, ok, "in [0, 1]");
+        for (double& v : ntg) v = std::isnan(v) ? 1.0 : v;
+    }
 
     const bool file_poro = find(d, "PORO") != nullptr;
     if (file_poro && porosity_given) {

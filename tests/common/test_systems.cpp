@@ -162,15 +162,22 @@ std::string actnum_grid_text(int nx, int ny, int nz, int i0, int j0, const int* 
     each("PERMX", perm);
     s << "COPY\n PERMX PERMY /\n PERMX PERMZ /\n/\nMULTIPLY\n PERMZ 0.1 /\n/\n";
     each("PORO", [](int i, int j, int k) { return 0.15 + 0.01 * ((i + 2 * j + 3 * k) % 7); });
+    each("DX", [](int i, int, int) { return 10.0 + 2.0 * i; });
+    each("DY", [](int, int j, int) { return 8.0 + j; });
+    each("DZ", [](int, int, int k) { return 1.0 + 0.5 * k; });
+    s << "TOPS\n";  // the top layer only: the others stack on it
+    for (int j = 0; j < ny; ++j)
+        for (int i = 0; i < nx; ++i) s << ' ' << 3650.0 + 0.25 * (i + i0);
+    s << " /\n";
     return s.str();
 }
 
-/// The model of `text` (written to `file_path`) on nx x ny x nz cells; `shift` moves the
+/// The spec of `text` (written to `file_path`) on nx x ny x nz cells; `shift` moves the
 /// wells' columns (1 in the big grid: the box starts at i = j = 1). Box-relative wells: an
 /// injector in the box's first column, perforated through it, and a producer in its last,
 /// in the top layer.
-wells::Model actnum_model(const std::string& file_path, const std::string& text, int nx, int ny,
-                          int nz, int shift, int box_nx, int box_ny, int box_nz) {
+wells::ModelSpec actnum_spec(const std::string& file_path, const std::string& text, int nx,
+                             int ny, int nz, int shift, int box_nx, int box_ny, int box_nz) {
     {
         std::ofstream out(file_path);
         out << text;
@@ -181,7 +188,8 @@ wells::Model actnum_model(const std::string& file_path, const std::string& text,
     spec.permeability.required = spec.porosity.required = true;
     spec.wells = {make_well("INJ", shift, shift, 0, box_nz - 1, true, true),
                   make_well("PROD", shift + box_nx - 1, shift + box_ny - 1, 0, 0)};
-    return wells::generate(spec, true);
+    spec.initial.datum_depth = 3650.0;  // the top of the files' TOPS
+    return spec;
 }
 
 }  // namespace
@@ -197,11 +205,14 @@ ActnumPair actnum_pair(const std::string& folder, int nx, int ny, int nz) {
     const int box[5] = {1, nx - 2, 1, ny - 2, nz - 2};
     ActnumPair p;
     const int bx = nx - 2, by = ny - 2, bz = nz - 1;
-    p.with_actnum = actnum_model(folder + "/with_actnum.grdecl",
-                                 actnum_grid_text(nx, ny, nz, 0, 0, box), nx, ny, nz, 1, bx, by, bz);
-    p.removed = actnum_model(folder + "/removed.grdecl",
-                             actnum_grid_text(bx, by, bz, 1, 1, nullptr), bx, by, bz, 0, bx, by,
-                             bz);
+    p.spec_with_actnum = actnum_spec(folder + "/with_actnum.grdecl",
+                                     actnum_grid_text(nx, ny, nz, 0, 0, box), nx, ny, nz, 1, bx,
+                                     by, bz);
+    p.spec_removed = actnum_spec(folder + "/removed.grdecl",
+                                 actnum_grid_text(bx, by, bz, 1, 1, nullptr), bx, by, bz, 0, bx,
+                                 by, bz);
+    p.with_actnum = wells::generate(p.spec_with_actnum, true);
+    p.removed = wells::generate(p.spec_removed, true);
     return p;
 }
 

@@ -58,13 +58,15 @@ namespace heptane::test {
 
 /// A two_phase model whose Eclipse file (written to `folder`) makes every cell outside the box
 /// i in [1, nx-2], j in [1, ny-2], k in [0, nz-2] inactive (ACTNUM 0), beside the same model
-/// with those cells removed by hand: the box alone as a smaller grid, its own file. Rock is a
-/// smooth heterogeneous formula of (i, j, k), so both files give each cell the same values;
-/// an injector and a producer sit in opposite corners of the box (shifted by one in the big
-/// grid). Issue 20: ACTNUM in every solver against the smaller grid.
+/// with those cells removed by hand: the box alone as a smaller grid, its own file. Rock and
+/// geometry (DX growing with i, DY with j, DZ with k, TOPS dipping along i) are formulas of the
+/// big grid's (i, j, k), so both files give each cell the same values; an injector and a
+/// producer sit in opposite corners of the box (shifted by one in the big grid). Issue 20:
+/// ACTNUM in every solver and in the simulator against the smaller grid.
 struct ActnumPair {
     wells::Model with_actnum;  ///< nx x ny x nz, inactive cells around the box
     wells::Model removed;      ///< (nx - 2) x (ny - 2) x (nz - 1)
+    wells::ModelSpec spec_with_actnum, spec_removed;  ///< what generated them
     /// Cell of `removed` -> its cell in `with_actnum`.
     index_t big_cell(index_t small) const;
 };

@@ -262,3 +262,51 @@ TEST(EclipseModel, EggModelFromItsOwnFiles) {
 
 }  // namespace
 }  // namespace heptane::grid
+
+namespace heptane::grid {
+namespace {
+
+// SPE1 case 2 with inactive cells (OPM's file, unchanged): EQUALS ACTNUM 0 in three boxes on
+// an ACTNUM no keyword defined, so every other cell keeps Eclipse's default 1.
+TEST(EclipseModel, Spe1ActnumFromItsOwnFile) {
+    Grid3D g = make_grid(10, 10, 3);
+    EclipseGridSpec spec;
+    spec.files = {test::source_path("inputs/data/spe1/SPE1CASE2_ACTNUM.DATA")};
+    const EclipseGridData d = read_grid_files(g, spec);
+    EXPECT_EQ(d.units, "FIELD");
+    ASSERT_FALSE(g.uniform());  // layers 20, 30 and 50 ft
+    EXPECT_DOUBLE_EQ(g.size_z(g.cell(0, 0, 2)), 50 * units::kFoot);
+    EXPECT_DOUBLE_EQ(g.centre_depth(g.cell(3, 4, 1)), (8325 + 20 + 15) * units::kFoot);
+    const RockFields rock = rock_of(g, spec, d);
+    EXPECT_EQ(rock.num_active(), 278);
+    // The boxes, 1-based in the file: I 1-10 J 2 K 1; I 2 J 1-10 K 1; I 5 J 3 K 1-3.
+    for (int i = 0; i < 10; ++i) EXPECT_FALSE(rock.is_active(g.cell(i, 1, 0)));
+    for (int j = 0; j < 10; ++j) EXPECT_FALSE(rock.is_active(g.cell(1, j, 0)));
+    for (int k = 0; k < 3; ++k) EXPECT_FALSE(rock.is_active(g.cell(4, 2, k)));
+    EXPECT_TRUE(rock.is_active(g.cell(0, 0, 0)));
+    EXPECT_TRUE(rock.is_active(g.cell(1, 1, 1)));
+    EXPECT_EQ(rock.kx[g.cell(9, 9, 2)], 200 * units::kMilliDarcy);
+}
+
+// SPE9 (OPM's deck, unchanged): per-layer DZ, TOPS of the top layer dipping 10 degrees along
+// x (TOPSVALUES.DATA), PORO per layer, PERMVALUES.DATA with its COPY and MULTIPLY.
+TEST(EclipseModel, Spe9DeckGivesPerCellDepths) {
+    Grid3D g = make_grid(24, 25, 15);
+    EclipseGridSpec spec;
+    spec.files = {test::source_path("inputs/data/spe9/SPE9.DATA")};
+    const EclipseGridData d = read_grid_files(g, spec);
+    EXPECT_EQ(d.units, "FIELD");
+    ASSERT_FALSE(g.uniform());
+    const double ft = units::kFoot;
+    // Cell (1, 0, 0): top 9052.89809421 ft (the file's second TOPS value), DZ 20 ft.
+    EXPECT_DOUBLE_EQ(g.centre_depth(g.cell(1, 0, 0)), 9052.89809421 * ft + 0.5 * 20 * ft);
+    // Cell (0, 0, 2): top 9000 + 20 + 15 ft, DZ 26 ft.
+    EXPECT_DOUBLE_EQ(g.centre_depth(g.cell(0, 0, 2)), ((9000.0 * ft + 20 * ft) + 15 * ft) + 13 * ft);
+    const RockFields rock = rock_of(g, spec, d);
+    EXPECT_EQ(rock.num_active(), 9000);
+    EXPECT_EQ(rock.porosity[g.cell(0, 0, 14)], 0.157);
+    EXPECT_EQ(rock.kz[g.cell(0, 0, 0)], 49.29276 * 0.01 * units::kMilliDarcy);
+}
+
+}  // namespace
+}  // namespace heptane::grid

@@ -4,6 +4,9 @@
 #include "sim/simulator.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
 
 #include <Eigen/Dense>
 #include <algorithm>
@@ -140,6 +143,90 @@ TEST(Simulator, MassBalanceHoldsTo1e10WhenTheToleranceIsTightened) {
     s.newton.tolerance_cnv = 1e-9;
     const double worst = worst_balance(s, 1e-12, 1e-10);
     RecordProperty("worst_balance_tight", std::to_string(worst));
+}
+
+// Issue 20: a simulation of the ACTNUM model (inactive cells around a box, per-cell sizes and
+// dipping tops) against the same model with the inactive cells removed by hand. Every step
+// must be the same step (dt, Newton iterations) with the same well rates and pressures to the
+// linear tolerance's rounding, the inactive cells must never move, and the ACTNUM run must
+// conserve mass with each cell's own volume.
+TEST(Simulator, InactiveCellsSimulateAsTheSmallerGrid) {
+    const std::string dir = (std::filesystem::temp_directory_path() /
+                             ("heptane_sim_actnum_" + std::to_string(::getpid())))
+                                .string();
+    std::filesystem::create_directories(dir);
+    const test::ActnumPair p = test::actnum_pair(dir);
+    std::filesystem::remove_all(dir);
+    struct Run {
+        std::unique_ptr<wells::TwoPhaseSystem> system;
+        std::unique_ptr<Simulator> sim;
+        std::vector<StepRecord> steps;
+    };
+    const auto start = [&](const wells::Model& m, const wells::ModelSpec& spec) {
+        Run r;
+        r.system = std::make_unique<wells::TwoPhaseSystem>(m.grid, m.rock, spec.two_phase,
+                                                           spec.wells);
+        const grid::CellState x0 = r.system->cells().equilibrium_state(
+            spec.initial.pressure, spec.initial.datum_depth, spec.initial.water_saturation);
+        r.sim = std::make_unique<Simulator>(*r.system, x0, schedule(20.0), cpu_solver(),
+                                            linear(1e-12));
+        return r;
+    };
+    Run big = start(p.with_actnum, p.spec_with_actnum);
+    Run small = start(p.removed, p.spec_removed);
+    const grid::CellState x0 = big.sim->state().cells;
+    const grid::Grid3D& g = p.with_actnum.grid;
+    const grid::TwoPhaseParams& prm = p.spec_with_actnum.two_phase;
+    // Fluid in place with each cell's own volume (inactive cells have porosity 0).
+    const auto fip = [&](const grid::CellState& x) {
+        std::array<double, 2> f{0.0, 0.0};
+        for (index_t m = 0; m < g.num_cells(); ++m) {
+            const double dp = x.p[m] - prm.reference_pressure;
+            const double phi = p.with_actnum.rock.porosity[m] * std::exp(prm.rock_compressibility * dp);
+            f[0] += g.volume(m) * phi * std::exp(prm.oil.compressibility * dp) * (1.0 - x.sw[m]);
+            f[1] += g.volume(m) * phi * std::exp(prm.water.compressibility * dp) * x.sw[m];
+        }
+        return f;
+    };
+    double pv = 0.0;
+    for (index_t m = 0; m < g.num_cells(); ++m) pv += g.volume(m) * p.with_actnum.rock.porosity[m];
+    std::array<double, 2> before = fip(x0);
+    Observer balance;
+    balance.step = [&](const StepRecord& step) {
+        const std::array<double, 2> now = fip(big.sim->state().cells);
+        for (int a = 0; a < 2; ++a) {
+            double produced = 0.0;
+            for (const wells::WellRates& q : step.rates) produced += (a == 0 ? q.oil : q.water);
+            EXPECT_LE(std::abs(now[a] - before[a] + produced * step.dt) / pv, 1e-6)
+                << "step " << step.step << " phase " << a;
+        }
+        before = now;
+    };
+    ASSERT_TRUE(big.sim->run(balance).completed);
+    ASSERT_TRUE(small.sim->run().completed);
+    const std::vector<StepRecord>& a = big.sim->steps();
+    const std::vector<StepRecord>& b = small.sim->steps();
+    ASSERT_EQ(a.size(), b.size());
+    ASSERT_GE(a.size(), 5u);
+    for (std::size_t n = 0; n < a.size(); ++n) {
+        EXPECT_EQ(a[n].dt, b[n].dt) << "step " << n;
+        EXPECT_EQ(a[n].newton_iterations, b[n].newton_iterations) << "step " << n;
+        for (std::size_t w = 0; w < 2; ++w) {
+            const double qa = a[n].rates[w].oil + a[n].rates[w].water;
+            const double qb = b[n].rates[w].oil + b[n].rates[w].water;
+            EXPECT_NEAR(qa, qb, 1e-7 * std::abs(qb)) << "step " << n << " well " << w;
+        }
+    }
+    for (std::size_t w = 0; w < 2; ++w) {
+        EXPECT_NEAR(big.sim->state().p_bh[w], small.sim->state().p_bh[w],
+                    1e-9 * small.sim->state().p_bh[w]);
+    }
+    const grid::CellState& x = big.sim->state().cells;
+    for (index_t m = 0; m < g.num_cells(); ++m) {
+        if (p.with_actnum.rock.is_active(m)) continue;
+        ASSERT_EQ(x.p[m], x0.p[m]) << m;
+        ASSERT_EQ(x.sw[m], x0.sw[m]) << m;
+    }
 }
 
 /// The residual with each well under `controls`.
