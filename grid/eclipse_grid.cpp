@@ -139,6 +139,12 @@ class GridReader {
     }
 
     EclipseGridData take() { return std::move(data_); }
+
+    /// "[nx, ny, nz]", the deck's grid.dims.
+    std::string dims_text() const {
+        return "[" + std::to_string(data_.dims[0]) + ", " + std::to_string(data_.dims[1]) + ", " +
+               std::to_string(data_.dims[2]) + "]";
+    }
     bool ended() const { return ended_; }
 
   private:
@@ -187,7 +193,8 @@ class GridReader {
         if (values.size() != b.size()) {
             src.fail(at, keyword + ": " + std::to_string(values.size()) + " values, the box has " +
                              std::to_string(b.size()) + " cells" +
-                             (b.r == full_.r ? " (the whole grid)" : " (BOX)"));
+                             (b.r == full_.r ? " (the whole grid of grid.dims " + dims_text() + ")"
+                                             : std::string(" (BOX)")));
         }
         std::vector<double>& a = array(keyword);
         for_box(b, [&](std::size_t cell, std::size_t n) {
@@ -405,10 +412,8 @@ class GridReader {
         for (int d = 0; d < 3; ++d) {
             if (file[d] != data_.dims[d]) {
                 src.fail(at, keyword + " " + number_text(file[0]) + " " + number_text(file[1]) +
-                                 " " + number_text(file[2]) + " does not match grid.dims [" +
-                                 std::to_string(data_.dims[0]) + ", " +
-                                 std::to_string(data_.dims[1]) + ", " +
-                                 std::to_string(data_.dims[2]) + "]");
+                                 " " + number_text(file[2]) + " does not match grid.dims " +
+                                 dims_text());
             }
         }
     }
