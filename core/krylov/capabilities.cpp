@@ -27,6 +27,10 @@ Support everywhere(const SolverSettings& s, DeckKind kind) {
                               " needs a grid deck (it inverts blocks of grid cells); a matrix "
                               "deck solves with preconditioner none");
         }
+        if (s.preconditioner == PreconditionerKind::cpr && s.method == Method::qmr) {
+            return refuse("solver.preconditioner",
+                          "cpr has no transpose (QMR needs M^-T); use bicgstab with cpr");
+        }
         if (is_smoother(s.method)) {
             return refuse("solver.preconditioner",
                           std::string("the block smoother ") + to_string(s.method) +
@@ -62,6 +66,11 @@ Support on_gpu(const SolverSettings& s, int K) {
                       "none)");
     }
     const std::string what = std::string("the preconditioner ") + to_string(kind);
+    if (kind == PreconditionerKind::cpr) {
+        return refuse(key,
+                      "cpr runs on the CPU for now (its GPU stages are issue 21's next part); "
+                      "use backend cpu (auto falls back to it)");
+    }
     if (s.method == Method::qmr) {
         return refuse(key, what +
                                " is not available in the GPU QMR (it needs M^-T on the "

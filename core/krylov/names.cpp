@@ -28,6 +28,9 @@ const std::vector<NameRow<PreconditionerKind>>& name_table<PreconditionerKind>()
          "each vertical column's block-tridiagonal matrix solved (block Thomas)"},
         {PreconditionerKind::block_jacobi, "block_jacobi", nullptr,
          "spatial blocks of solver.block_shape cells inverted exactly"},
+        {PreconditionerKind::cpr, "cpr", nullptr,
+         "two stages: the quasi-IMPES pressure system by a structured-multigrid V-cycle, then "
+         "point-block Jacobi (CPU for now)"},
     };
     return t;
 }

@@ -8,7 +8,7 @@
 namespace heptane {
 
 enum class Method { bicgstab, qmr, block_jacobi, block_gs };
-enum class PreconditionerKind { none, point_block_jacobi, line_jacobi, block_jacobi };
+enum class PreconditionerKind { none, point_block_jacobi, line_jacobi, block_jacobi, cpr };
 enum class Backend { automatic, cpu, gpu };
 enum class GpuKernel { in_kernel, multi_kernel, library };
 enum class SpmvKind { bdia, ksparse };

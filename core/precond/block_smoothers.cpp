@@ -9,6 +9,7 @@
 #include "core/base/canonical.hpp"
 #include "core/base/errors.hpp"
 #include "core/base/vector_ops.hpp"
+#include "core/precond/cpr.hpp"
 #include "core/spmv/spmv.hpp"
 
 namespace heptane {
@@ -464,6 +465,8 @@ std::unique_ptr<Preconditioner> make_preconditioner(const GHMatrix& A,
             return std::make_unique<LineJacobi>(A);
         case PreconditionerKind::block_jacobi:
             return std::make_unique<SpatialBlockJacobi>(A, settings.block_shape);
+        case PreconditionerKind::cpr:
+            return std::make_unique<CprPreconditioner>(A);
     }
     throw InputError("solver.preconditioner", "unknown preconditioner kind");
 }
@@ -485,6 +488,13 @@ double preconditioner_bytes(const GHMatrix& A, PreconditionerKind kind, std::arr
             return spatial_inverse_bytes(make_blocking(A.nx(), A.ny(), A.nz(), shape),
                                          A.block_size()) +
                    vectors;
+        case PreconditionerKind::cpr: {
+            // Stage 2's blocks and one product with A (its Bdia), and stage 1's pressure
+            // matrix (7 values a cell) read by the level-0 smoothing and residual, at least.
+            const double bdia = static_cast<double>(A.bdia().size()) * sizeof(double);
+            const double pressure = 7.0 * static_cast<double>(A.num_cells()) * sizeof(double);
+            return block_bytes + bdia + 3.0 * pressure + 2.0 * vectors;
+        }
     }
     return 0.0;
 }

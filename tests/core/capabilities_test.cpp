@@ -56,6 +56,8 @@ TEST(Capabilities, RulesThatHoldOnEveryBackend) {
     EXPECT_TRUE(refused(
         support(settings(Method::bicgstab, P::none, G::in_kernel, SpmvKind::ksparse), 2, cpu, grid),
         "solver.spmv", "ksparse runs with gpu_kernel: multi_kernel"));
+    EXPECT_TRUE(refused(support(settings(Method::qmr, P::cpr), 2, cpu, grid),
+                        "solver.preconditioner", "cpr has no transpose"));
 }
 
 TEST(Capabilities, RulesOfTheGpu) {
@@ -74,6 +76,11 @@ TEST(Capabilities, RulesOfTheGpu) {
     EXPECT_TRUE(refused(
         support(settings(Method::bicgstab, P::point_block_jacobi, G::in_kernel), 3, gpu, grid),
         "solver.preconditioner", "K a power of two only (K = 3"));
+    for (G k : {G::in_kernel, G::multi_kernel}) {
+        EXPECT_TRUE(refused(support(settings(Method::bicgstab, P::cpr, k), 2, gpu, grid),
+                            "solver.preconditioner", "cpr runs on the CPU for now"));
+    }
+    EXPECT_TRUE(support(settings(Method::bicgstab, P::cpr), 2, cpu, grid));
     // The same settings run on the CPU.
     EXPECT_TRUE(support(settings(Method::qmr, P::point_block_jacobi), 2, cpu, grid));
     EXPECT_TRUE(support(settings(Method::bicgstab, P::line_jacobi, G::in_kernel), 2, cpu, grid));

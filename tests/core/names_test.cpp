@@ -34,7 +34,8 @@ TEST(Names, EveryEnumHasOneRowPerValue) {
     check_table<Method>({Method::bicgstab, Method::qmr, Method::block_jacobi, Method::block_gs});
     check_table<PreconditionerKind>(
         {PreconditionerKind::none, PreconditionerKind::point_block_jacobi,
-         PreconditionerKind::line_jacobi, PreconditionerKind::block_jacobi});
+         PreconditionerKind::line_jacobi, PreconditionerKind::block_jacobi,
+         PreconditionerKind::cpr});
     check_table<Backend>({Backend::automatic, Backend::cpu, Backend::gpu});
     check_table<GpuKernel>({GpuKernel::in_kernel, GpuKernel::multi_kernel, GpuKernel::library});
     check_table<SpmvKind>({SpmvKind::bdia, SpmvKind::ksparse});

@@ -316,6 +316,8 @@ std::unique_ptr<DevicePreconditioner> upload_preconditioner(const GHMatrix& A,
             return std::make_unique<DeviceLine>(A, factor_lines(A));
         case PreconditionerKind::block_jacobi:
             return std::make_unique<DeviceSpatial>(A, factor_spatial_blocks(A, shape), shape);
+        case PreconditionerKind::cpr:
+            throw NotSupported("cpr is not on the GPU yet (core/krylov/capabilities.cpp)");
     }
     return nullptr;
 }
