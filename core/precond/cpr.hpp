@@ -1,8 +1,8 @@
 #pragma once
 /// @file CPR (constrained pressure residual) preconditioning, issue 21, CPU reference, first
 /// part: the pressure system a GH matrix holds (quasi-IMPES decoupling), a structured
-/// aggregation multigrid for it, and the two-stage preconditioner. Not yet a deck choice
-/// (solver.preconditioner: cpr, its keys and the GPU come next); design decision 36.
+/// aggregation multigrid for it, and the two-stage preconditioner (solver.preconditioner:
+/// cpr, CPU only; its keys and the GPU come next); design decision 36.
 #include <array>
 #include <memory>
 #include <vector>
