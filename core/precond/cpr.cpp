@@ -7,6 +7,7 @@
 
 #include "core/base/eigen_interop.hpp"
 #include "core/base/errors.hpp"
+#include "core/base/vector_ops.hpp"
 #include "core/matrix/formats.hpp"
 #include "core/precond/block_smoothers.hpp"
 #include "core/spmv/spmv.hpp"
@@ -168,6 +169,9 @@ struct StructuredMg::Level {
     GHMatrix own;                  ///< the operator (levels > 0)
     const GHMatrix* A = nullptr;   ///< the operator of this level
     std::array<int, 3> factor{};   ///< aggregation to the next level
+    std::vector<index_t> coarse;   ///< cell -> its aggregate's cell on the next level
+    std::vector<index_t> members;  ///< the cells of each aggregate, aggregate by aggregate
+    std::vector<index_t> member_start;  ///< aggregate I's cells: members[start[I] .. start[I+1])
     std::unique_ptr<LineJacobi> smoother;
     mutable std::vector<double> b, x, r, z;  ///< b, x: this level's problem (levels > 0)
 };
@@ -204,6 +208,23 @@ StructuredMg::StructuredMg(const GHMatrix& A, const MgOptions& options)
         auto next = std::make_unique<Level>();
         next->own = GHMatrix(cd[0], cd[1], cd[2], 1);
         next->A = &next->own;  // the Level lives on the heap: the address stays
+        // The transfer maps, both ways (restriction gathers, prolongation scatters: both
+        // parallel, and the gather sums each aggregate in one fixed order).
+        const auto f = top.factor;
+        top.coarse.resize(static_cast<std::size_t>(cur.num_cells()));
+        std::vector<index_t> count(static_cast<std::size_t>(next->own.num_cells()) + 1, 0);
+        for (index_t m = 0; m < cur.num_cells(); ++m) {
+            const index_t i = m / (static_cast<index_t>(cur.nz()) * cur.ny());
+            const index_t j = (m / cur.nz()) % cur.ny(), k = m % cur.nz();
+            const index_t c = k / f[2] + cd[2] * (j / f[1] + static_cast<index_t>(cd[1]) * (i / f[0]));
+            top.coarse[static_cast<std::size_t>(m)] = c;
+            ++count[static_cast<std::size_t>(c) + 1];
+        }
+        for (std::size_t c = 1; c < count.size(); ++c) count[c] += count[c - 1];
+        top.member_start = count;
+        top.members.resize(static_cast<std::size_t>(cur.num_cells()));
+        for (index_t m = 0; m < cur.num_cells(); ++m)
+            top.members[static_cast<std::size_t>(count[static_cast<std::size_t>(top.coarse[m])]++)] = m;
         add_level(std::move(next));
     }
     coarsest_ = std::make_unique<Coarsest>();
@@ -241,35 +262,52 @@ void StructuredMg::cycle(int l, const double* b, double* x) const {
         for (index_t i = 0; i < n; ++i) x[i] = sol(i);
         return;
     }
-    std::fill(x, x + n, 0.0);
+    const bool parallel = n >= vec::kParallelMin;
     const double omega = options_.omega;
-    const auto smooth = [&](int sweeps) {
+    double* r = L.r.data();
+    double* z = L.z.data();
+    const auto residual = [&] {  // r = b - A x
+        spmv(A, x, r);
+#pragma omp parallel for schedule(static) if (parallel)
+        for (index_t i = 0; i < n; ++i) r[i] = b[i] - r[i];
+    };
+    const auto smooth = [&](int sweeps, bool from_zero) {
         for (int s = 0; s < sweeps; ++s) {
-            spmv(A, x, L.r.data());
-            for (index_t i = 0; i < n; ++i) L.r[i] = b[i] - L.r[i];
-            L.smoother->apply(L.r.data(), L.z.data());
-            for (index_t i = 0; i < n; ++i) x[i] += omega * L.z[i];
+            if (from_zero && s == 0) {  // x = 0: the residual is b
+                L.smoother->apply(b, z);
+#pragma omp parallel for schedule(static) if (parallel)
+                for (index_t i = 0; i < n; ++i) x[i] = omega * z[i];
+                continue;
+            }
+            residual();
+            L.smoother->apply(r, z);
+#pragma omp parallel for schedule(static) if (parallel)
+            for (index_t i = 0; i < n; ++i) x[i] += omega * z[i];
         }
     };
-    smooth(options_.pre_sweeps);
-    // Restrict the cells' residual (the wells stay on level 0) by summing each aggregate.
-    spmv(A, x, L.r.data());
-    for (index_t i = 0; i < n; ++i) L.r[i] = b[i] - L.r[i];
+    if (options_.pre_sweeps > 0) {
+        smooth(options_.pre_sweeps, true);
+    } else {
+        std::fill(x, x + n, 0.0);
+    }
+    // Restrict the cells' residual (the wells stay on level 0): each aggregate's sum.
+    residual();
     const Level& C = *levels_[static_cast<std::size_t>(l) + 1];
-    const GHMatrix& Ac = *C.A;
-    const std::array<int, 3>& f = L.factor;
-    std::fill(C.b.begin(), C.b.end(), 0.0);
-    const auto coarse_of = [&](index_t m) {
-        const int i = static_cast<int>(m / (static_cast<index_t>(A.nz()) * A.ny()));
-        const int j = static_cast<int>((m / A.nz()) % A.ny());
-        const int k = static_cast<int>(m % A.nz());
-        return (k / f[2]) + static_cast<index_t>(Ac.nz()) * ((j / f[1]) + static_cast<index_t>(Ac.ny()) * (i / f[0]));
-    };
-    for (index_t m = 0; m < A.num_cells(); ++m) C.b[coarse_of(m)] += L.r[m];
-    cycle(l + 1, C.b.data(), C.x.data());
+    const index_t nc = C.A->num_cells();
+    double* bc = C.b.data();
+#pragma omp parallel for schedule(static) if (parallel)
+    for (index_t c = 0; c < nc; ++c) {
+        double v = 0.0;
+        for (index_t q = L.member_start[c]; q < L.member_start[c + 1]; ++q) v += r[L.members[q]];
+        bc[c] = v;
+    }
+    cycle(l + 1, bc, C.x.data());
     const double alpha = options_.coarse_scale;
-    for (index_t m = 0; m < A.num_cells(); ++m) x[m] += alpha * C.x[coarse_of(m)];
-    smooth(options_.post_sweeps);
+    const double* xc = C.x.data();
+    const index_t cells = A.num_cells();
+#pragma omp parallel for schedule(static) if (parallel)
+    for (index_t m = 0; m < cells; ++m) x[m] += alpha * xc[L.coarse[m]];
+    smooth(options_.post_sweeps, false);
 }
 
 // ---- CPR ---------------------------------------------------------------------------------
@@ -303,6 +341,8 @@ void CprPreconditioner::apply(const double* r, double* z) const {
     const int K = A.block_size();
     const index_t M = A.num_cells(), Nw = A.num_wells();
     // Stage 1: r_p = R r, x_p = V-cycle(P, r_p), x = E x_p.
+    const bool parallel = A.rows() >= vec::kParallelMin;
+#pragma omp parallel for schedule(static) if (parallel)
     for (index_t m = 0; m < M; ++m) {
         double v = 0.0;
         for (int c = 0; c < K; ++c) v += weights_[m * K + c] * r[m * K + c];
@@ -310,14 +350,19 @@ void CprPreconditioner::apply(const double* r, double* z) const {
     }
     for (index_t w = 0; w < Nw; ++w) rp_[M + w] = r[M * K + w];
     mg_->vcycle(rp_.data(), xp_.data());
-    std::fill(x_.begin(), x_.end(), 0.0);
-    for (index_t m = 0; m < M; ++m) x_[m * K] = xp_[m];
+#pragma omp parallel for schedule(static) if (parallel)
+    for (index_t m = 0; m < M; ++m) {
+        x_[m * K] = xp_[m];
+        for (int c = 1; c < K; ++c) x_[m * K + c] = 0.0;
+    }
     for (index_t w = 0; w < Nw; ++w) x_[M * K + w] = xp_[M + w];
     // Stage 2: z = x + B^{-1} (r - A x).
     spmv(A, x_.data(), s_.data());
     const index_t n = A.rows();
+#pragma omp parallel for schedule(static) if (parallel)
     for (index_t i = 0; i < n; ++i) s_[i] = r[i] - s_[i];
     stage2_->apply(s_.data(), z);
+#pragma omp parallel for schedule(static) if (parallel)
     for (index_t i = 0; i < n; ++i) z[i] += x_[i];
 }
 
