@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/gpu_test.hpp"
+#include "common/temp_file.hpp"
 #include "common/test_systems.hpp"
 #include "core/krylov/linear_solver.hpp"
 #include "gpu/solver.hpp"
@@ -34,13 +35,7 @@ class InactiveCellsOnGpu : public test::GpuTest, public ::testing::WithParamInte
 
 TEST_P(InactiveCellsOnGpu, GivesTheReferencesSolution) {
     const Case& c = GetParam();
-    const std::string dir = (std::filesystem::temp_directory_path() /
-                             ("heptane_gpu_actnum_" + std::string(c.name) + "_" +
-                              std::to_string(::getpid())))
-                                .string();
-    std::filesystem::create_directories(dir);
-    const test::ActnumPair p = test::actnum_pair(dir, 9, 8, 6);
-    std::filesystem::remove_all(dir);
+    const test::ActnumPair p = test::actnum_pair(test::TempFolder().path(), 9, 8, 6);
     const GHSystem& sys = p.with_actnum.system;
     SolverSettings s;
     s.method = c.method;

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/temp_file.hpp"
 #include "common/test_systems.hpp"
 #include "core/base/eigen_interop.hpp"
 #include "core/base/errors.hpp"
@@ -151,12 +152,7 @@ TEST(Simulator, MassBalanceHoldsTo1e10WhenTheToleranceIsTightened) {
 // linear tolerance's rounding, the inactive cells must never move, and the ACTNUM run must
 // conserve mass with each cell's own volume.
 TEST(Simulator, InactiveCellsSimulateAsTheSmallerGrid) {
-    const std::string dir = (std::filesystem::temp_directory_path() /
-                             ("heptane_sim_actnum_" + std::to_string(::getpid())))
-                                .string();
-    std::filesystem::create_directories(dir);
-    const test::ActnumPair p = test::actnum_pair(dir);
-    std::filesystem::remove_all(dir);
+    const test::ActnumPair p = test::actnum_pair(test::TempFolder().path());
     struct Run {
         std::unique_ptr<wells::TwoPhaseSystem> system;
         std::unique_ptr<Simulator> sim;

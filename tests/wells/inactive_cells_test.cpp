@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/input_error.hpp"
+#include "common/temp_file.hpp"
 #include "common/test_systems.hpp"
 #include "core/base/errors.hpp"
 #include "core/krylov/linear_solver.hpp"
@@ -26,21 +27,11 @@ namespace {
 
 using ::testing::HasSubstr;
 
-/// A scratch folder for the files of one test.
-struct Folder {
-    std::string path;
-    explicit Folder(const std::string& name)
-        : path((std::filesystem::temp_directory_path() /
-                ("heptane_" + name + "_" + std::to_string(::getpid())))
-                   .string()) {
-        std::filesystem::create_directories(path);
-    }
-    ~Folder() { std::filesystem::remove_all(path); }
-};
+using Folder = test::TempFolder;
 
 TEST(InactiveCells, ActiveEquationsAreTheSmallerGridsBitForBit) {
-    const Folder dir("actnum_equations");
-    const test::ActnumPair p = test::actnum_pair(dir.path);
+    const Folder dir;
+    const test::ActnumPair p = test::actnum_pair(dir.path());
     const GHMatrix& A = p.with_actnum.system.matrix;
     const GHMatrix& S = p.removed.system.matrix;
     const std::vector<double>& b = p.with_actnum.system.rhs;
@@ -94,8 +85,8 @@ class InactiveCellsSolve : public ::testing::TestWithParam<SolverCase> {};
 // grid's solution (both solved to 1e-11; they agree to what that tolerance allows).
 TEST_P(InactiveCellsSolve, GivesTheSmallerGridsSolution) {
     const SolverCase& sc = GetParam();
-    const Folder dir(std::string("actnum_solve_") + sc.name);
-    const test::ActnumPair p = test::actnum_pair(dir.path);
+    const Folder dir;
+    const test::ActnumPair p = test::actnum_pair(dir.path());
     SolverSettings s;
     s.method = sc.method;
     s.preconditioner = sc.preconditioner;
@@ -142,8 +133,8 @@ INSTANTIATE_TEST_SUITE_P(
 // The synthetic generator gives inactive cells the same identity rows (its random blocks would
 // couple them otherwise).
 TEST(InactiveCells, SyntheticModelIsolatesThem) {
-    const Folder dir("actnum_synthetic");
-    const std::string file = dir.path + "/actnum.grdecl";
+    const Folder dir;
+    const std::string file = dir.path() + "/actnum.grdecl";
     {
         std::ofstream out(file);
         out << "ACTNUM\n 1 0 1 1 0 1 1 1 /\n";  // (1, 0, 0) and (0, 0, 1) inactive
@@ -171,10 +162,10 @@ TEST(InactiveCells, SyntheticModelIsolatesThem) {
 }
 
 TEST(InactiveCells, AWellMayNotPerforateOne) {
-    const Folder dir("actnum_well");
-    test::ActnumPair p = test::actnum_pair(dir.path);
+    const Folder dir;
+    test::ActnumPair p = test::actnum_pair(dir.path());
     wells::ModelSpec spec = test::two_phase_spec(7, 6, 5, {test::make_well("W", 1, 1, 3, 4)});
-    spec.eclipse.files = {dir.path + "/with_actnum.grdecl"};
+    spec.eclipse.files = {dir.path() + "/with_actnum.grdecl"};
     spec.permeability.defaulted = spec.porosity.defaulted = true;
     const InputError e = [&] {
         try {
