@@ -10,6 +10,8 @@
 #include <iostream>
 #include <sstream>
 
+#include "app/deck_overrides.hpp"
+#include "app/deck_schedule.hpp"
 #include "app/report.hpp"
 #include "core/base/random.hpp"
 #include "core/base/text.hpp"
@@ -76,7 +78,7 @@ class DeckReader {
             m.finish();
         }
         if (auto v = top.optional("solver")) read_solver(*v);
-        if (schedule) read_schedule(*schedule);
+        if (schedule) read_schedule(*schedule, deck_, u_);
         read_output(top.optional("output"));
         top.finish();
     }
@@ -425,170 +427,6 @@ class DeckReader {
         if (!ok) throw InputError(ok.key, ok.reason);
     }
 
-    /// A positive number of days, in seconds.
-    static double days(const Value& v) {
-        const double d = v.number();
-        if (d <= 0.0) v.fail("must be > 0 (days)");
-        return d * units::kDay;
-    }
-
-    void read_schedule(const Value& v) {
-        if (model().model != wells::FluidModel::two_phase) {
-            v.fail("a simulation needs fluid.model two_phase");
-        }
-        sim::Schedule& s = deck_.schedule;
-        s.present = true;
-        Mapping m(v);
-        const std::optional<Value> end = m.optional("end_time");
-        const std::optional<Value> times = m.optional("report_times");
-        const std::optional<Value> interval = m.optional("report_interval");
-        if (!end && !times) v.fail("give end_time (days) or report_times (days)");
-        double end_time = end ? days(*end) : 0.0;
-        if (times) {
-            for (const Value& t : times->elements()) {
-                const double x = days(t);
-                if (!s.report_times.empty() && x <= s.report_times.back()) {
-                    t.fail("report times must increase");
-                }
-                s.report_times.push_back(x);
-            }
-            if (s.report_times.empty()) times->fail("must list at least one time");
-            if (end && s.report_times.back() > end_time) {
-                times->fail("the last report time is after end_time");
-            }
-        }
-        if (interval) {
-            if (!end) interval->fail("needs end_time");
-            const double every = days(*interval);
-            for (double t = every; t < end_time * (1.0 - 1e-12); t += every) {
-                s.report_times.push_back(t);
-            }
-            std::sort(s.report_times.begin(), s.report_times.end());
-            s.report_times.erase(std::unique(s.report_times.begin(), s.report_times.end()),
-                                 s.report_times.end());
-        }
-        if (end && (s.report_times.empty() || s.report_times.back() < end_time)) {
-            s.report_times.push_back(end_time);
-        }
-        end_time = s.end_time();
-
-        sim::TimeStepping& dt = s.dt;
-        const std::optional<Value> initial = m.optional("dt_initial");
-        if (initial) dt.initial = days(*initial);
-        if (dt.initial > end_time) {
-            (initial ? *initial : v).fail("dt_initial is longer than the schedule");
-        }
-        dt.max = std::max(dt.max, dt.initial);
-        if (auto x = m.optional("dt_max")) {
-            dt.max = days(*x);
-            if (dt.max < dt.initial) x->fail("must be >= dt_initial");
-        }
-        dt.min = std::min(dt.min, dt.initial);
-        if (auto x = m.optional("dt_min")) {
-            dt.min = days(*x);
-            if (dt.min > dt.initial) x->fail("must be <= dt_initial");
-        }
-        if (auto x = m.optional("growth_factor")) {
-            dt.growth = x->number();
-            if (dt.growth < 1.0) x->fail("must be >= 1");
-        }
-        if (auto x = m.optional("cut_factor")) {
-            dt.cut = x->number();
-            if (dt.cut <= 0.0 || dt.cut >= 1.0) x->fail("must be in (0, 1)");
-        }
-        if (auto x = m.optional("max_cuts")) {
-            const long long n = x->integer();
-            if (n < 0 || n > 100) x->fail("must be in [0, 100]");
-            dt.max_cuts = static_cast<int>(n);
-        }
-        if (auto x = m.optional("newton")) read_newton(*x, s.newton);
-        if (auto x = m.optional("events")) {
-            for (const Value& e : x->elements()) s.events.push_back(read_event(e));
-        }
-        m.finish();
-        model().dt = dt.initial;  // info, export and bench see the first Newton system
-    }
-
-    void read_newton(const Value& v, sim::NewtonSettings& n) {
-        Mapping m(v);
-        const auto count = [](const Value& x, long long lo) {
-            const long long k = x.integer();
-            if (k < lo || k > 1000) x.fail("must be in [" + std::to_string(lo) + ", 1000]");
-            return static_cast<int>(k);
-        };
-        const auto positive = [](const Value& x) {
-            const double d = x.number();
-            if (d <= 0.0) x.fail("must be > 0");
-            return d;
-        };
-        if (auto x = m.optional("max_iterations")) n.max_iterations = count(*x, 1);
-        if (auto x = m.optional("min_iterations")) {
-            n.min_iterations = count(*x, 0);
-            if (n.min_iterations > n.max_iterations) x->fail("must be <= max_iterations");
-        }
-        if (auto x = m.optional("tolerance_cnv")) n.tolerance_cnv = positive(*x);
-        if (auto x = m.optional("tolerance_mb")) n.tolerance_mb = positive(*x);
-        if (auto x = m.optional("tolerance_well")) n.tolerance_well = positive(*x);
-        if (auto x = m.optional("max_pressure_change")) n.max_pressure_change = positive(*x);
-        if (auto x = m.optional("max_saturation_change")) n.max_saturation_change = positive(*x);
-        if (auto x = m.optional("linear_tolerance")) {
-            n.linear_tolerance = x->choice({"fixed", "adaptive"}) == 0
-                                     ? sim::LinearTolerance::fixed
-                                     : sim::LinearTolerance::adaptive;
-        }
-        if (auto x = m.optional("linear_tolerance_max")) {
-            n.linear_tolerance_max = x->number();
-            if (n.linear_tolerance_max <= 0.0 || n.linear_tolerance_max >= 1.0) {
-                x->fail("must be in (0, 1)");
-            }
-            if (n.linear_tolerance_max < deck_.solver.tolerance) {
-                x->fail("must be >= solver.tolerance (the tightest linear tolerance)");
-            }
-            if (n.linear_tolerance != sim::LinearTolerance::adaptive) {
-                x->fail("applies to linear_tolerance: adaptive only");
-            }
-        }
-        m.finish();
-    }
-
-    sim::WellEvent read_event(const Value& v) {
-        Mapping m(v);
-        sim::WellEvent e;
-        e.key = v.path();
-        const Value time = m.required("time");
-        e.time = time.number() * units::kDay;
-        if (e.time < 0.0) time.fail("must be >= 0 (days from the start)");
-        const Value well = m.required("well");
-        const std::string name = well.string();
-        const auto& ws = model().wells;
-        const auto it = std::find_if(ws.begin(), ws.end(),
-                                     [&](const wells::WellSpec& w) { return w.name == name; });
-        if (it == ws.end()) well.fail("no well is named '" + name + "'");
-        e.well = static_cast<std::size_t>(it - ws.begin());
-        if (auto c = m.optional("control")) {
-            Mapping control(*c);
-            const bool rate = control.required("kind").choice({"rate", "bhp"}) == 0;
-            e.kind = rate ? wells::ControlKind::rate : wells::ControlKind::bhp;
-            const Value value = control.required("value");
-            e.target = value.number() * (rate ? u_.rate : u_.pressure);
-            if (e.target <= 0.0) value.fail("must be > 0");
-            control.finish();
-        }
-        if (auto x = m.optional("status")) e.open = x->choice({"open", "shut"}) == 0;
-        for (const char* key : {"min_bhp", "max_bhp"}) {
-            if (auto x = m.optional(key)) {
-                const double p = x->number();
-                if (p < 0.0) x->fail("must be >= 0 (0: no limit)");
-                (key[1] == 'i' ? e.min_bhp : e.max_bhp) = p * u_.pressure;
-            }
-        }
-        m.finish();
-        if (!e.open && !e.kind && !e.min_bhp && !e.max_bhp) {
-            v.fail("the event changes nothing: give control, status, min_bhp or max_bhp");
-        }
-        return e;
-    }
-
     void read_output(const std::optional<Value>& v) {
         deck_.output.file = fs::path(deck_.path).stem().string() + ".h5";
         if (!v) return;
@@ -602,94 +440,6 @@ class DeckReader {
     fs::path dir_;
     UnitFactors u_ = unit_factors(UnitSystem::field);
 };
-
-/// "a.b[2].c" -> {"a", "b", 2, "c"}: names, and sequence indices as numbers.
-struct PathToken {
-    std::string name;
-    long long index = -1;  ///< >= 0 for [n]
-};
-
-std::vector<PathToken> parse_key_path(const std::string& path, const std::string& arg) {
-    std::vector<PathToken> tokens;
-    std::size_t i = 0;
-    auto bad = [&]() {
-        throw DeckError("--set " + arg,
-                        InputError("expected key.path=value with a key path such as "
-                                   "solver.method or wells[0].control.value"));
-    };
-    while (i < path.size()) {
-        const std::size_t end = path.find_first_of(".[", i);
-        const std::string name = path.substr(i, end == std::string::npos ? end : end - i);
-        if (name.empty()) bad();
-        tokens.push_back({name, -1});
-        i = end == std::string::npos ? path.size() : end;
-        while (i < path.size() && path[i] == '[') {
-            const std::size_t close = path.find(']', i);
-            if (close == std::string::npos || close == i + 1) bad();
-            const std::string digits = path.substr(i + 1, close - i - 1);
-            if (digits.find_first_not_of("0123456789") != std::string::npos) bad();
-            tokens.push_back({"", std::stoll(digits)});
-            i = close + 1;
-        }
-        if (i < path.size()) {
-            if (path[i] != '.') bad();
-            ++i;
-            if (i == path.size()) bad();
-        }
-    }
-    if (tokens.empty()) bad();
-    return tokens;
-}
-
-/// Applies one --set argument to the parsed deck tree (yaml-cpp nodes are handles:
-/// reset() rebinds a handle, assignment would overwrite the node it refers to).
-void apply_override(YAML::Node& root, const std::string& arg, LineMap& lines) {
-    const std::size_t eq = arg.find('=');
-    if (eq == std::string::npos) parse_key_path("", arg);  // reports the expected form
-    const std::string path = arg.substr(0, eq);
-    const auto tokens = parse_key_path(path, arg);
-    YAML::Node value;
-    try {
-        OneDocument doc = load_one_document(arg.substr(eq + 1));
-        if (doc.extra_line > 0) throw DeckError("--set " + arg, InputError(path, doc.extra));
-        value = doc.root;
-    } catch (const YAML::Exception& e) {
-        throw DeckError("--set " + arg, InputError(path, "the value is not valid YAML: " + e.msg));
-    }
-    YAML::Node cur(root);
-    std::string where;
-    for (std::size_t t = 0; t < tokens.size(); ++t) {
-        const PathToken& tok = tokens[t];
-        const bool last = t + 1 == tokens.size();
-        if (tok.index >= 0) {
-            if (!cur.IsSequence() || static_cast<std::size_t>(tok.index) >= cur.size()) {
-                throw DeckError(
-                    "--set " + arg,
-                    InputError(where, "has no element [" + std::to_string(tok.index) + "]"));
-            }
-            where += "[" + std::to_string(tok.index) + "]";
-            if (last) {
-                cur[static_cast<std::size_t>(tok.index)] = value;
-            } else {
-                YAML::Node next = cur[static_cast<std::size_t>(tok.index)];
-                cur.reset(next);
-            }
-        } else {
-            if (!cur.IsMap() && !cur.IsNull()) {
-                throw DeckError("--set " + arg, InputError(where, "is not a mapping"));
-            }
-            where += (where.empty() ? "" : ".") + tok.name;
-            if (last) {
-                cur[tok.name] = value;
-            } else {
-                if (!cur[tok.name]) cur[tok.name] = YAML::Node(YAML::NodeType::Map);
-                YAML::Node next = cur[tok.name];
-                cur.reset(next);
-            }
-        }
-    }
-    lines.mark_override(path, arg);
-}
 
 }  // namespace
 

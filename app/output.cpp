@@ -145,11 +145,17 @@ void write_cell_geometry(h5::File& f, const grid::Grid3D& g,
         throw Error("the hexahedral mesh of " + std::to_string(M) + " cells needs 64-bit nodes");
     const int corner[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0},
                               {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
+    // Each cell's x (y) corner: its -i (-j) neighbour's plus that neighbour's DX (DY); the
+    // neighbours come first in k-fastest order.
+    const index_t step_i = static_cast<index_t>(g.ny) * g.nz, step_j = g.nz;
+    std::vector<double> x_lo(static_cast<std::size_t>(M)), y_lo(static_cast<std::size_t>(M));
     for (index_t m = 0; m < M; ++m) {
         const auto [i, j, k] = g.ijk(m);
-        double x0 = 0.0, y0 = 0.0;
-        for (int a = 0; a < i; ++a) x0 += c.dx[static_cast<std::size_t>(g.cell(a, j, k))];
-        for (int b = 0; b < j; ++b) y0 += c.dy[static_cast<std::size_t>(g.cell(i, b, k))];
+        x_lo[m] = i == 0 ? 0.0 : x_lo[m - step_i] + c.dx[m - step_i];
+        y_lo[m] = j == 0 ? 0.0 : y_lo[m - step_j] + c.dy[m - step_j];
+    }
+    for (index_t m = 0; m < M; ++m) {
+        const double x0 = x_lo[m], y0 = y_lo[m];
         const auto n = static_cast<std::size_t>(m);
         const double top = c.depth[n] - 0.5 * c.dz[n];
         const double lo[3] = {top, y0, x0}, size[3] = {c.dz[n], c.dy[n], c.dx[n]};

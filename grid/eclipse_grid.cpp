@@ -346,13 +346,6 @@ class GridReader {
                 data_.notes.push_back(src.path + ": RUNSPEC: not used (the YAML deck says what they "
                                                  "describe): " + runspec_skipped_);
             }
-        } else if (keyword == "TITLE" || (is_keyword(t.text) && starts_line(src, t) &&
-                                          keyword != "DIMENS" &&
-                                          keyword != "FIELD" && keyword != "METRIC" &&
-                                          keyword != "LAB" && keyword != "PVT-M" &&
-                                          !ends_grid(keyword))) {
-            runspec_skipped_ += (runspec_skipped_.empty() ? "" : ", ") + keyword;
-            if (keyword == "TITLE") skip_line(src);
         } else if (keyword == "DIMENS") {
             read_dimensions(src, t, keyword);
         } else if (keyword == "FIELD" || keyword == "METRIC" || keyword == "LAB") {
@@ -361,6 +354,9 @@ class GridReader {
             src.fail(t, "PVT-M units are not supported (FIELD, METRIC or LAB)");
         } else if (ends_grid(keyword)) {
             src.fail(t, keyword + " before the GRID section: the file has no GRID section");
+        } else if (keyword == "TITLE" || (is_keyword(t.text) && starts_line(src, t))) {
+            runspec_skipped_ += (runspec_skipped_.empty() ? "" : ", ") + keyword;
+            if (keyword == "TITLE") skip_line(src);
         }
     }
 

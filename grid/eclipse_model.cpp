@@ -3,7 +3,6 @@
 #include <cmath>
 #include <cstddef>
 #include <memory>
-#include <sstream>
 #include <string>
 
 #include "core/base/errors.hpp"
@@ -17,13 +16,6 @@ const std::vector<double>* find(const EclipseGridData& d, const char* name) {
     return it == d.arrays.end() ? nullptr : &it->second;
 }
 
-std::string cell_text(const Grid3D& g, index_t m) {
-    const auto ijk = g.ijk(m);
-    std::ostringstream s;
-    s << "(i, j, k) = (" << ijk[0] << ", " << ijk[1] << ", " << ijk[2] << ")";
-    return s.str();
-}
-
 /// The files' names for messages: "a.DATA" or "a.inc, b.inc".
 std::string files_text(const EclipseGridSpec& spec) {
     std::string s;
@@ -31,26 +23,13 @@ std::string files_text(const EclipseGridSpec& spec) {
     return s;
 }
 
-/// An Eclipse-ordered array in k-fastest order, times `scale`; `rule` checks each value of
-/// the cells `check` selects (the first failure names the cell).
+/// eclipse_to_cells for the files of `spec` (errors at its key, naming its files).
 template <class Check, class Rule>
 std::vector<double> to_cells(const Grid3D& g, const EclipseGridSpec& spec, const char* name,
                              const std::vector<double>& values, double scale, Check check,
                              Rule rule, const char* requirement) {
-    std::vector<double> out(values.size());
-    for (index_t n = 0; n < static_cast<index_t>(values.size()); ++n) {
-        const index_t m = eclipse_to_cell(g, n);
-        const double v = values[static_cast<std::size_t>(n)];
-        if (check(m) && !rule(v)) {
-            std::ostringstream msg;
-            msg << files_text(spec) << ": " << name << " of cell " << cell_text(g, m) << " is "
-                << (std::isnan(v) ? std::string("not given") : std::to_string(v)) << "; it must be "
-                << requirement;
-            throw InputError(spec.key, msg.str());
-        }
-        out[static_cast<std::size_t>(m)] = v * scale;
-    }
-    return out;
+    return eclipse_to_cells(g, spec.key, files_text(spec), name, values, scale, check, rule,
+                            requirement);
 }
 
 double length_unit(const EclipseGridSpec& spec, const EclipseGridData& d) {

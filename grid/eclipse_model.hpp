@@ -2,14 +2,42 @@
 /// @file A reservoir as Eclipse GRID-section files describe it (deck key grid.eclipse, issue
 /// 20): the cells' sizes and depths (DX, DY, DZ, TOPS), which cells are active (ACTNUM and
 /// pore volume), and the rock (PERMX/Y/Z, PORO, NTG, MULTX/Y/Z). Design decision 35.
+#include <cmath>
 #include <string>
 #include <vector>
+
+#include "core/base/errors.hpp"
 
 #include "grid/eclipse_grid.hpp"
 #include "grid/grid3d.hpp"
 #include "grid/rock.hpp"
 
 namespace heptane::grid {
+
+/// Eclipse-ordered `values` (i fastest) as a k-fastest field times `scale`. Each value of a
+/// cell that `check(m)` selects must pass `rule`; the first that does not is an
+/// InputError(key, "SOURCE: NAME of cell (i, j, k) = (...) is V; it must be REQUIREMENT"),
+/// V "not given" for a cell no keyword set (NaN). The one conversion of grid.eclipse and of
+/// the rock fields of kind eclipse.
+template <class Check, class Rule>
+std::vector<double> eclipse_to_cells(const Grid3D& g, const std::string& key,
+                                     const std::string& source, const std::string& name,
+                                     const std::vector<double>& values, double scale, Check check,
+                                     Rule rule, const char* requirement) {
+    std::vector<double> out(values.size());
+    for (index_t n = 0; n < static_cast<index_t>(values.size()); ++n) {
+        const index_t m = eclipse_to_cell(g, n);
+        const double v = values[static_cast<std::size_t>(n)];
+        if (check(m) && !rule(v)) {
+            throw InputError(key, source + ": " + name + " of cell " + cell_text(g, m) + " is " +
+                                      (std::isnan(v) ? std::string("not given")
+                                                     : std::to_string(v)) +
+                                      "; it must be " + requirement);
+        }
+        out[static_cast<std::size_t>(m)] = v * scale;
+    }
+    return out;
+}
 
 /// The deck's grid.eclipse: files read in order as one GRID section.
 struct EclipseGridSpec {

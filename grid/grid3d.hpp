@@ -2,6 +2,7 @@
 /// @file Structured 3D grid with the k-fastest cell ordering of DESIGN section 2.
 #include <array>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/base/types.hpp"
@@ -54,6 +55,13 @@ struct Grid3D {
 };
 
 /// Cell index m of the Eclipse-ordered (i fastest, then j, then k) value n.
+/// "(i, j, k) = (1, 2, 3)": how messages name cell m.
+inline std::string cell_text(const Grid3D& g, index_t m) {
+    const auto ijk = g.ijk(m);
+    return "(i, j, k) = (" + std::to_string(ijk[0]) + ", " + std::to_string(ijk[1]) + ", " +
+           std::to_string(ijk[2]) + ")";
+}
+
 inline index_t eclipse_to_cell(const Grid3D& g, index_t n) {
     const index_t i = n % g.nx;
     const index_t j = (n / g.nx) % g.ny;

@@ -50,13 +50,6 @@ std::string dims_text(int nx, int ny, int nz) {
     return s.str();
 }
 
-std::string cell_text(const Grid3D& grid, index_t m) {
-    const auto ijk = grid.ijk(m);
-    std::ostringstream s;
-    s << "(i, j, k) = (" << ijk[0] << ", " << ijk[1] << ", " << ijk[2] << ")";
-    return s.str();
-}
-
 bool is_permeability(double k) { return std::isfinite(k) && k >= 0.0; }
 bool is_porosity(double phi) { return std::isfinite(phi) && phi > 0.0 && phi <= 1.0; }
 
@@ -124,25 +117,9 @@ template <typename Valid>
 void scatter_eclipse(const Grid3D& grid, const FieldSpec& spec, const std::string& name,
                      const std::vector<double>& values, double scale, Valid valid,
                      const char* requirement, std::vector<double>& out) {
-    const index_t n_cells = grid.num_cells();
-    out.resize(static_cast<std::size_t>(n_cells));
-    for (index_t n = 0; n < n_cells; ++n) {
-        const double v = values[static_cast<std::size_t>(n)];
-        const index_t m = eclipse_to_cell(grid, n);
-        if (!valid(v)) {
-            std::ostringstream msg;
-            msg << spec.file << ": " << name << " value " << n + 1 << " (cell "
-                << cell_text(grid, m) << ") is ";
-            if (std::isnan(v)) {
-                msg << "not given (no keyword or edit sets it)";
-            } else {
-                msg << v;
-            }
-            msg << ", must be " << requirement;
-            throw InputError(key_of(spec, "file"), msg.str());
-        }
-        out[static_cast<std::size_t>(m)] = v * scale;
-    }
+    const auto every = [](index_t) { return true; };
+    out = eclipse_to_cells(grid, key_of(spec, "file"), spec.file, name, values, scale, every,
+                           valid, requirement);
 }
 
 void build_permeability(const Grid3D& grid, const FieldSpec& spec, RockFields& rock) {

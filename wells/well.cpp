@@ -97,10 +97,9 @@ void validate_perforations(const grid::Grid3D& g, const grid::RockFields& rock,
         for (int k = w.k_first; k <= w.k_last; ++k) {
             if (rock.is_active(g.cell(w.i, w.j, k))) continue;
             throw InputError(well_key(n, "perforations"),
-                             "well '" + w.name + "' perforates cell (i, j, k) = (" +
-                                 std::to_string(w.i) + ", " + std::to_string(w.j) + ", " +
-                                 std::to_string(k) +
-                                 "), which is inactive (ACTNUM 0 or no pore volume)");
+                             "well '" + w.name + "' perforates cell " +
+                                 grid::cell_text(g, g.cell(w.i, w.j, k)) +
+                                 ", which is inactive (ACTNUM 0 or no pore volume)");
         }
     }
 }

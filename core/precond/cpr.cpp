@@ -17,9 +17,15 @@ namespace heptane {
 // ---- pressure system ---------------------------------------------------------------------
 
 std::vector<double> quasi_impes_weights(const GHMatrix& A) {
+    std::vector<double> w;
+    quasi_impes_weights(A, w);
+    return w;
+}
+
+void quasi_impes_weights(const GHMatrix& A, std::vector<double>& w) {
     const int K = A.block_size();
     const index_t M = A.num_cells();
-    std::vector<double> w(static_cast<std::size_t>(M * K));
+    w.resize(static_cast<std::size_t>(M * K));
     bool singular = false;
     index_t first_singular = -1;
 #pragma omp parallel for schedule(static)
@@ -46,7 +52,6 @@ std::vector<double> quasi_impes_weights(const GHMatrix& A) {
                          "cpr: the diagonal block of cell " + std::to_string(first_singular) +
                              " is singular (no quasi-IMPES weights)");
     }
-    return w;
 }
 
 GHMatrix pressure_structure(const GHMatrix& A) {
@@ -183,8 +188,7 @@ struct StructuredMg::Coarsest {
 StructuredMg::~StructuredMg() = default;
 StructuredMg::StructuredMg(StructuredMg&&) noexcept = default;
 
-StructuredMg::StructuredMg(const GHMatrix& A, const MgOptions& options)
-    : fine_(&A), options_(options) {
+StructuredMg::StructuredMg(const GHMatrix& A, const MgOptions& options) : options_(options) {
     if (A.block_size() != 1) throw std::invalid_argument("StructuredMg: K = 1 expected");
     const auto add_level = [&](std::unique_ptr<Level> L) {
         const auto rows = static_cast<std::size_t>(L->A->rows());
@@ -232,7 +236,6 @@ StructuredMg::StructuredMg(const GHMatrix& A, const MgOptions& options)
 }
 
 void StructuredMg::update(const GHMatrix& A) {
-    fine_ = &A;
     levels_[0]->A = &A;
     const std::size_t last = levels_.size() - 1;
     for (std::size_t l = 1; l <= last; ++l)
@@ -330,7 +333,7 @@ CprPreconditioner::~CprPreconditioner() = default;
 void CprPreconditioner::update(const GHMatrix& A) {
     check_same_structure(*A_, A, "CprPreconditioner::update");
     A_ = &A;
-    weights_ = quasi_impes_weights(A);
+    quasi_impes_weights(A, weights_);
     extract_pressure(A, weights_, pressure_);
     mg_->update(pressure_);
     stage2_->update(A);

@@ -22,6 +22,8 @@ namespace heptane {
 /// values (cell m's at m K .. m K + K - 1). Throws InputError (solver.preconditioner, naming
 /// the cell) for a singular diagonal block.
 std::vector<double> quasi_impes_weights(const GHMatrix& A);
+/// The same into `w` (resized to M K; a Newton step's update allocates nothing).
+void quasi_impes_weights(const GHMatrix& A, std::vector<double>& w);
 
 /// The pressure system of A for `weights`: a K = 1 GH matrix on the same grid with the same
 /// well layout, P(m, n) = w_m^T A_mn e_0 over the 7 diagonals, a cell row's well column
@@ -77,7 +79,6 @@ class StructuredMg {
     struct Level;
     struct Coarsest;
     void cycle(int l, const double* b, double* x) const;
-    const GHMatrix* fine_ = nullptr;
     MgOptions options_;
     std::vector<std::unique_ptr<Level>> levels_;
     std::unique_ptr<Coarsest> coarsest_;

@@ -16,6 +16,7 @@
 #include "app/hdf5_file.hpp"
 #include "common/cli_runner.hpp"
 #include "common/mini_xml.hpp"
+#include "common/temp_file.hpp"
 #include "common/test_systems.hpp"
 
 namespace heptane::app {
@@ -29,16 +30,8 @@ using ::testing::HasSubstr;
 
 class EclipseDeck : public ::testing::Test {
   protected:
-    void SetUp() override {
-        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        dir_ = fs::temp_directory_path() /
-               ("heptane_ecl_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-    std::string path(const std::string& name) const { return (dir_ / name).string(); }
-    fs::path dir_;
+    std::string path(const std::string& name) const { return dir_.path() + "/" + name; }
+    test::TempFolder dir_;
 };
 
 const std::string kDeck = source_path("tests/app/decks/eclipse_actnum.yaml");

@@ -444,7 +444,7 @@ TEST(BuildRockErrors, EclipseSpecs) {
     const TempFile unset("PERMX\n 4* /\n");
     e = error_of(g, eclipse_spec("rock.permeability", unset.path()), poro);
     EXPECT_EQ(e.key(), "rock.permeability.file");
-    EXPECT_THAT(e.detail(), HasSubstr("PERMX value 1 (cell (i, j, k) = (0, 0, 0)) is not given"));
+    EXPECT_THAT(e.detail(), HasSubstr(": PERMX of cell (i, j, k) = (0, 0, 0) is not given"));
 
     // A file with more than the rock belongs to grid.eclipse (nothing of it skipped).
     const TempFile actnum("ACTNUM\n 4*1 /\nPERMX\n 4*1.0 /\n");
