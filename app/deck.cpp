@@ -384,6 +384,54 @@ class DeckReader {
         m.finish();
     }
 
+    /// solver.cpr: the CPR preconditioner's choices (inputs/README.md, design decision 36).
+    static void read_cpr(const Value& v, CprOptions& o) {
+        Mapping m(v);
+        const auto count = [](const Value& x, long long lo, long long hi) {
+            const long long n = x.integer();
+            if (n < lo || n > hi) {
+                x.fail("must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+            }
+            return static_cast<int>(n);
+        };
+        MgOptions& g = o.mg;
+        if (auto x = m.optional("weights")) o.weights = x->choice_of<CprWeights>();
+        if (auto x = m.optional("cycle")) g.cycle = x->choice_of<MgCycle>();
+        if (auto x = m.optional("smoother")) g.smoother = x->choice_of<MgSmoother>();
+        if (auto x = m.optional("levels")) g.max_levels = count(*x, 1, 30);
+        if (auto x = m.optional("coarsening")) {
+            const auto f = x->integers(3);
+            for (int d = 0; d < 3; ++d) {
+                if (f[d] < 1 || f[d] > 8) x->fail("every factor must be in [1, 8]");
+                g.factor[d] = static_cast<int>(f[d]);
+            }
+            if (f[0] * f[1] * f[2] == 1) x->fail("at least one factor must be > 1");
+        }
+        if (auto x = m.optional("sweeps")) {  // N (before and after) or [before, after]
+            if (x->is_sequence()) {
+                const auto n = x->integers(2);
+                for (int d = 0; d < 2; ++d) {
+                    if (n[d] < 0 || n[d] > 100) x->fail("every count must be in [0, 100]");
+                }
+                g.pre_sweeps = static_cast<int>(n[0]);
+                g.post_sweeps = static_cast<int>(n[1]);
+            } else {
+                g.pre_sweeps = g.post_sweeps = count(*x, 0, 100);
+            }
+            if (g.pre_sweeps + g.post_sweeps == 0) x->fail("at least one sweep is needed");
+        }
+        if (auto x = m.optional("omega")) {
+            g.omega = x->number();
+            if (!(g.omega > 0.0 && g.omega < 2.0)) x->fail("must be in (0, 2)");
+        }
+        if (auto x = m.optional("coarse_scale")) {
+            g.coarse_scale = x->number();
+            if (!(g.coarse_scale > 0.0 && g.coarse_scale <= 3.0)) x->fail("must be in (0, 3]");
+        }
+        if (auto x = m.optional("coarsest_sweeps")) g.coarsest_sweeps = count(*x, 1, 1000);
+        m.finish();
+    }
+
     void read_solver(const Value& v) {
         Mapping m(v);
         SolverSettings& s = deck_.solver;
@@ -410,6 +458,12 @@ class DeckReader {
         if (auto x = m.optional("gpu_kernel")) s.gpu_kernel = x->choice_of<GpuKernel>();
         if (auto x = m.optional("spmv")) s.spmv = x->choice_of<SpmvKind>();
         if (auto x = m.optional("ksparse")) read_ksparse(*x, s.ksparse);
+        if (auto x = m.optional("cpr")) {
+            if (s.preconditioner != PreconditionerKind::cpr) {
+                x->fail("is for solver.preconditioner: cpr (nothing here may be ignored)");
+            }
+            read_cpr(*x, s.cpr);
+        }
         if (auto x = m.optional("library_format")) s.library_format = x->choice_of<LibraryFormat>();
         if (auto x = m.optional("tolerance")) {
             s.tolerance = x->number();

@@ -107,6 +107,7 @@ gpu::GpuSolveOptions gpu_solve_options(const Deck& deck, const SolveOptions& opt
     gopt.preconditioner = s.preconditioner;
     gopt.block_shape = s.block_shape;
     gopt.omega = s.omega;
+    gopt.cpr = s.cpr;
     return gopt;
 }
 

@@ -41,6 +41,7 @@ SolverSettings settings_of(Method method, GpuKernel kernel, const GpuSolveOption
     s.preconditioner = options.preconditioner;
     s.block_shape = options.block_shape;
     s.omega = options.omega;
+    s.cpr = options.cpr;
     s.library_format = options.library_spmv;
     return s;
 }

@@ -59,6 +59,7 @@ struct GpuSolveOptions {
     PreconditionerKind preconditioner = PreconditionerKind::none;
     std::array<int, 3> block_shape{4, 4, 4};  ///< block_jacobi preconditioner and smoothers
     double omega = 1.0;                       ///< damping of the smoothers (block_smoother)
+    CprOptions cpr;                           ///< preconditioner cpr (multi_kernel BiCGStab)
 };
 
 /// The solver settings (core/krylov/solver_settings.hpp) of (method, kernel) under `options`, for
@@ -165,6 +166,24 @@ SolveResult block_smoother(Method method, const GHMatrix& A, const std::vector<d
 /// the CPU's apply, bit for bit. transpose: z = M^{-T} r is not on the device (NotSupported).
 std::vector<double> apply_preconditioner(const GHMatrix& A, PreconditionerKind kind,
                                          std::array<int, 3> shape, const std::vector<double>& r);
+
+/// CPR on the device step by step (gpu/src/precond/cpr.cu), for the device-vs-reference
+/// tests: the setup from A's values on the device (A uploaded in `variant`), then
+/// z = M^{-1} r.
+struct CprDeviceSteps {
+    std::vector<double> weights;
+    /// Each level's 7 diagonals ([d][m]); level 0 then its wells' W, W^T and D.
+    std::vector<std::vector<double>> levels;
+    std::vector<std::vector<double>> pivots;  ///< each level's line pivot inverses
+    std::vector<double> coarsest_inverse;     ///< row-major; empty when not inverted
+    std::vector<double> stage2;               ///< stage 2's inverses, then 1 / D per well
+    /// One smoothing sweep from zero on each level but the coarsest, b_i = 1 + i % 7.
+    std::vector<std::vector<double>> sweeps;
+    std::vector<double> z;  ///< M^{-1} r
+};
+CprDeviceSteps cpr_device_steps(const GHMatrix& A, const CprOptions& options,
+                                const std::vector<double>& r,
+                                BdiaVariant variant = default_variant());
 
 /// One sweep of a smoother on the device (block_jacobi with omega, or one chaotic block_gs
 /// sweep), from x: the device-vs-reference tests.

@@ -14,6 +14,8 @@
 #                baseline, this tree), so before/after are measured in the same run
 # HEPTANE_BENCH_ONLY_NEW: bench lines (';'-separated) run with this tree only (commands the
 #                baseline does not have), reports in $OUT/bench_new_*.yaml
+# HEPTANE_RUN: "DECK [ARGS]" lines (';'-separated) run by `heptane run` after the benches
+#                (output under /tmp), their report in the log
 # HEPTANE_SIMULATE: "DECK [ARGS]" lines (';'-separated) run by `heptane simulate` after the
 #                benches (output under /tmp: the fields are large), their report in the log;
 #                HEPTANE_SIMULATE_TIMEOUT seconds each (default 420)
@@ -149,6 +151,18 @@ if [[ -n "${HEPTANE_BENCH_ONLY_NEW:-}" ]]; then
     n=$((n + 1))
     # shellcheck disable=SC2086  # the bench line is a list of arguments
     "$build/app/heptane" bench $b --report "$out/bench_new_$n.yaml" 2>&1 | tee -a "$log"
+  done
+fi
+if [[ -n "${HEPTANE_RUN:-}" ]]; then
+  IFS=';' read -ra runs <<<"$HEPTANE_RUN"
+  n=0
+  for line in "${runs[@]}"; do
+    n=$((n + 1))
+    echo "== run $line" | tee -a "$log"
+    # shellcheck disable=SC2086  # the line is a deck and a list of arguments
+    timeout "${HEPTANE_SIMULATE_TIMEOUT:-420}" "$build/app/heptane" run $line \
+      -o "/tmp/gpu_check_run_$n.h5" 2>&1 | tee -a "$log"
+    echo "run rc=${PIPESTATUS[0]}" | tee -a "$log"
   done
 fi
 if [[ -n "${HEPTANE_SIMULATE:-}" ]]; then

@@ -66,11 +66,6 @@ Support on_gpu(const SolverSettings& s, int K) {
                       "none)");
     }
     const std::string what = std::string("the preconditioner ") + to_string(kind);
-    if (kind == PreconditionerKind::cpr) {
-        return refuse(key,
-                      "cpr runs on the CPU for now (its GPU stages are issue 21's next part); "
-                      "use backend cpu (auto falls back to it)");
-    }
     if (s.method == Method::qmr) {
         return refuse(key, what +
                                " is not available in the GPU QMR (it needs M^-T on the "

@@ -29,8 +29,8 @@ const std::vector<NameRow<PreconditionerKind>>& name_table<PreconditionerKind>()
         {PreconditionerKind::block_jacobi, "block_jacobi", nullptr,
          "spatial blocks of solver.block_shape cells inverted exactly"},
         {PreconditionerKind::cpr, "cpr", nullptr,
-         "two stages: the quasi-IMPES pressure system by a structured-multigrid V-cycle, then "
-         "point-block Jacobi (CPU for now)"},
+         "two stages: the quasi-IMPES pressure system by a structured-multigrid cycle, then "
+         "point-block Jacobi (solver.cpr)"},
     };
     return t;
 }
@@ -99,6 +99,35 @@ const std::vector<NameRow<KsparseBalance>>& name_table<KsparseBalance>() {
          "split long rows when the row-length histogram says it pays"},
         {KsparseBalance::off, "off", nullptr, "never split rows"},
         {KsparseBalance::on, "on", nullptr, "split rows longer than lambda (seed 001 section 5.5)"},
+    };
+    return t;
+}
+
+template <>
+const std::vector<NameRow<CprWeights>>& name_table<CprWeights>() {
+    static const std::vector<NameRow<CprWeights>> t{
+        {CprWeights::quasi_impes, "quasi_impes", nullptr,
+         "D^T w = e_0 for each cell's diagonal block D, scaled to max |w| = 1"},
+    };
+    return t;
+}
+
+template <>
+const std::vector<NameRow<MgCycle>>& name_table<MgCycle>() {
+    static const std::vector<NameRow<MgCycle>> t{
+        {MgCycle::v, "v", nullptr, "each coarse problem solved by one cycle of the level below"},
+        {MgCycle::w, "w", nullptr, "each coarse problem solved by two cycles of the level below"},
+    };
+    return t;
+}
+
+template <>
+const std::vector<NameRow<MgSmoother>>& name_table<MgSmoother>() {
+    static const std::vector<NameRow<MgSmoother>> t{
+        {MgSmoother::line_jacobi, "line_jacobi", nullptr,
+         "every vertical column solved from the same residual (damped, omega 0.8)"},
+        {MgSmoother::line_gs, "line_gs", nullptr,
+         "red-black line Gauss-Seidel: the columns with i + j even, then the odd ones"},
     };
     return t;
 }

@@ -42,6 +42,12 @@ template <>
 const std::vector<NameRow<KsparseKernel>>& name_table<KsparseKernel>();
 template <>
 const std::vector<NameRow<KsparseBalance>>& name_table<KsparseBalance>();
+template <>
+const std::vector<NameRow<CprWeights>>& name_table<CprWeights>();
+template <>
+const std::vector<NameRow<MgCycle>>& name_table<MgCycle>();
+template <>
+const std::vector<NameRow<MgSmoother>>& name_table<MgSmoother>();
 
 /// The row of e (every value has one: names_test checks it).
 template <class E>

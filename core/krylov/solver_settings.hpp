@@ -4,6 +4,7 @@
 #include <array>
 
 #include "core/ksparse/ksparse_params.hpp"
+#include "core/precond/cpr_options.hpp"
 
 namespace heptane {
 
@@ -26,6 +27,7 @@ struct SolverSettings {
     PreconditionerKind preconditioner = PreconditionerKind::none;
     std::array<int, 3> block_shape{4, 4, 4};  ///< spatial block (bx, by, bz) in cells
     double omega = 1.0;                       ///< damping of block Jacobi / Gauss-Seidel
+    CprOptions cpr;                           ///< solver.cpr: preconditioner cpr's choices
     Backend backend = Backend::automatic;
     GpuKernel gpu_kernel = GpuKernel::in_kernel;
     SpmvKind spmv = SpmvKind::bdia;

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/base/canonical.hpp"  // HEPTANE_HD
 #include "core/base/types.hpp"
 
 namespace heptane {
@@ -21,7 +22,7 @@ namespace heptane {
 /// Whether cell m of an nx x ny x nz grid (k-fastest numbering) has a neighbour across
 /// stencil diagonal d (0..6: -i, -j, -k, self, +k, +j, +i). The one boundary test every
 /// module uses: Bdia blocks without a neighbour are padding.
-inline bool stencil_has_neighbour(int nx, int ny, int nz, index_t m, int d) {
+HEPTANE_HD inline bool stencil_has_neighbour(int nx, int ny, int nz, index_t m, int d) {
     switch (d) {
         case 0:
             return m >= static_cast<index_t>(nz) * ny;

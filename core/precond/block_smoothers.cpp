@@ -466,7 +466,7 @@ std::unique_ptr<Preconditioner> make_preconditioner(const GHMatrix& A,
         case PreconditionerKind::block_jacobi:
             return std::make_unique<SpatialBlockJacobi>(A, settings.block_shape);
         case PreconditionerKind::cpr:
-            return std::make_unique<CprPreconditioner>(A);
+            return std::make_unique<CprPreconditioner>(A, settings.cpr);
     }
     throw InputError("solver.preconditioner", "unknown preconditioner kind");
 }

@@ -1,18 +1,34 @@
 #include "core/precond/cpr.hpp"
 
-#include <Eigen/Dense>
 #include <algorithm>
-#include <cmath>
+#include <stdexcept>
 #include <string>
 
-#include "core/base/eigen_interop.hpp"
 #include "core/base/errors.hpp"
 #include "core/base/vector_ops.hpp"
-#include "core/matrix/formats.hpp"
-#include "core/precond/block_smoothers.hpp"
+#include "core/precond/block_arith.hpp"
 #include "core/spmv/spmv.hpp"
 
 namespace heptane {
+
+using canonical::add;
+using canonical::mul;
+using canonical::sub;
+
+namespace {
+
+bool parallel_for(index_t n) { return n >= vec::kParallelMin; }
+
+/// Throws the InputError of the first (lowest) cell `bad` marks.
+void throw_first(const std::vector<char>& bad, const std::string& what) {
+    const auto it = std::find(bad.begin(), bad.end(), 1);
+    if (it == bad.end()) return;
+    throw InputError("solver.preconditioner", "cpr: " + what + " of cell " +
+                                                  std::to_string(it - bad.begin()) +
+                                                  " is singular");
+}
+
+}  // namespace
 
 // ---- pressure system ---------------------------------------------------------------------
 
@@ -26,32 +42,13 @@ void quasi_impes_weights(const GHMatrix& A, std::vector<double>& w) {
     const int K = A.block_size();
     const index_t M = A.num_cells();
     w.resize(static_cast<std::size_t>(M * K));
-    bool singular = false;
-    index_t first_singular = -1;
-#pragma omp parallel for schedule(static)
+    std::vector<char> bad(static_cast<std::size_t>(M), 0);
+#pragma omp parallel for schedule(static) if (parallel_for(M))
     for (index_t m = 0; m < M; ++m) {
-        Eigen::MatrixXd Dt(K, K);  // D_m^T
-        for (int r = 0; r < K; ++r)
-            for (int c = 0; c < K; ++c) Dt(c, r) = A.at(kCenter, m, r, c);
-        Eigen::VectorXd e0 = Eigen::VectorXd::Zero(K);
-        e0(0) = 1.0;
-        const Eigen::FullPivLU<Eigen::MatrixXd> lu(Dt);
-        const Eigen::VectorXd x = lu.solve(e0);
-        const bool ok = lu.isInvertible() && x.allFinite();
-        for (int r = 0; r < K; ++r) w[static_cast<std::size_t>(m * K + r)] = ok ? x(r) : 0.0;
-        if (!ok) {
-#pragma omp critical
-            {
-                singular = true;
-                if (first_singular < 0 || m < first_singular) first_singular = m;
-            }
-        }
+        const auto D = [&](int r, int c) { return A.at(kCenter, m, r, c); };
+        bad[m] = cpr::quasi_impes_cell(D, K, &w[static_cast<std::size_t>(m * K)]) ? 0 : 1;
     }
-    if (singular) {
-        throw InputError("solver.preconditioner",
-                         "cpr: the diagonal block of cell " + std::to_string(first_singular) +
-                             " is singular (no quasi-IMPES weights)");
-    }
+    throw_first(bad, "the diagonal block (no quasi-IMPES weights)");
 }
 
 GHMatrix pressure_structure(const GHMatrix& A) {
@@ -81,15 +78,13 @@ void extract_pressure(const GHMatrix& A, const std::vector<double>& weights, GHM
         weights.size() != static_cast<std::size_t>(M * K)) {
         throw std::invalid_argument("extract_pressure: P is not A's pressure structure");
     }
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (parallel_for(M))
     for (index_t m = 0; m < M; ++m) {
         const double* w = &weights[static_cast<std::size_t>(m * K)];
         for (int d = 0; d < kStencilSize; ++d) {
-            double v = 0.0;
-            if (A.has_neighbour(m, d)) {
-                for (int r = 0; r < K; ++r) v += w[r] * A.at(d, m, r, 0);
-            }
-            P.at(d, m, 0, 0) = v;
+            P.at(d, m, 0, 0) = A.has_neighbour(m, d)
+                                   ? cpr::weighted(w, K, [&](int r) { return A.at(d, m, r, 0); })
+                                   : 0.0;
         }
     }
     const WellArrays& a = A.wells();
@@ -99,9 +94,8 @@ void extract_pressure(const GHMatrix& A, const std::vector<double>& weights, GHM
             const index_t m = a.cell0[n] + l;
             const index_t src = a.first[n] + l * K, dst = p.first[n] + l;
             p.w_vals[dst] = a.w_vals[src];  // d eq_w / d p(m)
-            double v = 0.0;                 // w_m^T (d eq_m / d p_bh)
-            for (int r = 0; r < K; ++r) v += weights[m * K + r] * a.wt_vals[src + r];
-            p.wt_vals[dst] = v;
+            p.wt_vals[dst] = cpr::weighted(&weights[static_cast<std::size_t>(m * K)], K,
+                                           [&](int r) { return a.wt_vals[src + r]; });
         }
         p.d[n] = a.d[n];
     }
@@ -113,25 +107,36 @@ std::array<int, 3> coarse_dims(int nx, int ny, int nz, const std::array<int, 3>&
     return {(nx + f[0] - 1) / f[0], (ny + f[1] - 1) / f[1], (nz + f[2] - 1) / f[2]};
 }
 
-namespace {
-
-/// The aggregation factor at a level of these dims: `factor` where an axis can shrink; when
-/// none can (a single column, factor 1 in k), 2 along every axis longer than 1.
-std::array<int, 3> level_factor(int nx, int ny, int nz, const std::array<int, 3>& factor) {
-    const int n[3] = {nx, ny, nz};
-    std::array<int, 3> f{};
-    bool shrinks = false;
-    for (int a = 0; a < 3; ++a) {
-        f[a] = n[a] > 1 ? factor[a] : 1;
-        shrinks |= f[a] > 1;
+std::vector<cpr::LevelGrid> mg_grids(int nx, int ny, int nz, const MgOptions& options) {
+    std::vector<cpr::LevelGrid> grids;
+    int n[3] = {nx, ny, nz};
+    for (;;) {
+        const long long cells = static_cast<long long>(n[0]) * n[1] * n[2];
+        // level 0 (the only one with wells) is never inverted: a device kernel assembles the
+        // dense coarsest from the 7 diagonals alone
+        const bool small = !grids.empty() && cells <= options.coarsest_rows;
+        const bool column = n[0] == 1 && n[1] == 1 && (options.factor[2] == 1 || n[2] == 1);
+        cpr::LevelGrid g{n[0], n[1], n[2], 1, 1, 1, n[0], n[1], n[2]};
+        if (small || column || static_cast<int>(grids.size()) + 1 >= options.max_levels) {
+            grids.push_back(g);
+            return grids;
+        }
+        int f[3];
+        bool shrinks = false;
+        for (int a = 0; a < 3; ++a) {
+            f[a] = n[a] > 1 ? options.factor[a] : 1;
+            shrinks |= f[a] > 1;
+        }
+        if (!shrinks) {  // one column and factor 1 in k: halve the column
+            f[2] = 2;
+        }
+        g.fx = f[0], g.fy = f[1], g.fz = f[2];
+        const auto c = coarse_dims(n[0], n[1], n[2], {f[0], f[1], f[2]});
+        g.cx = c[0], g.cy = c[1], g.cz = c[2];
+        grids.push_back(g);
+        n[0] = c[0], n[1] = c[1], n[2] = c[2];
     }
-    if (!shrinks) {
-        for (int a = 0; a < 3; ++a) f[a] = n[a] > 1 ? 2 : 1;
-    }
-    return f;
 }
-
-}  // namespace
 
 void galerkin_coarse(const GHMatrix& A, const std::array<int, 3>& f, GHMatrix& C) {
     const auto dims = coarse_dims(A.nx(), A.ny(), A.nz(), f);
@@ -139,50 +144,26 @@ void galerkin_coarse(const GHMatrix& A, const std::array<int, 3>& f, GHMatrix& C
         C.nz() != dims[2]) {
         throw std::invalid_argument("galerkin_coarse: K = 1 and coarse_dims expected");
     }
-    const auto off = A.offsets();
+    const cpr::LevelGrid g{A.nx(), A.ny(), A.nz(), f[0], f[1], f[2], dims[0], dims[1], dims[2]};
     const index_t Mc = C.num_cells();
-    // Gathered per coarse cell (its fine cells in order i, j, k; the diagonals in order):
-    // deterministic and parallel.
-#pragma omp parallel for schedule(static)
+    const auto a = [&](int d, long long m) { return A.at(d, m, 0, 0); };
+#pragma omp parallel for schedule(static) if (parallel_for(Mc))
     for (index_t mc = 0; mc < Mc; ++mc) {
-        const int ic = static_cast<int>(mc / (static_cast<index_t>(dims[2]) * dims[1]));
-        const int jc = static_cast<int>((mc / dims[2]) % dims[1]);
-        const int kc = static_cast<int>(mc % dims[2]);
-        double v[kStencilSize] = {0, 0, 0, 0, 0, 0, 0};
-        for (int i = ic * f[0]; i < std::min(A.nx(), (ic + 1) * f[0]); ++i) {
-            for (int j = jc * f[1]; j < std::min(A.ny(), (jc + 1) * f[1]); ++j) {
-                for (int k = kc * f[2]; k < std::min(A.nz(), (kc + 1) * f[2]); ++k) {
-                    const index_t m = k + static_cast<index_t>(A.nz()) * (j + static_cast<index_t>(A.ny()) * i);
-                    for (int d = 0; d < kStencilSize; ++d) {
-                        if (!A.has_neighbour(m, d)) continue;
-                        const index_t n = m + off[d];
-                        const int in = static_cast<int>(n / (static_cast<index_t>(A.nz()) * A.ny()));
-                        const int jn = static_cast<int>((n / A.nz()) % A.ny());
-                        const int kn = static_cast<int>(n % A.nz());
-                        const bool same =
-                            in / f[0] == ic && jn / f[1] == jc && kn / f[2] == kc;
-                        v[same ? kCenter : d] += A.at(d, m, 0, 0);
-                    }
-                }
-            }
-        }
+        double v[kStencilSize];
+        cpr::galerkin_row(g, mc, a, v);
         for (int d = 0; d < kStencilSize; ++d) C.at(d, mc, 0, 0) = C.has_neighbour(mc, d) ? v[d] : 0.0;
     }
 }
 
 struct StructuredMg::Level {
-    GHMatrix own;                  ///< the operator (levels > 0)
-    const GHMatrix* A = nullptr;   ///< the operator of this level
-    std::array<int, 3> factor{};   ///< aggregation to the next level
-    std::vector<index_t> coarse;   ///< cell -> its aggregate's cell on the next level
-    std::vector<index_t> members;  ///< the cells of each aggregate, aggregate by aggregate
-    std::vector<index_t> member_start;  ///< aggregate I's cells: members[start[I] .. start[I+1])
-    std::unique_ptr<LineJacobi> smoother;
+    GHMatrix own;                 ///< the operator (levels > 0)
+    const GHMatrix* A = nullptr;  ///< the operator of this level
+    cpr::LevelGrid grid{};        ///< its sizes and its factor to the next level
+    std::vector<double> pinv;     ///< line pivot inverses, one per cell
+    std::vector<double> inv_d;    ///< 1 / D per well (level 0)
     mutable std::vector<double> b, x, r, z;  ///< b, x: this level's problem (levels > 0)
-};
-
-struct StructuredMg::Coarsest {
-    Eigen::PartialPivLU<Eigen::MatrixXd> lu;
+    mutable std::vector<double> rc, dc;      ///< W-cycle: the second coarse problem
+    std::vector<double> dense;               ///< coarsest: the inverse (row-major), or empty
 };
 
 StructuredMg::~StructuredMg() = default;
@@ -190,138 +171,235 @@ StructuredMg::StructuredMg(StructuredMg&&) noexcept = default;
 
 StructuredMg::StructuredMg(const GHMatrix& A, const MgOptions& options) : options_(options) {
     if (A.block_size() != 1) throw std::invalid_argument("StructuredMg: K = 1 expected");
-    const auto add_level = [&](std::unique_ptr<Level> L) {
+    const auto grids = mg_grids(A.nx(), A.ny(), A.nz(), options_);
+    for (std::size_t l = 0; l < grids.size(); ++l) {
+        auto L = std::make_unique<Level>();
+        L->grid = grids[l];
+        if (l == 0) {
+            L->A = &A;
+        } else {
+            L->own = GHMatrix(grids[l].nx, grids[l].ny, grids[l].nz, 1);
+            L->A = &L->own;  // the Level lives on the heap: the address stays
+        }
         const auto rows = static_cast<std::size_t>(L->A->rows());
         L->r.assign(rows, 0.0);
         L->z.assign(rows, 0.0);
-        if (!levels_.empty()) {  // a coarse level's problem
+        L->pinv.assign(static_cast<std::size_t>(L->A->num_cells()), 0.0);
+        if (l > 0) {
             L->b.assign(rows, 0.0);
             L->x.assign(rows, 0.0);
+            if (options_.cycle == MgCycle::w) {
+                L->rc.assign(rows, 0.0);
+                L->dc.assign(rows, 0.0);
+            }
         }
         levels_.push_back(std::move(L));
-    };
-    auto first = std::make_unique<Level>();
-    first->A = &A;
-    add_level(std::move(first));
-    for (;;) {
-        Level& top = *levels_.back();
-        const GHMatrix& cur = *top.A;
-        if (cur.num_cells() <= options_.coarsest_cells || levels() >= options_.max_levels) break;
-        top.factor = level_factor(cur.nx(), cur.ny(), cur.nz(), options_.factor);
-        const auto cd = coarse_dims(cur.nx(), cur.ny(), cur.nz(), top.factor);
-        auto next = std::make_unique<Level>();
-        next->own = GHMatrix(cd[0], cd[1], cd[2], 1);
-        next->A = &next->own;  // the Level lives on the heap: the address stays
-        // The transfer maps, both ways (restriction gathers, prolongation scatters: both
-        // parallel, and the gather sums each aggregate in one fixed order).
-        const auto f = top.factor;
-        top.coarse.resize(static_cast<std::size_t>(cur.num_cells()));
-        std::vector<index_t> count(static_cast<std::size_t>(next->own.num_cells()) + 1, 0);
-        for (index_t m = 0; m < cur.num_cells(); ++m) {
-            const index_t i = m / (static_cast<index_t>(cur.nz()) * cur.ny());
-            const index_t j = (m / cur.nz()) % cur.ny(), k = m % cur.nz();
-            const index_t c = k / f[2] + cd[2] * (j / f[1] + static_cast<index_t>(cd[1]) * (i / f[0]));
-            top.coarse[static_cast<std::size_t>(m)] = c;
-            ++count[static_cast<std::size_t>(c) + 1];
-        }
-        for (std::size_t c = 1; c < count.size(); ++c) count[c] += count[c - 1];
-        top.member_start = count;
-        top.members.resize(static_cast<std::size_t>(cur.num_cells()));
-        for (index_t m = 0; m < cur.num_cells(); ++m)
-            top.members[static_cast<std::size_t>(count[static_cast<std::size_t>(top.coarse[m])]++)] = m;
-        add_level(std::move(next));
     }
-    coarsest_ = std::make_unique<Coarsest>();
     update(A);
 }
 
 void StructuredMg::update(const GHMatrix& A) {
+    check_same_structure(*levels_[0]->A, A, "StructuredMg::update");
     levels_[0]->A = &A;
-    const std::size_t last = levels_.size() - 1;
-    for (std::size_t l = 1; l <= last; ++l)
-        galerkin_coarse(*levels_[l - 1]->A, levels_[l - 1]->factor, levels_[l]->own);
-    for (std::size_t l = 0; l < last; ++l) {
+    for (std::size_t l = 1; l < levels_.size(); ++l) {
+        const Level& F = *levels_[l - 1];
+        galerkin_coarse(*F.A, {F.grid.fx, F.grid.fy, F.grid.fz}, levels_[l]->own);
+    }
+    for (std::size_t l = 0; l < levels_.size(); ++l) {
         Level& L = *levels_[l];
-        if (L.smoother) {
-            L.smoother->update(*L.A);
-        } else {
-            L.smoother = std::make_unique<LineJacobi>(*L.A);
+        const GHMatrix& B = *L.A;
+        const int nz = B.nz();
+        const index_t columns = static_cast<index_t>(B.nx()) * B.ny();
+        const auto a = [&](int d, long long m) { return B.at(d, m, 0, 0); };
+        std::vector<char> bad(static_cast<std::size_t>(columns), 0);
+#pragma omp parallel for schedule(static) if (parallel_for(B.num_cells()))
+        for (index_t col = 0; col < columns; ++col) {
+            bad[col] = cpr::line_pivots(a, col * nz, nz, &L.pinv[col * nz]) ? 0 : 1;
+        }
+        const auto it = std::find(bad.begin(), bad.end(), 1);
+        if (it != bad.end()) {
+            throw InputError("solver.preconditioner",
+                             "cpr: the line solve of multigrid level " + std::to_string(l) +
+                                 " has an unusable pivot in column " +
+                                 std::to_string(it - bad.begin()));
+        }
+        if (l > 0 && l + 1 == levels_.size() && B.rows() <= options_.coarsest_rows) {
+            const auto n = static_cast<int>(B.rows());
+            std::vector<double> a(static_cast<std::size_t>(n) * n, 0.0);
+            const auto off = B.offsets();
+            for (int i = 0; i < n; ++i)
+                for (int d = 0; d < kStencilSize; ++d)
+                    if (B.has_neighbour(i, d)) a[static_cast<std::size_t>(i) * n + i + off[d]] = B.at(d, i, 0, 0);
+            L.dense.resize(a.size());
+            if (!cpr::dense_inverse(a.data(), L.dense.data(), n)) {
+                throw InputError("solver.preconditioner",
+                                 "cpr: the coarsest multigrid level (" + std::to_string(l) +
+                                     ") is singular");
+            }
+        }
+        L.inv_d.resize(B.wells().d.size());
+        for (std::size_t w = 0; w < L.inv_d.size(); ++w) {
+            if (!cpr::usable_pivot(B.wells().d[w])) {
+                throw InputError("solver.preconditioner",
+                                 "cpr: well " + std::to_string(w) + " has a zero diagonal");
+            }
+            L.inv_d[w] = 1.0 / B.wells().d[w];
         }
     }
-    const Eigen::MatrixXd dense = Eigen::MatrixXd(to_eigen(to_csr(*levels_[last]->A)));
-    coarsest_->lu.compute(dense);
 }
 
 const GHMatrix& StructuredMg::level(int l) const { return *levels_.at(static_cast<std::size_t>(l))->A; }
+const std::vector<double>& StructuredMg::pivots(int l) const {
+    return levels_.at(static_cast<std::size_t>(l))->pinv;
+}
+const std::vector<double>& StructuredMg::well_inverses(int l) const {
+    return levels_.at(static_cast<std::size_t>(l))->inv_d;
+}
+
+const std::vector<double>& StructuredMg::coarsest_inverse() const { return levels_.back()->dense; }
 
 void StructuredMg::vcycle(const double* b, double* x) const { cycle(0, b, x); }
+
+void StructuredMg::smooth(int l, const double* b, double* x, bool from_zero, double* r) const {
+    const Level& L = *levels_.at(static_cast<std::size_t>(l));
+    const GHMatrix& A = *L.A;
+    const index_t n = A.rows(), M = A.num_cells();
+    const int ny = A.ny(), nz = A.nz();
+    const index_t columns = static_cast<index_t>(A.nx()) * ny;
+    const bool parallel = parallel_for(n);
+    const bool coarsest = l + 1 == levels();
+    const double omega = coarsest ? 1.0 : smoother_omega(options_);
+    const block::BdiaRef bdia{A.bdia().data(), M, 1};
+    // r = b - A x (from zero: b)
+    const auto residual = [&](bool zero) {
+        if (zero) {
+            std::copy(b, b + n, r);
+            return;
+        }
+        spmv(A, x, r);
+#pragma omp parallel for schedule(static) if (parallel)
+        for (index_t i = 0; i < n; ++i) r[i] = sub(b[i], r[i]);
+    };
+    // x += omega T^{-1} r on the columns of `color` (-1: all) and, with `wells`, the wells.
+    const auto update = [&](int color, bool wells) {
+#pragma omp parallel for schedule(static) if (parallel)
+        for (index_t col = 0; col < columns; ++col) {
+            if (color >= 0 && ((col / ny) + (col % ny)) % 2 != color) continue;
+            const index_t m0 = col * nz;
+            double* z = L.z.data();
+            block::line_solve(
+                bdia, &L.pinv[m0], m0, nz, [&](long long q) { return r[q]; },
+                [&](long long q) -> double& { return z[q]; });
+            for (index_t q = m0; q < m0 + nz; ++q) x[q] = add(x[q], mul(omega, z[q]));
+        }
+        if (!wells) return;
+        for (std::size_t w = 0; w < L.inv_d.size(); ++w) {
+            const index_t q = M + static_cast<index_t>(w);
+            x[q] = add(x[q], mul(omega, mul(L.inv_d[w], r[q])));
+        }
+    };
+    if (from_zero) std::fill(x, x + n, 0.0);
+    if (options_.smoother == MgSmoother::line_jacobi || coarsest) {
+        residual(from_zero);
+        update(-1, true);
+        return;
+    }
+    residual(from_zero);
+    update(0, false);
+    residual(false);
+    update(1, true);
+}
 
 void StructuredMg::cycle(int l, const double* b, double* x) const {
     const Level& L = *levels_[static_cast<std::size_t>(l)];
     const GHMatrix& A = *L.A;
     const index_t n = A.rows();
-    if (l + 1 == levels()) {
-        const Eigen::VectorXd sol = coarsest_->lu.solve(Eigen::Map<const Eigen::VectorXd>(b, n));
-        for (index_t i = 0; i < n; ++i) x[i] = sol(i);
+    double* r = L.r.data();
+    if (!L.dense.empty()) {  // the coarsest, inverted
+        const int rows = static_cast<int>(n);
+#pragma omp parallel for schedule(static) if (parallel_for(n * n))
+        for (int i = 0; i < rows; ++i) x[i] = cpr::dense_row(L.dense.data(), rows, i, b);
         return;
     }
-    const bool parallel = n >= vec::kParallelMin;
-    const double omega = options_.omega;
-    double* r = L.r.data();
-    double* z = L.z.data();
-    const auto residual = [&] {  // r = b - A x
-        spmv(A, x, r);
-#pragma omp parallel for schedule(static) if (parallel)
-        for (index_t i = 0; i < n; ++i) r[i] = b[i] - r[i];
-    };
-    const auto smooth = [&](int sweeps, bool from_zero) {
-        for (int s = 0; s < sweeps; ++s) {
-            if (from_zero && s == 0) {  // x = 0: the residual is b
-                L.smoother->apply(b, z);
-#pragma omp parallel for schedule(static) if (parallel)
-                for (index_t i = 0; i < n; ++i) x[i] = omega * z[i];
-                continue;
-            }
-            residual();
-            L.smoother->apply(r, z);
-#pragma omp parallel for schedule(static) if (parallel)
-            for (index_t i = 0; i < n; ++i) x[i] += omega * z[i];
-        }
-    };
-    if (options_.pre_sweeps > 0) {
-        smooth(options_.pre_sweeps, true);
-    } else {
-        std::fill(x, x + n, 0.0);
+    if (l + 1 == levels()) {  // one column: one exact line solve; else coarsest_sweeps
+        const bool exact = A.nx() * A.ny() == 1 && A.num_wells() == 0;
+        const int sweeps = exact ? 1 : options_.coarsest_sweeps;
+        for (int s = 0; s < sweeps; ++s) smooth(l, b, x, s == 0, r);
+        return;
     }
+    const bool parallel = parallel_for(n);
+    for (int s = 0; s < options_.pre_sweeps; ++s) smooth(l, b, x, s == 0, r);
+    if (options_.pre_sweeps == 0) std::fill(x, x + n, 0.0);
     // Restrict the cells' residual (the wells stay on level 0): each aggregate's sum.
-    residual();
+    spmv(A, x, r);
+#pragma omp parallel for schedule(static) if (parallel)
+    for (index_t i = 0; i < n; ++i) r[i] = sub(b[i], r[i]);
     const Level& C = *levels_[static_cast<std::size_t>(l) + 1];
+    const cpr::LevelGrid& g = L.grid;
     const index_t nc = C.A->num_cells();
     double* bc = C.b.data();
 #pragma omp parallel for schedule(static) if (parallel)
     for (index_t c = 0; c < nc; ++c) {
+        const int kc = static_cast<int>(c % g.cz), jc = static_cast<int>((c / g.cz) % g.cy);
+        const int ic = static_cast<int>(c / (static_cast<index_t>(g.cz) * g.cy));
         double v = 0.0;
-        for (index_t q = L.member_start[c]; q < L.member_start[c + 1]; ++q) v += r[L.members[q]];
+        cpr::each_member(g, ic, jc, kc, [&](int i, int j, int k) {
+            v = add(v, r[cpr::cell_index(i, j, k, g.ny, g.nz)]);
+        });
         bc[c] = v;
     }
-    cycle(l + 1, bc, C.x.data());
+    double* xc = C.x.data();
+    cycle(l + 1, bc, xc);
+    if (options_.cycle == MgCycle::w && l + 2 < levels()) {  // the coarse problem again
+        double* rc = C.rc.data();
+        double* dc = C.dc.data();
+        spmv(*C.A, xc, rc);
+        for (index_t i = 0; i < nc; ++i) rc[i] = sub(bc[i], rc[i]);
+        cycle(l + 1, rc, dc);
+        for (index_t i = 0; i < nc; ++i) xc[i] = add(xc[i], dc[i]);
+    }
     const double alpha = options_.coarse_scale;
-    const double* xc = C.x.data();
     const index_t cells = A.num_cells();
 #pragma omp parallel for schedule(static) if (parallel)
-    for (index_t m = 0; m < cells; ++m) x[m] += alpha * xc[L.coarse[m]];
-    smooth(options_.post_sweeps, false);
+    for (index_t m = 0; m < cells; ++m) {
+        const int k = static_cast<int>(m % g.nz), j = static_cast<int>((m / g.nz) % g.ny);
+        const int i = static_cast<int>(m / (static_cast<index_t>(g.nz) * g.ny));
+        x[m] = add(x[m], mul(alpha, xc[cpr::coarse_of(g, i, j, k)]));
+    }
+    for (int s = 0; s < options_.post_sweeps; ++s) smooth(l, b, x, false, r);
 }
 
 // ---- CPR ---------------------------------------------------------------------------------
 
-CprPreconditioner::CprPreconditioner(const GHMatrix& A, const MgOptions& options)
+void cpr_stage2_inverses(const GHMatrix& A, std::vector<double>& inv) {
+    const int K = A.block_size();
+    const index_t M = A.num_cells(), kk = static_cast<index_t>(K) * K;
+    const auto& d = A.wells().d;
+    inv.resize(static_cast<std::size_t>(M * kk) + d.size());
+    std::vector<char> bad(static_cast<std::size_t>(M), 0);
+#pragma omp parallel for schedule(static) if (parallel_for(M))
+    for (index_t m = 0; m < M; ++m) {
+        const auto D = [&](int r, int c) { return A.at(kCenter, m, r, c); };
+        bad[m] = cpr::invert_cell(D, K, &inv[static_cast<std::size_t>(m * kk)]) ? 0 : 1;
+    }
+    throw_first(bad, "the diagonal block (stage 2)");
+    for (std::size_t w = 0; w < d.size(); ++w) {
+        if (!cpr::usable_pivot(d[w])) {
+            throw InputError("solver.preconditioner",
+                             "cpr: well " + std::to_string(w) + " has a zero diagonal");
+        }
+        inv[static_cast<std::size_t>(M * kk) + w] = 1.0 / d[w];
+    }
+}
+
+CprPreconditioner::CprPreconditioner(const GHMatrix& A, const CprOptions& options)
     : A_(&A),
+      options_(options),
       weights_(quasi_impes_weights(A)),
-      pressure_(pressure_structure(A)),
-      stage2_(std::make_unique<PointBlockJacobi>(A)) {
+      pressure_(pressure_structure(A)) {
     extract_pressure(A, weights_, pressure_);
-    mg_ = std::make_unique<StructuredMg>(pressure_, options);
+    mg_ = std::make_unique<StructuredMg>(pressure_, options_.mg);
+    cpr_stage2_inverses(A, inv_);
     rp_.assign(static_cast<std::size_t>(pressure_.rows()), 0.0);
     xp_ = rp_;
     x_.assign(static_cast<std::size_t>(A.rows()), 0.0);
@@ -336,20 +414,18 @@ void CprPreconditioner::update(const GHMatrix& A) {
     quasi_impes_weights(A, weights_);
     extract_pressure(A, weights_, pressure_);
     mg_->update(pressure_);
-    stage2_->update(A);
+    cpr_stage2_inverses(A, inv_);
 }
 
 void CprPreconditioner::apply(const double* r, double* z) const {
     const GHMatrix& A = *A_;
     const int K = A.block_size();
-    const index_t M = A.num_cells(), Nw = A.num_wells();
-    // Stage 1: r_p = R r, x_p = V-cycle(P, r_p), x = E x_p.
-    const bool parallel = A.rows() >= vec::kParallelMin;
+    const index_t M = A.num_cells(), Nw = A.num_wells(), kk = static_cast<index_t>(K) * K;
+    const bool parallel = parallel_for(A.rows());
+    // Stage 1: r_p = R r, x_p = cycle(P, r_p), x = E x_p.
 #pragma omp parallel for schedule(static) if (parallel)
     for (index_t m = 0; m < M; ++m) {
-        double v = 0.0;
-        for (int c = 0; c < K; ++c) v += weights_[m * K + c] * r[m * K + c];
-        rp_[m] = v;
+        rp_[m] = cpr::weighted(&weights_[m * K], K, [&](int c) { return r[m * K + c]; });
     }
     for (index_t w = 0; w < Nw; ++w) rp_[M + w] = r[M * K + w];
     mg_->vcycle(rp_.data(), xp_.data());
@@ -359,14 +435,23 @@ void CprPreconditioner::apply(const double* r, double* z) const {
         for (int c = 1; c < K; ++c) x_[m * K + c] = 0.0;
     }
     for (index_t w = 0; w < Nw; ++w) x_[M * K + w] = xp_[M + w];
-    // Stage 2: z = x + B^{-1} (r - A x).
+    // Stage 2: z = B^{-1} (r - A x) + x.
     spmv(A, x_.data(), s_.data());
     const index_t n = A.rows();
 #pragma omp parallel for schedule(static) if (parallel)
-    for (index_t i = 0; i < n; ++i) s_[i] = r[i] - s_[i];
-    stage2_->apply(s_.data(), z);
+    for (index_t i = 0; i < n; ++i) s_[i] = sub(r[i], s_[i]);
 #pragma omp parallel for schedule(static) if (parallel)
-    for (index_t i = 0; i < n; ++i) z[i] += x_[i];
+    for (index_t m = 0; m < M; ++m) {
+        const double* s = &s_[m * K];
+        for (int c = 0; c < K; ++c) {
+            const double v = block::inverse_row(&inv_[m * kk], K, c, [&](int q) { return s[q]; });
+            z[m * K + c] = add(v, x_[m * K + c]);
+        }
+    }
+    for (index_t w = 0; w < Nw; ++w) {
+        const index_t i = M * K + w;
+        z[i] = add(mul(inv_[M * kk + w], s_[i]), x_[i]);
+    }
 }
 
 void CprPreconditioner::apply_transpose(const double*, double*) const {

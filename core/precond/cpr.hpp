@@ -1,24 +1,25 @@
 #pragma once
-/// @file CPR (constrained pressure residual) preconditioning, issue 21, CPU reference, first
-/// part: the pressure system a GH matrix holds (quasi-IMPES decoupling), a structured
-/// aggregation multigrid for it, and the two-stage preconditioner (solver.preconditioner:
-/// cpr, CPU only; its keys and the GPU come next); design decision 36.
-#include <array>
+/// @file CPR (constrained pressure residual) preconditioning, issue 21, CPU reference: the
+/// pressure system a GH matrix holds (quasi-IMPES decoupling), a structured aggregation
+/// multigrid for it, and the two-stage preconditioner (solver.preconditioner: cpr, its keys
+/// solver.cpr); design decision 36. Every step's arithmetic is core/precond/cpr_arith.hpp,
+/// which the GPU (gpu/src/precond/cpr.cu) shares: the device gives these bits.
 #include <memory>
 #include <vector>
 
 #include "core/matrix/gh_matrix.hpp"
 #include "core/matrix/linear_operator.hpp"
+#include "core/precond/cpr_arith.hpp"
+#include "core/precond/cpr_options.hpp"
 
 namespace heptane {
 
 // ---- stage 1's system: the pressure equation of every cell, the wells' equations --------
 
-/// Quasi-IMPES weights: for each cell m the K values w_m with D_m^T w_m = e_0, D_m the cell's
-/// diagonal block (column 0 is the pressure, for synthetic K > 2 the first unknown). Then
-/// w_m^T D_m = e_0^T: the weighted sum of the cell's equations has pressure coefficient 1 on
-/// its own cell and no other own unknown (what remains couples it to the neighbours'
-/// unknowns, which stage 1 keeps only the pressures of). K = 1: w = 1 / D. Returns M K
+/// Quasi-IMPES weights (cpr::quasi_impes_cell): for each cell m the K values w_m with
+/// D_m^T w_m = e_0, D_m the cell's diagonal block (column 0 is the pressure, for synthetic
+/// K > 2 the first unknown), scaled to max |w_m| = 1. Then w_m^T D_m is a multiple of e_0^T:
+/// the weighted sum of the cell's equations has no own unknown but its pressure. Returns M K
 /// values (cell m's at m K .. m K + K - 1). Throws InputError (solver.preconditioner, naming
 /// the cell) for a singular diagonal block.
 std::vector<double> quasi_impes_weights(const GHMatrix& A);
@@ -37,90 +38,98 @@ GHMatrix pressure_structure(const GHMatrix& A);
 
 // ---- stage 1's solver: structured aggregation multigrid ----------------------------------
 
-struct MgOptions {
-    /// Cells aggregated per coarse cell along (i, j, k); the default coarsens horizontally
-    /// only: the vertical couplings (dz << dx in reservoirs) are taken by the line smoother.
-    std::array<int, 3> factor{2, 2, 1};
-    int max_levels = 12;
-    int coarsest_cells = 400;  ///< at most this many cells: a dense LU solve
-    int pre_sweeps = 1, post_sweeps = 1;
-    /// Damping of the vertical-line Jacobi smoother: undamped, it leaves the highest
-    /// horizontal frequency (a checkerboard in i, j) as it is; 0.8 damps it (Poisson 32^3:
-    /// V-cycle factor 0.92 at 1.0, 0.79 at 0.8, tests/core/cpr_test.cpp).
-    double omega = 0.8;
-    /// The coarse correction is added times this (over-correction: piecewise-constant
-    /// aggregation's Galerkin operator is too stiff for smooth errors, so its correction is
-    /// too small; Blaheta 1986, Braess 1995).
-    double coarse_scale = 1.0;
-};
+/// The coarse grid's dimensions: ceil(n / factor) per axis.
+std::array<int, 3> coarse_dims(int nx, int ny, int nz, const std::array<int, 3>& factor);
+
+/// The grids of a hierarchy for an nx x ny x nz level 0: level l's sizes and its factor to
+/// level l + 1 (`factor` where an axis can shrink; a single column with factor 1 in k
+/// coarsens along k by 2), until a coarse level has at most coarsest_rows cells (level 0,
+/// the one with wells, is never the inverted one), or one column is left (nx = ny = 1 and,
+/// when the factor's k is not 1, nz = 1), or max_levels. The last level's factor is 1.
+std::vector<cpr::LevelGrid> mg_grids(int nx, int ny, int nz, const MgOptions& options);
+
+/// The Galerkin product R A P of the cell part of A (K = 1; wells ignored) for piecewise-
+/// constant aggregation by `factor` (cpr::galerkin_row): coarse (I, J) = the sum of A(m, n)
+/// over the fine cells m of I and n of J. Coarse cells are face neighbours only when fine
+/// ones are, so the result is again a 7-point Bdia matrix (no wells); `C` must have
+/// coarse_dims and K = 1.
+void galerkin_coarse(const GHMatrix& A, const std::array<int, 3>& factor, GHMatrix& C);
 
 /// A structured multigrid hierarchy for a K = 1 GH matrix (the pressure system): level 0 is
 /// the matrix itself, wells included; each coarser level aggregates `factor` cells into one
 /// (piecewise-constant transfer, a partial aggregate at an odd edge) and is the Galerkin
-/// product R A P of the cell part of the level above (the wells stay on level 0: design
-/// decision 36), which is again 7-point. Smoother: damped vertical-line block Jacobi
-/// (LineJacobi, wells by 1 / D). Coarsest: dense LU.
+/// product of the cell part of the level above (the wells stay on level 0: design decision
+/// 36), which is again 7-point. Smoother: vertical-line solves (line_jacobi or red-black
+/// line_gs; wells by 1 / D). Coarsest: at most coarsest_rows rows, inverted (dense), or else
+/// coarsest_sweeps sweeps (one column without wells: one exact line solve).
 class StructuredMg {
   public:
     StructuredMg(const GHMatrix& A, const MgOptions& options = {});
     ~StructuredMg();
     StructuredMg(StructuredMg&&) noexcept;
-    /// New values of the same structure: the coarse operators, smoothers and the coarsest LU
-    /// are recomputed in place.
+    /// New values of the same structure: the coarse operators and the line pivots are
+    /// recomputed in place. Throws InputError at an unusable line pivot.
     void update(const GHMatrix& A);
-    /// x = one V-cycle on A x = b from x = 0 (a fixed linear operator of b).
+    /// x = one cycle on A x = b from x = 0 (a fixed linear operator of b).
     void vcycle(const double* b, double* x) const;
 
     int levels() const { return static_cast<int>(levels_.size()); }
     /// The operator of level l (0: the matrix given).
     const GHMatrix& level(int l) const;
+    /// Level l's line pivot inverses (M values) and its wells' 1 / D.
+    const std::vector<double>& pivots(int l) const;
+    const std::vector<double>& well_inverses(int l) const;
+    /// The coarsest level's inverse (row-major), empty when it is not inverted.
+    const std::vector<double>& coarsest_inverse() const;
+    const MgOptions& options() const { return options_; }
+    /// One smoothing sweep on level l from x (from zero: x is overwritten), the reference of
+    /// the device's (tests): `work` has the level's rows.
+    void smooth(int l, const double* b, double* x, bool from_zero, double* work) const;
 
   private:
     struct Level;
-    struct Coarsest;
     void cycle(int l, const double* b, double* x) const;
     MgOptions options_;
     std::vector<std::unique_ptr<Level>> levels_;
-    std::unique_ptr<Coarsest> coarsest_;
 };
-
-/// The coarse grid's dimensions: ceil(n / factor) per axis.
-std::array<int, 3> coarse_dims(int nx, int ny, int nz, const std::array<int, 3>& factor);
-
-/// The Galerkin product R A P of the cell part of A (K = 1; wells ignored) for piecewise-
-/// constant aggregation by `factor`: coarse (I, J) = the sum of A(m, n) over the fine cells
-/// m of I and n of J. Coarse cells are face neighbours only when fine ones are, so the
-/// result is again a 7-point Bdia matrix (no wells); `C` must have coarse_dims and K = 1.
-void galerkin_coarse(const GHMatrix& A, const std::array<int, 3>& factor, GHMatrix& C);
 
 // ---- the two stages --------------------------------------------------------------------
 
 /// CPR, combined multiplicatively (Wallis 1983; the two-stage form of OPM and others):
-///   x_p = V-cycle(P, R r)            stage 1: the pressure system's correction
+///   x_p = cycle(P, R r)              stage 1: the pressure system's correction
 ///   x   = E x_p                      into the pressure unknowns and the wells
-///   z   = x + B^{-1} (r - A x)       stage 2: point-block Jacobi on what remains
-/// R restricts with the quasi-IMPES weights (r_p(m) = w_m^T r_m, wells as they are), E puts
-/// x_p into component 0 of each cell and into the wells. A fixed linear operator of r, so a
-/// right preconditioner of BiCGStab. No transpose (QMR): NotSupported.
+///   z   = B^{-1} (r - A x) + x       stage 2: point-block Jacobi on what remains
+/// R restricts with the weights (r_p(m) = w_m^T r_m, wells as they are), E puts x_p into
+/// component 0 of each cell and into the wells; B's blocks are inverted by cpr::invert_cell.
+/// A fixed linear operator of r, so a right preconditioner of BiCGStab. No transpose (QMR):
+/// NotSupported.
 class CprPreconditioner : public Preconditioner {
   public:
-    explicit CprPreconditioner(const GHMatrix& A, const MgOptions& options = {});
+    explicit CprPreconditioner(const GHMatrix& A, const CprOptions& options = {});
     ~CprPreconditioner() override;
     void apply(const double* r, double* z) const override;
     void apply_transpose(const double* r, double* z) const override;
     void update(const GHMatrix& A) override;
     PreconditionerCaps capabilities() const override { return {false, false}; }  // not local
 
+    const std::vector<double>& weights() const { return weights_; }
     const GHMatrix& pressure() const { return pressure_; }
     const StructuredMg& multigrid() const { return *mg_; }
+    /// Stage 2's inverses: cell m's K x K block at m K^2 (column-major), then 1 / D per well.
+    const std::vector<double>& stage2_inverses() const { return inv_; }
 
   private:
     const GHMatrix* A_;
+    CprOptions options_;
     std::vector<double> weights_;
     GHMatrix pressure_;
     std::unique_ptr<StructuredMg> mg_;
-    std::unique_ptr<Preconditioner> stage2_;
+    std::vector<double> inv_;
     mutable std::vector<double> rp_, xp_, x_, s_;
 };
+
+/// Stage 2's inverses of A (CprPreconditioner::stage2_inverses) into `inv`. Throws
+/// InputError naming the cell for a singular block.
+void cpr_stage2_inverses(const GHMatrix& A, std::vector<double>& inv);
 
 }  // namespace heptane

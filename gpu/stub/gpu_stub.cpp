@@ -43,6 +43,11 @@ std::vector<double> apply_preconditioner(const GHMatrix&, PreconditionerKind, st
     not_compiled("apply_preconditioner");
 }
 
+CprDeviceSteps cpr_device_steps(const GHMatrix&, const CprOptions&, const std::vector<double>&,
+                                BdiaVariant) {
+    not_compiled("cpr_device_steps");
+}
+
 std::vector<double> smoother_sweep(Method, const GHMatrix&, std::array<int, 3>, double,
                                    const std::vector<double>&, const std::vector<double>&) {
     not_compiled("smoother_sweep");

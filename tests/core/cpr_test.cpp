@@ -1,12 +1,14 @@
-// CPR, issue 21, first part (core/precond/cpr.hpp): the quasi-IMPES pressure system against a
+// CPR, issue 21 (core/precond/cpr.hpp): the quasi-IMPES pressure system against a
 // hand-derived case and against R A E computed with Eigen, the Galerkin coarse operators
-// against R A P with Eigen, the V-cycle's convergence factor on Poisson problems and the CPR
+// against R A P with Eigen, the small dense solves against Eigen, the hierarchy's grids, the
+// cycle's convergence factor on Poisson problems, the cycle as a linear operator, and the CPR
 // preconditioner in BiCGStab on heterogeneous two-phase systems (true residual checked).
 #include "core/precond/cpr.hpp"
 
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -24,10 +26,11 @@ namespace {
 Eigen::MatrixXd dense(const GHMatrix& A) { return Eigen::MatrixXd(to_eigen(to_csr(A))); }
 
 // Two cells along i, K = 2, worked out by hand:
-//   D_0 = [2 1; 4 3]: D_0^T w = e_0 gives w_0 = (1.5, -0.5) (w^T D_0 = (1, 0));
-//   D_1 = [5 0; 1 1]: w_1 = (0.2, 0);
-//   A_01 = [-1 0.5; -2 0.25]: P(0, 1) = 1.5 (-1) - 0.5 (-2) = -0.5;
-//   A_10 = [-3 1; 7 2]: P(1, 0) = 0.2 (-3) + 0 (7) = -0.6; P's diagonal is 1.
+//   D_0 = [2 1; 4 3]: D_0^T w = e_0 gives (1.5, -0.5) (its w^T D_0 = (1, 0)), scaled to
+//     max |w| = 1: w_0 = (1, -1/3), w_0^T D_0 = (2/3, 0);
+//   D_1 = [5 0; 1 1]: (0.2, 0), scaled: w_1 = (1, 0), w_1^T D_1 = (5, 0);
+//   A_01 = [-1 0.5; -2 0.25]: P(0, 1) = 1 (-1) - 1/3 (-2) = -1/3;
+//   A_10 = [-3 1; 7 2]: P(1, 0) = 1 (-3) + 0 (7) = -3.
 TEST(Cpr, QuasiImpesPressureOfAHandDerivedCase) {
     GHMatrix A(2, 1, 1, 2);
     const double d0[2][2] = {{2, 1}, {4, 3}}, d1[2][2] = {{5, 0}, {1, 1}};
@@ -41,13 +44,17 @@ TEST(Cpr, QuasiImpesPressureOfAHandDerivedCase) {
         }
     }
     const std::vector<double> w = quasi_impes_weights(A);
-    EXPECT_EQ(w, (std::vector<double>{1.5, -0.5, 0.2, 0.0}));
+    ASSERT_EQ(w.size(), 4u);
+    EXPECT_EQ(w[0], 1.0);
+    EXPECT_DOUBLE_EQ(w[1], -1.0 / 3.0);
+    EXPECT_EQ(w[2], 1.0);
+    EXPECT_EQ(w[3], 0.0);
     GHMatrix P = pressure_structure(A);
     extract_pressure(A, w, P);
-    EXPECT_EQ(P.at(kCenter, 0, 0, 0), 1.0);
-    EXPECT_EQ(P.at(kCenter, 1, 0, 0), 1.0);
-    EXPECT_EQ(P.at(6, 0, 0, 0), -0.5);
-    EXPECT_DOUBLE_EQ(P.at(0, 1, 0, 0), -0.6);
+    EXPECT_DOUBLE_EQ(P.at(kCenter, 0, 0, 0), 2.0 / 3.0);
+    EXPECT_EQ(P.at(kCenter, 1, 0, 0), 5.0);
+    EXPECT_DOUBLE_EQ(P.at(6, 0, 0, 0), -1.0 / 3.0);
+    EXPECT_EQ(P.at(0, 1, 0, 0), -3.0);
 }
 
 // With wells and K = 3: P = R A E, R the weights (wells as they are), E the pressure columns.
@@ -70,8 +77,21 @@ TEST(Cpr, PressureSystemIsTheWeightedProduct) {
     const Eigen::MatrixXd got = dense(P);
     ASSERT_EQ(got.rows(), expected.rows());
     EXPECT_LE((got - expected).cwiseAbs().maxCoeff(), 1e-13 * expected.cwiseAbs().maxCoeff());
-    // The cells' own pressure coefficient is 1: the weights decouple the diagonal block.
-    for (index_t c = 0; c < M; ++c) EXPECT_NEAR(got(c, c), 1.0, 1e-14);
+    // The weights decouple the diagonal block: w_c^T D_c has no entry but the pressure's;
+    // and they are scaled to max |w_c| = 1.
+    for (index_t c = 0; c < M; ++c) {
+        double big = 0.0;
+        for (int r = 0; r < K; ++r) big = std::max(big, std::abs(w[c * K + r]));
+        EXPECT_EQ(big, 1.0);
+        for (int j = 1; j < K; ++j) {
+            double v = 0.0, scale = 0.0;
+            for (int r = 0; r < K; ++r) {
+                v += w[c * K + r] * A.at(kCenter, c, r, j);
+                scale += std::abs(w[c * K + r] * A.at(kCenter, c, r, j));
+            }
+            EXPECT_LE(std::abs(v), 1e-13 * scale) << "cell " << c << " unknown " << j;
+        }
+    }
 }
 
 // Galerkin coarse operators = P^T A P (piecewise-constant aggregation), odd sizes included.
@@ -116,27 +136,109 @@ double vcycle_factor(const GHMatrix& A, const MgOptions& o, int cycles) {
     return std::pow(std::sqrt(after) / before, 1.0 / 5.0);
 }
 
-// The V-cycle's convergence factor on 3D Poisson (32^3, 5 levels to 400 cells), as measured
-// when the defaults were chosen: 0.786 with the defaults (2 x 2 x 1 aggregation, one damped
-// line-Jacobi sweep before and after), 0.533 with two sweeps and over-correction 1.4;
-// undamped sweeps give 0.921 (the checkerboard in i, j is not smoothed). Piecewise-constant
-// aggregation is a weak V-cycle on its own (design decision 36); as CPR's stage 1 inside
-// BiCGStab it is enough (the test below).
-TEST(Cpr, VcycleConvergesOnPoisson) {
+// The cycle's convergence factor on 3D Poisson (32^3: 2 x 2 x 1 aggregation down to 2 x 2 x
+// 32, inverted), as measured when the defaults were chosen (design decision 36): red-black
+// line Gauss-Seidel 0.700, damped line Jacobi 0.786, undamped line Jacobi 0.921 (the checkerboard in i, j is not smoothed: why line_jacobi's omega is 0.8),
+// the W-cycle (line Gauss-Seidel) 0.489. Piecewise-constant aggregation is a weak cycle on its own; as CPR's
+// stage 1 inside BiCGStab it is enough (the test below).
+TEST(Cpr, CycleConvergesOnPoisson) {
     const GHMatrix A = poisson_matrix(32, 32, 32);
     MgOptions o;
-    const double standard = vcycle_factor(A, o, 15);
-    o.pre_sweeps = o.post_sweeps = 2;
-    o.coarse_scale = 1.4;
-    const double strong = vcycle_factor(A, o, 15);
+    const double gs = vcycle_factor(A, o, 15);
+    o.cycle = MgCycle::w;
+    const double w = vcycle_factor(A, o, 15);
     o = MgOptions{};
+    o.smoother = MgSmoother::line_jacobi;
+    const double jacobi = vcycle_factor(A, o, 15);
     o.omega = 1.0;
     const double undamped = vcycle_factor(A, o, 15);
-    RecordProperty("factor_default", std::to_string(standard));
-    RecordProperty("factor_two_sweeps_overcorrected", std::to_string(strong));
-    EXPECT_LT(standard, 0.80);
-    EXPECT_LT(strong, 0.55);
-    EXPECT_GT(undamped, 0.9);  // why omega defaults to 0.8
+    RecordProperty("factor_line_gs", std::to_string(gs));
+    RecordProperty("factor_w", std::to_string(w));
+    RecordProperty("factor_line_jacobi", std::to_string(jacobi));
+    RecordProperty("factor_undamped", std::to_string(undamped));
+    EXPECT_LT(gs, 0.72);
+    EXPECT_LT(w, 0.51);
+    EXPECT_LT(jacobi, 0.80);
+    EXPECT_GT(undamped, 0.9);
+}
+
+// The hierarchy's grids: 2 x 2 x 1 until a coarse level has at most 400 cells, halving the
+// odd sizes up (SPE10 model 2's 60 x 220 x 85: 7 levels, the coarsest 1 x 4 x 85 = 340).
+TEST(Cpr, HierarchyGrids) {
+    const auto g = mg_grids(60, 220, 85, MgOptions{});
+    ASSERT_EQ(g.size(), 7u);
+    const int expected[7][3] = {{60, 220, 85}, {30, 110, 85}, {15, 55, 85}, {8, 28, 85},
+                                {4, 14, 85},   {2, 7, 85},    {1, 4, 85}};
+    for (std::size_t l = 0; l < g.size(); ++l) {
+        EXPECT_EQ(g[l].nx, expected[l][0]);
+        EXPECT_EQ(g[l].ny, expected[l][1]);
+        EXPECT_EQ(g[l].nz, expected[l][2]);
+    }
+    EXPECT_EQ(g.back().fx * g.back().fy * g.back().fz, 1);
+    // A single column with factor 1 in k halves along k; levels caps the depth.
+    MgOptions o;
+    o.coarsest_rows = 1;
+    const auto column = mg_grids(1, 1, 10, o);
+    EXPECT_EQ(column.size(), 1u);  // one column: solved exactly by the line solve
+    o.factor = {2, 2, 2};
+    EXPECT_EQ(mg_grids(1, 1, 10, o).back().nz, 1);
+    o.max_levels = 2;
+    EXPECT_EQ(mg_grids(64, 64, 1, o).size(), 2u);
+}
+
+// The small dense solves of cpr_arith.hpp against Eigen: a K x K solve with pivoting (a zero
+// leading entry), the block inverse, the Gauss-Jordan inverse; singular blocks are refused.
+TEST(Cpr, DenseSolvesMatchEigen) {
+    const int n = 7;
+    Eigen::MatrixXd a = Eigen::MatrixXd::Random(n, n);
+    a(0, 0) = 0.0;  // the first pivot must be swapped in
+    std::vector<double> rows(n * n), inv(n * n);
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) rows[i * n + j] = a(i, j);
+    ASSERT_TRUE(cpr::dense_inverse(rows.data(), inv.data(), n));
+    const Eigen::MatrixXd expected = a.inverse();
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) EXPECT_NEAR(inv[i * n + j], expected(i, j), 1e-12 * expected.cwiseAbs().maxCoeff());
+    std::vector<double> block(n * n);
+    ASSERT_TRUE(cpr::invert_cell([&](int r, int c) { return a(r, c); }, n, block.data()));
+    for (int r = 0; r < n; ++r)
+        for (int c = 0; c < n; ++c) EXPECT_NEAR(block[c * n + r], expected(r, c), 1e-12 * expected.cwiseAbs().maxCoeff());
+    Eigen::MatrixXd singular = a;
+    singular.row(3) = 2.0 * singular.row(1);
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) rows[i * n + j] = singular(i, j);
+    EXPECT_FALSE(cpr::dense_inverse(rows.data(), inv.data(), n));
+    EXPECT_FALSE(cpr::invert_cell([&](int r, int c) { return singular(r, c); }, n, block.data()));
+}
+
+// BiCGStab needs a fixed linear preconditioner: M(a r + b s) = a M r + b M s to rounding, for
+// every smoother and cycle (no inner Krylov, no residual-dependent step).
+TEST(Cpr, PreconditionerIsLinear) {
+    const wells::Model m = test::synthetic_model(9, 8, 5, 2, test::corner_wells(9, 8, 5), 3, 1.5);
+    const GHMatrix& A = m.system.matrix;
+    const auto n = static_cast<std::size_t>(A.rows());
+    const std::vector<double> r = test::random_vector(n, 1), s = test::random_vector(n, 2);
+    for (const MgCycle cycle : {MgCycle::v, MgCycle::w}) {
+        for (const MgSmoother smoother : {MgSmoother::line_gs, MgSmoother::line_jacobi}) {
+            CprOptions o;
+            o.mg.cycle = cycle;
+            o.mg.smoother = smoother;
+            o.mg.coarsest_rows = 20;  // more levels than the default would make here
+            const CprPreconditioner M(A, o);
+            std::vector<double> mix(n), zr(n), zs(n), zmix(n);
+            for (std::size_t i = 0; i < n; ++i) mix[i] = 2.0 * r[i] - 3.0 * s[i];
+            M.apply(r.data(), zr.data());
+            M.apply(s.data(), zs.data());
+            M.apply(mix.data(), zmix.data());
+            double err = 0.0, scale = 0.0;
+            for (std::size_t i = 0; i < n; ++i) {
+                err = std::max(err, std::abs(zmix[i] - (2.0 * zr[i] - 3.0 * zs[i])));
+                scale = std::max(scale, std::abs(zmix[i]));
+            }
+            EXPECT_LE(err, 1e-10 * scale) << (cycle == MgCycle::w ? "w" : "v") << " " << static_cast<int>(smoother);
+            EXPECT_GT(M.multigrid().levels(), 2);
+        }
+    }
 }
 
 TEST(Cpr, PreconditionsBicgstabOnAHeterogeneousTwoPhaseSystem) {
@@ -156,13 +258,13 @@ TEST(Cpr, PreconditionsBicgstabOnAHeterogeneousTwoPhaseSystem) {
         EXPECT_LE(r.true_relative_residual, 2e-8);
         return r.iterations;
     };
-    // Measured when written: 184 with point-block Jacobi, 21 with CPR (13-21 over the
-    // aggregation, damping, sweeps and over-correction options).
+    // Measured when written: 184 with point-block Jacobi, 13 with CPR (21 before the weights
+    // were scaled and the line Gauss-Seidel smoother and the inverted coarsest came in).
     const int pbj = run(PointBlockJacobi(A));
     const int cpr = run(CprPreconditioner(A));
     RecordProperty("iterations_point_block", pbj);
     RecordProperty("iterations_cpr", cpr);
-    EXPECT_LE(5 * cpr, pbj);
+    EXPECT_LE(10 * cpr, pbj);
 }
 
 }  // namespace

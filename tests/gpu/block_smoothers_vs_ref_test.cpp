@@ -1,7 +1,8 @@
 // The block preconditioners and smoothers (seed 003) on the device against the CPU reference
 // (core/precond/block_smoothers.hpp). Every kernel computes its rows with
 // core/precond/block_arith.hpp, so:
-//  - z = M^{-1} r of each preconditioner, one block Jacobi sweep, and the block Jacobi
+//  - z = M^{-1} r of each preconditioner (CPR: its setup on the device too; step by step in
+//    cpr_test.cpp), one block Jacobi sweep, and the block Jacobi
 //    smoother as a solver reproduce the reference bit for bit;
 //  - the multi-kernel BiCGStab with each preconditioner and the in-kernel BiCGStab with the
 //    fused point-block Jacobi reproduce the preconditioned CPU BiCGStab bit for bit
@@ -28,9 +29,9 @@
 namespace heptane::gpu {
 namespace {
 
-constexpr PreconditionerKind kKinds[] = {PreconditionerKind::point_block_jacobi,
-                                         PreconditionerKind::line_jacobi,
-                                         PreconditionerKind::block_jacobi};
+constexpr PreconditionerKind kKinds[] = {
+    PreconditionerKind::point_block_jacobi, PreconditionerKind::line_jacobi,
+    PreconditionerKind::block_jacobi, PreconditionerKind::cpr};
 
 GHSystem synthetic(int nx, int ny, int nz, int K) {
     return test::synthetic_model(nx, ny, nz, K, test::corner_wells(nx, ny, nz), 11, 1.2).system;

@@ -316,8 +316,8 @@ std::unique_ptr<DevicePreconditioner> upload_preconditioner(const GHMatrix& A,
             return std::make_unique<DeviceLine>(A, factor_lines(A));
         case PreconditionerKind::block_jacobi:
             return std::make_unique<DeviceSpatial>(A, factor_spatial_blocks(A, shape), shape);
-        case PreconditionerKind::cpr:
-            throw NotSupported("cpr is not on the GPU yet (core/krylov/capabilities.cpp)");
+        case PreconditionerKind::cpr:  // set up from the solver's device matrix
+            throw std::logic_error("upload_preconditioner: cpr is made by DeviceCpr");
     }
     return nullptr;
 }
@@ -517,6 +517,7 @@ std::vector<double> apply_preconditioner(const GHMatrix& A, PreconditionerKind k
         throw std::invalid_argument("apply_preconditioner: r must have A.rows() entries");
     }
     if (kind == PreconditionerKind::none) return r;
+    if (kind == PreconditionerKind::cpr) return cpr_device_steps(A, CprOptions{}, r).z;
     const auto M = upload_preconditioner(A, kind, shape);
     Buffer<double> d_r(r), d_z(r.size());
     d_z.zero();

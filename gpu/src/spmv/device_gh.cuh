@@ -41,6 +41,13 @@ class DeviceGH final : public DeviceOperator {
     DeviceGH(const GHMatrix& A, BdiaVariant variant);
 
     BdiaView view(bool transpose) const;
+    BdiaVariant variant() const { return variant_; }
+    /// The device values, for kernels that compute them in place (CPR's setup,
+    /// gpu/src/precond/cpr.cu): Bdia in the layout of variant(), W, W^T and D of the wells.
+    double* bdia_values() { return bdia_.get(); }
+    double* well_row_values() { return w_vals_.get(); }
+    double* well_col_values() { return wt_vals_.get(); }
+    double* well_diagonal() { return d_.get(); }
 
     /// New values of a matrix of the same structure into the same buffers (synchronizes:
     /// the host copies die here); std::invalid_argument for another structure.

@@ -13,6 +13,7 @@
 #include "gpu/src/krylov/multi_kernel_common.cuh"
 #include "gpu/src/ksparse/ksparse.cuh"
 #include "gpu/src/precond/block_smoothers.cuh"
+#include "gpu/src/precond/cpr.cuh"
 #include "gpu/src/spmv/device_gh.cuh"
 #include "gpu/src/spmv/device_operator.cuh"
 
@@ -62,7 +63,10 @@ std::unique_ptr<GpuSolver> make_multi_kernel_solver(Method method, const GHMatri
     setup.structure = std::make_shared<const GHStructure>(A);
     if (options.spmv == SpmvKind::bdia) {
         auto gh = std::make_unique<DeviceGH>(A, options.variant);
-        auto M = upload_preconditioner(A, options.preconditioner, options.block_shape);
+        std::unique_ptr<DevicePreconditioner> M =
+            options.preconditioner == PreconditionerKind::cpr
+                ? std::make_unique<DeviceCpr>(A, *gh, options.cpr)  // set up from gh's values
+                : upload_preconditioner(A, options.preconditioner, options.block_shape);
         DeviceGH* const gh_ptr = gh.get();
         DevicePreconditioner* const M_ptr = M.get();
         setup.n = A.rows();

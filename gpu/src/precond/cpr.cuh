@@ -1,0 +1,65 @@
+#pragma once
+/// @file CPR on the device (issue 21; design decision 36): the setup from the values the
+/// solver's operator holds (weights, the pressure system, every level's Galerkin operator,
+/// line pivots, the coarsest inverse, stage 2's inverses: all computed by kernels, nothing
+/// from the host), and z = M^{-1} r as a sequence of kernels that a multi-kernel solver
+/// captures into its iteration graph. Every kernel computes with core/precond/cpr_arith.hpp
+/// and block_arith.hpp in the CPU reference's order (core/precond/cpr.cpp), so both give the
+/// same bits.
+#include <cuda_runtime.h>
+
+#include <memory>
+#include <vector>
+
+#include "core/matrix/gh_matrix.hpp"
+#include "core/precond/cpr_arith.hpp"
+#include "core/precond/cpr_options.hpp"
+#include "gpu/src/base/buffer.cuh"
+#include "gpu/src/precond/block_smoothers.cuh"
+#include "gpu/src/spmv/device_gh.cuh"
+
+namespace heptane::gpu::detail {
+
+class DeviceCpr final : public DevicePreconditioner {
+  public:
+    /// `gh` is the solver's operator (A's values on the device; it must outlive this). Runs
+    /// the setup; InputError (solver.preconditioner) as the reference's for a singular block.
+    DeviceCpr(const GHMatrix& A, DeviceGH& gh, const CprOptions& options);
+    ~DeviceCpr() override;
+    void apply(const double* r, double* z, cudaStream_t stream,
+               const int* skip = nullptr) const override;
+    /// The setup again from gh's values (the solver uploads B into gh first); B gives the
+    /// structure only.
+    void update(const GHMatrix& B) override;
+
+    // For the device-vs-reference tests (gpu::cpr_device_steps).
+    int levels() const { return static_cast<int>(levels_.size()); }
+    std::vector<double> weights() const { return weights_.download(); }
+    /// Level l's 7 diagonals in the host layout ([d][m], M_l cells), and for level 0 the
+    /// wells' W, W^T and D after them.
+    std::vector<double> level_values(int l) const;
+    std::vector<double> pivots(int l) const;
+    std::vector<double> coarsest_inverse() const;
+    std::vector<double> stage2_inverses() const { return inv_.download(); }
+    /// One smoothing sweep of level l from zero on b (the reference: StructuredMg::smooth).
+    std::vector<double> smooth_from_zero(int l, const std::vector<double>& b) const;
+
+  private:
+    struct Level;
+    void setup();
+    void smooth(int l, const double* b, double* x, bool from_zero, cudaStream_t st,
+                const int* skip) const;
+    void cycle(int l, const double* b, double* x, cudaStream_t st, const int* skip) const;
+
+    DeviceGH& gh_;
+    CprOptions options_;
+    GHStructure structure_;
+    int K_;
+    long long M_;
+    int nw_;
+    std::vector<std::unique_ptr<Level>> levels_;
+    Buffer<double> weights_, inv_, x_, s_;
+    Buffer<int> errors_;  ///< the first bad cell / column / well of each setup check
+};
+
+}  // namespace heptane::gpu::detail
