@@ -428,6 +428,7 @@ class DeckReader {
             g.coarse_scale = x->number();
             if (!(g.coarse_scale > 0.0 && g.coarse_scale <= 3.0)) x->fail("must be in (0, 3]");
         }
+        if (auto x = m.optional("coarsest_rows")) g.coarsest_rows = count(*x, 1, kMaxCoarsestRows);
         if (auto x = m.optional("coarsest_sweeps")) g.coarsest_sweeps = count(*x, 1, 1000);
         m.finish();
     }

@@ -22,6 +22,7 @@ struct RunRecord {
     std::string method, backend, kernel;
     double tolerance = 0.0;
     double setup_seconds = 0.0;
+    double preconditioner_setup_seconds = 0.0;  ///< where measured apart (GPU CPR), else 0
     double solve_seconds = 0.0;
 };
 

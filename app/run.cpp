@@ -111,8 +111,11 @@ void report_solve(std::ostream& out, const RunRecord& run, const Plan& plan,
             << r.iterations << ", had " << sci(r.last_relative_residual) << " recurrence, "
             << sci(r.last_true_relative_residual) << " true)\n";
     }
-    out << "  time        setup " << fixed(run.setup_seconds, 3) << " s, solve "
-        << fixed(run.solve_seconds, 3) << " s";
+    out << "  time        setup " << fixed(run.setup_seconds, 3) << " s";
+    if (run.preconditioner_setup_seconds > 0.0) {
+        out << " (the preconditioner's " << fixed(run.preconditioner_setup_seconds, 4) << " s)";
+    }
+    out << ", solve " << fixed(run.solve_seconds, 3) << " s";
     if (r.iterations > 0 && run.solve_seconds > 0.0) {
         const double per_it = run.solve_seconds / r.iterations;
         out << " (" << fixed(1e3 * per_it, 3) << " ms / iteration, "
@@ -149,6 +152,7 @@ double run_solve(RunRecord& run, const Deck& deck, const Plan& plan, const Matri
     run.result = solve_keeping_best(*solver, b, x, options, &run.solve_seconds);
     const SolverInfo info = solver->info();
     run.setup_seconds += info.setup_seconds;
+    run.preconditioner_setup_seconds = info.preconditioner_setup_seconds;
     if (plan.gpu) run.kernel = info.kernel;
     return info.bytes_per_iteration;
 }

@@ -38,6 +38,9 @@ struct SolverInfo {
     double bytes_per_iteration = 0.0;
     double setup_seconds = 0.0;   ///< making the object: upload, factor, plan, capture
     double update_seconds = 0.0;  ///< the last update_values (0 before the first)
+    /// The preconditioner's part of the last setup or update, where measured apart (the GPU
+    /// CPR's setup on the device; 0 elsewhere).
+    double preconditioner_setup_seconds = 0.0;
     double solve_seconds = 0.0;   ///< the last solve (device events on the GPU)
     /// Memory the object holds beyond the caller's matrix: device bytes (GPU) or the
     /// preconditioner's factors (CPU).

@@ -260,54 +260,80 @@ const std::vector<double>& StructuredMg::coarsest_inverse() const { return level
 
 void StructuredMg::vcycle(const double* b, double* x) const { cycle(0, b, x); }
 
+void StructuredMg::cycle_from(int l, const double* b, double* x) const {
+    if (l < 0 || l >= levels()) throw std::invalid_argument("StructuredMg::cycle_from: no level");
+    cycle(l, b, x);
+}
+
+namespace {
+
+cpr::WellsRef<index_t> wells_ref(const GHMatrix& A) {
+    const WellArrays& w = A.wells();
+    if (A.num_wells() == 0)
+        return {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 0};
+    return {
+        w.well_of_column.data(), w.cell0.data(),   w.count.data(), w.first.data(),
+        w.w_vals.data(),         w.wt_vals.data(), w.d.data(),     static_cast<int>(A.num_wells())};
+}
+
+}  // namespace
+
 void StructuredMg::smooth(int l, const double* b, double* x, bool from_zero, double* r) const {
     const Level& L = *levels_.at(static_cast<std::size_t>(l));
     const GHMatrix& A = *L.A;
     const index_t n = A.rows(), M = A.num_cells();
-    const int ny = A.ny(), nz = A.nz();
-    const index_t columns = static_cast<index_t>(A.nx()) * ny;
+    const int nx = A.nx(), ny = A.ny(), nz = A.nz();
+    const index_t columns = static_cast<index_t>(nx) * ny;
     const bool parallel = parallel_for(n);
     const bool coarsest = l + 1 == levels();
     const double omega = coarsest ? 1.0 : smoother_omega(options_);
-    const block::BdiaRef bdia{A.bdia().data(), M, 1};
-    // r = b - A x (from zero: b)
-    const auto residual = [&](bool zero) {
-        if (zero) {
-            std::copy(b, b + n, r);
-            return;
-        }
-        spmv(A, x, r);
-#pragma omp parallel for schedule(static) if (parallel)
-        for (index_t i = 0; i < n; ++i) r[i] = sub(b[i], r[i]);
-    };
-    // x += omega T^{-1} r on the columns of `color` (-1: all) and, with `wells`, the wells.
-    const auto update = [&](int color, bool wells) {
+    const double* lower = A.bdia().data() + 2 * M;  // diagonals 2 and 4 (K = 1)
+    const double* upper = A.bdia().data() + 4 * M;
+    const auto a = [&](int d, long long m) { return A.at(d, m, 0, 0); };
+    const cpr::WellsRef<index_t> wells = wells_ref(A);
+    // x_col += omega T^{-1} r_col on the columns of `color` (-1: all); with `own_residual`,
+    // r_col = b - A x computed first from the x of now (Gauss-Seidel), else r as it is.
+    const auto update = [&](int color, bool own_residual) {
 #pragma omp parallel for schedule(static) if (parallel)
         for (index_t col = 0; col < columns; ++col) {
             if (color >= 0 && ((col / ny) + (col % ny)) % 2 != color) continue;
             const index_t m0 = col * nz;
+            if (own_residual) {
+                for (index_t m = m0; m < m0 + nz; ++m)
+                    r[m] = sub(b[m], cpr::cell_row(a, nx, ny, nz, m, x, wells));
+            }
             double* z = L.z.data();
-            block::line_solve(
-                bdia, &L.pinv[m0], m0, nz, [&](long long q) { return r[q]; },
-                [&](long long q) -> double& { return z[q]; });
+            cpr::line_solve1(lower + m0, upper + m0, &L.pinv[m0], r + m0, z + m0, nz);
             for (index_t q = m0; q < m0 + nz; ++q) x[q] = add(x[q], mul(omega, z[q]));
         }
-        if (!wells) return;
-        for (std::size_t w = 0; w < L.inv_d.size(); ++w) {
-            const index_t q = M + static_cast<index_t>(w);
+    };
+    const auto update_wells = [&](bool own_residual) {  // x_w += omega r_w / D_w
+        for (int w = 0; w < wells.nw; ++w) {
+            const index_t q = M + w;
+            if (own_residual) r[q] = sub(b[q], cpr::well_row(wells, w, M, x));
             x[q] = add(x[q], mul(omega, mul(L.inv_d[w], r[q])));
         }
     };
     if (from_zero) std::fill(x, x + n, 0.0);
     if (options_.smoother == MgSmoother::line_jacobi || coarsest) {
-        residual(from_zero);
-        update(-1, true);
+        // Jacobi: every column and well from the residual of the x before the sweep.
+        if (from_zero) {
+            std::copy(b, b + n, r);
+        } else {
+            spmv(A, x, r);
+#pragma omp parallel for schedule(static) if (parallel)
+            for (index_t i = 0; i < n; ++i) r[i] = sub(b[i], r[i]);
+        }
+        update(-1, false);
+        update_wells(false);
         return;
     }
-    residual(from_zero);
-    update(0, false);
-    residual(false);
+    // Red-black Gauss-Seidel: the columns with i + j even, then the odd ones, then the wells,
+    // each from the residual of the x of its turn (its own column's rows; a column's
+    // neighbours across i and j have the other colour).
+    update(0, true);
     update(1, true);
+    update_wells(true);
 }
 
 void StructuredMg::cycle(int l, const double* b, double* x) const {
@@ -330,21 +356,22 @@ void StructuredMg::cycle(int l, const double* b, double* x) const {
     const bool parallel = parallel_for(n);
     for (int s = 0; s < options_.pre_sweeps; ++s) smooth(l, b, x, s == 0, r);
     if (options_.pre_sweeps == 0) std::fill(x, x + n, 0.0);
-    // Restrict the cells' residual (the wells stay on level 0): each aggregate's sum.
-    spmv(A, x, r);
-#pragma omp parallel for schedule(static) if (parallel)
-    for (index_t i = 0; i < n; ++i) r[i] = sub(b[i], r[i]);
+    // Restrict the cells' residual (the wells stay on level 0): each aggregate's sum of
+    // b - A x, the rows computed there.
     const Level& C = *levels_[static_cast<std::size_t>(l) + 1];
     const cpr::LevelGrid& g = L.grid;
     const index_t nc = C.A->num_cells();
     double* bc = C.b.data();
+    const auto a = [&](int d, long long m) { return A.at(d, m, 0, 0); };
+    const cpr::WellsRef<index_t> wells = wells_ref(A);
 #pragma omp parallel for schedule(static) if (parallel)
     for (index_t c = 0; c < nc; ++c) {
         const int kc = static_cast<int>(c % g.cz), jc = static_cast<int>((c / g.cz) % g.cy);
         const int ic = static_cast<int>(c / (static_cast<index_t>(g.cz) * g.cy));
         double v = 0.0;
         cpr::each_member(g, ic, jc, kc, [&](int i, int j, int k) {
-            v = add(v, r[cpr::cell_index(i, j, k, g.ny, g.nz)]);
+            const long long m = cpr::cell_index(i, j, k, g.ny, g.nz);
+            v = add(v, sub(b[m], cpr::cell_row(a, g.nx, g.ny, g.nz, m, x, wells)));
         });
         bc[c] = v;
     }
@@ -402,8 +429,6 @@ CprPreconditioner::CprPreconditioner(const GHMatrix& A, const CprOptions& option
     cpr_stage2_inverses(A, inv_);
     rp_.assign(static_cast<std::size_t>(pressure_.rows()), 0.0);
     xp_ = rp_;
-    x_.assign(static_cast<std::size_t>(A.rows()), 0.0);
-    s_ = x_;
 }
 
 CprPreconditioner::~CprPreconditioner() = default;
@@ -422,35 +447,35 @@ void CprPreconditioner::apply(const double* r, double* z) const {
     const int K = A.block_size();
     const index_t M = A.num_cells(), Nw = A.num_wells(), kk = static_cast<index_t>(K) * K;
     const bool parallel = parallel_for(A.rows());
-    // Stage 1: r_p = R r, x_p = cycle(P, r_p), x = E x_p.
+    // Stage 1: r_p = R r, x_p = cycle(P, r_p).
 #pragma omp parallel for schedule(static) if (parallel)
     for (index_t m = 0; m < M; ++m) {
         rp_[m] = cpr::weighted(&weights_[m * K], K, [&](int c) { return r[m * K + c]; });
     }
     for (index_t w = 0; w < Nw; ++w) rp_[M + w] = r[M * K + w];
     mg_->vcycle(rp_.data(), xp_.data());
+    // Stage 2: z = B^{-1} (r - A E x_p) + E x_p, cell by cell from x_p (cpr::stage2_cell).
+    const block::BdiaRef a{A.bdia().data(), M, K};
+    const WellArrays& wells = A.wells();
+    const int nx = A.nx(), ny = A.ny(), nz = A.nz();
 #pragma omp parallel for schedule(static) if (parallel)
     for (index_t m = 0; m < M; ++m) {
-        x_[m * K] = xp_[m];
-        for (int c = 1; c < K; ++c) x_[m * K + c] = 0.0;
-    }
-    for (index_t w = 0; w < Nw; ++w) x_[M * K + w] = xp_[M + w];
-    // Stage 2: z = B^{-1} (r - A x) + x.
-    spmv(A, x_.data(), s_.data());
-    const index_t n = A.rows();
-#pragma omp parallel for schedule(static) if (parallel)
-    for (index_t i = 0; i < n; ++i) s_[i] = sub(r[i], s_[i]);
-#pragma omp parallel for schedule(static) if (parallel)
-    for (index_t m = 0; m < M; ++m) {
-        const double* s = &s_[m * K];
-        for (int c = 0; c < K; ++c) {
-            const double v = block::inverse_row(&inv_[m * kk], K, c, [&](int q) { return s[q]; });
-            z[m * K + c] = add(v, x_[m * K + c]);
+        const double* wt = nullptr;
+        double xpw = 0.0;
+        if (Nw > 0) {
+            const index_t w = wells.well_of_column[m / nz];
+            if (w >= 0 && m >= wells.cell0[w] && m < wells.cell0[w] + wells.count[w]) {
+                wt = &wells.wt_vals[wells.first[w] + (m - wells.cell0[w]) * K];
+                xpw = xp_[M + w];
+            }
         }
+        cpr::stage2_cell(a, K, nx, ny, nz, m, xp_.data(), wt, xpw, r + m * K, &inv_[m * kk],
+                         z + m * K);
     }
     for (index_t w = 0; w < Nw; ++w) {
-        const index_t i = M * K + w;
-        z[i] = add(mul(inv_[M * kk + w], s_[i]), x_[i]);
+        z[M * K + w] =
+            cpr::stage2_well(&wells.w_vals[wells.first[w]], K, wells.cell0[w], wells.count[w],
+                             wells.d[w], inv_[M * kk + w], xp_.data(), xp_[M + w], r[M * K + w]);
     }
 }
 

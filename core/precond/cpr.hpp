@@ -72,6 +72,9 @@ class StructuredMg {
     void update(const GHMatrix& A);
     /// x = one cycle on A x = b from x = 0 (a fixed linear operator of b).
     void vcycle(const double* b, double* x) const;
+    /// The same on level l's system (level(l) x = b), with the levels below it: the cycle
+    /// whose convergence factor is "level l's" (heptane bench cpr).
+    void cycle_from(int l, const double* b, double* x) const;
 
     int levels() const { return static_cast<int>(levels_.size()); }
     /// The operator of level l (0: the matrix given).
@@ -125,7 +128,7 @@ class CprPreconditioner : public Preconditioner {
     GHMatrix pressure_;
     std::unique_ptr<StructuredMg> mg_;
     std::vector<double> inv_;
-    mutable std::vector<double> rp_, xp_, x_, s_;
+    mutable std::vector<double> rp_, xp_;
 };
 
 /// Stage 2's inverses of A (CprPreconditioner::stage2_inverses) into `inv`. Throws

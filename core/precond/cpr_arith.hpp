@@ -5,9 +5,12 @@
 /// written here. Small dense blocks are solved by Gaussian elimination with partial pivoting
 /// (the first largest pivot in magnitude), not by a library.
 #include <cmath>
+#include <cstdint>
 
 #include "core/base/canonical.hpp"
 #include "core/base/types.hpp"
+#include "core/matrix/gh_matrix.hpp"
+#include "core/precond/block_arith.hpp"
 
 namespace heptane::cpr {
 
@@ -171,6 +174,99 @@ HEPTANE_HD void galerkin_row(const LevelGrid& g, long long mc, A a, double v[7])
     });
 }
 
+/// A K = 1 level's compact well arrays (core/matrix/gh_matrix.hpp WellArrays; I: the
+/// index type, index_t on the host, int on the device); well_of_column null: no wells.
+template <class I>
+struct WellsRef {
+    const std::int32_t* well_of_column;
+    const I* cell0;
+    const I* count;
+    const I* first;
+    const double* w;   ///< d eq_w / d p(m), a value per perforation
+    const double* wt;  ///< d eq_m / d p_bh
+    const double* d;
+    int nw;
+};
+
+/// Row m (a cell) of a K = 1 level times x, as core/spmv/spmv.cpp sums it: the diagonals
+/// d = 0 .. 6 that have a neighbour, then the well term. a(d, m) reads the level's Bdia.
+template <class A, class I>
+HEPTANE_HD double cell_row(A a, int nx, int ny, int nz, long long m, const double* x,
+                           const WellsRef<I>& wells) {
+    const long long off[7] = {-static_cast<long long>(nz) * ny, -nz, -1, 0, 1, nz,
+                              static_cast<long long>(nz) * ny};
+    double acc = 0.0;
+    for (int d = 0; d < 7; ++d) {
+        if (stencil_has_neighbour(nx, ny, nz, m, d))
+            acc = canonical::mul_add(a(d, m), x[m + off[d]], acc);
+    }
+    if (wells.well_of_column != nullptr) {
+        const int w = wells.well_of_column[m / nz];
+        if (w >= 0 && m >= wells.cell0[w] && m < wells.cell0[w] + wells.count[w]) {
+            const long long cells = static_cast<long long>(nx) * ny * nz;
+            acc = canonical::mul_add(wells.wt[wells.first[w] + (m - wells.cell0[w])], x[cells + w],
+                                     acc);
+        }
+    }
+    return acc;
+}
+
+/// Row `cells + w` (well w) of a K = 1 level times x, as core/spmv/spmv.cpp sums it.
+template <class I>
+HEPTANE_HD double well_row(const WellsRef<I>& wells, int w, long long cells, const double* x) {
+    double sum = 0.0;
+    for (long long v = 0; v < wells.count[w]; ++v) {
+        sum = canonical::mul_add(wells.w[wells.first[w] + v], x[wells.cell0[w] + v], sum);
+    }
+    return canonical::mul_add(wells.d[w], x[cells + w], sum);
+}
+
+/// Stage 2 of CPR at cell m, straight from stage 1's x_p (the pressures of the cells, then
+/// the wells'), without forming x = E x_p or the whole product A x:
+///   s = r_m - (A E x_p)_m,   z_m = B_m^{-1} s + (E x_p)_m.
+/// Row r of (A E x_p)_m sums A(d, m, r, 0) x_p(m + off[d]) over the diagonals d = 0 .. 6 that
+/// have a neighbour, then, in a perforated cell, its well column times the well's x_p: the
+/// order of core/spmv/spmv.cpp applied to E x_p, whose other components are zero (their
+/// products add signed zeros only, so the sums are the same numbers; K - 1 of every K columns
+/// of A are not read). a(d, r, c, m) reads A's Bdia; wt: the cell's K well-column values
+/// (d eq_m / d p_bh) or null; xpw: that well's x_p; inv: B_m^{-1} (column-major K x K,
+/// block::inverse_row); r and z: the cell's K entries.
+template <class A>
+HEPTANE_HD void stage2_cell(A a, int K, int nx, int ny, int nz, long long m, const double* xp,
+                            const double* wt, double xpw, const double* r, const double* inv,
+                            double* z) {
+    using namespace canonical;
+    const long long off[7] = {-static_cast<long long>(nz) * ny, -nz, -1, 0, 1, nz,
+                              static_cast<long long>(nz) * ny};
+    double s[kMaxBlockSize];
+    for (int row = 0; row < K; ++row) {
+        double acc = 0.0;
+        for (int d = 0; d < 7; ++d) {
+            if (stencil_has_neighbour(nx, ny, nz, m, d))
+                acc = mul_add(a(d, row, 0, m), xp[m + off[d]], acc);
+        }
+        if (wt != nullptr) acc = mul_add(wt[row], xpw, acc);
+        s[row] = sub(r[row], acc);
+    }
+    for (int c = 0; c < K; ++c) {
+        const double v = block::inverse_row(inv, K, c, [&](int q) { return s[q]; });
+        z[c] = add(v, c == 0 ? xp[m] : 0.0);
+    }
+}
+
+/// Stage 2 at well w (stage2_cell's twin): its row of A E x_p is the perforations' pressure
+/// terms W(l, 0) x_p(cell0 + l) in order, then D x_p(w); z_w = (r_w - that) / D + x_p(w).
+/// wrow: the well's W values (K per perforated cell), inv_d = 1 / D.
+HEPTANE_HD inline double stage2_well(const double* wrow, int K, long long cell0, long long count,
+                                     double d, double inv_d, const double* xp, double xpw,
+                                     double r) {
+    using namespace canonical;
+    double sum = 0.0;
+    for (long long l = 0; l < count; ++l) sum = mul_add(wrow[l * K], xp[cell0 + l], sum);
+    const double row = mul_add(d, xpw, sum);
+    return add(mul(inv_d, sub(r, row)), xpw);
+}
+
 /// The pivot inverses of the vertical-line solve of a K = 1 level on the column of cells
 /// m0 .. m0 + nz - 1 (block::line_solve with K = 1): p_0 = D_0, p_k = D_k - L_k (1 / p_{k-1})
 /// U_{k-1}, pinv_k = 1 / p_k. a(d, m) reads the level's Bdia. False at an unusable pivot.
@@ -228,12 +324,48 @@ HEPTANE_HD inline bool dense_inverse(double* a, double* inv, int n) {
     return true;
 }
 
-/// Row i of the dense row-major n x n `inv` times b, left to right.
-HEPTANE_HD inline double dense_row(const double* inv, int n, int i, const double* b) {
+/// Entries per chunk of a dense row product.
+constexpr int kDenseChunk = 32;
+
+/// Chunk c of row i of the dense row-major n x n `inv` times b: entries c 32 .. c 32 + 31
+/// (fewer in the last chunk), left to right.
+HEPTANE_HD inline double dense_chunk(const double* inv, int n, int i, int c, const double* b) {
     const double* a = inv + static_cast<long long>(i) * n;
-    double acc = canonical::mul(a[0], b[0]);
-    for (int j = 1; j < n; ++j) acc = canonical::add(acc, canonical::mul(a[j], b[j]));
+    const int j0 = c * kDenseChunk, j1 = j0 + kDenseChunk < n ? j0 + kDenseChunk : n;
+    double acc = canonical::mul(a[j0], b[j0]);
+    for (int j = j0 + 1; j < j1; ++j) acc = canonical::add(acc, canonical::mul(a[j], b[j]));
     return acc;
+}
+
+/// Row i of inv times b: the chunks' sums (dense_chunk), added left to right. The device
+/// sums a row's chunks in parallel (the lanes of a warp), then the chunk sums.
+HEPTANE_HD inline double dense_row(const double* inv, int n, int i, const double* b) {
+    const int chunks = (n + kDenseChunk - 1) / kDenseChunk;
+    double acc = dense_chunk(inv, n, i, 0, b);
+    for (int c = 1; c < chunks; ++c) acc = canonical::add(acc, dense_chunk(inv, n, i, c, b));
+    return acc;
+}
+
+/// The line solve of a K = 1 column (block::line_solve with K = 1, the same operations in the
+/// same order), from arrays of the column's own: lower[k] = A(2), upper[k] = A(4), the pivot
+/// inverses, y (read) and z (written, not y). The recurrence is carried in a register and
+/// nothing aliases, so the device's one thread per column can load ahead (a round trip
+/// through memory per layer otherwise).
+HEPTANE_HD inline void line_solve1(const double* __restrict__ lower,
+                                   const double* __restrict__ upper,
+                                   const double* __restrict__ pinv, const double* __restrict__ y,
+                                   double* __restrict__ z, int nz) {
+    using namespace canonical;
+    double g = mul(pinv[0], y[0]);
+    z[0] = g;
+    for (int k = 1; k < nz; ++k) {
+        g = mul(pinv[k], sub(y[k], mul(lower[k], g)));
+        z[k] = g;
+    }
+    for (int k = nz - 2; k >= 0; --k) {
+        g = sub(z[k], mul(pinv[k], mul(upper[k], g)));
+        z[k] = g;
+    }
 }
 
 }  // namespace heptane::cpr

@@ -19,6 +19,9 @@ enum class MgCycle { v, w };
 /// columns with i + j even, then the odd ones and the wells from the new residual).
 enum class MgSmoother { line_jacobi, line_gs };
 
+/// The largest coarsest level that is inverted (the device sums a dense row in 64 chunks).
+constexpr int kMaxCoarsestRows = 2048;
+
 struct MgOptions {
     /// Cells aggregated per coarse cell along (i, j, k). The default coarsens horizontally:
     /// the vertical couplings (dz << dx in reservoirs) are taken by the line smoother.
@@ -34,7 +37,7 @@ struct MgOptions {
     /// aggregation's Galerkin operator is too stiff for smooth errors; Blaheta 1986).
     double coarse_scale = 1.0;
     /// Coarsening stops at a level of at most this many rows, which is inverted (dense
-    /// Gauss-Jordan in the setup, a dense product per cycle).
+    /// Gauss-Jordan in the setup, a dense product per cycle); at most kMaxCoarsestRows.
     int coarsest_rows = 400;
     /// Sweeps of the smoother (omega 1) on the coarsest level when it has more rows than
     /// coarsest_rows (max_levels stopped the coarsening, or one long column is left: one

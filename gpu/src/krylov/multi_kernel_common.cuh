@@ -182,6 +182,7 @@ class MultiKernelSolver : public GpuSolver {
         }
         update_values_into(info_, *setup_.structure, A, setup_.M != nullptr,
                            [&] { setup_.update(A); });
+        if (setup_.M) info_.preconditioner_setup_seconds = setup_.M->setup_seconds();
     }
 
     SolveResult solve(const std::vector<double>& b, std::vector<double>& x,
@@ -229,6 +230,7 @@ class MultiKernelSolver : public GpuSolver {
         info_.backend = "gpu";
         info_.counts.matrix_uploads = 1;
         info_.counts.factorizations = setup_.M ? 1 : 0;
+        if (setup_.M) info_.preconditioner_setup_seconds = setup_.M->setup_seconds();
     }
 
     /// A vector of the operator's order, counted in info().workspace_bytes.

@@ -25,6 +25,8 @@ class DevicePreconditioner {
     virtual void apply(const double* r, double* z, cudaStream_t stream,
                        const int* skip = nullptr) const = 0;
     virtual void update(const GHMatrix& A) = 0;
+    /// Seconds of the last setup (construction or update) where measured apart, else 0.
+    virtual double setup_seconds() const { return 0.0; }
 };
 
 /// Point-block Jacobi factors as the fused in-kernel solver reads them: row i < cell_rows of

@@ -1,7 +1,5 @@
 // CPR on the device (cpr.cuh): the setup kernels, then the kernels of z = M^{-1} r, each the
 // device twin of a loop of core/precond/cpr.cpp.
-#include "gpu/src/precond/cpr.cuh"
-
 #include <algorithm>
 #include <climits>
 #include <string>
@@ -11,6 +9,8 @@
 #include "core/precond/cpr.hpp"
 #include "gpu/solvers.hpp"
 #include "gpu/src/base/cuda_check.cuh"
+#include "gpu/src/base/solver_state.cuh"
+#include "gpu/src/precond/cpr.cuh"
 
 namespace heptane::gpu::detail {
 namespace {
@@ -18,6 +18,8 @@ namespace {
 using namespace heptane::canonical;
 
 constexpr int kThreads = 256;
+/// Chunks of a dense row (k_dense_apply): coarsest_rows is at most 32 kDenseChunk of them.
+constexpr int kMaxDenseChunks = kMaxCoarsestRows / cpr::kDenseChunk;
 constexpr int kDenseThreads = 1024;
 /// The setup checks, each the first (lowest) bad index: the weights' and stage 2's cells,
 /// a well's zero diagonal, the coarsest inverse; then one per level (line pivots' column).
@@ -41,6 +43,11 @@ struct ARead {
         return v[e * Mp + m];
     }
 };
+
+ARead read_of(const DeviceGH& gh, int K) {
+    const BdiaView a = gh.view(false);
+    return {a.bdia, static_cast<long long>(a.Mp), K, gh.variant() == BdiaVariant::tiled};
+}
 
 /// A K = 1 level's Bdia (cell_fastest, planes of Mp).
 struct LevelRead {
@@ -214,30 +221,117 @@ __global__ void k_zero(double* x, long long n, const int* skip) {
     if (i < n) x[i] = 0.0;
 }
 
-/// x += omega T^{-1} (b - A x) on the columns of `color` (-1: all; the residual's A x in
-/// ax, or null for x = 0) and, with inv_d, the wells after them.
-__global__ void k_line_update(const double* bdia, long long Mp, const double* pinv, int columns,
-                              int ny, int nz, int color, const double* inv_d, int nw, double omega,
-                              const double* b, const double* ax, double* x, double* z,
-                              const int* skip) {
+constexpr int kLineWarps = 4;  ///< columns (warps) per block of k_line_update
+
+/// Shared memory of k_line_update (and k_well_update) per warp: 5 arrays of nz.
+std::size_t line_shared_bytes(int nz) { return 5 * sizeof(double) * static_cast<std::size_t>(nz); }
+
+}  // namespace
+
+/// A K = 1 level as the fused kernels read it: its Bdia (planes of Mp), sizes and wells.
+struct LevelView {
+    const double* bdia;
+    long long Mp;
+    int nx, ny, nz;
+    cpr::WellsRef<int> wells;
+    __device__ double operator()(int d, long long m) const { return bdia[d * Mp + m]; }
+    __device__ double row(long long m, const double* x) const {
+        return cpr::cell_row(*this, nx, ny, nz, m, x, wells);
+    }
+};
+
+namespace {
+
+/// One pass of the line smoother (StructuredMg::smooth): x_col += omega T^{-1} r_col on the
+/// columns of `color` (-1: all), a warp per column. r_col is b - A x from ax (Jacobi: A x of
+/// the x before the sweep), or computed here from the x of now (ax null: Gauss-Seidel; a
+/// column's neighbours across i and j have the other colour, its own rows are read before
+/// they change), or b (from_zero: x = 0, whose columns of the other colour, and wells, this
+/// pass sets to 0). With inv_d (Jacobi), the warp after the columns updates the wells from
+/// ax. The lanes load the column's coefficients, pivots and residual into shared memory
+/// together (coalesced, all loads in flight at once), lane 0 runs the recurrence
+/// (cpr::line_solve1, the CPU's) there, the lanes update x.
+__global__ void __launch_bounds__(kLineWarps * 32)
+    k_line_update(LevelView A, const double* pinv, int color, bool from_zero, const double* inv_d,
+                  double omega, const double* b, const double* ax, double* x, const int* skip) {
     if (skipped(skip)) return;
-    const int t = blockIdx.x * blockDim.x + threadIdx.x;
-    const auto r = [&](long long q) { return ax != nullptr ? sub(b[q], ax[q]) : b[q]; };
-    if (t < columns) {
-        if (color >= 0 && (t / ny + t % ny) % 2 != color) return;
-        const long long m0 = static_cast<long long>(t) * nz;
-        const block::BdiaRef A{bdia, Mp, 1};
-        block::line_solve(A, pinv + m0, m0, nz, r, [&](long long q) -> double& { return z[q]; });
-        for (long long q = m0; q < m0 + nz; ++q) x[q] = add(x[q], mul(omega, z[q]));
-    } else if (inv_d != nullptr && t < columns + nw) {
-        const long long q = static_cast<long long>(columns) * nz + (t - columns);
-        x[q] = add(x[q], mul(omega, mul(inv_d[t - columns], r(q))));
+    extern __shared__ double shared[];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int nz = A.nz, columns = A.nx * A.ny;
+    const long long cells = static_cast<long long>(columns) * nz;
+    const long long t = static_cast<long long>(blockIdx.x) * kLineWarps + warp;
+    const auto r = [&](long long q) {
+        if (from_zero) return b[q];
+        return ax != nullptr ? sub(b[q], ax[q]) : sub(b[q], A.row(q, x));
+    };
+    if (t >= columns) {  // the wells' warp
+        if (t != columns) return;
+        for (int w = lane; w < A.wells.nw; w += 32) {
+            const long long q = cells + w;
+            if (inv_d != nullptr) {
+                x[q] = add(from_zero ? 0.0 : x[q], mul(omega, mul(inv_d[w], r(q))));
+            } else if (from_zero) {
+                x[q] = 0.0;
+            }
+        }
+        return;
+    }
+    const int col = static_cast<int>(t);
+    const long long m0 = static_cast<long long>(col) * nz;
+    if (color >= 0 && (col / A.ny + col % A.ny) % 2 != color) {
+        if (from_zero) {
+            for (int k = lane; k < nz; k += 32) x[m0 + k] = 0.0;
+        }
+        return;
+    }
+    double* lower = shared + static_cast<long long>(warp) * 5 * nz;
+    double* upper = lower + nz;
+    double* piv = upper + nz;
+    double* res = piv + nz;
+    double* z = res + nz;
+    for (int k = lane; k < nz; k += 32) {
+        lower[k] = A(2, m0 + k);
+        upper[k] = A(4, m0 + k);
+        piv[k] = pinv[m0 + k];
+        res[k] = r(m0 + k);
+    }
+    __syncwarp();
+    if (lane == 0) cpr::line_solve1(lower, upper, piv, res, z, nz);
+    __syncwarp();
+    for (int k = lane; k < nz; k += 32) {
+        x[m0 + k] = add(from_zero ? 0.0 : x[m0 + k], mul(omega, z[k]));
     }
 }
 
-/// b_c = R (b - A x): each aggregate's sum of the residual, in member order.
-__global__ void k_restrict(cpr::LevelGrid g, const double* b, const double* ax, double* bc,
-                           const int* skip) {
+/// Gauss-Seidel's last turn on level 0: each well from the residual of the x of now, a warp
+/// per well: the lanes form the products of its row (cpr::well_row's terms) in shared
+/// memory, lane 0 adds them in well_row's order (one thread alone waited a load latency per
+/// perforation).
+__global__ void __launch_bounds__(kLineWarps * 32)
+    k_well_update(LevelView A, const double* inv_d, double omega, const double* b, double* x,
+                  const int* skip) {
+    if (skipped(skip)) return;
+    extern __shared__ double shared[];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int w = blockIdx.x * kLineWarps + warp;
+    if (w >= A.wells.nw) return;
+    const cpr::WellsRef<int>& W = A.wells;
+    double* terms = shared + static_cast<long long>(warp) * A.nz;  // count <= nz: one column
+    for (int v = lane; v < W.count[w]; v += 32)
+        terms[v] = mul(W.w[W.first[w] + v], x[W.cell0[w] + v]);
+    __syncwarp();
+    if (lane != 0) return;
+    const long long cells = static_cast<long long>(A.nx) * A.ny * A.nz, q = cells + w;
+    double sum = 0.0;
+    for (int v = 0; v < W.count[w]; ++v) sum = add(sum, terms[v]);
+    const double row = add(sum, mul(W.d[w], x[q]));  // cpr::well_row's last term
+    x[q] = add(x[q], mul(omega, mul(inv_d[w], sub(b[q], row))));
+}
+
+/// b_c = R (b - A x): each aggregate's sum of the residual, in member order, its rows
+/// computed here.
+__global__ void k_restrict(cpr::LevelGrid g, LevelView A, const double* b, const double* x,
+                           double* bc, const int* skip) {
     if (skipped(skip)) return;
     const long long Mc = static_cast<long long>(g.cx) * g.cy * g.cz;
     const long long c = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
@@ -247,7 +341,7 @@ __global__ void k_restrict(cpr::LevelGrid g, const double* b, const double* ax, 
     double v = 0.0;
     cpr::each_member(g, ic, jc, kc, [&](int i, int j, int k) {
         const long long m = cpr::cell_index(i, j, k, g.ny, g.nz);
-        v = add(v, sub(b[m], ax[m]));
+        v = add(v, sub(b[m], A.row(m, x)));
     });
     bc[c] = v;
 }
@@ -275,41 +369,50 @@ __global__ void k_add(double* x, const double* d, long long n, const int* skip) 
     if (i < n) x[i] = add(x[i], d[i]);
 }
 
-__global__ void k_dense_apply(const double* inv, int n, const double* b, double* x,
-                              const int* skip) {
+constexpr int kDenseWarps = 4;  ///< rows (warps) per block of k_dense_apply
+
+/// x = inv b, a warp per row: the lanes sum the row's chunks (cpr::dense_chunk), lane 0 adds
+/// the chunk sums left to right (cpr::dense_row's order). At most 32 kMaxDenseChunks entries.
+__global__ void __launch_bounds__(kDenseWarps * 32)
+    k_dense_apply(const double* inv, int n, const double* b, double* x, const int* skip) {
     if (skipped(skip)) return;
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) x[i] = cpr::dense_row(inv, n, i, b);
+    __shared__ double sums[kDenseWarps][kMaxDenseChunks];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int i = blockIdx.x * kDenseWarps + warp;
+    if (i >= n) return;
+    const int chunks = (n + cpr::kDenseChunk - 1) / cpr::kDenseChunk;
+    for (int c = lane; c < chunks; c += 32) sums[warp][c] = cpr::dense_chunk(inv, n, i, c, b);
+    __syncwarp();
+    if (lane != 0) return;
+    double acc = sums[warp][0];
+    for (int c = 1; c < chunks; ++c) acc = add(acc, sums[warp][c]);
+    x[i] = acc;
 }
 
-/// x = E x_p: the pressure into component 0 of each cell, the wells as they are.
-__global__ void k_expand(const double* xp, int K, long long M, int nw, double* x,
-                         const int* skip) {
-    if (skipped(skip)) return;
-    const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-    if (i < M * K) {
-        x[i] = i % K == 0 ? xp[i / K] : 0.0;
-    } else if (i < M * K + nw) {
-        x[i] = xp[M + (i - M * K)];
-    }
-}
-
-/// z = B^{-1} (r - A x) + x (ax = A x), a thread per cell, then the wells.
-__global__ void k_stage2_apply(const double* inv, int K, long long M, int nw, const double* r,
-                               const double* ax, const double* x, double* z, const int* skip) {
+/// Stage 2 from x_p (cpr::stage2_cell and stage2_well, the CPU's), a thread per cell, then
+/// one per well: z = B^{-1} (r - A E x_p) + E x_p. A's pressure columns only are read.
+__global__ void k_stage2_apply(ARead A, BdiaView a, const double* inv, long long M,
+                               const double* xp, const double* r, double* z, const int* skip) {
     if (skipped(skip)) return;
     const long long m = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+    const int K = A.K;
     const long long kk = static_cast<long long>(K) * K;
     if (m < M) {
-        double s[kMaxBlockSize];
-        for (int c = 0; c < K; ++c) s[c] = sub(r[m * K + c], ax[m * K + c]);
-        for (int c = 0; c < K; ++c) {
-            const double v = block::inverse_row(inv + m * kk, K, c, [&](int q) { return s[q]; });
-            z[m * K + c] = add(v, x[m * K + c]);
+        const double* wt = nullptr;
+        double xpw = 0.0;
+        if (a.nw > 0) {
+            const int w = a.well_of_column[m / a.nz];
+            if (w >= 0 && m >= a.cell0[w] && m < a.cell0[w] + a.count[w]) {
+                wt = a.well_cols + a.first[w] + (m - a.cell0[w]) * static_cast<long long>(K);
+                xpw = xp[M + w];
+            }
         }
-    } else if (m < M + nw) {
-        const long long i = M * K + (m - M);
-        z[i] = add(mul(inv[M * kk + (m - M)], sub(r[i], ax[i])), x[i]);
+        cpr::stage2_cell(A, K, a.nx, a.ny, a.nz, m, xp, wt, xpw, r + m * K, inv + m * kk,
+                         z + m * K);
+    } else if (m < M + a.nw) {
+        const int w = static_cast<int>(m - M);
+        z[M * K + w] = cpr::stage2_well(a.well_rows + a.first[w], K, a.cell0[w], a.count[w], a.d[w],
+                                        inv[M * kk + w], xp, xp[M + w], r[M * K + w]);
     }
 }
 
@@ -323,8 +426,8 @@ struct DeviceCpr::Level {
     long long M = 0, rows = 0, Mp = 0;
     int nw = 0;
     long long perforations = 0;  ///< level 0's well values (one per perforated cell)
-    Buffer<double> pinv, inv_d, b, x, ax, z, rc, dc;
-    Buffer<double> dense, dense_work;  ///< coarsest: the inverse, the matrix it came from
+    Buffer<double> pinv, inv_d, b, x, ax, rc, dc;
+    Buffer<double> dense, dense_work;  ///< coarsest: the inverse (row-major), the matrix
 };
 
 DeviceCpr::DeviceCpr(const GHMatrix& A, DeviceGH& gh, const CprOptions& options)
@@ -335,6 +438,26 @@ DeviceCpr::DeviceCpr(const GHMatrix& A, DeviceGH& gh, const CprOptions& options)
       M_(A.num_cells()),
       nw_(static_cast<int>(A.num_wells())) {
     const auto grids = mg_grids(A.nx(), A.ny(), A.nz(), options_.mg);
+    if (options_.mg.coarsest_rows > kMaxCoarsestRows) {
+        throw NotSupported("cpr: coarsest_rows above " + std::to_string(kMaxCoarsestRows));
+    }
+    // The line smoother stages a column per warp in shared memory (k_line_update).
+    int max_nz = 0;
+    for (const cpr::LevelGrid& g : grids) max_nz = std::max(max_nz, g.nz);
+    const std::size_t shared = kLineWarps * line_shared_bytes(max_nz);
+    int device = 0, limit = 0;
+    HEPTANE_CUDA_CHECK(cudaGetDevice(&device));
+    HEPTANE_CUDA_CHECK(
+        cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    if (shared > static_cast<std::size_t>(limit)) {
+        throw NotSupported("cpr on the GPU: columns of " + std::to_string(max_nz) +
+                           " cells exceed the line smoother's shared memory (at most " +
+                           std::to_string(limit / (kLineWarps * 4 * sizeof(double))) + ")");
+    }
+    if (shared > 48 * 1024) {
+        HEPTANE_CUDA_CHECK(cudaFuncSetAttribute(
+            k_line_update, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+    }
     for (std::size_t l = 0; l < grids.size(); ++l) {
         auto L = std::make_unique<Level>();
         L->g = grids[l];
@@ -350,7 +473,6 @@ DeviceCpr::DeviceCpr(const GHMatrix& A, DeviceGH& gh, const CprOptions& options)
         L->pinv = Buffer<double>(static_cast<std::size_t>(L->M));
         L->inv_d = Buffer<double>(static_cast<std::size_t>(L->nw));
         L->ax = Buffer<double>(rows);
-        L->z = Buffer<double>(rows);
         if (l > 0) {
             L->b = Buffer<double>(rows);
             L->x = Buffer<double>(rows);
@@ -370,8 +492,6 @@ DeviceCpr::DeviceCpr(const GHMatrix& A, DeviceGH& gh, const CprOptions& options)
     levels_[0]->x = Buffer<double>(static_cast<std::size_t>(levels_[0]->rows));
     weights_ = Buffer<double>(static_cast<std::size_t>(M_ * K_));
     inv_ = Buffer<double>(static_cast<std::size_t>(M_ * K_ * K_ + nw_));
-    x_ = Buffer<double>(static_cast<std::size_t>(A.rows()));
-    s_ = Buffer<double>(static_cast<std::size_t>(A.rows()));
     errors_ = Buffer<int>(no_errors(levels()).size());
     setup();
 }
@@ -385,10 +505,12 @@ void DeviceCpr::update(const GHMatrix& B) {
 
 void DeviceCpr::setup() {
     const cudaStream_t st = nullptr;
+    HEPTANE_CUDA_CHECK(cudaDeviceSynchronize());  // the values' upload is not the setup
+    const auto t0 = SetupClock::now();
     errors_.upload(no_errors(levels()));
     int* err = errors_.get();
     const BdiaView a = gh_.view(false);
-    const ARead A{a.bdia, static_cast<long long>(a.Mp), K_, gh_.variant() == BdiaVariant::tiled};
+    const ARead A = read_of(gh_, K_);
     // Stage 1's system on level 0.
     Level& L0 = *levels_[0];
     k_weights<<<blocks_for(M_), kThreads, 0, st>>>(A, M_, weights_.get(), err);
@@ -434,6 +556,7 @@ void DeviceCpr::setup() {
         }
     }
     const std::vector<int> e = errors_.download();  // synchronizes
+    setup_seconds_ = seconds_since(t0);
     const auto fail = [](const std::string& what) {
         throw InputError("solver.preconditioner", "cpr: " + what);
     };
@@ -456,33 +579,46 @@ void DeviceCpr::setup() {
     }
 }
 
+LevelView DeviceCpr::view(int l) const {
+    const Level& L = *levels_[l];
+    const BdiaView v = L.gh->view(false);
+    const cpr::WellsRef<int> wells{L.nw > 0 ? v.well_of_column : nullptr,
+                                   v.cell0,
+                                   v.count,
+                                   v.first,
+                                   v.well_rows,
+                                   v.well_cols,
+                                   v.d,
+                                   L.nw};
+    return {L.gh->bdia_values(), L.Mp, L.g.nx, L.g.ny, L.g.nz, wells};
+}
+
 void DeviceCpr::smooth(int l, const double* b, double* x, bool from_zero, cudaStream_t st,
                        const int* skip) const {
     const Level& L = *levels_[l];
     const bool coarsest = l + 1 == levels();
     const double omega = coarsest ? 1.0 : smoother_omega(options_.mg);
-    const int columns = L.g.nx * L.g.ny;
-    const auto update = [&](int color, bool wells, bool zero) {
-        const int threads = columns + (wells ? L.nw : 0);
-        k_line_update<<<blocks_for(threads), kThreads, 0, st>>>(
-            L.gh->bdia_values(), L.Mp, L.pinv.get(), columns, L.g.ny, L.g.nz, color,
-            wells && L.nw > 0 ? L.inv_d.get() : nullptr, L.nw, omega, b, zero ? nullptr : L.ax.get(),
-            x, L.z.get(), skip);
+    const LevelView A = view(l);
+    const int warps = L.g.nx * L.g.ny + (L.nw > 0 ? 1 : 0);
+    const auto pass = [&](int color, bool zero, const double* inv_d, const double* ax) {
+        k_line_update<<<(warps + kLineWarps - 1) / kLineWarps, kLineWarps * 32,
+                        kLineWarps * line_shared_bytes(L.g.nz), st>>>(A, L.pinv.get(), color, zero,
+                                                                      inv_d, omega, b, ax, x, skip);
         HEPTANE_SYNC_CHECK(st);
     };
-    if (from_zero) {
-        k_zero<<<blocks_for(L.rows), kThreads, 0, st>>>(x, L.rows, skip);
-        HEPTANE_SYNC_CHECK(st);
-    } else {
-        L.gh->apply(x, L.ax.get(), false, st, skip);
-    }
     if (options_.mg.smoother == MgSmoother::line_jacobi || coarsest) {
-        update(-1, true, from_zero);
+        if (!from_zero) L.gh->apply(x, L.ax.get(), false, st, skip);
+        pass(-1, from_zero, L.inv_d.get(), L.ax.get());
         return;
     }
-    update(0, false, from_zero);
-    L.gh->apply(x, L.ax.get(), false, st, skip);
-    update(1, true, false);
+    pass(0, from_zero, nullptr, nullptr);
+    pass(1, false, nullptr, nullptr);
+    if (L.nw > 0) {
+        k_well_update<<<(L.nw + kLineWarps - 1) / kLineWarps, kLineWarps * 32,
+                        kLineWarps * L.g.nz * sizeof(double), st>>>(A, L.inv_d.get(), omega, b, x,
+                                                                    skip);
+        HEPTANE_SYNC_CHECK(st);
+    }
 }
 
 void DeviceCpr::cycle(int l, const double* b, double* x, cudaStream_t st, const int* skip) const {
@@ -490,7 +626,8 @@ void DeviceCpr::cycle(int l, const double* b, double* x, cudaStream_t st, const 
     const MgOptions& o = options_.mg;
     if (L.dense.size() > 0) {
         const int n = static_cast<int>(L.rows);
-        k_dense_apply<<<blocks_for(n), kThreads, 0, st>>>(L.dense.get(), n, b, x, skip);
+        k_dense_apply<<<(n + kDenseWarps - 1) / kDenseWarps, kDenseWarps * 32, 0, st>>>(
+            L.dense.get(), n, b, x, skip);
         HEPTANE_SYNC_CHECK(st);
         return;
     }
@@ -505,9 +642,8 @@ void DeviceCpr::cycle(int l, const double* b, double* x, cudaStream_t st, const 
         k_zero<<<blocks_for(L.rows), kThreads, 0, st>>>(x, L.rows, skip);
         HEPTANE_SYNC_CHECK(st);
     }
-    L.gh->apply(x, L.ax.get(), false, st, skip);
     const Level& C = *levels_[l + 1];
-    k_restrict<<<blocks_for(C.M), kThreads, 0, st>>>(L.g, b, L.ax.get(), C.b.get(), skip);
+    k_restrict<<<blocks_for(C.M), kThreads, 0, st>>>(L.g, view(l), b, x, C.b.get(), skip);
     HEPTANE_SYNC_CHECK(st);
     cycle(l + 1, C.b.get(), C.x.get(), st, skip);
     if (o.cycle == MgCycle::w && l + 2 < levels()) {
@@ -529,12 +665,8 @@ void DeviceCpr::apply(const double* r, double* z, cudaStream_t st, const int* sk
                                                                   L0.b.get(), skip);
     HEPTANE_SYNC_CHECK(st);
     cycle(0, L0.b.get(), L0.x.get(), st, skip);
-    const long long n = M_ * K_ + nw_;
-    k_expand<<<blocks_for(n), kThreads, 0, st>>>(L0.x.get(), K_, M_, nw_, x_.get(), skip);
-    HEPTANE_SYNC_CHECK(st);
-    gh_.apply(x_.get(), s_.get(), false, st, skip);
-    k_stage2_apply<<<blocks_for(M_ + nw_), kThreads, 0, st>>>(inv_.get(), K_, M_, nw_, r, s_.get(),
-                                                              x_.get(), z, skip);
+    k_stage2_apply<<<blocks_for(M_ + nw_), kThreads, 0, st>>>(
+        read_of(gh_, K_), gh_.view(false), inv_.get(), M_, L0.x.get(), r, z, skip);
     HEPTANE_SYNC_CHECK(st);
 }
 
@@ -556,6 +688,11 @@ std::vector<double> DeviceCpr::level_values(int l) const {
         fetch(L.gh->well_diagonal(), L.nw, out);
     }
     return out;
+}
+
+void DeviceCpr::cycle_level(int l, cudaStream_t st) const {
+    const Level& L = *levels_[l];
+    cycle(l, L.b.get(), L.x.get(), st, nullptr);
 }
 
 std::vector<double> DeviceCpr::pivots(int l) const { return levels_[l]->pinv.download(); }

@@ -20,6 +20,8 @@
 
 namespace heptane::gpu::detail {
 
+struct LevelView;
+
 class DeviceCpr final : public DevicePreconditioner {
   public:
     /// `gh` is the solver's operator (A's values on the device; it must outlive this). Runs
@@ -31,6 +33,8 @@ class DeviceCpr final : public DevicePreconditioner {
     /// The setup again from gh's values (the solver uploads B into gh first); B gives the
     /// structure only.
     void update(const GHMatrix& B) override;
+    /// The last setup's wall time (its kernels and the check of their flags).
+    double setup_seconds() const override { return setup_seconds_; }
 
     // For the device-vs-reference tests (gpu::cpr_device_steps).
     int levels() const { return static_cast<int>(levels_.size()); }
@@ -41,12 +45,16 @@ class DeviceCpr final : public DevicePreconditioner {
     std::vector<double> pivots(int l) const;
     std::vector<double> coarsest_inverse() const;
     std::vector<double> stage2_inverses() const { return inv_.download(); }
+    /// One cycle from level l on that level's own b into its x (gpu::time_cpr; an apply has
+    /// filled every level's b first).
+    void cycle_level(int l, cudaStream_t stream) const;
     /// One smoothing sweep of level l from zero on b (the reference: StructuredMg::smooth).
     std::vector<double> smooth_from_zero(int l, const std::vector<double>& b) const;
 
   private:
     struct Level;
     void setup();
+    LevelView view(int l) const;
     void smooth(int l, const double* b, double* x, bool from_zero, cudaStream_t st,
                 const int* skip) const;
     void cycle(int l, const double* b, double* x, cudaStream_t st, const int* skip) const;
@@ -58,8 +66,9 @@ class DeviceCpr final : public DevicePreconditioner {
     long long M_;
     int nw_;
     std::vector<std::unique_ptr<Level>> levels_;
-    Buffer<double> weights_, inv_, x_, s_;
+    Buffer<double> weights_, inv_;
     Buffer<int> errors_;  ///< the first bad cell / column / well of each setup check
+    double setup_seconds_ = 0.0;
 };
 
 }  // namespace heptane::gpu::detail
