@@ -1,7 +1,7 @@
 #pragma once
 /// @file `heptane bench spmv | solve | ksparse | smoother`: measured against the machine's own
-/// limits (the device's STREAM triad measured in the same run); a table on stdout and a YAML
-/// report.
+/// limits (the device's STREAM triad measured in the same run); `bench update | cpr`: a deck's
+/// solver and CPR. Each prints a table on stdout and writes a YAML report.
 #include <array>
 #include <cstddef>
 #include <functional>
@@ -112,7 +112,8 @@ struct BenchArgs {
     int asymptotic_sweeps = 0;
     std::string backend = "auto";
     int solves = 20;                     ///< bench update: solves (the first sets the solver up)
-    std::vector<std::string> overrides;  ///< bench update: --set key.path=value
+    int cycles = 20;                     ///< bench cpr: cycles per level's convergence factor
+    std::vector<std::string> overrides;  ///< bench update, cpr: --set key.path=value
     std::string deck;
     std::string report;   ///< YAML report path
     std::string command;  ///< the command line, for the report
@@ -133,6 +134,11 @@ int cmd_bench_smoother(const BenchArgs& args, std::ostream& out);
 /// bench update (app/bench_update.cpp): the deck's solver made once, then args.solves times
 /// update_values and solve; the first setup against the later updates.
 int cmd_bench_update(const BenchArgs& args, std::ostream& out);
+/// bench cpr (app/bench_cpr.cpp): CPR made for the deck's system (solver.cpr, CPU); the
+/// convergence factor of each multigrid level's cycle over args.cycles cycles, the cost of one
+/// cycle, and BiCGStab with CPR to the deck's tolerance; with a GPU (args.backend auto or gpu)
+/// the device's setup, application and cycle from each level (gpu::time_cpr).
+int cmd_bench_cpr(const BenchArgs& args, std::ostream& out);
 
 /// "1..16,24,32" -> 1, 2, ..., 16, 24, 32; each in [1, 128] (InputError at --block-sizes).
 std::vector<int> parse_block_sizes(const std::vector<std::string>& items);

@@ -303,6 +303,30 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
         ->add_option("--report", bench_args.report, "YAML report (default bench_update.yaml)")
         ->check(kNonEmptyPath);
 
+    CLI::App* bench_cpr = bench->add_subcommand(
+        "cpr",
+        "CPR's pressure multigrid on the deck's system: the convergence factor of each "
+        "level's cycle as a stationary iteration, the cost of one cycle, BiCGStab with CPR to "
+        "the deck's tolerance (CPU), and on a GPU the time of one cycle from each level "
+        "(solver.cpr from the deck and --set)");
+    bench_cpr->add_option("DECK", bench_args.deck, "grid deck")
+        ->required()
+        ->check(CLI::ExistingFile);
+    bench_cpr
+        ->add_option("--cycles", bench_args.cycles,
+                     "cycles N; factor (||r_N|| / ||r_{N-5}||)^(1/5) (default 20)")
+        ->check(CLI::Range(5, 100000));
+    bench_cpr
+        ->add_option("--backend", bench_args.backend,
+                     "auto (default: the device's cycle timed when there is a GPU) | cpu | gpu")
+        ->check(CLI::IsMember(deck_names<Backend>()));
+    bench_cpr->add_option("--repeat", bench_args.repeats, "timed repetitions on the GPU (median)")
+        ->check(CLI::Range(1, 100000));
+    bench_cpr->add_option("--set", bench_args.overrides,
+                          "key.path=value: override a deck key, checked like the deck");
+    bench_cpr->add_option("--report", bench_args.report, "YAML report (default bench_cpr.yaml)")
+        ->check(kNonEmptyPath);
+
     CLI::App* bench_smoother = bench->add_subcommand(
         "smoother",
         "Block Jacobi and block Gauss-Seidel (seed 003): the convergence study of its Fig. 4 "
@@ -426,7 +450,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
             return cmd_proxy(proxy_args, out);
         }
         if (bench_spmv->parsed() || bench_solve->parsed() || bench_ksparse->parsed() ||
-            bench_smoother->parsed() || bench_update->parsed()) {
+            bench_smoother->parsed() || bench_update->parsed() || bench_cpr->parsed()) {
             for (int i = 0; i < argc; ++i)
                 bench_args.command += (i ? " " : "") + std::string(argv[i]);
             for (const CLI::App* sub : bench->get_subcommands()) {
@@ -435,6 +459,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
             }
             check_output_path(bench_args.report, "--report");
             if (bench_update->parsed()) return cmd_bench_update(bench_args, out);
+            if (bench_cpr->parsed()) return cmd_bench_cpr(bench_args, out);
             if (bench_smoother->parsed()) {
                 if (!shape_items.empty()) bench_args.study.shapes = parse_shapes(shape_items);
                 return cmd_bench_smoother(bench_args, out);

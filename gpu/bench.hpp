@@ -11,6 +11,7 @@
 
 #include "core/matrix/formats.hpp"
 #include "core/matrix/gh_matrix.hpp"
+#include "core/precond/cpr_options.hpp"
 
 namespace heptane::gpu {
 
@@ -62,6 +63,26 @@ std::vector<Timing> time_smoothers(const GHMatrix& A, std::array<int, 3> shape, 
 /// grid-stride kernel with one atomic add a block) and axpy (y += a x), the last two on vectors
 /// of A.rows() entries.
 std::vector<Timing> time_iteration_kernels(const GHMatrix& A, int repeats);
+
+/// CPR on the device, piece by piece (bench cpr): A uploaded in default_variant(), CPR set
+/// up there (gpu/src/precond/cpr.cu), z = M^{-1} r once from a seeded r so that every level
+/// holds a right-hand side; then z = M^{-1} r and one cycle from each level l (its levels below
+/// included) are each captured in a CUDA graph, as the multi-kernel solver replays them, and
+/// timed like the kernels above (L2 flushed before each replay). `kernels`: the graph's nodes.
+struct CprTimes {
+    double setup_seconds = 0.0;  ///< the setup on the device (weights to the coarsest inverse)
+    Timing apply;
+    int apply_kernels = 0;
+    std::vector<Timing> cycles;  ///< one cycle from level l
+    std::vector<int> cycle_kernels;
+    /// What fusing would trade, per kernel of the application: a graph of apply_kernels empty
+    /// kernels (one block of 128 per SM) over apply_kernels, and one persistent cooperative
+    /// kernel's grid-wide barrier (cooperative groups grid.sync, a block per SM; 0 without
+    /// cooperative launch).
+    double kernel_boundary_seconds = 0.0;
+    double grid_barrier_seconds = 0.0;
+};
+CprTimes time_cpr(const GHMatrix& A, const CprOptions& options, int repeats);
 
 /// Free and total device memory in bytes (0, 0 without a device).
 std::pair<std::size_t, std::size_t> device_memory();

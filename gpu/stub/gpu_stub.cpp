@@ -57,6 +57,8 @@ std::vector<Timing> time_iteration_kernels(const GHMatrix&, int) {
     not_compiled("time_iteration_kernels");
 }
 
+CprTimes time_cpr(const GHMatrix&, const CprOptions&, int) { not_compiled("time_cpr"); }
+
 std::vector<Timing> time_smoothers(const GHMatrix&, std::array<int, 3>, double, int) {
     not_compiled("time_smoothers");
 }

@@ -1,3 +1,4 @@
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include "gpu/src/krylov/library_matrix.cuh"
 #include "gpu/src/ksparse/ksparse.cuh"
 #include "gpu/src/precond/block_smoothers.cuh"
+#include "gpu/src/precond/cpr.cuh"
 #include "gpu/src/spmv/device_gh.cuh"
 
 namespace heptane::gpu {
@@ -49,6 +51,15 @@ __global__ void axpy_kernel(double a, const double* x, double* y, std::size_t n)
          i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
         y[i] += a * x[i];
     }
+}
+
+/// Nothing: a graph of these measures what a kernel boundary costs by itself.
+__global__ void empty_kernel() {}
+
+/// n grid-wide barriers (cooperative groups): what a persistent kernel pays per phase instead.
+__global__ void grid_barriers(int n) {
+    const cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+    for (int i = 0; i < n; ++i) grid.sync();
 }
 
 int multiprocessors() {
@@ -349,6 +360,73 @@ std::vector<Timing> time_iteration_kernels(const GHMatrix& A, int repeats) {
             HEPTANE_SYNC_CHECK(s);
         },
         flush));
+    return out;
+}
+
+CprTimes time_cpr(const GHMatrix& A, const CprOptions& options, int repeats) {
+    detail::Stream stream;
+    const cudaStream_t s = stream.get();
+    L2Flusher flusher;
+    auto flush = [&] { flusher(s); };
+    detail::DeviceGH gh(A, default_variant());
+    const detail::DeviceCpr M(A, gh, options);
+    CprTimes out;
+    out.setup_seconds = M.setup_seconds();
+    const std::size_t n = static_cast<std::size_t>(A.rows());
+    Buffer<double> r(bench_vector(n)), z(n);
+    // The work of `run` as one graph (the solver's replay), and its node count.
+    const auto timed = [&](const std::string& name, const std::function<void()>& run,
+                           int& kernels) {
+        cudaGraph_t graph = nullptr;
+        HEPTANE_CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+        run();
+        HEPTANE_CUDA_CHECK(cudaStreamEndCapture(s, &graph));
+        std::size_t nodes = 0;
+        HEPTANE_CUDA_CHECK(cudaGraphGetNodes(graph, nullptr, &nodes));
+        kernels = static_cast<int>(nodes);
+        const detail::GraphExec exec(graph);
+        HEPTANE_CUDA_CHECK(cudaGraphDestroy(graph));
+        return time_it(
+            name, repeats, s, [&] { HEPTANE_CUDA_CHECK(cudaGraphLaunch(exec.get(), s)); }, flush);
+    };
+    out.apply = timed(
+        "apply", [&] { M.apply(r.get(), z.get(), s); }, out.apply_kernels);
+    // The two costs a fused cycle trades: a graph of apply_kernels empty kernels (one block
+    // per SM, like the small levels' launches), and as many barriers of one persistent grid.
+    const int sms = multiprocessors();
+    const int n_kernels = out.apply_kernels;
+    int empty_nodes = 0;
+    const Timing empty = timed(
+        "empty_kernels",
+        [&] {
+            for (int k = 0; k < n_kernels; ++k) {
+                empty_kernel<<<sms, 128, 0, s>>>();
+                HEPTANE_CUDA_CHECK(cudaGetLastError());
+            }
+        },
+        empty_nodes);
+    out.kernel_boundary_seconds = empty.median_seconds / n_kernels;
+    int cooperative = 0, device = 0;
+    HEPTANE_CUDA_CHECK(cudaGetDevice(&device));
+    HEPTANE_CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
+    if (cooperative) {
+        int n = n_kernels;
+        void* args[] = {&n};
+        const Timing barriers = time_it(
+            "grid_barriers", repeats, s,
+            [&] {
+                HEPTANE_CUDA_CHECK(cudaLaunchCooperativeKernel(
+                    reinterpret_cast<void*>(grid_barriers), dim3(sms), dim3(128), args, 0, s));
+            },
+            flush);
+        out.grid_barrier_seconds = barriers.median_seconds / n_kernels;
+    }
+    for (int l = 0; l < M.levels(); ++l) {
+        int kernels = 0;
+        out.cycles.push_back(timed(
+            "cycle_level_" + std::to_string(l), [&] { M.cycle_level(l, s); }, kernels));
+        out.cycle_kernels.push_back(kernels);
+    }
     return out;
 }
 
