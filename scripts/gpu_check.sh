@@ -7,6 +7,10 @@
 #                           tests (default: all of them)
 # HEPTANE_BLOCK_RACECHECK_FILTER: the same for the block smoother tests (shared-memory block
 #                           residuals, the fused preconditioner; default all of them)
+# HEPTANE_CPR_RACECHECK_FILTER: the same for the CPR test (the line smoother's shared-memory
+#                           columns, the dense product's chunk sums; default all of it)
+# HEPTANE_SANITIZER_TESTS: an extended regex; only the GPU test binaries whose name matches
+#                           go through the sanitizers (default: every one)
 # HEPTANE_BENCH: "spmv ARGS" and/or "solve ARGS" lines (';'-separated) run after the tests,
 #                reports in $OUT/bench_*.yaml
 # HEPTANE_BASELINE: a tarball of another tree (git archive REV | gzip); it is built too and
@@ -80,8 +84,10 @@ san=0
 if [[ -n "${HEPTANE_NO_SANITIZER:-}" ]]; then
   echo "compute-sanitizer skipped (HEPTANE_NO_SANITIZER)" | tee -a "$log"
 elif command -v compute-sanitizer >/dev/null; then
+  only="${HEPTANE_SANITIZER_TESTS:-.}"
   for t in "$build"/tests/gpu/*_test; do
     [[ -x "$t" ]] || continue
+    [[ $(basename "$t") =~ $only ]] || continue
     echo "== memcheck $t" >>"$out/sanitizer.log"
     timeout 300 compute-sanitizer --tool memcheck --error-exitcode 1 "$t" \
       --gtest_filter="${HEPTANE_MEMCHECK_FILTER:-*}" >>"$out/sanitizer.log" 2>&1
@@ -93,8 +99,10 @@ elif command -v compute-sanitizer >/dev/null; then
   # (HEPTANE_KSPARSE_RACECHECK_FILTER, default all KSPARSE tests).
   for tool in racecheck synccheck; do
     for t in "$build/tests/gpu/gpu_in_kernel_test" "$build/tests/gpu/gpu_ksparse_vs_ref_test" \
-      "$build/tests/gpu/gpu_block_smoothers_vs_ref_test"; do
+      "$build/tests/gpu/gpu_block_smoothers_vs_ref_test" "$build/tests/gpu/gpu_cpr_test"; do
+      [[ $(basename "$t") =~ $only ]] || continue
       filter="${HEPTANE_RACECHECK_FILTER:-*}"
+      [[ $t == *cpr* ]] && filter="${HEPTANE_CPR_RACECHECK_FILTER:-*}"
       [[ $t == *ksparse* ]] && filter="${HEPTANE_KSPARSE_RACECHECK_FILTER:-*}"
       [[ $t == *block_smoothers* ]] && filter="${HEPTANE_BLOCK_RACECHECK_FILTER:-*}"
       echo "== $tool $t" >>"$out/sanitizer.log"
