@@ -181,6 +181,76 @@ TEST(Deck, PreconditionerAndSmootherKeysAreReadAndChecked) {
     }
 }
 
+TEST(Deck, CprKeysAreReadAndChecked) {
+    // solver.cpr (issue 21; inputs/README.md): every key, its default, and its bounds.
+    const std::string deck = source_path("tests/app/decks/small_two_phase.yaml");
+    const MgOptions defaults = load_deck(deck).solver.cpr.mg;
+    EXPECT_EQ(defaults.cycle, MgCycle::v);
+    EXPECT_EQ(defaults.smoother, MgSmoother::line_gs);
+    EXPECT_EQ(defaults.factor, (std::array<int, 3>{2, 2, 1}));
+    EXPECT_EQ(defaults.pre_sweeps, 1);
+    EXPECT_EQ(defaults.post_sweeps, 1);
+    EXPECT_EQ(defaults.coarsest_rows, 400);
+    const Deck d =
+        load_deck(deck, {"solver.method=bicgstab", "solver.preconditioner=cpr",
+                         "solver.cpr.weights=quasi_impes", "solver.cpr.cycle=w",
+                         "solver.cpr.smoother=line_jacobi", "solver.cpr.levels=3",
+                         "solver.cpr.coarsening=[2, 2, 2]", "solver.cpr.sweeps=[2, 0]",
+                         "solver.cpr.omega=0.7", "solver.cpr.coarse_scale=1.4",
+                         "solver.cpr.coarsest_rows=2048", "solver.cpr.coarsest_sweeps=7"});
+    const CprOptions& c = d.solver.cpr;
+    EXPECT_EQ(d.solver.preconditioner, PreconditionerKind::cpr);
+    EXPECT_EQ(c.weights, CprWeights::quasi_impes);
+    EXPECT_EQ(c.mg.cycle, MgCycle::w);
+    EXPECT_EQ(c.mg.smoother, MgSmoother::line_jacobi);
+    EXPECT_EQ(c.mg.max_levels, 3);
+    EXPECT_EQ(c.mg.factor, (std::array<int, 3>{2, 2, 2}));
+    EXPECT_EQ(c.mg.pre_sweeps, 2);
+    EXPECT_EQ(c.mg.post_sweeps, 0);
+    EXPECT_DOUBLE_EQ(c.mg.omega, 0.7);
+    EXPECT_DOUBLE_EQ(c.mg.coarse_scale, 1.4);
+    EXPECT_EQ(c.mg.coarsest_rows, 2048);
+    EXPECT_EQ(c.mg.coarsest_sweeps, 7);
+    const auto with_cpr = [](const char* set) {
+        return std::vector<std::string>{"solver.method=bicgstab", "solver.preconditioner=cpr", set};
+    };
+    EXPECT_EQ(load_deck(deck, with_cpr("solver.cpr.sweeps=3")).solver.cpr.mg.post_sweeps, 3);
+    const struct {
+        const char* set;
+        const char* message;
+    } bad[] = {
+        {"solver.cpr.weights=true_impes", "solver.cpr.weights: 'true_impes' is not allowed"},
+        {"solver.cpr.cycle=f", "solver.cpr.cycle: 'f' is not allowed"},
+        {"solver.cpr.levels=0", "solver.cpr.levels: must be in [1, 30]"},
+        {"solver.cpr.coarsening=[1, 1, 1]", "solver.cpr.coarsening: at least one factor"},
+        {"solver.cpr.coarsening=[2, 9, 1]", "solver.cpr.coarsening: every factor must be in"},
+        {"solver.cpr.sweeps=[0, 0]", "solver.cpr.sweeps: at least one sweep"},
+        {"solver.cpr.omega=2", "solver.cpr.omega: must be in (0, 2)"},
+        {"solver.cpr.coarse_scale=0", "solver.cpr.coarse_scale: must be in (0, 3]"},
+        {"solver.cpr.coarsest_rows=2049", "solver.cpr.coarsest_rows: must be in [1, 2048]"},
+        {"solver.cpr.coarsest_sweeps=0", "solver.cpr.coarsest_sweeps: must be in [1, 1000]"},
+        {"solver.cpr.smoothers=line_gs", "solver.cpr.smoothers"},  // an unknown key
+    };
+    for (const auto& b : bad) {
+        try {
+            load_deck(deck, with_cpr(b.set));
+            ADD_FAILURE() << b.set << " accepted";
+        } catch (const InputError& e) {
+            EXPECT_NE(std::string(e.what()).find(b.message), std::string::npos)
+                << "expected '" << b.message << "' in " << e.what();
+        }
+    }
+    // The keys of a preconditioner the deck does not use are an error, not ignored.
+    try {
+        load_deck(deck, {"solver.cpr.sweeps=3"});
+        ADD_FAILURE() << "solver.cpr without preconditioner cpr accepted";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("is for solver.preconditioner: cpr"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
 TEST(Deck, MetricUnitsAndSyntheticDefaults) {
     const Deck deck = load_deck(source_path("tests/app/decks/small_synthetic_metric.yaml"));
     const wells::ModelSpec& m = deck.model;
