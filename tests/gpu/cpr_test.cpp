@@ -96,6 +96,18 @@ INSTANTIATE_TEST_SUITE_P(
                (std::get<2>(info.param) == MgCycle::w ? "w" : "v");
     });
 
+class CprLargeCoarsest : public test::GpuTest {};
+
+// A coarsest level of more rows than the inverting block has threads (1,080 > 1,024: the
+// pivot scan's block reduction takes two rows a thread), not diagonally dominant (0.6), so
+// the pivots come from other rows: the device's inverse is still the CPU's bit for bit.
+TEST_F(CprLargeCoarsest, PivotedInverseIsTheReferenceBitForBit) {
+    const wells::Model m = test::synthetic_model(30, 24, 6, 1, test::corner_wells(30, 24, 6), 7, 0.6);
+    CprOptions o;
+    o.mg.coarsest_rows = 2048;  // 30 x 24 x 6 -> 15 x 12 x 6 = 1,080: inverted
+    expect_steps(m.system.matrix, o, default_variant(), "coarsest of 1,080 rows");
+}
+
 class CprOnDeviceSolver : public test::GpuTest {};
 
 // A Newton step: the solver object takes new values; the device redoes the setup from them

@@ -142,30 +142,68 @@ __global__ void k_dense_assemble(LevelRead a, int nx, int ny, int nz, double* de
     }
 }
 
+/// A pivot candidate: |a(i, p)| and its row.
+struct Candidate {
+    double v;
+    int i;
+};
+
+/// The larger value; on a tie the lower row: the first largest, as the serial scan finds it.
+__device__ Candidate better(Candidate a, Candidate b) {
+    return b.v > a.v || (b.v == a.v && b.i < a.i) ? b : a;
+}
+
+/// The best candidate of the block (kDenseThreads threads), in every thread. Both reductions
+/// here (this and the largest entry) pick one of the values given, so the order of the
+/// reduction cannot change the result.
+__device__ Candidate block_best(Candidate c, Candidate* warps) {
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    for (int o = 16; o > 0; o /= 2) {
+        c = better(c,
+                   {__shfl_down_sync(0xffffffffu, c.v, o), __shfl_down_sync(0xffffffffu, c.i, o)});
+    }
+    __syncthreads();  // warps[] of the last call is read
+    if (lane == 0) warps[warp] = c;
+    __syncthreads();
+    c = warps[0];
+    for (int w = 1; w < kDenseThreads / 32; ++w) c = better(c, warps[w]);
+    return c;
+}
+
 /// cpr::dense_inverse with each step's entries over the threads of one block (the same
-/// operations per entry; f_i = a(i, p) kept before row i changes).
+/// operations per entry; f_i = a(i, p) kept before row i changes). The largest entry and each
+/// column's pivot are block reductions (the serial scans, a load latency per row, were most
+/// of the setup: 32 ms of it on SPE10's 340-row coarsest level).
 __global__ void __launch_bounds__(kDenseThreads)
     k_dense_inverse(double* a, double* inv, int n, int* err) {
     extern __shared__ double f[];
-    __shared__ int piv;
-    __shared__ double scale, big;
+    __shared__ Candidate warps[kDenseThreads / 32];
+    __shared__ double scale;
     const long long nn = static_cast<long long>(n) * n;
     for (long long e = threadIdx.x; e < nn; e += blockDim.x) inv[e] = e / n == e % n ? 1.0 : 0.0;
-    if (threadIdx.x == 0) big = cpr::largest(a, static_cast<int>(nn));
-    __syncthreads();
+    // cpr::largest: NaN never compares larger, so it is never the largest
+    double mine = 0.0;
+    for (long long e = threadIdx.x; e < nn; e += blockDim.x)
+        mine = fabs(a[e]) > mine ? fabs(a[e]) : mine;
+    const double big = block_best({mine, 0}, warps).v;
     for (int p = 0; p < n; ++p) {
-        if (threadIdx.x == 0) {
-            int q = p;
-            for (int i = p + 1; i < n; ++i) {
-                if (fabs(a[static_cast<long long>(i) * n + p]) > fabs(a[static_cast<long long>(q) * n + p])) q = i;
-            }
-            piv = cpr::usable_pivot(a[static_cast<long long>(q) * n + p], n, big) ? q : -1;
+        // the serial scan keeps row p unless a later row is strictly larger (a NaN never is;
+        // a NaN in row p is never replaced)
+        Candidate c{-1.0, INT_MAX};
+        for (int i = p + threadIdx.x; i < n; i += blockDim.x) {
+            const double v = fabs(a[static_cast<long long>(i) * n + p]);
+            if (v > c.v) c = {v, i};
         }
-        __syncthreads();
-        if (piv < 0) {
+        c = block_best(c, warps);
+        const double diagonal = a[static_cast<long long>(p) * n + p];
+        const int piv_row = isnan(diagonal) ? p : c.i;
+        const int piv =
+            cpr::usable_pivot(a[static_cast<long long>(piv_row) * n + p], n, big) ? piv_row : -1;
+        if (piv < 0) {  // the same in every thread
             if (threadIdx.x == 0) atomicMin(err, p);
             return;
         }
+        __syncthreads();  // column p is read before the swap writes it
         if (piv != p) {
             for (int j = threadIdx.x; j < n; j += blockDim.x) {
                 double* ap = a + static_cast<long long>(p) * n;
