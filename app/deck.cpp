@@ -456,6 +456,10 @@ class DeckReader {
             s.gpu_kernel = GpuKernel::multi_kernel;
             s.spmv = SpmvKind::ksparse;
         }
+        if (s.preconditioner == PreconditionerKind::cpr) {
+            // the in-kernel solver does not fuse CPR (measured not to pay: design decision 36)
+            s.gpu_kernel = GpuKernel::multi_kernel;
+        }
         if (auto x = m.optional("gpu_kernel")) s.gpu_kernel = x->choice_of<GpuKernel>();
         if (auto x = m.optional("spmv")) s.spmv = x->choice_of<SpmvKind>();
         if (auto x = m.optional("ksparse")) read_ksparse(*x, s.ksparse);

@@ -200,6 +200,13 @@ TEST(Deck, CprKeysAreReadAndChecked) {
                          "solver.cpr.coarsest_rows=2048", "solver.cpr.coarsest_sweeps=7"});
     const CprOptions& c = d.solver.cpr;
     EXPECT_EQ(d.solver.preconditioner, PreconditionerKind::cpr);
+    // cpr runs on the GPU in the multi-kernel solver: its default kernel there, unless given
+    EXPECT_EQ(d.solver.gpu_kernel, GpuKernel::multi_kernel);
+    EXPECT_EQ(load_deck(deck).solver.gpu_kernel, GpuKernel::in_kernel);
+    EXPECT_EQ(load_deck(deck, {"solver.method=bicgstab", "solver.preconditioner=cpr",
+                               "solver.gpu_kernel=in_kernel"})
+                  .solver.gpu_kernel,
+              GpuKernel::in_kernel);
     EXPECT_EQ(c.weights, CprWeights::quasi_impes);
     EXPECT_EQ(c.mg.cycle, MgCycle::w);
     EXPECT_EQ(c.mg.smoother, MgSmoother::line_jacobi);
