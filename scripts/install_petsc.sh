@@ -12,31 +12,9 @@ packages=(python3-petsc4py python3-petsc4py-real petsc-dev)
 check='from petsc4py import PETSc
 pc = PETSc.PC().create(); pc.setType("hypre"); pc.setHYPREType("boomeramg")'
 
-if ! command -v dpkg-query >/dev/null; then
-  echo "heptane: not a Debian system; install PETSc with hypre and petsc4py yourself" >&2
-  exit 1
-fi
-missing=()
-for pkg in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" \
-    || missing+=("$pkg")
-done
-
-if ((${#missing[@]})); then
-  if [[ $(id -u) -ne 0 ]]; then
-    echo "heptane: missing packages; install them with:" >&2
-    echo "  sudo apt-get install --no-install-recommends ${missing[*]}" >&2
-    exit 1
-  fi
-  echo "heptane: installing ${missing[*]}" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  if ! { apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}"; } \
-      >/tmp/heptane_install_petsc.log 2>&1; then
-    echo "heptane: apt-get failed installing ${missing[*]} (/tmp/heptane_install_petsc.log):" >&2
-    tail -n 5 /tmp/heptane_install_petsc.log >&2
-    exit 1
-  fi
-fi
+# shellcheck source=scripts/debian_packages.sh
+source "$(dirname "${BASH_SOURCE[0]}")/debian_packages.sh"
+install_debian_packages "PETSc with hypre and petsc4py" "${packages[@]}"
 
 if ! /usr/bin/python3 -c "$check" 2>/tmp/heptane_install_petsc.err; then
   echo "heptane: petsc4py does not import with hypre BoomerAMG under /usr/bin/python3:" >&2

@@ -5,25 +5,6 @@
 #   /usr/bin/python3 scripts/plot_simulation.py OUT.h5
 # Idempotent: when both packages are installed it only checks. Not root: prints the command.
 set -euo pipefail
-packages=(python3-matplotlib python3-h5py)
-
-if ! command -v dpkg-query >/dev/null; then
-  echo "heptane: not a Debian system; install matplotlib and h5py for python3 yourself" >&2
-  exit 1
-fi
-missing=()
-for pkg in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" \
-    || missing+=("$pkg")
-done
-((${#missing[@]})) || exit 0
-
-if [[ $(id -u) -ne 0 ]]; then
-  echo "heptane: missing packages; install them with:" >&2
-  echo "  sudo apt-get install --no-install-recommends ${missing[*]}" >&2
-  exit 1
-fi
-echo "heptane: installing ${missing[*]}" >&2
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq >&2
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+# shellcheck source=scripts/debian_packages.sh
+source "$(dirname "${BASH_SOURCE[0]}")/debian_packages.sh"
+install_debian_packages "matplotlib and h5py" python3-matplotlib python3-h5py
