@@ -83,14 +83,27 @@ BenchDevice measure_device(const BenchArgs& args, std::ostream& out) {
     return d;
 }
 
-YAML::Emitter& begin_report(YAML::Emitter& y, const BenchDevice& d, const std::string& what,
-                            const std::string& command) {
+bool bench_on_gpu(const std::string& backend, const std::string& command) {
+    const bool ready = gpu::compiled_with_cuda() && gpu::device_count() > 0;
+    const bool gpu = backend == "gpu" || (backend == "auto" && ready);
+    if (gpu && !ready) throw Error(command + " --backend gpu: no CUDA device (or no CUDA)");
+    return gpu;
+}
+
+YAML::Emitter& begin_report(YAML::Emitter& y, const std::string& what, const std::string& command,
+                            const std::string& device) {
     y << YAML::BeginMap;
     y << YAML::Key << "benchmark" << YAML::Value << what;
     y << YAML::Key << "heptane_version" << YAML::Value << kVersion;
     y << YAML::Key << "date" << YAML::Value << utc_now();
     y << YAML::Key << "command" << YAML::Value << command;
-    y << YAML::Key << "device" << YAML::Value << d.name;
+    y << YAML::Key << "device" << YAML::Value << device;
+    return y;
+}
+
+YAML::Emitter& begin_report(YAML::Emitter& y, const BenchDevice& d, const std::string& what,
+                            const std::string& command) {
+    begin_report(y, what, command, d.name);
     y << YAML::Key << "triad_gb_s" << YAML::Value << d.triad / 1e9;
     return y;
 }

@@ -26,7 +26,6 @@
 #include "core/spmv/spmv.hpp"
 #include "gpu/bench.hpp"
 #include "gpu/device.hpp"
-#include "heptane_version.hpp"
 
 namespace heptane::app {
 namespace {
@@ -36,10 +35,6 @@ using Clock = std::chrono::steady_clock;
 constexpr int kFactorWindow = 5;  ///< the factor is (||r_N|| / ||r_{N-5}||)^(1/5)
 constexpr int kTimedCycles = 5;   ///< the cycle's cost: median of this many
 constexpr std::uint64_t kSeed = 1;
-
-double seconds_since(Clock::time_point t0) {
-    return std::chrono::duration<double>(Clock::now() - t0).count();
-}
 
 /// One level of the hierarchy and its factor (none for an inverted coarsest level).
 struct LevelRow {
@@ -145,9 +140,7 @@ int cmd_bench_cpr(const BenchArgs& args, std::ostream& out) {
         << " after " << result.iterations << " iterations, true residual "
         << sci(result.true_relative_residual) << ", " << fixed(solve_seconds, 3) << " s\n";
 
-    const bool gpu_ready = gpu::compiled_with_cuda() && gpu::device_count() > 0;
-    const bool on_gpu = args.backend == "gpu" || (args.backend == "auto" && gpu_ready);
-    if (on_gpu && !gpu_ready) throw Error("bench cpr --backend gpu: no CUDA device (or no CUDA)");
+    const bool on_gpu = bench_on_gpu(args.backend, "bench cpr");
     gpu::CprTimes dev;
     std::string gpu_name;
     if (on_gpu) {
@@ -187,12 +180,7 @@ int cmd_bench_cpr(const BenchArgs& args, std::ostream& out) {
     }
 
     YAML::Emitter y;
-    y << YAML::BeginMap;
-    y << YAML::Key << "benchmark" << YAML::Value << "cpr";
-    y << YAML::Key << "heptane_version" << YAML::Value << kVersion;
-    y << YAML::Key << "date" << YAML::Value << utc_now();
-    y << YAML::Key << "command" << YAML::Value << args.command;
-    y << YAML::Key << "device" << YAML::Value << device;
+    begin_report(y, "cpr", args.command, device);
     y << YAML::Key << "deck" << YAML::Value << deck.path;
     y << YAML::Key << "unknowns" << YAML::Value << A.rows();
     y << YAML::Key << "cycle" << YAML::Value << deck_name(mgo.cycle);

@@ -7,19 +7,17 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <ostream>
 #include <string>
 #include <vector>
 
-#include "app/atomic_file.hpp"
 #include "app/bench.hpp"
+#include "app/bench_common.hpp"
 #include "app/deck.hpp"
 #include "app/report.hpp"
 #include "app/solver_setup.hpp"
 #include "core/base/errors.hpp"
 #include "gpu/device.hpp"
-#include "heptane_version.hpp"
 
 namespace heptane::app {
 namespace {
@@ -38,15 +36,12 @@ int cmd_bench_update(const BenchArgs& args, std::ostream& out) {
         throw InputError("DECK",
                          "bench update takes a grid deck (update_values needs a GH matrix)");
     }
-    const bool gpu_ready = gpu::compiled_with_cuda() && gpu::device_count() > 0;
-    const bool gpu = args.backend == "gpu" || (args.backend == "auto" && gpu_ready);
-    if (gpu && !gpu_ready) throw Error("bench update --backend gpu: no CUDA device (or no CUDA)");
+    const bool gpu = bench_on_gpu(args.backend, "bench update");
     const std::string device = gpu ? gpu::list_devices()[0].name : "CPU";
 
     const auto t_model = std::chrono::steady_clock::now();
     const wells::Model model = build_model(deck);
-    const double model_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t_model).count();
+    const double model_seconds = seconds_since(t_model);
     const GHSystem& sys = model.system;
     const std::unique_ptr<LinearSolver> solver =
         make_deck_solver(deck, sys.matrix, gpu, deck.solver.gpu_kernel);
@@ -92,12 +87,7 @@ int cmd_bench_update(const BenchArgs& args, std::ostream& out) {
         << last.counts.factorizations << "\n";
 
     YAML::Emitter y;
-    y << YAML::BeginMap;
-    y << YAML::Key << "benchmark" << YAML::Value << "update";
-    y << YAML::Key << "heptane_version" << YAML::Value << kVersion;
-    y << YAML::Key << "date" << YAML::Value << utc_now();
-    y << YAML::Key << "command" << YAML::Value << args.command;
-    y << YAML::Key << "device" << YAML::Value << device;
+    begin_report(y, "update", args.command, device);
     y << YAML::Key << "deck" << YAML::Value << deck.path;
     y << YAML::Key << "backend" << YAML::Value << last.backend;
     y << YAML::Key << "kernel" << YAML::Value << last.kernel;
@@ -117,15 +107,7 @@ int cmd_bench_update(const BenchArgs& args, std::ostream& out) {
     y << YAML::Key << "matrix_uploads" << YAML::Value << last.counts.matrix_uploads;
     y << YAML::Key << "factorizations" << YAML::Value << last.counts.factorizations;
     y << YAML::Key << "workspace_bytes" << YAML::Value << last.workspace_bytes;
-    y << YAML::EndMap;
-    AtomicOutput file(args.report);
-    {
-        std::ofstream s(file.temp_path());
-        if (!s) throw InputError("--report", "cannot write '" + args.report + "'");
-        s << y.c_str() << '\n';
-    }
-    file.commit();
-    out << "report: " << args.report << '\n';
+    write_report(args.report, y, out);
     return 0;
 }
 

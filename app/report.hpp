@@ -1,5 +1,6 @@
 #pragma once
 /// @file Human-readable reports shared by the CLI commands.
+#include <chrono>
 #include <iosfwd>
 #include <string>
 
@@ -16,6 +17,10 @@ std::string sci(double v, int digits = 2);
 std::string fixed(double v, int digits);
 /// The current UTC time as "2026-11-23T22:29:29Z" (reports, HDF5 attributes).
 std::string utc_now();
+/// Wall seconds since t0 (std::chrono::steady_clock).
+inline double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 /// Physical memory of this machine in bytes (sysconf), 0 when unknown.
 double host_memory_bytes();
 

@@ -26,10 +26,6 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t0) {
-    return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
 /// Progress on a terminal: iteration and residual, at most ten updates a second.
 class Progress {
   public:

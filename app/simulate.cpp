@@ -21,10 +21,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t0) {
-    return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
 std::string day_text(double seconds) { return fixed(seconds / units::kDay, 2); }
 
 /// "1:02:03" or "2:03".
