@@ -49,6 +49,11 @@ void TwoPhaseCells::assemble(const CellState& x, const CellState& x_old, double 
     const std::array<double, 2> scale = {units::kTimeScale / prm.oil.density,
                                          units::kTimeScale / prm.water.density};
     const auto off = stencil_offsets(grid_.ny, grid_.nz);
+    // The accumulation term's blocks (for CPR's true-IMPES weights), layout of the centre.
+    double* acc_block = jac != nullptr ? jac->accumulation_for_writing().data() : nullptr;
+    const auto acc_at = [&](index_t m, int r, int c) -> double& {
+        return acc_block[(r * 2 + c) * M + m];
+    };
 
 #pragma omp parallel for schedule(static)
     for (index_t m = 0; m < M; ++m) {
@@ -59,7 +64,11 @@ void TwoPhaseCells::assemble(const CellState& x, const CellState& x_old, double 
         }
         // An inactive cell: residual 0, identity block (its neighbours' faces have T = 0).
         if (!rock_.is_active(m)) {
-            if (jac != nullptr) jac->at(kCenter, m, 0, 0) = jac->at(kCenter, m, 1, 1) = 1.0;
+            if (jac != nullptr) {
+                jac->at(kCenter, m, 0, 0) = jac->at(kCenter, m, 1, 1) = 1.0;
+                for (int r = 0; r < 2; ++r)
+                    for (int c = 0; c < 2; ++c) acc_at(m, r, c) = r == c ? 1.0 : 0.0;
+            }
             continue;
         }
         const double pore_factor = grid_.volume(m) / dt;
@@ -79,7 +88,10 @@ void TwoPhaseCells::assemble(const CellState& x, const CellState& x_old, double 
             const D2 r = acc * scale[a];
             res[2 * m + a] += r.v;
             if (jac != nullptr) {
-                for (int c = 0; c < 2; ++c) jac->at(kCenter, m, a, c) += r.d[c];
+                for (int c = 0; c < 2; ++c) {
+                    jac->at(kCenter, m, a, c) += r.d[c];
+                    acc_at(m, a, c) = r.d[c];
+                }
             }
         }
         // Fluxes through the six faces, upstream mobility, gravity.

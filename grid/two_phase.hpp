@@ -121,7 +121,9 @@ class TwoPhaseCells {
 
     /// Scaled residual of every cell equation without well terms: res[m 2 + e], size 2 M.
     /// If jac is not null (a K = 2 GHMatrix on the same grid) its Bdia is overwritten with
-    /// d res / d x (pressure columns per kPressureScale). Parallel over cells; each cell
+    /// d res / d x (pressure columns per kPressureScale), and its accumulation blocks
+    /// (GHMatrix::accumulation) with the accumulation term's part of the diagonal blocks
+    /// (identity for an inactive cell). Parallel over cells; each cell
     /// evaluates its own six faces, so the result does not depend on the thread count.
     void assemble(const CellState& x, const CellState& x_old, double dt, std::vector<double>& res,
                   GHMatrix* jac) const;

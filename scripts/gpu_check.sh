@@ -9,6 +9,7 @@
 #                           residuals, the fused preconditioner; default all of them)
 # HEPTANE_CPR_RACECHECK_FILTER: the same for the CPR test (the line smoother's shared-memory
 #                           columns, the dense product's chunk sums; default all of it)
+# HEPTANE_SANITIZER_TIMEOUT: seconds per compute-sanitizer run (default 300)
 # HEPTANE_SANITIZER_TESTS: an extended regex; only the GPU test binaries whose name matches
 #                           go through the sanitizers (default: every one)
 # HEPTANE_BENCH: "spmv ARGS" and/or "solve ARGS" lines (';'-separated) run after the tests,
@@ -62,6 +63,7 @@ if [[ -n "${HEPTANE_BASELINE:-}" ]]; then
     { grep -E "error" "$out/build_base.log" | head -n 20 | tee -a "$log"; }
   rm -f "$out/build_base.log"
 fi
+san_limit="${HEPTANE_SANITIZER_TIMEOUT:-300}"
 if [[ -n "${HEPTANE_SKIP_TESTS:-}" ]]; then
   all=0 gpu=0 san=0
 else
@@ -89,10 +91,10 @@ elif command -v compute-sanitizer >/dev/null; then
     [[ -x "$t" ]] || continue
     [[ $(basename "$t") =~ $only ]] || continue
     echo "== memcheck $t" >>"$out/sanitizer.log"
-    timeout 300 compute-sanitizer --tool memcheck --error-exitcode 1 "$t" \
+    timeout "$san_limit" compute-sanitizer --tool memcheck --error-exitcode 1 "$t" \
       --gtest_filter="${HEPTANE_MEMCHECK_FILTER:-*}" >>"$out/sanitizer.log" 2>&1
     rc=$?
-    [[ $rc -eq 124 ]] && echo "memcheck of $(basename "$t") timed out after 300 s" | tee -a "$log" "$out/sanitizer.log"
+    [[ $rc -eq 124 ]] && echo "memcheck of $(basename "$t") timed out after $san_limit s" | tee -a "$log" "$out/sanitizer.log"
     [[ $rc -ne 0 ]] && san=1
   done
   # Shared-memory races and barrier misuse in the persistent solver and the KSPARSE kernels
@@ -106,10 +108,10 @@ elif command -v compute-sanitizer >/dev/null; then
       [[ $t == *ksparse* ]] && filter="${HEPTANE_KSPARSE_RACECHECK_FILTER:-*}"
       [[ $t == *block_smoothers* ]] && filter="${HEPTANE_BLOCK_RACECHECK_FILTER:-*}"
       echo "== $tool $t" >>"$out/sanitizer.log"
-      timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 1 "$t" \
+      timeout "$san_limit" compute-sanitizer --tool "$tool" --error-exitcode 1 "$t" \
         --gtest_filter="$filter" >>"$out/sanitizer.log" 2>&1
       rc=$?
-      [[ $rc -eq 124 ]] && echo "$tool timed out after 300 s" | tee -a "$log" "$out/sanitizer.log"
+      [[ $rc -eq 124 ]] && echo "$tool of $(basename "$t") timed out after $san_limit s" | tee -a "$log" "$out/sanitizer.log"
       [[ $rc -ne 0 ]] && san=1
     done
   done
@@ -121,7 +123,7 @@ fi
 if [[ -n "${HEPTANE_PROXY_MEMCHECK:-}" ]] && command -v compute-sanitizer >/dev/null; then
   for method in bicgstab qmr; do
     echo "== memcheck heptane proxy --method $method" | tee -a "$log"
-    timeout 300 compute-sanitizer --tool memcheck --error-exitcode 1 "$build/app/heptane" proxy \
+    timeout "$san_limit" compute-sanitizer --tool memcheck --error-exitcode 1 "$build/app/heptane" proxy \
       --backend gpu --method "$method" --dims 20 20 17 --min-seconds 0.1 \
       --report /tmp/proxy_memcheck.yaml >/tmp/proxy_memcheck.log 2>&1
     rc=$?

@@ -108,6 +108,9 @@ const std::vector<NameRow<CprWeights>>& name_table<CprWeights>() {
     static const std::vector<NameRow<CprWeights>> t{
         {CprWeights::quasi_impes, "quasi_impes", nullptr,
          "D^T w = e_0 for each cell's diagonal block D, scaled to max |w| = 1"},
+        {CprWeights::true_impes, "true_impes", nullptr,
+         "the same with D the accumulation term's part of the diagonal block (two-phase "
+         "Jacobians only)"},
     };
     return t;
 }

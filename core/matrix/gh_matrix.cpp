@@ -67,6 +67,11 @@ index_t GHMatrix::nonzeros() const {
     return h_nonzeros() + 2 * k_ * wells_.num_perforations() + num_wells();
 }
 
+std::vector<double>& GHMatrix::accumulation_for_writing() {
+    accumulation_.resize(static_cast<std::size_t>(num_cells() * k_ * k_), 0.0);
+    return accumulation_;
+}
+
 std::size_t GHMatrix::storage_bytes() const {
     const std::size_t nw = static_cast<std::size_t>(num_wells());
     return bdia_.size() * sizeof(double) + (wells_.w_vals.size() + wells_.wt_vals.size()) * 8 +

@@ -116,6 +116,19 @@ class GHMatrix {
     /// (std::invalid_argument: inconsistent arrays are a programming error).
     void set_wells(WellArrays wells);
 
+    /// The accumulation term's part of each cell's diagonal block (d acc_m / d x_m, scaled as
+    /// the residual; flux and well terms excluded), for CPR's true-IMPES weights (design
+    /// decision 36). Same layout as the centre diagonal of Bdia: (r, c) of cell m at
+    /// ((r K + c) M + m). Empty unless the system's assembler knows it (the two-phase model
+    /// does; synthetic systems and systems read from files do not).
+    bool has_accumulation() const { return !accumulation_.empty(); }
+    const std::vector<double>& accumulation() const { return accumulation_; }
+    double accumulation_at(index_t m, int r, int c) const {
+        return accumulation_[(static_cast<index_t>(r) * k_ + c) * num_cells() + m];
+    }
+    /// Sizes the accumulation blocks (M K^2 zeros) on first use; returns them for writing.
+    std::vector<double>& accumulation_for_writing();
+
     /// Structural nonzeros of H (padding excluded): (7 nx ny nz - 2 nx ny - 2 ny nz
     /// - 2 nx nz) K^2 (seed 002 section 5.3).
     index_t h_nonzeros() const;
@@ -129,6 +142,7 @@ class GHMatrix {
     int nx_ = 0, ny_ = 0, nz_ = 0, k_ = 0;
     std::vector<double> bdia_;
     WellArrays wells_;
+    std::vector<double> accumulation_;
 };
 
 /// The structure of a GH matrix: grid, K and well layout (first, cell0, count,

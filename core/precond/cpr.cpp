@@ -32,23 +32,37 @@ void throw_first(const std::vector<char>& bad, const std::string& what) {
 
 // ---- pressure system ---------------------------------------------------------------------
 
-std::vector<double> quasi_impes_weights(const GHMatrix& A) {
+std::vector<double> decoupling_weights(const GHMatrix& A, CprWeights weights) {
     std::vector<double> w;
-    quasi_impes_weights(A, w);
+    decoupling_weights(A, weights, w);
     return w;
 }
 
-void quasi_impes_weights(const GHMatrix& A, std::vector<double>& w) {
+void check_weights_available(const GHMatrix& A, CprWeights weights) {
+    if (weights == CprWeights::true_impes && !A.has_accumulation()) {
+        throw InputError("solver.cpr.weights",
+                         "true_impes needs the accumulation term's blocks, which only two-phase "
+                         "Jacobians carry (generator two_phase, simulate); this system has none: "
+                         "use quasi_impes");
+    }
+}
+
+void decoupling_weights(const GHMatrix& A, CprWeights weights, std::vector<double>& w) {
+    check_weights_available(A, weights);
     const int K = A.block_size();
     const index_t M = A.num_cells();
     w.resize(static_cast<std::size_t>(M * K));
     std::vector<char> bad(static_cast<std::size_t>(M), 0);
+    const bool accumulation = weights == CprWeights::true_impes;
 #pragma omp parallel for schedule(static) if (parallel_for(M))
     for (index_t m = 0; m < M; ++m) {
-        const auto D = [&](int r, int c) { return A.at(kCenter, m, r, c); };
-        bad[m] = cpr::quasi_impes_cell(D, K, &w[static_cast<std::size_t>(m * K)]) ? 0 : 1;
+        const auto D = [&](int r, int c) {
+            return accumulation ? A.accumulation_at(m, r, c) : A.at(kCenter, m, r, c);
+        };
+        bad[m] = cpr::impes_cell(D, K, &w[static_cast<std::size_t>(m * K)]) ? 0 : 1;
     }
-    throw_first(bad, "the diagonal block (no quasi-IMPES weights)");
+    throw_first(bad, accumulation ? "the accumulation block (no true-IMPES weights)"
+                                  : "the diagonal block (no quasi-IMPES weights)");
 }
 
 GHMatrix pressure_structure(const GHMatrix& A) {
@@ -422,7 +436,7 @@ void cpr_stage2_inverses(const GHMatrix& A, std::vector<double>& inv) {
 CprPreconditioner::CprPreconditioner(const GHMatrix& A, const CprOptions& options)
     : A_(&A),
       options_(options),
-      weights_(quasi_impes_weights(A)),
+      weights_(decoupling_weights(A, options.weights)),
       pressure_(pressure_structure(A)) {
     extract_pressure(A, weights_, pressure_);
     mg_ = std::make_unique<StructuredMg>(pressure_, options_.mg);
@@ -436,7 +450,7 @@ CprPreconditioner::~CprPreconditioner() = default;
 void CprPreconditioner::update(const GHMatrix& A) {
     check_same_structure(*A_, A, "CprPreconditioner::update");
     A_ = &A;
-    quasi_impes_weights(A, weights_);
+    decoupling_weights(A, options_.weights, weights_);
     extract_pressure(A, weights_, pressure_);
     mg_->update(pressure_);
     cpr_stage2_inverses(A, inv_);

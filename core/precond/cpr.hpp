@@ -16,15 +16,20 @@ namespace heptane {
 
 // ---- stage 1's system: the pressure equation of every cell, the wells' equations --------
 
-/// Quasi-IMPES weights (cpr::quasi_impes_cell): for each cell m the K values w_m with
-/// D_m^T w_m = e_0, D_m the cell's diagonal block (column 0 is the pressure, for synthetic
-/// K > 2 the first unknown), scaled to max |w_m| = 1. Then w_m^T D_m is a multiple of e_0^T:
-/// the weighted sum of the cell's equations has no own unknown but its pressure. Returns M K
-/// values (cell m's at m K .. m K + K - 1). Throws InputError (solver.preconditioner, naming
-/// the cell) for a singular diagonal block.
-std::vector<double> quasi_impes_weights(const GHMatrix& A);
+/// The decoupling weights (cpr::impes_cell): for each cell m the K values w_m with
+/// D_m^T w_m = e_0, scaled to max |w_m| = 1 (column 0 is the pressure, for synthetic K > 2
+/// the first unknown). Quasi-IMPES: D_m is the cell's diagonal block, so the weighted sum of
+/// the cell's equations has no own unknown but its pressure. True-IMPES: D_m is the
+/// accumulation term's part of it (A.accumulation()), so the sum's time derivative has no
+/// saturation terms, whatever the fluxes do. Returns M K values (cell m's at m K .. m K + K - 1).
+/// Throws InputError (solver.preconditioner, naming the cell) for a singular block, and
+/// (solver.cpr.weights) for true_impes on a matrix without accumulation blocks.
+std::vector<double> decoupling_weights(const GHMatrix& A,
+                                       CprWeights weights = CprWeights::quasi_impes);
 /// The same into `w` (resized to M K; a Newton step's update allocates nothing).
-void quasi_impes_weights(const GHMatrix& A, std::vector<double>& w);
+void decoupling_weights(const GHMatrix& A, CprWeights weights, std::vector<double>& w);
+/// The InputError of true_impes on a matrix without accumulation blocks (CPU and GPU).
+void check_weights_available(const GHMatrix& A, CprWeights weights);
 
 /// The pressure system of A for `weights`: a K = 1 GH matrix on the same grid with the same
 /// well layout, P(m, n) = w_m^T A_mn e_0 over the 7 diagonals, a cell row's well column

@@ -74,14 +74,14 @@ HEPTANE_HD inline bool gauss_solve(double* a, double* rhs, int n, int nrhs) {
     return true;
 }
 
-/// Quasi-IMPES weights of one cell: D^T w = e_0 (D(r, c): the cell's K x K diagonal block,
-/// column 0 the pressure), then w / max |w_r|, so that the pressure equations of cells of very
-/// different transmissibility keep a comparable scale (unscaled, w ~ 1 / D: row m of the
-/// pressure matrix is divided by the cell's total transmissibility, and the aggregates'
-/// Galerkin row sums mix rows of scales 10^7 apart: design decision 36). False for a
-/// singular block.
+/// IMPES weights of one cell: D^T w = e_0 (D(r, c): the cell's K x K diagonal block for
+/// quasi-IMPES, its accumulation term's part for true-IMPES; column 0 the pressure), then w / max
+/// |w_r|, so that the pressure equations of cells of very different transmissibility keep a
+/// comparable scale (unscaled, w ~ 1 / D: row m of the pressure matrix is divided by the cell's
+/// total transmissibility, and the aggregates' Galerkin row sums mix rows of scales 10^7 apart:
+/// design decision 36). False for a singular block.
 template <class D>
-HEPTANE_HD bool quasi_impes_cell(D block, int K, double* w) {
+HEPTANE_HD bool impes_cell(D block, int K, double* w) {
     double a[kMaxBlockSize * kMaxBlockSize];
     for (int r = 0; r < K; ++r) {
         for (int c = 0; c < K; ++c) a[r * K + c] = block(c, r);  // D^T

@@ -8,6 +8,9 @@ namespace heptane {
 /// The weights that combine a cell's K equations into its pressure equation.
 enum class CprWeights {
     quasi_impes,  ///< D^T w = e_0 for the cell's diagonal block D, scaled to max |w| = 1
+    /// The same with D the accumulation term's part of the diagonal block alone
+    /// (GHMatrix::accumulation: two-phase Jacobians only)
+    true_impes,
 };
 
 /// The multigrid cycle: the coarse problem of each level solved by one (V) or two (W) cycles

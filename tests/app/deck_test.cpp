@@ -222,11 +222,13 @@ TEST(Deck, CprKeysAreReadAndChecked) {
         return std::vector<std::string>{"solver.method=bicgstab", "solver.preconditioner=cpr", set};
     };
     EXPECT_EQ(load_deck(deck, with_cpr("solver.cpr.sweeps=3")).solver.cpr.mg.post_sweeps, 3);
+    EXPECT_EQ(load_deck(deck, with_cpr("solver.cpr.weights=true_impes")).solver.cpr.weights,
+              CprWeights::true_impes);
     const struct {
         const char* set;
         const char* message;
     } bad[] = {
-        {"solver.cpr.weights=true_impes", "solver.cpr.weights: 'true_impes' is not allowed"},
+        {"solver.cpr.weights=impes", "solver.cpr.weights: 'impes' is not allowed"},
         {"solver.cpr.cycle=f", "solver.cpr.cycle: 'f' is not allowed"},
         {"solver.cpr.levels=0", "solver.cpr.levels: must be in [1, 30]"},
         {"solver.cpr.coarsening=[1, 1, 1]", "solver.cpr.coarsening: at least one factor"},

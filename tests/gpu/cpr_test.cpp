@@ -2,7 +2,8 @@
 // step by step and bit for bit: the setup computed on the device from A's values in each
 // Bdia layout (weights, the pressure system with its wells, every level's Galerkin operator,
 // every level's line pivots, the coarsest inverse, stage 2's inverses), one smoothing sweep on
-// every level, and z = M^{-1} r; for both smoothers, both cycles and K = 1, 2, 3. Then a Newton
+// every level, and z = M^{-1} r; for both smoothers, both cycles and K = 1, 2, 3, and with
+// true-IMPES weights on a two-phase Jacobian. Then a Newton
 // step's update (new values, the setup again on the device) and a singular block's message.
 // The multi-kernel BiCGStab with cpr on the regression decks is in
 // block_smoothers_vs_ref_test.cpp.
@@ -95,6 +96,69 @@ INSTANTIATE_TEST_SUITE_P(
                (std::get<1>(info.param) == MgSmoother::line_gs ? "gs" : "jacobi") + "_" +
                (std::get<2>(info.param) == MgCycle::w ? "w" : "v");
     });
+
+class CprTrueImpes : public test::GpuTest {};
+
+// True-IMPES weights from a two-phase Jacobian's accumulation blocks (uploaded by the device
+// setup): every step the reference's bits, in each layout; then a Newton step's new values
+// (another state's Jacobian) through the solver object, solved as the CPU solves.
+TEST_F(CprTrueImpes, StepsAndUpdateAreTheReferenceBitForBit) {
+    const auto model = [](std::uint64_t seed) {
+        wells::ModelSpec spec = test::two_phase_spec(
+            11, 9, 5,
+            {test::make_well("I", 0, 0, 0, 4, true, true), test::make_well("P", 10, 8, 1, 3)},
+            seed);
+        spec.permeability.sigma = 2.0;
+        return wells::generate(spec, true);
+    };
+    const wells::Model first = model(3), second = model(4);
+    ASSERT_TRUE(first.system.matrix.has_accumulation());
+    CprOptions o;
+    o.weights = CprWeights::true_impes;
+    o.mg.coarsest_rows = 30;
+    for (const BdiaVariant variant :
+         {BdiaVariant::cell_fastest, BdiaVariant::cell_fastest_x2, BdiaVariant::tiled}) {
+        expect_steps(first.system.matrix, o, variant,
+                     std::string("true_impes ") + to_string(variant));
+    }
+    EXPECT_NE(CprPreconditioner(first.system.matrix, o).weights(),
+              CprPreconditioner(first.system.matrix).weights());
+
+    GpuSolveOptions g;
+    g.solve.tolerance = 1e-10;
+    g.solve.max_iterations = 500;
+    g.preconditioner = PreconditionerKind::cpr;
+    g.cpr = o;
+    const auto solver =
+        make_solver(Method::bicgstab, GpuKernel::multi_kernel, first.system.matrix, g);
+    solver->update_values(second.system.matrix);
+    std::vector<double> x(second.system.rhs.size(), 0.0);
+    const SolveResult r = solver->solve(second.system.rhs, x, g.solve);
+    const CprPreconditioner M(second.system.matrix, o);
+    const GHOperator op(second.system.matrix);
+    std::vector<double> x_ref(x.size(), 0.0);
+    const SolveResult ref = bicgstab(op, second.system.rhs.data(), x_ref.data(), g.solve, &M);
+    ASSERT_EQ(ref.status, SolveStatus::converged) << ref.detail;
+    EXPECT_EQ(r.history, ref.history);
+    EXPECT_EQ(x, x_ref);
+    // A system without accumulation blocks: the CPU's message, from the device's setup.
+    const wells::Model synthetic = test::synthetic_model(6, 5, 3, 2, {}, 5, 1.3);
+    std::string cpu, gpu;
+    try {
+        CprPreconditioner bad(synthetic.system.matrix, o);
+    } catch (const InputError& e) {
+        cpu = e.what();
+    }
+    try {
+        cpr_device_steps(
+            synthetic.system.matrix, o,
+            std::vector<double>(static_cast<std::size_t>(synthetic.system.matrix.rows()), 1.0));
+    } catch (const InputError& e) {
+        gpu = e.what();
+    }
+    EXPECT_NE(cpu.find("solver.cpr.weights"), std::string::npos) << cpu;
+    EXPECT_EQ(gpu, cpu);
+}
 
 class CprLargeCoarsest : public test::GpuTest {};
 

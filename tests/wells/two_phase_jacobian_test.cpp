@@ -104,6 +104,40 @@ TEST(TwoPhaseJacobian, MatchesCentralFiniteDifferences) {
     RecordProperty("worst_relative_error", text);
 }
 
+// The accumulation blocks (GHMatrix::accumulation, CPR's true-IMPES weights) are the
+// accumulation term's part of the diagonal blocks alone: that term scales with 1 / dt while
+// the fluxes and the wells do not, so the centre blocks at dt and 2 dt differ by half of it.
+TEST(TwoPhaseJacobian, AccumulationBlocksAreTheTimeTermAlone) {
+    const int nx = 5, ny = 4, nz = 3;
+    const Problem s = make_setup(nx, ny, nz, test::corner_wells(nx, ny, nz));
+    const wells::TwoPhaseSystem sys(s.spec.grid, s.rock, s.spec.two_phase, s.spec.wells);
+    const CellState x = random_state(sys, 4), x_old = random_state(sys, 5);
+    const std::vector<double> p_bh(s.spec.wells.size(), x.p[0] + 10.0 * units::kBar);
+    const double dt = s.spec.dt;
+    const GHMatrix a = sys.linearize(x, p_bh, x_old, dt).matrix;
+    const GHMatrix b = sys.linearize(x, p_bh, x_old, 2.0 * dt).matrix;
+    ASSERT_TRUE(a.has_accumulation());
+    ASSERT_EQ(a.accumulation().size(), static_cast<std::size_t>(a.num_cells() * 4));
+    double worst = 0.0;
+    for (index_t m = 0; m < a.num_cells(); ++m) {
+        double scale = 0.0;
+        for (int r = 0; r < 2; ++r)
+            for (int c = 0; c < 2; ++c) scale = std::max(scale, std::abs(a.at(kCenter, m, r, c)));
+        for (int r = 0; r < 2; ++r) {
+            for (int c = 0; c < 2; ++c) {
+                const double acc = a.accumulation_at(m, r, c);
+                EXPECT_DOUBLE_EQ(b.accumulation_at(m, r, c), 0.5 * acc) << m << " " << r << c;
+                const double from_dt = 2.0 * (a.at(kCenter, m, r, c) - b.at(kCenter, m, r, c));
+                worst = std::max(worst, std::abs(from_dt - acc) / scale);
+            }
+        }
+        // The saturation column: the water equation grows with S_w, the oil one falls.
+        EXPECT_GT(a.accumulation_at(m, grid::kWater, 1), 0.0) << m;
+        EXPECT_LT(a.accumulation_at(m, grid::kOil, 1), 0.0) << m;
+    }
+    EXPECT_LE(worst, 1e-12);
+}
+
 TEST(TwoPhaseResidual, FluxesConserveMass) {
     // With x_old = x and no wells, R is the sum of face fluxes: each appears with opposite
     // signs in its two cells, so every phase sums to zero (up to rounding).

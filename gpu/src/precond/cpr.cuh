@@ -31,7 +31,7 @@ class DeviceCpr final : public DevicePreconditioner {
     void apply(const double* r, double* z, cudaStream_t stream,
                const int* skip = nullptr) const override;
     /// The setup again from gh's values (the solver uploads B into gh first); B gives the
-    /// structure only.
+    /// structure, and with true_impes weights its accumulation blocks (uploaded here).
     void update(const GHMatrix& B) override;
     /// The last setup's wall time (its kernels and the check of their flags).
     double setup_seconds() const override { return setup_seconds_; }
@@ -53,6 +53,8 @@ class DeviceCpr final : public DevicePreconditioner {
 
   private:
     struct Level;
+    /// The true-IMPES weights' accumulation blocks of A into acc_ (InputError without them).
+    void upload_accumulation(const GHMatrix& A);
     void setup();
     LevelView view(int l) const;
     void smooth(int l, const double* b, double* x, bool from_zero, cudaStream_t st,
@@ -67,6 +69,7 @@ class DeviceCpr final : public DevicePreconditioner {
     int nw_;
     std::vector<std::unique_ptr<Level>> levels_;
     Buffer<double> weights_, inv_;
+    Buffer<double> acc_;  ///< true_impes: A's accumulation blocks (GHMatrix layout)
     Buffer<int> errors_;  ///< the first bad cell / column / well of each setup check
     double setup_seconds_ = 0.0;
 };

@@ -1,0 +1,395 @@
+// CPR on the device (cpr.cuh), its setup: the kernels that build the pressure system, the
+// Galerkin coarse operators, the line pivots and the coarsest inverse from A's values on the
+// device, each the device twin of a loop of core/precond/cpr.cpp, and the hierarchy's
+// construction. The kernels of z = M^{-1} r are in cpr.cu.
+#include <algorithm>
+#include <climits>
+#include <string>
+
+#include "core/base/errors.hpp"
+#include "core/precond/cpr.hpp"
+#include "gpu/solvers.hpp"
+#include "gpu/src/base/cuda_check.cuh"
+#include "gpu/src/base/solver_state.cuh"
+#include "gpu/src/precond/cpr_device.cuh"
+
+namespace heptane::gpu::detail {
+namespace {
+
+using namespace heptane::canonical;
+using namespace cpr_device;
+
+
+/// The decoupling weights: from A's diagonal block (quasi-IMPES), or from the accumulation
+/// blocks acc when given (true-IMPES; GHMatrix::accumulation's layout).
+__global__ void k_weights(ARead A, const double* acc, long long M, double* w, int* err) {
+    const long long m = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+    if (m >= M) return;
+    const auto D = [&](int r, int c) {
+        return acc != nullptr ? acc[(static_cast<long long>(r) * A.K + c) * M + m] : A(3, r, c, m);
+    };
+    if (!cpr::impes_cell(D, A.K, w + m * A.K)) atomicMin(err + kWeights, static_cast<int>(m));
+}
+
+__global__ void k_stage2(ARead A, long long M, double* inv, int* err) {
+    const long long m = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+    if (m >= M) return;
+    const auto D = [&](int r, int c) { return A(3, r, c, m); };
+    const long long kk = static_cast<long long>(A.K) * A.K;
+    if (!cpr::invert_cell(D, A.K, inv + m * kk)) atomicMin(err + kStage2, static_cast<int>(m));
+}
+
+/// 1 / D of each well into out (A's and the pressure system's: the same D).
+__global__ void k_well_inverses(const double* d, int nw, double* out, int* err) {
+    const int w = blockIdx.x * blockDim.x + threadIdx.x;
+    if (w >= nw) return;
+    if (!cpr::usable_pivot(d[w])) {
+        atomicMin(err + kWell, w);
+        return;
+    }
+    out[w] = 1.0 / d[w];
+}
+
+__global__ void k_extract(ARead A, const double* w, int nx, int ny, int nz, long long M,
+                          double* p, long long Mp) {
+    const long long m = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+    if (m >= M) return;
+    const double* wm = w + m * A.K;
+    for (int d = 0; d < 7; ++d) {
+        p[d * Mp + m] = stencil_has_neighbour(nx, ny, nz, m, d)
+                            ? cpr::weighted(wm, A.K, [&](int r) { return A(d, r, 0, m); })
+                            : 0.0;
+    }
+}
+
+/// The pressure system's wells from A's (one thread per well).
+__global__ void k_extract_wells(BdiaView a, BdiaView p, const double* w, int K, double* p_w,
+                                double* p_wt, double* p_d) {
+    const int n = blockIdx.x * blockDim.x + threadIdx.x;
+    if (n >= a.nw) return;
+    for (int l = 0; l < a.count[n]; ++l) {
+        const long long m = a.cell0[n] + l;
+        const long long src = a.first[n] + static_cast<long long>(l) * K, dst = p.first[n] + l;
+        p_w[dst] = a.well_rows[src];
+        p_wt[dst] = cpr::weighted(w + m * K, K, [&](int r) { return a.well_cols[src + r]; });
+    }
+    p_d[n] = a.d[n];
+}
+
+__global__ void k_galerkin(LevelRead fine, cpr::LevelGrid g, double* coarse, long long Mpc) {
+    const long long Mc = static_cast<long long>(g.cx) * g.cy * g.cz;
+    const long long mc = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+    if (mc >= Mc) return;
+    double v[7];
+    cpr::galerkin_row(g, mc, fine, v);
+    for (int d = 0; d < 7; ++d) {
+        coarse[d * Mpc + mc] = stencil_has_neighbour(g.cx, g.cy, g.cz, mc, d) ? v[d] : 0.0;
+    }
+}
+
+__global__ void k_pivots(LevelRead a, int columns, int nz, double* pinv, int* err) {
+    const int col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (col >= columns) return;
+    const long long m0 = static_cast<long long>(col) * nz;
+    if (!cpr::line_pivots(a, m0, nz, pinv + m0)) atomicMin(err, col);
+}
+
+/// The coarsest level as a dense row-major matrix (a thread per row; no wells there).
+__global__ void k_dense_assemble(LevelRead a, int nx, int ny, int nz, double* dense) {
+    const int n = nx * ny * nz;
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    double* row = dense + static_cast<long long>(i) * n;
+    for (int j = 0; j < n; ++j) row[j] = 0.0;
+    const long long off[7] = {-static_cast<long long>(nz) * ny, -nz, -1, 0, 1, nz,
+                              static_cast<long long>(nz) * ny};
+    for (int d = 0; d < 7; ++d) {
+        if (stencil_has_neighbour(nx, ny, nz, i, d)) row[i + off[d]] = a(d, i);
+    }
+}
+
+/// A pivot candidate: |a(i, p)| and its row.
+struct Candidate {
+    double v;
+    int i;
+};
+
+/// The larger value; on a tie the lower row: the first largest, as the serial scan finds it.
+__device__ Candidate better(Candidate a, Candidate b) {
+    return b.v > a.v || (b.v == a.v && b.i < a.i) ? b : a;
+}
+
+/// The best candidate of the block (kDenseThreads threads), in every thread. Both reductions
+/// here (this and the largest entry) pick one of the values given, so the order of the
+/// reduction cannot change the result.
+__device__ Candidate block_best(Candidate c, Candidate* warps) {
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    for (int o = 16; o > 0; o /= 2) {
+        c = better(c,
+                   {__shfl_down_sync(0xffffffffu, c.v, o), __shfl_down_sync(0xffffffffu, c.i, o)});
+    }
+    __syncthreads();  // warps[] of the last call is read
+    if (lane == 0) warps[warp] = c;
+    __syncthreads();
+    c = warps[0];
+    for (int w = 1; w < kDenseThreads / 32; ++w) c = better(c, warps[w]);
+    return c;
+}
+
+/// cpr::dense_inverse with each step's entries over the threads of one block (the same
+/// operations per entry; f_i = a(i, p) kept before row i changes). The largest entry and each
+/// column's pivot are block reductions (the serial scans, a load latency per row, were most
+/// of the setup: 32 ms of it on SPE10's 340-row coarsest level).
+__global__ void __launch_bounds__(kDenseThreads)
+    k_dense_inverse(double* a, double* inv, int n, int* err) {
+    extern __shared__ double f[];
+    __shared__ Candidate warps[kDenseThreads / 32];
+    __shared__ double scale;
+    const long long nn = static_cast<long long>(n) * n;
+    for (long long e = threadIdx.x; e < nn; e += blockDim.x) inv[e] = e / n == e % n ? 1.0 : 0.0;
+    // cpr::largest: NaN never compares larger, so it is never the largest
+    double mine = 0.0;
+    for (long long e = threadIdx.x; e < nn; e += blockDim.x)
+        mine = fabs(a[e]) > mine ? fabs(a[e]) : mine;
+    const double big = block_best({mine, 0}, warps).v;
+    for (int p = 0; p < n; ++p) {
+        // the serial scan keeps row p unless a later row is strictly larger (a NaN never is;
+        // a NaN in row p is never replaced)
+        Candidate c{-1.0, INT_MAX};
+        for (int i = p + threadIdx.x; i < n; i += blockDim.x) {
+            const double v = fabs(a[static_cast<long long>(i) * n + p]);
+            if (v > c.v) c = {v, i};
+        }
+        c = block_best(c, warps);
+        const double diagonal = a[static_cast<long long>(p) * n + p];
+        const int piv_row = isnan(diagonal) ? p : c.i;
+        const int piv =
+            cpr::usable_pivot(a[static_cast<long long>(piv_row) * n + p], n, big) ? piv_row : -1;
+        if (piv < 0) {  // the same in every thread
+            if (threadIdx.x == 0) atomicMin(err, p);
+            return;
+        }
+        __syncthreads();  // column p is read before the swap writes it
+        if (piv != p) {
+            for (int j = threadIdx.x; j < n; j += blockDim.x) {
+                double* ap = a + static_cast<long long>(p) * n;
+                double* aq = a + static_cast<long long>(piv) * n;
+                double* ip = inv + static_cast<long long>(p) * n;
+                double* iq = inv + static_cast<long long>(piv) * n;
+                double t = ap[j];
+                ap[j] = aq[j];
+                aq[j] = t;
+                t = ip[j];
+                ip[j] = iq[j];
+                iq[j] = t;
+            }
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) scale = 1.0 / a[static_cast<long long>(p) * n + p];
+        __syncthreads();
+        for (int j = threadIdx.x; j < n; j += blockDim.x) {
+            a[static_cast<long long>(p) * n + j] = mul(a[static_cast<long long>(p) * n + j], scale);
+            inv[static_cast<long long>(p) * n + j] = mul(inv[static_cast<long long>(p) * n + j], scale);
+        }
+        __syncthreads();
+        for (int i = threadIdx.x; i < n; i += blockDim.x) f[i] = a[static_cast<long long>(i) * n + p];
+        __syncthreads();
+        for (long long e = threadIdx.x; e < nn; e += blockDim.x) {
+            const int i = static_cast<int>(e / n), j = static_cast<int>(e % n);
+            if (i == p) continue;
+            const long long pj = static_cast<long long>(p) * n + j;
+            a[e] = sub(a[e], mul(f[i], a[pj]));
+            inv[e] = sub(inv[e], mul(f[i], inv[pj]));
+        }
+        __syncthreads();
+    }
+}
+
+std::vector<int> no_errors(int levels) { return std::vector<int>(kLevel0 + levels, INT_MAX); }
+
+}  // namespace
+
+DeviceCpr::DeviceCpr(const GHMatrix& A, DeviceGH& gh, const CprOptions& options)
+    : gh_(gh),
+      options_(options),
+      structure_(A),
+      K_(A.block_size()),
+      M_(A.num_cells()),
+      nw_(static_cast<int>(A.num_wells())) {
+    const auto grids = mg_grids(A.nx(), A.ny(), A.nz(), options_.mg);
+    if (options_.mg.coarsest_rows > kMaxCoarsestRows) {
+        throw NotSupported("cpr: coarsest_rows above " + std::to_string(kMaxCoarsestRows));
+    }
+    // The line smoother stages a column per warp in shared memory (k_line_update).
+    int max_nz = 0;
+    for (const cpr::LevelGrid& g : grids) max_nz = std::max(max_nz, g.nz);
+    const std::size_t shared = kLineWarps * line_shared_bytes(max_nz);
+    int device = 0, limit = 0;
+    HEPTANE_CUDA_CHECK(cudaGetDevice(&device));
+    HEPTANE_CUDA_CHECK(
+        cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    if (shared > static_cast<std::size_t>(limit)) {
+        throw NotSupported("cpr on the GPU: columns of " + std::to_string(max_nz) +
+                           " cells exceed the line smoother's shared memory (at most " +
+                           std::to_string(limit / (kLineWarps * 4 * sizeof(double))) + ")");
+    }
+    if (shared > 48 * 1024) {
+        allow_line_shared_memory(shared);
+    }
+    for (std::size_t l = 0; l < grids.size(); ++l) {
+        auto L = std::make_unique<Level>();
+        L->g = grids[l];
+        const GHMatrix shape =
+            l == 0 ? pressure_structure(A) : GHMatrix(L->g.nx, L->g.ny, L->g.nz, 1);
+        L->gh = std::make_unique<DeviceGH>(shape, BdiaVariant::cell_fastest);
+        L->M = shape.num_cells();
+        L->rows = shape.rows();
+        L->Mp = L->gh->view(false).Mp;
+        L->nw = static_cast<int>(shape.num_wells());
+        L->perforations = static_cast<long long>(shape.wells().w_vals.size());
+        const auto rows = static_cast<std::size_t>(L->rows);
+        L->pinv = Buffer<double>(static_cast<std::size_t>(L->M));
+        L->inv_d = Buffer<double>(static_cast<std::size_t>(L->nw));
+        L->ax = Buffer<double>(rows);
+        if (l > 0) {
+            L->b = Buffer<double>(rows);
+            L->x = Buffer<double>(rows);
+            if (options_.mg.cycle == MgCycle::w) {
+                L->rc = Buffer<double>(rows);
+                L->dc = Buffer<double>(rows);
+            }
+        }
+        if (l > 0 && l + 1 == grids.size() && L->rows <= options_.mg.coarsest_rows) {
+            L->dense = Buffer<double>(rows * rows);
+            L->dense_work = Buffer<double>(rows * rows);
+        }
+        levels_.push_back(std::move(L));
+    }
+    // Level 0's b and x are stage 1's r_p and x_p.
+    levels_[0]->b = Buffer<double>(static_cast<std::size_t>(levels_[0]->rows));
+    levels_[0]->x = Buffer<double>(static_cast<std::size_t>(levels_[0]->rows));
+    weights_ = Buffer<double>(static_cast<std::size_t>(M_ * K_));
+    inv_ = Buffer<double>(static_cast<std::size_t>(M_ * K_ * K_ + nw_));
+    errors_ = Buffer<int>(no_errors(levels()).size());
+    upload_accumulation(A);
+    setup();
+}
+
+DeviceCpr::~DeviceCpr() = default;
+
+void DeviceCpr::update(const GHMatrix& B) {
+    structure_.check(B, "DeviceCpr::update");
+    upload_accumulation(B);
+    setup();
+}
+
+void DeviceCpr::upload_accumulation(const GHMatrix& A) {
+    if (options_.weights != CprWeights::true_impes) return;
+    check_weights_available(A, options_.weights);
+    if (acc_.size() == 0) acc_ = Buffer<double>(A.accumulation().size());
+    acc_.upload(A.accumulation());
+}
+
+void DeviceCpr::setup() {
+    const cudaStream_t st = nullptr;
+    HEPTANE_CUDA_CHECK(cudaDeviceSynchronize());  // the values' upload is not the setup
+    const auto t0 = SetupClock::now();
+    errors_.upload(no_errors(levels()));
+    int* err = errors_.get();
+    const BdiaView a = gh_.view(false);
+    const ARead A = read_of(gh_, K_);
+    // Stage 1's system on level 0.
+    Level& L0 = *levels_[0];
+    const double* acc = options_.weights == CprWeights::true_impes ? acc_.get() : nullptr;
+    k_weights<<<blocks_for(M_), kThreads, 0, st>>>(A, acc, M_, weights_.get(), err);
+    HEPTANE_SYNC_CHECK(st);
+    k_extract<<<blocks_for(M_), kThreads, 0, st>>>(A, weights_.get(), a.nx, a.ny, a.nz, M_,
+                                                    L0.gh->bdia_values(), L0.Mp);
+    HEPTANE_SYNC_CHECK(st);
+    if (nw_ > 0) {
+        k_extract_wells<<<blocks_for(nw_), kThreads, 0, st>>>(
+            a, L0.gh->view(false), weights_.get(), K_, L0.gh->well_row_values(),
+            L0.gh->well_col_values(), L0.gh->well_diagonal());
+        HEPTANE_SYNC_CHECK(st);
+        k_well_inverses<<<blocks_for(nw_), kThreads, 0, st>>>(a.d, nw_, L0.inv_d.get(), err);
+        HEPTANE_SYNC_CHECK(st);
+        k_well_inverses<<<blocks_for(nw_), kThreads, 0, st>>>(a.d, nw_, inv_.get() + M_ * K_ * K_,
+                                                               err);
+        HEPTANE_SYNC_CHECK(st);
+    }
+    k_stage2<<<blocks_for(M_), kThreads, 0, st>>>(A, M_, inv_.get(), err);
+    HEPTANE_SYNC_CHECK(st);
+    // The coarse operators and every level's pivots.
+    for (std::size_t l = 0; l < levels_.size(); ++l) {
+        Level& L = *levels_[l];
+        if (l > 0) {
+            const Level& F = *levels_[l - 1];
+            k_galerkin<<<blocks_for(L.M), kThreads, 0, st>>>(
+                LevelRead{F.gh->bdia_values(), F.Mp}, F.g, L.gh->bdia_values(), L.Mp);
+            HEPTANE_SYNC_CHECK(st);
+        }
+        const LevelRead lr{L.gh->bdia_values(), L.Mp};
+        const int columns = L.g.nx * L.g.ny;
+        k_pivots<<<blocks_for(columns), kThreads, 0, st>>>(lr, columns, L.g.nz, L.pinv.get(),
+                                                           err + kLevel0 + l);
+        HEPTANE_SYNC_CHECK(st);
+        if (L.dense.size() > 0) {
+            const int n = static_cast<int>(L.rows);
+            k_dense_assemble<<<blocks_for(n), kThreads, 0, st>>>(lr, L.g.nx, L.g.ny, L.g.nz,
+                                                                 L.dense_work.get());
+            HEPTANE_SYNC_CHECK(st);
+            k_dense_inverse<<<1, kDenseThreads, n * sizeof(double), st>>>(
+                L.dense_work.get(), L.dense.get(), n, err + kDense);
+            HEPTANE_SYNC_CHECK(st);
+        }
+    }
+    const std::vector<int> e = errors_.download();  // synchronizes
+    setup_seconds_ = seconds_since(t0);
+    const auto fail = [](const std::string& what) {
+        throw InputError("solver.preconditioner", "cpr: " + what);
+    };
+    if (e[kWeights] != INT_MAX) {
+        fail(std::string(acc != nullptr ? "the accumulation block (no true-IMPES weights)"
+                                        : "the diagonal block (no quasi-IMPES weights)") +
+             " of cell " + std::to_string(e[kWeights]) + " is singular");
+    }
+    if (e[kWell] != INT_MAX) fail("well " + std::to_string(e[kWell]) + " has a zero diagonal");
+    if (e[kStage2] != INT_MAX) {
+        fail("the diagonal block (stage 2) of cell " + std::to_string(e[kStage2]) + " is singular");
+    }
+    for (int l = 0; l < levels(); ++l) {
+        if (e[kLevel0 + l] != INT_MAX) {
+            fail("the line solve of multigrid level " + std::to_string(l) +
+                 " has an unusable pivot in column " + std::to_string(e[kLevel0 + l]));
+        }
+    }
+    if (e[kDense] != INT_MAX) {
+        fail("the coarsest multigrid level (" + std::to_string(levels() - 1) + ") is singular");
+    }
+}
+
+std::vector<double> DeviceCpr::level_values(int l) const {
+    const Level& L = *levels_[l];
+    const auto fetch = [](const double* p, long long n, std::vector<double>& out) {
+        const std::size_t at = out.size();
+        out.resize(at + static_cast<std::size_t>(n));
+        if (n > 0) {
+            HEPTANE_CUDA_CHECK(cudaMemcpy(out.data() + at, p, static_cast<std::size_t>(n) * sizeof(double),
+                                          cudaMemcpyDeviceToHost));
+        }
+    };
+    std::vector<double> out;
+    for (int d = 0; d < 7; ++d) fetch(L.gh->bdia_values() + d * L.Mp, L.M, out);
+    if (L.nw > 0) {
+        fetch(L.gh->well_row_values(), L.perforations, out);
+        fetch(L.gh->well_col_values(), L.perforations, out);
+        fetch(L.gh->well_diagonal(), L.nw, out);
+    }
+    return out;
+}
+
+std::vector<double> DeviceCpr::pivots(int l) const { return levels_[l]->pinv.download(); }
+
+std::vector<double> DeviceCpr::coarsest_inverse() const { return levels_.back()->dense.download(); }
+
+}  // namespace heptane::gpu::detail
