@@ -456,8 +456,12 @@ class DeckReader {
             s.gpu_kernel = GpuKernel::multi_kernel;
             s.spmv = SpmvKind::ksparse;
         }
-        if (s.preconditioner == PreconditionerKind::cpr) {
-            // the in-kernel solver does not fuse CPR (measured not to pay: design decision 36)
+        if (s.preconditioner != PreconditionerKind::none &&
+            (s.preconditioner != PreconditionerKind::point_block_jacobi ||
+             s.method == Method::qmr)) {
+            // The in-kernel solvers fuse point-block Jacobi into BiCGStab only: line and
+            // spatial-block Jacobi and CPR (measured not to pay: design decisions 36, 37) and
+            // QMR's M^-T run between kernels, so the multi-kernel solver is their default.
             s.gpu_kernel = GpuKernel::multi_kernel;
         }
         if (auto x = m.optional("gpu_kernel")) s.gpu_kernel = x->choice_of<GpuKernel>();

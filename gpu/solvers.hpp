@@ -161,11 +161,13 @@ SolveResult block_smoother(Method method, const GHMatrix& A, const std::vector<d
                            std::vector<double>& x, const GpuSolveOptions& options,
                            GpuSolveTimes* times = nullptr);
 
-/// z = M^{-1} r on the device for preconditioner `kind` (block_jacobi: of `shape`), from the
-/// CPU factors (core/precond/block_smoothers.hpp): the device-vs-reference tests compare it with
-/// the CPU's apply, bit for bit. transpose: z = M^{-T} r is not on the device (NotSupported).
+/// z = M^{-1} r (transpose: z = M^{-T} r, QMR's) on the device for preconditioner `kind`
+/// (block_jacobi: of `shape`), from the CPU factors (core/precond/block_smoothers.hpp): the
+/// device-vs-reference tests compare it with the CPU's apply (apply_transpose), bit for bit.
+/// CPR has no transpose (NotSupported).
 std::vector<double> apply_preconditioner(const GHMatrix& A, PreconditionerKind kind,
-                                         std::array<int, 3> shape, const std::vector<double>& r);
+                                         std::array<int, 3> shape, const std::vector<double>& r,
+                                         bool transpose = false);
 
 /// CPR on the device step by step (gpu/src/precond/cpr.cu), for the device-vs-reference
 /// tests: the setup from A's values on the device (A uploaded in `variant`), then

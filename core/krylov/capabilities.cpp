@@ -66,10 +66,10 @@ Support on_gpu(const SolverSettings& s, int K) {
                       "none)");
     }
     const std::string what = std::string("the preconditioner ") + to_string(kind);
-    if (s.method == Method::qmr) {
+    if (s.method == Method::qmr && s.gpu_kernel == GpuKernel::in_kernel) {
         return refuse(key, what +
-                               " is not available in the GPU QMR (it needs M^-T on the "
-                               "device); use bicgstab, or the CPU backend");
+                               " is not fused into the in-kernel QMR (it would need M^-T "
+                               "inside the kernel too); use gpu_kernel multi_kernel");
     }
     if (s.spmv == SpmvKind::ksparse) {
         return refuse(key, what + " needs the Bdia SpMV (solver.spmv: bdia)");

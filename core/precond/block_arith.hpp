@@ -35,6 +35,16 @@ HEPTANE_HD inline double inverse_row(const double* inv, int n, int r, X x) {
     return acc;
 }
 
+/// Row r of inv^T x for a column-major n x n block: inv(0, r) x(0) + inv(1, r) x(1) + ...,
+/// summed left to right (the transpose's counterpart of inverse_row: M^{-T} for QMR).
+template <class X>
+HEPTANE_HD inline double inverse_transpose_row(const double* inv, int n, int r, X x) {
+    const double* col = inv + static_cast<long long>(r) * n;
+    double acc = canonical::mul(col[0], x(0));
+    for (int c = 1; c < n; ++c) acc = canonical::add(acc, canonical::mul(col[c], x(c)));
+    return acc;
+}
+
 /// z = M^{-1} y on one vertical line (the column of cells m0 .. m0 + nz - 1), M the block
 /// tridiagonal part of A on it: D_k = A(3), L_k = A(2) (coupling to the cell above, k - 1),
 /// U_k = A(4) (to the cell below, k + 1). Block Thomas with the precomputed pivot inverses
@@ -77,6 +87,48 @@ HEPTANE_HD inline void line_solve(const Bdia& A, const double* pinv, long long m
         const double* p = pinv + k * kk;
         for (int r = 0; r < K; ++r) {
             z(m * K + r) = sub(z(m * K + r), inverse_row(p, K, r, [&](int c) { return w[c]; }));
+        }
+    }
+}
+
+/// z = M^{-T} y on one vertical line (the transpose of line_solve, QMR). M^T is block
+/// tridiagonal with D_k^T on the diagonal, U_{k-1}^T below and L_{k+1}^T above; its Thomas
+/// pivots are P_k^T, so with the same pivot inverses:
+///   forward   g_k = P_k^{-T} (y_k - U_{k-1}^T g_{k-1})
+///   backward  z_k = g_k - P_k^{-T} (L_{k+1}^T z_{k+1})
+/// (U^T g)_r = sum_c U(c, r) g_c subtracted term by term; (L^T z)_r summed left to right.
+template <class Bdia, class Y, class Z>
+HEPTANE_HD inline void line_solve_transpose(const Bdia& A, const double* pinv, long long m0, int nz,
+                                            Y y, Z z) {
+    using namespace canonical;
+    const int K = A.K;
+    const long long kk = static_cast<long long>(K) * K;
+    double w[kMaxBlockSize];
+    for (int k = 0; k < nz; ++k) {
+        const long long m = m0 + k;
+        for (int r = 0; r < K; ++r) {
+            double acc = y(m * K + r);
+            if (k > 0) {
+                for (int c = 0; c < K; ++c)
+                    acc = sub(acc, mul(A(4, c, r, m - 1), z((m - 1) * K + c)));
+            }
+            w[r] = acc;
+        }
+        const double* p = pinv + k * kk;
+        for (int r = 0; r < K; ++r)
+            z(m * K + r) = inverse_transpose_row(p, K, r, [&](int c) { return w[c]; });
+    }
+    for (int k = nz - 2; k >= 0; --k) {
+        const long long m = m0 + k;
+        for (int r = 0; r < K; ++r) {
+            double acc = mul(A(2, 0, r, m + 1), z((m + 1) * K));
+            for (int c = 1; c < K; ++c) acc = add(acc, mul(A(2, c, r, m + 1), z((m + 1) * K + c)));
+            w[r] = acc;
+        }
+        const double* p = pinv + k * kk;
+        for (int r = 0; r < K; ++r) {
+            z(m * K + r) =
+                sub(z(m * K + r), inverse_transpose_row(p, K, r, [&](int c) { return w[c]; }));
         }
     }
 }

@@ -80,16 +80,6 @@ std::vector<double> invert_well_diagonal(const GHMatrix& A) {
     return inv;
 }
 
-/// Row r of inv^T x for a column-major n x n block: inv(0, r) x(0) + inv(1, r) x(1) + ...,
-/// summed left to right (the transpose's counterpart of block::inverse_row).
-template <class X>
-double inverse_transpose_row(const double* inv, int n, int r, X x) {
-    const double* col = inv + static_cast<index_t>(r) * n;
-    double acc = mul(col[0], x(0));
-    for (int c = 1; c < n; ++c) acc = add(acc, mul(col[c], x(c)));
-    return acc;
-}
-
 /// Whether the loops of a product over `rows` unknowns are worth an OpenMP region
 /// (the threshold of the vector operations, design decision 12).
 bool parallel_worthwhile(index_t rows) { return rows >= vec::kParallelMin; }
@@ -97,51 +87,6 @@ bool parallel_worthwhile(index_t rows) { return rows >= vec::kParallelMin; }
 /// z_w = inv_d[w] r_w for the well rows (rows M K + w).
 void apply_wells(const std::vector<double>& inv_d, index_t mk, const double* r, double* z) {
     for (std::size_t w = 0; w < inv_d.size(); ++w) z[mk + w] = mul(inv_d[w], r[mk + w]);
-}
-
-/// z = M^{-T} y on one vertical line (transpose of block::line_solve). M^T is block
-/// tridiagonal with D_k^T on the diagonal, U_{k-1}^T below and L_{k+1}^T above; its Thomas
-/// pivots are P_k^T, so with the same pivot inverses:
-///   forward   g_k = P_k^{-T} (y_k - U_{k-1}^T g_{k-1})
-///   backward  z_k = g_k - P_k^{-T} (L_{k+1}^T z_{k+1})
-void line_solve_transpose(const GHMatrix& A, const double* pinv, index_t m0, const double* y,
-                          double* z) {
-    const int K = A.block_size(), nz = A.nz();
-    const index_t kk = static_cast<index_t>(K) * K;
-    double w[kMaxBlockSize];
-    for (int k = 0; k < nz; ++k) {
-        const index_t m = m0 + k;
-        for (int r = 0; r < K; ++r) {
-            double acc = y[m * K + r];
-            if (k > 0) {
-                // (U_{k-1}^T g_{k-1})_r = sum_c U_{k-1}(c, r) g_{k-1, c}
-                for (int c = 0; c < K; ++c) {
-                    acc = sub(acc, mul(A.at(4, m - 1, c, r), z[(m - 1) * K + c]));
-                }
-            }
-            w[r] = acc;
-        }
-        const double* p = pinv + k * kk;
-        for (int r = 0; r < K; ++r) {
-            z[m * K + r] = inverse_transpose_row(p, K, r, [&](int c) { return w[c]; });
-        }
-    }
-    for (int k = nz - 2; k >= 0; --k) {
-        const index_t m = m0 + k;
-        for (int r = 0; r < K; ++r) {
-            // (L_{k+1}^T z_{k+1})_r = sum_c L_{k+1}(c, r) z_{k+1, c}
-            double acc = mul(A.at(2, m + 1, 0, r), z[(m + 1) * K]);
-            for (int c = 1; c < K; ++c) {
-                acc = add(acc, mul(A.at(2, m + 1, c, r), z[(m + 1) * K + c]));
-            }
-            w[r] = acc;
-        }
-        const double* p = pinv + k * kk;
-        for (int r = 0; r < K; ++r) {
-            z[m * K + r] =
-                sub(z[m * K + r], inverse_transpose_row(p, K, r, [&](int c) { return w[c]; }));
-        }
-    }
 }
 
 /// Global scalar row of local row lr of spatial block s.
@@ -168,7 +113,7 @@ void for_each_block_row(const SpatialBlockFactors& F, const double* in, Store st
             const double* inv = F.inv.data() + F.offset[b];
             const auto x = [&](int c) { return local[c]; };
             for (int lr = 0; lr < n; ++lr) {
-                const double v = transpose ? inverse_transpose_row(inv, n, lr, x)
+                const double v = transpose ? block::inverse_transpose_row(inv, n, lr, x)
                                            : block::inverse_row(inv, n, lr, x);
                 store(global_row(s, lr, K, ny, nz), v);
             }
@@ -393,7 +338,7 @@ void PointBlockJacobi::apply_transpose(const double* r, double* z) const {
         const double* in = r + m * K;
         for (int row = 0; row < K; ++row) {
             z[m * K + row] =
-                inverse_transpose_row(&f_.inv[m * kk], K, row, [&](int c) { return in[c]; });
+                block::inverse_transpose_row(&f_.inv[m * kk], K, row, [&](int c) { return in[c]; });
         }
     }
     apply_wells(f_.inv_d, f_.cells * K, r, z);
@@ -418,10 +363,13 @@ void LineJacobi::apply_transpose(const double* r, double* z) const {
     const int K = f_.K, nz = A_->nz();
     const index_t kk = static_cast<index_t>(K) * K;
     const index_t columns = static_cast<index_t>(A_->nx()) * A_->ny();
+    const block::BdiaRef bdia{A_->bdia().data(), f_.cells, K};
 #pragma omp parallel for schedule(static) if (parallel_worthwhile(A_->rows()))
     for (index_t col = 0; col < columns; ++col) {
         const index_t m0 = col * nz;
-        line_solve_transpose(*A_, &f_.pinv[m0 * kk], m0, r, z);
+        block::line_solve_transpose(
+            bdia, &f_.pinv[m0 * kk], m0, nz, [&](long long i) { return r[i]; },
+            [&](long long i) -> double& { return z[i]; });
     }
     apply_wells(f_.inv_d, f_.cells * K, r, z);
 }

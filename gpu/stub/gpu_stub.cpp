@@ -39,7 +39,7 @@ std::vector<double> spmv_device(const GHMatrix&, const std::vector<double>&, Bdi
 }
 
 std::vector<double> apply_preconditioner(const GHMatrix&, PreconditionerKind, std::array<int, 3>,
-                                         const std::vector<double>&) {
+                                         const std::vector<double>&, bool) {
     not_compiled("apply_preconditioner");
 }
 

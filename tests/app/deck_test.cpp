@@ -203,6 +203,17 @@ TEST(Deck, CprKeysAreReadAndChecked) {
     // cpr runs on the GPU in the multi-kernel solver: its default kernel there, unless given
     EXPECT_EQ(d.solver.gpu_kernel, GpuKernel::multi_kernel);
     EXPECT_EQ(load_deck(deck).solver.gpu_kernel, GpuKernel::in_kernel);
+    // Every preconditioner the in-kernel solvers do not fuse defaults to multi_kernel: line and
+    // spatial-block Jacobi, and QMR's (M^-T); point-block Jacobi in BiCGStab stays fused.
+    const auto kernel_of = [&](const char* method, const char* precond) {
+        return load_deck(deck, {std::string("solver.method=") + method,
+                                std::string("solver.preconditioner=") + precond})
+            .solver.gpu_kernel;
+    };
+    EXPECT_EQ(kernel_of("bicgstab", "point_block_jacobi"), GpuKernel::in_kernel);
+    EXPECT_EQ(kernel_of("bicgstab", "line_jacobi"), GpuKernel::multi_kernel);
+    EXPECT_EQ(kernel_of("bicgstab", "block_jacobi"), GpuKernel::multi_kernel);
+    EXPECT_EQ(kernel_of("qmr", "point_block_jacobi"), GpuKernel::multi_kernel);
     EXPECT_EQ(load_deck(deck, {"solver.method=bicgstab", "solver.preconditioner=cpr",
                                "solver.gpu_kernel=in_kernel"})
                   .solver.gpu_kernel,

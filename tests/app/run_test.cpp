@@ -424,12 +424,12 @@ TEST_F(RunTest, PreconditionerInputErrorsAreExit2AtTheirKeyAndWriteNothing) {
         // (checked before the device is looked for).
         {kSmallDeck,
          {"--backend", "gpu", "--set", "solver.method=qmr", "--set",
-          "solver.preconditioner=point_block_jacobi"},
-         "solver.preconditioner: the preconditioner point_block_jacobi is not available in the "
-         "GPU QMR"},
+          "solver.preconditioner=point_block_jacobi", "--set", "solver.gpu_kernel=in_kernel"},
+         "solver.preconditioner: the preconditioner point_block_jacobi is not fused into the "
+         "in-kernel QMR"},
         {kSmallDeck,
          {"--backend", "gpu", "--set", "solver.method=bicgstab", "--set",
-          "solver.preconditioner=line_jacobi"},
+          "solver.preconditioner=line_jacobi", "--set", "solver.gpu_kernel=in_kernel"},
          "solver.preconditioner: the preconditioner line_jacobi is not local to a thread block"},
         {kSmallDeck,
          {"--backend", "gpu", "--set", "solver.method=bicgstab", "--set",

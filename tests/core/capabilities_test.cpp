@@ -61,8 +61,13 @@ TEST(Capabilities, RulesThatHoldOnEveryBackend) {
 }
 
 TEST(Capabilities, RulesOfTheGpu) {
-    EXPECT_TRUE(refused(support(settings(Method::qmr, P::point_block_jacobi), 2, gpu, grid),
-                        "solver.preconditioner", "not available in the GPU QMR"));
+    // QMR's M^-T runs between kernels: multi-kernel yes (every block preconditioner), fused no.
+    EXPECT_TRUE(
+        refused(support(settings(Method::qmr, P::point_block_jacobi, G::in_kernel), 2, gpu, grid),
+                "solver.preconditioner", "not fused into the in-kernel QMR"));
+    for (const P p : {P::point_block_jacobi, P::line_jacobi, P::block_jacobi}) {
+        EXPECT_TRUE(support(settings(Method::qmr, p, G::multi_kernel), 3, gpu, grid));
+    }
     EXPECT_TRUE(refused(support(settings(Method::bicgstab, P::point_block_jacobi, G::multi_kernel,
                                          SpmvKind::ksparse),
                                 2, gpu, grid),

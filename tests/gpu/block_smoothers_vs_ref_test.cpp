@@ -4,9 +4,10 @@
 //  - z = M^{-1} r of each preconditioner (CPR: its setup on the device too; step by step in
 //    cpr_test.cpp), one block Jacobi sweep, and the block Jacobi
 //    smoother as a solver reproduce the reference bit for bit;
-//  - the multi-kernel BiCGStab with each preconditioner and the in-kernel BiCGStab with the
-//    fused point-block Jacobi reproduce the preconditioned CPU BiCGStab bit for bit
-//    (iterations, restarts, histories, solution) on the regression decks;
+//  - z = M^{-T} r (QMR's) of each block preconditioner too;
+//  - the multi-kernel BiCGStab and QMR with each preconditioner (QMR: not CPR) and the
+//    in-kernel BiCGStab with the fused point-block Jacobi reproduce the preconditioned CPU
+//    solver bit for bit (iterations, restarts, histories, solution) on the regression decks;
 //  - the chaotic block Gauss-Seidel (blocks read whatever their neighbours have written, so
 //    not reproducible) reaches the tolerance the deterministic CPU block Gauss-Seidel reaches.
 #include <gtest/gtest.h>
@@ -62,6 +63,19 @@ TEST_P(BlockPreconditionersOnDevice, ApplyIsTheReferenceBitForBit) {
     M->apply(r.data(), z_ref.data());
     const std::vector<double> z = apply_preconditioner(sys.matrix, kind, settings.block_shape, r);
     EXPECT_EQ(z, z_ref) << to_string(kind) << " K = " << K;
+    // z = M^{-T} r (QMR's), which differs from M^{-1} r for these non-symmetric K x K blocks.
+    if (kind == PreconditionerKind::cpr) {
+        EXPECT_THROW(apply_preconditioner(sys.matrix, kind, settings.block_shape, r, true),
+                     NotSupported);
+        return;
+    }
+    std::vector<double> zt_ref(r.size());
+    M->apply_transpose(r.data(), zt_ref.data());
+    if (K > 1) {
+        EXPECT_NE(zt_ref, z_ref);
+    }
+    EXPECT_EQ(apply_preconditioner(sys.matrix, kind, settings.block_shape, r, true), zt_ref)
+        << to_string(kind) << " K = " << K << ", transpose";
 }
 
 INSTANTIATE_TEST_SUITE_P(KindsAndBlockSizes, BlockPreconditionersOnDevice,
@@ -195,7 +209,7 @@ struct Reference {
 };
 
 Reference preconditioned_reference(const std::string& deck_file, PreconditionerKind kind,
-                                   std::array<int, 3> shape) {
+                                   std::array<int, 3> shape, Method method = Method::bicgstab) {
     const app::Deck deck = app::load_deck(test::source_path("tests/regression/" + deck_file));
     Reference r{app::build_model(deck).system, {}, {}, {}};
     r.options.tolerance = deck.solver.tolerance;
@@ -206,7 +220,9 @@ Reference preconditioned_reference(const std::string& deck_file, PreconditionerK
     const auto M = make_preconditioner(r.system.matrix, settings);
     const GHOperator op(r.system.matrix);
     r.x.assign(r.system.rhs.size(), 0.0);
-    r.cpu = bicgstab(op, r.system.rhs.data(), r.x.data(), r.options, M.get());
+    r.cpu = method == Method::qmr
+                ? qmr(op, r.system.rhs.data(), r.x.data(), r.options, M.get())
+                : bicgstab(op, r.system.rhs.data(), r.x.data(), r.options, M.get());
     return r;
 }
 
@@ -216,6 +232,7 @@ void expect_reference_bits(const Reference& ref, const SolveResult& r,
     EXPECT_EQ(r.iterations, ref.cpu.iterations);
     EXPECT_EQ(r.restarts, ref.cpu.restarts);
     EXPECT_EQ(r.history, ref.cpu.history);
+    EXPECT_EQ(r.quasi_history, ref.cpu.quasi_history);
     EXPECT_EQ(x, ref.x) << "solution differs from the reference's bits";
     EXPECT_EQ(r.true_relative_residual, ref.cpu.true_relative_residual);
 }
@@ -227,16 +244,20 @@ class PreconditionedDecks
 TEST_P(PreconditionedDecks, MultiKernelReproducesTheReferenceBitForBit) {
     const auto& [deck, kind] = GetParam();
     const std::array<int, 3> shape{2, 2, 3};
-    const Reference ref = preconditioned_reference(deck, kind, shape);
-    ASSERT_EQ(ref.cpu.status, SolveStatus::converged) << ref.cpu.detail;
-    GpuSolveOptions o;
-    o.solve = ref.options;
-    o.preconditioner = kind;
-    o.block_shape = shape;
-    std::vector<double> x(ref.x.size(), 0.0);
-    const SolveResult r =
-        solve(Method::bicgstab, GpuKernel::multi_kernel, ref.system.matrix, ref.system.rhs, x, o);
-    expect_reference_bits(ref, r, x);
+    for (const Method method : {Method::bicgstab, Method::qmr}) {
+        if (method == Method::qmr && kind == PreconditionerKind::cpr) continue;  // no M^-T
+        SCOPED_TRACE(to_string(method));
+        const Reference ref = preconditioned_reference(deck, kind, shape, method);
+        ASSERT_EQ(ref.cpu.status, SolveStatus::converged) << ref.cpu.detail;
+        GpuSolveOptions o;
+        o.solve = ref.options;
+        o.preconditioner = kind;
+        o.block_shape = shape;
+        std::vector<double> x(ref.x.size(), 0.0);
+        const SolveResult r =
+            solve(method, GpuKernel::multi_kernel, ref.system.matrix, ref.system.rhs, x, o);
+        expect_reference_bits(ref, r, x);
+    }
 }
 
 const std::string kDecks[] = {"spe10_window.yaml", "two_phase_wells.yaml", "synthetic_k1.yaml",
@@ -316,8 +337,11 @@ TEST_F(BlockSmoothersOnDevice, UnsupportedCombinationsAreRefused) {
     o.preconditioner = PreconditionerKind::line_jacobi;
     EXPECT_THROW(solve(Method::bicgstab, GpuKernel::in_kernel, sys.matrix, sys.rhs, x, o),
                  NotSupported);
+    EXPECT_THROW(solve(Method::qmr, GpuKernel::in_kernel, sys.matrix, sys.rhs, x, o), NotSupported);
+    o.preconditioner = PreconditionerKind::cpr;
     EXPECT_THROW(solve(Method::qmr, GpuKernel::multi_kernel, sys.matrix, sys.rhs, x, o),
                  NotSupported);
+    o.preconditioner = PreconditionerKind::line_jacobi;
     EXPECT_THROW(solve(Method::bicgstab, GpuKernel::library, sys.matrix, sys.rhs, x, o),
                  NotSupported);
     o.spmv = SpmvKind::ksparse;

@@ -83,8 +83,9 @@ struct SolverState {
     int skip_iteration;  ///< the solve has ended
     int skip_t;          ///< ... or converged at the half step (no t = A s)
     int skip_restart;    ///< no restart pending
-    // QMR: rho = ||v~||, xi = ||w~||, beta = epsilon / delta
-    double rho, beta, xi, delta, epsilon;
+    // QMR: rho = ||v~||, xi = ||z|| (z = M^{-T} w~, w~ without a preconditioner),
+    // beta = epsilon / delta; rho_next: the iteration's ||v~|| until ||z|| is known
+    double rho, beta, xi, delta, epsilon, rho_next;
     QmrRecurrence qmr;
 
     __device__ void update_gates() {

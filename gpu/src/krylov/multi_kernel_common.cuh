@@ -273,6 +273,11 @@ class MultiKernelSolver : public GpuSolver {
     void precondition(const double* r, double* z, cudaStream_t st, const int* skip) const {
         if (setup_.M) setup_.M->apply(r, z, st, skip);
     }
+    /// z = M^{-T} r on `st`, gated by `skip` (QMR; nothing without a preconditioner).
+    void precondition_transpose(const double* r, double* z, cudaStream_t st,
+                                const int* skip) const {
+        if (setup_.M) setup_.M->apply_transpose(r, z, st, skip);
+    }
     bool preconditioned() const { return setup_.M != nullptr; }
     long long n() const { return setup_.n; }
     int capacity() const { return capacity_; }

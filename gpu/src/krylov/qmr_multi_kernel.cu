@@ -3,9 +3,10 @@
 // vector-update-and-dot kernels) captured once into a CUDA graph and replayed; every scalar
 // lives on the device and the kernels are gated by device state, so the host only looks every
 // `check_interval` iterations and the iteration count is still exact. The arithmetic mirrors
-// the reference qmr() of core/krylov/krylov.cpp with the identity preconditioner (z = w, y~ = v,
-// z~ = w) operation by operation (canonical arithmetic, the Givens step by QmrRecurrence), so
-// the iterates and both residual histories are the reference's bits.
+// the reference qmr() of core/krylov/krylov.cpp operation by operation (canonical arithmetic,
+// the Givens step by QmrRecurrence), so the iterates and both residual histories are the
+// reference's bits. Right-preconditioned as the reference (M1 = I, M2 = M): y~ = M^{-1} v and
+// z = M^{-T} w~ between kernels; without a preconditioner z is w and y~ is v (no copies).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -73,8 +74,21 @@ __global__ void __launch_bounds__(kChunkThreads)
     begin_iteration(st, 1);
 }
 
-/// v = v~ / rho;  w = w~ / xi;  delta = w^T v (z^T y).
-__global__ void __launch_bounds__(kChunkThreads) k_delta(Work work, double* v, double* w) {
+/// Preconditioned, at iteration 0: xi = ||z|| (z = M^{-T} w~), then the loop head again.
+__global__ void __launch_bounds__(kChunkThreads) k_xi0(Work work, const double* z) {
+    SolverState& st = *work.st;
+    if (st.skip_iteration) return;
+    double total[1];
+    const bool last = reduce_chunk<1>(
+        work, [&](long long i, GroupSum(&g)[1]) { g[0].add(mul(z[i], z[i])); }, total);
+    if (!last || threadIdx.x != 0) return;
+    st.xi = sqrt(total[0]);
+    begin_iteration(st, 1);
+}
+
+/// v = v~ / rho;  w = w~ / xi;  z = z / xi (z is w without a preconditioner);  delta = z^T v.
+__global__ void __launch_bounds__(kChunkThreads)
+    k_delta(Work work, double* v, double* w, double* z) {
     SolverState& st = *work.st;
     if (st.skip_iteration) return;
     const double inv_rho = 1.0 / st.rho, inv_xi = 1.0 / st.xi;
@@ -86,7 +100,12 @@ __global__ void __launch_bounds__(kChunkThreads) k_delta(Work work, double* v, d
             const double wi = mul(inv_xi, w[i]);
             v[i] = vi;
             w[i] = wi;
-            g[0].add(mul(wi, vi));
+            double zi = wi;
+            if (z != w) {
+                zi = mul(inv_xi, z[i]);
+                z[i] = zi;
+            }
+            g[0].add(mul(zi, vi));
         },
         total);
     if (!last || threadIdx.x != 0) return;
@@ -98,7 +117,8 @@ __global__ void __launch_bounds__(kChunkThreads) k_delta(Work work, double* v, d
     st.delta = delta;
 }
 
-/// p = v, q = w (first iteration) or p = v - (xi delta / eps) p;  q = w - (rho delta / eps) q.
+/// p = y~, q = z (first iteration) or p = y~ - (xi delta / eps) p;  q = z - (rho delta / eps) q
+/// (y~ = M^{-1} v; without a preconditioner the callers pass v and w).
 __global__ void __launch_bounds__(kChunkThreads)
     k_update_pq(Work work, const double* v, const double* w, double* p, double* q) {
     const SolverState& st = *work.st;
@@ -136,10 +156,23 @@ __global__ void __launch_bounds__(kChunkThreads)
     st.beta = beta;
 }
 
-/// v~ = p~ - beta v;  w~ = A^T q - beta w;  rho_new = ||v~||, xi_new = ||w~||; the Givens
-/// step (theta, gamma, eta, tau); then rho = rho_new, xi = xi_new.
+/// The Givens step (theta, gamma, eta, tau) of an iteration with ||v~|| = rho_new and
+/// ||z|| = xi_new; then rho = rho_new, xi = xi_new.
+__device__ void qmr_step(SolverState& st, double rho_new, double xi_new) {
+    const double gamma = st.qmr.step(st.rho, rho_new, st.beta, st.iterations == 0);
+    if (gamma == 0.0 || !std::isfinite(gamma)) {
+        st.fail(gamma, kDetailGamma, st.iterations + 1);
+        return;
+    }
+    st.rho = rho_new;
+    st.xi = xi_new;
+}
+
+/// v~ = p~ - beta v;  w~ = A^T q - beta w;  rho_new = ||v~||, xi_new = ||w~||, then the
+/// Givens step. Preconditioned (xi needs z = M^{-T} w~ first): rho_new into rho_next only.
 __global__ void __launch_bounds__(kChunkThreads)
-    k_tilde(Work work, const double* p_tilde, const double* at_q, double* v, double* w) {
+    k_tilde(Work work, const double* p_tilde, const double* at_q, double* v, double* w,
+            bool preconditioned) {
     if (work.st->skip_iteration) return;
     const double beta = work.st->beta;
     double total[2];
@@ -156,15 +189,22 @@ __global__ void __launch_bounds__(kChunkThreads)
         total);
     if (!last || threadIdx.x != 0) return;
     SolverState& st = *work.st;
-    const double rho_new = sqrt(total[0]);
-    const double xi_new = sqrt(total[1]);
-    const double gamma = st.qmr.step(st.rho, rho_new, st.beta, st.iterations == 0);
-    if (gamma == 0.0 || !std::isfinite(gamma)) {
-        st.fail(gamma, kDetailGamma, st.iterations + 1);
+    if (preconditioned) {
+        st.rho_next = sqrt(total[0]);
         return;
     }
-    st.rho = rho_new;
-    st.xi = xi_new;
+    qmr_step(st, sqrt(total[0]), sqrt(total[1]));
+}
+
+/// Preconditioned: xi_new = ||z|| (z = M^{-T} w~), then the Givens step.
+__global__ void __launch_bounds__(kChunkThreads) k_xi(Work work, const double* z) {
+    SolverState& st = *work.st;
+    if (st.skip_iteration) return;
+    double total[1];
+    const bool last = reduce_chunk<1>(
+        work, [&](long long i, GroupSum(&g)[1]) { g[0].add(mul(z[i], z[i])); }, total);
+    if (!last || threadIdx.x != 0) return;
+    qmr_step(st, st.rho_next, sqrt(total[0]));
 }
 
 /// d = eta p + c d;  s = eta p~ + c s  (c = (theta_old gamma)^2, 0 at the first iteration);
@@ -197,7 +237,7 @@ __global__ void __launch_bounds__(kChunkThreads)
     begin_iteration(st, it + 1);
 }
 
-/// The multi-kernel QMR object (no preconditioner: it would need M^-T on the device).
+/// The multi-kernel QMR object, right-preconditioned when the setup has a preconditioner.
 class QmrMultiKernel final : public MultiKernelSolver {
   public:
     QmrMultiKernel(MultiKernelSetup setup, const GpuSolveOptions& options)
@@ -211,10 +251,9 @@ class QmrMultiKernel final : public MultiKernelSolver {
           at_q_(vector()),
           d_(vector()),
           s_(vector()),
+          y_buf_(vector(preconditioned())),
+          z_buf_(vector(preconditioned())),
           quasi_(static_cast<std::size_t>(capacity()) + 1) {
-        if (preconditioned()) {
-            throw NotSupported("the GPU QMR takes no preconditioner (it needs M^-T on the device)");
-        }
         capture();
     }
 
@@ -226,23 +265,35 @@ class QmrMultiKernel final : public MultiKernelSolver {
         s_.zero(st);
     }
 
-    // r = b - A x, v~ = w~ = r: iteration 0.
+    // y~ = M^{-1} v and z = M^{-T} w~ (preconditioned solves only; otherwise v and w).
+    double* y() const { return preconditioned() ? y_buf_.get() : v_.get(); }
+    double* z() const { return preconditioned() ? z_buf_.get() : w_.get(); }
+
+    // r = b - A x, v~ = w~ = r: iteration 0 (preconditioned: xi = ||M^{-T} w~||).
     void start(cudaStream_t st) override {
         op().apply(d_x(), r_.get(), false, st);
         k_init<<<blocks(), kChunkThreads, 0, st>>>(work(), d_b(), r_.get(), v_.get(), w_.get(),
                                                    quasi_.get());
+        if (!preconditioned()) return;
+        precondition_transpose(w_.get(), z_buf_.get(), st, &state()->skip_iteration);
+        k_xi0<<<blocks(), kChunkThreads, 0, st>>>(work(), z_buf_.get());
     }
 
     void iteration(cudaStream_t st) override {
         const Work& w = work();
         const int* ended = &state()->skip_iteration;
-        k_delta<<<blocks(), kChunkThreads, 0, st>>>(w, v_.get(), w_.get());
-        k_update_pq<<<blocks(), kChunkThreads, 0, st>>>(w, v_.get(), w_.get(), p_.get(), q_.get());
+        k_delta<<<blocks(), kChunkThreads, 0, st>>>(w, v_.get(), w_.get(), z());
+        precondition(v_.get(), y(), st, ended);  // y~ = M^{-1} v
+        k_update_pq<<<blocks(), kChunkThreads, 0, st>>>(w, y(), z(), p_.get(), q_.get());
         op().apply(p_.get(), p_tilde_.get(), false, st, ended);  // p~ = A p
         k_epsilon<<<blocks(), kChunkThreads, 0, st>>>(w, q_.get(), p_tilde_.get());
         op().apply(q_.get(), at_q_.get(), true, st, ended);  // A^T q
         k_tilde<<<blocks(), kChunkThreads, 0, st>>>(w, p_tilde_.get(), at_q_.get(), v_.get(),
-                                                    w_.get());
+                                                    w_.get(), preconditioned());
+        if (preconditioned()) {
+            precondition_transpose(w_.get(), z_buf_.get(), st, ended);  // z = M^{-T} w~
+            k_xi<<<blocks(), kChunkThreads, 0, st>>>(w, z_buf_.get());
+        }
         k_update_xr<<<blocks(), kChunkThreads, 0, st>>>(w, p_.get(), p_tilde_.get(), d_.get(),
                                                         s_.get(), d_x(), r_.get(), quasi_.get());
     }
@@ -250,7 +301,7 @@ class QmrMultiKernel final : public MultiKernelSolver {
     double* scratch() override { return at_q_.get(); }
     const Buffer<double>* quasi() const override { return &quasi_; }
 
-    Buffer<double> r_, v_, w_, p_, q_, p_tilde_, at_q_, d_, s_, quasi_;
+    Buffer<double> r_, v_, w_, p_, q_, p_tilde_, at_q_, d_, s_, y_buf_, z_buf_, quasi_;
 };
 
 }  // namespace

@@ -61,6 +61,25 @@ __global__ void __launch_bounds__(kPrecondThreads)
     }
 }
 
+/// z = M^{-T} r: row i of cell m is row i - m K of inv_m^T r_m (wells: inv_d r).
+__global__ void __launch_bounds__(kPrecondThreads)
+    k_point_block_transpose(PointBlockView v, long long n, const double* r, double* z,
+                            const int* skip) {
+    if (skip != nullptr && *skip != 0) return;
+    for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+         i += static_cast<long long>(gridDim.x) * blockDim.x) {
+        if (i >= v.cell_rows) {
+            z[i] = mul(v.inv_d[i - v.cell_rows], r[i]);
+            continue;
+        }
+        const long long m = i / v.K;
+        const double* rc = r + m * v.K;
+        z[i] =
+            block::inverse_transpose_row(v.inv + m * v.K * v.K, v.K, static_cast<int>(i - m * v.K),
+                                         [&](int c) { return rc[c]; });
+    }
+}
+
 // ---- vertical-line Jacobi ----------------------------------------------------------------
 
 /// Diagonals 2 and 4 of Bdia, [e][r][c][m] with e = 0 for d = 2, 1 for d = 4 (the line solve
@@ -75,6 +94,8 @@ struct LineBdia {
     }
 };
 
+/// One thread per vertical line: M^{-1} (block::line_solve) or M^{-T} (line_solve_transpose).
+template <bool kTranspose>
 __global__ void __launch_bounds__(kPrecondThreads)
     k_line(LineBdia A, const double* pinv, int columns, int nz, const double* r, double* z,
            const int* skip) {
@@ -83,9 +104,13 @@ __global__ void __launch_bounds__(kPrecondThreads)
     if (col >= columns) return;
     const long long m0 = static_cast<long long>(col) * nz;
     const long long kk = static_cast<long long>(A.K) * A.K;
-    block::line_solve(
-        A, pinv + m0 * kk, m0, nz, [&](long long i) { return r[i]; },
-        [&](long long i) -> double& { return z[i]; });
+    const auto y = [&](long long i) { return r[i]; };
+    const auto out = [&](long long i) -> double& { return z[i]; };
+    if (kTranspose) {
+        block::line_solve_transpose(A, pinv + m0 * kk, m0, nz, y, out);
+    } else {
+        block::line_solve(A, pinv + m0 * kk, m0, nz, y, out);
+    }
 }
 
 class DeviceLine final : public DevicePreconditioner {
@@ -109,14 +134,24 @@ class DeviceLine final : public DevicePreconditioner {
     }
     void apply(const double* r, double* z, cudaStream_t stream,
                const int* skip = nullptr) const override {
+        launch<false>(r, z, stream, skip);
+    }
+    void apply_transpose(const double* r, double* z, cudaStream_t stream,
+                         const int* skip = nullptr) const override {
+        launch<true>(r, z, stream, skip);
+    }
+
+  private:
+    template <bool kTranspose>
+    void launch(const double* r, double* z, cudaStream_t stream, const int* skip) const {
         const LineBdia A{lu_.get(), cells_, K_};
-        k_line<<<(columns_ + kPrecondThreads - 1) / kPrecondThreads, kPrecondThreads, 0, stream>>>(
-            A, pinv_.get(), columns_, nz_, r, z, skip);
+        k_line<kTranspose>
+            <<<(columns_ + kPrecondThreads - 1) / kPrecondThreads, kPrecondThreads, 0, stream>>>(
+                A, pinv_.get(), columns_, nz_, r, z, skip);
         HEPTANE_SYNC_CHECK(stream);
         launch_scale_wells(inv_d_, cells_ * K_, r, z, stream, skip);
     }
 
-  private:
     /// Diagonals 2 and 4 of Bdia in LineBdia's layout.
     std::vector<double> lu_values(const GHMatrix& A) const {
         const long long M = cells_, kk = static_cast<long long>(K_) * K_;
@@ -161,8 +196,10 @@ BlockGeometry geometry(const SpatialUpload& u) {
             b.grid[1],  b.grid[2],  u.K,        u.inv.get(), u.offset.get()};
 }
 
-/// z_b = A_b^{-1} r_b, one thread block per spatial block: the block's r gathered into
-/// shared memory, then one inverse row per thread (seed 003 Algorithm 2, steps 1-2).
+/// z_b = A_b^{-1} r_b (A_b^{-T} r_b with kTranspose), one thread block per spatial block:
+/// the block's r gathered into shared memory, then one inverse row per thread (seed 003
+/// Algorithm 2, steps 1-2).
+template <bool kTranspose>
 __global__ void k_spatial(BlockGeometry g, const double* r, double* z, const int* skip) {
     if (skip != nullptr && *skip != 0) return;
     extern __shared__ double rb[];
@@ -172,8 +209,10 @@ __global__ void k_spatial(BlockGeometry g, const double* r, double* z, const int
     for (int lr = threadIdx.x; lr < n; lr += blockDim.x) rb[lr] = r[g.row(s, lr)];
     __syncthreads();
     const double* inv = g.inv + g.offset[b];
+    const auto x = [&](int c) { return rb[c]; };
     for (int lr = threadIdx.x; lr < n; lr += blockDim.x) {
-        z[g.row(s, lr)] = block::inverse_row(inv, n, lr, [&](int c) { return rb[c]; });
+        z[g.row(s, lr)] = kTranspose ? block::inverse_transpose_row(inv, n, lr, x)
+                                     : block::inverse_row(inv, n, lr, x);
     }
 }
 
@@ -202,18 +241,28 @@ class DeviceSpatial final : public DevicePreconditioner {
   public:
     DeviceSpatial(const GHMatrix& A, const SpatialBlockFactors& f, std::array<int, 3> shape)
         : blocks_(f), shape_(shape), cell_rows_(A.cell_unknowns()) {
-        allow_shared(reinterpret_cast<const void*>(&k_spatial), blocks_.shared_bytes());
+        allow_shared(reinterpret_cast<const void*>(&k_spatial<false>), blocks_.shared_bytes());
+        allow_shared(reinterpret_cast<const void*>(&k_spatial<true>), blocks_.shared_bytes());
     }
     void update(const GHMatrix& A) override { blocks_.update(factor_spatial_blocks(A, shape_)); }
     void apply(const double* r, double* z, cudaStream_t stream,
                const int* skip = nullptr) const override {
-        k_spatial<<<static_cast<unsigned>(blocks_.blocking.blocks()), blocks_.threads,
-                    blocks_.shared_bytes(), stream>>>(geometry(blocks_), r, z, skip);
+        launch<false>(r, z, stream, skip);
+    }
+    void apply_transpose(const double* r, double* z, cudaStream_t stream,
+                         const int* skip = nullptr) const override {
+        launch<true>(r, z, stream, skip);
+    }
+
+  private:
+    template <bool kTranspose>
+    void launch(const double* r, double* z, cudaStream_t stream, const int* skip) const {
+        k_spatial<kTranspose><<<static_cast<unsigned>(blocks_.blocking.blocks()), blocks_.threads,
+                                blocks_.shared_bytes(), stream>>>(geometry(blocks_), r, z, skip);
         HEPTANE_SYNC_CHECK(stream);
         launch_scale_wells(blocks_.inv_d, cell_rows_, r, z, stream, skip);
     }
 
-  private:
     SpatialUpload blocks_;
     std::array<int, 3> shape_;
     long long cell_rows_;
@@ -302,6 +351,17 @@ void DevicePointBlock::apply(const double* r, double* z, cudaStream_t stream,
     const long long n = cell_rows_ + nw_;
     k_point_block<<<grid_for(n), kPrecondThreads, 0, stream>>>(view(), n, r, z, skip);
     HEPTANE_SYNC_CHECK(stream);
+}
+
+void DevicePointBlock::apply_transpose(const double* r, double* z, cudaStream_t stream,
+                                       const int* skip) const {
+    const long long n = cell_rows_ + nw_;
+    k_point_block_transpose<<<grid_for(n), kPrecondThreads, 0, stream>>>(view(), n, r, z, skip);
+    HEPTANE_SYNC_CHECK(stream);
+}
+
+void DevicePreconditioner::apply_transpose(const double*, double*, cudaStream_t, const int*) const {
+    throw NotSupported("this preconditioner has no transpose on the device (QMR needs M^-T)");
 }
 
 std::unique_ptr<DevicePreconditioner> upload_preconditioner(const GHMatrix& A,
@@ -511,17 +571,25 @@ std::unique_ptr<GpuSolver> make_smoother_solver(Method method, const GHMatrix& A
 }  // namespace detail
 
 std::vector<double> apply_preconditioner(const GHMatrix& A, PreconditionerKind kind,
-                                         std::array<int, 3> shape, const std::vector<double>& r) {
+                                         std::array<int, 3> shape, const std::vector<double>& r,
+                                         bool transpose) {
     using namespace detail;
     if (static_cast<long long>(r.size()) != A.rows()) {
         throw std::invalid_argument("apply_preconditioner: r must have A.rows() entries");
     }
     if (kind == PreconditionerKind::none) return r;
-    if (kind == PreconditionerKind::cpr) return cpr_device_steps(A, CprOptions{}, r).z;
+    if (kind == PreconditionerKind::cpr) {
+        if (transpose) throw NotSupported("cpr has no transpose (QMR needs M^-T)");
+        return cpr_device_steps(A, CprOptions{}, r).z;
+    }
     const auto M = upload_preconditioner(A, kind, shape);
     Buffer<double> d_r(r), d_z(r.size());
     d_z.zero();
-    M->apply(d_r.get(), d_z.get(), nullptr);
+    if (transpose) {
+        M->apply_transpose(d_r.get(), d_z.get(), nullptr);
+    } else {
+        M->apply(d_r.get(), d_z.get(), nullptr);
+    }
     HEPTANE_CUDA_CHECK(cudaDeviceSynchronize());
     return d_z.download();
 }

@@ -24,6 +24,10 @@ class DevicePreconditioner {
     virtual ~DevicePreconditioner() = default;
     virtual void apply(const double* r, double* z, cudaStream_t stream,
                        const int* skip = nullptr) const = 0;
+    /// z = M^{-T} r (QMR), the CPU's apply_transpose bit for bit; NotSupported where the
+    /// preconditioner has none (capabilities refuse those before a solver is made).
+    virtual void apply_transpose(const double* r, double* z, cudaStream_t stream,
+                                 const int* skip = nullptr) const;
     virtual void update(const GHMatrix& A) = 0;
     /// Seconds of the last setup (construction or update) where measured apart, else 0.
     virtual double setup_seconds() const { return 0.0; }
@@ -56,6 +60,8 @@ class DevicePointBlock final : public DevicePreconditioner {
     explicit DevicePointBlock(const PointBlockFactors& f);
     void apply(const double* r, double* z, cudaStream_t stream,
                const int* skip = nullptr) const override;
+    void apply_transpose(const double* r, double* z, cudaStream_t stream,
+                         const int* skip = nullptr) const override;
     void update(const GHMatrix& A) override;
     PointBlockView view() const { return {inv_.get(), inv_d_.get(), cell_rows_, K_}; }
 
