@@ -21,9 +21,10 @@ void check_size(std::size_t got, index_t want, const char* what) {
 /// the neighbour n = m + off[d] in the mirrored diagonal 6 - d with (r, c) swapped, and the
 /// well arrays swap roles.
 /// y = GH x (or GH^T x) for block size K. Each (i, j) column of nz cells is done at once:
-/// for every (d, c, r) the inner loop runs over the column's cells, reading a contiguous run
-/// of one Bdia plane (cell-fastest layout), which CPU prefetchers follow. For a fixed row
-/// the terms are still added in the canonical order over (d, c), then the well term.
+/// for every diagonal d the loop runs over the column's cells, each reading its K x K block
+/// (K^2 contiguous runs of the Bdia planes, cell-fastest layout, streamed side by side) and
+/// its neighbour's K values of x once, with the row sums in registers. For a fixed row the
+/// terms are added in the canonical order over (d, c), then the well term.
 template <int K, bool transpose>
 void gh_product_k(const GHMatrix& A, const double* x, double* y) {
     const int nz = A.nz();
@@ -53,19 +54,29 @@ void gh_product_k(const GHMatrix& A, const double* x, double* y) {
                 if (!column_exists[d]) continue;
                 const int k0 = d == 2 ? 1 : 0;
                 const int k1 = d == 4 ? nz - 1 : nz;
-                for (int c = 0; c < K; ++c) {
-                    const double* xc = x + (m0 + off[d]) * K + c;  // x(m + off[d], c) at k = 0
-                    for (int r = 0; r < K; ++r) {
-                        // Entry (r, c) of block (m, m + off[d]): H's diagonal d at cell m, or
-                        // H^T's: entry (c, r) of the mirrored diagonal at the neighbour.
-                        const double* a =
+                // Entry (r, c) of block (m, m + off[d]) for the column's first cell: H's
+                // diagonal d at cell m, or H^T's: entry (c, r) of the mirrored diagonal at
+                // the neighbour. Cell k's entry is k further in the same plane.
+                const double* a[K][K];
+                for (int r = 0; r < K; ++r) {
+                    for (int c = 0; c < K; ++c) {
+                        a[r][c] =
                             transpose
                                 ? &bdia[((mirror_diagonal(d) * K + c) * K + r) * M + m0 + off[d]]
                                 : &bdia[((static_cast<index_t>(d) * K + r) * K + c) * M + m0];
-                        double* acc_r = acc.data() + r;
-                        for (int k = k0; k < k1; ++k) {
-                            acc_r[k * K] = canonical::mul_add(a[k], xc[k * K], acc_r[k * K]);
-                        }
+                    }
+                }
+                const double* xd = x + (m0 + off[d]) * K;  // x(m + off[d], 0) at k = 0
+                for (int k = k0; k < k1; ++k) {
+                    // The cell's K x K block once, its neighbour's K values once; each row's
+                    // terms added over c in order (the canonical order over (d, c)).
+                    double* acc_k = acc.data() + static_cast<std::size_t>(k) * K;
+                    const double* xk = xd + static_cast<index_t>(k) * K;
+                    for (int r = 0; r < K; ++r) {
+                        double sum = acc_k[r];
+                        for (int c = 0; c < K; ++c)
+                            sum = canonical::mul_add(a[r][c][k], xk[c], sum);
+                        acc_k[r] = sum;
                     }
                 }
             }
