@@ -25,6 +25,10 @@ void check_size(std::size_t got, index_t want, const char* what) {
 /// (K^2 contiguous runs of the Bdia planes, cell-fastest layout, streamed side by side) and
 /// its neighbour's K values of x once, with the row sums in registers. For a fixed row the
 /// terms are added in the canonical order over (d, c), then the well term.
+/// Up to this K a column's cells are swept once per diagonal with all K rows of a block (K^2
+/// streams side by side); above it once per (diagonal, row) with that row's K planes.
+constexpr int kSpmvAllRows = 6;
+
 template <int K, bool transpose>
 void gh_product_k(const GHMatrix& A, const double* x, double* y) {
     const int nz = A.nz();
@@ -67,16 +71,31 @@ void gh_product_k(const GHMatrix& A, const double* x, double* y) {
                     }
                 }
                 const double* xd = x + (m0 + off[d]) * K;  // x(m + off[d], 0) at k = 0
-                for (int k = k0; k < k1; ++k) {
-                    // The cell's K x K block once, its neighbour's K values once; each row's
-                    // terms added over c in order (the canonical order over (d, c)).
-                    double* acc_k = acc.data() + static_cast<std::size_t>(k) * K;
-                    const double* xk = xd + static_cast<index_t>(k) * K;
-                    for (int r = 0; r < K; ++r) {
-                        double sum = acc_k[r];
-                        for (int c = 0; c < K; ++c)
-                            sum = canonical::mul_add(a[r][c][k], xk[c], sum);
-                        acc_k[r] = sum;
+                if (K <= kSpmvAllRows) {
+                    for (int k = k0; k < k1; ++k) {
+                        // The cell's K x K block once, its neighbour's K values once; each
+                        // row's terms added over c in order (the canonical order over (d, c)).
+                        double* acc_k = acc.data() + static_cast<std::size_t>(k) * K;
+                        const double* xk = xd + static_cast<index_t>(k) * K;
+                        for (int r = 0; r < K; ++r) {
+                            double sum = acc_k[r];
+                            for (int c = 0; c < K; ++c) {
+                                sum = canonical::mul_add(a[r][c][k], xk[c], sum);
+                            }
+                            acc_k[r] = sum;
+                        }
+                    }
+                } else {
+                    for (int r = 0; r < K; ++r) {  // K streams at a time (row r's planes)
+                        for (int k = k0; k < k1; ++k) {
+                            const double* xk = xd + static_cast<index_t>(k) * K;
+                            double& acc_kr = acc[static_cast<std::size_t>(k) * K + r];
+                            double sum = acc_kr;
+                            for (int c = 0; c < K; ++c) {
+                                sum = canonical::mul_add(a[r][c][k], xk[c], sum);
+                            }
+                            acc_kr = sum;
+                        }
                     }
                 }
             }
