@@ -5,6 +5,7 @@
 
 #include "core/base/errors.hpp"
 #include "core/base/vector_ops.hpp"
+#include "core/spmv/cell_major.hpp"
 #include "core/spmv/spmv.hpp"
 
 namespace heptane {
@@ -17,6 +18,33 @@ double GHOperator::minimal_bytes() const {
     // Structural nonzeros (padding excluded) once, plus x and y.
     return 8.0 * static_cast<double>(A_.nonzeros()) + 16.0 * static_cast<double>(A_.rows());
 }
+
+CpuGHOperator::CpuGHOperator(const GHMatrix& A, bool cell_major) : A_(&A) {
+    if (cell_major && cell_major_pays(A.block_size()))
+        cells_ = std::make_unique<CellMajorBlocks>(A);
+}
+
+CpuGHOperator::~CpuGHOperator() = default;
+
+void CpuGHOperator::update(const GHMatrix& A) {
+    check_same_structure(*A_, A, "CpuGHOperator::update");
+    A_ = &A;
+    if (cells_) cells_->update(A);
+}
+
+void CpuGHOperator::apply(const double* x, double* y) const {
+    if (cells_) {
+        cells_->product(*A_, x, y);
+    } else {
+        spmv(*A_, x, y);
+    }
+}
+
+void CpuGHOperator::apply_transpose(const double* x, double* y) const { spmv_transpose(*A_, x, y); }
+
+double CpuGHOperator::minimal_bytes() const { return GHOperator(*A_).minimal_bytes(); }
+
+std::size_t CpuGHOperator::workspace_bytes() const { return cells_ ? cells_->bytes() : 0; }
 
 void CsrOperator::apply(const double* x, double* y) const { spmv(A_, x, y); }
 

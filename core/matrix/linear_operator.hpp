@@ -1,5 +1,7 @@
 #pragma once
 /// @file What the reference Krylov solvers need from a matrix and a preconditioner.
+#include <memory>
+
 #include "core/matrix/formats.hpp"
 #include "core/matrix/gh_matrix.hpp"
 
@@ -30,6 +32,30 @@ class GHOperator : public LinearOperator {
 
   private:
     const GHMatrix& A_;
+};
+
+class CellMajorBlocks;
+
+/// The GH matrix through the CPU solvers' product: A x from a cell-major copy of the blocks
+/// where it measured to pay (K >= 3: core/spmv/cell_major.hpp), else from Bdia, the same
+/// bits either way; A^T x from Bdia. Keeps A by pointer (it must outlive this); update()
+/// takes a Newton step's new values of the same structure. cell_major false: Bdia only (no
+/// copy; the block smoothers, which do not use this product).
+class CpuGHOperator : public LinearOperator {
+  public:
+    explicit CpuGHOperator(const GHMatrix& A, bool cell_major = true);
+    ~CpuGHOperator() override;
+    void update(const GHMatrix& A);
+    index_t size() const override { return A_->rows(); }
+    void apply(const double* x, double* y) const override;
+    void apply_transpose(const double* x, double* y) const override;
+    double minimal_bytes() const override;
+    /// Bytes of the cell-major copy (0 without one).
+    std::size_t workspace_bytes() const;
+
+  private:
+    const GHMatrix* A_;
+    std::unique_ptr<CellMajorBlocks> cells_;
 };
 
 /// A scalar CSR matrix (tests, imported matrices). apply_transpose scatters serially.

@@ -38,7 +38,6 @@ void gh_product_k(const GHMatrix& A, const double* x, double* y) {
     const auto off = A.offsets();
     const std::vector<double>& bdia = A.bdia();
     const WellArrays& wells = A.wells();
-    const std::vector<double>& well_rows = transpose ? wells.wt_vals : wells.w_vals;
     const std::vector<double>& well_cols = transpose ? wells.w_vals : wells.wt_vals;
     const bool have_wells = A.num_wells() > 0;
 
@@ -113,16 +112,7 @@ void gh_product_k(const GHMatrix& A, const double* x, double* y) {
             }
         }
     }
-    for (index_t w = 0; w < A.num_wells(); ++w) {
-        // Canonical order: the perforated cells' terms, then D.
-        double sum = 0.0;
-        const index_t n = wells.count[w] * K;
-        const double* xc = x + wells.cell0[w] * K;
-        for (index_t v = 0; v < n; ++v) {
-            sum = canonical::mul_add(well_rows[wells.first[w] + v], xc[v], sum);
-        }
-        y[mk + w] = canonical::mul_add(wells.d[w], x[mk + w], sum);
-    }
+    well_rows_product(A, x, y, transpose);
 }
 
 /// Dispatch on K: the per-cell loops unroll and the accumulator is exactly K wide.
@@ -167,6 +157,23 @@ void gh_product(const GHMatrix& A, const double* x, double* y) {
 }
 
 }  // namespace
+
+void well_rows_product(const GHMatrix& A, const double* x, double* y, bool transpose) {
+    const WellArrays& wells = A.wells();
+    const std::vector<double>& well_rows = transpose ? wells.wt_vals : wells.w_vals;
+    const int K = A.block_size();
+    const index_t mk = A.cell_unknowns();
+    for (index_t w = 0; w < A.num_wells(); ++w) {
+        // Canonical order: the perforated cells' terms, then D.
+        double sum = 0.0;
+        const index_t n = wells.count[w] * K;
+        const double* xc = x + wells.cell0[w] * K;
+        for (index_t v = 0; v < n; ++v) {
+            sum = canonical::mul_add(well_rows[wells.first[w] + v], xc[v], sum);
+        }
+        y[mk + w] = canonical::mul_add(wells.d[w], x[mk + w], sum);
+    }
+}
 
 void spmv(const GHMatrix& A, const double* x, double* y) { gh_product<false>(A, x, y); }
 

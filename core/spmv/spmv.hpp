@@ -18,6 +18,10 @@ void spmv(const GHMatrix& A, const double* x, double* y);
 /// roles (W^T's values form the well rows, W's values the well columns).
 void spmv_transpose(const GHMatrix& A, const double* x, double* y);
 
+/// The well rows of y = GH x (GH^T x with transpose): each well's perforated cells' terms in
+/// order, then D (the canonical order). Shared by the products of every layout.
+void well_rows_product(const GHMatrix& A, const double* x, double* y, bool transpose = false);
+
 /// y = A x for scalar CSR.
 void spmv(const Csr& A, const double* x, double* y);
 

@@ -1,0 +1,116 @@
+#include "core/spmv/cell_major.hpp"
+
+#include <stdexcept>
+
+#include "core/base/canonical.hpp"
+#include "core/base/vector_ops.hpp"
+#include "core/spmv/spmv.hpp"
+
+namespace heptane {
+namespace {
+
+/// The (i, j) column sweep shared by the copy and the product: f(col) for every column, in
+/// the same static schedule (so the copy's first touch places each column where the product
+/// reads it).
+template <class F>
+void for_each_column(const GHMatrix& A, F f) {
+    const index_t columns = static_cast<index_t>(A.nx()) * A.ny();
+#pragma omp parallel for schedule(static) if (A.rows() >= vec::kParallelMin)
+    for (index_t col = 0; col < columns; ++col) f(col);
+}
+
+void copy_values(const GHMatrix& A, std::vector<double>& v) {
+    const int K = A.block_size(), nz = A.nz();
+    const index_t M = A.num_cells(), kk = static_cast<index_t>(K) * K;
+    const std::vector<double>& bdia = A.bdia();
+    for_each_column(A, [&](index_t col) {
+        for (index_t m = col * nz; m < (col + 1) * nz; ++m) {
+            double* out = v.data() + m * kStencilSize * kk;
+            for (index_t e = 0; e < kStencilSize * kk; ++e) out[e] = bdia[e * M + m];
+        }
+    });
+}
+
+template <int K>
+void product_k(const GHMatrix& A, const std::vector<double>& v, const double* x, double* y) {
+    constexpr index_t kk = static_cast<index_t>(K) * K;
+    const int nx = A.nx(), ny = A.ny(), nz = A.nz();
+    const auto off = A.offsets();
+    const WellArrays& wells = A.wells();
+    const bool have_wells = A.num_wells() > 0;
+    const index_t mk = A.cell_unknowns();
+    for_each_column(A, [&](index_t col) {
+        const index_t i = col / ny, j = col % ny;
+        bool exists[kStencilSize] = {i > 0, j > 0, true, true, true, j < ny - 1, i < nx - 1};
+        const int w = have_wells ? wells.well_of_column[col] : -1;
+        for (int k = 0; k < nz; ++k) {
+            const index_t m = col * nz + k;
+            exists[2] = k > 0;
+            exists[4] = k < nz - 1;
+            const double* blocks = v.data() + m * kStencilSize * kk;
+            double acc[K] = {};
+            for (int d = 0; d < kStencilSize; ++d) {
+                if (!exists[d]) continue;
+                const double* b = blocks + d * kk;
+                const double* xn = x + (m + off[d]) * K;
+                for (int r = 0; r < K; ++r) {
+                    double sum = acc[r];
+                    for (int c = 0; c < K; ++c) sum = canonical::mul_add(b[r * K + c], xn[c], sum);
+                    acc[r] = sum;
+                }
+            }
+            if (w >= 0 && m >= wells.cell0[w] && m < wells.cell0[w] + wells.count[w]) {
+                const index_t base = wells.first[w] + (m - wells.cell0[w]) * K;
+                for (int r = 0; r < K; ++r) {
+                    acc[r] = canonical::mul_add(wells.wt_vals[base + r], x[mk + w], acc[r]);
+                }
+            }
+            for (int r = 0; r < K; ++r) y[m * K + r] = acc[r];
+        }
+    });
+}
+
+}  // namespace
+
+CellMajorBlocks::CellMajorBlocks(const GHMatrix& A)
+    : structure_(A),
+      values_(static_cast<std::size_t>(A.num_cells()) * kStencilSize * A.block_size() *
+              A.block_size()) {
+    copy_values(A, values_);
+}
+
+void CellMajorBlocks::update(const GHMatrix& A) {
+    structure_.check(A, "CellMajorBlocks::update");
+    copy_values(A, values_);
+}
+
+void CellMajorBlocks::product(const GHMatrix& A, const double* x, double* y) const {
+    switch (A.block_size()) {
+#define HEPTANE_CELL_MAJOR_CASE(k) \
+    case k:                        \
+        product_k<k>(A, values_, x, y); \
+        break;
+        HEPTANE_CELL_MAJOR_CASE(1)
+        HEPTANE_CELL_MAJOR_CASE(2)
+        HEPTANE_CELL_MAJOR_CASE(3)
+        HEPTANE_CELL_MAJOR_CASE(4)
+        HEPTANE_CELL_MAJOR_CASE(5)
+        HEPTANE_CELL_MAJOR_CASE(6)
+        HEPTANE_CELL_MAJOR_CASE(7)
+        HEPTANE_CELL_MAJOR_CASE(8)
+        HEPTANE_CELL_MAJOR_CASE(9)
+        HEPTANE_CELL_MAJOR_CASE(10)
+        HEPTANE_CELL_MAJOR_CASE(11)
+        HEPTANE_CELL_MAJOR_CASE(12)
+        HEPTANE_CELL_MAJOR_CASE(13)
+        HEPTANE_CELL_MAJOR_CASE(14)
+        HEPTANE_CELL_MAJOR_CASE(15)
+        HEPTANE_CELL_MAJOR_CASE(16)
+#undef HEPTANE_CELL_MAJOR_CASE
+        default:
+            throw std::invalid_argument("CellMajorBlocks: K outside 1..16");
+    }
+    well_rows_product(A, x, y);
+}
+
+}  // namespace heptane

@@ -1,0 +1,38 @@
+#pragma once
+/// @file The cell part of a GH matrix with each cell's 7 K x K blocks contiguous (cell-major),
+/// for the CPU product y = GH x at K >= 3 (issue 24). Bdia keeps each (d, r, c) entry of all
+/// cells in one plane, which the GPU reads coalesced; a CPU core sweeping it reads K^2 (or K)
+/// planes side by side, more streams than its prefetchers follow. Cell-major, a thread reads
+/// one stream. The copy costs the matrix's size once more (made at setup and per update of
+/// the values), so the CPU solver object keeps one where it measured to pay
+/// (cell_major_pays: docs/BENCHMARKS.md); A^T x stays on Bdia.
+#include <vector>
+
+#include "core/matrix/gh_matrix.hpp"
+
+namespace heptane {
+
+class CellMajorBlocks {
+  public:
+    /// A copy of A's Bdia values, cell m's blocks at (m 7 + d) K^2, entry (r, c) at r K + c
+    /// (padding blocks kept as they are, never read). Filled in parallel with the product's
+    /// schedule (first touch).
+    explicit CellMajorBlocks(const GHMatrix& A);
+    /// New values of the same structure (std::invalid_argument otherwise).
+    void update(const GHMatrix& A);
+    std::size_t bytes() const { return values_.size() * sizeof(double); }
+
+    /// y = GH x, the same bits as spmv(A, x, y): each row's terms over (d, c) in order, then
+    /// the well term; the well rows as spmv. A must be the matrix of the last update.
+    void product(const GHMatrix& A, const double* x, double* y) const;
+
+  private:
+    GHStructure structure_;
+    std::vector<double> values_;
+};
+
+/// Whether the cell-major product pays for block size K (measured on the CI-like machine,
+/// docs/BENCHMARKS.md: K >= 3).
+inline bool cell_major_pays(int K) { return K >= 3; }
+
+}  // namespace heptane
