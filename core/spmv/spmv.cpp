@@ -17,6 +17,11 @@ void check_size(std::size_t got, index_t want, const char* what) {
     }
 }
 
+/// Up to this K a column's cells are swept once per diagonal with all K rows of a block (K^2
+/// streams side by side); above it once per (diagonal, row) with that row's K planes (64
+/// streams at K = 8 were more than the prefetchers follow: docs/BENCHMARKS.md, issue 24).
+constexpr int kSpmvAllRows = 6;
+
 /// Shared body of y = GH x and y = GH^T x. For the transpose, diagonal d reads the block of
 /// the neighbour n = m + off[d] in the mirrored diagonal 6 - d with (r, c) swapped, and the
 /// well arrays swap roles.
@@ -24,11 +29,8 @@ void check_size(std::size_t got, index_t want, const char* what) {
 /// for every diagonal d the loop runs over the column's cells, each reading its K x K block
 /// (K^2 contiguous runs of the Bdia planes, cell-fastest layout, streamed side by side) and
 /// its neighbour's K values of x once, with the row sums in registers. For a fixed row the
-/// terms are added in the canonical order over (d, c), then the well term.
-/// Up to this K a column's cells are swept once per diagonal with all K rows of a block (K^2
-/// streams side by side); above it once per (diagonal, row) with that row's K planes.
-constexpr int kSpmvAllRows = 6;
-
+/// terms are added in the canonical order over (d, c), then the well term (K > kSpmvAllRows:
+/// one row's K planes at a time).
 template <int K, bool transpose>
 void gh_product_k(const GHMatrix& A, const double* x, double* y) {
     const int nz = A.nz();
