@@ -481,7 +481,8 @@ int cmd_proxy(const ProxyArgs& args, std::ostream& out) {
         throw InputError("--method", "bicgstab or qmr");
     }
     run.method = *method;
-    // QMR runs without a preconditioner (the in-kernel QMR fuses none: design decision 37; the same on every backend).
+    // QMR runs without a preconditioner (the in-kernel QMR fuses none: design decision 37;
+    // the same on every backend).
     run.preconditioner = run.method == Method::bicgstab ? PreconditionerKind::point_block_jacobi
                                                         : PreconditionerKind::none;
     const std::optional<GpuKernel> kernel = parse_name<GpuKernel>(args.kernel);
