@@ -1,6 +1,6 @@
 #pragma once
 // The fixture of the `heptane run` tests (run_test.cpp, run_precond_test.cpp,
-// run_matrix_deck_test.cpp): a fresh, empty folder per test, removed at the end.
+// run_matrix_deck_test.cpp): a scratch folder per test, the names they share, perturb.
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <unistd.h>
@@ -9,10 +9,18 @@
 #include <string>
 #include <vector>
 
+#include "common/cli_runner.hpp"
 #include "common/test_systems.hpp"
 
 namespace heptane::app {
 
+// The names every run test uses.
+namespace fs = std::filesystem;
+using test::CliResult;
+using test::run_heptane;
+using test::source_path;
+
+/// A fresh, empty folder per test, removed at the end.
 class RunTest : public ::testing::Test {
   protected:
     void SetUp() override {

@@ -22,12 +22,6 @@
 namespace heptane::app {
 namespace {
 
-namespace fs = std::filesystem;
-using test::source_path;
-
-using test::CliResult;
-using test::run_heptane;
-
 TEST_F(RunTest, BenchKsparseReadsAMatrixAndRefusesMalformedFiles) {
     // A malformed MatrixMarket file: exit 2 naming the file and the line, no report.
     const std::string bad = path("bad.mtx");

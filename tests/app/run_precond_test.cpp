@@ -23,12 +23,6 @@
 namespace heptane::app {
 namespace {
 
-namespace fs = std::filesystem;
-using test::source_path;
-
-using test::CliResult;
-using test::run_heptane;
-
 /// /solver's `block_shape` attribute (3 integers), empty when the file has none.
 std::vector<long long> block_shape_attr(const std::string& file) {
     std::vector<long long> shape;

@@ -23,12 +23,6 @@
 namespace heptane::app {
 namespace {
 
-namespace fs = std::filesystem;
-using test::source_path;
-
-using test::CliResult;
-using test::run_heptane;
-
 TEST_F(RunTest, WritesTheDesignLayout) {
     const std::string out = path("small.h5");
     const CliResult r = run_heptane({"run", kSmallDeck, "-o", out, "--backend", "cpu"});
