@@ -367,7 +367,7 @@ class DeckReader {
         m.finish();
     }
 
-    /// solver.ksparse: {kernel: auto | k1 | k2 | k3, balance: auto | on | off, lambda: N}.
+    /// solver.ksparse: {kernel: auto | k1 | k2 | k3 | k4, balance: auto | on | off, lambda: N}.
     static void read_ksparse(const Value& v, KsparseParams& p) {
         Mapping m(v);
         if (auto x = m.optional("kernel")) {
@@ -375,6 +375,9 @@ class DeckReader {
         }
         if (auto x = m.optional("balance")) {
             p.balance = x->choice_of<KsparseBalance>();
+            if (p.kernel == KsparseKernel::k4 && p.balance == KsparseBalance::off) {
+                x->fail("kernel k4 always splits the rows longer than its chunk; use auto or on");
+            }
         }
         if (auto x = m.optional("lambda")) {
             const long long n = x->integer();

@@ -88,6 +88,8 @@ const std::vector<NameRow<KsparseKernel>>& name_table<KsparseKernel>() {
         {KsparseKernel::k1, "k1", nullptr, "bs 1-5: a truncated warp reads several blocks at once"},
         {KsparseKernel::k2, "k2", nullptr, "bs 2-128: thread arrays of bs x N_tg threads"},
         {KsparseKernel::k3, "k3", nullptr, "bs >= 2: several thread blocks per block row"},
+        {KsparseKernel::k4, "k4", nullptr,
+         "bs 8, 16, 32: a warp streams a chunk of lambda blocks, long rows split"},
     };
     return t;
 }

@@ -4,9 +4,12 @@
 
 #include <string>
 
+#include "core/ksparse/chunked_bsr.hpp"
+
 namespace heptane {
 
-KsparseKernel ksparse_kernel_for(int block_size) {
+KsparseKernel ksparse_kernel_for(int block_size, KsparseBalance balance) {
+    if (k4_takes(block_size) && balance != KsparseBalance::off) return KsparseKernel::k4;
     if (block_size <= 5) return KsparseKernel::k1;
     return block_size < 45 ? KsparseKernel::k2 : KsparseKernel::k3;
 }
@@ -31,6 +34,11 @@ std::string describe(const KsparseParams& p) {
             add("N_tg", p.groups);
             add("ept", p.ept);
             break;
+        case KsparseKernel::k4:
+            add("N_ta", p.arrays_per_block);
+            add("ept", p.ept);
+            add("lambda", p.lambda);
+            return s;
         case KsparseKernel::automatic:
             break;
     }

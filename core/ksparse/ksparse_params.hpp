@@ -11,8 +11,9 @@ enum class KsparseKernel {
     k1,         ///< bs 1-5: a truncated warp reads floor(32 / bs^2) blocks at once
     k2,         ///< bs 2-128: thread arrays of bs x N_tg threads, one block at a time
     k3,         ///< bs >= 2: ceil(bs / nb) thread blocks per block row, nb x N_tg threads each
+    k4,         ///< bs 8, 16, 32: a warp streams a chunk of lambda blocks (design decision 39)
 };
-const char* to_string(KsparseKernel k);  ///< "automatic", "k1", "k2", "k3"
+const char* to_string(KsparseKernel k);  ///< "automatic", "k1", "k2", "k3", "k4"
 
 /// Whether long block rows are split (seed 001, section 5.5).
 enum class KsparseBalance {
@@ -26,17 +27,23 @@ const char* to_string(KsparseBalance b);  ///< "automatic", "off", "on"
 struct KsparseParams {
     KsparseKernel kernel = KsparseKernel::automatic;
     int rows_per_array = 0;    ///< K1, K2: N_brows_ta, consecutive block rows per thread array
-    int arrays_per_block = 0;  ///< K1, K2: N_ta, thread arrays per thread block
+    int arrays_per_block = 0;  ///< K1, K2: N_ta, thread arrays per thread block (K4: warps)
     int groups = 0;            ///< K2, K3: N_tg, thread groups per thread array
     int nb = 0;                ///< K3: height of the working set (rows per thread block)
-    int ept = 0;               ///< K3: elements (columns) per thread of a working set
+    int ept = 0;  ///< K3: elements (columns) per thread of a working set; K4: loads in flight
     KsparseBalance balance = KsparseBalance::automatic;
-    int lambda = 0;  ///< balanced: the longest block row after splitting (0 = 16)
+    /// balanced: the longest block row after splitting (0 = 16); K4: the blocks of a chunk
+    /// (0 = k4_default_chunk)
+    int lambda = 0;
 };
 
-/// The kernel `automatic` picks for block size bs when nothing is tuned: K1 for bs <= 5,
-/// K2 up to 44, K3 from 45 (the paper's ranges, section 5.1).
-KsparseKernel ksparse_kernel_for(int block_size);
+/// The kernel `automatic` picks for block size bs when nothing is tuned: K4 for bs 8, 16 and
+/// 32 (it streams every matrix measured, uneven or not, at least as fast as K2 but one case
+/// within 6%; design decision 39) unless `balance` is off (K4 always splits the rows longer
+/// than a chunk), otherwise the paper's ranges (section 5.1): K1 for bs <= 5, K2 up to 44,
+/// K3 from 45.
+KsparseKernel ksparse_kernel_for(int block_size,
+                                 KsparseBalance balance = KsparseBalance::automatic);
 
 /// "k2 N_ta=4 N_brows=1 N_tg=8" and so on: the parameters that apply to the kernel.
 std::string describe(const KsparseParams& p);

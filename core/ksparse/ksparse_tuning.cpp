@@ -18,6 +18,8 @@
 #include <system_error>
 #include <utility>
 
+#include "core/ksparse/chunked_bsr.hpp"
+
 namespace heptane {
 namespace {
 
@@ -35,6 +37,10 @@ constexpr std::array<int, 3> kK2RowsPerArray = {1, 2, 4};
 constexpr std::array<int, 4> kK3Nb = {16, 32, 64, 128};
 constexpr std::array<int, 5> kK3Groups = {1, 2, 4, 8, 16};
 constexpr std::array<int, 4> kK3Ept = {1, 2, 4, 8};
+// K4: warps per block, loads in flight per lane, and values per chunk (lambda = values / bs^2).
+constexpr std::array<int, 3> kK4ArraysPerBlock = {4, 8, 16};
+constexpr std::array<int, 2> kK4Ept = {4, 8};
+constexpr std::array<int, 5> kK4ChunkValues = {512, 1024, 2048, 4096, 8192};
 
 // Block-size ranges of the kernels (section 5.1; K2 up to 128 as bs x N_tg must fit a block).
 constexpr int kK1MaxBs = 5;
@@ -43,7 +49,8 @@ constexpr int kK2MaxBs = 128;
 KsparseParams base(KsparseKernel kernel) {
     KsparseParams p;
     p.kernel = kernel;
-    p.balance = KsparseBalance::off;
+    // The plain kernels' shapes; K4 has only its chunked layout.
+    p.balance = kernel == KsparseKernel::k4 ? KsparseBalance::automatic : KsparseBalance::off;
     return p;
 }
 
@@ -54,8 +61,8 @@ constexpr char kHeader[] =
     "# heptane KSPARSE tuning cache (seed 001, section 5.7): the fastest launch parameters per "
     "device, kernel and block size, found by brute force. Written by tune_ksparse; safe to "
     "delete (everything is tuned again).\n"
-    "# KERNEL bs= N_ta= N_brows_ta= N_tg= nb= ept= seconds=(median of the winner) "
-    "tried=(candidates timed) device=(the rest of the line)\n";
+    "# KERNEL bs= N_ta= N_brows_ta= N_tg= nb= ept= lambda=(K4's chunk; optional, 0) "
+    "seconds=(median of the winner) tried=(candidates timed) device=(the rest of the line)\n";
 
 constexpr std::string_view kDeviceKey = "device";
 
@@ -90,11 +97,14 @@ std::string entry_problem(const std::string& device, const TunedEntry& e) {
         if (v < 0) return std::string(name) + ": must not be negative, got " + std::to_string(v);
     if (!std::isfinite(e.seconds) || e.seconds < 0)
         return "seconds: must be finite and not negative, got " + shortest(e.seconds);
-    if (p.balance != KsparseBalance::off)
+    const KsparseBalance layout =
+        p.kernel == KsparseKernel::k4 ? KsparseBalance::automatic : KsparseBalance::off;
+    if (p.balance != layout)
         return std::string(
-                   "balance: the cache holds plain-kernel launch shapes (balance off), "
-                   "got ") +
+                   "balance: the cache holds plain-kernel launch shapes (balance off; K4, "
+                   "whose chunks always split long rows, automatic), got ") +
                to_string(p.balance);
+    if (p.lambda < 0) return "lambda: must not be negative, got " + std::to_string(p.lambda);
     return {};
 }
 
@@ -104,6 +114,7 @@ std::string entry_line(const std::string& device, const TunedEntry& e) {
     const int values[] = {e.bs, p.arrays_per_block, p.rows_per_array, p.groups, p.nb, p.ept};
     for (std::size_t i = 0; i < std::size(values); ++i)
         s += " " + std::string(kIntKeys[i]) + "=" + std::to_string(values[i]);
+    s += " lambda=" + std::to_string(p.lambda);
     s += " seconds=" + shortest(e.seconds);
     s += " tried=" + std::to_string(e.candidates_tried);
     s += " device=" + device;
@@ -135,11 +146,15 @@ class LineParser {
             e.params.kernel = KsparseKernel::k2;
         } else if (kernel == "k3") {
             e.params.kernel = KsparseKernel::k3;
+        } else if (kernel == "k4") {
+            e.params.kernel = KsparseKernel::k4;
         } else {
             fail("kernel",
-                 "expected k1, k2 or k3 as the first word, got '" + std::string(kernel) + "'");
+                 "expected k1, k2, k3 or k4 as the first word, got '" + std::string(kernel) + "'");
         }
-        e.params.balance = KsparseBalance::off;
+        e.params.balance =
+            e.params.kernel == KsparseKernel::k4 ? KsparseBalance::automatic : KsparseBalance::off;
+        bool have_lambda = false;
 
         std::array<std::int64_t, kIntKeys.size()> ints{};
         std::array<bool, kIntKeys.size()> have_int{};
@@ -176,13 +191,15 @@ class LineParser {
                 continue;
             }
             const auto it = std::find(kIntKeys.begin(), kIntKeys.end(), key);
-            if (it == kIntKeys.end())
+            if (it == kIntKeys.end() && key != "lambda")
                 fail(std::string(key),
-                     "unknown key (expected bs, N_ta, N_brows_ta, N_tg, nb, ept, seconds, "
-                     "tried, device)");
-            const auto k = static_cast<std::size_t>(it - kIntKeys.begin());
-            if (have_int[k]) fail(std::string(key), "given twice");
-            have_int[k] = true;
+                     "unknown key (expected bs, N_ta, N_brows_ta, N_tg, nb, ept, lambda, "
+                     "seconds, tried, device)");
+            bool& seen = key == "lambda"
+                             ? have_lambda
+                             : have_int[static_cast<std::size_t>(it - kIntKeys.begin())];
+            if (seen) fail(std::string(key), "given twice");
+            seen = true;
             std::int64_t v = 0;
             const auto res = std::from_chars(value.data(), value.data() + value.size(), v);
             if (value.empty() || res.ec != std::errc() || res.ptr != value.data() + value.size())
@@ -190,7 +207,11 @@ class LineParser {
             const std::int64_t lo = key == "bs" ? 1 : 0;
             if (v < lo || v > kMaxFileValue)
                 fail(std::string(key), "out of range: " + std::to_string(v));
-            ints[k] = v;
+            if (key == "lambda") {
+                e.params.lambda = static_cast<int>(v);
+            } else {
+                ints[static_cast<std::size_t>(it - kIntKeys.begin())] = v;
+            }
         }
         for (std::size_t k = 0; k < kIntKeys.size(); ++k)
             if (!have_int[k]) fail(std::string(kIntKeys[k]), "missing");
@@ -261,6 +282,24 @@ std::vector<KsparseParams> ksparse_candidates(KsparseKernel kernel, int bs) {
                         p.nb = nb;
                         p.groups = n_tg;
                         p.ept = ept;
+                        out.push_back(p);
+                    }
+                }
+            }
+            break;
+        case KsparseKernel::k4:
+            if (!k4_takes(bs)) break;
+            for (int n_ta : kK4ArraysPerBlock) {
+                for (int ept : kK4Ept) {
+                    int last = 0;
+                    for (int values : kK4ChunkValues) {
+                        const int lambda = std::max(1, values / (bs * bs));
+                        if (lambda == last) continue;  // bs 32: 512 and 1,024 values are 1 block
+                        last = lambda;
+                        KsparseParams p = base(kernel);
+                        p.arrays_per_block = n_ta;
+                        p.ept = ept;
+                        p.lambda = lambda;
                         out.push_back(p);
                     }
                 }
@@ -388,9 +427,10 @@ TunedEntry tune_ksparse(const std::string& device, KsparseKernel kernel, int bs,
     const std::string what = std::string("tune_ksparse: ") + to_string(kernel) +
                              " bs=" + std::to_string(bs) + " on '" + device + "'";
     if (candidates.empty())
-        throw NotSupported(what +
-                           ": no candidates (K1 takes bs 1-5, K2 2-128, K3 from 2; "
-                           "automatic must be resolved with ksparse_kernel_for first)");
+        throw NotSupported(
+            what +
+            ": no candidates (K1 takes bs 1-5, K2 2-128, K3 from 2, K4 8, 16 and 32; "
+            "automatic must be resolved with ksparse_kernel_for first)");
     std::optional<TunedEntry> best;
     int timed = 0;
     std::string last_skip;

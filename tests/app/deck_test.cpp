@@ -90,6 +90,10 @@ TEST(Deck, KsparseSpmvIsReadAndChecked) {
                "solver.ksparse.balance=on", "solver.ksparse.lambda=8"});
     EXPECT_EQ(d.solver.spmv, SpmvKind::ksparse);
     EXPECT_EQ(d.solver.ksparse.kernel, KsparseKernel::k3);
+    EXPECT_EQ(load_deck(deck, {"solver.gpu_kernel=multi_kernel", "solver.spmv=ksparse",
+                               "solver.ksparse.kernel=k4"})
+                  .solver.ksparse.kernel,
+              KsparseKernel::k4);
     EXPECT_EQ(d.solver.ksparse.balance, KsparseBalance::on);
     EXPECT_EQ(d.solver.ksparse.lambda, 8);
     const Deck defaults = load_deck(deck);
@@ -107,7 +111,10 @@ TEST(Deck, KsparseSpmvIsReadAndChecked) {
     }
     EXPECT_THROW(load_deck(deck, {"solver.gpu_kernel=multi_kernel", "solver.ksparse.lambda=0"}),
                  InputError);
-    EXPECT_THROW(load_deck(deck, {"solver.gpu_kernel=multi_kernel", "solver.ksparse.kernel=k4"}),
+    EXPECT_THROW(load_deck(deck, {"solver.gpu_kernel=multi_kernel", "solver.ksparse.kernel=k5"}),
+                 InputError);
+    EXPECT_THROW(load_deck(deck, {"solver.gpu_kernel=multi_kernel", "solver.ksparse.kernel=k4",
+                                  "solver.ksparse.balance=off"}),
                  InputError);
     EXPECT_THROW(load_deck(deck, {"solver.ksparse.nb=4"}), InputError);  // unknown key
     // A matrix deck takes the multi-kernel solver and KSPARSE by default.

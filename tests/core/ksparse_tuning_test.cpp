@@ -56,12 +56,14 @@ int log2i(int v) {
 // ---- Search space (Table I) ---------------------------------------------------------------
 
 TEST(KsparseCandidates, RespectTableIAndHardwareLimits) {
-    for (KsparseKernel k : {KsparseKernel::k1, KsparseKernel::k2, KsparseKernel::k3}) {
+    for (KsparseKernel k :
+         {KsparseKernel::k1, KsparseKernel::k2, KsparseKernel::k3, KsparseKernel::k4}) {
         for (int bs = 0; bs <= 300; ++bs) {
             SCOPED_TRACE(std::string(to_string(k)) + " bs=" + std::to_string(bs));
             const auto cands = ksparse_candidates(k, bs);
             const bool in_range = k == KsparseKernel::k1   ? (bs >= 1 && bs <= 5)
                                   : k == KsparseKernel::k2 ? (bs >= 2 && bs <= 128)
+                                  : k == KsparseKernel::k4 ? (bs == 8 || bs == 16 || bs == 32)
                                                            : bs >= 2;
             EXPECT_EQ(!cands.empty(), in_range);
             std::set<std::tuple<int, int, int, int, int, int, int, int>> seen;
@@ -69,8 +71,12 @@ TEST(KsparseCandidates, RespectTableIAndHardwareLimits) {
                 SCOPED_TRACE(describe(p));
                 EXPECT_TRUE(seen.insert(fields(p)).second) << "duplicate candidate";
                 EXPECT_EQ(p.kernel, k);
-                EXPECT_EQ(p.balance, KsparseBalance::off);
-                EXPECT_EQ(p.lambda, 0);
+                // K4 has only its chunked layout; lambda is its chunk (512-8,192 values).
+                EXPECT_EQ(p.balance,
+                          k == KsparseKernel::k4 ? KsparseBalance::automatic : KsparseBalance::off);
+                if (k != KsparseKernel::k4) {
+                    EXPECT_EQ(p.lambda, 0);
+                }
                 int threads = 0;
                 switch (k) {
                     case KsparseKernel::k1:
@@ -105,6 +111,15 @@ TEST(KsparseCandidates, RespectTableIAndHardwareLimits) {
                         EXPECT_EQ(p.rows_per_array, 0);
                         threads = p.nb * p.groups;
                         break;
+                    case KsparseKernel::k4:
+                        EXPECT_TRUE(p.ept == 4 || p.ept == 8);
+                        EXPECT_GE(p.lambda * bs * bs, bs == 32 ? 1024 : 512);
+                        EXPECT_LE(p.lambda * bs * bs, 8192);
+                        EXPECT_EQ(p.groups, 0);
+                        EXPECT_EQ(p.nb, 0);
+                        threads = 32 * p.arrays_per_block;
+                        EXPECT_LE(threads, 512);  // 128 registers a thread
+                        break;
                     case KsparseKernel::automatic:
                         break;
                 }
@@ -132,6 +147,17 @@ TEST(KsparseCandidates, PinnedCounts) {
     EXPECT_EQ(ksparse_candidates(KsparseKernel::k3, 128).size(), 14u + 17u + 19u + 16u);
     EXPECT_EQ(ksparse_candidates(KsparseKernel::k3, 1000).size(), 14u + 17u + 19u + 16u);
     EXPECT_EQ(ksparse_candidates(KsparseKernel::k3, 2).size(), 14u);
+}
+
+TEST(KsparseCandidates, K4Counts) {
+    // 3 N_ta x 2 ept x 5 chunk lengths (512 to 8,192 values; at bs 32 the first two are the
+    // same one block, listed once).
+    EXPECT_EQ(ksparse_candidates(KsparseKernel::k4, 8).size(), 30u);
+    EXPECT_EQ(ksparse_candidates(KsparseKernel::k4, 16).size(), 30u);
+    EXPECT_EQ(ksparse_candidates(KsparseKernel::k4, 32).size(), 24u);
+    EXPECT_TRUE(ksparse_candidates(KsparseKernel::k4, 4).empty());
+    EXPECT_TRUE(ksparse_candidates(KsparseKernel::k4, 12).empty());
+    EXPECT_TRUE(ksparse_candidates(KsparseKernel::k4, 64).empty());
 }
 
 TEST(KsparseCandidates, EmptyOutsideTheKernelRange) {
@@ -186,6 +212,10 @@ struct FakeTimer {
             case KsparseKernel::k3:
                 d = std::abs(p.nb - 32) + std::abs(p.groups - 4) + std::abs(p.ept - 2);
                 break;
+            case KsparseKernel::k4:
+                d = std::abs(p.arrays_per_block - 8) + std::abs(p.ept - 8) +
+                    std::abs(p.lambda - 64);
+                break;
             case KsparseKernel::automatic:
                 break;
         }
@@ -200,14 +230,18 @@ TEST_F(TuningCacheTest, MissingFileIsAnEmptyCache) {
     EXPECT_TRUE(files().empty());
 }
 
-TEST_F(TuningCacheTest, RoundTripTwoDevicesThreeKernels) {
+TEST_F(TuningCacheTest, RoundTripTwoDevicesFourKernels) {
     const std::string file = path("sub/dir/cache.txt");  // the parent folders do not exist
     TuningCache cache(file);
     std::vector<std::tuple<std::string, TunedEntry>> put;
     int n = 0;
     for (const char* device : {kH100, kH200}) {
-        for (KsparseKernel k : {KsparseKernel::k1, KsparseKernel::k2, KsparseKernel::k3}) {
-            const int bs = k == KsparseKernel::k1 ? 3 : k == KsparseKernel::k2 ? 17 : 90;
+        for (KsparseKernel k :
+             {KsparseKernel::k1, KsparseKernel::k2, KsparseKernel::k3, KsparseKernel::k4}) {
+            const int bs = k == KsparseKernel::k1   ? 3
+                           : k == KsparseKernel::k2 ? 17
+                           : k == KsparseKernel::k4 ? 16
+                                                    : 90;
             const auto cands = ksparse_candidates(k, bs);
             ASSERT_FALSE(cands.empty());
             TunedEntry e;
@@ -221,13 +255,13 @@ TEST_F(TuningCacheTest, RoundTripTwoDevicesThreeKernels) {
             ++n;
         }
     }
-    EXPECT_EQ(cache.size(), 6u);
+    EXPECT_EQ(cache.size(), 8u);
     cache.save();
     ASSERT_TRUE(fs::exists(file));
     EXPECT_EQ(files().size(), 3u) << "sub, sub/dir, sub/dir/cache.txt; no temporary file left";
 
     const TuningCache loaded(file);
-    EXPECT_EQ(loaded.size(), 6u);
+    EXPECT_EQ(loaded.size(), 8u);
     for (const auto& [device, e] : put) {
         SCOPED_TRACE(device + " " + describe(e.params));
         const auto got = loaded.find(device, e.params.kernel, e.bs);
@@ -278,7 +312,8 @@ TEST_F(TuningCacheTest, WrittenOnceAndReused) {
     ASSERT_TRUE(fs::exists(file));
     EXPECT_EQ(files(), std::vector<std::string>{"cache.txt"}) << "no temporary file left";
     const std::string bytes = read_bytes(file);
-    EXPECT_NE(bytes.find("k2 bs=16 N_ta=4 N_brows_ta=1 N_tg=8 nb=0 ept=0 seconds=1e-05 tried=" +
+    EXPECT_NE(bytes.find("k2 bs=16 N_ta=4 N_brows_ta=1 N_tg=8 nb=0 ept=0 lambda=0 seconds=1e-05 "
+                         "tried=" +
                          std::to_string(n_cands) + " device=NVIDIA H100 80GB HBM3\n"),
               std::string::npos)
         << bytes;
@@ -444,8 +479,14 @@ TEST_F(TuningCacheTest, MalformedLineNamesFileLineAndKey) {
     const std::vector<Case> cases = {
         {"k2 bs=16 N_ta=four N_brows_ta=1 N_tg=8 nb=0 ept=0 seconds=1e-05 tried=99 device=GPU",
          "N_ta"},
-        {"k4 bs=16 N_ta=4 N_brows_ta=1 N_tg=8 nb=0 ept=0 seconds=1e-05 tried=99 device=GPU",
+        {"k5 bs=16 N_ta=4 N_brows_ta=1 N_tg=8 nb=0 ept=0 seconds=1e-05 tried=99 device=GPU",
          "kernel"},
+        {"k4 bs=16 N_ta=4 N_brows_ta=1 N_tg=0 nb=0 ept=8 lambda=-1 seconds=1e-05 tried=9 "
+         "device=GPU",
+         "lambda"},
+        {"k4 bs=16 N_ta=4 N_brows_ta=1 N_tg=0 nb=0 ept=8 lambda=16 lambda=16 seconds=1e-05 "
+         "tried=9 device=GPU",
+         "lambda"},
         {"k2 bs=16 N_ta=4 N_brows_ta=1 N_tg=8 nb=0 ept=0 seconds=1e-05 tried=99", "device"},
         {"k2 bs=16 N_ta=4 N_brows_ta=1 N_tg=8 nb=0 seconds=1e-05 tried=99 device=GPU", "ept"},
         {"k2 bs=0 N_ta=4 N_brows_ta=1 N_tg=8 nb=0 ept=0 seconds=1e-05 tried=99 device=GPU", "bs"},
@@ -491,6 +532,15 @@ TEST_F(TuningCacheTest, MalformedLineNamesFileLineAndKey) {
     const TuningCache ok(file);
     ASSERT_TRUE(ok.find("GPU X", KsparseKernel::k2, 16));
     EXPECT_EQ(ok.find("GPU X", KsparseKernel::k2, 16)->params.groups, 8);
+    // lambda is optional (caches written before K4 lack it): 0; K4's entries carry it.
+    EXPECT_EQ(ok.find("GPU X", KsparseKernel::k2, 16)->params.lambda, 0);
+    write_bytes(file,
+                "k4 bs=8 N_ta=8 N_brows_ta=1 N_tg=0 nb=0 ept=16 lambda=64 seconds=2e-05 tried=27 "
+                "device=GPU X\n");
+    const TuningCache k4(file);
+    ASSERT_TRUE(k4.find("GPU X", KsparseKernel::k4, 8));
+    EXPECT_EQ(k4.find("GPU X", KsparseKernel::k4, 8)->params.lambda, 64);
+    EXPECT_EQ(k4.find("GPU X", KsparseKernel::k4, 8)->params.balance, KsparseBalance::automatic);
 }
 
 TEST_F(TuningCacheTest, PutRejectsWhatCannotBeReadBack) {
@@ -517,7 +567,15 @@ TEST_F(TuningCacheTest, PutRejectsWhatCannotBeReadBack) {
     bad = e;
     bad.params.balance = KsparseBalance::on;
     EXPECT_THROW(cache.put(kH100, bad), Error);
-    EXPECT_EQ(cache.size(), 1u);
+    bad = e;
+    bad.params.lambda = -2;
+    EXPECT_THROW(cache.put(kH100, bad), Error);
+    TunedEntry k4 = e;  // K4's shape: balance automatic (its only layout), not off
+    k4.params = ksparse_candidates(KsparseKernel::k4, 8).front();
+    EXPECT_NO_THROW(cache.put(kH100, k4));
+    k4.params.balance = KsparseBalance::off;
+    EXPECT_THROW(cache.put(kH100, k4), Error);
+    EXPECT_EQ(cache.size(), 2u);
 }
 
 TEST_F(TuningCacheTest, TunedOrDefault) {

@@ -40,8 +40,8 @@ TEST(Names, EveryEnumHasOneRowPerValue) {
     check_table<GpuKernel>({GpuKernel::in_kernel, GpuKernel::multi_kernel, GpuKernel::library});
     check_table<SpmvKind>({SpmvKind::bdia, SpmvKind::ksparse});
     check_table<LibraryFormat>({LibraryFormat::bsr, LibraryFormat::bsr_legacy, LibraryFormat::csr});
-    check_table<KsparseKernel>(
-        {KsparseKernel::automatic, KsparseKernel::k1, KsparseKernel::k2, KsparseKernel::k3});
+    check_table<KsparseKernel>({KsparseKernel::automatic, KsparseKernel::k1, KsparseKernel::k2,
+                                KsparseKernel::k3, KsparseKernel::k4});
     check_table<KsparseBalance>(
         {KsparseBalance::automatic, KsparseBalance::off, KsparseBalance::on});
 }

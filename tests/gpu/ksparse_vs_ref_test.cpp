@@ -16,6 +16,7 @@
 #include "common/gpu_test.hpp"
 #include "common/test_systems.hpp"
 #include "core/base/errors.hpp"
+#include "core/ksparse/chunked_bsr.hpp"
 #include "core/matrix/matrix_market.hpp"
 #include "core/spmv/spmv.hpp"
 #include "gpu/ksparse.hpp"
@@ -185,6 +186,12 @@ TEST_F(Ksparse, AutomaticChoiceAndRefusals) {
     EXPECT_EQ(ksparse_kernel_for(1), KsparseKernel::k1);
     EXPECT_EQ(ksparse_kernel_for(5), KsparseKernel::k1);
     EXPECT_EQ(ksparse_kernel_for(6), KsparseKernel::k2);
+    EXPECT_EQ(ksparse_kernel_for(8), KsparseKernel::k4);
+    EXPECT_EQ(ksparse_kernel_for(8, KsparseBalance::off), KsparseKernel::k2);
+    EXPECT_EQ(ksparse_kernel_for(8, KsparseBalance::on), KsparseKernel::k4);
+    EXPECT_EQ(ksparse_kernel_for(12), KsparseKernel::k2);
+    EXPECT_EQ(ksparse_kernel_for(16), KsparseKernel::k4);
+    EXPECT_EQ(ksparse_kernel_for(32), KsparseKernel::k4);
     EXPECT_EQ(ksparse_kernel_for(44), KsparseKernel::k2);
     EXPECT_EQ(ksparse_kernel_for(45), KsparseKernel::k3);
     const Bsr A6 = promote_to_bsr(pattern(10, 2, 1), 6, 1);
@@ -229,7 +236,7 @@ TEST_F(Ksparse, BalancedLayoutOnTheSkewedMatrix) {
     // both layouts must give the reference's product.
     const Csr skewed = read_matrix_market(test::source_path("inputs/data/matrices/skewed.mtx"));
     const Csr lhr07 = read_matrix_market(test::source_path("inputs/data/matrices/lhr07.mtx"));
-    for (int bs : {1, 3, 8}) {
+    for (int bs : {1, 3, 6}) {  // K1 and K2 (automatic takes K4, always split, at 8)
         SCOPED_TRACE(bs);
         const Bsr A = promote_to_bsr(skewed, bs, 5);
         EXPECT_EQ(ksparse_resolved(A).balance, KsparseBalance::on);
@@ -245,6 +252,88 @@ TEST_F(Ksparse, BalancedLayoutOnTheSkewedMatrix) {
             EXPECT_TRUE(agrees(A, x, spmv_ksparse(A, x, p))) << to_string(balance);
         }
     }
+}
+
+/// K4 against its specification, spmv_chunked: the same bits, for every block size it takes,
+/// every loads-in-flight variant and chunk lengths from one block (every row split) to many
+/// rows per chunk, on the uneven pattern (empty rows, a row 8x longer) and on the skewed
+/// matrix (rows of 4,000 blocks: many segments each).
+TEST_F(Ksparse, K4GivesTheBitsOfItsReference) {
+    const Csr skewed = read_matrix_market(test::source_path("inputs/data/matrices/skewed.mtx"));
+    struct Case {
+        int bs;
+        bool skewed;
+        std::vector<int> epts, chunks;
+    };
+    // The skewed matrix at bs 8 only (94 MB of values; its 16 long rows make 250+ segments
+    // each); the pattern at every block size with every variant.
+    std::vector<Case> cases;
+    for (int bs : {8, 16, 32})
+        cases.push_back({bs, false, {4, 8}, {1, 5, k4_default_chunk(bs, 0), 200}});
+    cases.push_back({8, true, {8}, {5, k4_default_chunk(8, 0)}});
+    for (const Case& c : cases) {
+        const int bs = c.bs;
+        const Bsr A =
+            c.skewed ? promote_to_bsr(skewed, bs, 17u)
+                     : promote_to_bsr(pattern(bs == 32 ? 500 : 2000, 5, 3u + bs), bs, 13u + bs);
+        const std::vector<double> x =
+            test::random_vector(static_cast<std::size_t>(A.block_cols) * bs, 8u + bs);
+        for (int ept : c.epts) {
+            for (int chunk : c.chunks) {
+                SCOPED_TRACE("bs " + std::to_string(bs) + (c.skewed ? " skewed" : " pattern") +
+                             " ept " + std::to_string(ept) + " chunk " + std::to_string(chunk));
+                KsparseParams p{KsparseKernel::k4};
+                p.ept = ept;
+                p.lambda = chunk;
+                p.arrays_per_block = ept == 8 ? 16 : 4;
+                std::vector<double> ref(static_cast<std::size_t>(A.block_rows) * bs);
+                spmv_chunked(A, chunk_rows(A, chunk), x.data(), ref.data());
+                const std::vector<double> dev = spmv_ksparse(A, x, p);
+                ASSERT_EQ(dev.size(), ref.size());
+                std::size_t differ = 0, first = 0;
+                for (std::size_t i = dev.size(); i-- > 0;) {
+                    if (dev[i] != ref[i]) {
+                        ++differ;
+                        first = i;
+                    }
+                }
+                EXPECT_EQ(differ, 0u)
+                    << "first at " << first << ": " << dev[first] << " vs " << ref[first];
+                if (chunk == 5) {
+                    EXPECT_TRUE(agrees(A, x, dev));  // and it is A x
+                }
+            }
+        }
+    }
+    // A one-row matrix, an empty one, and the shapes K4 refuses.
+    const Bsr one = promote_to_bsr(pattern(1, 4, 3), 16, 2);
+    const std::vector<double> x1 = test::random_vector(16, 9);
+    EXPECT_TRUE(agrees(one, x1, spmv_ksparse(one, x1, {KsparseKernel::k4})));
+    EXPECT_TRUE(
+        spmv_ksparse(promote_to_bsr(pattern(0, 4, 3), 8, 2), {}, {KsparseKernel::k4}).empty());
+    const Bsr A4 = promote_to_bsr(pattern(10, 2, 1), 4, 1);
+    EXPECT_THROW(spmv_ksparse(A4, std::vector<double>(40, 1.0), {KsparseKernel::k4}), NotSupported);
+    const Bsr A8 = promote_to_bsr(pattern(10, 2, 1), 8, 1);
+    const std::vector<double> x8(80, 1.0);
+    KsparseParams q{KsparseKernel::k4};
+    q.balance = KsparseBalance::off;  // K4 always splits the longest rows
+    EXPECT_THROW(spmv_ksparse(A8, x8, q), NotSupported);
+    q = KsparseParams{KsparseKernel::k4};
+    q.ept = 16;  // 4 or 8 (with x double-buffered, 16 would spill)
+    EXPECT_THROW(spmv_ksparse(A8, x8, q), NotSupported);
+    q = KsparseParams{KsparseKernel::k4};
+    q.arrays_per_block = 32;  // 1,024 threads: more than K4's 128 registers a thread allow
+    EXPECT_THROW(spmv_ksparse(A8, x8, q), NotSupported);
+    q = KsparseParams{KsparseKernel::k4};
+    q.arrays_per_block = 16;
+    q.lambda = 1000;  // 16 warps x 8 KB of chunk indices: over 48 KB of shared memory
+    EXPECT_THROW(spmv_ksparse(A8, x8, q), NotSupported);
+    EXPECT_EQ(ksparse_resolved(A8, {KsparseKernel::k4}).lambda, 8);  // a small matrix
+    EXPECT_EQ(ksparse_resolved(A8).kernel, KsparseKernel::k4);       // automatic at bs 8
+    KsparseParams off;
+    off.balance = KsparseBalance::off;
+    EXPECT_EQ(ksparse_resolved(A8, off).kernel, KsparseKernel::k2);
+    EXPECT_EQ(ksparse_resolved(promote_to_bsr(skewed, 8, 1), {KsparseKernel::k4}).lambda, 45);
 }
 
 }  // namespace

@@ -215,6 +215,13 @@ std::vector<Timing> time_block_spmv(const Bsr& A, int repeats, const KsparseBenc
     const Buffer<double> val(detail::column_major_blocks(A));
     const detail::KsparseView view{row_ptr.get(), col.get(), val.get(), A.block_rows, bs};
     auto time_candidate = [&](const KsparseParams& p) {
+        if (p.kernel == KsparseKernel::k4) {  // its own layout per chunk length
+            const DeviceBsr dev(A, p);
+            return time_it(
+                       "candidate", std::max(3, repeats / 2), s,
+                       [&] { dev.apply(x.get(), y.get(), s); }, flush)
+                .median_seconds;
+        }
         const detail::KsparseLaunch l = detail::ksparse_plan(A.block_rows, bs, p);
         return time_it(
                    "candidate", std::max(3, repeats / 2), s,
@@ -224,7 +231,8 @@ std::vector<Timing> time_block_spmv(const Bsr& A, int repeats, const KsparseBenc
 
     double best = 0.0;
     KsparseParams best_params;
-    for (KsparseKernel k : {KsparseKernel::k1, KsparseKernel::k2, KsparseKernel::k3}) {
+    for (KsparseKernel k :
+         {KsparseKernel::k1, KsparseKernel::k2, KsparseKernel::k3, KsparseKernel::k4}) {
         if (ksparse_candidates(k, bs).empty() || (k == KsparseKernel::k3 && bs < 8)) continue;
         KsparseParams p = tuned_or_default(cache, device, k, bs);
         std::string origin = cache.find(device, k, bs) ? "tuned (cache)" : "default";
@@ -241,12 +249,19 @@ std::vector<Timing> time_block_spmv(const Bsr& A, int repeats, const KsparseBenc
                                         ": " + origin + ": " + describe(e.params));
             }
         }
-        p.balance = KsparseBalance::off;
+        // The plain kernels unbalanced; K4 with its chunks (its only layout).
+        p.balance = k == KsparseKernel::k4 ? KsparseBalance::automatic : KsparseBalance::off;
         const DeviceBsr dev(A, p);
         Timing t = time_it(
             std::string("ksparse_") + to_string(k), repeats, s,
             [&] { dev.apply(x.get(), y.get(), s); }, flush);
         t.params = describe(dev.launch().params) + " (" + origin + ")";
+        if (k == KsparseKernel::k4) {
+            t.params += ", " + std::to_string(dev.chunks()) + " chunks, " +
+                        std::to_string(dev.split_rows()) + " rows split";
+            out.push_back(t);
+            continue;  // the balanced run below splits the best of K1-K3
+        }
         if (best == 0.0 || t.median_seconds < best) {
             best = t.median_seconds;
             best_params = p;

@@ -11,6 +11,7 @@
 
 #include "core/base/errors.hpp"
 #include "core/ksparse/balanced_bsr.hpp"
+#include "core/ksparse/chunked_bsr.hpp"
 #include "core/ksparse/ksparse_tuning.hpp"
 #include "gpu/ksparse.hpp"
 #include "gpu/src/base/buffer.cuh"
@@ -27,6 +28,8 @@ constexpr int kMaxThreads = 1024;
 constexpr int kK1Depth = 4;
 /// K2: the most columns of a block one thread keeps in registers (ept_max, section 5.3).
 constexpr int kK2MaxEpt = 16;
+/// K4: threads per block at most (16 warps), so a thread may keep 128 registers.
+constexpr int kK4MaxThreads = 512;
 
 /// True when the gated phase is off (multi-kernel solvers); uniform over the grid.
 __device__ __forceinline__ bool skipped(const int* skip) { return skip != nullptr && *skip != 0; }
@@ -231,6 +234,118 @@ __global__ void ksparse_k3(KsparseView A, const double* __restrict__ x, double* 
     }
 }
 
+/// K4 (design decision 39, core/ksparse/chunked_bsr.hpp): one warp per chunk of the chunked
+/// layout, i.e. whole block rows of at most `chunk` blocks together, or one segment of a
+/// longer row. The chunk's column-major values are one contiguous run: the warp reads it as
+/// 32-value loads (lane l: row r = l mod BS, column slot j = l / BS of 32 / BS), U of them
+/// and their x entries in flight per lane, the next U loaded while the current ones are
+/// multiplied; the chunk's column indices and row starts are staged in the warp's shared
+/// memory first, so x needs no dependent global load. A block's slot sums meet in a butterfly over
+/// the lanes of the same row, then go to the row's accumulator; a finished row is written by lanes
+/// 0 .. BS - 1 (a segment's to y_hat, summed by ksparse_k4_reduce). Explicit fma and
+/// round-to-nearest adds: the bits of spmv_chunked.
+template <int BS, int U>
+__global__ void __launch_bounds__(kK4MaxThreads)
+    ksparse_k4(K4View A, const double* __restrict__ x, double* __restrict__ y,
+               double* __restrict__ y_hat, const int* skip) {
+    if (skipped(skip)) return;
+    constexpr int kBB = BS * BS;
+    constexpr int kSlots = 32 / BS;
+    constexpr int kLoadsPerBlock = kBB / 32;
+    extern __shared__ int k4_shared[];  // per warp: chunk column indices, chunk + 1 row starts
+    const int lane = threadIdx.x;
+    const long long k = static_cast<long long>(blockIdx.x) * blockDim.y + threadIdx.y;
+    if (k >= A.chunks) return;  // the whole warp
+    int* cols = k4_shared + static_cast<size_t>(2 * A.chunk + 1) * threadIdx.y;
+    int* start = cols + A.chunk;
+    const int p0 = __ldg(A.block_ptr + k), p1 = __ldg(A.block_ptr + k + 1);
+    const int row0 = __ldg(A.first_row + k), rows = __ldg(A.rows + k);
+    const int slot = __ldg(A.slot + k);
+    const int blocks = p1 - p0;
+    for (int i = lane; i < blocks; i += 32) cols[i] = __ldg(A.col + p0 + i);
+    for (int i = lane; i <= rows; i += 32) {
+        start[i] = min(max(__ldg(A.row_ptr + row0 + i), p0), p1) - p0;
+    }
+    __syncwarp();
+    const int r = lane % BS, j = lane / BS;
+    double* out =
+        slot < 0 ? y + static_cast<size_t>(row0) * BS : y_hat + static_cast<size_t>(slot) * BS;
+    int row = 0;
+    double acc = 0.0;
+    // Writes every row that ends before block b (empty rows as 0) and moves past it.
+    auto finish_rows_before = [&](int b) {
+        while (row < rows && start[row + 1] <= b) {
+            if (lane < BS) out[static_cast<size_t>(row) * BS + r] = acc;
+            acc = 0.0;
+            ++row;
+        }
+    };
+    finish_rows_before(0);
+    const long long loads = static_cast<long long>(blocks) * kLoadsPerBlock;
+    const double* v = A.val + static_cast<size_t>(p0) * kBB + lane;
+    // Batch `first`: U values and their x entries, loaded together one batch ahead of their
+    // use (x's addresses come from the shared column indices, not from global memory).
+    double a[U], xv[U];
+    auto load = [&](long long first) {
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const long long q = first + u;
+            a[u] = 0.0;
+            xv[u] = 0.0;
+            if (q < loads) {
+                const int b = static_cast<int>(q / kLoadsPerBlock);
+                const int c = static_cast<int>(q % kLoadsPerBlock) * kSlots + j;
+                a[u] = __ldg(v + static_cast<size_t>(q) * 32);
+                xv[u] = __ldg(x + static_cast<size_t>(cols[b]) * BS + c);
+            }
+        }
+    };
+    load(0);
+    double s = 0.0;
+    for (long long first = 0; first < loads; first += U) {
+        double ca[U], cx[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            ca[u] = a[u];
+            cx[u] = xv[u];
+        }
+        if (first + U < loads) load(first + U);
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const long long q = first + u;
+            if (q < loads) {
+                s = __fma_rn(ca[u], cx[u], s);
+                if ((q + 1) % kLoadsPerBlock == 0) {  // a block done: the same q for all lanes
+#pragma unroll
+                    for (int off = BS; off < 32; off *= 2) {
+                        s = __dadd_rn(s, __shfl_xor_sync(0xffffffffu, s, off));
+                    }
+                    acc = __dadd_rn(acc, s);
+                    s = 0.0;
+                    finish_rows_before(static_cast<int>(q / kLoadsPerBlock) + 1);
+                }
+            }
+        }
+    }
+    finish_rows_before(blocks);
+}
+
+/// K4's split rows: y[split_row[t] bs + r] = the sum of their segments' y_hat, in order.
+__global__ void ksparse_k4_reduce(const int* __restrict__ split_row,
+                                  const int* __restrict__ split_ptr,
+                                  const double* __restrict__ y_hat, double* __restrict__ y,
+                                  int splits, int bs, const int* skip) {
+    if (skipped(skip)) return;
+    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= static_cast<long long>(splits) * bs) return;
+    const int t = static_cast<int>(i / bs), r = static_cast<int>(i % bs);
+    double acc = 0.0;
+    for (int s = __ldg(split_ptr + t); s < __ldg(split_ptr + t + 1); ++s) {
+        acc = __dadd_rn(acc, __ldg(y_hat + static_cast<size_t>(s) * bs + r));
+    }
+    y[static_cast<size_t>(__ldg(split_row + t)) * bs + r] = acc;
+}
+
 /// Balanced layout (section 5.5): y[i bs + r] = sum of y_hat over row i's segments
 /// seg_ptr[i] .. seg_ptr[i + 1] - 1 (none for an empty row: 0).
 __global__ void ksparse_reduce_segments(const int* __restrict__ seg_ptr,
@@ -299,6 +414,24 @@ const void* k3_function(int ept) {
             return reinterpret_cast<const void*>(ksparse_k3<4>);
         default:
             return reinterpret_cast<const void*>(ksparse_k3<8>);
+    }
+}
+
+/// The K4 instantiation for bs (8, 16, 32) and U loads in flight per lane (4, 8).
+template <int BS>
+const void* k4_function_of(int u) {
+    return u == 4 ? reinterpret_cast<const void*>(ksparse_k4<BS, 4>)
+                  : reinterpret_cast<const void*>(ksparse_k4<BS, 8>);
+}
+
+const void* k4_function(int bs, int u) {
+    switch (bs) {
+        case 8:
+            return k4_function_of<8>(u);
+        case 16:
+            return k4_function_of<16>(u);
+        default:
+            return k4_function_of<32>(u);
     }
 }
 
@@ -389,19 +522,56 @@ void plan_k3(int rows, int bs, KsparseLaunch& l) {
     l.shared = sizeof(double) * static_cast<size_t>(l.width);
 }
 
+/// K4: warps of 32 lanes (N_ta per block), ept = U loads in flight per lane, lambda = the
+/// chunk length in blocks (its column indices and row starts fill the warp's shared memory).
+void plan_k4(int bs, KsparseLaunch& l) {
+    KsparseParams& p = l.params;
+    if (!k4_takes(bs)) refuse("K4 takes block sizes 8, 16 and 32, not " + std::to_string(bs));
+    if (p.balance == KsparseBalance::off) {
+        refuse(
+            "K4 always splits the rows longer than its chunk (lambda blocks): balance off "
+            "is not one of its layouts");
+    }
+    if (p.arrays_per_block <= 0) p.arrays_per_block = 8;
+    if (p.ept <= 0) p.ept = 8;
+    if (p.lambda <= 0) p.lambda = k4_default_chunk(bs, 0);  // callers resolve it per matrix
+    if (p.ept != 4 && p.ept != 8) {
+        refuse("K4 takes ept (loads in flight per lane) 4 or 8, not " + std::to_string(p.ept));
+    }
+    if (32 * p.arrays_per_block > kK4MaxThreads) {
+        refuse("K4 takes at most " + std::to_string(kK4MaxThreads / 32) +
+               " warps per block (N_ta), not " + std::to_string(p.arrays_per_block));
+    }
+    p.rows_per_array = 1;
+    p.groups = 0;
+    p.nb = 0;
+    l.width = 32;
+    l.ept_max = p.ept;
+    l.function = k4_function(bs, p.ept);
+    l.block = dim3(32, static_cast<unsigned>(p.arrays_per_block));
+    l.shared = sizeof(int) * static_cast<size_t>(2 * p.lambda + 1) * p.arrays_per_block;
+    if (l.shared > 48 * 1024) {
+        refuse(describe(p) + ": " + std::to_string(l.shared) +
+               " bytes of shared memory per block (chunk indices); at most 49152");
+    }
+}
+
 }  // namespace
 
 KsparseLaunch ksparse_plan(int rows, int bs, const KsparseParams& params) {
     KsparseLaunch l;
     l.params = params;
     KsparseParams& p = l.params;
-    if (p.kernel == KsparseKernel::automatic) p.kernel = ksparse_kernel_for(bs);
+    if (p.kernel == KsparseKernel::automatic) p.kernel = ksparse_kernel_for(bs, p.balance);
     switch (p.kernel) {
         case KsparseKernel::k1:
             plan_k1(bs, l);
             break;
         case KsparseKernel::k2:
             plan_k2(bs, l);
+            break;
+        case KsparseKernel::k4:
+            plan_k4(bs, l);
             break;
         default:
             plan_k3(rows, bs, l);
@@ -422,8 +592,9 @@ KsparseLaunch ksparse_plan(int rows, int bs, const KsparseParams& params) {
 
 void ksparse_launch(const KsparseLaunch& l, const KsparseView& A, const double* x, double* y,
                     cudaStream_t s, const int* skip) {
+    if (l.params.kernel == KsparseKernel::k4) refuse("K4 runs on its chunked layout (DeviceBsr)");
     if (A.rows == 0) return;
-    // Every KSPARSE kernel takes (A, x, y, rows_per_array, groups, skip).
+    // Every KSPARSE kernel but K4 takes (A, x, y, rows_per_array, groups, skip).
     KsparseView view = A;
     int rows_per_array = l.params.rows_per_array, groups = l.params.groups;
     void* args[] = {&view, &x, &y, &rows_per_array, &groups, &skip};
@@ -473,15 +644,19 @@ KsparseParams tuned_params(const KsparseParams& r, int bs) {
     const TuningCache cache(TuningCache::default_path());
     const std::string device = device_name();
     std::optional<TunedEntry> best;
-    for (KsparseKernel k : {KsparseKernel::k1, KsparseKernel::k2, KsparseKernel::k3}) {
+    for (KsparseKernel k :
+         {KsparseKernel::k1, KsparseKernel::k2, KsparseKernel::k3, KsparseKernel::k4}) {
         if (r.kernel != KsparseKernel::automatic && k != r.kernel) continue;
+        // K4 splits long rows by construction: not a choice when the request forbids that.
+        if (k == KsparseKernel::k4 && r.balance == KsparseBalance::off) continue;
         const std::optional<TunedEntry> e = cache.find(device, k, bs);
         if (e && (!best || e->seconds < best->seconds)) best = e;
     }
     if (!best) return r;
     KsparseParams p = best->params;
     p.balance = r.balance;
-    p.lambda = r.lambda;
+    // K4's lambda is its tuned chunk length unless the request sets one.
+    if (p.kernel != KsparseKernel::k4 || r.lambda > 0) p.lambda = r.lambda;
     return p;
 }
 
@@ -519,6 +694,14 @@ DeviceBsr::DeviceBsr(const Bsr& A, const KsparseParams& params)
       block_rows_(A.block_rows),
       bs_(A.block_size),
       kernel_rows_(A.block_rows) {
+    if (params.kernel == KsparseKernel::k4 ||
+        (params.kernel == KsparseKernel::automatic &&
+         ksparse_kernel_for(bs_, params.balance) == KsparseKernel::k4)) {
+        KsparseParams p = params;
+        p.kernel = KsparseKernel::k4;
+        chunk(A, p);
+        return;
+    }
     const Layout l = layout(A, params);
     launch_ = l.plain;
     balanced_ = l.balanced;
@@ -538,6 +721,28 @@ DeviceBsr::DeviceBsr(const Bsr& A, const KsparseParams& params)
     y_hat_ = Buffer<double>(static_cast<size_t>(kernel_rows_) * bs_);
 }
 
+void DeviceBsr::chunk(const Bsr& A, const KsparseParams& params) {
+    KsparseParams p = params;
+    if (p.lambda <= 0) p.lambda = k4_default_chunk(bs_, A.blocks());
+    // The launch's parameters first (refusals before any upload), then the layout it needs.
+    launch_ = ksparse_plan(0, bs_, p);
+    const ChunkedRows c = chunk_rows(A, launch_.params.lambda);
+    chunks_ = c.chunks();
+    splits_ = static_cast<int>(c.split_row.size());
+    launch_ = ksparse_plan(chunks_, bs_, p);
+    launch_.params.balance = KsparseBalance::on;
+    lambda_ = launch_.params.lambda;
+    kernel_rows_ = chunks_;
+    row_ptr_ = Buffer<int>(A.row_ptr);
+    block_ptr_ = Buffer<int>(c.block_ptr);
+    first_row_ = Buffer<int>(c.row);
+    chunk_rows_ = Buffer<int>(c.rows);
+    slot_ = Buffer<int>(c.slot);
+    split_row_ = Buffer<int>(c.split_row);
+    split_ptr_ = Buffer<int>(c.split_ptr);
+    y_hat_ = Buffer<double>(static_cast<size_t>(c.slots()) * bs_);
+}
+
 void DeviceBsr::update_values(const Bsr& A) {
     if (A.block_size != bs_ || A.block_rows != block_rows_ || A.col.size() != col_.size()) {
         throw std::invalid_argument("DeviceBsr::update_values: the matrix has another structure");
@@ -547,6 +752,24 @@ void DeviceBsr::update_values(const Bsr& A) {
 }
 
 void DeviceBsr::apply(const double* x, double* y, cudaStream_t stream, const int* skip) const {
+    if (launch_.params.kernel == KsparseKernel::k4) {
+        if (chunks_ == 0) return;
+        K4View view{row_ptr_.get(),   col_.get(),       val_.get(),
+                    block_ptr_.get(), first_row_.get(), chunk_rows_.get(),
+                    slot_.get(),      chunks_,          launch_.params.lambda};
+        double* y_hat = y_hat_.get();
+        void* args[] = {&view, &x, &y, &y_hat, &skip};
+        HEPTANE_CUDA_CHECK(cudaLaunchKernel(launch_.function, launch_.grid, launch_.block, args,
+                                            launch_.shared, stream));
+        if (splits_ == 0) return;
+        constexpr int kThreads = 256;
+        const long long n = static_cast<long long>(splits_) * bs_;
+        ksparse_k4_reduce<<<static_cast<unsigned>((n + kThreads - 1) / kThreads), kThreads, 0,
+                            stream>>>(split_row_.get(), split_ptr_.get(), y_hat_.get(), y, splits_,
+                                      bs_, skip);
+        HEPTANE_CUDA_CHECK(cudaGetLastError());
+        return;
+    }
     if (!balanced_) {
         ksparse_launch(launch_, {row_ptr_.get(), col_.get(), val_.get(), block_rows_, bs_}, x, y,
                        stream, skip);
@@ -565,6 +788,16 @@ void DeviceBsr::apply(const double* x, double* y, cudaStream_t stream, const int
 }  // namespace detail
 
 KsparseParams ksparse_resolved(const Bsr& A, const KsparseParams& params) {
+    if (params.kernel == KsparseKernel::k4 ||
+        (params.kernel == KsparseKernel::automatic &&
+         ksparse_kernel_for(A.block_size, params.balance) == KsparseKernel::k4)) {
+        KsparseParams q = params;
+        q.kernel = KsparseKernel::k4;
+        if (q.lambda <= 0) q.lambda = k4_default_chunk(A.block_size, A.blocks());
+        KsparseParams p = detail::ksparse_plan(0, A.block_size, q).params;
+        p.balance = KsparseBalance::on;
+        return p;
+    }
     const detail::Layout l = detail::layout(A, params);
     KsparseParams p = l.plain.params;
     p.balance = l.balanced ? KsparseBalance::on : KsparseBalance::off;

@@ -23,6 +23,20 @@ struct KsparseView {
     int bs;
 };
 
+/// K4's matrix (core/ksparse/chunked_bsr.hpp): the Bsr's row pointer, columns and
+/// column-major values, and its chunked layout.
+struct K4View {
+    const int* row_ptr;
+    const int* col;
+    const double* val;
+    const int* block_ptr;  ///< chunks + 1: each chunk's first block
+    const int* first_row;  ///< each chunk's first block row
+    const int* rows;       ///< each chunk's block rows
+    const int* slot;       ///< -1 (rows to y) or the y_hat block row of a split row's segment
+    int chunks;
+    int chunk;  ///< blocks (and rows) per chunk at most: the shared memory per warp
+};
+
 /// A kernel's launch for one matrix: the parameters completed with their defaults.
 struct KsparseLaunch {
     KsparseParams params;  ///< kernel and its Table I parameters, all resolved (> 0)
@@ -60,7 +74,8 @@ std::string device_name();
 KsparseParams tuned_params(const KsparseParams& requested, int bs);
 
 /// A Bsr on the device for repeated products y = A x: one KSPARSE launch, or (balanced) the
-/// launch over the split rows into y_hat and the segmented reduction into y.
+/// launch over the split rows into y_hat and the segmented reduction into y, or (K4) the
+/// launch over the chunks and the reduction of the rows longer than a chunk.
 class DeviceBsr {
   public:
     DeviceBsr(const Bsr& A, const KsparseParams& params);
@@ -70,16 +85,22 @@ class DeviceBsr {
     void update_values(const Bsr& A);
     const KsparseLaunch& launch() const { return launch_; }
     bool balanced() const { return balanced_; }
+    /// K4: the chunks and the rows split into several of them.
+    int chunks() const { return chunks_; }
+    int split_rows() const { return splits_; }
     int lambda() const { return lambda_; }
     long long rows() const { return static_cast<long long>(block_rows_) * bs_; }
 
   private:
+    void chunk(const Bsr& A, const KsparseParams& params);
     KsparseLaunch launch_;
     bool balanced_ = false;
     int lambda_ = 0;
     Buffer<int> row_ptr_, col_, seg_ptr_;
+    Buffer<int> block_ptr_, first_row_, chunk_rows_, slot_, split_row_, split_ptr_;  // K4
     Buffer<double> val_, y_hat_;
     int block_rows_, bs_, kernel_rows_;
+    int chunks_ = 0, splits_ = 0;
 };
 
 }  // namespace heptane::gpu::detail
