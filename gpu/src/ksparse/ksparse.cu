@@ -20,6 +20,9 @@
 
 namespace heptane::gpu {
 namespace detail {
+
+void ksparse_refuse(const std::string& what) { throw NotSupported("KSPARSE " + what); }
+
 namespace {
 
 constexpr int kMaxBlockSize = 128;
@@ -28,11 +31,6 @@ constexpr int kMaxThreads = 1024;
 constexpr int kK1Depth = 4;
 /// K2: the most columns of a block one thread keeps in registers (ept_max, section 5.3).
 constexpr int kK2MaxEpt = 16;
-/// K4: threads per block at most (16 warps), so a thread may keep 128 registers.
-constexpr int kK4MaxThreads = 512;
-
-/// True when the gated phase is off (multi-kernel solvers); uniform over the grid.
-__device__ __forceinline__ bool skipped(const int* skip) { return skip != nullptr && *skip != 0; }
 
 /// K1 (seed 001, section 5.2): a thread array is a warp truncated to kPerLoad whole blocks
 /// (kPerLoad = floor(32 / bs^2)), so one warp load covers kPerLoad consecutive blocks of a
@@ -234,118 +232,6 @@ __global__ void ksparse_k3(KsparseView A, const double* __restrict__ x, double* 
     }
 }
 
-/// K4 (design decision 39, core/ksparse/chunked_bsr.hpp): one warp per chunk of the chunked
-/// layout, i.e. whole block rows of at most `chunk` blocks together, or one segment of a
-/// longer row. The chunk's column-major values are one contiguous run: the warp reads it as
-/// 32-value loads (lane l: row r = l mod BS, column slot j = l / BS of 32 / BS), U of them
-/// and their x entries in flight per lane, the next U loaded while the current ones are
-/// multiplied; the chunk's column indices and row starts are staged in the warp's shared
-/// memory first, so x needs no dependent global load. A block's slot sums meet in a butterfly over
-/// the lanes of the same row, then go to the row's accumulator; a finished row is written by lanes
-/// 0 .. BS - 1 (a segment's to y_hat, summed by ksparse_k4_reduce). Explicit fma and
-/// round-to-nearest adds: the bits of spmv_chunked.
-template <int BS, int U>
-__global__ void __launch_bounds__(kK4MaxThreads)
-    ksparse_k4(K4View A, const double* __restrict__ x, double* __restrict__ y,
-               double* __restrict__ y_hat, const int* skip) {
-    if (skipped(skip)) return;
-    constexpr int kBB = BS * BS;
-    constexpr int kSlots = 32 / BS;
-    constexpr int kLoadsPerBlock = kBB / 32;
-    extern __shared__ int k4_shared[];  // per warp: chunk column indices, chunk + 1 row starts
-    const int lane = threadIdx.x;
-    const long long k = static_cast<long long>(blockIdx.x) * blockDim.y + threadIdx.y;
-    if (k >= A.chunks) return;  // the whole warp
-    int* cols = k4_shared + static_cast<size_t>(2 * A.chunk + 1) * threadIdx.y;
-    int* start = cols + A.chunk;
-    const int p0 = __ldg(A.block_ptr + k), p1 = __ldg(A.block_ptr + k + 1);
-    const int row0 = __ldg(A.first_row + k), rows = __ldg(A.rows + k);
-    const int slot = __ldg(A.slot + k);
-    const int blocks = p1 - p0;
-    for (int i = lane; i < blocks; i += 32) cols[i] = __ldg(A.col + p0 + i);
-    for (int i = lane; i <= rows; i += 32) {
-        start[i] = min(max(__ldg(A.row_ptr + row0 + i), p0), p1) - p0;
-    }
-    __syncwarp();
-    const int r = lane % BS, j = lane / BS;
-    double* out =
-        slot < 0 ? y + static_cast<size_t>(row0) * BS : y_hat + static_cast<size_t>(slot) * BS;
-    int row = 0;
-    double acc = 0.0;
-    // Writes every row that ends before block b (empty rows as 0) and moves past it.
-    auto finish_rows_before = [&](int b) {
-        while (row < rows && start[row + 1] <= b) {
-            if (lane < BS) out[static_cast<size_t>(row) * BS + r] = acc;
-            acc = 0.0;
-            ++row;
-        }
-    };
-    finish_rows_before(0);
-    const long long loads = static_cast<long long>(blocks) * kLoadsPerBlock;
-    const double* v = A.val + static_cast<size_t>(p0) * kBB + lane;
-    // Batch `first`: U values and their x entries, loaded together one batch ahead of their
-    // use (x's addresses come from the shared column indices, not from global memory).
-    double a[U], xv[U];
-    auto load = [&](long long first) {
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-            const long long q = first + u;
-            a[u] = 0.0;
-            xv[u] = 0.0;
-            if (q < loads) {
-                const int b = static_cast<int>(q / kLoadsPerBlock);
-                const int c = static_cast<int>(q % kLoadsPerBlock) * kSlots + j;
-                a[u] = __ldg(v + static_cast<size_t>(q) * 32);
-                xv[u] = __ldg(x + static_cast<size_t>(cols[b]) * BS + c);
-            }
-        }
-    };
-    load(0);
-    double s = 0.0;
-    for (long long first = 0; first < loads; first += U) {
-        double ca[U], cx[U];
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-            ca[u] = a[u];
-            cx[u] = xv[u];
-        }
-        if (first + U < loads) load(first + U);
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-            const long long q = first + u;
-            if (q < loads) {
-                s = __fma_rn(ca[u], cx[u], s);
-                if ((q + 1) % kLoadsPerBlock == 0) {  // a block done: the same q for all lanes
-#pragma unroll
-                    for (int off = BS; off < 32; off *= 2) {
-                        s = __dadd_rn(s, __shfl_xor_sync(0xffffffffu, s, off));
-                    }
-                    acc = __dadd_rn(acc, s);
-                    s = 0.0;
-                    finish_rows_before(static_cast<int>(q / kLoadsPerBlock) + 1);
-                }
-            }
-        }
-    }
-    finish_rows_before(blocks);
-}
-
-/// K4's split rows: y[split_row[t] bs + r] = the sum of their segments' y_hat, in order.
-__global__ void ksparse_k4_reduce(const int* __restrict__ split_row,
-                                  const int* __restrict__ split_ptr,
-                                  const double* __restrict__ y_hat, double* __restrict__ y,
-                                  int splits, int bs, const int* skip) {
-    if (skipped(skip)) return;
-    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (i >= static_cast<long long>(splits) * bs) return;
-    const int t = static_cast<int>(i / bs), r = static_cast<int>(i % bs);
-    double acc = 0.0;
-    for (int s = __ldg(split_ptr + t); s < __ldg(split_ptr + t + 1); ++s) {
-        acc = __dadd_rn(acc, __ldg(y_hat + static_cast<size_t>(s) * bs + r));
-    }
-    y[static_cast<size_t>(__ldg(split_row + t)) * bs + r] = acc;
-}
-
 /// Balanced layout (section 5.5): y[i bs + r] = sum of y_hat over row i's segments
 /// seg_ptr[i] .. seg_ptr[i + 1] - 1 (none for an empty row: 0).
 __global__ void ksparse_reduce_segments(const int* __restrict__ seg_ptr,
@@ -369,8 +255,6 @@ int pow2_at_least(int n) {
     while (p < n) p *= 2;
     return p;
 }
-
-[[noreturn]] void refuse(const std::string& what) { throw NotSupported("KSPARSE " + what); }
 
 /// The K1 instantiation for bs, the K2 one that keeps `ept` columns per thread, and K3's
 /// for its ept.
@@ -417,24 +301,6 @@ const void* k3_function(int ept) {
     }
 }
 
-/// The K4 instantiation for bs (8, 16, 32) and U loads in flight per lane (4, 8).
-template <int BS>
-const void* k4_function_of(int u) {
-    return u == 4 ? reinterpret_cast<const void*>(ksparse_k4<BS, 4>)
-                  : reinterpret_cast<const void*>(ksparse_k4<BS, 8>);
-}
-
-const void* k4_function(int bs, int u) {
-    switch (bs) {
-        case 8:
-            return k4_function_of<8>(u);
-        case 16:
-            return k4_function_of<16>(u);
-        default:
-            return k4_function_of<32>(u);
-    }
-}
-
 /// The most threads a block of `kernel` can have (its registers per thread decide).
 int max_threads(const void* kernel) {
     cudaFuncAttributes a{};
@@ -444,7 +310,7 @@ int max_threads(const void* kernel) {
 
 void plan_k1(int bs, KsparseLaunch& l) {
     KsparseParams& p = l.params;
-    if (bs < 1 || bs > 5) refuse("K1 takes block sizes 1 to 5, not " + std::to_string(bs));
+    if (bs < 1 || bs > 5) ksparse_refuse("K1 takes block sizes 1 to 5, not " + std::to_string(bs));
     if (p.rows_per_array <= 0) p.rows_per_array = 1;
     if (p.arrays_per_block <= 0) p.arrays_per_block = 4;
     l.width = 32;
@@ -456,8 +322,8 @@ void plan_k1(int bs, KsparseLaunch& l) {
 void plan_k2(int bs, KsparseLaunch& l) {
     KsparseParams& p = l.params;
     if (bs < 2 || bs > kMaxBlockSize) {
-        refuse("K2 takes block sizes 2 to " + std::to_string(kMaxBlockSize) + ", not " +
-               std::to_string(bs));
+        ksparse_refuse("K2 takes block sizes 2 to " + std::to_string(kMaxBlockSize) + ", not " +
+                       std::to_string(bs));
     }
     if (p.groups <= 0) {
         // About 4 columns per thread (double buffered), else the widest launchable array.
@@ -469,16 +335,17 @@ void plan_k2(int bs, KsparseLaunch& l) {
             }
         }
         if (p.groups <= 0) {
-            refuse("K2 cannot hold a " + std::to_string(bs) + " x " + std::to_string(bs) +
-                   " block in one thread array's registers: use K3");
+            ksparse_refuse("K2 cannot hold a " + std::to_string(bs) + " x " + std::to_string(bs) +
+                           " block in one thread array's registers: use K3");
         }
     }
-    if (p.groups > bs) refuse("K2 needs N_tg <= bs (Table I), not " + std::to_string(p.groups));
+    if (p.groups > bs)
+        ksparse_refuse("K2 needs N_tg <= bs (Table I), not " + std::to_string(p.groups));
     l.ept_max = (bs + p.groups - 1) / p.groups;
     if (l.ept_max > kK2MaxEpt) {
-        refuse("K2 keeps at most " + std::to_string(kK2MaxEpt) + " columns per thread: bs " +
-               std::to_string(bs) +
-               " needs N_tg >= " + std::to_string((bs + kK2MaxEpt - 1) / kK2MaxEpt));
+        ksparse_refuse("K2 keeps at most " + std::to_string(kK2MaxEpt) +
+                       " columns per thread: bs " + std::to_string(bs) +
+                       " needs N_tg >= " + std::to_string((bs + kK2MaxEpt - 1) / kK2MaxEpt));
     }
     l.width = bs * p.groups;
     l.function = k2_function(l.ept_max);
@@ -486,9 +353,9 @@ void plan_k2(int bs, KsparseLaunch& l) {
     if (p.arrays_per_block <= 0) p.arrays_per_block = std::max(1, std::min(256, limit) / l.width);
     if (p.rows_per_array <= 0) p.rows_per_array = 1;
     if (l.width * p.arrays_per_block > limit) {
-        refuse(describe(p) + ": " + std::to_string(l.width * p.arrays_per_block) +
-               " threads per block; this K2 (ept " + std::to_string(l.ept_max) +
-               ") launches at most " + std::to_string(limit));
+        ksparse_refuse(describe(p) + ": " + std::to_string(l.width * p.arrays_per_block) +
+                       " threads per block; this K2 (ept " + std::to_string(l.ept_max) +
+                       ") launches at most " + std::to_string(limit));
     }
     l.block = dim3(static_cast<unsigned>(l.width), static_cast<unsigned>(p.arrays_per_block));
     l.shared = sizeof(double) * static_cast<size_t>(l.width) * p.arrays_per_block;
@@ -497,22 +364,22 @@ void plan_k2(int bs, KsparseLaunch& l) {
 void plan_k3(int rows, int bs, KsparseLaunch& l) {
     KsparseParams& p = l.params;
     if (bs < 2 || bs > kMaxBlockSize) {
-        refuse("K3 takes block sizes 2 to " + std::to_string(kMaxBlockSize) + ", not " +
-               std::to_string(bs));
+        ksparse_refuse("K3 takes block sizes 2 to " + std::to_string(kMaxBlockSize) + ", not " +
+                       std::to_string(bs));
     }
     if (p.nb <= 0) p.nb = std::min(bs, 64);
     if (p.ept <= 0) p.ept = 4;
     if (p.groups <= 0) p.groups = std::max(1, std::min(8, 256 / p.nb));
     if (p.ept != 1 && p.ept != 2 && p.ept != 4 && p.ept != 8) {
-        refuse("K3 takes ept 1, 2, 4 or 8, not " + std::to_string(p.ept));
+        ksparse_refuse("K3 takes ept 1, 2, 4 or 8, not " + std::to_string(p.ept));
     }
     l.ept_max = p.ept;
     l.width = p.nb * p.groups;
     l.function = k3_function(p.ept);
     const int limit = max_threads(l.function);
     if (l.width > limit) {
-        refuse(describe(p) + ": " + std::to_string(l.width) +
-               " threads per block; this K3 launches at most " + std::to_string(limit));
+        ksparse_refuse(describe(p) + ": " + std::to_string(l.width) +
+                       " threads per block; this K3 launches at most " + std::to_string(limit));
     }
     p.rows_per_array = 1;
     p.arrays_per_block = 1;
@@ -520,40 +387,6 @@ void plan_k3(int rows, int bs, KsparseLaunch& l) {
     l.grid = dim3(static_cast<unsigned>(std::max(1, rows)),
                   static_cast<unsigned>((bs + p.nb - 1) / p.nb));
     l.shared = sizeof(double) * static_cast<size_t>(l.width);
-}
-
-/// K4: warps of 32 lanes (N_ta per block), ept = U loads in flight per lane, lambda = the
-/// chunk length in blocks (its column indices and row starts fill the warp's shared memory).
-void plan_k4(int bs, KsparseLaunch& l) {
-    KsparseParams& p = l.params;
-    if (!k4_takes(bs)) refuse("K4 takes block sizes 8, 16 and 32, not " + std::to_string(bs));
-    if (p.balance == KsparseBalance::off) {
-        refuse(
-            "K4 always splits the rows longer than its chunk (lambda blocks): balance off "
-            "is not one of its layouts");
-    }
-    if (p.arrays_per_block <= 0) p.arrays_per_block = 8;
-    if (p.ept <= 0) p.ept = 8;
-    if (p.lambda <= 0) p.lambda = k4_default_chunk(bs, 0);  // callers resolve it per matrix
-    if (p.ept != 4 && p.ept != 8) {
-        refuse("K4 takes ept (loads in flight per lane) 4 or 8, not " + std::to_string(p.ept));
-    }
-    if (32 * p.arrays_per_block > kK4MaxThreads) {
-        refuse("K4 takes at most " + std::to_string(kK4MaxThreads / 32) +
-               " warps per block (N_ta), not " + std::to_string(p.arrays_per_block));
-    }
-    p.rows_per_array = 1;
-    p.groups = 0;
-    p.nb = 0;
-    l.width = 32;
-    l.ept_max = p.ept;
-    l.function = k4_function(bs, p.ept);
-    l.block = dim3(32, static_cast<unsigned>(p.arrays_per_block));
-    l.shared = sizeof(int) * static_cast<size_t>(2 * p.lambda + 1) * p.arrays_per_block;
-    if (l.shared > 48 * 1024) {
-        refuse(describe(p) + ": " + std::to_string(l.shared) +
-               " bytes of shared memory per block (chunk indices); at most 49152");
-    }
 }
 
 }  // namespace
@@ -579,8 +412,8 @@ KsparseLaunch ksparse_plan(int rows, int bs, const KsparseParams& params) {
     }
     const long long threads = static_cast<long long>(l.block.x) * l.block.y;
     if (threads > kMaxThreads) {
-        refuse(describe(p) + ": " + std::to_string(threads) + " threads per block exceed " +
-               std::to_string(kMaxThreads));
+        ksparse_refuse(describe(p) + ": " + std::to_string(threads) + " threads per block exceed " +
+                       std::to_string(kMaxThreads));
     }
     if (p.kernel != KsparseKernel::k3) {
         const long long per_block = static_cast<long long>(p.arrays_per_block) * p.rows_per_array;
@@ -592,7 +425,8 @@ KsparseLaunch ksparse_plan(int rows, int bs, const KsparseParams& params) {
 
 void ksparse_launch(const KsparseLaunch& l, const KsparseView& A, const double* x, double* y,
                     cudaStream_t s, const int* skip) {
-    if (l.params.kernel == KsparseKernel::k4) refuse("K4 runs on its chunked layout (DeviceBsr)");
+    if (l.params.kernel == KsparseKernel::k4)
+        ksparse_refuse("K4 runs on its chunked layout (DeviceBsr)");
     if (A.rows == 0) return;
     // Every KSPARSE kernel but K4 takes (A, x, y, rows_per_array, groups, skip).
     KsparseView view = A;
@@ -754,20 +588,11 @@ void DeviceBsr::update_values(const Bsr& A) {
 void DeviceBsr::apply(const double* x, double* y, cudaStream_t stream, const int* skip) const {
     if (launch_.params.kernel == KsparseKernel::k4) {
         if (chunks_ == 0) return;
-        K4View view{row_ptr_.get(),   col_.get(),       val_.get(),
-                    block_ptr_.get(), first_row_.get(), chunk_rows_.get(),
-                    slot_.get(),      chunks_,          launch_.params.lambda};
-        double* y_hat = y_hat_.get();
-        void* args[] = {&view, &x, &y, &y_hat, &skip};
-        HEPTANE_CUDA_CHECK(cudaLaunchKernel(launch_.function, launch_.grid, launch_.block, args,
-                                            launch_.shared, stream));
-        if (splits_ == 0) return;
-        constexpr int kThreads = 256;
-        const long long n = static_cast<long long>(splits_) * bs_;
-        ksparse_k4_reduce<<<static_cast<unsigned>((n + kThreads - 1) / kThreads), kThreads, 0,
-                            stream>>>(split_row_.get(), split_ptr_.get(), y_hat_.get(), y, splits_,
-                                      bs_, skip);
-        HEPTANE_CUDA_CHECK(cudaGetLastError());
+        k4_apply(launch_,
+                 {row_ptr_.get(), col_.get(), val_.get(), block_ptr_.get(), first_row_.get(),
+                  chunk_rows_.get(), slot_.get(), chunks_, launch_.params.lambda},
+                 x, y, y_hat_.get(), split_row_.get(), split_ptr_.get(), splits_, bs_, stream,
+                 skip);
         return;
     }
     if (!balanced_) {

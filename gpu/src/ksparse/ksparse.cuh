@@ -47,6 +47,22 @@ struct KsparseLaunch {
     size_t shared = 0;
 };
 
+/// Throws NotSupported("KSPARSE " + what): a launch a kernel cannot take.
+[[noreturn]] void ksparse_refuse(const std::string& what);
+
+/// True when the gated phase is off (multi-kernel solvers); uniform over the grid.
+__device__ __forceinline__ bool skipped(const int* skip) { return skip != nullptr && *skip != 0; }
+
+/// K4's launch (ksparse_k4.cu): 32 x N_ta threads, ept = loads in flight, lambda = the chunk;
+/// grid and shared memory for l.params (rows = chunks) are set by ksparse_plan.
+void plan_k4(int bs, KsparseLaunch& l);
+
+/// y = A x with K4 (launch from ksparse_plan over A.chunks), then the split rows' segments
+/// from y_hat into y (`splits` rows, split_row / split_ptr of ChunkedRows).
+void k4_apply(const KsparseLaunch& l, const K4View& A, const double* x, double* y, double* y_hat,
+              const int* split_row, const int* split_ptr, int splits, int bs, cudaStream_t stream,
+              const int* skip);
+
 /// The launch of params.kernel (or the default kernel for bs) over `rows` block rows of
 /// bs x bs; NotSupported when that kernel cannot take bs or the parameters break Table I's
 /// restrictions or the 1,024 threads of a block.
