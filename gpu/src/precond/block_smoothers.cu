@@ -314,17 +314,19 @@ __global__ void k_sweep(BdiaView v, BlockGeometry g, const double* b, const doub
     }
 }
 
-/// The well rows after the cells: x_w = x_w + omega (b_w - (A x)_w) / D_w.
+/// The well rows after the cells: x_w = x_w + omega (b_w - (A x)_w) / D_w, a warp a well
+/// (warp_ordered_sum: the row's terms in order; one thread a well waited a load latency every
+/// few perforations).
 __global__ void k_sweep_wells(BdiaView v, int K, const double* inv_d, const double* b,
                               const double* x_in, double* x_out, double omega, const int* skip) {
     if (skip != nullptr && *skip != 0) return;
-    const int w = blockIdx.x * blockDim.x + threadIdx.x;
-    if (w >= v.nw) return;
-    double sum = 0.0;
-    const int n = v.count[w] * K;
+    const int w = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    if (w >= v.nw) return;  // whole warps
     const double* xc = x_in + static_cast<long long>(v.cell0[w]) * K;
     const double* vals = v.well_rows + v.first[w];
-    for (int i = 0; i < n; ++i) sum = mul_add(vals[i], xc[i], sum);
+    const double sum =
+        warp_ordered_sum<4>(v.count[w] * K, [&](int i) { return mul(vals[i], xc[i]); });
+    if (threadIdx.x % 32 != 0) return;
     const long long row = static_cast<long long>(v.M) * K + w;
     const double ax = mul_add(v.d[w], x_in[row], sum);
     x_out[row] = add(x_in[row], mul(omega, mul(inv_d[w], sub(b[row], ax))));
@@ -422,8 +424,8 @@ void DeviceSmoother::sweep(const double* b, const double* x_in, double* x_out, d
               blocks_.shared_bytes(), stream>>>(v, geometry(blocks_), b, x_in, x_out, omega, skip);
     HEPTANE_SYNC_CHECK(stream);
     if (v.nw > 0) {
-        k_sweep_wells<<<(v.nw + 127) / 128, 128, 0, stream>>>(v, blocks_.K, blocks_.inv_d.get(), b,
-                                                              x_in, x_out, omega, skip);
+        k_sweep_wells<<<(v.nw * 32 + 127) / 128, 128, 0, stream>>>(
+            v, blocks_.K, blocks_.inv_d.get(), b, x_in, x_out, omega, skip);
         HEPTANE_SYNC_CHECK(stream);
     }
 }

@@ -76,21 +76,63 @@ __device__ __forceinline__ int well_of(const BdiaView& v, unsigned m, int K, int
     return w;
 }
 
-/// Well row w: the perforated cells' terms in order, then D (the reference's order).
-/// (Measured on an H200: moving the well rows to the front of the grid-stride loop with
-/// batched loads made every K 5-7% slower - it shifts the cells off warp alignment - so they
-/// stay at the end.)
-template <int K>
-__device__ void well_row(const BdiaView& v, int w, const double* __restrict__ x,
-                         double* __restrict__ y) {
+/// sum_{j < n} term(j) added in j order (canonical add), by a whole warp: the lanes form
+/// kBatch x 32 terms at a time and every lane adds them in order, so one load latency covers
+/// kBatch x 32 terms, where one thread alone waited a latency every few terms. All 32 lanes
+/// must call it; each gets the sum.
+template <int kBatch, class Term>
+__device__ __forceinline__ double warp_ordered_sum(int n, Term term) {
     using namespace heptane::canonical;
+    const int lane = threadIdx.x & 31;
     double sum = 0.0;
-    const int n = v.count[w] * K;
+    for (int j0 = 0; j0 < n; j0 += 32 * kBatch) {
+        double p[kBatch];
+#pragma unroll
+        for (int b = 0; b < kBatch; ++b) {
+            const int j = j0 + 32 * b + lane;
+            p[b] = j < n ? term(j) : 0.0;
+        }
+#pragma unroll
+        for (int b = 0; b < kBatch; ++b) {
+            for (int l = 0; l < 32; ++l) {
+                const double t = __shfl_sync(0xffffffffu, p[b], l);
+                if (j0 + 32 * b + l < n) sum = add(sum, t);
+            }
+        }
+    }
+    return sum;
+}
+
+/// Well row w: the perforated cells' terms in order, then D (the reference's order), by a
+/// whole warp (warp_ordered_sum); lane 0 stores the row. One thread a row made the well rows
+/// the kernel's tail: at 128^3 with 16 wells of 128 perforations, a load latency every few
+/// of the row's 128 K terms.
+/// (Measured on an H200, earlier: moving the well rows to the front of the grid-stride loop
+/// made every K 5-7% slower - it shifts the cells off warp alignment - so they stay after
+/// the cells.)
+template <int K>
+__device__ void well_row_warp(const BdiaView& v, int w, const double* __restrict__ x,
+                              double* __restrict__ y) {
+    using namespace heptane::canonical;
     const double* xc = x + static_cast<size_t>(v.cell0[w]) * K;
     const double* vals = v.well_rows + v.first[w];
-    for (int i = 0; i < n; ++i) sum = mul_add(__ldg(vals + i), __ldg(xc + i), sum);
-    const size_t mk = static_cast<size_t>(v.M) * K;
-    y[mk + w] = mul_add(v.d[w], __ldg(x + mk + w), sum);
+    const double sum = warp_ordered_sum<4>(
+        v.count[w] * K, [&](int j) { return mul(__ldg(vals + j), __ldg(xc + j)); });
+    if ((threadIdx.x & 31) == 0) {
+        const size_t mk = static_cast<size_t>(v.M) * K;
+        y[mk + w] = mul_add(v.d[w], __ldg(x + mk + w), sum);
+    }
+}
+
+/// The well rows after a kernel's cells, a warp each (every lane of the grid calls this).
+template <int K>
+__device__ __forceinline__ void well_rows_warps(const BdiaView& v, const double* __restrict__ x,
+                                                double* __restrict__ y) {
+    const unsigned warps = gridDim.x * (blockDim.x / 32);
+    for (unsigned w = (blockIdx.x * blockDim.x + threadIdx.x) / 32; w < static_cast<unsigned>(v.nw);
+         w += warps) {
+        well_row_warp<K>(v, static_cast<int>(w), x, y);
+    }
 }
 
 /// Adds cell m's well coupling to acc and stores the row (the reference's order).
@@ -116,13 +158,7 @@ __global__ void __launch_bounds__(kThreads)
                    const int* __restrict__ skip) {
     using namespace heptane::canonical;
     if (skip != nullptr && *skip != 0) return;
-    const unsigned rows = v.M + static_cast<unsigned>(v.nw);
-    for (unsigned m = blockIdx.x * blockDim.x + threadIdx.x; m < rows;
-         m += gridDim.x * blockDim.x) {
-        if (m >= v.M) {
-            well_row<K>(v, static_cast<int>(m - v.M), x, y);
-            continue;
-        }
+    for (unsigned m = blockIdx.x * blockDim.x + threadIdx.x; m < v.M; m += gridDim.x * blockDim.x) {
         const Stencil s = stencil(v, m);
         double acc[K];
 #pragma unroll
@@ -176,6 +212,7 @@ __global__ void __launch_bounds__(kThreads)
         }
         finish_cell<K>(v, m, acc, x, y);
     }
+    well_rows_warps<K>(v, x, y);
 }
 
 /// Two consecutive cells per thread with 16-byte loads of the cell_fastest layout (Mp is
@@ -187,13 +224,8 @@ __global__ void __launch_bounds__(kThreads)
     using namespace heptane::canonical;
     if (skip != nullptr && *skip != 0) return;
     const unsigned pairs = (v.M + 1) / 2;
-    const unsigned items = pairs + static_cast<unsigned>(v.nw);
-    for (unsigned t = blockIdx.x * blockDim.x + threadIdx.x; t < items;
+    for (unsigned t = blockIdx.x * blockDim.x + threadIdx.x; t < pairs;
          t += gridDim.x * blockDim.x) {
-        if (t >= pairs) {
-            well_row<K>(v, static_cast<int>(t - pairs), x, y);
-            continue;
-        }
         const unsigned m0 = 2 * t;
         const bool second = m0 + 1 < v.M;
         const Stencil s0 = stencil(v, m0);
@@ -223,6 +255,7 @@ __global__ void __launch_bounds__(kThreads)
         finish_cell<K>(v, m0, a0, x, y);
         if (second) finish_cell<K>(v, m0 + 1, a1, x, y);
     }
+    well_rows_warps<K>(v, x, y);
 }
 
 /// Grid of blocks that are all resident at once (grid-stride loops cover the rest).
