@@ -391,7 +391,7 @@ int cmd_bench_solve(const BenchArgs& args, std::ostream& out) {
                             0,
                             0,
                             0.0,
-                            method == Method::qmr ? qmr_cost() : bicgstab_cost(),
+                            method == Method::qmr ? qmr_cpu_cost() : bicgstab_cpu_cost(),
                             {}};
                     std::vector<double> x(sys.rhs.size(), 0.0);
                     const auto t0 = Clock::now();

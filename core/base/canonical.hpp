@@ -58,25 +58,36 @@ HEPTANE_HD inline double sub(double a, double b) {
 /// acc + a * b with two roundings.
 HEPTANE_HD inline double mul_add(double a, double b, double acc) { return add(acc, mul(a, b)); }
 
-/// The canonical pairwise tree over the values load(0) .. load(len - 1): node(lo, 2w) =
-/// node(lo, w) + node(lo + w, w) when lo + w < len, else node(lo, w). Streams the values once
-/// (a stack of complete subtrees: the binary representation of the count so far), so it
-/// serves any loader - a group sum, an array, another block's partial sums. len >= 1.
-template <class Load>
-HEPTANE_HD inline double pairwise_sum(Load load, long long len) {
+/// The canonical pairwise tree over values pushed one at a time: node(lo, 2w) =
+/// node(lo, w) + node(lo + w, w) when lo + w < len, else node(lo, w). Holds the complete
+/// subtrees so far (the binary representation of the count), so it streams the values once.
+struct PairwiseStack {
     double stack[48];  // subtrees of strictly decreasing size: len < 2^48
     int depth = 0;
-    for (long long i = 0; i < len; ++i) {
-        double v = load(i);
-        for (long long c = i + 1; (c & 1) == 0; c >>= 1) v = add(stack[--depth], v);
+    long long count = 0;
+
+    HEPTANE_HD void push(double v) {
+        for (long long c = ++count; (c & 1) == 0; c >>= 1) v = add(stack[--depth], v);
         stack[depth++] = v;
     }
-    // The incomplete right edge: each subtree is the right half of the one before it.
-    while (depth > 1) {
-        const double right = stack[--depth];
-        stack[depth - 1] = add(stack[depth - 1], right);
+    /// The tree's root (at least one value pushed): the incomplete right edge, each subtree
+    /// the right half of the one before it.
+    HEPTANE_HD double root() {
+        while (depth > 1) {
+            const double right = stack[--depth];
+            stack[depth - 1] = add(stack[depth - 1], right);
+        }
+        return stack[0];
     }
-    return stack[0];
+};
+
+/// The canonical pairwise tree over the values load(0) .. load(len - 1) (PairwiseStack), for
+/// any loader - a group sum, an array, another block's partial sums. len >= 1.
+template <class Load>
+HEPTANE_HD inline double pairwise_sum(Load load, long long len) {
+    PairwiseStack tree;
+    for (long long i = 0; i < len; ++i) tree.push(load(i));
+    return tree.root();
 }
 
 /// The canonical reduction of the n terms term(0) .. term(n - 1) (0.0 for n = 0): groups of

@@ -3,6 +3,10 @@
 /// canonical order of core/base/canonical.hpp (groups of 4 terms, then a pairwise tree), so a
 /// dot product gives the same bits for any thread count and the same bits as the GPU
 /// solvers.
+#include <algorithm>
+#include <array>
+#include <vector>
+
 #include "core/base/canonical.hpp"
 #include "core/base/types.hpp"
 
@@ -35,5 +39,41 @@ void scale(double a, double* x, index_t n);
 void copy(const double* x, double* y, index_t n);
 /// Whether every entry is finite.
 bool all_finite(const double* x, index_t n);
+
+/// One pass over [0, n) that updates vectors and reduces: body(i, terms) does the element
+/// work of entry i (writing only entry i of its outputs) and sets its Q terms; returns the Q
+/// sums of the terms in the canonical order of dot() (aligned chunks of kChunk, groups of 4,
+/// the pairwise tree), so each equals, bit for bit, the dot() a separate pass would give.
+/// The solvers fuse a vector update with the reductions that read its result (issue 24:
+/// a pass saved is n doubles not streamed twice).
+template <int Q, class Body>
+std::array<double, Q> fused_sums(index_t n, Body body) {
+    using canonical::add;
+    std::array<double, Q> sums{};
+    if (n <= 0) return sums;
+    const index_t chunks = (n + kChunk - 1) / kChunk;
+    std::vector<double> partial(static_cast<std::size_t>(chunks) * Q);
+#pragma omp parallel for schedule(static) if (n >= kParallelMin)
+    for (index_t c = 0; c < chunks; ++c) {
+        const index_t base = c * kChunk, end = std::min(n, base + kChunk);
+        canonical::PairwiseStack tree[Q];
+        for (index_t g = base; g < end; g += canonical::kGroup) {  // canonical::reduce's groups
+            double group[Q], t[Q];
+            body(g, group);
+            for (index_t i = g + 1; i < g + canonical::kGroup && i < end; ++i) {
+                body(i, t);
+                for (int q = 0; q < Q; ++q) group[q] = add(group[q], t[q]);
+            }
+            for (int q = 0; q < Q; ++q) tree[q].push(group[q]);
+        }
+        for (int q = 0; q < Q; ++q)
+            partial[static_cast<std::size_t>(q * chunks + c)] = tree[q].root();
+    }
+    for (int q = 0; q < Q; ++q) {
+        const double* pq = partial.data() + static_cast<std::size_t>(q) * chunks;
+        sums[q] = canonical::pairwise_sum([=](index_t c) { return pq[c]; }, chunks);
+    }
+    return sums;
+}
 
 }  // namespace heptane::vec

@@ -123,6 +123,18 @@ IterationCost qmr_cost() {
     return {2, 35};
 }
 
+IterationCost bicgstab_cpu_cost() {
+    // p update 4, (r_hat, v) 2, s with ||s|| 3, (t, t) with (t, s) 2, x and r with ||r|| and
+    // the next rho 7 (reads x, p^, s^ = s, t, r_hat; writes x, r)
+    return {2, 18};
+}
+
+IterationCost qmr_cpu_cost() {
+    // v, w with delta 4, p 3, q 3, eps 2, v~ with rho 3, w~ with xi 3, d, s, x, r with
+    // ||r|| 10 (reads p, d, p~, s, x, r; writes d, s, x, r)
+    return {2, 28};
+}
+
 SolveResult bicgstab(const LinearOperator& A, const double* b, double* x, const SolveOptions& opt,
                      const Preconditioner* M) {
     // Right preconditioning by linearity (design decision 27): the solver keeps the
@@ -156,9 +168,12 @@ SolveResult bicgstab(const LinearOperator& A, const double* b, double* x, const 
     vec::copy(r.data(), r_hat.data(), n);
     precondition_into(r.data(), rp);
 
+    // rho = (r_hat, r) of the next iteration, where the r update computed it (fused pass)
+    bool have_rho = false;
+    double next_rho = 0.0;
     for (int it = 1; it <= opt.max_iterations; ++it) {
         // rho = (r_hat, r)
-        double rho = vec::dot(r_hat.data(), r.data(), n);
+        double rho = have_rho ? next_rho : vec::dot(r_hat.data(), r.data(), n);
         const int rho_check = R.check_rho(rho, opt.max_restarts);
         if (rho_check == kRhoNonFinite) {
             f.fail(rho, "rho = (r_hat, r) is not finite", it);
@@ -202,9 +217,12 @@ SolveResult bicgstab(const LinearOperator& A, const double* b, double* x, const 
             break;
         }
         const double alpha = R.alpha;
-        // s = r - alpha v; stop at the half step if s is small enough: x = x + alpha p^
-        vec::xmay(r.data(), alpha, v.data(), s.data(), n);
-        const double s_norm = vec::norm2(s.data(), n);
+        // s = r - alpha v and ||s|| in one pass; stop at the half step if s is small enough:
+        // x = x + alpha p^
+        const double s_norm = std::sqrt(vec::fused_sums<1>(n, [&](index_t i, double* q) {
+            s[i] = canonical::sub(r[i], canonical::mul(alpha, v[i]));
+            q[0] = canonical::mul(s[i], s[i]);
+        })[0]);
         if (BicgstabRecurrence::half_step(s_norm, f.bnorm, opt.tolerance)) {
             vec::axpy(alpha, p.data(), x, n);
             vec::copy(s.data(), r.data(), n);
@@ -214,22 +232,30 @@ SolveResult bicgstab(const LinearOperator& A, const double* b, double* x, const 
         // s^ = r^ - alpha v^;  t = A s^
         if (!identity) vec::xmay(rp, alpha, vp, sp, n);
         A.apply(sp, t.data());
-        // omega = (t, s) / (t, t)
-        const double tt = vec::dot(t.data(), t.data(), n);
-        if (!R.accept_t(tt, vec::dot(t.data(), s.data(), n))) {
+        // omega = (t, s) / (t, t), both in one pass
+        const auto t_dots = vec::fused_sums<2>(n, [&](index_t i, double* q) {
+            q[0] = canonical::mul(t[i], t[i]);
+            q[1] = canonical::mul(t[i], s[i]);
+        });
+        const double tt = t_dots[0];
+        if (!R.accept_t(tt, t_dots[1])) {
             f.fail(tt, "(t, t) = " + num(tt), it);
             break;
         }
         const double omega = R.omega;
-        // x = x + alpha p^ + omega s^
-#pragma omp parallel for schedule(static) if (n >= vec::kParallelMin)
-        for (index_t i = 0; i < n; ++i) {
+        // x = x + alpha p^ + omega s^;  r = s - omega t;  ||r|| and the next (r_hat, r): one
+        // pass
+        const auto r_dots = vec::fused_sums<2>(n, [&](index_t i, double* q) {
             x[i] =
                 canonical::add(x[i], canonical::mul_add(omega, sp[i], canonical::mul(alpha, p[i])));
-        }
-        // r = s - omega t;  r^ = M^{-1} r
-        vec::xmay(s.data(), omega, t.data(), r.data(), n);
-        const double r_norm = vec::norm2(r.data(), n);
+            r[i] = canonical::sub(s[i], canonical::mul(omega, t[i]));
+            q[0] = canonical::mul(r[i], r[i]);
+            q[1] = canonical::mul(r_hat[i], r[i]);
+        });
+        const double r_norm = std::sqrt(r_dots[0]);
+        have_rho = true;
+        next_rho = r_dots[1];
+        // r^ = M^{-1} r
         if (f.record(it, r_norm, opt)) break;
         if (!R.next(r_norm)) {  // omega = 0: the next beta would divide by omega
             f.fail(omega, "omega = (t, s) / (t, t) = 0", it);
@@ -275,12 +301,14 @@ SolveResult qmr(const LinearOperator& A, const double* b, double* x, const Solve
             f.fail(rho * xi, rho == 0.0 ? "rho = ||v~|| = 0" : "xi = ||z|| = 0", it);
             break;
         }
-        // v = v~ / rho (= y);  w = w~ / xi;  z = z / xi
-        vec::scale(1.0 / rho, v.data(), n);
-        vec::scale(1.0 / xi, w.data(), n);
-        if (!identity) vec::scale(1.0 / xi, z, n);
-        // delta = z^T y
-        const double delta = vec::dot(z, v.data(), n);
+        // v = v~ / rho (= y);  w = w~ / xi;  z = z / xi;  delta = z^T y: one pass
+        const double v_scale = 1.0 / rho, w_scale = 1.0 / xi;
+        const double delta = vec::fused_sums<1>(n, [&](index_t i, double* t) {
+            v[i] = canonical::mul(v_scale, v[i]);
+            w[i] = canonical::mul(w_scale, w[i]);
+            if (!identity) z[i] = canonical::mul(w_scale, z[i]);
+            t[0] = canonical::mul(z[i], v[i]);
+        })[0];
         if (delta == 0.0 || !std::isfinite(delta)) {
             f.fail(delta, "delta = z^T y = " + num(delta), it);
             break;
@@ -308,13 +336,23 @@ SolveResult qmr(const LinearOperator& A, const double* b, double* x, const Solve
             break;
         }
         // v~ = p~ - beta v;  rho_new = ||v~||   (y = M1^{-1} v~ = v~)
-        vec::xpby(p_tilde.data(), -beta, v.data(), n);
-        const double rho_new = vec::norm2(v.data(), n);
+        const double rho_new = std::sqrt(vec::fused_sums<1>(n, [&](index_t i, double* t) {
+            v[i] = canonical::mul_add(-beta, v[i], p_tilde[i]);
+            t[0] = canonical::mul(v[i], v[i]);
+        })[0]);
         // w~ = A^T q - beta w;  z = M2^{-T} w~;  xi_new = ||z||
         A.apply_transpose(q.data(), work.data());
-        vec::xpby(work.data(), -beta, w.data(), n);
-        if (!identity) M->apply_transpose(w.data(), z);
-        const double xi_new = vec::norm2(z, n);
+        double xi_new = 0.0;
+        if (identity) {  // z = w~: its norm in the same pass
+            xi_new = std::sqrt(vec::fused_sums<1>(n, [&](index_t i, double* t) {
+                w[i] = canonical::mul_add(-beta, w[i], work[i]);
+                t[0] = canonical::mul(w[i], w[i]);
+            })[0]);
+        } else {
+            vec::xpby(work.data(), -beta, w.data(), n);
+            M->apply_transpose(w.data(), z);
+            xi_new = vec::norm2(z, n);
+        }
         // theta, gamma, eta, tau (core/krylov/qmr_recurrence.hpp, shared with the GPU solvers)
         const double gamma = givens.step(rho, rho_new, beta, it == 1);
         if (gamma == 0.0 || !std::isfinite(gamma)) {
@@ -322,13 +360,17 @@ SolveResult qmr(const LinearOperator& A, const double* b, double* x, const Solve
             break;
         }
         // d = eta p + (theta_old gamma)^2 d;  s = eta p~ + (theta_old gamma)^2 s
-        vec::axpby(givens.eta, p.data(), givens.c, d.data(), n);
-        vec::axpby(givens.eta, p_tilde.data(), givens.c, s.data(), n);
-        // x = x + d;  r = r - s
-        vec::axpy(1.0, d.data(), x, n);
-        vec::axpy(-1.0, s.data(), r.data(), n);
+        // x = x + d;  r = r - s;  ||r||: one pass
+        const double eta = givens.eta, c = givens.c;
+        const double r_norm = std::sqrt(vec::fused_sums<1>(n, [&](index_t i, double* t) {
+            d[i] = canonical::mul_add(c, d[i], canonical::mul(eta, p[i]));
+            s[i] = canonical::mul_add(c, s[i], canonical::mul(eta, p_tilde[i]));
+            x[i] = canonical::mul_add(1.0, d[i], x[i]);
+            r[i] = canonical::mul_add(-1.0, s[i], r[i]);
+            t[0] = canonical::mul(r[i], r[i]);
+        })[0]);
         f.result.quasi_history.push_back(givens.tau / f.bnorm);
-        if (f.record(it, vec::norm2(r.data(), n), opt)) break;
+        if (f.record(it, r_norm, opt)) break;
         rho = rho_new;
         xi = xi_new;
     }

@@ -68,7 +68,12 @@ struct IterationCost {
     int products;  ///< products with A or A^T
     int vector_passes;
 };
+/// The unfused iteration, one pass per BLAS-1 operation (the proxy's performance model).
 IterationCost bicgstab_cost();
 IterationCost qmr_cost();
+/// The CPU solvers' own iteration (bicgstab() and qmr() here fuse an update with the
+/// reductions that read its result; without a preconditioner).
+IterationCost bicgstab_cpu_cost();
+IterationCost qmr_cpu_cost();
 
 }  // namespace heptane

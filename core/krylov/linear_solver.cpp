@@ -30,7 +30,7 @@ SolveResult krylov_solve(Method method, const LinearOperator& op, const std::vec
 }
 
 IterationCost krylov_cost(Method method) {
-    return method == Method::qmr ? qmr_cost() : bicgstab_cost();
+    return method == Method::qmr ? qmr_cpu_cost() : bicgstab_cpu_cost();
 }
 
 /// The CPU solver of a grid system: BiCGStab / QMR with a preconditioner object, or a block

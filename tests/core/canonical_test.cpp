@@ -72,6 +72,26 @@ TEST(CanonicalReduce, VecDotMatchesTheDefinitionAcrossChunksAndThreads) {
     }
 }
 
+TEST(CanonicalReduce, FusedSumsEqualSeparateDotsAndTheUpdate) {
+    // The solvers' fused passes: an update z = x - a y and two reductions over its result in
+    // one pass must give the bits of the update and of dot() after it, for every length
+    // around the group, the chunk and the parallel threshold.
+    for (std::size_t n : {1, 3, 4, 5, 4095, 4097, 32769, 200003}) {
+        const auto x = terms(n, 3 * n), y = terms(n, 7 * n), w = terms(n, 5 * n);
+        const auto len = static_cast<index_t>(n);
+        std::vector<double> z(n), z_fused(n);
+        vec::xmay(x.data(), 0.75, y.data(), z.data(), len);
+        const auto sums = vec::fused_sums<2>(len, [&](index_t i, double* t) {
+            z_fused[i] = canonical::sub(x[i], canonical::mul(0.75, y[i]));
+            t[0] = canonical::mul(z_fused[i], z_fused[i]);
+            t[1] = canonical::mul(w[i], z_fused[i]);
+        });
+        ASSERT_EQ(std::memcmp(z.data(), z_fused.data(), n * sizeof(double)), 0) << "n = " << n;
+        ASSERT_TRUE(same_bits(sums[0], vec::dot(z.data(), z.data(), len))) << "n = " << n;
+        ASSERT_TRUE(same_bits(sums[1], vec::dot(w.data(), z.data(), len))) << "n = " << n;
+    }
+}
+
 TEST(CanonicalReduce, AnyAlignedPartitionGivesTheSameBits) {
     // A GPU block owning 2^k groups computes a subtree; the tree over the blocks' sums must
     // be the whole tree.
