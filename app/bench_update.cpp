@@ -44,7 +44,7 @@ int cmd_bench_update(const BenchArgs& args, std::ostream& out) {
     const double model_seconds = seconds_since(t_model);
     const GHSystem& sys = model.system;
     const std::unique_ptr<LinearSolver> solver =
-        make_deck_solver(deck, sys.matrix, gpu, deck.solver.gpu_kernel);
+        make_deck_solver(deck, sys.matrix, gpu, deck_gpu_kernel(deck));
     const SolveOptions options = solve_options(deck);
     const SolverInfo first = solver->info();
     out << "heptane bench update " << deck.path << " on " << device << ": " << first.backend << " "

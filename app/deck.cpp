@@ -467,7 +467,10 @@ class DeckReader {
             // QMR's M^-T run between kernels, so the multi-kernel solver is their default.
             s.gpu_kernel = GpuKernel::multi_kernel;
         }
-        if (auto x = m.optional("gpu_kernel")) s.gpu_kernel = x->choice_of<GpuKernel>();
+        if (auto x = m.optional("gpu_kernel")) {
+            s.gpu_kernel = x->choice_of<GpuKernel>();
+            s.gpu_kernel_given = true;
+        }
         if (auto x = m.optional("spmv")) s.spmv = x->choice_of<SpmvKind>();
         if (auto x = m.optional("ksparse")) read_ksparse(*x, s.ksparse);
         if (auto x = m.optional("cpr")) {

@@ -27,6 +27,14 @@ Support gpu_support(const Deck& deck) {
 
 }  // namespace
 
+GpuKernel deck_gpu_kernel(const Deck& deck) {
+    const int K = block_size_of(deck);
+    const long long rows = deck.system.present
+                               ? 0  // a matrix deck runs multi_kernel (deck.cpp)
+                               : static_cast<long long>(deck.model.grid.num_cells()) * K;
+    return sized_gpu_kernel(deck.solver, K, rows);
+}
+
 Plan plan_backend(const Deck& deck) {
     const SolverSettings& s = deck.solver;
     Plan plan;
@@ -51,7 +59,7 @@ Plan plan_backend(const Deck& deck) {
     }
     plan.gpu = true;
     plan.backend = "gpu";
-    plan.kernel = s.gpu_kernel;
+    plan.kernel = deck_gpu_kernel(deck);
     // The smoothers have one GPU implementation; gpu::solve ignores the kernel for them.
     plan.kernel_name = is_smoother(s.method) ? "block_smoother" : to_string(plan.kernel);
     return plan;

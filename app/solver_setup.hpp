@@ -31,6 +31,10 @@ struct Plan {
 /// runtime error (exit 3). Checked before any work.
 Plan plan_backend(const Deck& deck);
 
+/// The GPU kernel of a grid deck: solver.gpu_kernel, or by the system's size where the deck
+/// does not name one (sized_gpu_kernel; the wells' rows do not move the choice).
+GpuKernel deck_gpu_kernel(const Deck& deck);
+
 /// Fails early (exit 2, nothing written) when the output folder does not exist. `key` is the
 /// deck key or the option ("-o") that named the path.
 void check_output_folder(const std::string& path, const char* key, const Deck& deck);

@@ -109,4 +109,12 @@ Support support(const SolverSettings& s, int K, Backend where, DeckKind kind) {
     return {};
 }
 
+GpuKernel sized_gpu_kernel(const SolverSettings& s, int K, long long rows) {
+    if (s.gpu_kernel_given || s.gpu_kernel != GpuKernel::in_kernel) return s.gpu_kernel;
+    const bool large_k = K >= 8 && rows >= kMultiKernelRowsLargeK;
+    const bool point_block = s.preconditioner == PreconditionerKind::point_block_jacobi &&
+                             rows >= kMultiKernelRowsPointBlock;
+    return large_k || point_block ? GpuKernel::multi_kernel : GpuKernel::in_kernel;
+}
+
 }  // namespace heptane

@@ -30,6 +30,8 @@ struct SolverSettings {
     CprOptions cpr;                           ///< solver.cpr: preconditioner cpr's choices
     Backend backend = Backend::automatic;
     GpuKernel gpu_kernel = GpuKernel::in_kernel;
+    /// solver.gpu_kernel was in the deck: no size rule (sized_gpu_kernel) overrides it
+    bool gpu_kernel_given = false;
     SpmvKind spmv = SpmvKind::bdia;
     /// solver.ksparse: kernel, balance and lambda of the KSPARSE SpMV (spmv ksparse and
     /// matrix decks on the GPU); the Table I parameters come from the tuning cache

@@ -113,5 +113,26 @@ TEST(Capabilities, WhatRuns) {
     }
 }
 
+TEST(Capabilities, TheKernelFollowsTheSizeWhereTheDeckNamesNone) {
+    // The measured crossovers (H100): K = 16 at 524,304 rows in-kernel, 1,024,016 multi-kernel;
+    // K = 8 at 884,752 multi-kernel; K = 2 with point-block Jacobi at 1,769,488 in-kernel,
+    // 2,244,005 (SPE10) multi-kernel; K = 2 and 4 without one in-kernel up to 128^3.
+    const SolverSettings none = settings(Method::bicgstab);
+    const SolverSettings pbj = settings(Method::bicgstab, P::point_block_jacobi);
+    EXPECT_EQ(sized_gpu_kernel(none, 16, 524'304), G::in_kernel);
+    EXPECT_EQ(sized_gpu_kernel(none, 16, 1'024'016), G::multi_kernel);
+    EXPECT_EQ(sized_gpu_kernel(none, 8, 884'752), G::multi_kernel);
+    EXPECT_EQ(sized_gpu_kernel(none, 2, 4'194'320), G::in_kernel);
+    EXPECT_EQ(sized_gpu_kernel(none, 4, 8'388'624), G::in_kernel);
+    EXPECT_EQ(sized_gpu_kernel(pbj, 2, 1'769'488), G::in_kernel);
+    EXPECT_EQ(sized_gpu_kernel(pbj, 2, 2'244'005), G::multi_kernel);
+    // A kernel the deck names, or a default that is not the in-kernel solver, stays.
+    SolverSettings named = pbj;
+    named.gpu_kernel_given = true;
+    EXPECT_EQ(sized_gpu_kernel(named, 2, 2'244'005), G::in_kernel);
+    EXPECT_EQ(sized_gpu_kernel(settings(Method::qmr, P::none, G::library), 16, 1'024'016),
+              G::library);
+}
+
 }  // namespace
 }  // namespace heptane
