@@ -1,6 +1,5 @@
 #include "wells/two_phase_wells.hpp"
 
-#include <array>
 #include <string>
 
 #include "core/base/errors.hpp"
@@ -18,6 +17,8 @@ TwoPhaseWells::TwoPhaseWells(const grid::TwoPhaseCells& cells, std::vector<WellS
     validate_wells(g, wells_);
     validate_perforations(g, cells_.rock(), wells_);
     layout_ = well_layout(g, wells_, 2);
+    for (const WellSpec& spec : wells_)
+        producer_.push_back(spec.type == WellType::producer ? 1 : 0);
     const grid::RockFields& rock = cells_.rock();
     for (std::size_t w = 0; w < wells_.size(); ++w) {
         double total = 0.0;
@@ -57,34 +58,15 @@ std::vector<WellControl> TwoPhaseWells::initial_controls() const {
     return c;
 }
 
-template <class T>
-std::array<T, 2> TwoPhaseWells::perforation_flow(std::size_t w, index_t l, std::size_t perf,
-                                                 const T& pm, const T& sw, const T& pb) const {
-    const grid::Grid3D& g = cells_.grid();
-    const grid::TwoPhaseParams& prm = cells_.params();
-    const WellSpec& spec = wells_[w];
-    const bool producer = spec.type == WellType::producer;
-    const double rho_wb = producer ? prm.oil.density : prm.water.density;
-    const index_t top = g.cell(spec.i, spec.j, spec.k_first);
-    const double dz = g.centre_depth(top + l) - g.centre_depth(top);
-    const T drawdown = pm - (pb + rho_wb * prm.gravity * dz);
-    const double wi = wi_[perf];
-    const double p_ref = prm.reference_pressure;
-    // Mass flow out of the cell per phase [kg/s] -> scaled volume rate.
-    std::array<T, 2> q;
-    if (producer) {
-        for (int a = 0; a < 2; ++a) {
-            const grid::PhaseProperties& ph = grid::phase_props(prm, a);
-            q[a] = wi * grid::phase_density(ph, pm, p_ref) * grid::phase_mobility(prm, a, sw) *
-                   drawdown * (units::kTimeScale / ph.density);
-        }
-    } else {
-        const T total = grid::phase_mobility(prm, kOil, sw) + grid::phase_mobility(prm, kWater, sw);
-        q[kOil] = T(0.0);
-        q[kWater] = wi * grid::phase_density(prm.water, pm, p_ref) * total * drawdown *
-                    (units::kTimeScale / prm.water.density);
-    }
-    return q;
+TwoPhaseWellsView TwoPhaseWells::view() const {
+    TwoPhaseWellsView v;
+    v.nw = static_cast<int>(wells_.size());
+    v.first = layout_.first.data();
+    v.cell0 = layout_.cell0.data();
+    v.count = layout_.count.data();
+    v.wi = wi_.data();
+    v.producer = producer_.data();
+    return v;
 }
 
 void TwoPhaseWells::assemble(const grid::CellState& x, const std::vector<double>& p_bh,
@@ -99,51 +81,20 @@ void TwoPhaseWells::assemble(const grid::CellState& x, const std::vector<double>
     if (controls.size() != wells_.size()) {
         throw NotSupported("TwoPhaseWells::assemble: one control per well");
     }
-    const double ps = units::kPressureScale;
-    const double ts = units::kTimeScale;
     WellArrays arrays = layout_;
     res_wells.assign(wells_.size(), 0.0);
-
-    std::size_t perf = 0;  // running index into wi_
+    grid::JacobianView j;
+    WellJacobianView wj;
+    if (jac != nullptr) {
+        j.bdia = jac->bdia().data();
+        j.stride = jac->num_cells();
+        wj = {arrays.w_vals.data(), arrays.wt_vals.data(), arrays.d.data()};
+    }
+    const grid::TwoPhaseCellsView cells = cells_.view();
+    const TwoPhaseWellsView v = view();
     for (std::size_t w = 0; w < wells_.size(); ++w) {
-        const WellControl& ctl = controls[w];
-        const bool producer = wells_[w].type == WellType::producer;
-        if (!ctl.open || ctl.kind == ControlKind::bhp) {
-            res_wells[w] = (p_bh[w] - ctl.target) / ps;
-            arrays.d[w] = 1.0;
-        }
-        if (!ctl.open) {  // no flow: zero W, W^T; the cells see nothing of this well
-            perf += static_cast<std::size_t>(arrays.count[w]);
-            continue;
-        }
-        using D3 = grid::Dual<3>;  // d/d (p_m, S_w m, p_bh)
-        const D3 pb = D3::variable(p_bh[w], 2, ps);
-        D3 rate_eq(0.0);
-        for (index_t l = 0; l < arrays.count[w]; ++l, ++perf) {
-            const index_t m = arrays.cell0[w] + l;
-            const D3 pm = D3::variable(x.p[m], 0, ps);
-            const D3 sw = D3::variable(x.sw[m], 1);
-            const std::array<D3, 2> q = perforation_flow(w, l, perf, pm, sw, pb);
-            const index_t base = arrays.first[w] + l * 2;
-            D3 perf_rate(0.0);  // this perforation's volume rate at reference density [m^3/day]
-            for (int a = 0; a < 2; ++a) {
-                res[2 * m + a] += q[a].v;
-                perf_rate += q[a];
-                if (jac != nullptr) {
-                    for (int c = 0; c < 2; ++c) jac->at(kCenter, m, a, c) += q[a].d[c];
-                    arrays.wt_vals[base + a] = q[a].d[2];  // d eq(m, a) / d p_bh
-                }
-            }
-            if (ctl.kind == ControlKind::rate) {
-                const D3 contribution = producer ? perf_rate : -perf_rate;
-                rate_eq += contribution;
-                for (int c = 0; c < 2; ++c) arrays.w_vals[base + c] = contribution.d[c];
-            }
-        }
-        if (ctl.kind == ControlKind::rate) {
-            res_wells[w] = rate_eq.v - ctl.target * ts;
-            arrays.d[w] = rate_eq.d[2];
-        }
+        assemble_well(cells, v, static_cast<int>(w), controls[w], {x.p.data(), x.sw.data()},
+                      p_bh.data(), res.data(), res_wells.data(), j, wj);
     }
     if (jac != nullptr) jac->set_wells(std::move(arrays));
 }
@@ -159,9 +110,12 @@ std::vector<WellRates> TwoPhaseWells::rates(const grid::CellState& x,
             perf += static_cast<std::size_t>(count);
             continue;
         }
+        const std::vector<double>& depth = cells_.depths();
         for (index_t l = 0; l < count; ++l, ++perf) {
             const index_t m = layout_.cell0[w] + l;
-            const std::array<double, 2> q = perforation_flow(w, l, perf, x.p[m], x.sw[m], p_bh[w]);
+            double q[2];
+            perforation_flow(cells_.params(), producer_[w] != 0, depth[m] - depth[layout_.cell0[w]],
+                             wi_[perf], x.p[m], x.sw[m], p_bh[w], q);
             out[w].oil += q[kOil] / units::kTimeScale;
             out[w].water += q[kWater] / units::kTimeScale;
         }

@@ -15,7 +15,7 @@
 ///         injector -sum_l  q_w/rho_w_ref kTimeScale                 - target kTimeScale
 ///   shut: (p_bh - target) / kPressureScale with no flow through its perforations (the well
 ///         keeps its unknown, so a simulation's GH structure never changes)
-#include <array>
+#include <cstdint>
 #include <vector>
 
 #include "core/matrix/gh_matrix.hpp"
@@ -38,6 +38,106 @@ struct WellRates {
     double oil = 0.0;
     double water = 0.0;
 };
+
+// ---- one well's terms, on the host and the device (issue 23) -------------------------------
+
+/// What the well terms read, as plain arrays (the layout of GHMatrix's WellArrays for K = 2).
+struct TwoPhaseWellsView {
+    int nw = 0;
+    const index_t* first = nullptr;          ///< offset of well w's values: 2 per perforation
+    const index_t* cell0 = nullptr;          ///< first perforated cell
+    const index_t* count = nullptr;          ///< perforated cells
+    const double* wi = nullptr;              ///< Peaceman index per perforation, in layout order
+    const std::uint8_t* producer = nullptr;  ///< 1 producer, 0 injector, per well
+};
+
+/// Where the well part of the Jacobian goes (WellArrays' values; null: the residual only).
+struct WellJacobianView {
+    double* w_vals = nullptr;
+    double* wt_vals = nullptr;
+    double* d = nullptr;
+};
+
+/// Scaled volume rates [m^3/day at reference density] per phase out of a perforated cell at
+/// depth dz below the well's first perforation, T = double or a Dual in (p_m, S_w m, p_bh).
+template <class T>
+HEPTANE_HD void perforation_flow(const grid::TwoPhaseParams& prm, bool producer, double dz,
+                                 double wi, const T& pm, const T& sw, const T& pb, T (&q)[2]) {
+    const double rho_wb = producer ? prm.oil.density : prm.water.density;
+    const T drawdown = pm - (pb + rho_wb * prm.gravity * dz);
+    const double p_ref = prm.reference_pressure;
+    // Mass flow out of the cell per phase [kg/s] -> scaled volume rate.
+    if (producer) {
+        for (int a = 0; a < 2; ++a) {
+            const grid::PhaseProperties& ph = grid::phase_props(prm, a);
+            q[a] = wi * grid::phase_density(ph, pm, p_ref) * grid::phase_mobility(prm, a, sw) *
+                   drawdown * (units::kTimeScale / ph.density);
+        }
+    } else {
+        const T total =
+            grid::phase_mobility(prm, grid::kOil, sw) + grid::phase_mobility(prm, grid::kWater, sw);
+        q[grid::kOil] = T(0.0);
+        q[grid::kWater] = wi * grid::phase_density(prm.water, pm, p_ref) * total * drawdown *
+                          (units::kTimeScale / prm.water.density);
+    }
+}
+
+/// Well w's terms under control ctl: adds its perforation flows to the cell residual
+/// res_cells (and with jac.bdia their derivatives to the cells' diagonal blocks), writes its
+/// equation to res_wells[w] and, with wj.d, its W, W^T values and D (every value of the well:
+/// zero where it has none). It touches its own cells only (wells never share a column), so
+/// wells can run in parallel with the same bits, after the cells' equations.
+HEPTANE_HD inline void assemble_well(const grid::TwoPhaseCellsView& cells,
+                                     const TwoPhaseWellsView& v, int w, WellControl ctl,
+                                     grid::StateView x, const double* p_bh, double* res_cells,
+                                     double* res_wells, grid::JacobianView jac,
+                                     WellJacobianView wj) {
+    const double ps = units::kPressureScale;
+    const double ts = units::kTimeScale;
+    const index_t count = v.count[w], first = v.first[w], cell0 = v.cell0[w];
+    const bool producer = v.producer[w] != 0;
+    if (wj.d != nullptr) {
+        for (index_t i = first; i < first + 2 * count; ++i) wj.w_vals[i] = wj.wt_vals[i] = 0.0;
+        wj.d[w] = 0.0;
+    }
+    if (!ctl.open || ctl.kind == ControlKind::bhp) {
+        res_wells[w] = (p_bh[w] - ctl.target) / ps;
+        if (wj.d != nullptr) wj.d[w] = 1.0;
+    }
+    if (!ctl.open) return;     // no flow: zero W, W^T; the cells see nothing of this well
+    using D3 = grid::Dual<3>;  // d/d (p_m, S_w m, p_bh)
+    const D3 pb = D3::variable(p_bh[w], 2, ps);
+    D3 rate_eq(0.0);
+    for (index_t l = 0; l < count; ++l) {
+        const index_t m = cell0 + l;
+        const D3 pm = D3::variable(x.p[m], 0, ps);
+        const D3 sw = D3::variable(x.sw[m], 1);
+        D3 q[2];
+        perforation_flow(cells.params, producer, cells.depth[m] - cells.depth[cell0],
+                         v.wi[first / 2 + l], pm, sw, pb, q);
+        const index_t base = first + l * 2;
+        D3 perf_rate(0.0);  // this perforation's volume rate at reference density [m^3/day]
+        for (int a = 0; a < 2; ++a) {
+            res_cells[2 * m + a] += q[a].v;
+            perf_rate += q[a];
+            if (jac.bdia != nullptr) {
+                for (int c = 0; c < 2; ++c)
+                    jac.bdia[((kCenter * 2 + a) * 2 + c) * jac.stride + m] += q[a].d[c];
+            }
+            if (wj.d != nullptr) wj.wt_vals[base + a] = q[a].d[2];  // d eq(m, a) / d p_bh
+        }
+        if (ctl.kind == ControlKind::rate) {
+            const D3 contribution = producer ? perf_rate : -perf_rate;
+            rate_eq += contribution;
+            if (wj.d != nullptr)
+                for (int c = 0; c < 2; ++c) wj.w_vals[base + c] = contribution.d[c];
+        }
+    }
+    if (ctl.kind == ControlKind::rate) {
+        res_wells[w] = rate_eq.v - ctl.target * ts;
+        if (wj.d != nullptr) wj.d[w] = rate_eq.d[2];
+    }
+}
 
 class TwoPhaseWells {
   public:
@@ -68,18 +168,17 @@ class TwoPhaseWells {
     /// Peaceman index of each perforation, in layout order.
     const std::vector<double>& well_indices() const { return wi_; }
 
-  private:
-    /// Scaled volume rates [m^3/day at reference density] per phase out of the cell of
-    /// perforation l of well w (perforation number perf), T = double or a Dual in
-    /// (p_m, S_w m, p_bh).
-    template <class T>
-    std::array<T, 2> perforation_flow(std::size_t w, index_t l, std::size_t perf, const T& pm,
-                                      const T& sw, const T& pb) const;
+    /// The arrays assemble_well reads (this object's; copy them for a device), and the
+    /// layout of the GH matrix's well arrays.
+    TwoPhaseWellsView view() const;
+    const WellArrays& layout() const { return layout_; }
 
+  private:
     const grid::TwoPhaseCells& cells_;
     std::vector<WellSpec> wells_;
     WellArrays layout_;
     std::vector<double> wi_;
+    std::vector<std::uint8_t> producer_;  ///< per well
 };
 
 }  // namespace heptane::wells
