@@ -134,6 +134,10 @@ int cmd_bench_smoother(const BenchArgs& args, std::ostream& out);
 /// bench update (app/bench_update.cpp): the deck's solver made once, then args.solves times
 /// update_values and solve; the first setup against the later updates.
 int cmd_bench_update(const BenchArgs& args, std::ostream& out);
+/// bench assembly (app/bench_assembly.cpp): the two-phase residual and Jacobian at the deck's
+/// initial state on the host and on the GPU, timed, compared bit for bit, the device's
+/// against its minimal bytes at the triad.
+int cmd_bench_assembly(const BenchArgs& args, std::ostream& out);
 /// bench cpr (app/bench_cpr.cpp): CPR made for the deck's system (solver.cpr, CPU); the
 /// convergence factor of each multigrid level's cycle over args.cycles cycles, the cost of one
 /// cycle, and BiCGStab with CPR to the deck's tolerance; with a GPU (args.backend auto or gpu)

@@ -5,7 +5,6 @@
 // later pay update_values.
 #include <yaml-cpp/yaml.h>
 
-#include <algorithm>
 #include <chrono>
 #include <ostream>
 #include <string>
@@ -20,15 +19,6 @@
 #include "gpu/device.hpp"
 
 namespace heptane::app {
-namespace {
-
-double median(std::vector<double> v) {
-    if (v.empty()) return 0.0;
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
-}  // namespace
 
 int cmd_bench_update(const BenchArgs& args, std::ostream& out) {
     Deck deck = load_deck(args.deck, args.overrides);

@@ -303,6 +303,22 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
         ->add_option("--report", bench_args.report, "YAML report (default bench_update.yaml)")
         ->check(kNonEmptyPath);
 
+    CLI::App* bench_assembly = bench->add_subcommand(
+        "assembly",
+        "The two-phase residual and Jacobian at the deck's initial state, assembled on the host "
+        "(all OpenMP threads) and on the GPU: times, the device's bytes against the triad, and "
+        "whether the device gives the host's bits");
+    bench_assembly->add_option("DECK", bench_args.deck, "two_phase grid deck")
+        ->required()
+        ->check(CLI::ExistingFile);
+    bench_assembly->add_option("--repeat", bench_args.repeats, "timed assemblies (median)")
+        ->check(CLI::Range(1, 100000));
+    bench_assembly->add_option("--set", bench_args.overrides,
+                               "key.path=value: override a deck key, checked like the deck");
+    bench_assembly
+        ->add_option("--report", bench_args.report, "YAML report (default bench_assembly.yaml)")
+        ->check(kNonEmptyPath);
+
     CLI::App* bench_cpr = bench->add_subcommand(
         "cpr",
         "CPR's pressure multigrid on the deck's system: the convergence factor of each "
@@ -450,7 +466,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
             return cmd_proxy(proxy_args, out);
         }
         if (bench_spmv->parsed() || bench_solve->parsed() || bench_ksparse->parsed() ||
-            bench_smoother->parsed() || bench_update->parsed() || bench_cpr->parsed()) {
+            bench_smoother->parsed() || bench_update->parsed() || bench_cpr->parsed() ||
+            bench_assembly->parsed()) {
             for (int i = 0; i < argc; ++i)
                 bench_args.command += (i ? " " : "") + std::string(argv[i]);
             for (const CLI::App* sub : bench->get_subcommands()) {
@@ -459,6 +476,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
             }
             check_output_path(bench_args.report, "--report");
             if (bench_update->parsed()) return cmd_bench_update(bench_args, out);
+            if (bench_assembly->parsed()) return cmd_bench_assembly(bench_args, out);
             if (bench_cpr->parsed()) return cmd_bench_cpr(bench_args, out);
             if (bench_smoother->parsed()) {
                 if (!shape_items.empty()) bench_args.study.shapes = parse_shapes(shape_items);

@@ -48,12 +48,6 @@ double since(Clock::time_point t0) {
     return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-double median(std::vector<double> v) {
-    if (v.empty()) return 0.0;
-    std::sort(v.begin(), v.end());
-    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-}
-
 /// The size of an explicit --dims, --quick's, or the memory fraction's.
 constexpr proxy::ProblemSize kQuickSize{40, 40, proxy::kLayers};
 

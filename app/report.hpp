@@ -3,6 +3,7 @@
 #include <chrono>
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 #include "app/deck.hpp"
 
@@ -21,6 +22,8 @@ std::string utc_now();
 inline double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
+/// The median of v (the mean of the middle two for an even count; 0 when empty).
+double median(std::vector<double> v);
 /// Physical memory of this machine in bytes (sysconf), 0 when unknown.
 double host_memory_bytes();
 

@@ -44,7 +44,7 @@ HEPTANE_HD inline double log(double x) {
                      kLg5 = 1.818357216161805012e-01, kLg6 = 1.531383769920937332e-01,
                      kLg7 = 1.479819860511658591e-01;
     if (!(x == x) || x == HUGE_VAL) return x;  // NaN, +inf
-    if (x < 0.0) return (x - x) / 0.0;         // NaN
+    if (x < 0.0) return NAN;
     if (x == 0.0) return -HUGE_VAL;
     int e = 0;
     double m = frexp(x, &e);  // m in [0.5, 1)

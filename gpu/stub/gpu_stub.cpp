@@ -1,6 +1,7 @@
 // gpu/ built without CUDA: the same API. Queries report no devices; operations that need a
 // device throw NotCompiled.
 #include "core/base/errors.hpp"
+#include "gpu/assembly.hpp"
 #include "gpu/bench.hpp"
 #include "gpu/device.hpp"
 #include "gpu/ksparse.hpp"
@@ -82,5 +83,19 @@ std::vector<Timing> time_block_spmv(const Bsr&, int, const KsparseBenchOptions&)
 }
 
 std::vector<Timing> time_spmv(const GHMatrix&, int, bool) { not_compiled("time_spmv"); }
+
+struct DeviceTwoPhase::Impl {};
+DeviceTwoPhase::DeviceTwoPhase(const grid::TwoPhaseCells&, const wells::TwoPhaseWells&) {
+    not_compiled("DeviceTwoPhase");
+}
+DeviceTwoPhase::~DeviceTwoPhase() = default;
+double DeviceTwoPhase::assemble(const grid::CellState&, const std::vector<double>&,
+                                const grid::CellState&, double,
+                                const std::vector<wells::WellControl>&, bool) {
+    not_compiled("DeviceTwoPhase");
+}
+std::vector<double> DeviceTwoPhase::residual() const { not_compiled("DeviceTwoPhase"); }
+GHMatrix DeviceTwoPhase::jacobian() const { not_compiled("DeviceTwoPhase"); }
+double DeviceTwoPhase::minimal_bytes(bool) const { not_compiled("DeviceTwoPhase"); }
 
 }  // namespace heptane::gpu
