@@ -377,7 +377,8 @@ int cmd_bench_solve(const BenchArgs& args, std::ostream& out) {
                     run_gpu("library (cusparse_csr)", GpuKernel::library, gpu::LibrarySpmv::csr);
                 }
                 if (!dev.gpu || args.cpu) {
-                    const CpuGHOperator op(sys.matrix);  // what the CPU solver object uses
+                    // what the CPU solver object uses (QMR: the copy of H^T's blocks too)
+                    const CpuGHOperator op(sys.matrix, true, method == Method::qmr);
                     auto cpu_solve = [&](const SolveOptions& o, std::vector<double>& x) {
                         return method == Method::qmr ? qmr(op, sys.rhs.data(), x.data(), o)
                                                      : bicgstab(op, sys.rhs.data(), x.data(), o);

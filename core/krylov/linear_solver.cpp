@@ -38,7 +38,7 @@ IterationCost krylov_cost(Method method) {
 class CpuGridSolver final : public LinearSolver {
   public:
     CpuGridSolver(const SolverSettings& s, const GHMatrix& A)
-        : s_(s), A_(&A), op_(A, !is_smoother(s.method)) {
+        : s_(s), A_(&A), op_(A, !is_smoother(s.method), s.method == Method::qmr) {
         info_.backend = "cpu";
         info_.kernel = "reference";
         info_.cost = is_smoother(s.method) ? IterationCost{0, 0} : krylov_cost(s.method);

@@ -19,9 +19,11 @@ double GHOperator::minimal_bytes() const {
     return 8.0 * static_cast<double>(A_.nonzeros()) + 16.0 * static_cast<double>(A_.rows());
 }
 
-CpuGHOperator::CpuGHOperator(const GHMatrix& A, bool cell_major) : A_(&A) {
-    if (cell_major && cell_major_pays(A.block_size()))
+CpuGHOperator::CpuGHOperator(const GHMatrix& A, bool cell_major, bool transpose) : A_(&A) {
+    if (cell_major && cell_major_pays(A.block_size())) {
         cells_ = std::make_unique<CellMajorBlocks>(A);
+        if (transpose) cells_transposed_ = std::make_unique<CellMajorBlocks>(A, true);
+    }
 }
 
 CpuGHOperator::~CpuGHOperator() = default;
@@ -30,6 +32,7 @@ void CpuGHOperator::update(const GHMatrix& A) {
     check_same_structure(*A_, A, "CpuGHOperator::update");
     A_ = &A;
     if (cells_) cells_->update(A);
+    if (cells_transposed_) cells_transposed_->update(A);
 }
 
 void CpuGHOperator::apply(const double* x, double* y) const {
@@ -40,11 +43,19 @@ void CpuGHOperator::apply(const double* x, double* y) const {
     }
 }
 
-void CpuGHOperator::apply_transpose(const double* x, double* y) const { spmv_transpose(*A_, x, y); }
+void CpuGHOperator::apply_transpose(const double* x, double* y) const {
+    if (cells_transposed_) {
+        cells_transposed_->product(*A_, x, y);
+    } else {
+        spmv_transpose(*A_, x, y);
+    }
+}
 
 double CpuGHOperator::minimal_bytes() const { return GHOperator(*A_).minimal_bytes(); }
 
-std::size_t CpuGHOperator::workspace_bytes() const { return cells_ ? cells_->bytes() : 0; }
+std::size_t CpuGHOperator::workspace_bytes() const {
+    return (cells_ ? cells_->bytes() : 0) + (cells_transposed_ ? cells_transposed_->bytes() : 0);
+}
 
 void CsrOperator::apply(const double* x, double* y) const { spmv(A_, x, y); }
 

@@ -38,24 +38,26 @@ class CellMajorBlocks;
 
 /// The GH matrix through the CPU solvers' product: A x from a cell-major copy of the blocks
 /// where it measured to pay (K >= 3: core/spmv/cell_major.hpp), else from Bdia, the same
-/// bits either way; A^T x from Bdia. Keeps A by pointer (it must outlive this); update()
-/// takes a Newton step's new values of the same structure. cell_major false: Bdia only (no
-/// copy; the block smoothers, which do not use this product).
+/// bits either way; with `transpose` (QMR: BiCGStab never pays for it) A^T x likewise from a
+/// cell-major copy of H^T's blocks, else from Bdia. Keeps A by pointer (it must outlive this);
+/// update() takes a Newton step's new values of the same structure. cell_major false: Bdia
+/// only (no copy; the block smoothers, which do not use this product).
 class CpuGHOperator : public LinearOperator {
   public:
-    explicit CpuGHOperator(const GHMatrix& A, bool cell_major = true);
+    explicit CpuGHOperator(const GHMatrix& A, bool cell_major = true, bool transpose = false);
     ~CpuGHOperator() override;
     void update(const GHMatrix& A);
     index_t size() const override { return A_->rows(); }
     void apply(const double* x, double* y) const override;
     void apply_transpose(const double* x, double* y) const override;
     double minimal_bytes() const override;
-    /// Bytes of the cell-major copy (0 without one).
+    /// Bytes of the cell-major copies (0 without one).
     std::size_t workspace_bytes() const;
 
   private:
     const GHMatrix* A_;
     std::unique_ptr<CellMajorBlocks> cells_;
+    std::unique_ptr<CellMajorBlocks> cells_transposed_;
 };
 
 /// A scalar CSR matrix (tests, imported matrices). apply_transpose scatters serially.

@@ -19,24 +19,42 @@ void for_each_column(const GHMatrix& A, F f) {
     for (index_t col = 0; col < columns; ++col) f(col);
 }
 
-void copy_values(const GHMatrix& A, std::vector<double>& v) {
+/// Cell m's blocks of H, or with `transpose` of H^T: block d of row m is then the mirrored
+/// diagonal's block at the neighbour n = m + off[d], transposed (zeros where n is outside).
+void copy_values(const GHMatrix& A, bool transpose, std::vector<double>& v) {
     const int K = A.block_size(), nz = A.nz();
     const index_t M = A.num_cells(), kk = static_cast<index_t>(K) * K;
     const std::vector<double>& bdia = A.bdia();
+    const auto off = A.offsets();
     for_each_column(A, [&](index_t col) {
         for (index_t m = col * nz; m < (col + 1) * nz; ++m) {
             double* out = v.data() + m * kStencilSize * kk;
-            for (index_t e = 0; e < kStencilSize * kk; ++e) out[e] = bdia[e * M + m];
+            if (!transpose) {
+                for (index_t e = 0; e < kStencilSize * kk; ++e) out[e] = bdia[e * M + m];
+                continue;
+            }
+            for (int d = 0; d < kStencilSize; ++d) {
+                const bool exists = A.has_neighbour(m, d);
+                const index_t n = m + off[d];
+                for (int r = 0; r < K; ++r) {
+                    for (int c = 0; c < K; ++c) {
+                        out[d * kk + r * K + c] =
+                            exists ? bdia[((mirror_diagonal(d) * K + c) * K + r) * M + n] : 0.0;
+                    }
+                }
+            }
         }
     });
 }
 
 template <int K>
-void product_k(const GHMatrix& A, const std::vector<double>& v, const double* x, double* y) {
+void product_k(const GHMatrix& A, const std::vector<double>& v, bool transpose, const double* x,
+               double* y) {
     constexpr index_t kk = static_cast<index_t>(K) * K;
     const int nx = A.nx(), ny = A.ny(), nz = A.nz();
     const auto off = A.offsets();
     const WellArrays& wells = A.wells();
+    const std::vector<double>& well_cols = transpose ? wells.w_vals : wells.wt_vals;
     const bool have_wells = A.num_wells() > 0;
     const index_t mk = A.cell_unknowns();
     for_each_column(A, [&](index_t col) {
@@ -62,7 +80,7 @@ void product_k(const GHMatrix& A, const std::vector<double>& v, const double* x,
             if (w >= 0 && m >= wells.cell0[w] && m < wells.cell0[w] + wells.count[w]) {
                 const index_t base = wells.first[w] + (m - wells.cell0[w]) * K;
                 for (int r = 0; r < K; ++r) {
-                    acc[r] = canonical::mul_add(wells.wt_vals[base + r], x[mk + w], acc[r]);
+                    acc[r] = canonical::mul_add(well_cols[base + r], x[mk + w], acc[r]);
                 }
             }
             for (int r = 0; r < K; ++r) y[m * K + r] = acc[r];
@@ -72,23 +90,24 @@ void product_k(const GHMatrix& A, const std::vector<double>& v, const double* x,
 
 }  // namespace
 
-CellMajorBlocks::CellMajorBlocks(const GHMatrix& A)
+CellMajorBlocks::CellMajorBlocks(const GHMatrix& A, bool transpose)
     : structure_(A),
+      transpose_(transpose),
       values_(static_cast<std::size_t>(A.num_cells()) * kStencilSize * A.block_size() *
               A.block_size()) {
-    copy_values(A, values_);
+    copy_values(A, transpose_, values_);
 }
 
 void CellMajorBlocks::update(const GHMatrix& A) {
     structure_.check(A, "CellMajorBlocks::update");
-    copy_values(A, values_);
+    copy_values(A, transpose_, values_);
 }
 
 void CellMajorBlocks::product(const GHMatrix& A, const double* x, double* y) const {
     switch (A.block_size()) {
-#define HEPTANE_CELL_MAJOR_CASE(k) \
-    case k:                        \
-        product_k<k>(A, values_, x, y); \
+#define HEPTANE_CELL_MAJOR_CASE(k)                  \
+    case k:                                         \
+        product_k<k>(A, values_, transpose_, x, y); \
         break;
         HEPTANE_CELL_MAJOR_CASE(1)
         HEPTANE_CELL_MAJOR_CASE(2)
@@ -110,7 +129,7 @@ void CellMajorBlocks::product(const GHMatrix& A, const double* x, double* y) con
         default:
             throw std::invalid_argument("CellMajorBlocks: K outside 1..16");
     }
-    well_rows_product(A, x, y);
+    well_rows_product(A, x, y, transpose_);
 }
 
 }  // namespace heptane

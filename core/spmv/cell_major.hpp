@@ -5,7 +5,8 @@
 /// planes side by side, more streams than its prefetchers follow. Cell-major, a thread reads
 /// one stream. The copy costs the matrix's size once more (made at setup and per update of
 /// the values), so the CPU solver object keeps one where it measured to pay
-/// (cell_major_pays: docs/BENCHMARKS.md); A^T x stays on Bdia.
+/// (cell_major_pays: docs/BENCHMARKS.md). A copy of H^T's blocks serves A^T x (QMR) the same
+/// way.
 #include <vector>
 
 #include "core/matrix/gh_matrix.hpp"
@@ -16,18 +17,21 @@ class CellMajorBlocks {
   public:
     /// A copy of A's Bdia values, cell m's blocks at (m 7 + d) K^2, entry (r, c) at r K + c
     /// (padding blocks kept as they are, never read). Filled in parallel with the product's
-    /// schedule (first touch).
-    explicit CellMajorBlocks(const GHMatrix& A);
+    /// schedule (first touch). With `transpose` the blocks of H^T: row m's block d is the
+    /// neighbour's block of the mirrored diagonal, transposed, and product() is GH^T x.
+    explicit CellMajorBlocks(const GHMatrix& A, bool transpose = false);
     /// New values of the same structure (std::invalid_argument otherwise).
     void update(const GHMatrix& A);
     std::size_t bytes() const { return values_.size() * sizeof(double); }
 
     /// y = GH x, the same bits as spmv(A, x, y): each row's terms over (d, c) in order, then
-    /// the well term; the well rows as spmv. A must be the matrix of the last update.
+    /// the well term; the well rows as spmv (GH^T x and spmv_transpose's bits for a transposed
+    /// copy). A must be the matrix of the last update.
     void product(const GHMatrix& A, const double* x, double* y) const;
 
   private:
     GHStructure structure_;
+    bool transpose_ = false;
     std::vector<double> values_;
 };
 

@@ -67,21 +67,26 @@ TEST_P(SyntheticSpmv, BdiaMatchesCsrBsrAndEigen) {
     EXPECT_TRUE(vectors_near(y_bsr, spmv(to_csr(bsr), pad_vector(A, x)), tol));
 }
 
-// The cell-major copy (core/spmv/cell_major.hpp) gives spmv's bits, wells and grid edges
-// included, for every shape; after new values too.
+// The cell-major copies (core/spmv/cell_major.hpp) give spmv's and (of H^T's blocks)
+// spmv_transpose's bits, wells and grid edges included, for every shape; after new values too.
 TEST_P(SyntheticSpmv, CellMajorProductIsTheBdiaProductBitForBit) {
     const auto [nx, ny, nz, K] = GetParam();
     auto model = test::synthetic_model(nx, ny, nz, K, corner_wells(nx, ny, nz));
     GHMatrix& A = model.system.matrix;
     const auto x = random_vector(static_cast<std::size_t>(A.rows()), 12);
-    CellMajorBlocks C(A);
+    CellMajorBlocks C(A), T(A, true);
     std::vector<double> y(x.size());
     C.product(A, x.data(), y.data());
     EXPECT_EQ(y, spmv(A, x));
+    T.product(A, x.data(), y.data());  // H^T's blocks: spmv_transpose's bits
+    EXPECT_EQ(y, spmv_transpose(A, x));
     for (double& v : A.bdia()) v *= -1.5;
     C.update(A);
     C.product(A, x.data(), y.data());
     EXPECT_EQ(y, spmv(A, x));
+    T.update(A);
+    T.product(A, x.data(), y.data());
+    EXPECT_EQ(y, spmv_transpose(A, x));
 }
 
 TEST_P(SyntheticSpmv, TransposeMatchesExplicitTranspose) {
