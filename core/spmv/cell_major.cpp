@@ -19,6 +19,18 @@ void for_each_column(const GHMatrix& A, F f) {
     for (index_t col = 0; col < columns; ++col) f(col);
 }
 
+/// Up to this K a block is stored column-major (entry (r, c) at c K + r), so the product's
+/// K row sums of one column c read K consecutive values (SSE2 pairs): 1.1-1.3x at K = 3-7;
+/// above it row-major (r K + c), which measured 1.5-2x faster at K = 8 and 16 (2-core VM,
+/// docs/BENCHMARKS.md). Either way each row's terms are added over (d, c) in order: the same
+/// bits.
+constexpr int kColumnMajorMaxK = 7;
+
+constexpr index_t block_entry(int K, int r, int c) {
+    return K <= kColumnMajorMaxK ? static_cast<index_t>(c) * K + r
+                                 : static_cast<index_t>(r) * K + c;
+}
+
 /// Cell m's blocks of H, or with `transpose` of H^T: block d of row m is then the mirrored
 /// diagonal's block at the neighbour n = m + off[d], transposed (zeros where n is outside).
 void copy_values(const GHMatrix& A, bool transpose, std::vector<double>& v) {
@@ -29,17 +41,17 @@ void copy_values(const GHMatrix& A, bool transpose, std::vector<double>& v) {
     for_each_column(A, [&](index_t col) {
         for (index_t m = col * nz; m < (col + 1) * nz; ++m) {
             double* out = v.data() + m * kStencilSize * kk;
-            if (!transpose) {
-                for (index_t e = 0; e < kStencilSize * kk; ++e) out[e] = bdia[e * M + m];
-                continue;
-            }
             for (int d = 0; d < kStencilSize; ++d) {
                 const bool exists = A.has_neighbour(m, d);
                 const index_t n = m + off[d];
                 for (int r = 0; r < K; ++r) {
                     for (int c = 0; c < K; ++c) {
-                        out[d * kk + r * K + c] =
-                            exists ? bdia[((mirror_diagonal(d) * K + c) * K + r) * M + n] : 0.0;
+                        double& v = out[d * kk + block_entry(K, r, c)];
+                        if (!transpose) {
+                            v = bdia[((d * K + r) * K + c) * M + m];
+                        } else {
+                            v = exists ? bdia[((mirror_diagonal(d) * K + c) * K + r) * M + n] : 0.0;
+                        }
                     }
                 }
             }
@@ -71,10 +83,10 @@ void product_k(const GHMatrix& A, const std::vector<double>& v, bool transpose, 
                 if (!exists[d]) continue;
                 const double* b = blocks + d * kk;
                 const double* xn = x + (m + off[d]) * K;
-                for (int r = 0; r < K; ++r) {
-                    double sum = acc[r];
-                    for (int c = 0; c < K; ++c) sum = canonical::mul_add(b[r * K + c], xn[c], sum);
-                    acc[r] = sum;
+                for (int c = 0; c < K; ++c) {  // the K rows' chains side by side
+                    const double xc = xn[c];
+                    for (int r = 0; r < K; ++r)
+                        acc[r] = canonical::mul_add(b[block_entry(K, r, c)], xc, acc[r]);
                 }
             }
             if (w >= 0 && m >= wells.cell0[w] && m < wells.cell0[w] + wells.count[w]) {

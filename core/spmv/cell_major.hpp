@@ -15,10 +15,11 @@ namespace heptane {
 
 class CellMajorBlocks {
   public:
-    /// A copy of A's Bdia values, cell m's blocks at (m 7 + d) K^2, entry (r, c) at r K + c
-    /// (padding blocks kept as they are, never read). Filled in parallel with the product's
-    /// schedule (first touch). With `transpose` the blocks of H^T: row m's block d is the
-    /// neighbour's block of the mirrored diagonal, transposed, and product() is GH^T x.
+    /// A copy of A's Bdia values, cell m's blocks at (m 7 + d) K^2, entry (r, c) at c K + r
+    /// for K <= 7 and r K + c above (cell_major.cpp; padding blocks kept, never read). Filled in
+    /// parallel with the product's schedule (first touch). With `transpose` the blocks of H^T: row
+    /// m's block d is the neighbour's block of the mirrored diagonal, transposed, and product() is
+    /// GH^T x.
     explicit CellMajorBlocks(const GHMatrix& A, bool transpose = false);
     /// New values of the same structure (std::invalid_argument otherwise).
     void update(const GHMatrix& A);
