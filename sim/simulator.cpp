@@ -8,6 +8,8 @@
 
 #include "core/base/errors.hpp"
 #include "core/base/units.hpp"
+#include "core/base/vector_ops.hpp"
+#include "sim/newton_terms.hpp"
 
 namespace heptane::sim {
 namespace {
@@ -107,29 +109,31 @@ void Simulator::apply_event(const WellEvent& e) {
 }
 
 Convergence Simulator::measure(const std::vector<double>& res, double dt) const {
-    const grid::TwoPhaseCells& cells = system_.cells();
-    const grid::TwoPhaseParams& prm = cells.params();
-    const index_t M = cells.grid().num_cells();
+    const grid::TwoPhaseCellsView v = system_.cells().view();
+    const index_t M = system_.cells().grid().num_cells();
     const double dt_scaled = dt / units::kTimeScale;  // R is a volume per kTimeScale
+    const double* p = state_.cells.p.data();
+    // The sums in the canonical order (a GPU gives the same bits), the maxima in any order.
+    const auto sums = vec::fused_sums<3>(M, [&](index_t m, double* t) {
+        t[0] = res[2 * m];
+        t[1] = res[2 * m + 1];
+        t[2] = pore_volume(v, m, p[m]);
+    });
     Convergence c;
-    std::array<double, 2> sum{0.0, 0.0};
-    double pore_volume = 0.0;
+    double cnv0 = 0.0, cnv1 = 0.0;
+    bool finite = true;
+#pragma omp parallel for schedule(static) reduction(max : cnv0, cnv1) reduction(&& : finite) \
+    if (M >= vec::kParallelMin)
     for (index_t m = 0; m < M; ++m) {
-        const double pv =
-            cells.grid().volume(m) * grid::rock_porosity(cells.rock().porosity[m], prm.rock_compressibility,
-                                         state_.cells.p[m], prm.reference_pressure);
-        pore_volume += pv;
-        for (int a = 0; a < 2; ++a) {
-            const double r = res[2 * m + a];
-            if (!std::isfinite(r)) c.finite = false;
-            sum[a] += r;
-            // A cell without pore volume has no accumulation term to measure against.
-            if (pv > 0.0) c.cnv[a] = std::max(c.cnv[a], std::abs(r) * dt_scaled / pv);
-        }
+        const double pv = pore_volume(v, m, p[m]), r0 = res[2 * m], r1 = res[2 * m + 1];
+        finite = finite && std::isfinite(r0) && std::isfinite(r1);
+        cnv0 = std::max(cnv0, cnv_term(r0, pv, dt_scaled));
+        cnv1 = std::max(cnv1, cnv_term(r1, pv, dt_scaled));
     }
-    for (int a = 0; a < 2; ++a) {
-        c.mb[a] = pore_volume > 0.0 ? std::abs(sum[a]) * dt_scaled / pore_volume : 0.0;
-    }
+    c.finite = finite;
+    c.cnv = {cnv0, cnv1};
+    const double pore = sums[2];
+    for (int a = 0; a < 2; ++a) c.mb[a] = pore > 0.0 ? std::abs(sums[a]) * dt_scaled / pore : 0.0;
     for (std::size_t w = 0; w < wells_.size(); ++w) {
         const double r = res[static_cast<std::size_t>(2 * M) + w];
         if (!std::isfinite(r)) c.finite = false;
@@ -146,21 +150,15 @@ Convergence Simulator::measure(const std::vector<double>& res, double dt) const 
 
 void Simulator::apply_update(const std::vector<double>& dx) {
     const NewtonSettings& s = schedule_.newton;
-    const auto chop_pressure = [&s](double p, double dp) {
-        const double limit = s.max_pressure_change * std::abs(p);
-        return std::clamp(dp, -limit, limit);
-    };
+    const UpdateLimits u{s.max_pressure_change, s.max_saturation_change};
     const index_t M = system_.cells().grid().num_cells();
-    grid::CellState& x = state_.cells;
-    for (index_t m = 0; m < M; ++m) {
-        x.p[m] += chop_pressure(x.p[m], dx[2 * m] * units::kPressureScale);
-        const double ds =
-            std::clamp(dx[2 * m + 1], -s.max_saturation_change, s.max_saturation_change);
-        x.sw[m] = std::clamp(x.sw[m] + ds, 0.0, 1.0);
-    }
+    double* p = state_.cells.p.data();
+    double* sw = state_.cells.sw.data();
+#pragma omp parallel for schedule(static) if (M >= vec::kParallelMin)
+    for (index_t m = 0; m < M; ++m) update_cell(u, m, dx.data(), p, sw);
     for (std::size_t w = 0; w < state_.p_bh.size(); ++w) {
-        double& p = state_.p_bh[w];
-        p += chop_pressure(p, dx[static_cast<std::size_t>(2 * M) + w] * units::kPressureScale);
+        double& pb = state_.p_bh[w];
+        pb = chopped_pressure(u, pb, dx[static_cast<std::size_t>(2 * M) + w]);
     }
 }
 
