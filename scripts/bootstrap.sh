@@ -21,6 +21,8 @@ declare -A probe=(
   [libcli11-dev]=CLI/CLI.hpp
   [zlib1g-dev]=zlib.h
   [python3-yaml]=/usr/lib/python3/dist-packages/yaml/__init__.py  # scripts/check_proxy_report.py
+  [openmpi-bin]=/usr/bin/mpirun.openmpi  # dist/ (issue 25) and its mpirun tests
+  [libopenmpi-dev]=/usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h
 )
 have() {  # absolute path, or a header in the usual include folders
   case "$1" in

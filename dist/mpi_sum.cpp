@@ -1,0 +1,60 @@
+#include "dist/mpi_sum.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace heptane::dist {
+namespace {
+
+/// [begin, end, head, chunks, tail sizes, then their values] as doubles (exact below 2^53).
+std::vector<double> serialize(const PieceSums& p) {
+    std::vector<double> m = {static_cast<double>(p.begin), static_cast<double>(p.end),
+                             static_cast<double>(p.head.size()),
+                             static_cast<double>(p.chunk_sums.size()),
+                             static_cast<double>(p.tail.size())};
+    m.insert(m.end(), p.head.begin(), p.head.end());
+    m.insert(m.end(), p.chunk_sums.begin(), p.chunk_sums.end());
+    m.insert(m.end(), p.tail.begin(), p.tail.end());
+    return m;
+}
+
+PieceSums deserialize(const double* m) {
+    PieceSums p;
+    p.begin = static_cast<long long>(m[0]);
+    p.end = static_cast<long long>(m[1]);
+    const auto h = static_cast<std::size_t>(m[2]), c = static_cast<std::size_t>(m[3]),
+               t = static_cast<std::size_t>(m[4]);
+    const double* v = m + 5;
+    p.head.assign(v, v + h);
+    p.chunk_sums.assign(v + h, v + h + c);
+    p.tail.assign(v + h + c, v + h + c + t);
+    return p;
+}
+
+}  // namespace
+
+double allreduce_canonical(const PieceSums& mine, MPI_Comm comm) {
+    int ranks = 1;
+    MPI_Comm_size(comm, &ranks);
+    const std::vector<double> message = serialize(mine);
+    const int count = static_cast<int>(message.size());
+    std::vector<int> counts(static_cast<std::size_t>(ranks)), offsets(counts.size());
+    MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
+    int total = 0;
+    for (std::size_t r = 0; r < counts.size(); ++r) {
+        offsets[r] = total;
+        total += counts[r];
+    }
+    std::vector<double> all(static_cast<std::size_t>(total));
+    MPI_Allgatherv(message.data(), count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(),
+                   MPI_DOUBLE, comm);
+    std::vector<PieceSums> pieces;
+    for (std::size_t r = 0; r < counts.size(); ++r) pieces.push_back(deserialize(&all[offsets[r]]));
+    // Index order (an empty piece before the piece that begins where it does).
+    std::stable_sort(pieces.begin(), pieces.end(), [](const PieceSums& a, const PieceSums& b) {
+        return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+    });
+    return combine_piece_sums(pieces);
+}
+
+}  // namespace heptane::dist
