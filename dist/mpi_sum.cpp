@@ -6,20 +6,19 @@
 namespace heptane::dist {
 namespace {
 
-/// [begin, end, head, chunks, tail sizes, then their values] as doubles (exact below 2^53).
-std::vector<double> serialize(const PieceSums& p) {
-    std::vector<double> m = {static_cast<double>(p.begin), static_cast<double>(p.end),
-                             static_cast<double>(p.head.size()),
-                             static_cast<double>(p.chunk_sums.size()),
-                             static_cast<double>(p.tail.size())};
+/// Per piece [begin, end, head, chunks, tail sizes, then their values] as doubles (exact
+/// below 2^53), pieces one after the other.
+void serialize(const PieceSums& p, std::vector<double>& m) {
+    m.insert(m.end(), {static_cast<double>(p.begin), static_cast<double>(p.end),
+                       static_cast<double>(p.head.size()), static_cast<double>(p.chunk_sums.size()),
+                       static_cast<double>(p.tail.size())});
     m.insert(m.end(), p.head.begin(), p.head.end());
     m.insert(m.end(), p.chunk_sums.begin(), p.chunk_sums.end());
     m.insert(m.end(), p.tail.begin(), p.tail.end());
-    return m;
 }
 
-PieceSums deserialize(const double* m) {
-    PieceSums p;
+/// The piece at m; returns how many doubles it took.
+std::size_t deserialize(const double* m, PieceSums& p) {
     p.begin = static_cast<long long>(m[0]);
     p.end = static_cast<long long>(m[1]);
     const auto h = static_cast<std::size_t>(m[2]), c = static_cast<std::size_t>(m[3]),
@@ -28,15 +27,16 @@ PieceSums deserialize(const double* m) {
     p.head.assign(v, v + h);
     p.chunk_sums.assign(v + h, v + h + c);
     p.tail.assign(v + h + c, v + h + c + t);
-    return p;
+    return 5 + h + c + t;
 }
 
 }  // namespace
 
-double allreduce_canonical(const PieceSums& mine, MPI_Comm comm) {
+double allreduce_canonical(const std::vector<PieceSums>& mine, MPI_Comm comm) {
     int ranks = 1;
     MPI_Comm_size(comm, &ranks);
-    const std::vector<double> message = serialize(mine);
+    std::vector<double> message;
+    for (const PieceSums& p : mine) serialize(p, message);
     const int count = static_cast<int>(message.size());
     std::vector<int> counts(static_cast<std::size_t>(ranks)), offsets(counts.size());
     MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
@@ -49,7 +49,10 @@ double allreduce_canonical(const PieceSums& mine, MPI_Comm comm) {
     MPI_Allgatherv(message.data(), count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(),
                    MPI_DOUBLE, comm);
     std::vector<PieceSums> pieces;
-    for (std::size_t r = 0; r < counts.size(); ++r) pieces.push_back(deserialize(&all[offsets[r]]));
+    for (std::size_t at = 0; at < all.size();) {
+        pieces.emplace_back();
+        at += deserialize(&all[at], pieces.back());
+    }
     // Index order (an empty piece before the piece that begins where it does).
     std::stable_sort(pieces.begin(), pieces.end(), [](const PieceSums& a, const PieceSums& b) {
         return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;

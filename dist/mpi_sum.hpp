@@ -6,12 +6,20 @@
 /// whole chunks' sums (n / 4096 doubles) and at most two chunks of terms per rank.
 #include <mpi.h>
 
+#include <vector>
+
 #include "core/base/piece_sums.hpp"
 
 namespace heptane::dist {
 
-/// The canonical sum of every rank's piece (their ranges must cover [0, n) once; any order of
-/// ranks), the same on every rank of `comm`. std::invalid_argument when they do not cover it.
-double allreduce_canonical(const PieceSums& mine, MPI_Comm comm);
+/// The canonical sum of every rank's pieces (all ranks' ranges together must cover [0, n)
+/// once, in any order), the same on every rank of `comm`. A rank may hold several pieces: its
+/// slab's cell rows, and each of its wells' rows, which sit at the end of the global vector.
+/// std::invalid_argument when they do not cover the range.
+double allreduce_canonical(const std::vector<PieceSums>& mine, MPI_Comm comm);
+/// One piece per rank.
+inline double allreduce_canonical(const PieceSums& mine, MPI_Comm comm) {
+    return allreduce_canonical(std::vector<PieceSums>{mine}, comm);
+}
 
 }  // namespace heptane::dist

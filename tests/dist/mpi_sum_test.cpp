@@ -69,6 +69,22 @@ TEST(MpiSum, EveryRankGetsTheOneProcessBits) {
     }
 }
 
+TEST(MpiSum, SeveralPiecesARankCoverTheRangeTogether) {
+    // Cells [0, M) in slabs, then Nw one-entry "well rows" spread over the ranks round robin
+    // (a well belongs to the rank of its column, and sits at M + w of the global vector).
+    const MPI_Comm comm = MPI_COMM_WORLD;
+    const int rank = rank_of(comm), ranks = size_of(comm);
+    const long long M = 20000, nw = 7;
+    const auto t = terms(static_cast<std::size_t>(M + nw), 77);
+    const std::vector<double> ones(t.size(), 1.0);
+    const double whole = vec::dot(t.data(), ones.data(), static_cast<index_t>(t.size()));
+    const auto term = [&](long long g) { return t[static_cast<std::size_t>(g)]; };
+    const auto [begin, end] = slab(M, rank, ranks, even);
+    std::vector<PieceSums> mine = {piece_sums(begin, end, term)};
+    for (long long w = rank; w < nw; w += ranks) mine.push_back(piece_sums(M + w, M + w + 1, term));
+    EXPECT_TRUE(same_bits(allreduce_canonical(mine, comm), whole)) << "rank " << rank;
+}
+
 }  // namespace
 }  // namespace heptane::dist
 
