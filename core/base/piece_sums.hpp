@@ -5,6 +5,7 @@
 /// chunks it shares with its neighbours; the pieces of any partition of [0, n), combined in
 /// index order, give vec::dot()'s bits. So a reduction over 1, 2, 3 or 4 ranks is the
 /// one-process reduction, bit for bit, whatever the slab sizes.
+#include <array>
 #include <vector>
 
 #include "core/base/canonical.hpp"
@@ -44,6 +45,53 @@ PieceSums piece_sums(long long begin, long long end, Term term) {
     }
     for (long long g = last; g < end; ++g) p.tail.push_back(term(g));
     return p;
+}
+
+/// How a distributed run splits a solver's vectors (issue 25; dist/ implements it with MPI):
+/// this rank's local entries [0, cells) are the global rows [cell_offset, cell_offset + cells)
+/// and its local entries cells + j the global rows well_rows[j] (wells sit at the end of the
+/// global vector). combine() joins every rank's pieces into the one-process sum.
+class Distribution {
+  public:
+    virtual ~Distribution() = default;
+    virtual index_t cell_offset() const = 0;
+    virtual index_t cells() const = 0;
+    virtual const std::vector<index_t>& well_rows() const = 0;
+    /// Every rank's pieces combined in index order (collective: every rank calls it).
+    virtual double combine(const std::vector<PieceSums>& mine) const = 0;
+};
+
+/// The Q canonical sums of a fused pass over this rank's n local entries (vec::fused_sums'
+/// body: element work of entry i and its Q terms), across the ranks of `dist`: each sum has
+/// the bits of the one-process pass over the global vector.
+template <int Q, class Body>
+std::array<double, Q> distributed_sums(index_t n, Body body, const Distribution& dist) {
+    std::vector<double> terms(static_cast<std::size_t>(n) * Q);
+#pragma omp parallel for schedule(static) if (n >= vec::kParallelMin)
+    for (index_t i = 0; i < n; ++i) body(i, terms.data() + static_cast<std::size_t>(i) * Q);
+    std::array<double, Q> sums{};
+    const index_t c0 = dist.cell_offset(), cells = dist.cells();
+    for (int q = 0; q < Q; ++q) {
+        const auto term = [&](long long local) {
+            return terms[static_cast<std::size_t>(local) * Q + q];
+        };
+        std::vector<PieceSums> mine = {
+            piece_sums(c0, c0 + cells, [&](long long g) { return term(g - c0); })};
+        const std::vector<index_t>& wells = dist.well_rows();
+        for (std::size_t j = 0; j < wells.size(); ++j) {
+            const long long local = cells + static_cast<long long>(j);
+            mine.push_back(
+                piece_sums(wells[j], wells[j] + 1, [&](long long) { return term(local); }));
+        }
+        sums[q] = dist.combine(mine);
+    }
+    return sums;
+}
+
+/// vec::fused_sums, or distributed_sums when `dist` is given.
+template <int Q, class Body>
+std::array<double, Q> sums_over(index_t n, Body body, const Distribution* dist) {
+    return dist != nullptr ? distributed_sums<Q>(n, body, *dist) : vec::fused_sums<Q>(n, body);
 }
 
 /// The canonical sum of pieces that cover [0, n) in order (each begins where the one before

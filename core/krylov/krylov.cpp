@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/base/canonical.hpp"
+#include "core/base/piece_sums.hpp"
 #include "core/base/vector_ops.hpp"
 #include "core/krylov/bicgstab_recurrence.hpp"
 #include "core/krylov/qmr_recurrence.hpp"
@@ -21,17 +22,28 @@ struct SolverFrame {
     const double* b;
     double* x;
     index_t n;
+    const Distribution* dist;  ///< the ranks every sum is taken over (null: one process)
     double bnorm;
     SolveResult result;
 
-    SolverFrame(const LinearOperator& op, const double* rhs, double* sol)
-        : A(op), b(rhs), x(sol), n(op.size()), bnorm(vec::norm2(rhs, op.size())) {}
+    SolverFrame(const LinearOperator& op, const double* rhs, double* sol, const SolveOptions& opt)
+        : A(op), b(rhs), x(sol), n(op.size()), dist(opt.distribution), bnorm(norm2(rhs)) {}
+
+    /// Q sums of a fused pass (vec::fused_sums' body), over every rank in a distributed run.
+    template <int Q, class Body>
+    std::array<double, Q> sums(Body body) const {
+        return sums_over<Q>(n, body, dist);
+    }
+    double dot(const double* u, const double* v) const {
+        return sums<1>([&](index_t i, double* t) { t[0] = canonical::mul(u[i], v[i]); })[0];
+    }
+    double norm2(const double* u) const { return std::sqrt(dot(u, u)); }
 
     /// r = b - A x into r; returns ||r||.
     double residual(double* r) const {
         A.apply(x, r);
         vec::xmay(b, 1.0, r, r, n);  // r = b - A x
-        return vec::norm2(r, n);
+        return norm2(r);
     }
 
     /// Handles ||b|| = 0 (x = 0 is exact) and a non-finite b. Returns true when done.
@@ -143,7 +155,7 @@ SolveResult bicgstab(const LinearOperator& A, const double* b, double* x, const 
     // applied to v = A p^ and to the new r. A GPU block that owns whole cells can then apply a
     // cell-local M^{-1} to the vectors it has just computed, with no extra synchronization.
     // With M = I the hatted vectors are the plain ones and no copy is made.
-    SolverFrame f(A, b, x);
+    SolverFrame f(A, b, x, opt);
     const index_t n = f.n;
     const bool identity = M == nullptr || M->is_identity();
     Vec r(n), r_hat(n), p(n), v(n), s(n), t(n);
@@ -173,7 +185,7 @@ SolveResult bicgstab(const LinearOperator& A, const double* b, double* x, const 
     double next_rho = 0.0;
     for (int it = 1; it <= opt.max_iterations; ++it) {
         // rho = (r_hat, r)
-        double rho = have_rho ? next_rho : vec::dot(r_hat.data(), r.data(), n);
+        double rho = have_rho ? next_rho : f.dot(r_hat.data(), r.data());
         const int rho_check = R.check_rho(rho, opt.max_restarts);
         if (rho_check == kRhoNonFinite) {
             f.fail(rho, "rho = (r_hat, r) is not finite", it);
@@ -211,7 +223,7 @@ SolveResult bicgstab(const LinearOperator& A, const double* b, double* x, const 
         A.apply(p.data(), v.data());
         precondition_into(v.data(), vp);
         // alpha = rho / (r_hat, v)
-        const double sigma = vec::dot(r_hat.data(), v.data(), n);
+        const double sigma = f.dot(r_hat.data(), v.data());
         if (!R.accept_sigma(sigma)) {
             f.fail(sigma, "(r_hat, A p) = " + num(sigma), it);
             break;
@@ -219,7 +231,7 @@ SolveResult bicgstab(const LinearOperator& A, const double* b, double* x, const 
         const double alpha = R.alpha;
         // s = r - alpha v and ||s|| in one pass; stop at the half step if s is small enough:
         // x = x + alpha p^
-        const double s_norm = std::sqrt(vec::fused_sums<1>(n, [&](index_t i, double* q) {
+        const double s_norm = std::sqrt(f.sums<1>([&](index_t i, double* q) {
             s[i] = canonical::sub(r[i], canonical::mul(alpha, v[i]));
             q[0] = canonical::mul(s[i], s[i]);
         })[0]);
@@ -233,7 +245,7 @@ SolveResult bicgstab(const LinearOperator& A, const double* b, double* x, const 
         if (!identity) vec::xmay(rp, alpha, vp, sp, n);
         A.apply(sp, t.data());
         // omega = (t, s) / (t, t), both in one pass
-        const auto t_dots = vec::fused_sums<2>(n, [&](index_t i, double* q) {
+        const auto t_dots = f.sums<2>([&](index_t i, double* q) {
             q[0] = canonical::mul(t[i], t[i]);
             q[1] = canonical::mul(t[i], s[i]);
         });
@@ -245,7 +257,7 @@ SolveResult bicgstab(const LinearOperator& A, const double* b, double* x, const 
         const double omega = R.omega;
         // x = x + alpha p^ + omega s^;  r = s - omega t;  ||r|| and the next (r_hat, r): one
         // pass
-        const auto r_dots = vec::fused_sums<2>(n, [&](index_t i, double* q) {
+        const auto r_dots = f.sums<2>([&](index_t i, double* q) {
             x[i] =
                 canonical::add(x[i], canonical::mul_add(omega, sp[i], canonical::mul(alpha, p[i])));
             r[i] = canonical::sub(s[i], canonical::mul(omega, t[i]));
@@ -271,7 +283,7 @@ SolveResult qmr(const LinearOperator& A, const double* b, double* x, const Solve
                 const Preconditioner* M) {
     // Templates Fig. 2.8 with M1 = I and M2 = M (right preconditioning): y = v~ and
     // z~ = z, so y and z~ need no storage of their own.
-    SolverFrame f(A, b, x);
+    SolverFrame f(A, b, x, opt);
     const index_t n = f.n;
     const bool identity = M == nullptr || M->is_identity();
     Vec r(n), v(n), w(n), p(n), q(n), p_tilde(n), d(n), s(n), work(n);
@@ -293,7 +305,7 @@ SolveResult qmr(const LinearOperator& A, const double* b, double* x, const Solve
     vec::copy(r.data(), w.data(), n);
     if (!identity) M->apply_transpose(w.data(), z);
     double rho = r0;
-    double xi = vec::norm2(z, n);
+    double xi = f.norm2(z);
     double eps = 1.0;
 
     for (int it = 1; it <= opt.max_iterations; ++it) {
@@ -303,7 +315,7 @@ SolveResult qmr(const LinearOperator& A, const double* b, double* x, const Solve
         }
         // v = v~ / rho (= y);  w = w~ / xi;  z = z / xi;  delta = z^T y: one pass
         const double v_scale = 1.0 / rho, w_scale = 1.0 / xi;
-        const double delta = vec::fused_sums<1>(n, [&](index_t i, double* t) {
+        const double delta = f.sums<1>([&](index_t i, double* t) {
             v[i] = canonical::mul(v_scale, v[i]);
             w[i] = canonical::mul(w_scale, w[i]);
             if (!identity) z[i] = canonical::mul(w_scale, z[i]);
@@ -325,7 +337,7 @@ SolveResult qmr(const LinearOperator& A, const double* b, double* x, const Solve
         }
         // p~ = A p;  eps = q^T p~;  beta = eps / delta
         A.apply(p.data(), p_tilde.data());
-        eps = vec::dot(q.data(), p_tilde.data(), n);
+        eps = f.dot(q.data(), p_tilde.data());
         if (eps == 0.0 || !std::isfinite(eps)) {
             f.fail(eps, "epsilon = q^T A p = " + num(eps), it);
             break;
@@ -336,7 +348,7 @@ SolveResult qmr(const LinearOperator& A, const double* b, double* x, const Solve
             break;
         }
         // v~ = p~ - beta v;  rho_new = ||v~||   (y = M1^{-1} v~ = v~)
-        const double rho_new = std::sqrt(vec::fused_sums<1>(n, [&](index_t i, double* t) {
+        const double rho_new = std::sqrt(f.sums<1>([&](index_t i, double* t) {
             v[i] = canonical::mul_add(-beta, v[i], p_tilde[i]);
             t[0] = canonical::mul(v[i], v[i]);
         })[0]);
@@ -344,14 +356,14 @@ SolveResult qmr(const LinearOperator& A, const double* b, double* x, const Solve
         A.apply_transpose(q.data(), work.data());
         double xi_new = 0.0;
         if (identity) {  // z = w~: its norm in the same pass
-            xi_new = std::sqrt(vec::fused_sums<1>(n, [&](index_t i, double* t) {
+            xi_new = std::sqrt(f.sums<1>([&](index_t i, double* t) {
                 w[i] = canonical::mul_add(-beta, w[i], work[i]);
                 t[0] = canonical::mul(w[i], w[i]);
             })[0]);
         } else {
             vec::xpby(work.data(), -beta, w.data(), n);
             M->apply_transpose(w.data(), z);
-            xi_new = vec::norm2(z, n);
+            xi_new = f.norm2(z);
         }
         // theta, gamma, eta, tau (core/krylov/qmr_recurrence.hpp, shared with the GPU solvers)
         const double gamma = givens.step(rho, rho_new, beta, it == 1);
@@ -362,7 +374,7 @@ SolveResult qmr(const LinearOperator& A, const double* b, double* x, const Solve
         // d = eta p + (theta_old gamma)^2 d;  s = eta p~ + (theta_old gamma)^2 s
         // x = x + d;  r = r - s;  ||r||: one pass
         const double eta = givens.eta, c = givens.c;
-        const double r_norm = std::sqrt(vec::fused_sums<1>(n, [&](index_t i, double* t) {
+        const double r_norm = std::sqrt(f.sums<1>([&](index_t i, double* t) {
             d[i] = canonical::mul_add(c, d[i], canonical::mul(eta, p[i]));
             s[i] = canonical::mul_add(c, s[i], canonical::mul(eta, p_tilde[i]));
             x[i] = canonical::mul_add(1.0, d[i], x[i]);

@@ -9,6 +9,10 @@
 #include "core/matrix/linear_operator.hpp"
 
 namespace heptane {
+class Distribution;  // core/base/piece_sums.hpp
+}
+
+namespace heptane {
 
 enum class SolveStatus { converged, max_iterations, breakdown, non_finite };
 const char* to_string(SolveStatus s);
@@ -43,6 +47,9 @@ struct SolveOptions {
     int max_restarts = 10;
     /// Called after every iteration with (iteration, relative residual); may be empty.
     std::function<void(int, double)> progress;
+    /// A distributed run (dist/): the vectors are this rank's entries and every sum is taken
+    /// across the ranks with the one-process bits. Null: one process.
+    const Distribution* distribution = nullptr;
 };
 
 /// BiCGStab for A x = b. x holds the initial guess on entry and the iterate at exit.

@@ -1,0 +1,148 @@
+#include "dist/distributed_gh.hpp"
+
+#include <stdexcept>
+#include <string>
+
+#include "core/spmv/spmv.hpp"
+#include "dist/mpi_sum.hpp"
+
+namespace heptane::dist {
+namespace {
+
+int rank_of(MPI_Comm c) {
+    int r = 0;
+    MPI_Comm_rank(c, &r);
+    return r;
+}
+int size_of(MPI_Comm c) {
+    int s = 1;
+    MPI_Comm_size(c, &s);
+    return s;
+}
+
+}  // namespace
+
+DistributedGH::DistributedGH(const GHMatrix& A, MPI_Comm comm)
+    : comm_(comm),
+      rank_(rank_of(comm)),
+      ranks_(size_of(comm)),
+      K_(A.block_size()),
+      slab_(1, 1, 1, 1) {
+    const int nx = A.nx();
+    if (ranks_ > nx) {
+        throw std::invalid_argument("DistributedGH: " + std::to_string(ranks_) + " ranks for " +
+                                    std::to_string(nx) + " i-planes");
+    }
+    first_plane_ = static_cast<int>(static_cast<long long>(nx) * rank_ / ranks_);
+    end_plane_ = static_cast<int>(static_cast<long long>(nx) * (rank_ + 1) / ranks_);
+    lo_halo_ = first_plane_ > 0 ? 1 : 0;
+    hi_halo_ = end_plane_ < nx ? 1 : 0;
+    plane_ = static_cast<index_t>(A.ny()) * A.nz();
+    own_cells_ = (end_plane_ - first_plane_) * plane_;
+    global_cell_rows_ = A.cell_unknowns();
+    const int e0 = first_plane_ - lo_halo_, planes = end_plane_ + hi_halo_ - e0;
+    slab_ = GHMatrix(planes, A.ny(), A.nz(), K_);
+    // The blocks of the slab's cells, owned and halo (the halo rows are computed and dropped).
+    const index_t M = A.num_cells(), Ms = slab_.num_cells(), shift = e0 * plane_;
+    const index_t entries = static_cast<index_t>(kStencilSize) * K_ * K_;
+    for (index_t e = 0; e < entries; ++e) {
+        for (index_t m = 0; m < Ms; ++m) slab_.bdia()[e * Ms + m] = A.bdia()[e * M + m + shift];
+    }
+    // The wells of the owned columns, in global order, their cells shifted to the slab.
+    const WellArrays& g = A.wells();
+    WellArrays w;
+    if (A.num_wells() > 0) w.well_of_column.assign(static_cast<std::size_t>(planes) * A.ny(), -1);
+    for (index_t k = 0; k < A.num_wells(); ++k) {
+        const index_t column = g.cell0[k] / A.nz();
+        const int i = static_cast<int>(column / A.ny());
+        if (i < first_plane_ || i >= end_plane_) continue;
+        const auto local = static_cast<std::int32_t>(w.d.size());
+        w.first.push_back(static_cast<index_t>(w.w_vals.size()));
+        w.cell0.push_back(g.cell0[k] - shift);
+        w.count.push_back(g.count[k]);
+        const index_t n = g.count[k] * K_;
+        w.w_vals.insert(w.w_vals.end(), g.w_vals.begin() + g.first[k],
+                        g.w_vals.begin() + g.first[k] + n);
+        w.wt_vals.insert(w.wt_vals.end(), g.wt_vals.begin() + g.first[k],
+                         g.wt_vals.begin() + g.first[k] + n);
+        w.d.push_back(g.d[k]);
+        w.well_of_column[static_cast<std::size_t>(column - shift / A.nz())] = local;
+        wells_.push_back(static_cast<int>(k));
+        well_rows_.push_back(global_cell_rows_ + k);
+    }
+    if (w.d.empty()) w.well_of_column.clear();  // no wells here
+    slab_.set_wells(std::move(w));
+    x_slab_.assign(static_cast<std::size_t>(slab_.rows()), 0.0);
+    y_slab_.assign(x_slab_.size(), 0.0);
+}
+
+void DistributedGH::product(const double* x, double* y, bool transpose) const {
+    const index_t plane = plane_ * K_, own = own_cells_ * K_;
+    const index_t own_at = lo_halo_ * plane;  // the owned cells' first entry in the slab
+    double* xs = x_slab_.data();
+    for (index_t i = 0; i < own; ++i) xs[own_at + i] = x[i];
+    const index_t wells = static_cast<index_t>(wells_.size()), slab_cells = slab_.cell_unknowns();
+    for (index_t j = 0; j < wells; ++j) xs[slab_cells + j] = x[own + j];
+    // Halo planes: the first owned plane to the rank below, the last to the rank above.
+    const int below = lo_halo_ ? rank_ - 1 : MPI_PROC_NULL;
+    const int above = hi_halo_ ? rank_ + 1 : MPI_PROC_NULL;
+    const int count = static_cast<int>(plane);
+    MPI_Sendrecv(xs + own_at + own - plane, count, MPI_DOUBLE, above, 0, xs, count, MPI_DOUBLE,
+                 below, 0, comm_, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(xs + own_at, count, MPI_DOUBLE, below, 1, xs + own_at + own, count, MPI_DOUBLE,
+                 above, 1, comm_, MPI_STATUS_IGNORE);
+    if (transpose) {
+        spmv_transpose(slab_, xs, y_slab_.data());
+    } else {
+        spmv(slab_, xs, y_slab_.data());
+    }
+    for (index_t i = 0; i < own; ++i) y[i] = y_slab_[static_cast<std::size_t>(own_at + i)];
+    for (index_t j = 0; j < wells; ++j)
+        y[own + j] = y_slab_[static_cast<std::size_t>(slab_cells + j)];
+}
+
+void DistributedGH::apply(const double* x, double* y) const { product(x, y, false); }
+void DistributedGH::apply_transpose(const double* x, double* y) const { product(x, y, true); }
+
+double DistributedGH::minimal_bytes() const { return GHOperator(slab_).minimal_bytes(); }
+
+double DistributedGH::combine(const std::vector<PieceSums>& mine) const {
+    return allreduce_canonical(mine, comm_);
+}
+
+std::vector<double> DistributedGH::local(const std::vector<double>& global) const {
+    std::vector<double> mine(global.begin() + cell_offset(),
+                             global.begin() + cell_offset() + cells());
+    for (index_t row : well_rows_) mine.push_back(global[static_cast<std::size_t>(row)]);
+    return mine;
+}
+
+std::vector<double> DistributedGH::gather(const std::vector<double>& mine) const {
+    // Every rank's (global row, value) pairs, placed into the global vector.
+    std::vector<double> pairs;
+    for (index_t i = 0; i < cells(); ++i) {
+        pairs.push_back(static_cast<double>(cell_offset() + i));
+        pairs.push_back(mine[static_cast<std::size_t>(i)]);
+    }
+    for (std::size_t j = 0; j < well_rows_.size(); ++j) {
+        pairs.push_back(static_cast<double>(well_rows_[j]));
+        pairs.push_back(mine[static_cast<std::size_t>(cells()) + j]);
+    }
+    const int count = static_cast<int>(pairs.size());
+    std::vector<int> counts(static_cast<std::size_t>(ranks_)), offsets(counts.size());
+    MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_);
+    int total = 0;
+    for (std::size_t r = 0; r < counts.size(); ++r) {
+        offsets[r] = total;
+        total += counts[r];
+    }
+    std::vector<double> all(static_cast<std::size_t>(total));
+    MPI_Allgatherv(pairs.data(), count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(),
+                   MPI_DOUBLE, comm_);
+    std::vector<double> global(static_cast<std::size_t>(total / 2));
+    for (std::size_t k = 0; k + 1 < all.size(); k += 2)
+        global[static_cast<std::size_t>(all[k])] = all[k + 1];
+    return global;
+}
+
+}  // namespace heptane::dist

@@ -1,0 +1,60 @@
+#pragma once
+/// @file A GH system split over MPI ranks in slabs of i-planes (issue 25, second step): each
+/// rank holds the blocks of its planes and of the one plane on each side it borrows x from
+/// (the halo), and the wells whose column is in its slab (a well is never cut: it lies in one
+/// column). A product exchanges the halo planes of x with the neighbouring ranks, then runs
+/// the Bdia product (A x, or A^T x for QMR) on the slab: each owned row is summed in the
+/// one-process order, so with the canonical sums of dist::allreduce_canonical the CPU solvers
+/// give one process's bits on any number of ranks. The global vector is [cells, then wells];
+/// a rank's local vector is [its cells, then its wells].
+#include <mpi.h>
+
+#include <vector>
+
+#include "core/base/piece_sums.hpp"
+#include "core/matrix/gh_matrix.hpp"
+#include "core/matrix/linear_operator.hpp"
+
+namespace heptane::dist {
+
+class DistributedGH final : public LinearOperator, public Distribution {
+  public:
+    /// This rank's slab of A (every rank passes the same A): planes [i0, i1) with
+    /// i0 = nx r / ranks. std::invalid_argument when there are more ranks than planes.
+    DistributedGH(const GHMatrix& A, MPI_Comm comm);
+
+    index_t size() const override { return own_cells_ * K_ + static_cast<index_t>(wells_.size()); }
+    void apply(const double* x, double* y) const override;
+    void apply_transpose(const double* x, double* y) const override;
+    double minimal_bytes() const override;
+
+    index_t cell_offset() const override { return first_plane_ * plane_ * K_; }
+    index_t cells() const override { return own_cells_ * K_; }
+    const std::vector<index_t>& well_rows() const override { return well_rows_; }
+    double combine(const std::vector<PieceSums>& mine) const override;
+
+    /// This rank's entries of a global vector, and the global vector of every rank's entries
+    /// (collective).
+    std::vector<double> local(const std::vector<double>& global) const;
+    std::vector<double> gather(const std::vector<double>& mine) const;
+
+    int first_plane() const { return first_plane_; }
+    int end_plane() const { return end_plane_; }
+
+  private:
+    void product(const double* x, double* y, bool transpose) const;
+
+    MPI_Comm comm_;
+    int rank_ = 0, ranks_ = 1, K_ = 1;
+    int first_plane_ = 0, end_plane_ = 0;  ///< owned planes [first, end)
+    int lo_halo_ = 0, hi_halo_ = 0;        ///< 1 where a neighbour rank lends a plane
+    index_t plane_ = 0;                    ///< cells of a plane (ny nz)
+    index_t own_cells_ = 0;
+    index_t global_cell_rows_ = 0;    ///< M K of the whole system
+    std::vector<int> wells_;          ///< global numbers of this rank's wells
+    std::vector<index_t> well_rows_;  ///< their global rows
+    GHMatrix slab_;                   ///< the owned and halo planes, this rank's wells
+    mutable std::vector<double> x_slab_, y_slab_;
+};
+
+}  // namespace heptane::dist
