@@ -1,5 +1,6 @@
 #include "dist/distributed_gh.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -42,12 +43,8 @@ DistributedGH::DistributedGH(const GHMatrix& A, MPI_Comm comm)
     global_cell_rows_ = A.cell_unknowns();
     const int e0 = first_plane_ - lo_halo_, planes = end_plane_ + hi_halo_ - e0;
     slab_ = GHMatrix(planes, A.ny(), A.nz(), K_);
-    // The blocks of the slab's cells, owned and halo (the halo rows are computed and dropped).
-    const index_t M = A.num_cells(), Ms = slab_.num_cells(), shift = e0 * plane_;
-    const index_t entries = static_cast<index_t>(kStencilSize) * K_ * K_;
-    for (index_t e = 0; e < entries; ++e) {
-        for (index_t m = 0; m < Ms; ++m) slab_.bdia()[e * Ms + m] = A.bdia()[e * M + m + shift];
-    }
+    copy_blocks(A);
+    const index_t shift = e0 * plane_;
     // The wells of the owned columns, in global order, their cells shifted to the slab.
     const WellArrays& g = A.wells();
     WellArrays w;
@@ -76,13 +73,55 @@ DistributedGH::DistributedGH(const GHMatrix& A, MPI_Comm comm)
     y_slab_.assign(x_slab_.size(), 0.0);
 }
 
+/// The blocks of the slab's cells, owned and halo (the halo rows are computed and dropped).
+void DistributedGH::copy_blocks(const GHMatrix& A) {
+    const index_t M = A.num_cells(), Ms = slab_.num_cells();
+    const index_t shift = (first_plane_ - lo_halo_) * plane_;
+    const index_t entries = static_cast<index_t>(kStencilSize) * K_ * K_;
+    for (index_t e = 0; e < entries; ++e) {
+        for (index_t m = 0; m < Ms; ++m) slab_.bdia()[e * Ms + m] = A.bdia()[e * M + m + shift];
+    }
+}
+
+void DistributedGH::update(const GHMatrix& A) {
+    if (A.nx() * plane_ != A.num_cells() || A.block_size() != K_ ||
+        A.cell_unknowns() != global_cell_rows_) {
+        throw std::invalid_argument("DistributedGH::update: another system");
+    }
+    copy_blocks(A);
+    WellArrays& w = slab_.wells();
+    const WellArrays& g = A.wells();
+    for (std::size_t j = 0; j < wells_.size(); ++j) {
+        const auto k = static_cast<std::size_t>(wells_[j]);
+        const index_t n = g.count[k] * K_;
+        std::copy(g.w_vals.begin() + g.first[k], g.w_vals.begin() + g.first[k] + n,
+                  w.w_vals.begin() + w.first[j]);
+        std::copy(g.wt_vals.begin() + g.first[k], g.wt_vals.begin() + g.first[k] + n,
+                  w.wt_vals.begin() + w.first[j]);
+        w.d[j] = g.d[k];
+    }
+}
+
+void DistributedGH::to_slab(const double* mine, double* xs) const {
+    const index_t own = own_cells_ * K_, own_at = lo_halo_ * plane_ * K_;
+    const index_t slab_cells = slab_.cell_unknowns();
+    std::fill(xs, xs + slab_.rows(), 0.0);
+    for (index_t i = 0; i < own; ++i) xs[own_at + i] = mine[i];
+    for (std::size_t j = 0; j < wells_.size(); ++j) xs[slab_cells + j] = mine[own + j];
+}
+
+void DistributedGH::from_slab(const double* ys, double* mine) const {
+    const index_t own = own_cells_ * K_, own_at = lo_halo_ * plane_ * K_;
+    const index_t slab_cells = slab_.cell_unknowns();
+    for (index_t i = 0; i < own; ++i) mine[i] = ys[own_at + i];
+    for (std::size_t j = 0; j < wells_.size(); ++j) mine[own + j] = ys[slab_cells + j];
+}
+
 void DistributedGH::product(const double* x, double* y, bool transpose) const {
     const index_t plane = plane_ * K_, own = own_cells_ * K_;
     const index_t own_at = lo_halo_ * plane;  // the owned cells' first entry in the slab
     double* xs = x_slab_.data();
-    for (index_t i = 0; i < own; ++i) xs[own_at + i] = x[i];
-    const index_t wells = static_cast<index_t>(wells_.size()), slab_cells = slab_.cell_unknowns();
-    for (index_t j = 0; j < wells; ++j) xs[slab_cells + j] = x[own + j];
+    to_slab(x, xs);
     // Halo planes: the first owned plane to the rank below, the last to the rank above.
     const int below = lo_halo_ ? rank_ - 1 : MPI_PROC_NULL;
     const int above = hi_halo_ ? rank_ + 1 : MPI_PROC_NULL;
@@ -96,9 +135,7 @@ void DistributedGH::product(const double* x, double* y, bool transpose) const {
     } else {
         spmv(slab_, xs, y_slab_.data());
     }
-    for (index_t i = 0; i < own; ++i) y[i] = y_slab_[static_cast<std::size_t>(own_at + i)];
-    for (index_t j = 0; j < wells; ++j)
-        y[own + j] = y_slab_[static_cast<std::size_t>(slab_cells + j)];
+    from_slab(y_slab_.data(), y);
 }
 
 void DistributedGH::apply(const double* x, double* y) const { product(x, y, false); }

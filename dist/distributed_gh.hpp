@@ -33,16 +33,26 @@ class DistributedGH final : public LinearOperator, public Distribution {
     const std::vector<index_t>& well_rows() const override { return well_rows_; }
     double combine(const std::vector<PieceSums>& mine) const override;
 
+    /// New values of A (the same system: same dims, K and wells).
+    void update(const GHMatrix& A);
+
     /// This rank's entries of a global vector, and the global vector of every rank's entries
     /// (collective).
     std::vector<double> local(const std::vector<double>& global) const;
     std::vector<double> gather(const std::vector<double>& mine) const;
+
+    /// The slab as a GH matrix of its own (the owned planes, the halo planes, this rank's
+    /// wells), and this rank's local vector in its layout (halo entries zero) and back.
+    const GHMatrix& slab() const { return slab_; }
+    void to_slab(const double* mine, double* slab_vector) const;
+    void from_slab(const double* slab_vector, double* mine) const;
 
     int first_plane() const { return first_plane_; }
     int end_plane() const { return end_plane_; }
 
   private:
     void product(const double* x, double* y, bool transpose) const;
+    void copy_blocks(const GHMatrix& A);
 
     MPI_Comm comm_;
     int rank_ = 0, ranks_ = 1, K_ = 1;

@@ -1,0 +1,25 @@
+#pragma once
+/// @file The CPU solver object over MPI ranks (issue 25): the LinearSolver interface of
+/// core/krylov/linear_solver.hpp on a DistributedGH, so `heptane run` under mpirun solves as
+/// one process does. solve(b, x) takes and returns the whole vectors on every rank (each rank
+/// solves for its slab; x is gathered at the end), so everything around the solve is the
+/// one-process code. BiCGStab and QMR, without a preconditioner or with one that works cell by
+/// cell or column by column (point-block and vertical-line Jacobi: applied on the slab, each
+/// rank's rows are the one-process rows); the others are refused (NotSupported).
+#include <mpi.h>
+
+#include <memory>
+
+#include "core/krylov/linear_solver.hpp"
+#include "core/krylov/solver_settings.hpp"
+
+namespace heptane::dist {
+
+/// Whether the distributed solver takes these settings, and why not.
+bool distributed_supports(const SolverSettings& s, std::string* why = nullptr);
+
+/// The solver object of `settings` for A (every rank passes the same A) over `comm`.
+std::unique_ptr<LinearSolver> make_distributed_solver(const SolverSettings& settings,
+                                                      const GHMatrix& A, MPI_Comm comm);
+
+}  // namespace heptane::dist
