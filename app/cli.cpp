@@ -13,6 +13,7 @@
 #include "app/bench.hpp"
 #include "app/compare.hpp"
 #include "app/deck.hpp"
+#include "app/mpi_session.hpp"
 #include "app/proxy.hpp"
 #include "app/report.hpp"
 #include "app/run.hpp"
@@ -458,6 +459,11 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     }
 
     try {
+        if (mpi_ranks() > 1 && !run->parsed()) {
+            err << "heptane: under mpirun only `heptane run` runs so far (issue 25); run this "
+                   "command without mpirun\n";
+            return kExitBadInput;
+        }
         if (run->parsed()) return cmd_run(run_args, out, err, terminal);
         if (simulate->parsed()) return cmd_simulate(sim_args, out, err, terminal);
         if (proxy->parsed()) {

@@ -9,6 +9,7 @@
 #include <ostream>
 
 #include "app/deck.hpp"
+#include "app/mpi_session.hpp"
 #include "app/output.hpp"
 #include "app/report.hpp"
 #include "app/solver_setup.hpp"
@@ -90,7 +91,8 @@ void report_solve(std::ostream& out, const RunRecord& run, const Plan& plan,
         const auto devices = gpu::list_devices();
         out << run.kernel << ", " << (devices.empty() ? "?" : devices[0].name);
     } else {
-        out << "reference, " << omp_get_max_threads() << " OpenMP threads";
+        out << plan.kernel_name << ", " << omp_get_max_threads() << " OpenMP threads"
+            << (mpi_ranks() > 1 ? " a rank" : "");
     }
     out << "), tolerance " << sci(options.tolerance, 1) << ", at most " << options.max_iterations
         << " iterations\n";
@@ -230,7 +232,7 @@ int cmd_run(const RunArgs& args, std::ostream& out, std::ostream& err, bool term
         << " nonzeros\n";
     report_solve(out, run, plan, options, bytes_per_iteration);
 
-    write_run_output(output, run);
+    if (mpi_rank() == 0) write_run_output(output, run);  // rank 0 writes for every rank
     out << "  output      " << output << ", " << xdmf_path(output) << '\n';
     return finish(r, options, err);
 }

@@ -3,11 +3,18 @@
 #include <ostream>
 
 #include "app/atomic_file.hpp"
+#include "app/mpi_session.hpp"
 #include "core/base/errors.hpp"
 #include "core/krylov/capabilities.hpp"
 #include "core/krylov/names.hpp"
 #include "gpu/device.hpp"
 #include "gpu/solver.hpp"
+
+#ifdef HEPTANE_HAVE_MPI
+#include <mpi.h>
+
+#include "dist/distributed_solver.hpp"
+#endif
 
 namespace heptane::app {
 namespace {
@@ -25,6 +32,25 @@ Support gpu_support(const Deck& deck) {
                    deck.system.present ? DeckKind::matrix : DeckKind::grid);
 }
 
+/// The CPU solver over the MPI ranks' slabs (dist/): the deck's method and preconditioner
+/// where they run there, else an input error at their key.
+std::unique_ptr<LinearSolver> make_rank_solver(const Deck& deck, const GHMatrix& A) {
+#ifdef HEPTANE_HAVE_MPI
+    std::string why;
+    if (!dist::distributed_supports(deck.solver, &why)) {
+        const bool method =
+            deck.solver.method != Method::bicgstab && deck.solver.method != Method::qmr;
+        deck.rethrow_located(
+            InputError(method ? "solver.method" : "solver.preconditioner", why + " (mpirun)"));
+    }
+    return dist::make_distributed_solver(deck.solver, A, MPI_COMM_WORLD);
+#else
+    (void)deck;
+    (void)A;
+    throw Error("this heptane was built without MPI");
+#endif
+}
+
 }  // namespace
 
 GpuKernel deck_gpu_kernel(const Deck& deck) {
@@ -40,6 +66,20 @@ Plan plan_backend(const Deck& deck) {
     Plan plan;
     plan.backend = "cpu";
     plan.kernel_name = "reference";
+    if (mpi_ranks() > 1) {  // the CPU solvers over the ranks' slabs (dist/)
+        if (s.backend == Backend::gpu) {
+            throw Error(
+                "backend gpu under mpirun: GPU ranks are not built yet (issue 25); use "
+                "--backend cpu");
+        }
+        if (deck.system.present) {
+            deck.rethrow_located(InputError(
+                "system", "a matrix deck does not run under mpirun (a grid deck's slabs do)"));
+        }
+        plan.kernel_name = "reference over " + std::to_string(mpi_ranks()) + " MPI ranks";
+        if (s.backend == Backend::automatic) plan.fallback = "under mpirun the CPU solves";
+        return plan;
+    }
     const Support on_gpu = gpu_support(deck);
     if (s.backend == Backend::gpu && !on_gpu)
         deck.rethrow_located(InputError(on_gpu.key, on_gpu.reason));
@@ -122,6 +162,7 @@ gpu::GpuSolveOptions gpu_solve_options(const Deck& deck, const SolveOptions& opt
 std::unique_ptr<LinearSolver> make_deck_solver(const Deck& deck, const GHMatrix& A, bool gpu,
                                                GpuKernel kernel) {
     try {  // the factors come from core: a singular block is an input error at its key
+        if (!gpu && mpi_ranks() > 1) return make_rank_solver(deck, A);
         if (!gpu) return make_cpu_solver(deck.solver, A);
         return gpu::make_solver(deck.solver.method, kernel, A,
                                 gpu_solve_options(deck, solve_options(deck)));

@@ -1,0 +1,41 @@
+#include "app/mpi_session.hpp"
+
+#include <cstdlib>
+
+#ifdef HEPTANE_HAVE_MPI
+#include <mpi.h>
+#endif
+
+namespace heptane::app {
+namespace {
+
+int g_rank = 0;
+int g_ranks = 1;
+bool g_started = false;
+
+bool launched_by_mpirun() {
+    return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMI_SIZE") != nullptr;
+}
+
+}  // namespace
+
+MpiSession::MpiSession([[maybe_unused]] int* argc, [[maybe_unused]] char*** argv) {
+#ifdef HEPTANE_HAVE_MPI
+    if (!launched_by_mpirun()) return;
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &g_ranks);
+    g_started = true;
+#endif
+}
+
+MpiSession::~MpiSession() {
+#ifdef HEPTANE_HAVE_MPI
+    if (g_started) MPI_Finalize();
+#endif
+}
+
+int mpi_rank() { return g_rank; }
+int mpi_ranks() { return g_ranks; }
+
+}  // namespace heptane::app

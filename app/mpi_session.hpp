@@ -1,0 +1,22 @@
+#pragma once
+/// @file MPI for a heptane that mpirun launched (issue 25). MPI starts only when the launcher's
+/// environment names ranks (Open MPI's OMPI_COMM_WORLD_SIZE, PMI_SIZE of others), so a plain
+/// `heptane` never touches MPI; a build without the dist/ module (no MPI found) is one rank.
+/// Under mpirun only `heptane run` runs so far: every rank builds the system, the CPU solver
+/// works on slabs (dist/), rank 0 prints and writes the files.
+namespace heptane::app {
+
+/// Initializes MPI when launched by mpirun; finalizes it on destruction.
+class MpiSession {
+  public:
+    MpiSession(int* argc, char*** argv);
+    ~MpiSession();
+    MpiSession(const MpiSession&) = delete;
+    MpiSession& operator=(const MpiSession&) = delete;
+};
+
+/// This process's rank and the number of ranks (0 and 1 without MPI).
+int mpi_rank();
+int mpi_ranks();
+
+}  // namespace heptane::app
