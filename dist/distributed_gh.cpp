@@ -23,7 +23,7 @@ int size_of(MPI_Comm c) {
 
 }  // namespace
 
-DistributedGH::DistributedGH(const GHMatrix& A, MPI_Comm comm)
+DistributedGH::DistributedGH(const GHMatrix& A, MPI_Comm comm, bool transpose)
     : comm_(comm),
       rank_(rank_of(comm)),
       ranks_(size_of(comm)),
@@ -69,6 +69,7 @@ DistributedGH::DistributedGH(const GHMatrix& A, MPI_Comm comm)
     }
     if (w.d.empty()) w.well_of_column.clear();  // no wells here
     slab_.set_wells(std::move(w));
+    slab_op_ = std::make_unique<CpuGHOperator>(slab_, true, transpose);
     x_slab_.assign(static_cast<std::size_t>(slab_.rows()), 0.0);
     y_slab_.assign(x_slab_.size(), 0.0);
 }
@@ -100,6 +101,7 @@ void DistributedGH::update(const GHMatrix& A) {
                   w.wt_vals.begin() + w.first[j]);
         w.d[j] = g.d[k];
     }
+    slab_op_->update(slab_);
 }
 
 void DistributedGH::to_slab(const double* mine, double* xs) const {
@@ -131,9 +133,9 @@ void DistributedGH::product(const double* x, double* y, bool transpose) const {
     MPI_Sendrecv(xs + own_at, count, MPI_DOUBLE, below, 1, xs + own_at + own, count, MPI_DOUBLE,
                  above, 1, comm_, MPI_STATUS_IGNORE);
     if (transpose) {
-        spmv_transpose(slab_, xs, y_slab_.data());
+        slab_op_->apply_transpose(xs, y_slab_.data());
     } else {
-        spmv(slab_, xs, y_slab_.data());
+        slab_op_->apply(xs, y_slab_.data());
     }
     from_slab(y_slab_.data(), y);
 }

@@ -9,6 +9,7 @@
 /// a rank's local vector is [its cells, then its wells].
 #include <mpi.h>
 
+#include <memory>
 #include <vector>
 
 #include "core/base/piece_sums.hpp"
@@ -20,8 +21,10 @@ namespace heptane::dist {
 class DistributedGH final : public LinearOperator, public Distribution {
   public:
     /// This rank's slab of A (every rank passes the same A): planes [i0, i1) with
-    /// i0 = nx r / ranks. std::invalid_argument when there are more ranks than planes.
-    DistributedGH(const GHMatrix& A, MPI_Comm comm);
+    /// i0 = nx r / ranks. std::invalid_argument when there are more ranks than planes. The
+    /// slab's product is the CPU solvers' (CpuGHOperator: cell-major at K >= 3, with the copy
+    /// of H^T's blocks when `transpose`, for QMR).
+    DistributedGH(const GHMatrix& A, MPI_Comm comm, bool transpose = false);
 
     index_t size() const override { return own_cells_ * K_ + static_cast<index_t>(wells_.size()); }
     void apply(const double* x, double* y) const override;
@@ -64,6 +67,7 @@ class DistributedGH final : public LinearOperator, public Distribution {
     std::vector<int> wells_;          ///< global numbers of this rank's wells
     std::vector<index_t> well_rows_;  ///< their global rows
     GHMatrix slab_;                   ///< the owned and halo planes, this rank's wells
+    std::unique_ptr<CpuGHOperator> slab_op_;  ///< the product on the slab
     mutable std::vector<double> x_slab_, y_slab_;
 };
 

@@ -46,7 +46,7 @@ class DistributedSolver final : public LinearSolver {
   public:
     DistributedSolver(const SolverSettings& s, const GHMatrix& A, MPI_Comm comm) : s_(s) {
         const auto t0 = Clock::now();
-        D_ = std::make_unique<DistributedGH>(A, comm);
+        D_ = std::make_unique<DistributedGH>(A, comm, s_.method == Method::qmr);
         if (s_.preconditioner != PreconditionerKind::none)
             M_ = std::make_unique<SlabPreconditioner>(*D_, s_);
         int ranks = 1;

@@ -66,25 +66,54 @@ class Distribution {
 /// the bits of the one-process pass over the global vector.
 template <int Q, class Body>
 std::array<double, Q> distributed_sums(index_t n, Body body, const Distribution& dist) {
-    std::vector<double> terms(static_cast<std::size_t>(n) * Q);
-#pragma omp parallel for schedule(static) if (n >= vec::kParallelMin)
-    for (index_t i = 0; i < n; ++i) body(i, terms.data() + static_cast<std::size_t>(i) * Q);
-    std::array<double, Q> sums{};
-    const index_t c0 = dist.cell_offset(), cells = dist.cells();
-    for (int q = 0; q < Q; ++q) {
-        const auto term = [&](long long local) {
-            return terms[static_cast<std::size_t>(local) * Q + q];
-        };
-        std::vector<PieceSums> mine = {
-            piece_sums(c0, c0 + cells, [&](long long g) { return term(g - c0); })};
-        const std::vector<index_t>& wells = dist.well_rows();
-        for (std::size_t j = 0; j < wells.size(); ++j) {
-            const long long local = cells + static_cast<long long>(j);
-            mine.push_back(
-                piece_sums(wells[j], wells[j] + 1, [&](long long) { return term(local); }));
+    // The cell rows: local i is global c0 + i. Whole global chunks are reduced as they are
+    // streamed (each entry's body called once); the entries before the first and after the
+    // last whole chunk are kept as terms.
+    const long long chunk = vec::kChunk;
+    const long long c0 = dist.cell_offset(), cells = dist.cells();
+    const long long first = (c0 + chunk - 1) / chunk * chunk, last = (c0 + cells) / chunk * chunk;
+    std::array<PieceSums, Q> cell_piece;
+    const auto keep_terms = [&](long long g_begin, long long g_end, bool head) {
+        double t[Q];
+        for (long long g = g_begin; g < g_end; ++g) {
+            body(g - c0, t);
+            for (int q = 0; q < Q; ++q)
+                (head ? cell_piece[q].head : cell_piece[q].tail).push_back(t[q]);
         }
-        sums[q] = dist.combine(mine);
+    };
+    for (int q = 0; q < Q; ++q) {
+        cell_piece[q].begin = c0;
+        cell_piece[q].end = c0 + cells;
     }
+    if (first >= last) {
+        keep_terms(c0, c0 + cells, true);
+    } else {
+        keep_terms(c0, first, true);
+        const long long whole = (last - first) / chunk;
+        for (int q = 0; q < Q; ++q)
+            cell_piece[q].chunk_sums.resize(static_cast<std::size_t>(whole));
+#pragma omp parallel for schedule(static) if (last - first >= vec::kParallelMin)
+        for (long long c = 0; c < whole; ++c) {
+            double out[Q];
+            const index_t begin = first - c0 + c * chunk;
+            vec::chunk_reduce<Q>(begin, begin + chunk, body, out);
+            for (int q = 0; q < Q; ++q)
+                cell_piece[q].chunk_sums[static_cast<std::size_t>(c)] = out[q];
+        }
+        keep_terms(last, c0 + cells, false);
+    }
+    // The wells' rows: one term each, at their global rows.
+    const std::vector<index_t>& wells = dist.well_rows();
+    std::array<std::vector<PieceSums>, Q> pieces;
+    for (int q = 0; q < Q; ++q) pieces[q].push_back(std::move(cell_piece[q]));
+    for (std::size_t j = 0; j < wells.size(); ++j) {
+        double t[Q];
+        body(cells + static_cast<long long>(j), t);
+        for (int q = 0; q < Q; ++q) pieces[q].push_back({wells[j], wells[j] + 1, {t[q]}, {}, {}});
+    }
+    std::array<double, Q> sums{};
+    for (int q = 0; q < Q; ++q) sums[q] = dist.combine(pieces[q]);
+    (void)n;  // n = cells + wells
     return sums;
 }
 

@@ -46,28 +46,35 @@ bool all_finite(const double* x, index_t n);
 /// the pairwise tree), so each equals, bit for bit, the dot() a separate pass would give.
 /// The solvers fuse a vector update with the reductions that read its result (issue 24:
 /// a pass saved is n doubles not streamed twice).
+/// The Q canonical reductions (canonical::reduce's groups, then the tree) of the terms of
+/// entries [begin, end), each entry's body called once, in order: a chunk's sums.
+template <int Q, class Body>
+void chunk_reduce(index_t begin, index_t end, Body& body, double (&out)[Q]) {
+    using canonical::add;
+    canonical::PairwiseStack tree[Q];
+    for (index_t g = begin; g < end; g += canonical::kGroup) {
+        double group[Q], t[Q];
+        body(g, group);
+        for (index_t i = g + 1; i < g + canonical::kGroup && i < end; ++i) {
+            body(i, t);
+            for (int q = 0; q < Q; ++q) group[q] = add(group[q], t[q]);
+        }
+        for (int q = 0; q < Q; ++q) tree[q].push(group[q]);
+    }
+    for (int q = 0; q < Q; ++q) out[q] = tree[q].root();
+}
+
 template <int Q, class Body>
 std::array<double, Q> fused_sums(index_t n, Body body) {
-    using canonical::add;
     std::array<double, Q> sums{};
     if (n <= 0) return sums;
     const index_t chunks = (n + kChunk - 1) / kChunk;
     std::vector<double> partial(static_cast<std::size_t>(chunks) * Q);
 #pragma omp parallel for schedule(static) if (n >= kParallelMin)
     for (index_t c = 0; c < chunks; ++c) {
-        const index_t base = c * kChunk, end = std::min(n, base + kChunk);
-        canonical::PairwiseStack tree[Q];
-        for (index_t g = base; g < end; g += canonical::kGroup) {  // canonical::reduce's groups
-            double group[Q], t[Q];
-            body(g, group);
-            for (index_t i = g + 1; i < g + canonical::kGroup && i < end; ++i) {
-                body(i, t);
-                for (int q = 0; q < Q; ++q) group[q] = add(group[q], t[q]);
-            }
-            for (int q = 0; q < Q; ++q) tree[q].push(group[q]);
-        }
-        for (int q = 0; q < Q; ++q)
-            partial[static_cast<std::size_t>(q * chunks + c)] = tree[q].root();
+        double out[Q];
+        chunk_reduce<Q>(c * kChunk, std::min(n, c * kChunk + kChunk), body, out);
+        for (int q = 0; q < Q; ++q) partial[static_cast<std::size_t>(q * chunks + c)] = out[q];
     }
     for (int q = 0; q < Q; ++q) {
         const double* pq = partial.data() + static_cast<std::size_t>(q) * chunks;
