@@ -8,20 +8,6 @@
 #include "dist/mpi_sum.hpp"
 
 namespace heptane::dist {
-namespace {
-
-int rank_of(MPI_Comm c) {
-    int r = 0;
-    MPI_Comm_rank(c, &r);
-    return r;
-}
-int size_of(MPI_Comm c) {
-    int s = 1;
-    MPI_Comm_size(c, &s);
-    return s;
-}
-
-}  // namespace
 
 DistributedGH::DistributedGH(const GHMatrix& A, MPI_Comm comm, bool transpose)
     : comm_(comm),
@@ -167,18 +153,8 @@ std::vector<double> DistributedGH::gather(const std::vector<double>& mine) const
         pairs.push_back(static_cast<double>(well_rows_[j]));
         pairs.push_back(mine[static_cast<std::size_t>(cells()) + j]);
     }
-    const int count = static_cast<int>(pairs.size());
-    std::vector<int> counts(static_cast<std::size_t>(ranks_)), offsets(counts.size());
-    MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm_);
-    int total = 0;
-    for (std::size_t r = 0; r < counts.size(); ++r) {
-        offsets[r] = total;
-        total += counts[r];
-    }
-    std::vector<double> all(static_cast<std::size_t>(total));
-    MPI_Allgatherv(pairs.data(), count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(),
-                   MPI_DOUBLE, comm_);
-    std::vector<double> global(static_cast<std::size_t>(total / 2));
+    const std::vector<double> all = allgather(pairs, comm_);
+    std::vector<double> global(all.size() / 2);
     for (std::size_t k = 0; k + 1 < all.size(); k += 2)
         global[static_cast<std::size_t>(all[k])] = all[k + 1];
     return global;

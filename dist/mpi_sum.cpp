@@ -32,13 +32,21 @@ std::size_t deserialize(const double* m, PieceSums& p) {
 
 }  // namespace
 
-double allreduce_canonical(const std::vector<PieceSums>& mine, MPI_Comm comm) {
-    int ranks = 1;
-    MPI_Comm_size(comm, &ranks);
-    std::vector<double> message;
-    for (const PieceSums& p : mine) serialize(p, message);
-    const int count = static_cast<int>(message.size());
-    std::vector<int> counts(static_cast<std::size_t>(ranks)), offsets(counts.size());
+int rank_of(MPI_Comm comm) {
+    int r = 0;
+    MPI_Comm_rank(comm, &r);
+    return r;
+}
+
+int size_of(MPI_Comm comm) {
+    int s = 1;
+    MPI_Comm_size(comm, &s);
+    return s;
+}
+
+std::vector<double> allgather(const std::vector<double>& mine, MPI_Comm comm) {
+    const int count = static_cast<int>(mine.size());
+    std::vector<int> counts(static_cast<std::size_t>(size_of(comm))), offsets(counts.size());
     MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
     int total = 0;
     for (std::size_t r = 0; r < counts.size(); ++r) {
@@ -46,8 +54,15 @@ double allreduce_canonical(const std::vector<PieceSums>& mine, MPI_Comm comm) {
         total += counts[r];
     }
     std::vector<double> all(static_cast<std::size_t>(total));
-    MPI_Allgatherv(message.data(), count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(),
+    MPI_Allgatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(),
                    MPI_DOUBLE, comm);
+    return all;
+}
+
+double allreduce_canonical(const std::vector<PieceSums>& mine, MPI_Comm comm) {
+    std::vector<double> message;
+    for (const PieceSums& p : mine) serialize(p, message);
+    const std::vector<double> all = allgather(message, comm);
     std::vector<PieceSums> pieces;
     for (std::size_t at = 0; at < all.size();) {
         pieces.emplace_back();

@@ -12,6 +12,13 @@
 
 namespace heptane::dist {
 
+/// This process's rank in comm, and the number of ranks.
+int rank_of(MPI_Comm comm);
+int size_of(MPI_Comm comm);
+
+/// Every rank's `mine`, concatenated in rank order, on every rank (Allgatherv).
+std::vector<double> allgather(const std::vector<double>& mine, MPI_Comm comm);
+
 /// The canonical sum of every rank's pieces (all ranks' ranges together must cover [0, n)
 /// once, in any order), the same on every rank of `comm`. A rank may hold several pieces: its
 /// slab's cell rows, and each of its wells' rows, which sit at the end of the global vector.

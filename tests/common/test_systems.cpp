@@ -86,6 +86,13 @@ std::vector<std::string> regression_decks() {
     return decks;
 }
 
+std::vector<double> mixed_terms(std::size_t n, std::uint64_t seed) {
+    Rng rng(seed);
+    std::vector<double> t(n);
+    for (auto& v : t) v = (rng.uniform() - 0.5) * (rng.uniform() < 0.1 ? 1e12 : 1.0);
+    return t;
+}
+
 std::vector<double> random_vector(std::size_t n, std::uint64_t seed) {
     Rng rng(seed, 12345);
     std::vector<double> v(n);

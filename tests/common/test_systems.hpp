@@ -34,6 +34,10 @@ wells::ModelSpec two_phase_spec(int nx, int ny, int nz, std::vector<wells::WellS
 /// The regression decks (tests/regression/*.yaml), file names in sorted order.
 std::vector<std::string> regression_decks();
 
+/// n terms of wildly different magnitudes (a tenth of them 1e12 times the others), seeded: a
+/// sum of them in another order gives other bits (the canonical reduction's tests).
+std::vector<double> mixed_terms(std::size_t n, std::uint64_t seed);
+
 /// Uniform(-1, 1) vector, seeded.
 std::vector<double> random_vector(std::size_t n, std::uint64_t seed);
 

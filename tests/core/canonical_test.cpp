@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "common/test_systems.hpp"
 #include "core/base/random.hpp"
 #include "core/base/vector_ops.hpp"
 
@@ -44,17 +45,9 @@ double definition(const std::vector<double>& t) {
 
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
-/// Terms of wildly different magnitudes, so that a different order gives different bits.
-std::vector<double> terms(std::size_t n, std::uint64_t seed) {
-    Rng rng(seed);
-    std::vector<double> t(n);
-    for (auto& v : t) v = (rng.uniform() - 0.5) * (rng.uniform() < 0.1 ? 1e12 : 1.0);
-    return t;
-}
-
 TEST(CanonicalReduce, MatchesTheDefinitionForEveryLength) {
     for (std::size_t n = 0; n < 300; ++n) {
-        const auto t = terms(n, n);
+        const auto t = test::mixed_terms(n, n);
         const double got =
             canonical::reduce([&](long long i) { return t[i]; }, static_cast<long long>(n));
         ASSERT_TRUE(same_bits(got, definition(t))) << "n = " << n;
@@ -64,7 +57,7 @@ TEST(CanonicalReduce, MatchesTheDefinitionForEveryLength) {
 TEST(CanonicalReduce, VecDotMatchesTheDefinitionAcrossChunksAndThreads) {
     // Around the chunk (4096) and the parallel threshold (32768), and large.
     for (std::size_t n : {4095, 4096, 4097, 12289, 32767, 32768, 32769, 200003}) {
-        const auto a = terms(n, 11 * n), b = terms(n, 13 * n);
+        const auto a = test::mixed_terms(n, 11 * n), b = test::mixed_terms(n, 13 * n);
         std::vector<double> prod(n);
         for (std::size_t i = 0; i < n; ++i) prod[i] = canonical::mul(a[i], b[i]);
         const double got = vec::dot(a.data(), b.data(), static_cast<index_t>(n));
@@ -77,7 +70,8 @@ TEST(CanonicalReduce, FusedSumsEqualSeparateDotsAndTheUpdate) {
     // one pass must give the bits of the update and of dot() after it, for every length
     // around the group, the chunk and the parallel threshold.
     for (std::size_t n : {1, 3, 4, 5, 4095, 4097, 32769, 200003}) {
-        const auto x = terms(n, 3 * n), y = terms(n, 7 * n), w = terms(n, 5 * n);
+        const auto x = test::mixed_terms(n, 3 * n), y = test::mixed_terms(n, 7 * n),
+                   w = test::mixed_terms(n, 5 * n);
         const auto len = static_cast<index_t>(n);
         std::vector<double> z(n), z_fused(n);
         vec::xmay(x.data(), 0.75, y.data(), z.data(), len);
@@ -96,7 +90,7 @@ TEST(CanonicalReduce, AnyAlignedPartitionGivesTheSameBits) {
     // A GPU block owning 2^k groups computes a subtree; the tree over the blocks' sums must
     // be the whole tree.
     const std::size_t n = 10001;  // 2501 groups, not a power of two
-    const auto t = terms(n, 5);
+    const auto t = test::mixed_terms(n, 5);
     const double whole = definition(t);
     for (long long block_groups : {1, 2, 8, 64, 1024, 4096}) {
         const long long groups =

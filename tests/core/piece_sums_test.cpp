@@ -11,20 +11,13 @@
 #include <stdexcept>
 #include <vector>
 
+#include "common/test_systems.hpp"
 #include "core/base/random.hpp"
 
 namespace heptane {
 namespace {
 
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
-
-/// Terms of wildly different magnitudes, so another order gives other bits.
-std::vector<double> terms(std::size_t n, std::uint64_t seed) {
-    Rng rng(seed);
-    std::vector<double> t(n);
-    for (auto& v : t) v = (rng.uniform() - 0.5) * (rng.uniform() < 0.1 ? 1e12 : 1.0);
-    return t;
-}
 
 std::vector<PieceSums> split(const std::vector<double>& t, std::vector<long long> cuts) {
     cuts.push_back(0);
@@ -46,7 +39,7 @@ double one_process_sum(const std::vector<double>& t) {
 
 TEST(PieceSums, AnyPartitionGivesTheOneVectorBits) {
     for (std::size_t n : {0, 1, 5, 4095, 4096, 4097, 12289, 50000, 200003}) {
-        const auto t = terms(n, n + 1);
+        const auto t = test::mixed_terms(n, n + 1);
         const double whole = one_process_sum(t);
         Rng rng(7 * n + 3);
         const auto len = static_cast<long long>(n);
@@ -63,7 +56,7 @@ TEST(PieceSums, AnyPartitionGivesTheOneVectorBits) {
 }
 
 TEST(PieceSums, PiecesOutOfOrderOrWithGapsAreRefused) {
-    const auto t = terms(10000, 1);
+    const auto t = test::mixed_terms(10000, 1);
     auto pieces = split(t, {3000, 7000});
     std::swap(pieces[0], pieces[1]);
     EXPECT_THROW(combine_piece_sums(pieces), std::invalid_argument);
@@ -75,7 +68,7 @@ TEST(PieceSums, PiecesOutOfOrderOrWithGapsAreRefused) {
 TEST(PieceSums, AddingThePiecesTotalsWouldGiveOtherBits) {
     // What the test above guards against: each rank's own canonical total, added in rank
     // order, is not the one-process tree.
-    const auto t = terms(50000, 9);
+    const auto t = test::mixed_terms(50000, 9);
     const std::vector<long long> cuts = {10001, 30007};
     double naive = 0.0;
     long long begin = 0;

@@ -1,7 +1,7 @@
 // BiCGStab and QMR over MPI ranks (dist/distributed_gh.hpp with the canonical sums), run by
 // ctest under mpirun with 1 to 4 ranks: the iterations, the residual history and the solution
 // are one process's, bit for bit, on synthetic systems with wells at K = 1, 2, 3 and on a
-// two-phase system. Its own main: MPI_Init around GoogleTest.
+// two-phase system.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -112,11 +112,3 @@ TEST(DistributedSolve, SolverObjectsWithCellAndColumnPreconditionersAreOneProces
 
 }  // namespace
 }  // namespace heptane::dist
-
-int main(int argc, char** argv) {
-    MPI_Init(&argc, &argv);
-    ::testing::InitGoogleTest(&argc, argv);
-    const int failed = RUN_ALL_TESTS();
-    MPI_Finalize();
-    return failed;
-}

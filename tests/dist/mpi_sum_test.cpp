@@ -2,7 +2,7 @@
 // every rank holds a slab of a vector every rank can also make whole, and the distributed
 // canonical sum must equal vec::dot over the whole vector bit for bit, on every rank, for even
 // slabs, uneven ones (a rank with less than a chunk, one with none) and lengths around the
-// chunk. Its own main: MPI_Init around GoogleTest.
+// chunk.
 #include "dist/mpi_sum.hpp"
 
 #include <gtest/gtest.h>
@@ -11,31 +11,13 @@
 #include <cstring>
 #include <vector>
 
-#include "core/base/random.hpp"
+#include "common/test_systems.hpp"
 #include "core/base/vector_ops.hpp"
 
 namespace heptane::dist {
 namespace {
 
-int rank_of(MPI_Comm c) {
-    int r = 0;
-    MPI_Comm_rank(c, &r);
-    return r;
-}
-int size_of(MPI_Comm c) {
-    int s = 1;
-    MPI_Comm_size(c, &s);
-    return s;
-}
-
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
-
-std::vector<double> terms(std::size_t n, std::uint64_t seed) {
-    Rng rng(seed);
-    std::vector<double> t(n);
-    for (auto& v : t) v = (rng.uniform() - 0.5) * (rng.uniform() < 0.1 ? 1e12 : 1.0);
-    return t;
-}
 
 /// This rank's slab [begin, end) of n entries split by `weight(r)` (cumulative shares).
 std::pair<long long, long long> slab(long long n, int rank, int ranks, double (*weight)(int)) {
@@ -54,7 +36,7 @@ double uneven(int r) { return r == 1 ? 0.0 : (r == 2 ? 0.001 : 1.0 + r); }  // r
 TEST(MpiSum, EveryRankGetsTheOneProcessBits) {
     const MPI_Comm comm = MPI_COMM_WORLD;
     for (std::size_t n : {0, 1, 4095, 4097, 50000, 200003}) {
-        const auto t = terms(n, n + 5);
+        const auto t = test::mixed_terms(n, n + 5);
         const std::vector<double> ones(n, 1.0);
         const double whole = vec::dot(t.data(), ones.data(), static_cast<index_t>(n));
         for (auto weight : {even, uneven}) {
@@ -75,7 +57,7 @@ TEST(MpiSum, SeveralPiecesARankCoverTheRangeTogether) {
     const MPI_Comm comm = MPI_COMM_WORLD;
     const int rank = rank_of(comm), ranks = size_of(comm);
     const long long M = 20000, nw = 7;
-    const auto t = terms(static_cast<std::size_t>(M + nw), 77);
+    const auto t = test::mixed_terms(static_cast<std::size_t>(M + nw), 77);
     const std::vector<double> ones(t.size(), 1.0);
     const double whole = vec::dot(t.data(), ones.data(), static_cast<index_t>(t.size()));
     const auto term = [&](long long g) { return t[static_cast<std::size_t>(g)]; };
@@ -87,11 +69,3 @@ TEST(MpiSum, SeveralPiecesARankCoverTheRangeTogether) {
 
 }  // namespace
 }  // namespace heptane::dist
-
-int main(int argc, char** argv) {
-    MPI_Init(&argc, &argv);
-    ::testing::InitGoogleTest(&argc, argv);
-    const int failed = RUN_ALL_TESTS();
-    MPI_Finalize();
-    return failed;
-}
