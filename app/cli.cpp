@@ -459,9 +459,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     }
 
     try {
-        if (mpi_ranks() > 1 && !run->parsed()) {
-            err << "heptane: under mpirun only `heptane run` runs so far (issue 25); run this "
-                   "command without mpirun\n";
+        if (mpi_ranks() > 1 && !run->parsed() && !simulate->parsed()) {
+            err << "heptane: under mpirun only `heptane run` and `heptane simulate` run so far "
+                   "(issue 25); run this command without mpirun\n";
             return kExitBadInput;
         }
         if (run->parsed()) return cmd_run(run_args, out, err, terminal);

@@ -38,4 +38,15 @@ MpiSession::~MpiSession() {
 int mpi_rank() { return g_rank; }
 int mpi_ranks() { return g_ranks; }
 
+bool mpi_any(bool flag) {
+#ifdef HEPTANE_HAVE_MPI
+    if (g_started) {
+        int mine = flag ? 1 : 0, any = 0;
+        MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+        return any != 0;
+    }
+#endif
+    return flag;
+}
+
 }  // namespace heptane::app

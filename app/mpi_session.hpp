@@ -2,8 +2,8 @@
 /// @file MPI for a heptane that mpirun launched (issue 25). MPI starts only when the launcher's
 /// environment names ranks (Open MPI's OMPI_COMM_WORLD_SIZE, PMI_SIZE of others), so a plain
 /// `heptane` never touches MPI; a build without the dist/ module (no MPI found) is one rank.
-/// Under mpirun only `heptane run` runs so far: every rank builds the system, the CPU solver
-/// works on slabs (dist/), rank 0 prints and writes the files.
+/// Under mpirun `heptane run` and `heptane simulate` run: every rank builds the systems, the
+/// CPU linear solver works on slabs (dist/), rank 0 prints and writes the files.
 namespace heptane::app {
 
 /// Initializes MPI when launched by mpirun; finalizes it on destruction.
@@ -18,5 +18,10 @@ class MpiSession {
 /// This process's rank and the number of ranks (0 and 1 without MPI).
 int mpi_rank();
 int mpi_ranks();
+
+/// Whether `flag` holds on any rank (collective under mpirun; the flag itself otherwise): a
+/// decision every rank must take together, such as stopping a simulation at a wall-clock
+/// limit that each rank measures for itself.
+bool mpi_any(bool flag);
 
 }  // namespace heptane::app

@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "app/deck.hpp"
+#include "app/mpi_session.hpp"
 #include "app/output.hpp"
 #include "app/report.hpp"
 #include "app/simulation_output.hpp"
@@ -126,7 +127,8 @@ void print_header(std::ostream& out, const Deck& deck, const wells::Model& model
         const auto devices = gpu::list_devices();
         out << plan.kernel_name << ", " << (devices.empty() ? "?" : devices[0].name);
     } else {
-        out << "reference, " << omp_get_max_threads() << " OpenMP threads";
+        out << plan.kernel_name << ", " << omp_get_max_threads() << " OpenMP threads"
+            << (mpi_ranks() > 1 ? " a rank" : "");
     }
     out << "), at most " << solver.max_iterations << " iterations\n";
 }
@@ -247,7 +249,7 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
         const auto t0 = Clock::now();
         rec.allocations_now = gpu::device_allocations();
         rec.wall_seconds = seconds_since(t_start);
-        write_simulation_output(output, rec);
+        if (mpi_rank() == 0) write_simulation_output(output, rec);  // rank 0 for every rank
         output_seconds += seconds_since(t0);
     };
     const auto log = [&](const std::string& line) {
@@ -271,7 +273,8 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
     if (args.max_wall_seconds > 0.0) {
         observer.stop = [&]() -> std::string {
             const double wall = seconds_since(t_start);
-            if (wall < args.max_wall_seconds) return {};
+            // Every rank stops at the same step (each measures its own clock).
+            if (!mpi_any(wall >= args.max_wall_seconds)) return {};
             return "the wall-clock limit (--max-wall-time " + general(args.max_wall_seconds) +
                    " s) was reached after " + fixed(wall, 1) + " s";
         };
