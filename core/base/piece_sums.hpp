@@ -6,6 +6,7 @@
 /// index order, give vec::dot()'s bits. So a reduction over 1, 2, 3 or 4 ranks is the
 /// one-process reduction, bit for bit, whatever the slab sizes.
 #include <array>
+#include <stdexcept>
 #include <vector>
 
 #include "core/base/canonical.hpp"
@@ -71,6 +72,9 @@ std::array<double, Q> distributed_sums(index_t n, Body body, const Distribution&
     // last whole chunk are kept as terms.
     const long long chunk = vec::kChunk;
     const long long c0 = dist.cell_offset(), cells = dist.cells();
+    if (n != cells + static_cast<index_t>(dist.well_rows().size())) {
+        throw std::invalid_argument("distributed_sums: n is not this rank's cells and wells");
+    }
     const long long first = (c0 + chunk - 1) / chunk * chunk, last = (c0 + cells) / chunk * chunk;
     std::array<PieceSums, Q> cell_piece;
     const auto keep_terms = [&](long long g_begin, long long g_end, bool head) {
@@ -113,7 +117,6 @@ std::array<double, Q> distributed_sums(index_t n, Body body, const Distribution&
     }
     std::array<double, Q> sums{};
     for (int q = 0; q < Q; ++q) sums[q] = dist.combine(pieces[q]);
-    (void)n;  // n = cells + wells
     return sums;
 }
 
