@@ -6,14 +6,18 @@
 namespace heptane::dist {
 namespace {
 
-/// Per piece [begin, end, head, chunks, tail sizes, then their values] as doubles (exact
-/// below 2^53), pieces one after the other.
+/// Per piece [begin, end, head, subtrees, tail sizes, then the head's terms, the subtrees'
+/// (level, sum) pairs and the tail's terms] as doubles (exact below 2^53), one after another.
 void serialize(const PieceSums& p, std::vector<double>& m) {
-    m.insert(m.end(), {static_cast<double>(p.begin), static_cast<double>(p.end),
-                       static_cast<double>(p.head.size()), static_cast<double>(p.chunk_sums.size()),
-                       static_cast<double>(p.tail.size())});
+    m.insert(m.end(),
+             {static_cast<double>(p.begin), static_cast<double>(p.end),
+              static_cast<double>(p.head.size()), static_cast<double>(p.subtree_sums.size()),
+              static_cast<double>(p.tail.size())});
     m.insert(m.end(), p.head.begin(), p.head.end());
-    m.insert(m.end(), p.chunk_sums.begin(), p.chunk_sums.end());
+    for (std::size_t k = 0; k < p.subtree_sums.size(); ++k) {
+        m.push_back(static_cast<double>(p.subtree_levels[k]));
+        m.push_back(p.subtree_sums[k]);
+    }
     m.insert(m.end(), p.tail.begin(), p.tail.end());
 }
 
@@ -21,13 +25,16 @@ void serialize(const PieceSums& p, std::vector<double>& m) {
 std::size_t deserialize(const double* m, PieceSums& p) {
     p.begin = static_cast<long long>(m[0]);
     p.end = static_cast<long long>(m[1]);
-    const auto h = static_cast<std::size_t>(m[2]), c = static_cast<std::size_t>(m[3]),
+    const auto h = static_cast<std::size_t>(m[2]), s = static_cast<std::size_t>(m[3]),
                t = static_cast<std::size_t>(m[4]);
     const double* v = m + 5;
     p.head.assign(v, v + h);
-    p.chunk_sums.assign(v + h, v + h + c);
-    p.tail.assign(v + h + c, v + h + c + t);
-    return 5 + h + c + t;
+    for (std::size_t k = 0; k < s; ++k) {
+        p.subtree_levels.push_back(static_cast<int>(v[h + 2 * k]));
+        p.subtree_sums.push_back(v[h + 2 * k + 1]);
+    }
+    p.tail.assign(v + h + 2 * s, v + h + 2 * s + t);
+    return 5 + h + 2 * s + t;
 }
 
 }  // namespace

@@ -15,13 +15,20 @@
 
 namespace heptane {
 
-/// What one piece [begin, end) of the global index range contributes to a canonical sum.
+/// What one piece [begin, end) of the global index range contributes to a canonical sum. The
+/// chunks it holds whole are sent as the maximal aligned complete subtrees of the tree over
+/// the chunks (a run of c chunks: at most 2 log2(c) values), not one value a chunk.
 struct PieceSums {
     long long begin = 0, end = 0;
-    std::vector<double> head;        ///< terms of [begin, first chunk boundary >= begin) ∩ piece
-    std::vector<double> chunk_sums;  ///< sums of the chunks the piece holds whole, in order
-    std::vector<double> tail;        ///< terms after the last whole chunk (when there is one)
+    std::vector<double> head;  ///< terms of [begin, first chunk boundary >= begin) ∩ piece
+    std::vector<double> subtree_sums;  ///< the whole chunks' subtrees, in order
+    std::vector<int> subtree_levels;   ///< each one's height: 2^level chunks
+    std::vector<double> tail;          ///< terms after the last whole chunk (when there is one)
 };
+
+/// The whole chunks c_first, c_first + 1, ... (global chunk indices) with sums chunk_sums as
+/// p's subtrees.
+void fold_subtrees(long long c_first, const std::vector<double>& chunk_sums, PieceSums& p);
 
 /// The piece [begin, end) of a sum over global indices, term(g) the term of global index g.
 template <class Term>
@@ -37,13 +44,14 @@ PieceSums piece_sums(long long begin, long long end, Term term) {
         return p;
     }
     for (long long g = begin; g < first; ++g) p.head.push_back(term(g));
-    p.chunk_sums.resize(static_cast<std::size_t>((last - first) / chunk));
+    std::vector<double> sums(static_cast<std::size_t>((last - first) / chunk));
 #pragma omp parallel for schedule(static) if (last - first >= vec::kParallelMin)
     for (long long c = 0; c < (last - first) / chunk; ++c) {
         const long long base = first + c * chunk;
-        p.chunk_sums[static_cast<std::size_t>(c)] =
+        sums[static_cast<std::size_t>(c)] =
             canonical::reduce([&](long long i) { return term(base + i); }, chunk);
     }
+    fold_subtrees(first / chunk, sums, p);
     for (long long g = last; g < end; ++g) p.tail.push_back(term(g));
     return p;
 }
@@ -77,6 +85,7 @@ std::array<double, Q> distributed_sums(index_t n, Body body, const Distribution&
     }
     const long long first = (c0 + chunk - 1) / chunk * chunk, last = (c0 + cells) / chunk * chunk;
     std::array<PieceSums, Q> cell_piece;
+    std::array<std::vector<double>, Q> chunk_sums;
     const auto keep_terms = [&](long long g_begin, long long g_end, bool head) {
         double t[Q];
         for (long long g = g_begin; g < g_end; ++g) {
@@ -94,16 +103,15 @@ std::array<double, Q> distributed_sums(index_t n, Body body, const Distribution&
     } else {
         keep_terms(c0, first, true);
         const long long whole = (last - first) / chunk;
-        for (int q = 0; q < Q; ++q)
-            cell_piece[q].chunk_sums.resize(static_cast<std::size_t>(whole));
+        for (int q = 0; q < Q; ++q) chunk_sums[q].resize(static_cast<std::size_t>(whole));
 #pragma omp parallel for schedule(static) if (last - first >= vec::kParallelMin)
         for (long long c = 0; c < whole; ++c) {
             double out[Q];
             const index_t begin = first - c0 + c * chunk;
             vec::chunk_reduce<Q>(begin, begin + chunk, body, out);
-            for (int q = 0; q < Q; ++q)
-                cell_piece[q].chunk_sums[static_cast<std::size_t>(c)] = out[q];
+            for (int q = 0; q < Q; ++q) chunk_sums[q][static_cast<std::size_t>(c)] = out[q];
         }
+        for (int q = 0; q < Q; ++q) fold_subtrees(first / chunk, chunk_sums[q], cell_piece[q]);
         keep_terms(last, c0 + cells, false);
     }
     // The wells' rows: one term each, at their global rows.
@@ -113,7 +121,8 @@ std::array<double, Q> distributed_sums(index_t n, Body body, const Distribution&
     for (std::size_t j = 0; j < wells.size(); ++j) {
         double t[Q];
         body(cells + static_cast<long long>(j), t);
-        for (int q = 0; q < Q; ++q) pieces[q].push_back({wells[j], wells[j] + 1, {t[q]}, {}, {}});
+        for (int q = 0; q < Q; ++q)
+            pieces[q].push_back({wells[j], wells[j] + 1, {t[q]}, {}, {}, {}});
     }
     std::array<double, Q> sums{};
     for (int q = 0; q < Q; ++q) sums[q] = dist.combine(pieces[q]);

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
 #include <vector>
@@ -53,6 +54,26 @@ TEST(PieceSums, AnyPartitionGivesTheOneVectorBits) {
                 << "n = " << n << ", trial " << trial;
         }
     }
+}
+
+TEST(PieceSums, WholeChunksTravelAsAFewSubtrees) {
+    // A piece holding c whole chunks sends at most 2 log2(c) + 1 subtree sums, and the pieces
+    // still combine to the one-process bits.
+    const long long chunk = vec::kChunk, n = 1003 * chunk + 5;
+    const auto term = [](long long g) {
+        return std::sin(0.001 * static_cast<double>(g)) * (g % 97 == 0 ? 1e12 : 1.0);
+    };
+    const double whole = vec::fused_sums<1>(n, [&](index_t i, double* t) { t[0] = term(i); })[0];
+    const long long a = 3 * chunk + 17, b = 700 * chunk + 1;
+    const std::vector<PieceSums> pieces = {piece_sums(0, a, term), piece_sums(a, b, term),
+                                           piece_sums(b, n, term)};
+    EXPECT_TRUE(same_bits(combine_piece_sums(pieces), whole));
+    EXPECT_EQ(pieces[1].subtree_sums.size(), pieces[1].subtree_levels.size());
+    EXPECT_LE(pieces[1].subtree_sums.size(), 2u * 10u + 1u);  // 696 whole chunks
+    EXPECT_LE(pieces[2].subtree_sums.size(), 2u * 9u + 1u);   // 302
+    long long chunks = 0;
+    for (int level : pieces[1].subtree_levels) chunks += 1LL << level;
+    EXPECT_EQ(chunks, 700 - 4);  // chunks 4 .. 699
 }
 
 TEST(PieceSums, PiecesOutOfOrderOrWithGapsAreRefused) {
