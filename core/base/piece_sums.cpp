@@ -36,7 +36,7 @@ void fold_subtrees(long long c_first, const std::vector<double>& chunk_sums, Pie
 
 double combine_piece_sums(const std::vector<PieceSums>& pieces) {
     const long long chunk = vec::kChunk;
-    canonical::PairwiseStack tree;  // the tree over the chunks of [0, n)
+    canonical::PairwiseStack tree{};  // the tree over the chunks of [0, n)
     std::vector<double> terms;      // the terms of the chunk being assembled from several pieces
     long long next = 0;             // global index the next piece must begin at
     const auto push_terms = [&](const std::vector<double>& t) {

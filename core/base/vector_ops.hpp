@@ -51,7 +51,7 @@ bool all_finite(const double* x, index_t n);
 template <int Q, class Body>
 void chunk_reduce(index_t begin, index_t end, Body& body, double (&out)[Q]) {
     using canonical::add;
-    canonical::PairwiseStack tree[Q];
+    canonical::PairwiseStack tree[Q] = {};  // zeroed: GCC cannot see a chunk is never empty
     for (index_t g = begin; g < end; g += canonical::kGroup) {
         double group[Q], t[Q];
         body(g, group);
