@@ -1,9 +1,9 @@
 #include "app/mpi_session.hpp"
 
-#include <cstdlib>
-
 #ifdef HEPTANE_HAVE_MPI
 #include <mpi.h>
+
+#include <cstdlib>
 #endif
 
 namespace heptane::app {
@@ -11,11 +11,14 @@ namespace {
 
 int g_rank = 0;
 int g_ranks = 1;
+
+#ifdef HEPTANE_HAVE_MPI
 bool g_started = false;
 
 bool launched_by_mpirun() {
     return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMI_SIZE") != nullptr;
 }
+#endif
 
 }  // namespace
 
