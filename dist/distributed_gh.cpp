@@ -4,7 +4,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/spmv/spmv.hpp"
 #include "dist/mpi_sum.hpp"
 
 namespace heptane::dist {
