@@ -11,45 +11,40 @@ trap 'rm -rf "$dir"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
 fail=0
 oks=0  # every case must run: 6 run cases and 2 simulate cases
-while read -r method precond; do
-  sets=(--set "solver.method=$method" --set "solver.preconditioner=$precond")
-  "$heptane" run "$deck" --backend cpu "${sets[@]}" -o "$dir/one.h5" </dev/null >"$dir/one.log" 2>&1 ||
-    { echo "one process failed: $method $precond"; cat "$dir/one.log"; fail=1; continue; }
+
+# agree NAME COMMAND DECK [ARGS...]: one process, then 2 and 3 ranks, the files compared.
+agree() {
+  local name=$1 command=$2 input=$3
+  shift 3
+  "$heptane" "$command" "$input" --backend cpu "$@" -o "$dir/one.h5" </dev/null >"$dir/one.log" 2>&1 ||
+    { echo "one process failed: $name"; cat "$dir/one.log"; fail=1; return; }
+  local np
   for np in 2 3; do
-    if ! "$mpiexec" -np "$np" --oversubscribe "$heptane" run "$deck" --backend cpu "${sets[@]}" \
+    if ! "$mpiexec" -np "$np" --oversubscribe "$heptane" "$command" "$input" --backend cpu "$@" \
         -o "$dir/np$np.h5" </dev/null >"$dir/np.log" 2>&1; then
-      echo "mpirun -np $np failed: $method $precond"; cat "$dir/np.log"; fail=1; continue
+      echo "mpirun -np $np failed: $name"; cat "$dir/np.log"; fail=1; continue
     fi
     grep -q "over $np MPI ranks" "$dir/np.log" || { echo "np $np: not over the ranks"; fail=1; }
     if "$heptane" compare "$dir/one.h5" "$dir/np$np.h5" --rtol 0 --atol 0 >"$dir/cmp.log" 2>&1; then
-      echo "ok: $method $precond on $np ranks is one process's bits"
+      echo "ok: $name on $np ranks is one process's bits"
       oks=$((oks + 1))
     else
-      echo "DIFFER: $method $precond on $np ranks"; cat "$dir/cmp.log"; fail=1
+      echo "DIFFER: $name on $np ranks"; cat "$dir/cmp.log"; fail=1
     fi
   done
-done <<'CASES'
-bicgstab none
-qmr none
-bicgstab point_block_jacobi
-CASES
-"$heptane" simulate "$sim_deck" --backend cpu -o "$dir/sim1.h5" >"$dir/sim1.log" 2>&1 ||
-  { echo "simulate, one process, failed"; cat "$dir/sim1.log"; fail=1; }
-for np in 2 3; do
-  "$mpiexec" -np "$np" --oversubscribe "$heptane" simulate "$sim_deck" --backend cpu \
-    -o "$dir/sim$np.h5" >"$dir/simnp.log" 2>&1 ||
-    { echo "simulate on $np ranks failed"; cat "$dir/simnp.log"; fail=1; continue; }
-  if "$heptane" compare "$dir/sim1.h5" "$dir/sim$np.h5" --rtol 0 --atol 0 >"$dir/cmp.log" 2>&1; then
-    echo "ok: simulate on $np ranks is one process's bits"
-    oks=$((oks + 1))
-  else
-    echo "DIFFER: simulate on $np ranks"; cat "$dir/cmp.log"; fail=1
-  fi
+}
+
+for case in "bicgstab none" "qmr none" "bicgstab point_block_jacobi"; do
+  read -r method precond <<<"$case"
+  agree "run $method $precond" run "$deck" --set "solver.method=$method" \
+    --set "solver.preconditioner=$precond"
 done
-"$mpiexec" -np 2 --oversubscribe "$heptane" bench spmv --grids 8 --K 1 >"$dir/other.log" 2>&1 &&
+agree "simulate" simulate "$sim_deck"
+
+"$mpiexec" -np 2 --oversubscribe "$heptane" bench spmv --grids 8 --K 1 </dev/null >"$dir/other.log" 2>&1 &&
   { echo "bench under mpirun: expected exit 2"; fail=1; }
 "$mpiexec" -np 2 --oversubscribe "$heptane" run "$deck" --backend cpu \
-  --set solver.preconditioner=block_jacobi -o "$dir/x.h5" >"$dir/bad.log" 2>&1
+  --set solver.preconditioner=block_jacobi -o "$dir/x.h5" </dev/null >"$dir/bad.log" 2>&1
 code=$?
 grep -q "solver.preconditioner" "$dir/bad.log" && [[ $code -ne 0 ]] ||
   { echo "block_jacobi under mpirun: expected an error at solver.preconditioner"; fail=1; }
