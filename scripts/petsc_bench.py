@@ -46,6 +46,8 @@ import os
 import sys
 import time
 
+from mtx_io import read_mtx
+
 
 def deck_text(g, K, wells=16):
     """The deck of bench_system(g, K, wells) in app/bench.cpp (the same wells, seed and
@@ -66,26 +68,6 @@ def deck_text(g, K, wells=16):
         out.append(f"  - {{name: W{w}, type: producer, column: [{i}, {j}], "
                    f"control: {{kind: {kind}, value: 1}}}}")
     return "\n".join(out) + "\n"
-
-
-def read_mtx(path):
-    """MatrixMarket coordinate -> (n_rows, n_cols, rows0, cols0, vals); array -> vector."""
-    import numpy as np
-    with open(path) as f:
-        header = f.readline().split()
-        line = f.readline()
-        while line.startswith("%"):
-            line = f.readline()
-        size = [int(s) for s in line.split()]
-        if header[2] == "array":
-            return np.loadtxt(f, ndmin=1).ravel()
-        data = np.loadtxt(f, ndmin=2)
-    if header[4] != "general":
-        sys.exit(f"{path}: only 'general' MatrixMarket matrices are read (got {header[4]})")
-    if data.shape[0] != size[2]:
-        sys.exit(f"{path}: {data.shape[0]} entries, header says {size[2]}")
-    return size[0], size[1], data[:, 0].astype(np.int64) - 1, \
-        data[:, 1].astype(np.int64) - 1, data[:, 2]
 
 
 def to_csr(n, rows, cols, vals):

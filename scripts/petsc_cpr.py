@@ -30,20 +30,7 @@ import time
 os.environ.setdefault("OMP_NUM_THREADS", "1")  # hypre's threads, read when it loads
 import numpy as np  # noqa: E402
 from petsc4py import PETSc  # noqa: E402
-
-
-def read_mtx(path):
-    """A MatrixMarket coordinate matrix as (rows, cols, vals, n), or an array as a vector."""
-    with open(path) as f:
-        header = f.readline().split()
-        line = f.readline()
-        while line.startswith("%"):
-            line = f.readline()
-        size = [int(s) for s in line.split()]
-        data = np.loadtxt(f, ndmin=2)
-    if header[2] == "array":
-        return data.ravel()
-    return data[:, 0].astype(np.int64) - 1, data[:, 1].astype(np.int64) - 1, data[:, 2], size[0]
+from mtx_io import read_mtx  # noqa: E402
 
 
 def aij(rows, cols, vals, shape):
@@ -172,7 +159,7 @@ def main():
     a = ap.parse_args()
 
     t = time.perf_counter()
-    rows, cols, vals, n = read_mtx(a.matrix)
+    n, _, rows, cols, vals = read_mtx(a.matrix)
     A = aij(rows, cols, vals, (n, n))
     b = PETSc.Vec().createWithArray(read_mtx(a.rhs), comm=PETSc.COMM_SELF)
     K, M = a.block_size, a.cells
