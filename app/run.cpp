@@ -120,6 +120,11 @@ void report_solve(std::ostream& out, const RunRecord& run, const Plan& plan,
             << fixed(bytes_per_iteration / per_it / 1e9, 2) << " GB/s effective)";
     }
     out << '\n';
+    if (mpi_ranks() > 1) {
+        out << "  ranks       " << mpi_ranks() << "; rank 0 spent " << fixed(run.halo_seconds, 4)
+            << " s in halo exchanges and " << fixed(run.reduction_seconds, 4)
+            << " s joining sums across the ranks\n";
+    }
 }
 
 /// Exit code of a written run: 0 converged, else 1 with the reason on `err`.
@@ -151,6 +156,8 @@ double run_solve(RunRecord& run, const Deck& deck, const Plan& plan, const Matri
     const SolverInfo info = solver->info();
     run.setup_seconds += info.setup_seconds;
     run.preconditioner_setup_seconds = info.preconditioner_setup_seconds;
+    run.halo_seconds = info.halo_seconds;
+    run.reduction_seconds = info.reduction_seconds;
     if (plan.gpu) run.kernel = info.kernel;
     return info.bytes_per_iteration;
 }

@@ -32,21 +32,40 @@ Support gpu_support(const Deck& deck) {
                    deck.system.present ? DeckKind::matrix : DeckKind::grid);
 }
 
-/// The CPU solver over the MPI ranks' slabs (dist/): the deck's method and preconditioner
-/// where they run there, else an input error at their key.
-std::unique_ptr<LinearSolver> make_rank_solver(const Deck& deck, const GHMatrix& A) {
+/// Whether the ranks (GPU ranks with `gpu`) take the deck's solver settings; an input error
+/// at the key that they do not.
+bool rank_settings_ok(const Deck& deck, bool gpu, std::string* why) {
 #ifdef HEPTANE_HAVE_MPI
+    return dist::distributed_supports(deck.solver, why, gpu);
+#else
+    (void)deck;
+    (void)gpu;
+    (void)why;
+    return true;
+#endif
+}
+
+void check_rank_settings(const Deck& deck, bool gpu) {
     std::string why;
-    if (!dist::distributed_supports(deck.solver, &why)) {
-        const bool method =
-            deck.solver.method != Method::bicgstab && deck.solver.method != Method::qmr;
+    if (!rank_settings_ok(deck, gpu, &why)) {
+        const bool method = gpu ? deck.solver.method != Method::bicgstab
+                                : deck.solver.method != Method::bicgstab &&
+                                      deck.solver.method != Method::qmr;
         deck.rethrow_located(
             InputError(method ? "solver.method" : "solver.preconditioner", why + " (mpirun)"));
     }
-    return dist::make_distributed_solver(deck.solver, A, MPI_COMM_WORLD);
+}
+
+/// The solver over the MPI ranks' slabs (dist/; GPU ranks with `gpu`): the deck's method and
+/// preconditioner where they run there, else an input error at their key.
+std::unique_ptr<LinearSolver> make_rank_solver(const Deck& deck, const GHMatrix& A, bool gpu) {
+#ifdef HEPTANE_HAVE_MPI
+    check_rank_settings(deck, gpu);
+    return dist::make_distributed_solver(deck.solver, A, MPI_COMM_WORLD, gpu);
 #else
     (void)deck;
     (void)A;
+    (void)gpu;
     throw Error("this heptane was built without MPI");
 #endif
 }
@@ -66,18 +85,32 @@ Plan plan_backend(const Deck& deck) {
     Plan plan;
     plan.backend = "cpu";
     plan.kernel_name = "reference";
-    if (mpi_ranks() > 1) {  // the CPU solvers over the ranks' slabs (dist/)
-        if (s.backend == Backend::gpu) {
-            throw Error(
-                "backend gpu under mpirun: GPU ranks are not built yet (issue 25); use "
-                "--backend cpu");
-        }
+    if (mpi_ranks() > 1) {  // the solvers over the ranks' slabs (dist/)
         if (deck.system.present) {
             deck.rethrow_located(InputError(
                 "system", "a matrix deck does not run under mpirun (a grid deck's slabs do)"));
         }
-        plan.kernel_name = "reference over " + std::to_string(mpi_ranks()) + " MPI ranks";
-        if (s.backend == Backend::automatic) plan.fallback = "under mpirun the CPU solves";
+        const bool gpu_ready = gpu::compiled_with_cuda() && gpu::device_count() > 0;
+        if (s.backend == Backend::gpu) {
+            if (!gpu_ready) {
+                throw Error(gpu::compiled_with_cuda()
+                                ? "backend gpu under mpirun: no CUDA device found; use --backend cpu"
+                                : "backend gpu under mpirun: heptane was built without CUDA; use "
+                                  "--backend cpu");
+            }
+            check_rank_settings(deck, true);
+        }
+        std::string why;
+        const bool gpu = s.backend == Backend::gpu ||
+                         (s.backend == Backend::automatic && gpu_ready &&
+                          rank_settings_ok(deck, true, &why));
+        if (s.backend == Backend::automatic && gpu_ready && !gpu) plan.fallback = why;
+        if (!gpu) check_rank_settings(deck, false);
+        plan.gpu = gpu;
+        plan.backend = gpu ? "gpu" : "cpu";
+        plan.kernel = GpuKernel::multi_kernel;
+        plan.kernel_name = (gpu ? "multi_kernel/slab over " : "reference over ") +
+                           std::to_string(mpi_ranks()) + " MPI ranks";
         return plan;
     }
     const Support on_gpu = gpu_support(deck);
@@ -162,7 +195,7 @@ gpu::GpuSolveOptions gpu_solve_options(const Deck& deck, const SolveOptions& opt
 std::unique_ptr<LinearSolver> make_deck_solver(const Deck& deck, const GHMatrix& A, bool gpu,
                                                GpuKernel kernel) {
     try {  // the factors come from core: a singular block is an input error at its key
-        if (!gpu && mpi_ranks() > 1) return make_rank_solver(deck, A);
+        if (mpi_ranks() > 1) return make_rank_solver(deck, A, gpu);
         if (!gpu) return make_cpu_solver(deck.solver, A);
         return gpu::make_solver(deck.solver.method, kernel, A,
                                 gpu_solve_options(deck, solve_options(deck)));

@@ -1,6 +1,7 @@
 #include "dist/distributed_gh.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <stdexcept>
 #include <string>
 
@@ -8,7 +9,7 @@
 
 namespace heptane::dist {
 
-DistributedGH::DistributedGH(const GHMatrix& A, MPI_Comm comm, bool transpose)
+DistributedGH::DistributedGH(const GHMatrix& A, MPI_Comm comm, bool transpose, bool cpu_product)
     : comm_(comm),
       rank_(rank_of(comm)),
       ranks_(size_of(comm)),
@@ -54,9 +55,11 @@ DistributedGH::DistributedGH(const GHMatrix& A, MPI_Comm comm, bool transpose)
     }
     if (w.d.empty()) w.well_of_column.clear();  // no wells here
     slab_.set_wells(std::move(w));
-    slab_op_ = std::make_unique<CpuGHOperator>(slab_, true, transpose);
-    x_slab_.assign(static_cast<std::size_t>(slab_.rows()), 0.0);
-    y_slab_.assign(x_slab_.size(), 0.0);
+    if (cpu_product) {
+        slab_op_ = std::make_unique<CpuGHOperator>(slab_, true, transpose);
+        x_slab_.assign(static_cast<std::size_t>(slab_.rows()), 0.0);
+        y_slab_.assign(x_slab_.size(), 0.0);
+    }
 }
 
 /// The blocks of the slab's cells, owned and halo (the halo rows are computed and dropped).
@@ -86,7 +89,7 @@ void DistributedGH::update(const GHMatrix& A) {
                   w.wt_vals.begin() + w.first[j]);
         w.d[j] = g.d[k];
     }
-    slab_op_->update(slab_);
+    if (slab_op_) slab_op_->update(slab_);
 }
 
 void DistributedGH::to_slab(const double* mine, double* xs) const {
@@ -104,19 +107,39 @@ void DistributedGH::from_slab(const double* ys, double* mine) const {
     for (std::size_t j = 0; j < wells_.size(); ++j) mine[own + j] = ys[slab_cells + j];
 }
 
+void DistributedGH::exchange(const double* first, const double* last, double* lo,
+                             double* hi) const {
+    // The first owned plane to the rank below, the last to the rank above.
+    const auto t0 = std::chrono::steady_clock::now();
+    const int below = lo_halo_ ? rank_ - 1 : MPI_PROC_NULL;
+    const int above = hi_halo_ ? rank_ + 1 : MPI_PROC_NULL;
+    const int count = static_cast<int>(plane_ * K_);
+    MPI_Sendrecv(last, count, MPI_DOUBLE, above, 0, lo, count, MPI_DOUBLE, below, 0, comm_,
+                 MPI_STATUS_IGNORE);
+    MPI_Sendrecv(first, count, MPI_DOUBLE, below, 1, hi, count, MPI_DOUBLE, above, 1, comm_,
+                 MPI_STATUS_IGNORE);
+    halo_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+gpu::SlabLayout DistributedGH::layout() const {
+    gpu::SlabLayout l;
+    l.plane = plane_ * K_;
+    l.own_at = lo_halo_ * l.plane;
+    l.own = own_cells_ * K_;
+    l.lo_halo = lo_halo_ != 0;
+    l.hi_halo = hi_halo_ != 0;
+    l.wells_at = slab_.cell_unknowns();
+    l.wells = static_cast<int>(wells_.size());
+    return l;
+}
+
 void DistributedGH::product(const double* x, double* y, bool transpose) const {
+    if (!slab_op_) throw std::logic_error("DistributedGH: made without the CPU product");
     const index_t plane = plane_ * K_, own = own_cells_ * K_;
     const index_t own_at = lo_halo_ * plane;  // the owned cells' first entry in the slab
     double* xs = x_slab_.data();
     to_slab(x, xs);
-    // Halo planes: the first owned plane to the rank below, the last to the rank above.
-    const int below = lo_halo_ ? rank_ - 1 : MPI_PROC_NULL;
-    const int above = hi_halo_ ? rank_ + 1 : MPI_PROC_NULL;
-    const int count = static_cast<int>(plane);
-    MPI_Sendrecv(xs + own_at + own - plane, count, MPI_DOUBLE, above, 0, xs, count, MPI_DOUBLE,
-                 below, 0, comm_, MPI_STATUS_IGNORE);
-    MPI_Sendrecv(xs + own_at, count, MPI_DOUBLE, below, 1, xs + own_at + own, count, MPI_DOUBLE,
-                 above, 1, comm_, MPI_STATUS_IGNORE);
+    exchange(xs + own_at, xs + own_at + own - plane, xs, xs + own_at + own);
     if (transpose) {
         slab_op_->apply_transpose(xs, y_slab_.data());
     } else {
@@ -131,7 +154,20 @@ void DistributedGH::apply_transpose(const double* x, double* y) const { product(
 double DistributedGH::minimal_bytes() const { return GHOperator(slab_).minimal_bytes(); }
 
 double DistributedGH::combine(const std::vector<PieceSums>& mine) const {
-    return allreduce_canonical(mine, comm_);
+    const auto t0 = std::chrono::steady_clock::now();
+    const double sum = allreduce_canonical(mine, comm_);
+    reduction_seconds_ +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return sum;
+}
+
+std::vector<double> DistributedGH::combine_each(
+    const std::vector<std::vector<PieceSums>>& mine) const {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<double> sums = allreduce_canonical(mine, comm_, &gather_counts_[mine.size()]);
+    reduction_seconds_ +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return sums;
 }
 
 std::vector<double> DistributedGH::local(const std::vector<double>& global) const {

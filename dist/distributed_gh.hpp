@@ -9,22 +9,28 @@
 /// a rank's local vector is [its cells, then its wells].
 #include <mpi.h>
 
+#include <map>
 #include <memory>
 #include <vector>
 
 #include "core/base/piece_sums.hpp"
 #include "core/matrix/gh_matrix.hpp"
 #include "core/matrix/linear_operator.hpp"
+#include "gpu/slab_solver.hpp"
 
 namespace heptane::dist {
 
-class DistributedGH final : public LinearOperator, public Distribution {
+class DistributedGH final : public LinearOperator,
+                            public Distribution,
+                            public gpu::SlabNeighbours {
   public:
     /// This rank's slab of A (every rank passes the same A): planes [i0, i1) with
     /// i0 = nx r / ranks. std::invalid_argument when there are more ranks than planes. The
     /// slab's product is the CPU solvers' (CpuGHOperator: cell-major at K >= 3, with the copy
-    /// of H^T's blocks when `transpose`, for QMR).
-    DistributedGH(const GHMatrix& A, MPI_Comm comm, bool transpose = false);
+    /// of H^T's blocks when `transpose`, for QMR); a GPU rank, which has its own, passes
+    /// cpu_product false (apply() then throws std::logic_error).
+    DistributedGH(const GHMatrix& A, MPI_Comm comm, bool transpose = false,
+                  bool cpu_product = true);
 
     index_t size() const override { return own_cells_ * K_ + static_cast<index_t>(wells_.size()); }
     void apply(const double* x, double* y) const override;
@@ -35,6 +41,21 @@ class DistributedGH final : public LinearOperator, public Distribution {
     index_t cells() const override { return own_cells_ * K_; }
     const std::vector<index_t>& well_rows() const override { return well_rows_; }
     double combine(const std::vector<PieceSums>& mine) const override;
+    /// One gather for all the sums; every rank's message size is kept per number of sums
+    /// (a pass's pieces have the same sizes every time).
+    std::vector<double> combine_each(
+        const std::vector<std::vector<PieceSums>>& mine) const override;
+
+    /// The halo planes with the neighbouring ranks (gpu::SlabNeighbours; apply() uses it too).
+    void exchange(const double* first, const double* last, double* lo,
+                  double* hi) const override;
+    /// Where this rank's entries sit in the slab's vectors.
+    gpu::SlabLayout layout() const;
+
+    /// Wall seconds in exchange() and combine() since the last reset_times().
+    double halo_seconds() const { return halo_seconds_; }
+    double reduction_seconds() const { return reduction_seconds_; }
+    void reset_times() const { halo_seconds_ = reduction_seconds_ = 0.0; }
 
     /// New values of A (the same system: same dims, K and wells).
     void update(const GHMatrix& A);
@@ -69,6 +90,8 @@ class DistributedGH final : public LinearOperator, public Distribution {
     GHMatrix slab_;                   ///< the owned and halo planes, this rank's wells
     std::unique_ptr<CpuGHOperator> slab_op_;  ///< the product on the slab
     mutable std::vector<double> x_slab_, y_slab_;
+    mutable double halo_seconds_ = 0.0, reduction_seconds_ = 0.0;
+    mutable std::map<std::size_t, std::vector<int>> gather_counts_;  ///< by number of sums
 };
 
 }  // namespace heptane::dist

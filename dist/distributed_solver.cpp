@@ -9,6 +9,8 @@
 #include "core/krylov/names.hpp"
 #include "core/precond/block_smoothers.hpp"
 #include "dist/distributed_gh.hpp"
+#include "gpu/device.hpp"
+#include "gpu/slab_solver.hpp"
 
 namespace heptane::dist {
 namespace {
@@ -42,18 +44,38 @@ class SlabPreconditioner final : public Preconditioner {
     mutable std::vector<double> r_, z_;
 };
 
+/// This rank's node-local rank (ranks sharing a node, in rank order).
+int node_rank(MPI_Comm comm) {
+    MPI_Comm node;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    int rank = 0;
+    MPI_Comm_rank(node, &rank);
+    MPI_Comm_free(&node);
+    return rank;
+}
+
 class DistributedSolver final : public LinearSolver {
   public:
-    DistributedSolver(const SolverSettings& s, const GHMatrix& A, MPI_Comm comm) : s_(s) {
+    DistributedSolver(const SolverSettings& s, const GHMatrix& A, MPI_Comm comm, bool gpu)
+        : s_(s) {
         const auto t0 = Clock::now();
-        D_ = std::make_unique<DistributedGH>(A, comm, s_.method == Method::qmr);
-        if (s_.preconditioner != PreconditionerKind::none)
-            M_ = std::make_unique<SlabPreconditioner>(*D_, s_);
         int ranks = 1;
         MPI_Comm_size(comm, &ranks);
-        info_.backend = "cpu";
-        info_.kernel = "reference over " + std::to_string(ranks) + " MPI ranks";
-        info_.cost = s_.method == Method::qmr ? qmr_cpu_cost() : bicgstab_cpu_cost();
+        if (gpu) {  // one GPU per rank of a node; the slab and its vectors on it
+            const int device = gpu::select_device(node_rank(comm));
+            D_ = std::make_unique<DistributedGH>(A, comm, false, false);
+            gpu_ = gpu::make_slab_solver(s_, D_->slab(), D_->layout(), *D_);
+            info_ = gpu_->info();
+            info_.kernel += " over " + std::to_string(ranks) + " MPI ranks (device " +
+                            std::to_string(device) + ", host-staged halos)";
+        } else {
+            D_ = std::make_unique<DistributedGH>(A, comm, s_.method == Method::qmr);
+            if (s_.preconditioner != PreconditionerKind::none)
+                M_ = std::make_unique<SlabPreconditioner>(*D_, s_);
+            info_.backend = "cpu";
+            info_.kernel = "reference over " + std::to_string(ranks) + " MPI ranks";
+            info_.cost = s_.method == Method::qmr ? qmr_cpu_cost() : bicgstab_cpu_cost();
+        }
         info_.bytes_per_iteration = iteration_bytes(s_.method, s_.preconditioner, s_.block_shape, A,
                                                     GHOperator(A).minimal_bytes(), info_.cost);
         info_.counts.matrix_uploads = info_.counts.factorizations = 1;
@@ -63,10 +85,9 @@ class DistributedSolver final : public LinearSolver {
     void update_values(const GHMatrix& A) override {
         const auto t0 = Clock::now();
         D_->update(A);
-        if (M_) {
-            M_->update(D_->slab());
-            ++info_.counts.factorizations;
-        }
+        if (gpu_) gpu_->update(D_->slab());
+        if (M_) M_->update(D_->slab());
+        if (gpu_ || M_) ++info_.counts.factorizations;
         ++info_.counts.matrix_uploads;
         info_.update_seconds = seconds_since(t0);
     }
@@ -78,9 +99,18 @@ class DistributedSolver final : public LinearSolver {
         std::vector<double> x_mine = D_->local(x);
         SolveOptions o = options;
         o.distribution = D_.get();
-        const SolveResult r = s_.method == Method::qmr
-                                  ? qmr(*D_, b_mine.data(), x_mine.data(), o, M_.get())
-                                  : bicgstab(*D_, b_mine.data(), x_mine.data(), o, M_.get());
+        D_->reset_times();
+        SolveResult r;
+        if (gpu_) {
+            r = gpu_->solve(b_mine.data(), x_mine.data(), o);
+        } else if (s_.method == Method::qmr) {
+            r = qmr(*D_, b_mine.data(), x_mine.data(), o, M_.get());
+        } else {
+            r = bicgstab(*D_, b_mine.data(), x_mine.data(), o, M_.get());
+        }
+        // A GPU rank's halo time includes its plane copies (measured by the slab solver).
+        info_.halo_seconds = gpu_ ? gpu_->times().halo_seconds : D_->halo_seconds();
+        info_.reduction_seconds = gpu_ ? gpu_->times().reduction_seconds : D_->reduction_seconds();
         x = D_->gather(x_mine);
         info_.solve_seconds = seconds_since(t0);
         return r;
@@ -92,14 +122,18 @@ class DistributedSolver final : public LinearSolver {
     SolverSettings s_;
     std::unique_ptr<DistributedGH> D_;
     std::unique_ptr<Preconditioner> M_;
+    std::unique_ptr<gpu::SlabSolver> gpu_;
     SolverInfo info_;
 };
 
 }  // namespace
 
-bool distributed_supports(const SolverSettings& s, std::string* why) {
+bool distributed_supports(const SolverSettings& s, std::string* why, bool gpu) {
     std::string reason;
-    if (s.method != Method::bicgstab && s.method != Method::qmr) {
+    if (gpu && s.method != Method::bicgstab) {
+        reason = std::string("method ") + to_string(s.method) +
+                 " does not run on GPU ranks yet (bicgstab does; qmr runs on CPU ranks)";
+    } else if (s.method != Method::bicgstab && s.method != Method::qmr) {
         reason = std::string("method ") + to_string(s.method) +
                  " does not run over MPI ranks yet (bicgstab and qmr do)";
     } else if (s.preconditioner != PreconditionerKind::none &&
@@ -113,10 +147,11 @@ bool distributed_supports(const SolverSettings& s, std::string* why) {
 }
 
 std::unique_ptr<LinearSolver> make_distributed_solver(const SolverSettings& settings,
-                                                      const GHMatrix& A, MPI_Comm comm) {
+                                                      const GHMatrix& A, MPI_Comm comm,
+                                                      bool gpu) {
     std::string why;
-    if (!distributed_supports(settings, &why)) throw NotSupported(why);
-    return std::make_unique<DistributedSolver>(settings, A, comm);
+    if (!distributed_supports(settings, &why, gpu)) throw NotSupported(why);
+    return std::make_unique<DistributedSolver>(settings, A, comm, gpu);
 }
 
 }  // namespace heptane::dist

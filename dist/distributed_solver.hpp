@@ -5,7 +5,9 @@
 /// solves for its slab; x is gathered at the end), so everything around the solve is the
 /// one-process code. BiCGStab and QMR, without a preconditioner or with one that works cell by
 /// cell or column by column (point-block and vertical-line Jacobi: applied on the slab, each
-/// rank's rows are the one-process rows); the others are refused (NotSupported).
+/// rank's rows are the one-process rows); the others are refused (NotSupported). The halo
+/// exchanges and cross-rank sums of the last solve are timed in info().halo_seconds and
+/// reduction_seconds.
 #include <mpi.h>
 
 #include <memory>
@@ -15,11 +17,14 @@
 
 namespace heptane::dist {
 
-/// Whether the distributed solver takes these settings, and why not.
-bool distributed_supports(const SolverSettings& s, std::string* why = nullptr);
+/// Whether the distributed solver takes these settings (on GPU ranks with `gpu`), and why not.
+bool distributed_supports(const SolverSettings& s, std::string* why = nullptr, bool gpu = false);
 
-/// The solver object of `settings` for A (every rank passes the same A) over `comm`.
+/// The solver object of `settings` for A (every rank passes the same A) over `comm`; with
+/// `gpu`, each rank solves on a GPU of its node (gpu/slab_solver.hpp: BiCGStab, host-staged
+/// halos), with the same bits.
 std::unique_ptr<LinearSolver> make_distributed_solver(const SolverSettings& settings,
-                                                      const GHMatrix& A, MPI_Comm comm);
+                                                      const GHMatrix& A, MPI_Comm comm,
+                                                      bool gpu = false);
 
 }  // namespace heptane::dist

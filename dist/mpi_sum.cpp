@@ -1,6 +1,7 @@
 #include "dist/mpi_sum.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 #include <vector>
 
 namespace heptane::dist {
@@ -51,35 +52,77 @@ int size_of(MPI_Comm comm) {
     return s;
 }
 
-std::vector<double> allgather(const std::vector<double>& mine, MPI_Comm comm) {
-    const int count = static_cast<int>(mine.size());
-    std::vector<int> counts(static_cast<std::size_t>(size_of(comm))), offsets(counts.size());
-    MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
+namespace {
+
+/// Every rank's `mine` concatenated, with every rank's size known (counts[r]).
+std::vector<double> allgather_sized(const std::vector<double>& mine, const std::vector<int>& counts,
+                                    MPI_Comm comm) {
+    std::vector<int> offsets(counts.size());
     int total = 0;
     for (std::size_t r = 0; r < counts.size(); ++r) {
         offsets[r] = total;
         total += counts[r];
     }
     std::vector<double> all(static_cast<std::size_t>(total));
-    MPI_Allgatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(),
-                   MPI_DOUBLE, comm);
+    MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(),
+                   counts.data(), offsets.data(), MPI_DOUBLE, comm);
     return all;
 }
 
-double allreduce_canonical(const std::vector<PieceSums>& mine, MPI_Comm comm) {
+std::vector<int> gather_counts(int count, MPI_Comm comm) {
+    std::vector<int> counts(static_cast<std::size_t>(size_of(comm)));
+    MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
+    return counts;
+}
+
+}  // namespace
+
+std::vector<double> allgather(const std::vector<double>& mine, MPI_Comm comm) {
+    return allgather_sized(mine, gather_counts(static_cast<int>(mine.size()), comm), comm);
+}
+
+std::vector<double> allreduce_canonical(const std::vector<std::vector<PieceSums>>& mine,
+                                        MPI_Comm comm, std::vector<int>* counts) {
+    // Per rank: [the number of pieces of each sum, then the pieces of sum 0, sum 1, ...].
     std::vector<double> message;
-    for (const PieceSums& p : mine) serialize(p, message);
-    const std::vector<double> all = allgather(message, comm);
-    std::vector<PieceSums> pieces;
-    for (std::size_t at = 0; at < all.size();) {
-        pieces.emplace_back();
-        at += deserialize(&all[at], pieces.back());
+    for (const std::vector<PieceSums>& sum : mine) message.push_back(static_cast<double>(sum.size()));
+    for (const std::vector<PieceSums>& sum : mine)
+        for (const PieceSums& p : sum) serialize(p, message);
+    const int count = static_cast<int>(message.size());
+    std::vector<int> fresh;
+    if (counts == nullptr || counts->empty()) fresh = gather_counts(count, comm);
+    if (counts != nullptr && counts->empty()) *counts = fresh;
+    const std::vector<int>& sizes = counts != nullptr ? *counts : fresh;
+    if (sizes[static_cast<std::size_t>(rank_of(comm))] != count) {
+        throw std::logic_error("allreduce_canonical: a message of another size than the cached one");
     }
-    // Index order (an empty piece before the piece that begins where it does).
-    std::stable_sort(pieces.begin(), pieces.end(), [](const PieceSums& a, const PieceSums& b) {
-        return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
-    });
-    return combine_piece_sums(pieces);
+    const std::vector<double> all = allgather_sized(message, sizes, comm);
+    const std::size_t Q = mine.size();
+    std::vector<std::vector<PieceSums>> pieces(Q);
+    for (std::size_t at = 0; at < all.size();) {  // rank by rank
+        std::vector<std::size_t> n(Q);
+        for (std::size_t q = 0; q < Q; ++q) n[q] = static_cast<std::size_t>(all[at++]);
+        for (std::size_t q = 0; q < Q; ++q) {
+            for (std::size_t k = 0; k < n[q]; ++k) {
+                pieces[q].emplace_back();
+                at += deserialize(&all[at], pieces[q].back());
+            }
+        }
+    }
+    std::vector<double> sums(Q);
+    for (std::size_t q = 0; q < Q; ++q) {
+        // Index order (an empty piece before the piece that begins where it does).
+        std::stable_sort(pieces[q].begin(), pieces[q].end(),
+                         [](const PieceSums& a, const PieceSums& b) {
+                             return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+                         });
+        sums[q] = combine_piece_sums(pieces[q]);
+    }
+    return sums;
+}
+
+double allreduce_canonical(const std::vector<PieceSums>& mine, MPI_Comm comm) {
+    return allreduce_canonical(std::vector<std::vector<PieceSums>>{mine}, comm)[0];
 }
 
 }  // namespace heptane::dist

@@ -24,6 +24,13 @@ std::vector<double> allgather(const std::vector<double>& mine, MPI_Comm comm);
 /// slab's cell rows, and each of its wells' rows, which sit at the end of the global vector.
 /// std::invalid_argument when they do not cover the range.
 double allreduce_canonical(const std::vector<PieceSums>& mine, MPI_Comm comm);
+/// Several canonical sums in one gather: mine[q] are this rank's pieces of sum q; returns the
+/// sums. `counts`, when given, keeps every rank's message size between calls (the first call
+/// gathers them, later ones reuse them: one collective per call instead of two); every rank
+/// must then send a message of the same size each time (a solver's passes over one
+/// decomposition do), and std::logic_error says when this rank's does not.
+std::vector<double> allreduce_canonical(const std::vector<std::vector<PieceSums>>& mine,
+                                        MPI_Comm comm, std::vector<int>* counts = nullptr);
 /// One piece per rank.
 inline double allreduce_canonical(const PieceSums& mine, MPI_Comm comm) {
     return allreduce_canonical(std::vector<PieceSums>{mine}, comm);

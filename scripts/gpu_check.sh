@@ -30,6 +30,9 @@
 # HEPTANE_PROXY_MEMCHECK=1: compute-sanitizer memcheck of a small GPU proxy run (its solver,
 #                the model's timed kernels, the A^T product of QMR), with or without the rest
 #                of the sanitizer runs
+# HEPTANE_MPI_SCALING: "BACKEND NP,NP,.. DECK [ARGS]" lines (';'-separated) run by
+#                scripts/mpi_scaling.sh after the benches (one process, then mpirun with each
+#                rank count; times, halo and sum costs, bits against one process)
 # HEPTANE_SKIP_TESTS=1: build and bench only
 # HEPTANE_GPU_TESTS_ONLY=1: run the gpu label only (not the whole suite first)
 # HEPTANE_NO_SANITIZER=1: skip compute-sanitizer (a session whose change is host-side only)
@@ -115,6 +118,14 @@ elif command -v compute-sanitizer >/dev/null; then
       [[ $rc -ne 0 ]] && san=1
     done
   done
+  # The GPU ranks' solver (host-staged halos, chunk sums) under mpirun with 2 ranks.
+  ranks_test="$build/tests/dist/dist_gpu_ranks_test"
+  if [[ -x "$ranks_test" && dist_gpu_ranks_test =~ $only ]]; then
+    echo "== memcheck mpirun -np 2 $ranks_test" >>"$out/sanitizer.log"
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout "$san_limit" \
+      mpirun -np 2 --oversubscribe compute-sanitizer --tool memcheck --error-exitcode 1 \
+      "$ranks_test" </dev/null >>"$out/sanitizer.log" 2>&1 || san=1
+  fi
   grep -E "^== |ERROR SUMMARY|RACECHECK SUMMARY|Terminated|timeout" "$out/sanitizer.log" | tee -a "$log"
 else
   echo "compute-sanitizer not found"
@@ -161,6 +172,17 @@ if [[ -n "${HEPTANE_BENCH_ONLY_NEW:-}" ]]; then
     n=$((n + 1))
     # shellcheck disable=SC2086  # the bench line is a list of arguments
     "$build/app/heptane" bench $b --report "$out/bench_new_$n.yaml" 2>&1 | tee -a "$log"
+  done
+fi
+if [[ -n "${HEPTANE_MPI_SCALING:-}" ]]; then
+  IFS=';' read -ra lines <<<"$HEPTANE_MPI_SCALING"
+  for line in "${lines[@]}"; do
+    read -r mpi_backend mpi_nps mpi_rest <<<"$line"
+    echo "== mpi scaling $line" | tee -a "$log"
+    # shellcheck disable=SC2086  # the rest is a deck and a list of arguments
+    timeout "${HEPTANE_SIMULATE_TIMEOUT:-420}" "$root/scripts/mpi_scaling.sh" "$build/app/heptane" \
+      "$mpi_backend" "${mpi_nps//,/ }" $mpi_rest 2>&1 | tee -a "$log"
+    echo "mpi scaling rc=${PIPESTATUS[0]}" | tee -a "$log"
   done
 fi
 if [[ -n "${HEPTANE_RUN:-}" ]]; then

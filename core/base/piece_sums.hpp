@@ -6,6 +6,7 @@
 /// index order, give vec::dot()'s bits. So a reduction over 1, 2, 3 or 4 ranks is the
 /// one-process reduction, bit for bit, whatever the slab sizes.
 #include <array>
+#include <cstddef>
 #include <stdexcept>
 #include <vector>
 
@@ -68,7 +69,71 @@ class Distribution {
     virtual const std::vector<index_t>& well_rows() const = 0;
     /// Every rank's pieces combined in index order (collective: every rank calls it).
     virtual double combine(const std::vector<PieceSums>& mine) const = 0;
+    /// Several sums at once (mine[q]: this rank's pieces of sum q); an implementation may
+    /// join them in one message.
+    virtual std::vector<double> combine_each(const std::vector<std::vector<PieceSums>>& mine) const {
+        std::vector<double> sums;
+        for (const std::vector<PieceSums>& sum : mine) sums.push_back(combine(sum));
+        return sums;
+    }
 };
+
+/// Where the whole global chunks of a rank's cell entries [c0, c0 + cells) lie: [first, last)
+/// (chunk boundaries; first >= last when no whole chunk is inside). The entries before first
+/// and from last on are kept as terms.
+struct ChunkSpan {
+    long long first = 0, last = 0;
+    long long whole() const { return first < last ? (last - first) / vec::kChunk : 0; }
+};
+inline ChunkSpan chunk_span(long long c0, long long cells) {
+    const long long chunk = vec::kChunk;
+    return {(c0 + chunk - 1) / chunk * chunk, (c0 + cells) / chunk * chunk};
+}
+
+/// What a rank contributes to Q sums of a fused pass (the CPU computes it in
+/// distributed_sums, a GPU rank on its device: gpu/slab_solver.hpp), each array q-major
+/// ([q][i]): the sums of the whole chunks of chunk_span(c0, cells), the terms of the cell
+/// entries outside them (head: before first, or all of them when there is no whole chunk;
+/// tail: from last on) and one term per well row.
+struct PassParts {
+    int Q = 1;
+    std::vector<double> chunks, head, tail, wells;
+};
+
+/// The parts of every rank joined: each sum has the bits of the one-process pass over the
+/// global vector (collective: every rank calls it).
+template <int Q>
+std::array<double, Q> combine_parts(const PassParts& parts, const Distribution& dist) {
+    const long long c0 = dist.cell_offset(), cells = dist.cells();
+    const ChunkSpan span = chunk_span(c0, cells);
+    const std::vector<index_t>& well_rows = dist.well_rows();
+    const auto per_q = [](const std::vector<double>& v, int q) {
+        const std::size_t n = v.size() / Q;
+        return std::vector<double>(v.begin() + static_cast<std::ptrdiff_t>(q * n),
+                                   v.begin() + static_cast<std::ptrdiff_t>((q + 1) * n));
+    };
+    if (parts.Q != Q || parts.wells.size() != Q * well_rows.size() ||
+        parts.chunks.size() != static_cast<std::size_t>(Q * span.whole())) {
+        throw std::invalid_argument("combine_parts: parts of another pass or rank");
+    }
+    std::vector<std::vector<PieceSums>> pieces(Q);
+    for (int q = 0; q < Q; ++q) {
+        pieces[q].resize(1);
+        PieceSums& cell = pieces[q][0];
+        cell.begin = c0;
+        cell.end = c0 + cells;
+        cell.head = per_q(parts.head, q);
+        cell.tail = per_q(parts.tail, q);
+        if (span.whole() > 0) fold_subtrees(span.first / vec::kChunk, per_q(parts.chunks, q), cell);
+        const std::vector<double> w = per_q(parts.wells, q);
+        for (std::size_t j = 0; j < well_rows.size(); ++j)
+            pieces[q].push_back({well_rows[j], well_rows[j] + 1, {w[j]}, {}, {}, {}});
+    }
+    const std::vector<double> joined = dist.combine_each(pieces);
+    std::array<double, Q> sums{};
+    for (int q = 0; q < Q; ++q) sums[q] = joined[static_cast<std::size_t>(q)];
+    return sums;
+}
 
 /// The Q canonical sums of a fused pass over this rank's n local entries (vec::fused_sums'
 /// body: element work of entry i and its Q terms), across the ranks of `dist`: each sum has
@@ -80,53 +145,39 @@ std::array<double, Q> distributed_sums(index_t n, Body body, const Distribution&
     // last whole chunk are kept as terms.
     const long long chunk = vec::kChunk;
     const long long c0 = dist.cell_offset(), cells = dist.cells();
-    if (n != cells + static_cast<index_t>(dist.well_rows().size())) {
+    const index_t nw = static_cast<index_t>(dist.well_rows().size());
+    if (n != cells + nw) {
         throw std::invalid_argument("distributed_sums: n is not this rank's cells and wells");
     }
-    const long long first = (c0 + chunk - 1) / chunk * chunk, last = (c0 + cells) / chunk * chunk;
-    std::array<PieceSums, Q> cell_piece;
-    std::array<std::vector<double>, Q> chunk_sums;
-    const auto keep_terms = [&](long long g_begin, long long g_end, bool head) {
+    const ChunkSpan span = chunk_span(c0, cells);
+    const long long whole = span.whole();
+    const long long head_end = whole > 0 ? span.first : c0 + cells;
+    const long long tail_begin = whole > 0 ? span.last : c0 + cells;
+    PassParts parts;
+    parts.Q = Q;
+    parts.head.resize(static_cast<std::size_t>(Q * (head_end - c0)));
+    parts.tail.resize(static_cast<std::size_t>(Q * (c0 + cells - tail_begin)));
+    parts.chunks.resize(static_cast<std::size_t>(Q * whole));
+    parts.wells.resize(static_cast<std::size_t>(Q * nw));
+    // Terms of local entries [i0, i1) into `out` (q-major, i1 - i0 per q).
+    const auto keep_terms = [&](long long i0, long long i1, std::vector<double>& out) {
         double t[Q];
-        for (long long g = g_begin; g < g_end; ++g) {
-            body(g - c0, t);
-            for (int q = 0; q < Q; ++q)
-                (head ? cell_piece[q].head : cell_piece[q].tail).push_back(t[q]);
+        for (long long i = i0; i < i1; ++i) {
+            body(static_cast<index_t>(i), t);
+            for (int q = 0; q < Q; ++q) out[static_cast<std::size_t>(q * (i1 - i0) + i - i0)] = t[q];
         }
     };
-    for (int q = 0; q < Q; ++q) {
-        cell_piece[q].begin = c0;
-        cell_piece[q].end = c0 + cells;
+    keep_terms(0, head_end - c0, parts.head);
+#pragma omp parallel for schedule(static) if (whole * chunk >= vec::kParallelMin)
+    for (long long c = 0; c < whole; ++c) {
+        double out[Q];
+        const index_t begin = span.first - c0 + c * chunk;
+        vec::chunk_reduce<Q>(begin, begin + chunk, body, out);
+        for (int q = 0; q < Q; ++q) parts.chunks[static_cast<std::size_t>(q * whole + c)] = out[q];
     }
-    if (first >= last) {
-        keep_terms(c0, c0 + cells, true);
-    } else {
-        keep_terms(c0, first, true);
-        const long long whole = (last - first) / chunk;
-        for (int q = 0; q < Q; ++q) chunk_sums[q].resize(static_cast<std::size_t>(whole));
-#pragma omp parallel for schedule(static) if (last - first >= vec::kParallelMin)
-        for (long long c = 0; c < whole; ++c) {
-            double out[Q];
-            const index_t begin = first - c0 + c * chunk;
-            vec::chunk_reduce<Q>(begin, begin + chunk, body, out);
-            for (int q = 0; q < Q; ++q) chunk_sums[q][static_cast<std::size_t>(c)] = out[q];
-        }
-        for (int q = 0; q < Q; ++q) fold_subtrees(first / chunk, chunk_sums[q], cell_piece[q]);
-        keep_terms(last, c0 + cells, false);
-    }
-    // The wells' rows: one term each, at their global rows.
-    const std::vector<index_t>& wells = dist.well_rows();
-    std::array<std::vector<PieceSums>, Q> pieces;
-    for (int q = 0; q < Q; ++q) pieces[q].push_back(std::move(cell_piece[q]));
-    for (std::size_t j = 0; j < wells.size(); ++j) {
-        double t[Q];
-        body(cells + static_cast<long long>(j), t);
-        for (int q = 0; q < Q; ++q)
-            pieces[q].push_back({wells[j], wells[j] + 1, {t[q]}, {}, {}, {}});
-    }
-    std::array<double, Q> sums{};
-    for (int q = 0; q < Q; ++q) sums[q] = dist.combine(pieces[q]);
-    return sums;
+    keep_terms(tail_begin - c0, cells, parts.tail);
+    keep_terms(cells, cells + nw, parts.wells);
+    return combine_parts<Q>(parts, dist);
 }
 
 /// vec::fused_sums, or distributed_sums when `dist` is given.

@@ -46,6 +46,11 @@ struct SolverInfo {
     /// preconditioner's factors (CPU).
     std::size_t workspace_bytes = 0;
     SetupCounts counts;
+    /// A distributed run (dist/): this rank's wall seconds in the last solve exchanging halo
+    /// planes (a GPU rank: the plane copies to and from the host too) and joining sums across
+    /// the ranks; 0 in one process.
+    double halo_seconds = 0.0;
+    double reduction_seconds = 0.0;
 };
 
 /// A solver of A x = b for one matrix structure.

@@ -5,6 +5,7 @@
 #include "gpu/bench.hpp"
 #include "gpu/device.hpp"
 #include "gpu/ksparse.hpp"
+#include "gpu/slab_solver.hpp"
 #include "gpu/solver.hpp"
 #include "gpu/solvers.hpp"
 #include "gpu/spmv.hpp"
@@ -97,5 +98,11 @@ double DeviceTwoPhase::assemble(const grid::CellState&, const std::vector<double
 std::vector<double> DeviceTwoPhase::residual() const { not_compiled("DeviceTwoPhase"); }
 GHMatrix DeviceTwoPhase::jacobian() const { not_compiled("DeviceTwoPhase"); }
 double DeviceTwoPhase::minimal_bytes(bool) const { not_compiled("DeviceTwoPhase"); }
+
+std::unique_ptr<SlabSolver> make_slab_solver(const SolverSettings&, const GHMatrix&,
+                                             const SlabLayout&, const SlabNeighbours&) {
+    not_compiled("the GPU ranks' solver");
+}
+int select_device(int) { not_compiled("select_device"); }
 
 }  // namespace heptane::gpu

@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include <cstring>
+#include <stdexcept>
 #include <vector>
 
 #include "common/test_systems.hpp"
@@ -65,6 +66,34 @@ TEST(MpiSum, SeveralPiecesARankCoverTheRangeTogether) {
     std::vector<PieceSums> mine = {piece_sums(begin, end, term)};
     for (long long w = rank; w < nw; w += ranks) mine.push_back(piece_sums(M + w, M + w + 1, term));
     EXPECT_TRUE(same_bits(allreduce_canonical(mine, comm), whole)) << "rank " << rank;
+}
+
+TEST(MpiSum, SeveralSumsInOneGatherWithCachedSizes) {
+    // Two sums of different terms in one message, three times with the sizes of the first
+    // call kept: each is its one-process sum; a message of another size is refused.
+    const MPI_Comm comm = MPI_COMM_WORLD;
+    const long long n = 30011;
+    const auto [begin, end] = slab(n, rank_of(comm), size_of(comm), uneven);
+    std::vector<int> counts;
+    for (int round = 0; round < 3; ++round) {
+        std::vector<std::vector<PieceSums>> mine;
+        std::vector<double> whole;
+        for (int q = 0; q < 2; ++q) {
+            const auto t = test::mixed_terms(static_cast<std::size_t>(n), 10 * round + q);
+            const std::vector<double> ones(t.size(), 1.0);
+            whole.push_back(vec::dot(t.data(), ones.data(), static_cast<index_t>(n)));
+            mine.push_back(
+                {piece_sums(begin, end, [&](long long g) { return t[static_cast<std::size_t>(g)]; })});
+        }
+        const std::vector<double> got = allreduce_canonical(mine, comm, &counts);
+        ASSERT_EQ(got.size(), 2u);
+        EXPECT_TRUE(same_bits(got[0], whole[0])) << "round " << round;
+        EXPECT_TRUE(same_bits(got[1], whole[1])) << "round " << round;
+    }
+    ASSERT_EQ(counts.size(), static_cast<std::size_t>(size_of(comm)));
+    // A message of another size than the kept one: every rank throws before any gather.
+    std::vector<std::vector<PieceSums>> other = {{piece_sums(begin, end, [](long long) { return 1.0; })}};
+    EXPECT_THROW(allreduce_canonical(other, comm, &counts), std::logic_error);
 }
 
 }  // namespace

@@ -3,9 +3,15 @@
 # bit for bit (heptane compare --rtol 0 --atol 0): run with BiCGStab, QMR and BiCGStab with
 # point-block Jacobi, simulate with the waterflood regression deck's solver (BiCGStab with
 # line Jacobi); a preconditioner that does not run over ranks, and another command, are exit 2.
-#   run_mpi_test.sh HEPTANE MPIEXEC DECK SIMULATION_DECK
+# With a fifth argument `gpu` the ranks solve on the GPU (--backend gpu: BiCGStab without a
+# preconditioner, with point-block and with line Jacobi; QMR is refused at solver.method), still
+# against one CPU process; exit 77 (skipped) without a CUDA device.
+#   run_mpi_test.sh HEPTANE MPIEXEC DECK SIMULATION_DECK [gpu]
 set -uo pipefail
-heptane=$1 mpiexec=$2 deck=$3 sim_deck=$4
+heptane=$1 mpiexec=$2 deck=$3 sim_deck=$4 backend=${5:-cpu}
+if [[ $backend == gpu ]] && ! "$heptane" info 2>/dev/null | grep -q "device 0:"; then
+  echo "no CUDA device: skipped"; exit 77
+fi
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
@@ -20,7 +26,7 @@ agree() {
     { echo "one process failed: $name"; cat "$dir/one.log"; fail=1; return; }
   local np
   for np in 2 3; do
-    if ! "$mpiexec" -np "$np" --oversubscribe "$heptane" "$command" "$input" --backend cpu "$@" \
+    if ! "$mpiexec" -np "$np" --oversubscribe "$heptane" "$command" "$input" --backend "$backend" "$@" \
         -o "$dir/np$np.h5" </dev/null >"$dir/np.log" 2>&1; then
       echo "mpirun -np $np failed: $name"; cat "$dir/np.log"; fail=1; continue
     fi
@@ -34,7 +40,9 @@ agree() {
   done
 }
 
-for case in "bicgstab none" "qmr none" "bicgstab point_block_jacobi"; do
+cases=("bicgstab none" "qmr none" "bicgstab point_block_jacobi")
+[[ $backend == gpu ]] && cases=("bicgstab none" "bicgstab line_jacobi" "bicgstab point_block_jacobi")
+for case in "${cases[@]}"; do
   read -r method precond <<<"$case"
   agree "run $method $precond" run "$deck" --set "solver.method=$method" \
     --set "solver.preconditioner=$precond"
@@ -43,11 +51,16 @@ agree "simulate" simulate "$sim_deck"
 
 "$mpiexec" -np 2 --oversubscribe "$heptane" bench spmv --grids 8 --K 1 </dev/null >"$dir/other.log" 2>&1 &&
   { echo "bench under mpirun: expected exit 2"; fail=1; }
-"$mpiexec" -np 2 --oversubscribe "$heptane" run "$deck" --backend cpu \
-  --set solver.preconditioner=block_jacobi -o "$dir/x.h5" </dev/null >"$dir/bad.log" 2>&1
-code=$?
-grep -q "solver.preconditioner" "$dir/bad.log" && [[ $code -ne 0 ]] ||
-  { echo "block_jacobi under mpirun: expected an error at solver.preconditioner"; fail=1; }
-[[ -e "$dir/x.h5" ]] && { echo "a refused run wrote its output"; fail=1; }
+# refused KEY SETTING: exit 2 with the key named, nothing written.
+refused() {
+  "$mpiexec" -np 2 --oversubscribe "$heptane" run "$deck" --backend "$backend" --set "$2" \
+    -o "$dir/x.h5" </dev/null >"$dir/bad.log" 2>&1
+  local code=$?
+  grep -q "$1" "$dir/bad.log" && [[ $code -eq 2 ]] ||
+    { echo "$2 under mpirun: expected exit 2 at $1 (got $code)"; cat "$dir/bad.log"; fail=1; }
+  [[ -e "$dir/x.h5" ]] && { echo "a refused run wrote its output"; fail=1; }
+}
+refused solver.preconditioner solver.preconditioner=block_jacobi
+[[ $backend == gpu ]] && refused solver.method solver.method=qmr
 [[ $oks -eq 8 ]] || { echo "only $oks of 8 cases agreed"; fail=1; }
 exit $fail

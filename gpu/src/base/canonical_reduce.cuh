@@ -163,6 +163,20 @@ class ChunkReduction {
         }
     }
 
+    /// This chunk's N sums, in every thread (every thread of the block calls it after the
+    /// last pass); `scratch` holds 33 doubles of shared memory.
+    __device__ void chunk_sums(double (&sums)[N], double* scratch) {
+        __syncthreads();
+        const long long chunk_first = static_cast<long long>(blockIdx.x) * kChunkGroups;
+        const long long present = (groups_ - chunk_first + 31) / 32;  // warp values that exist
+        const long long count = present < kChunkWarps ? present : kChunkWarps;
+#pragma unroll
+        for (int q = 0; q < N; ++q) {
+            const double* w = warps_[q];
+            sums[q] = block_tree([w](long long i) { return w[i]; }, count, scratch);
+        }
+    }
+
     /// Writes this chunk's N sums to partial[q][blockIdx.x]; the block that finishes last
     /// combines all chunks in the canonical tree. Release/acquire: each block's partials are
     /// written, then a __threadfence() orders them before its atomicAdd on `counter`; the
@@ -171,15 +185,11 @@ class ChunkReduction {
     __device__ bool finish(double* const (&partial)[N], unsigned* counter, double (&total)[N]) {
         __shared__ double scratch[33];
         __shared__ bool last;
-        __syncthreads();
-        const long long chunk_first = static_cast<long long>(blockIdx.x) * kChunkGroups;
-        const long long present = (groups_ - chunk_first + 31) / 32;  // warp values that exist
-        const long long count = present < kChunkWarps ? present : kChunkWarps;
+        double sums[N];
+        chunk_sums(sums, scratch);
+        if (threadIdx.x == 0) {
 #pragma unroll
-        for (int q = 0; q < N; ++q) {
-            const double* w = warps_[q];
-            const double sum = block_tree([w](long long i) { return w[i]; }, count, scratch);
-            if (threadIdx.x == 0) partial[q][blockIdx.x] = sum;
+            for (int q = 0; q < N; ++q) partial[q][blockIdx.x] = sums[q];
         }
         if (threadIdx.x == 0) {
             __threadfence();

@@ -1,0 +1,78 @@
+#pragma once
+/// @file A GPU rank's solver in a distributed run (issue 25, CUDA-free header): the rank's slab
+/// of the GH system (dist::DistributedGH: its i-planes, one halo plane on each side that has a
+/// neighbour, its wells) on its GPU, and BiCGStab with every vector on the device. The
+/// iteration is core/krylov/krylov.cpp's, pass for pass; what crosses the ranks goes through
+/// the host:
+/// - before each product the slab's first and last owned planes are copied to pinned host
+///   memory, exchanged with the neighbours (SlabNeighbours, MPI in dist/) and the received
+///   planes copied into the halo planes (host-staged halos);
+/// - each fused pass's sums leave the device as PassParts (core/base/piece_sums.hpp: the sums
+///   of the whole global chunks it holds, the loose terms at its edges and its wells' terms),
+///   joined across the ranks by the Distribution with the one-process bits.
+/// So 1, 2, 3 or 4 GPU ranks give the bits of one CPU process (and of one GPU). Without CUDA
+/// (the stub) make_slab_solver throws NotCompiled.
+#include <memory>
+
+#include "core/base/piece_sums.hpp"
+#include "core/krylov/krylov.hpp"
+#include "core/krylov/linear_solver.hpp"
+#include "core/krylov/solver_settings.hpp"
+#include "core/matrix/gh_matrix.hpp"
+
+namespace heptane::gpu {
+
+/// Where a rank's entries sit in its slab's vectors ([halo plane below][owned planes][halo
+/// plane above][wells]); the rank's local vectors are [owned cell entries, wells].
+struct SlabLayout {
+    long long own_at = 0;  ///< the first owned cell entry (0, or one plane with a halo below)
+    long long own = 0;     ///< owned cell entries
+    long long plane = 0;   ///< entries of one i-plane: ny nz K
+    bool lo_halo = false, hi_halo = false;
+    long long wells_at = 0;  ///< the first well entry: the slab's cell rows
+    int wells = 0;
+};
+
+/// The rank's neighbours along i (dist::DistributedGH implements it with MPI).
+class SlabNeighbours {
+  public:
+    virtual ~SlabNeighbours() = default;
+    /// Sends `first` (the first owned plane) to the rank below and `last` to the rank above;
+    /// receives the plane below into `lo` and the one above into `hi` (host memory, one plane
+    /// each; a side without a neighbour is left alone). Collective between neighbours.
+    virtual void exchange(const double* first, const double* last, double* lo,
+                          double* hi) const = 0;
+};
+
+/// Where a solve's wall time went on this rank (the last solve).
+struct SlabTimes {
+    double halo_seconds = 0.0;       ///< plane copies and the exchange, products included
+    double reduction_seconds = 0.0;  ///< parts downloaded and joined across the ranks
+    int halo_exchanges = 0;
+    int reductions = 0;
+};
+
+class SlabSolver {
+  public:
+    virtual ~SlabSolver() = default;
+    /// New values of the slab (same structure): uploaded, the preconditioner re-factored.
+    virtual void update(const GHMatrix& slab) = 0;
+    /// Solves with this rank's local b and x ([owned cells, wells]); options.distribution
+    /// must be the run's Distribution (its sums). Collective: every rank calls it.
+    virtual SolveResult solve(const double* b, double* x, const SolveOptions& options) = 0;
+    virtual SolverInfo info() const = 0;
+    virtual SlabTimes times() const = 0;
+};
+
+/// BiCGStab on the slab with the settings' preconditioner (none, point_block_jacobi,
+/// line_jacobi: they work cell by cell or column by column, so each rank's rows are the
+/// one-process rows). `neighbours` outlives the solver. NotSupported for other settings.
+std::unique_ptr<SlabSolver> make_slab_solver(const SolverSettings& settings, const GHMatrix& slab,
+                                             const SlabLayout& layout,
+                                             const SlabNeighbours& neighbours);
+
+/// Makes device `local_rank % device_count()` this process's device (one GPU per rank on a
+/// node); returns its index. NotCompiled without CUDA.
+int select_device(int local_rank);
+
+}  // namespace heptane::gpu

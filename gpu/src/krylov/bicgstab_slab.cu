@@ -1,0 +1,564 @@
+// A GPU rank's BiCGStab (gpu/slab_solver.hpp, issue 25): the vectors live on the device in
+// the slab's layout, the iteration is core/krylov/krylov.cpp's pass for pass (the same fused
+// passes, the same canonical arithmetic, the same scalar rules: BicgstabRecurrence), and the
+// host drives it: it exchanges the halo planes before each product and joins each pass's sums
+// across the ranks. A fused pass runs as two kernels: one block per whole global chunk (the
+// canonical tree of the chunk, as ChunkReduction computes it for the one-GPU solvers) and one
+// thread per loose entry (the edges of the rank's cells that share a chunk with a neighbour,
+// and the wells), which writes its terms; both apply the pass's element work once per entry.
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/base/canonical.hpp"
+#include "core/base/errors.hpp"
+#include "core/krylov/bicgstab_recurrence.hpp"
+#include "core/krylov/names.hpp"
+#include "gpu/slab_solver.hpp"
+#include "gpu/solvers.hpp"
+#include "gpu/spmv.hpp"
+#include "gpu/src/base/buffer.cuh"
+#include "gpu/src/base/canonical_reduce.cuh"
+#include "gpu/src/base/cuda_check.cuh"
+#include "gpu/src/base/solver_state.cuh"
+#include "gpu/src/precond/block_smoothers.cuh"
+#include "gpu/src/spmv/device_gh.cuh"
+
+namespace heptane::gpu {
+namespace detail {
+namespace {
+
+using namespace heptane::canonical;
+using Clock = std::chrono::steady_clock;
+
+constexpr int kThreads = 256;
+
+// ---- the passes: element work of slab entry i and its Q terms ----------------------------
+
+struct DotPass {  // (u, v)
+    const double* u;
+    const double* v;
+    __device__ void operator()(long long i, double (&t)[1]) const { t[0] = mul(u[i], v[i]); }
+};
+
+struct ResidualPass {  // r = b - (A x in r); ||r||^2
+    const double* b;
+    double* r;
+    __device__ void operator()(long long i, double (&t)[1]) const {
+        const double ri = sub(b[i], mul(1.0, r[i]));
+        r[i] = ri;
+        t[0] = mul(ri, ri);
+    }
+};
+
+struct SPass {  // s = r - alpha v; ||s||^2
+    const double* r;
+    const double* v;
+    double* s;
+    double alpha;
+    __device__ void operator()(long long i, double (&t)[1]) const {
+        s[i] = sub(r[i], mul(alpha, v[i]));
+        t[0] = mul(s[i], s[i]);
+    }
+};
+
+struct TPass {  // (t, t), (t, s)
+    const double* tv;
+    const double* s;
+    __device__ void operator()(long long i, double (&t)[2]) const {
+        t[0] = mul(tv[i], tv[i]);
+        t[1] = mul(tv[i], s[i]);
+    }
+};
+
+struct XrPass {  // x += alpha p^ + omega s^; r = s - omega t; ||r||^2, (r_hat, r)
+    double* x;
+    double* r;
+    const double *p, *sp, *s, *tv, *r_hat;
+    double alpha, omega;
+    __device__ void operator()(long long i, double (&t)[2]) const {
+        x[i] = add(x[i], mul_add(omega, sp[i], mul(alpha, p[i])));
+        r[i] = sub(s[i], mul(omega, tv[i]));
+        t[0] = mul(r[i], r[i]);
+        t[1] = mul(r_hat[i], r[i]);
+    }
+};
+
+// ---- element work without sums -------------------------------------------------------------
+
+struct CopyOp {
+    const double* from;
+    double* to;
+    __device__ void operator()(long long i) const { to[i] = from[i]; }
+};
+
+struct PUpdateOp {  // p^ = r^ + beta (p^ - omega v^)
+    const double* rp;
+    double* p;
+    const double* vp;
+    double beta, omega;
+    __device__ void operator()(long long i) const {
+        p[i] = mul_add(beta, sub(p[i], mul(omega, vp[i])), rp[i]);
+    }
+};
+
+struct AxpyOp {  // y = a x + y
+    double a;
+    const double* x;
+    double* y;
+    __device__ void operator()(long long i) const { y[i] = mul_add(a, x[i], y[i]); }
+};
+
+struct XmayOp {  // z = x - a y
+    const double* x;
+    double a;
+    const double* y;
+    double* z;
+    __device__ void operator()(long long i) const { z[i] = sub(x[i], mul(a, y[i])); }
+};
+
+/// The rank's entries in the slab: j < own is owned cell entry j, the rest the wells.
+struct RankEntries {
+    long long own_at, own, wells_at, count;
+    __device__ long long operator()(long long j) const {
+        return j < own ? own_at + j : wells_at + (j - own);
+    }
+};
+
+/// The loose entries: the head [h0, h0 + nh), the tail [t0, t0 + nt), the wells [w0, w0 + nw).
+struct LooseEntries {
+    long long h0, nh, t0, nt, w0, nw;
+    __device__ long long operator()(long long j) const {
+        return j < nh ? h0 + j : (j < nh + nt ? t0 + (j - nh) : w0 + (j - nh - nt));
+    }
+    __host__ __device__ long long count() const { return nh + nt + nw; }
+};
+
+template <class Op>
+__global__ void __launch_bounds__(kThreads) k_each(Op op, RankEntries e) {
+    const long long j = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (j < e.count) op(e(j));
+}
+
+/// Block b: the canonical sums of the entries [base + b kChunk, base + (b + 1) kChunk) into
+/// out[q gridDim.x + b].
+template <int Q, class Pass>
+__global__ void __launch_bounds__(kChunkThreads) k_chunks(Pass pass, long long base, double* out) {
+    __shared__ double warps[Q][kChunkWarps];
+    __shared__ double scratch[33];
+    const long long n = static_cast<long long>(gridDim.x) * kChunk;
+    ChunkReduction<Q> red(warps, n);
+    for (int p = 0; p < kPasses; ++p) {
+        GroupSum g[Q];
+        for_group(p, n, [&](long long i) {
+            double t[Q];
+            pass(base + i, t);
+#pragma unroll
+            for (int q = 0; q < Q; ++q) g[q].add(t[q]);
+        });
+        red.pass(p, g);
+    }
+    double sums[Q];
+    red.chunk_sums(sums, scratch);
+    if (threadIdx.x == 0) {
+#pragma unroll
+        for (int q = 0; q < Q; ++q) out[q * gridDim.x + blockIdx.x] = sums[q];
+    }
+}
+
+/// Thread j: loose entry j's terms into out[q count + j].
+template <int Q, class Pass>
+__global__ void __launch_bounds__(kThreads) k_loose(Pass pass, LooseEntries e, double* out) {
+    const long long j = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const long long count = e.count();
+    if (j >= count) return;
+    double t[Q];
+    pass(e(j), t);
+#pragma unroll
+    for (int q = 0; q < Q; ++q) out[q * count + j] = t[q];
+}
+
+unsigned blocks_for(long long n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
+
+/// Pinned host memory (RAII), counted as a device allocation.
+class Pinned {
+  public:
+    explicit Pinned(std::size_t n) {
+        HEPTANE_CUDA_CHECK(cudaMallocHost(&p_, (n > 0 ? n : 1) * sizeof(double)));
+        count_allocation();
+    }
+    Pinned(const Pinned&) = delete;
+    Pinned& operator=(const Pinned&) = delete;
+    ~Pinned() { cudaFreeHost(p_); }
+    double* get() const { return p_; }
+
+  private:
+    double* p_ = nullptr;
+};
+
+std::string num(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return buf;
+}
+
+class SlabBicgstab final : public SlabSolver {
+  public:
+    SlabBicgstab(const SolverSettings& s, const GHMatrix& slab, const SlabLayout& layout,
+                 const SlabNeighbours& neighbours)
+        : made_(Clock::now()),
+          layout_(layout),
+          neighbours_(neighbours),
+          rows_(slab.rows()),
+          op_(slab, default_variant()),
+          M_(upload_preconditioner(slab, s.preconditioner, s.block_shape)),
+          b_(rows_), x_(rows_), r_(rows_), r_hat_(rows_), p_(rows_), v_(rows_), s_(rows_),
+          t_(rows_), rp_(M_ ? rows_ : 0), vp_(M_ ? rows_ : 0), sp_(M_ ? rows_ : 0),
+          planes_(4 * static_cast<std::size_t>(layout.plane)),
+          entries_{layout.own_at, layout.own, layout.wells_at, layout.own + layout.wells} {
+        info_.backend = "gpu";
+        info_.kernel = "multi_kernel/slab";
+        info_.cost = bicgstab_cpu_cost();
+        info_.counts.matrix_uploads = 1;
+        info_.counts.factorizations = M_ ? 1 : 0;
+        info_.workspace_bytes = (M_ ? 11 : 8) * rows_ * sizeof(double);
+        info_.setup_seconds = std::chrono::duration<double>(Clock::now() - made_).count();
+    }
+
+    void update(const GHMatrix& slab) override {
+        const auto t0 = Clock::now();
+        op_.update(slab);
+        if (M_) {
+            M_->update(slab);
+            ++info_.counts.factorizations;
+        }
+        ++info_.counts.matrix_uploads;
+        info_.update_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    }
+
+    SolveResult solve(const double* b, double* x, const SolveOptions& opt) override {
+        if (opt.distribution == nullptr) {
+            throw std::invalid_argument("SlabSolver::solve: options.distribution is not set");
+        }
+        dist_ = opt.distribution;
+        times_ = SlabTimes{};
+        const auto t_start = Clock::now();
+        upload(b, b_.get());
+        upload(x, x_.get());
+        SolveResult result = iterate(opt);
+        // x back to the host: the owned cells, then the wells.
+        const cudaStream_t st = stream_.get();
+        HEPTANE_CUDA_CHECK(cudaMemcpyAsync(x, x_.get() + layout_.own_at,
+                                           layout_.own * sizeof(double),
+                                           cudaMemcpyDeviceToHost, st));
+        if (layout_.wells > 0) {
+            HEPTANE_CUDA_CHECK(cudaMemcpyAsync(x + layout_.own, x_.get() + layout_.wells_at,
+                                               layout_.wells * sizeof(double),
+                                               cudaMemcpyDeviceToHost, st));
+        }
+        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(st));
+        info_.solve_seconds = std::chrono::duration<double>(Clock::now() - t_start).count();
+        return result;
+    }
+
+    SolverInfo info() const override { return info_; }
+    SlabTimes times() const override { return times_; }
+
+  private:
+    double* rp() const { return M_ ? rp_.get() : r_.get(); }
+    double* vp() const { return M_ ? vp_.get() : v_.get(); }
+    double* sp() const { return M_ ? sp_.get() : s_.get(); }
+
+    /// The rank's local vector (owned cells, wells) into slab vector d (halo planes zero).
+    void upload(const double* local, double* d) {
+        const cudaStream_t st = stream_.get();
+        HEPTANE_CUDA_CHECK(cudaMemsetAsync(d, 0, rows_ * sizeof(double), st));
+        HEPTANE_CUDA_CHECK(cudaMemcpyAsync(d + layout_.own_at, local, layout_.own * sizeof(double),
+                                           cudaMemcpyHostToDevice, st));
+        if (layout_.wells > 0) {
+            HEPTANE_CUDA_CHECK(cudaMemcpyAsync(d + layout_.wells_at, local + layout_.own,
+                                               layout_.wells * sizeof(double),
+                                               cudaMemcpyHostToDevice, st));
+        }
+        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(st));
+    }
+
+    template <class Op>
+    void each(Op op) {
+        k_each<<<blocks_for(entries_.count), kThreads, 0, stream_.get()>>>(op, entries_);
+        HEPTANE_SYNC_CHECK(stream_.get());
+    }
+
+    /// The Q sums of a fused pass over every rank (the one-process bits).
+    template <int Q, class Pass>
+    std::array<double, Q> sums(Pass pass) {
+        const cudaStream_t st = stream_.get();
+        const long long c0 = dist_->cell_offset(), cells = dist_->cells();
+        const ChunkSpan span = chunk_span(c0, cells);
+        const long long whole = span.whole();
+        const long long head_end = whole > 0 ? span.first : c0 + cells;
+        const long long tail_begin = whole > 0 ? span.last : c0 + cells;
+        const long long slab_of = layout_.own_at - c0;  // slab index of global cell entry g - g
+        const LooseEntries loose{layout_.own_at,           head_end - c0,
+                                 tail_begin + slab_of,     c0 + cells - tail_begin,
+                                 layout_.wells_at,         layout_.wells};
+        const long long count = loose.count();
+        ensure_parts(static_cast<std::size_t>(Q * (whole + count)));
+        double* d_chunks = parts_.get();
+        double* d_loose = parts_.get() + Q * whole;
+        if (whole > 0) {
+            k_chunks<Q><<<static_cast<unsigned>(whole), kChunkThreads, 0, st>>>(
+                pass, span.first + slab_of, d_chunks);
+            HEPTANE_SYNC_CHECK(st);
+        }
+        if (count > 0) {
+            k_loose<Q><<<blocks_for(count), kThreads, 0, st>>>(pass, loose, d_loose);
+            HEPTANE_SYNC_CHECK(st);
+        }
+        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(st));  // the pass done: time the joining only
+        const auto t0 = Clock::now();
+        const std::size_t n = static_cast<std::size_t>(Q * (whole + count));
+        if (n > 0) {
+            HEPTANE_CUDA_CHECK(cudaMemcpyAsync(host_parts_->get(), parts_.get(),
+                                               n * sizeof(double), cudaMemcpyDeviceToHost, st));
+        }
+        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(st));
+        const double* h = n > 0 ? host_parts_->get() : nullptr;
+        PassParts parts;
+        parts.Q = Q;
+        parts.chunks.assign(h, h + Q * whole);
+        for (int q = 0; q < Q; ++q) {
+            const double* l = h + Q * whole + q * count;
+            parts.head.insert(parts.head.end(), l, l + loose.nh);
+            parts.tail.insert(parts.tail.end(), l + loose.nh, l + loose.nh + loose.nt);
+            parts.wells.insert(parts.wells.end(), l + loose.nh + loose.nt, l + count);
+        }
+        const std::array<double, Q> total = combine_parts<Q>(parts, *dist_);
+        times_.reduction_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+        ++times_.reductions;
+        return total;
+    }
+
+    void ensure_parts(std::size_t n) {
+        if (n <= parts_.size()) return;
+        parts_ = Buffer<double>(n);
+        host_parts_ = std::make_unique<Pinned>(n);
+    }
+
+    double dot(const double* u, const double* v) { return sums<1>(DotPass{u, v})[0]; }
+
+    /// The neighbours' planes of v into its halo planes (host-staged).
+    void exchange(double* v) {
+        const cudaStream_t st = stream_.get();
+        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(st));  // v written: time the exchange only
+        const auto t0 = Clock::now();
+        const long long plane = layout_.plane;
+        const std::size_t bytes = plane * sizeof(double);
+        double* first = planes_.get();
+        double* last = first + plane;
+        double* lo = last + plane;
+        double* hi = lo + plane;
+        const double* own = v + layout_.own_at;
+        if (layout_.lo_halo) {
+            HEPTANE_CUDA_CHECK(cudaMemcpyAsync(first, own, bytes, cudaMemcpyDeviceToHost, st));
+        }
+        if (layout_.hi_halo) {
+            HEPTANE_CUDA_CHECK(cudaMemcpyAsync(last, own + layout_.own - plane, bytes,
+                                               cudaMemcpyDeviceToHost, st));
+        }
+        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(st));
+        neighbours_.exchange(first, last, lo, hi);
+        if (layout_.lo_halo) {
+            HEPTANE_CUDA_CHECK(cudaMemcpyAsync(v + layout_.own_at - plane, lo, bytes,
+                                               cudaMemcpyHostToDevice, st));
+        }
+        if (layout_.hi_halo) {
+            HEPTANE_CUDA_CHECK(cudaMemcpyAsync(v + layout_.own_at + layout_.own, hi, bytes,
+                                               cudaMemcpyHostToDevice, st));
+        }
+        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(st));
+        times_.halo_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+        ++times_.halo_exchanges;
+    }
+
+    /// y = A x on the slab (x's halo planes exchanged first).
+    void product(double* x, double* y) {
+        exchange(x);
+        op_.apply(x, y, false, stream_.get());
+    }
+
+    void precondition(const double* r, double* z) {
+        if (M_) M_->apply(r, z, stream_.get());
+    }
+
+    /// r = b - A x; returns ||r||.
+    double residual(double* r) {
+        product(x_.get(), r);
+        return std::sqrt(sums<1>(ResidualPass{b_.get(), r})[0]);
+    }
+
+    /// core/krylov/krylov.cpp's bicgstab(), with the vectors on the device.
+    SolveResult iterate(const SolveOptions& opt) {
+        SolveResult result;
+        const double bnorm = std::sqrt(dot(b_.get(), b_.get()));
+        if (!std::isfinite(bnorm)) {
+            result.status = SolveStatus::non_finite;
+            result.detail = "||b|| is not finite";
+            return result;
+        }
+        if (bnorm == 0.0) {
+            HEPTANE_CUDA_CHECK(cudaMemsetAsync(x_.get(), 0, rows_ * sizeof(double), stream_.get()));
+            result.status = SolveStatus::converged;
+            result.history = {0.0};
+            return result;
+        }
+        const auto record = [&](int it, double rnorm) {
+            result.iterations = it;
+            result.relative_residual = rnorm / bnorm;
+            result.history.push_back(result.relative_residual);
+            if (opt.progress) opt.progress(it, result.relative_residual);
+            if (!std::isfinite(result.relative_residual)) {
+                result.status = SolveStatus::non_finite;
+                result.detail = "the residual is not finite at iteration " + std::to_string(it);
+                return true;
+            }
+            if (result.relative_residual <= opt.tolerance) {
+                result.status = SolveStatus::converged;
+                return true;
+            }
+            return false;
+        };
+        const auto fail = [&](double value, const std::string& what, int it) {
+            result.status = std::isfinite(value) ? SolveStatus::breakdown : SolveStatus::non_finite;
+            result.detail = what + " at iteration " + std::to_string(it);
+        };
+        result.status = SolveStatus::max_iterations;
+        double* const r = r_.get();
+        double* const r_hat = r_hat_.get();
+        BicgstabRecurrence R;
+        R.start(residual(r));
+        if (!record(0, R.r_norm)) {
+            each(CopyOp{r, r_hat});
+            precondition(r, rp());
+            bool have_rho = false;
+            double next_rho = 0.0;
+            for (int it = 1; it <= opt.max_iterations; ++it) {
+                double rho = have_rho ? next_rho : dot(r_hat, r);
+                const int rho_check = R.check_rho(rho, opt.max_restarts);
+                if (rho_check == kRhoNonFinite) {
+                    fail(rho, "rho = (r_hat, r) is not finite", it);
+                    break;
+                }
+                if (rho_check == kRhoZero) {
+                    fail(rho,
+                         "rho = (r_hat, r) = " + num(rho) + " (numerically zero, " +
+                             std::to_string(R.restarts) + " restarts)",
+                         it);
+                    break;
+                }
+                if (rho_check == kRhoRestart) {
+                    R.restart(residual(r));
+                    each(CopyOp{r, r_hat});
+                    precondition(r, rp());
+                    rho = R.rho;
+                }
+                const bool fresh = R.fresh;
+                R.accept_rho(rho);
+                if (fresh) {
+                    each(CopyOp{rp(), p_.get()});
+                } else {
+                    each(PUpdateOp{rp(), p_.get(), vp(), R.beta, R.omega});
+                }
+                product(p_.get(), v_.get());
+                precondition(v_.get(), vp());
+                const double sigma = dot(r_hat, v_.get());
+                if (!R.accept_sigma(sigma)) {
+                    fail(sigma, "(r_hat, A p) = " + num(sigma), it);
+                    break;
+                }
+                const double alpha = R.alpha;
+                const double s_norm = std::sqrt(sums<1>(SPass{r, v_.get(), s_.get(), alpha})[0]);
+                if (BicgstabRecurrence::half_step(s_norm, bnorm, opt.tolerance)) {
+                    each(AxpyOp{alpha, p_.get(), x_.get()});
+                    each(CopyOp{s_.get(), r});
+                    record(it, s_norm);
+                    break;
+                }
+                if (M_) each(XmayOp{rp(), alpha, vp(), sp()});
+                product(sp(), t_.get());
+                const auto t_dots = sums<2>(TPass{t_.get(), s_.get()});
+                if (!R.accept_t(t_dots[0], t_dots[1])) {
+                    fail(t_dots[0], "(t, t) = " + num(t_dots[0]), it);
+                    break;
+                }
+                const auto r_dots = sums<2>(
+                    XrPass{x_.get(), r, p_.get(), sp(), s_.get(), t_.get(), r_hat, alpha, R.omega});
+                const double r_norm = std::sqrt(r_dots[0]);
+                have_rho = true;
+                next_rho = r_dots[1];
+                if (record(it, r_norm)) break;
+                if (!R.next(r_norm)) {
+                    fail(R.omega, "omega = (t, s) / (t, t) = 0", it);
+                    break;
+                }
+                precondition(r, rp());
+            }
+            result.restarts = R.restarts;
+        }
+        // The true residual ||b - A x|| / ||b||, A x into t.
+        result.true_relative_residual = residual(t_.get()) / bnorm;
+        return result;
+    }
+
+    Clock::time_point made_;
+    SlabLayout layout_;
+    const SlabNeighbours& neighbours_;
+    const Distribution* dist_ = nullptr;
+    long long rows_;
+    Stream stream_;
+    DeviceGH op_;
+    std::unique_ptr<DevicePreconditioner> M_;
+    Buffer<double> b_, x_, r_, r_hat_, p_, v_, s_, t_, rp_, vp_, sp_;
+    Buffer<double> parts_;
+    std::unique_ptr<Pinned> host_parts_;
+    Pinned planes_;  ///< first, last owned plane; lo, hi halo plane
+    RankEntries entries_;
+    SolverInfo info_;
+    SlabTimes times_;
+};
+
+}  // namespace
+}  // namespace detail
+
+std::unique_ptr<SlabSolver> make_slab_solver(const SolverSettings& settings, const GHMatrix& slab,
+                                             const SlabLayout& layout,
+                                             const SlabNeighbours& neighbours) {
+    if (settings.method != Method::bicgstab) {
+        throw NotSupported(std::string("method ") + to_string(settings.method) +
+                           " does not run on GPU ranks yet (bicgstab does)");
+    }
+    if (settings.preconditioner != PreconditionerKind::none &&
+        settings.preconditioner != PreconditionerKind::point_block_jacobi &&
+        settings.preconditioner != PreconditionerKind::line_jacobi) {
+        throw NotSupported(std::string("preconditioner ") + to_string(settings.preconditioner) +
+                           " does not run on GPU ranks yet (none, point_block_jacobi and "
+                           "line_jacobi do)");
+    }
+    return std::make_unique<detail::SlabBicgstab>(settings, slab, layout, neighbours);
+}
+
+int select_device(int local_rank) {
+    int count = 0;
+    HEPTANE_CUDA_CHECK(cudaGetDeviceCount(&count));
+    if (count == 0) throw CudaError("select_device: no CUDA device");
+    const int device = local_rank % count;
+    HEPTANE_CUDA_CHECK(cudaSetDevice(device));
+    return device;
+}
+
+}  // namespace heptane::gpu

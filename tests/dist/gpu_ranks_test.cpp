@@ -1,0 +1,95 @@
+// BiCGStab on GPU ranks (gpu/slab_solver.hpp through dist::make_distributed_solver), run by
+// ctest under mpirun with 1 to 4 ranks sharing the machine's GPUs: iterations, residual
+// history and solution are one CPU process's, bit for bit, without a preconditioner and with
+// point-block and vertical-line Jacobi, after an update of the values too. The systems are
+// large enough for whole 4096-entry chunks between slab edges that cut chunks (the device's
+// chunk sums and loose terms both count). Skipped without a CUDA device.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "common/test_systems.hpp"
+#include "core/base/errors.hpp"
+#include "core/krylov/linear_solver.hpp"
+#include "core/krylov/names.hpp"
+#include "dist/distributed_solver.hpp"
+#include "gpu/device.hpp"
+#include "wells/generator.hpp"
+
+namespace heptane::dist {
+namespace {
+
+::testing::AssertionResult same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+    if (a.size() != b.size()) return ::testing::AssertionFailure() << "sizes differ";
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        if (std::memcmp(&a[i], &b[i], sizeof(double)) != 0)
+            return ::testing::AssertionFailure() << "entry " << i << ": " << a[i] << " vs " << b[i];
+    }
+    return ::testing::AssertionSuccess();
+}
+
+void expect_cpu_bits(GHMatrix& A, const std::vector<double>& rhs, PreconditionerKind p) {
+    SolverSettings s;
+    s.preconditioner = p;
+    SolveOptions o;
+    o.tolerance = 1e-9;
+    o.max_iterations = 500;
+    const auto cpu = make_cpu_solver(s, A);
+    const auto ranks = make_distributed_solver(s, A, MPI_COMM_WORLD, true);
+    EXPECT_EQ(ranks->info().backend, "gpu");
+    for (int round = 0; round < 2; ++round) {
+        SCOPED_TRACE("round " + std::to_string(round));
+        std::vector<double> x1(rhs.size(), 0.0), x2 = x1;
+        const SolveResult r1 = cpu->solve(rhs, x1, o);
+        const SolveResult r2 = ranks->solve(rhs, x2, o);
+        EXPECT_EQ(r1.status, r2.status);
+        EXPECT_EQ(r1.iterations, r2.iterations);
+        EXPECT_EQ(r1.restarts, r2.restarts);
+        EXPECT_TRUE(same_bits(r1.history, r2.history));
+        EXPECT_TRUE(same_bits({r1.true_relative_residual}, {r2.true_relative_residual}));
+        EXPECT_TRUE(same_bits(x1, x2));
+        EXPECT_GT(r1.iterations, 3);  // a real solve
+        for (double& v : A.bdia()) v *= 1.25;  // new values, the same structure
+        cpu->update_values(A);
+        ranks->update_values(A);
+    }
+}
+
+TEST(GpuRanks, SyntheticWithWellsIsOneCpuProcessBitForBit) {
+    if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device";
+    for (int K : {1, 2, 3}) {
+        SCOPED_TRACE("K = " + std::to_string(K));
+        auto model = test::synthetic_model(23, 17, 13, K, test::corner_wells(23, 17, 13));
+        expect_cpu_bits(model.system.matrix, model.system.rhs, PreconditionerKind::none);
+    }
+}
+
+TEST(GpuRanks, TwoPhaseWithCellAndColumnPreconditionersIsOneCpuProcessBitForBit) {
+    if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device";
+    const wells::ModelSpec spec = test::two_phase_spec(21, 19, 11, test::corner_wells(21, 19, 11));
+    wells::Model model = wells::generate(spec);
+    for (PreconditionerKind p : {PreconditionerKind::point_block_jacobi,
+                                 PreconditionerKind::line_jacobi, PreconditionerKind::none}) {
+        SCOPED_TRACE(to_string(p));
+        expect_cpu_bits(model.system.matrix, model.system.rhs, p);
+    }
+}
+
+TEST(GpuRanks, RefusesWhatTheyDoNotRun) {
+    SolverSettings qmr;
+    qmr.method = Method::qmr;
+    std::string why;
+    EXPECT_FALSE(distributed_supports(qmr, &why, true));
+    EXPECT_NE(why.find("GPU ranks"), std::string::npos);
+    EXPECT_TRUE(distributed_supports(qmr, nullptr, false));
+    if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device";
+    const auto model = test::synthetic_model(6, 4, 3, 2, {});
+    EXPECT_THROW(make_distributed_solver(qmr, model.system.matrix, MPI_COMM_WORLD, true),
+                 NotSupported);
+}
+
+}  // namespace
+}  // namespace heptane::dist
