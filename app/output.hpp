@@ -24,8 +24,9 @@ struct RunRecord {
     double setup_seconds = 0.0;
     double preconditioner_setup_seconds = 0.0;  ///< where measured apart (GPU CPR), else 0
     double solve_seconds = 0.0;
-    /// Under mpirun: rank 0's halo exchanges and cross-rank sums in the solve (SolverInfo).
-    double halo_seconds = 0.0, reduction_seconds = 0.0;
+    /// Under mpirun: rank 0's halo exchanges and cross-rank sums in the solve, and the
+    /// gather of x after it (SolverInfo).
+    double halo_seconds = 0.0, reduction_seconds = 0.0, gather_seconds = 0.0;
 };
 
 /// Writes OUT.h5 and OUT.xmf (the .h5 extension replaced by .xmf). The .xmf names the .h5

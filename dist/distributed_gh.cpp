@@ -20,8 +20,9 @@ DistributedGH::DistributedGH(const GHMatrix& A, MPI_Comm comm, bool transpose, b
         throw std::invalid_argument("DistributedGH: " + std::to_string(ranks_) + " ranks for " +
                                     std::to_string(nx) + " i-planes");
     }
-    first_plane_ = static_cast<int>(static_cast<long long>(nx) * rank_ / ranks_);
-    end_plane_ = static_cast<int>(static_cast<long long>(nx) * (rank_ + 1) / ranks_);
+    nx_ = nx;
+    first_plane_ = plane_of_rank(rank_);
+    end_plane_ = plane_of_rank(rank_ + 1);
     lo_halo_ = first_plane_ > 0 ? 1 : 0;
     hi_halo_ = end_plane_ < nx ? 1 : 0;
     plane_ = static_cast<index_t>(A.ny()) * A.nz();
@@ -33,12 +34,16 @@ DistributedGH::DistributedGH(const GHMatrix& A, MPI_Comm comm, bool transpose, b
     const index_t shift = e0 * plane_;
     // The wells of the owned columns, in global order, their cells shifted to the slab.
     const WellArrays& g = A.wells();
+    wells_of_rank_.assign(static_cast<std::size_t>(ranks_), {});
     WellArrays w;
     if (A.num_wells() > 0) w.well_of_column.assign(static_cast<std::size_t>(planes) * A.ny(), -1);
     for (index_t k = 0; k < A.num_wells(); ++k) {
         const index_t column = g.cell0[k] / A.nz();
         const int i = static_cast<int>(column / A.ny());
-        if (i < first_plane_ || i >= end_plane_) continue;
+        int owner = 0;  // the rank whose planes hold the well's column
+        while (owner + 1 < ranks_ && plane_of_rank(owner + 1) <= i) ++owner;
+        wells_of_rank_[static_cast<std::size_t>(owner)].push_back(static_cast<int>(k));
+        if (owner != rank_) continue;
         const auto local = static_cast<std::int32_t>(w.d.size());
         w.first.push_back(static_cast<index_t>(w.w_vals.size()));
         w.cell0.push_back(g.cell0[k] - shift);
@@ -178,21 +183,42 @@ std::vector<double> DistributedGH::local(const std::vector<double>& global) cons
 }
 
 std::vector<double> DistributedGH::gather(const std::vector<double>& mine) const {
-    // Every rank's (global row, value) pairs, placed into the global vector.
-    std::vector<double> pairs;
-    for (index_t i = 0; i < cells(); ++i) {
-        pairs.push_back(static_cast<double>(cell_offset() + i));
-        pairs.push_back(mine[static_cast<std::size_t>(i)]);
+    // Values only: every rank knows every rank's planes and wells (the same split of the
+    // same A), so rank r's message is its cells, then its wells in global order.
+    std::vector<int> counts(static_cast<std::size_t>(ranks_));
+    for (int r = 0; r < ranks_; ++r) {
+        counts[static_cast<std::size_t>(r)] = static_cast<int>(
+            (plane_of_rank(r + 1) - plane_of_rank(r)) * plane_ * K_ +
+            static_cast<index_t>(wells_of_rank_[static_cast<std::size_t>(r)].size()));
     }
-    for (std::size_t j = 0; j < well_rows_.size(); ++j) {
-        pairs.push_back(static_cast<double>(well_rows_[j]));
-        pairs.push_back(mine[static_cast<std::size_t>(cells()) + j]);
+    if (static_cast<int>(mine.size()) != counts[static_cast<std::size_t>(rank_)]) {
+        throw std::invalid_argument("DistributedGH::gather: not this rank's entries");
     }
-    const std::vector<double> all = allgather(pairs, comm_);
-    std::vector<double> global(all.size() / 2);
-    for (std::size_t k = 0; k + 1 < all.size(); k += 2)
-        global[static_cast<std::size_t>(all[k])] = all[k + 1];
+    std::vector<int> offsets(counts.size());
+    long long total = 0;
+    for (std::size_t r = 0; r < counts.size(); ++r) {
+        offsets[r] = static_cast<int>(total);
+        total += counts[r];
+    }
+    std::vector<double> all(static_cast<std::size_t>(total));
+    MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(),
+                   counts.data(), offsets.data(), MPI_DOUBLE, comm_);
+    std::vector<double> global(static_cast<std::size_t>(total));
+    std::size_t at = 0;
+    for (int r = 0; r < ranks_; ++r) {
+        const index_t begin = plane_of_rank(r) * plane_ * K_, end = plane_of_rank(r + 1) * plane_ * K_;
+        std::copy(all.begin() + static_cast<std::ptrdiff_t>(at),
+                  all.begin() + static_cast<std::ptrdiff_t>(at + (end - begin)),
+                  global.begin() + begin);
+        at += static_cast<std::size_t>(end - begin);
+        for (int k : wells_of_rank_[static_cast<std::size_t>(r)])
+            global[static_cast<std::size_t>(global_cell_rows_ + k)] = all[at++];
+    }
     return global;
+}
+
+int DistributedGH::plane_of_rank(int r) const {
+    return static_cast<int>(static_cast<long long>(nx_) * r / ranks_);
 }
 
 }  // namespace heptane::dist

@@ -76,10 +76,12 @@ class DistributedGH final : public LinearOperator,
 
   private:
     void product(const double* x, double* y, bool transpose) const;
+    /// Rank r's first plane (r = ranks: nx).
+    int plane_of_rank(int r) const;
     void copy_blocks(const GHMatrix& A);
 
     MPI_Comm comm_;
-    int rank_ = 0, ranks_ = 1, K_ = 1;
+    int rank_ = 0, ranks_ = 1, K_ = 1, nx_ = 0;
     int first_plane_ = 0, end_plane_ = 0;  ///< owned planes [first, end)
     int lo_halo_ = 0, hi_halo_ = 0;        ///< 1 where a neighbour rank lends a plane
     index_t plane_ = 0;                    ///< cells of a plane (ny nz)
@@ -87,6 +89,7 @@ class DistributedGH final : public LinearOperator,
     index_t global_cell_rows_ = 0;    ///< M K of the whole system
     std::vector<int> wells_;          ///< global numbers of this rank's wells
     std::vector<index_t> well_rows_;  ///< their global rows
+    std::vector<std::vector<int>> wells_of_rank_;  ///< every rank's wells, in global order
     GHMatrix slab_;                   ///< the owned and halo planes, this rank's wells
     std::unique_ptr<CpuGHOperator> slab_op_;  ///< the product on the slab
     mutable std::vector<double> x_slab_, y_slab_;

@@ -94,9 +94,9 @@ class DistributedSolver final : public LinearSolver {
 
     SolveResult solve(const std::vector<double>& b, std::vector<double>& x,
                       const SolveOptions& options) override {
-        const auto t0 = Clock::now();
         const std::vector<double> b_mine = D_->local(b);
         std::vector<double> x_mine = D_->local(x);
+        const auto t0 = Clock::now();
         SolveOptions o = options;
         o.distribution = D_.get();
         D_->reset_times();
@@ -111,8 +111,10 @@ class DistributedSolver final : public LinearSolver {
         // A GPU rank's halo time includes its plane copies (measured by the slab solver).
         info_.halo_seconds = gpu_ ? gpu_->times().halo_seconds : D_->halo_seconds();
         info_.reduction_seconds = gpu_ ? gpu_->times().reduction_seconds : D_->reduction_seconds();
-        x = D_->gather(x_mine);
         info_.solve_seconds = seconds_since(t0);
+        const auto t_gather = Clock::now();
+        x = D_->gather(x_mine);
+        info_.gather_seconds = seconds_since(t_gather);
         return r;
     }
 

@@ -47,10 +47,12 @@ struct SolverInfo {
     std::size_t workspace_bytes = 0;
     SetupCounts counts;
     /// A distributed run (dist/): this rank's wall seconds in the last solve exchanging halo
-    /// planes (a GPU rank: the plane copies to and from the host too) and joining sums across
-    /// the ranks; 0 in one process.
+    /// planes (a GPU rank: the plane copies to and from the host too), joining sums across
+    /// the ranks, and gathering the whole x on every rank after it (not in solve_seconds);
+    /// 0 in one process.
     double halo_seconds = 0.0;
     double reduction_seconds = 0.0;
+    double gather_seconds = 0.0;
 };
 
 /// A solver of A x = b for one matrix structure.

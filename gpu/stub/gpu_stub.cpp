@@ -40,6 +40,11 @@ std::vector<double> spmv_device(const GHMatrix&, const std::vector<double>&, Bdi
     not_compiled("spmv_device");
 }
 
+std::vector<double> spmv_rows_device(const GHMatrix&, const std::vector<double>&, BdiaVariant,
+                                     index_t, index_t, bool, std::vector<double>) {
+    not_compiled("spmv_rows_device");
+}
+
 std::vector<double> apply_preconditioner(const GHMatrix&, PreconditionerKind, std::array<int, 3>,
                                          const std::vector<double>&, bool) {
     not_compiled("apply_preconditioner");

@@ -185,11 +185,13 @@ __global__ void __launch_bounds__(kThreads) k_loose(Pass pass, LooseEntries e, d
 
 unsigned blocks_for(long long n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
 
-/// Pinned host memory (RAII), counted as a device allocation.
+/// Pinned host memory (RAII), counted as a device allocation; mapped into the device's
+/// address space (kernels write the passes' parts straight into it).
 class Pinned {
   public:
     explicit Pinned(std::size_t n) {
-        HEPTANE_CUDA_CHECK(cudaMallocHost(&p_, (n > 0 ? n : 1) * sizeof(double)));
+        HEPTANE_CUDA_CHECK(
+            cudaHostAlloc(&p_, (n > 0 ? n : 1) * sizeof(double), cudaHostAllocMapped));
         count_allocation();
     }
     Pinned(const Pinned&) = delete;
@@ -215,12 +217,17 @@ class SlabBicgstab final : public SlabSolver {
           layout_(layout),
           neighbours_(neighbours),
           rows_(slab.rows()),
+          plane_cells_(static_cast<long long>(slab.ny()) * slab.nz()),
           op_(slab, default_variant()),
           M_(upload_preconditioner(slab, s.preconditioner, s.block_shape)),
           b_(rows_), x_(rows_), r_(rows_), r_hat_(rows_), p_(rows_), v_(rows_), s_(rows_),
           t_(rows_), rp_(M_ ? rows_ : 0), vp_(M_ ? rows_ : 0), sp_(M_ ? rows_ : 0),
           planes_(4 * static_cast<std::size_t>(layout.plane)),
           entries_{layout.own_at, layout.own, layout.wells_at, layout.own + layout.wells} {
+        HEPTANE_CUDA_CHECK(cudaEventCreateWithFlags(&halo_in_, cudaEventDisableTiming));
+        for (Buffer<double>* v : {&b_, &x_, &r_, &r_hat_, &p_, &v_, &s_, &t_, &rp_, &vp_, &sp_})
+            v->zero(stream_.get());  // the halo rows of products are never computed
+        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
         info_.backend = "gpu";
         info_.kernel = "multi_kernel/slab";
         info_.cost = bicgstab_cpu_cost();
@@ -266,6 +273,10 @@ class SlabBicgstab final : public SlabSolver {
         return result;
     }
 
+    ~SlabBicgstab() override { cudaEventDestroy(halo_in_); }
+    SlabBicgstab(const SlabBicgstab&) = delete;
+    SlabBicgstab& operator=(const SlabBicgstab&) = delete;
+
     SolverInfo info() const override { return info_; }
     SlabTimes times() const override { return times_; }
 
@@ -309,8 +320,8 @@ class SlabBicgstab final : public SlabSolver {
                                  layout_.wells_at,         layout_.wells};
         const long long count = loose.count();
         ensure_parts(static_cast<std::size_t>(Q * (whole + count)));
-        double* d_chunks = parts_.get();
-        double* d_loose = parts_.get() + Q * whole;
+        double* d_chunks = parts_->get();  // mapped host memory (unified addressing)
+        double* d_loose = d_chunks + Q * whole;
         if (whole > 0) {
             k_chunks<Q><<<static_cast<unsigned>(whole), kChunkThreads, 0, st>>>(
                 pass, span.first + slab_of, d_chunks);
@@ -320,15 +331,9 @@ class SlabBicgstab final : public SlabSolver {
             k_loose<Q><<<blocks_for(count), kThreads, 0, st>>>(pass, loose, d_loose);
             HEPTANE_SYNC_CHECK(st);
         }
-        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(st));  // the pass done: time the joining only
+        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(st));  // the parts are in host memory
         const auto t0 = Clock::now();
-        const std::size_t n = static_cast<std::size_t>(Q * (whole + count));
-        if (n > 0) {
-            HEPTANE_CUDA_CHECK(cudaMemcpyAsync(host_parts_->get(), parts_.get(),
-                                               n * sizeof(double), cudaMemcpyDeviceToHost, st));
-        }
-        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(st));
-        const double* h = n > 0 ? host_parts_->get() : nullptr;
+        const double* h = parts_->get();
         PassParts parts;
         parts.Q = Q;
         parts.chunks.assign(h, h + Q * whole);
@@ -345,25 +350,36 @@ class SlabBicgstab final : public SlabSolver {
     }
 
     void ensure_parts(std::size_t n) {
-        if (n <= parts_.size()) return;
-        parts_ = Buffer<double>(n);
-        host_parts_ = std::make_unique<Pinned>(n);
+        if (parts_ && n <= parts_size_) return;
+        parts_ = std::make_unique<Pinned>(n);
+        parts_size_ = n;
     }
 
     double dot(const double* u, const double* v) { return sums<1>(DotPass{u, v})[0]; }
 
-    /// The neighbours' planes of v into its halo planes (host-staged).
-    void exchange(double* v) {
+    /// y = A x on the slab. With neighbours, the halo planes of x travel through the host
+    /// while the GPU computes the rows that do not need them (the interior cells and the
+    /// wells); the edge planes' rows follow once the halo planes are in.
+    void product(double* x, double* y) {
         const cudaStream_t st = stream_.get();
-        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(st));  // v written: time the exchange only
-        const auto t0 = Clock::now();
-        const long long plane = layout_.plane;
+        if (!layout_.lo_halo && !layout_.hi_halo) {
+            op_.apply(x, y, false, st);
+            return;
+        }
+        const long long plane = layout_.plane, K = plane / plane_cells_;
+        const auto c0 = static_cast<unsigned>(layout_.own_at / K);
+        const auto c1 = static_cast<unsigned>((layout_.own_at + layout_.own) / K);
+        const auto pc = static_cast<unsigned>(plane_cells_);
+        unsigned ib = c0 + (layout_.lo_halo ? pc : 0u), ie = c1 - (layout_.hi_halo ? pc : 0u);
+        if (ib >= ie) ib = ie = c1;  // one owned plane: all of it is edge
         const std::size_t bytes = plane * sizeof(double);
         double* first = planes_.get();
         double* last = first + plane;
         double* lo = last + plane;
         double* hi = lo + plane;
-        const double* own = v + layout_.own_at;
+        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(st));  // x written: time the exchange only
+        const auto t0 = Clock::now();
+        const double* own = x + layout_.own_at;
         if (layout_.lo_halo) {
             HEPTANE_CUDA_CHECK(cudaMemcpyAsync(first, own, bytes, cudaMemcpyDeviceToHost, st));
         }
@@ -372,24 +388,23 @@ class SlabBicgstab final : public SlabSolver {
                                                cudaMemcpyDeviceToHost, st));
         }
         HEPTANE_CUDA_CHECK(cudaStreamSynchronize(st));
+        op_.apply_rows(x, y, ib, ie, true, st);  // interior cells and wells, meanwhile
         neighbours_.exchange(first, last, lo, hi);
+        const cudaStream_t cp = copies_.get();
         if (layout_.lo_halo) {
-            HEPTANE_CUDA_CHECK(cudaMemcpyAsync(v + layout_.own_at - plane, lo, bytes,
-                                               cudaMemcpyHostToDevice, st));
+            HEPTANE_CUDA_CHECK(cudaMemcpyAsync(x + layout_.own_at - plane, lo, bytes,
+                                               cudaMemcpyHostToDevice, cp));
         }
         if (layout_.hi_halo) {
-            HEPTANE_CUDA_CHECK(cudaMemcpyAsync(v + layout_.own_at + layout_.own, hi, bytes,
-                                               cudaMemcpyHostToDevice, st));
+            HEPTANE_CUDA_CHECK(cudaMemcpyAsync(x + layout_.own_at + layout_.own, hi, bytes,
+                                               cudaMemcpyHostToDevice, cp));
         }
-        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(st));
+        HEPTANE_CUDA_CHECK(cudaEventRecord(halo_in_, cp));
+        HEPTANE_CUDA_CHECK(cudaStreamWaitEvent(st, halo_in_, 0));
         times_.halo_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
         ++times_.halo_exchanges;
-    }
-
-    /// y = A x on the slab (x's halo planes exchanged first).
-    void product(double* x, double* y) {
-        exchange(x);
-        op_.apply(x, y, false, stream_.get());
+        op_.apply_rows(x, y, c0, ib == ie ? c1 : ib, false, st);  // the edge planes' rows
+        if (ib != ie) op_.apply_rows(x, y, ie, c1, false, st);
     }
 
     void precondition(const double* r, double* z) {
@@ -520,12 +535,14 @@ class SlabBicgstab final : public SlabSolver {
     const SlabNeighbours& neighbours_;
     const Distribution* dist_ = nullptr;
     long long rows_;
-    Stream stream_;
+    Stream stream_, copies_;  ///< the solve's kernels; the halo planes' copies in
+    cudaEvent_t halo_in_ = nullptr;
+    long long plane_cells_;  ///< cells of an i-plane (ny nz)
     DeviceGH op_;
     std::unique_ptr<DevicePreconditioner> M_;
     Buffer<double> b_, x_, r_, r_hat_, p_, v_, s_, t_, rp_, vp_, sp_;
-    Buffer<double> parts_;
-    std::unique_ptr<Pinned> host_parts_;
+    std::unique_ptr<Pinned> parts_;  ///< a pass's parts, written by its kernels
+    std::size_t parts_size_ = 0;
     Pinned planes_;  ///< first, last owned plane; lo, hi halo plane
     RankEntries entries_;
     SolverInfo info_;

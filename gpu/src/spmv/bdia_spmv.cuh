@@ -158,7 +158,8 @@ __global__ void __launch_bounds__(kThreads)
                    const int* __restrict__ skip) {
     using namespace heptane::canonical;
     if (skip != nullptr && *skip != 0) return;
-    for (unsigned m = blockIdx.x * blockDim.x + threadIdx.x; m < v.M; m += gridDim.x * blockDim.x) {
+    for (unsigned m = v.cell_begin + blockIdx.x * blockDim.x + threadIdx.x; m < v.cell_end;
+         m += gridDim.x * blockDim.x) {
         const Stencil s = stencil(v, m);
         double acc[K];
 #pragma unroll
@@ -212,7 +213,7 @@ __global__ void __launch_bounds__(kThreads)
         }
         finish_cell<K>(v, m, acc, x, y);
     }
-    well_rows_warps<K>(v, x, y);
+    if (v.with_wells) well_rows_warps<K>(v, x, y);
 }
 
 /// Two consecutive cells per thread with 16-byte loads of the cell_fastest layout (Mp is
@@ -278,7 +279,7 @@ int resident_grid(Kernel kernel, unsigned items) {
 template <int K>
 void launch_k(const BdiaView& v, BdiaVariant variant, bool transpose, const double* x, double* y,
               cudaStream_t stream, const int* skip) {
-    const unsigned rows = v.M + static_cast<unsigned>(v.nw);
+    const unsigned rows = v.cell_end - v.cell_begin + (v.with_wells ? static_cast<unsigned>(v.nw) : 0u);
     auto run = [&](auto kernel, unsigned items) {
         kernel<<<resident_grid(kernel, items), kThreads, 0, stream>>>(v, x, y, skip);
         HEPTANE_SYNC_CHECK(stream);

@@ -101,6 +101,9 @@ BdiaView DeviceGH::view(bool transpose) const {
     v.nw = nw_;
     v.nz_div = FastDiv(static_cast<std::uint32_t>(nz_));
     v.ny_div = FastDiv(static_cast<std::uint32_t>(ny_));
+    v.cell_begin = 0;
+    v.cell_end = M_;
+    v.with_wells = 1;
     return v;
 }
 
@@ -109,9 +112,35 @@ void DeviceGH::apply(const double* x, double* y, bool transpose, cudaStream_t st
     launch_bdia_spmv(view(transpose), K_, variant_, transpose, x, y, stream, skip);
 }
 
+void DeviceGH::apply_rows(const double* x, double* y, unsigned begin, unsigned end, bool wells,
+                          cudaStream_t stream) const {
+    if (variant_ == BdiaVariant::cell_fastest_x2 || begin > end || end > M_) {
+        throw std::invalid_argument("DeviceGH::apply_rows: a cell range of the cell_fastest or "
+                                    "tiled layout");
+    }
+    BdiaView v = view(false);
+    v.cell_begin = begin;
+    v.cell_end = end;
+    v.with_wells = wells ? 1 : 0;
+    if (end > begin || wells) launch_bdia_spmv(v, K_, variant_, false, x, y, stream, nullptr);
+}
+
 }  // namespace heptane::gpu::detail
 
 namespace heptane::gpu {
+
+std::vector<double> spmv_rows_device(const GHMatrix& A, const std::vector<double>& x,
+                                     BdiaVariant variant, index_t begin, index_t end,
+                                     bool wells, std::vector<double> y) {
+    if (static_cast<index_t>(x.size()) != A.rows() || y.size() != x.size()) {
+        throw std::invalid_argument("spmv_rows_device: x or y has the wrong size");
+    }
+    const detail::DeviceGH gh(A, variant);
+    detail::Buffer<double> dx(x), dy(y);
+    gh.apply_rows(dx.get(), dy.get(), static_cast<unsigned>(begin), static_cast<unsigned>(end),
+                  wells, nullptr);
+    return dy.download();
+}
 
 std::vector<double> spmv_device(const GHMatrix& A, const std::vector<double>& x,
                                 BdiaVariant variant, bool transpose) {

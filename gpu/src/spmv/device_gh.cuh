@@ -34,6 +34,11 @@ struct BdiaView {
     unsigned M, Mp;
     int nw;
     FastDiv nz_div, ny_div;  ///< m / nz and column / ny without integer division
+    /// The rows the Bdia product computes: cells [cell_begin, cell_end), and the well rows
+    /// when with_wells (view(): every row; a GPU rank computes its interior cells while the
+    /// halo planes travel, then its edge planes: gpu/src/krylov/bicgstab_slab.cu).
+    unsigned cell_begin, cell_end;
+    int with_wells;
 };
 
 class DeviceGH final : public DeviceOperator {
@@ -57,6 +62,10 @@ class DeviceGH final : public DeviceOperator {
     /// *skip != 0 (solvers gate whole phases on device state without a host round trip).
     void apply(const double* x, double* y, bool transpose, cudaStream_t stream,
                const int* skip = nullptr) const override;
+    /// The rows of cells [begin, end) of y = A x, and the well rows when `wells`; the other
+    /// rows of y are left alone. The cell_fastest and tiled layouts.
+    void apply_rows(const double* x, double* y, unsigned begin, unsigned end, bool wells,
+                    cudaStream_t stream) const;
 
   private:
     BdiaVariant variant_;
