@@ -225,6 +225,8 @@ class SlabBicgstab final : public SlabSolver {
           planes_(4 * static_cast<std::size_t>(layout.plane)),
           entries_{layout.own_at, layout.own, layout.wells_at, layout.own + layout.wells} {
         HEPTANE_CUDA_CHECK(cudaEventCreateWithFlags(&halo_in_, cudaEventDisableTiming));
+        HEPTANE_CUDA_CHECK(cudaEventCreateWithFlags(&x_ready_, cudaEventDisableTiming));
+        HEPTANE_CUDA_CHECK(cudaEventCreateWithFlags(&pass_done_, cudaEventDisableTiming));
         for (Buffer<double>* v : {&b_, &x_, &r_, &r_hat_, &p_, &v_, &s_, &t_, &rp_, &vp_, &sp_})
             v->zero(stream_.get());  // the halo rows of products are never computed
         HEPTANE_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
@@ -273,7 +275,11 @@ class SlabBicgstab final : public SlabSolver {
         return result;
     }
 
-    ~SlabBicgstab() override { cudaEventDestroy(halo_in_); }
+    ~SlabBicgstab() override {
+        cudaEventDestroy(halo_in_);
+        cudaEventDestroy(x_ready_);
+        cudaEventDestroy(pass_done_);
+    }
     SlabBicgstab(const SlabBicgstab&) = delete;
     SlabBicgstab& operator=(const SlabBicgstab&) = delete;
 
@@ -305,9 +311,22 @@ class SlabBicgstab final : public SlabSolver {
         HEPTANE_SYNC_CHECK(stream_.get());
     }
 
+    /// Where a launched pass's parts lie in parts_ (join() reads them).
+    struct Launched {
+        long long whole = 0;
+        LooseEntries loose{};
+    };
+
     /// The Q sums of a fused pass over every rank (the one-process bits).
     template <int Q, class Pass>
     std::array<double, Q> sums(Pass pass) {
+        return join<Q>(launch<Q>(pass));
+    }
+
+    /// Launches a fused pass; its parts are in host memory once pass_done_ has happened, so
+    /// work that does not need the sums can be launched before join().
+    template <int Q, class Pass>
+    Launched launch(Pass pass) {
         const cudaStream_t st = stream_.get();
         const long long c0 = dist_->cell_offset(), cells = dist_->cells();
         const ChunkSpan span = chunk_span(c0, cells);
@@ -331,8 +350,17 @@ class SlabBicgstab final : public SlabSolver {
             k_loose<Q><<<blocks_for(count), kThreads, 0, st>>>(pass, loose, d_loose);
             HEPTANE_SYNC_CHECK(st);
         }
-        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(st));  // the parts are in host memory
+        HEPTANE_CUDA_CHECK(cudaEventRecord(pass_done_, st));
+        return {whole, loose};
+    }
+
+    /// The sums of the pass launched last, joined across the ranks.
+    template <int Q>
+    std::array<double, Q> join(const Launched& l) {
+        HEPTANE_CUDA_CHECK(cudaEventSynchronize(pass_done_));  // the parts are in host memory
         const auto t0 = Clock::now();
+        const long long whole = l.whole, count = l.loose.count();
+        const LooseEntries& loose = l.loose;
         const double* h = parts_->get();
         PassParts parts;
         parts.Q = Q;
@@ -377,20 +405,24 @@ class SlabBicgstab final : public SlabSolver {
         double* last = first + plane;
         double* lo = last + plane;
         double* hi = lo + plane;
-        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(st));  // x written: time the exchange only
-        const auto t0 = Clock::now();
+        // The edge planes leave on the copy stream once x is written, while the interior
+        // product runs on the solve's stream: the GPU does not wait for the host here.
+        const cudaStream_t cp = copies_.get();
         const double* own = x + layout_.own_at;
+        HEPTANE_CUDA_CHECK(cudaEventRecord(x_ready_, st));
+        HEPTANE_CUDA_CHECK(cudaStreamWaitEvent(cp, x_ready_, 0));
         if (layout_.lo_halo) {
-            HEPTANE_CUDA_CHECK(cudaMemcpyAsync(first, own, bytes, cudaMemcpyDeviceToHost, st));
+            HEPTANE_CUDA_CHECK(cudaMemcpyAsync(first, own, bytes, cudaMemcpyDeviceToHost, cp));
         }
         if (layout_.hi_halo) {
             HEPTANE_CUDA_CHECK(cudaMemcpyAsync(last, own + layout_.own - plane, bytes,
-                                               cudaMemcpyDeviceToHost, st));
+                                               cudaMemcpyDeviceToHost, cp));
         }
-        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(st));
         op_.apply_rows(x, y, ib, ie, true, st);  // interior cells and wells, meanwhile
+        HEPTANE_CUDA_CHECK(cudaEventSynchronize(x_ready_));  // x computed: time the exchange only
+        const auto t0 = Clock::now();
+        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(cp));
         neighbours_.exchange(first, last, lo, hi);
-        const cudaStream_t cp = copies_.get();
         if (layout_.lo_halo) {
             HEPTANE_CUDA_CHECK(cudaMemcpyAsync(x + layout_.own_at - plane, lo, bytes,
                                                cudaMemcpyHostToDevice, cp));
@@ -497,22 +529,28 @@ class SlabBicgstab final : public SlabSolver {
                     break;
                 }
                 const double alpha = R.alpha;
-                const double s_norm = std::sqrt(sums<1>(SPass{r, v_.get(), s_.get(), alpha})[0]);
+                // s^ = r^ - alpha v^ needs alpha only: the GPU computes it while the host joins
+                // ||s|| (the half step does not read s^).
+                const Launched s_pass = launch<1>(SPass{r, v_.get(), s_.get(), alpha});
+                if (M_) each(XmayOp{rp(), alpha, vp(), sp()});
+                const double s_norm = std::sqrt(join<1>(s_pass)[0]);
                 if (BicgstabRecurrence::half_step(s_norm, bnorm, opt.tolerance)) {
                     each(AxpyOp{alpha, p_.get(), x_.get()});
                     each(CopyOp{s_.get(), r});
                     record(it, s_norm);
                     break;
                 }
-                if (M_) each(XmayOp{rp(), alpha, vp(), sp()});
                 product(sp(), t_.get());
                 const auto t_dots = sums<2>(TPass{t_.get(), s_.get()});
                 if (!R.accept_t(t_dots[0], t_dots[1])) {
                     fail(t_dots[0], "(t, t) = " + num(t_dots[0]), it);
                     break;
                 }
-                const auto r_dots = sums<2>(
+                // r^ = M^-1 r while the host joins ||r|| and (r_hat, r) (unused if it stops).
+                const Launched r_pass = launch<2>(
                     XrPass{x_.get(), r, p_.get(), sp(), s_.get(), t_.get(), r_hat, alpha, R.omega});
+                precondition(r, rp());
+                const auto r_dots = join<2>(r_pass);
                 const double r_norm = std::sqrt(r_dots[0]);
                 have_rho = true;
                 next_rho = r_dots[1];
@@ -521,7 +559,6 @@ class SlabBicgstab final : public SlabSolver {
                     fail(R.omega, "omega = (t, s) / (t, t) = 0", it);
                     break;
                 }
-                precondition(r, rp());
             }
             result.restarts = R.restarts;
         }
@@ -536,7 +573,7 @@ class SlabBicgstab final : public SlabSolver {
     const Distribution* dist_ = nullptr;
     long long rows_;
     Stream stream_, copies_;  ///< the solve's kernels; the halo planes' copies in
-    cudaEvent_t halo_in_ = nullptr;
+    cudaEvent_t halo_in_ = nullptr, x_ready_ = nullptr, pass_done_ = nullptr;
     long long plane_cells_;  ///< cells of an i-plane (ny nz)
     DeviceGH op_;
     std::unique_ptr<DevicePreconditioner> M_;
