@@ -41,6 +41,14 @@ MpiSession::~MpiSession() {
 int mpi_rank() { return g_rank; }
 int mpi_ranks() { return g_ranks; }
 
+bool mpi_launched() {
+#ifdef HEPTANE_HAVE_MPI
+    return g_started;
+#else
+    return false;
+#endif
+}
+
 bool mpi_any(bool flag) {
 #ifdef HEPTANE_HAVE_MPI
     if (g_started) {

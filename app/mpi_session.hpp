@@ -18,6 +18,9 @@ class MpiSession {
 /// This process's rank and the number of ranks (0 and 1 without MPI).
 int mpi_rank();
 int mpi_ranks();
+/// Whether mpirun launched this process (MPI started), with any number of ranks: the solves
+/// then go over the ranks' slabs (dist/), also on one rank (the baseline of a scaling run).
+bool mpi_launched();
 
 /// Whether `flag` holds on any rank (collective under mpirun; the flag itself otherwise): a
 /// decision every rank must take together, such as stopping a simulation at a wall-clock

@@ -92,7 +92,7 @@ void report_solve(std::ostream& out, const RunRecord& run, const Plan& plan,
         out << run.kernel << ", " << (devices.empty() ? "?" : devices[0].name);
     } else {
         out << plan.kernel_name << ", " << omp_get_max_threads() << " OpenMP threads"
-            << (mpi_ranks() > 1 ? " a rank" : "");
+            << (mpi_launched() ? " a rank" : "");
     }
     out << "), tolerance " << sci(options.tolerance, 1) << ", at most " << options.max_iterations
         << " iterations\n";
@@ -120,7 +120,7 @@ void report_solve(std::ostream& out, const RunRecord& run, const Plan& plan,
             << fixed(bytes_per_iteration / per_it / 1e9, 2) << " GB/s effective)";
     }
     out << '\n';
-    if (mpi_ranks() > 1) {
+    if (mpi_launched()) {
         out << "  ranks       " << mpi_ranks() << "; rank 0 spent " << fixed(run.halo_seconds, 4)
             << " s in halo exchanges and " << fixed(run.reduction_seconds, 4)
             << " s joining sums across the ranks; x gathered on every rank in "

@@ -128,7 +128,7 @@ void print_header(std::ostream& out, const Deck& deck, const wells::Model& model
         out << plan.kernel_name << ", " << (devices.empty() ? "?" : devices[0].name);
     } else {
         out << plan.kernel_name << ", " << omp_get_max_threads() << " OpenMP threads"
-            << (mpi_ranks() > 1 ? " a rank" : "");
+            << (mpi_launched() ? " a rank" : "");
     }
     out << "), at most " << solver.max_iterations << " iterations\n";
 }

@@ -85,7 +85,7 @@ Plan plan_backend(const Deck& deck) {
     Plan plan;
     plan.backend = "cpu";
     plan.kernel_name = "reference";
-    if (mpi_ranks() > 1) {  // the solvers over the ranks' slabs (dist/)
+    if (mpi_launched()) {  // the solvers over the ranks' slabs (dist/), even on one rank
         if (deck.system.present) {
             deck.rethrow_located(InputError(
                 "system", "a matrix deck does not run under mpirun (a grid deck's slabs do)"));
@@ -195,7 +195,7 @@ gpu::GpuSolveOptions gpu_solve_options(const Deck& deck, const SolveOptions& opt
 std::unique_ptr<LinearSolver> make_deck_solver(const Deck& deck, const GHMatrix& A, bool gpu,
                                                GpuKernel kernel) {
     try {  // the factors come from core: a singular block is an input error at its key
-        if (mpi_ranks() > 1) return make_rank_solver(deck, A, gpu);
+        if (mpi_launched()) return make_rank_solver(deck, A, gpu);
         if (!gpu) return make_cpu_solver(deck.solver, A);
         return gpu::make_solver(deck.solver.method, kernel, A,
                                 gpu_solve_options(deck, solve_options(deck)));

@@ -2,7 +2,9 @@
 # heptane run of one deck on 1 process and under mpirun with each rank count given, the solve
 # time per iteration of each, the halo and cross-rank sum time of rank 0, and whether each
 # distributed run's file is the one-process file bit for bit (heptane compare --rtol 0).
-#   scripts/mpi_scaling.sh HEPTANE BACKEND "NP..." DECK [RUN ARGS...]   (NP 0: one process only)
+#   scripts/mpi_scaling.sh HEPTANE BACKEND "NP..." DECK [RUN ARGS...]
+# NP 0: the one process only; NP 1: one rank under mpirun (the distributed solver on one
+# slab: the baseline of a weak-scaling series).
 # e.g. scripts/mpi_scaling.sh build/app/heptane gpu "2 4" inputs/spe10.yaml \
 #        --set solver.preconditioner=point_block_jacobi
 # Weak scaling: call it once per size with the grid grown along i (--set "grid.dims=[...]").
@@ -26,7 +28,7 @@ grep -m1 -E '^  system' "$dir/one.log"
 summary "1 process" "$dir/one.log"
 fail=0
 for np in $nps; do
-  [[ $np -le 1 ]] && continue  # "0": the one process alone
+  [[ $np -le 0 ]] && continue  # "0": the one process alone (1: one rank over mpirun)
   # GPU ranks: unbound, the node's cores shared out (the host builds each rank's system).
   bind=()
   [[ $backend == gpu ]] && bind=(--bind-to none -x OMP_NUM_THREADS=$(( $(nproc) / np > 0 ? $(nproc) / np : 1 )))
