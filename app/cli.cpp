@@ -459,8 +459,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     }
 
     try {
-        if (mpi_ranks() > 1 && !run->parsed() && !simulate->parsed()) {
-            err << "heptane: under mpirun only `heptane run` and `heptane simulate` run so far "
+        if (mpi_ranks() > 1 && !run->parsed() && !simulate->parsed() && !proxy->parsed()) {
+            err << "heptane: under mpirun only `heptane run`, `simulate` and `proxy` run so far "
                    "(issue 25); run this command without mpirun\n";
             return kExitBadInput;
         }

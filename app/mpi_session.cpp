@@ -1,9 +1,13 @@
 #include "app/mpi_session.hpp"
 
+#include "core/base/errors.hpp"
+
 #ifdef HEPTANE_HAVE_MPI
 #include <mpi.h>
 
 #include <cstdlib>
+
+#include "dist/distributed_solver.hpp"
 #endif
 
 namespace heptane::app {
@@ -58,6 +62,27 @@ bool mpi_any(bool flag) {
     }
 #endif
     return flag;
+}
+
+std::vector<double> mpi_allgather(double value) {
+#ifdef HEPTANE_HAVE_MPI
+    if (g_started) {
+        std::vector<double> all(static_cast<std::size_t>(g_ranks));
+        MPI_Allgather(&value, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, MPI_COMM_WORLD);
+        return all;
+    }
+#endif
+    return {value};
+}
+
+std::unique_ptr<LinearSolver> make_mpi_solver([[maybe_unused]] const SolverSettings& settings,
+                                              [[maybe_unused]] const GHMatrix& A,
+                                              [[maybe_unused]] bool gpu) {
+#ifdef HEPTANE_HAVE_MPI
+    return dist::make_distributed_solver(settings, A, MPI_COMM_WORLD, gpu);
+#else
+    throw Error("this heptane was built without MPI");
+#endif
 }
 
 }  // namespace heptane::app

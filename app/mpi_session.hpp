@@ -4,6 +4,12 @@
 /// `heptane` never touches MPI; a build without the dist/ module (no MPI found) is one rank.
 /// Under mpirun `heptane run` and `heptane simulate` run: every rank builds the systems, the
 /// CPU linear solver works on slabs (dist/), rank 0 prints and writes the files.
+#include <memory>
+#include <vector>
+
+#include "core/krylov/linear_solver.hpp"
+#include "core/krylov/solver_settings.hpp"
+
 namespace heptane::app {
 
 /// Initializes MPI when launched by mpirun; finalizes it on destruction.
@@ -26,5 +32,13 @@ bool mpi_launched();
 /// decision every rank must take together, such as stopping a simulation at a wall-clock
 /// limit that each rank measures for itself.
 bool mpi_any(bool flag);
+
+/// Every rank's `value`, in rank order (collective under mpirun; {value} otherwise).
+std::vector<double> mpi_allgather(double value);
+
+/// The distributed solver object of `settings` for A over every rank (dist/; GPU ranks with
+/// `gpu`): throws Error in a build without MPI, NotSupported for settings the ranks do not run.
+std::unique_ptr<LinearSolver> make_mpi_solver(const SolverSettings& settings, const GHMatrix& A,
+                                              bool gpu);
 
 }  // namespace heptane::app

@@ -24,8 +24,10 @@
 #include "app/atomic_file.hpp"
 #include "app/bench.hpp"
 #include "app/cli.hpp"
+#include "app/mpi_session.hpp"
 #include "app/report.hpp"
 #include "core/base/errors.hpp"
+#include "core/base/piece_sums.hpp"
 #include "core/base/vector_ops.hpp"
 #include "core/krylov/capabilities.hpp"
 #include "core/krylov/linear_solver.hpp"
@@ -48,7 +50,7 @@ double since(Clock::time_point t0) {
     return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-/// The size of an explicit --dims, --quick's, or the memory fraction's.
+/// The size of --quick.
 constexpr proxy::ProblemSize kQuickSize{40, 40, proxy::kLayers};
 
 /// Memory of the run's backend: the device's, or the host's on the CPU.
@@ -57,8 +59,8 @@ double backend_memory(const ProxyRun& run) {
                    : host_memory_bytes();
 }
 
-/// Chooses the defined problem's size and says how, and what keeps the run from being official.
-void choose_size(ProxyRun& run) {
+/// One rank's share of the defined problem: --dims, --quick's, or the memory fraction's.
+void choose_rank_size(ProxyRun& run) {
     const ProxyArgs& a = run.args;
     ProblemRun& d = run.defined;
     if (!a.dims.empty()) {
@@ -89,6 +91,41 @@ void choose_size(ProxyRun& run) {
                (run.gpu ? "device" : "host") + ")";
 }
 
+/// Chooses the defined problem's size and says how. Under mpirun the size is one rank's and
+/// the grid is `ranks` of them along i (weak scaling: the same cells a rank at any count).
+void choose_size(ProxyRun& run) {
+    choose_rank_size(run);
+    const int ranks = mpi_ranks();
+    run.rank_size = run.defined.size;
+    if (ranks > 1) {
+        run.defined.size.nx *= ranks;
+        run.defined.sizing += " a rank, " + std::to_string(ranks) + " ranks along i";
+    }
+}
+
+/// Each rank's share of the defined problem: its planes' cells, its wells' columns, its own
+/// median solve time (collective under mpirun).
+std::vector<RankLine> rank_lines(const ProxyRun& run, const GHMatrix& A) {
+    const std::vector<double> medians = mpi_allgather(run.defined.solve_median);
+    std::vector<RankLine> lines;
+    const long long plane = static_cast<long long>(A.ny()) * A.nz();
+    for (int r = 0; r < run.ranks; ++r) {
+        const int p0 = slab_first_plane(A.nx(), r, run.ranks);
+        const int p1 = slab_first_plane(A.nx(), r + 1, run.ranks);
+        RankLine l;
+        l.rank = r;
+        l.cells = (p1 - p0) * plane;
+        for (index_t k = 0; k < A.num_wells(); ++k) {
+            const int i = static_cast<int>(A.wells().cell0[k] / A.nz() / A.ny());
+            l.wells += i >= p0 && i < p1;
+        }
+        l.unknowns = l.cells * A.block_size() + l.wells;
+        l.solve_median = medians[static_cast<std::size_t>(r)];
+        lines.push_back(l);
+    }
+    return lines;
+}
+
 /// The run rules an official run keeps (docs/PROXY.md, "Run rules").
 void check_rules(ProxyRun& run) {
     const ProxyArgs& a = run.args;
@@ -100,14 +137,15 @@ void check_rules(ProxyRun& run) {
         deviate("timed phase of " + fixed(run.args.min_seconds, 1) + " s (at least " +
                 fixed(kOfficialMinSeconds, 0) + " s)");
     }
-    const proxy::ProblemSize& size = run.defined.size;
+    const proxy::ProblemSize& size = run.rank_size;
     if (!a.secondary) deviate("--no-secondary");
+    if (a.secondary && mpi_launched()) deviate("no secondary variants under mpirun");
     if (size.nz != proxy::kLayers) deviate("nz " + std::to_string(size.nz) + " (85)");
     if (size.nx != size.ny || size.nx % proxy::kPattern != 0) {
         deviate("nx, ny not equal multiples of " + std::to_string(proxy::kPattern));
     }
     const double memory = backend_memory(run);
-    if (static_cast<double>(size.cells()) * proxy::bytes_per_cell() <
+    if (static_cast<double>(run.rank_size.cells()) * proxy::bytes_per_cell() <
         kOfficialMemoryFraction * memory * 0.9) {
         deviate("the problem uses less than " + fixed(kOfficialMemoryFraction, 2) + " of the " +
                 (run.gpu ? "device" : "host") + " memory");
@@ -118,9 +156,18 @@ void check_rules(ProxyRun& run) {
 /// The system of a problem of the run at a size: the defined problem or a variant's.
 using ModelAt = std::function<wells::Model(const proxy::ProblemSize&)>;
 
-/// The backend's solver of the run's method for A (on the GPU with `kernel`).
+/// The backend's solver of the run's method for A (on the GPU with `kernel`); with
+/// `ranks`, over the MPI ranks' slabs (the run's own solver under mpirun, GPU ranks with gpu).
 std::unique_ptr<LinearSolver> make_backend_solver(const ProxyRun& run, const GHMatrix& A, bool gpu,
-                                                  GpuKernel kernel) {
+                                                  GpuKernel kernel, bool ranks = false) {
+    if (ranks) {
+        SolverSettings s;
+        s.method = run.method;
+        s.preconditioner = run.preconditioner;
+        s.tolerance = kProxyTolerance;
+        s.max_iterations = kProxyMaxIterations;
+        return make_mpi_solver(s, A, gpu);
+    }
     if (gpu) {
         gpu::GpuSolveOptions o;
         o.solve.tolerance = kProxyTolerance;
@@ -169,7 +216,8 @@ auto with_threads(int threads, F f) {
 
 /// The reduced size of a problem: one pattern, its layers up to 85.
 proxy::ProblemSize reduced_size(const proxy::ProblemSize& size) {
-    return {proxy::kPattern, proxy::kPattern, std::min(size.nz, proxy::kLayers)};
+    const int patterns = (mpi_ranks() + proxy::kPattern - 1) / proxy::kPattern;  // a plane a rank
+    return {proxy::kPattern * patterns, proxy::kPattern, std::min(size.nz, proxy::kLayers)};
 }
 
 /// The reduced problem by the reference and by the backend: the same status, iterations and
@@ -185,8 +233,8 @@ ValidationLine reference_agreement(const ProxyRun& run, const ProblemRun& p,
     const SolveResult ref = with_threads(run.gpu ? omp_get_max_threads() : 1, [&] {
         return make_backend_solver(run, A, false, kernel)->solve(b, x_ref, defined_solve());
     });
-    const SolveResult got =
-        make_backend_solver(run, A, run.gpu, kernel)->solve(b, x, defined_solve());
+    const SolveResult got = make_backend_solver(run, A, run.gpu, kernel, mpi_launched())
+                                ->solve(b, x, defined_solve());
     ValidationLine v;
     v.name = "reference_agreement";
     v.value = proxy::max_relative_difference(x, x_ref);
@@ -283,7 +331,8 @@ void run_problem(ProxyRun& run, ProblemRun& p, const ModelAt& model_at, wells::M
         << "): " << with_commas(p.unknowns) << " unknowns, " << with_commas(p.wells)
         << " wells; generated in " << fixed(p.generation_seconds, 2) << " s\n";
     t0 = Clock::now();
-    std::unique_ptr<LinearSolver> solver = make_backend_solver(run, A, run.gpu, kernel);
+    std::unique_ptr<LinearSolver> solver =
+        make_backend_solver(run, A, run.gpu, kernel, mpi_launched());
     p.setup_seconds = since(t0);
     std::vector<double> updates;
     for (int k = 0; k < 3; ++k) {
@@ -330,7 +379,8 @@ void run_problem(ProxyRun& run, ProblemRun& p, const ModelAt& model_at, wells::M
         << " iterations) repeated for at least " << fixed(p.min_seconds, 1) << " s\n";
     t0 = Clock::now();
     std::vector<double> x;
-    for (int k = 0; k < 2 || since(t0) < p.min_seconds; ++k) {
+    // Under mpirun every rank must run the same solves: the ranks agree on going on.
+    for (int k = 0; k < 2 || mpi_any(since(t0) < p.min_seconds); ++k) {
         x.assign(b.size(), 0.0);
         const auto t_call = Clock::now();
         const SolveResult r = solver->solve(b, x, defined_solve());
@@ -391,7 +441,7 @@ void run_model(ProxyRun& run, const GHMatrix& A) {
     const ProblemRun& d = run.defined;
     run.iteration_measured = d.solve_median / std::max(d.iterations, 1);
     run.iteration_predicted =
-        proxy::predicted_seconds(d.bytes_per_iteration, run.triad_bytes_per_second);
+        proxy::predicted_seconds(d.bytes_per_iteration / run.ranks, run.triad_bytes_per_second);
     run.model_seconds = since(t0);
 }
 
@@ -421,8 +471,14 @@ void print_summary(std::ostream& out, const ProxyRun& run) {
             << fixed(d.setup_seconds, 3) << " s charged over " << kSetupAmortization << " solves); "
             << fixed(d.gdof_iterations, 3) << " GDOF-it/s; "
             << fixed(d.effective_bandwidth / 1e9, 1)
-            << " GB/s = " << fixed(d.effective_bandwidth / run.triad_bytes_per_second, 2)
+            << " GB/s = " << fixed(d.effective_bandwidth / run.triad_all_ranks, 2)
             << " of triad\n";
+    }
+    if (run.ranks > 1 && d.fom > 0.0) {
+        out << "  ranks: " << run.ranks << ", " << run.rank_size.nx << " x " << run.rank_size.ny
+            << " x " << run.rank_size.nz << " cells a rank; figure of merit a rank "
+            << sci(d.fom / run.ranks, 4) << " unknowns/s (scripts/weak_scaling.py compares "
+            << "reports)\n";
     }
     for (const ProblemRun& p : run.secondary) {
         if (p.fom <= 0.0) continue;
@@ -483,6 +539,7 @@ int cmd_proxy(const ProxyArgs& args, std::ostream& out) {
     if (!kernel || (*kernel != GpuKernel::in_kernel && *kernel != GpuKernel::multi_kernel)) {
         throw InputError("--kernel", "in_kernel or multi_kernel (the bit-exact GPU solvers)");
     }
+    run.ranks = mpi_ranks();
     const bool gpu_ready = gpu::compiled_with_cuda() && gpu::device_count() > 0;
     run.gpu = args.backend == "gpu" || (args.backend == "auto" && gpu_ready);
     if (run.gpu && !gpu_ready) {
@@ -493,8 +550,14 @@ int cmd_proxy(const ProxyArgs& args, std::ostream& out) {
     wanted.method = run.method;
     wanted.preconditioner = run.preconditioner;
     wanted.gpu_kernel = *kernel;
-    if (const Support s = support(wanted, 2, run.gpu ? Backend::gpu : Backend::cpu, DeckKind::grid);
-        !s) {
+    if (mpi_launched()) {  // the ranks' solver (dist/): GPU ranks run BiCGStab
+        if (run.gpu && run.method != Method::bicgstab) {
+            throw InputError("--method", "GPU ranks run bicgstab (qmr runs on CPU ranks: "
+                                         "--backend cpu)");
+        }
+    } else if (const Support s = support(wanted, 2, run.gpu ? Backend::gpu : Backend::cpu,
+                                         DeckKind::grid);
+               !s) {
         throw InputError("--kernel", s.reason);
     }
     check_output_path(args.report, "--report");
@@ -505,6 +568,7 @@ int cmd_proxy(const ProxyArgs& args, std::ostream& out) {
         run.gpu ? gpu::list_devices()[0].name
                 : "CPU (" + std::to_string(run.openmp_threads) + " OpenMP threads)";
     out << "heptane proxy, problem version " << proxy::kProblemVersion << ", on " << where
+        << (mpi_launched() ? " x " + std::to_string(run.ranks) + " MPI ranks" : "")
         << (run.official ? " (official run)\n" : " (not official: see the report)\n");
 
     // The machine's own limit, measured now.
@@ -512,7 +576,13 @@ int cmd_proxy(const ProxyArgs& args, std::ostream& out) {
         run.gpu ? 24.0 * static_cast<double>(std::size_t{1} << 27) /
                       gpu::measure_triad(std::size_t{1} << 27, 20).median_seconds
                 : cpu_triad(std::size_t{1} << 25, 10);
-    out << "  triad " << fixed(run.triad_bytes_per_second / 1e9, 1) << " GB/s\n";
+    run.triad_all_ranks = 0.0;
+    for (double t : mpi_allgather(run.triad_bytes_per_second)) run.triad_all_ranks += t;
+    out << "  triad " << fixed(run.triad_bytes_per_second / 1e9, 1) << " GB/s"
+        << (run.ranks > 1 ? " (rank 0; the ranks' sum " + fixed(run.triad_all_ranks / 1e9, 1) +
+                                " GB/s)"
+                          : std::string())
+        << "\n";
 
     // The defined problem, then its performance model.
     ProblemRun& d = run.defined;
@@ -524,11 +594,17 @@ int cmd_proxy(const ProxyArgs& args, std::ostream& out) {
             run, d,
             [](const proxy::ProblemSize& s) { return wells::generate(proxy::problem_model(s)); },
             model, out);
-        if (d.fom > 0.0) run_model(run, model.system.matrix);
+        run.per_rank = rank_lines(run, model.system.matrix);
+        if (d.fom > 0.0 && !mpi_launched()) {
+            run_model(run, model.system.matrix);
+        } else if (d.fom > 0.0) {  // under mpirun: the model of one rank's share, timed alone
+            model = wells::Model{};
+            run_model(run, wells::generate(proxy::problem_model(run.rank_size)).system.matrix);
+        }
     }
     // The secondary variants: the same bytes as the defined problem, K x K synthetic blocks,
     // a quarter of its timed phase each.
-    if (run.args.secondary && d.valid()) {
+    if (run.args.secondary && d.valid() && !mpi_launched()) {
         const double bytes = static_cast<double>(d.size.cells()) * proxy::bytes_per_cell();
         for (int K : proxy::kVariantBlockSizes) {
             ProblemRun p;
@@ -547,14 +623,16 @@ int cmd_proxy(const ProxyArgs& args, std::ostream& out) {
 
     // ---- report
     const std::string yaml = proxy_report_yaml(run);
-    AtomicOutput file(args.report);
-    {
-        std::ofstream s(file.temp_path());
-        if (!s) throw InputError("--report", "cannot write '" + args.report + "'");
-        s << yaml;
-        if (!s.flush()) throw Error("write to '" + args.report + "' failed");
+    if (mpi_rank() == 0) {  // rank 0 writes for every rank
+        AtomicOutput file(args.report);
+        {
+            std::ofstream s(file.temp_path());
+            if (!s) throw InputError("--report", "cannot write '" + args.report + "'");
+            s << yaml;
+            if (!s.flush()) throw Error("write to '" + args.report + "' failed");
+        }
+        file.commit();
     }
-    file.commit();
 
     print_summary(out, run);
     const bool valid = run.valid();

@@ -92,14 +92,25 @@ struct ProblemRun {
     bool valid() const;
 };
 
+/// One rank's share of the defined problem (the report's per_rank list).
+struct RankLine {
+    int rank = 0;
+    long long cells = 0, unknowns = 0, wells = 0;
+    double solve_median = 0.0;  ///< this rank's median timed solve
+};
+
 /// Everything a run measured and decided: the report's content.
 struct ProxyRun {
     ProxyArgs args;
+    int ranks = 1;                  ///< MPI ranks (1 without mpirun)
+    proxy::ProblemSize rank_size;   ///< one rank's share (the whole problem on one rank)
+    std::vector<RankLine> per_rank;
     bool official = false;
     std::vector<std::string> deviations;  ///< why the run is not official
     bool gpu = false;
     int openmp_threads = 0;
-    double triad_bytes_per_second = 0.0;
+    double triad_bytes_per_second = 0.0;  ///< this rank's machine (the model's bandwidth)
+    double triad_all_ranks = 0.0;         ///< the ranks' triads summed (the figure of merit's)
     Method method = Method::bicgstab;
     PreconditionerKind preconditioner = PreconditionerKind::point_block_jacobi;
     ProblemRun defined;                 ///< the headline

@@ -204,7 +204,7 @@ std::string proxy_report_yaml(const ProxyRun& run) {
     kv(y, "bytes_per_iteration", d.bytes_per_iteration);
     y << YAML::EndMap;
 
-    kv(y, "ranks", 1);
+    kv(y, "ranks", run.ranks);
     phases(y, run);
 
     validation(y, d.validation);
@@ -217,8 +217,8 @@ std::string proxy_report_yaml(const ProxyRun& run) {
     kv(y, "solve_unknowns_per_second", d.solve_rate);
     kv(y, "gdof_iterations_per_second", d.gdof_iterations);
     kv(y, "effective_gb_per_second", d.effective_bandwidth / 1e9);
-    kv(y, "triad_gb_per_second", run.triad_bytes_per_second / 1e9);
-    kv(y, "bandwidth_ratio", ratio(d.effective_bandwidth, run.triad_bytes_per_second));
+    kv(y, "triad_gb_per_second", run.triad_all_ranks / 1e9);
+    kv(y, "bandwidth_ratio", ratio(d.effective_bandwidth, run.triad_all_ranks));
     kv(y, "setup_seconds_charged", d.setup_seconds);
     kv(y, "setup_amortization_solves", kSetupAmortization);
     y << YAML::EndMap;
@@ -278,13 +278,15 @@ std::string proxy_report_yaml(const ProxyRun& run) {
     y << YAML::EndSeq;
 
     y << YAML::Key << "per_rank" << YAML::Value << YAML::BeginSeq;
-    y << YAML::BeginMap;
-    kv(y, "rank", 0);
-    kv(y, "cells", d.cells);
-    kv(y, "unknowns", d.unknowns);
-    kv(y, "wells", d.wells);
-    kv(y, "solve_seconds_median", d.solve_median);
-    y << YAML::EndMap;
+    for (const RankLine& r : run.per_rank) {
+        y << YAML::BeginMap;
+        kv(y, "rank", r.rank);
+        kv(y, "cells", r.cells);
+        kv(y, "unknowns", r.unknowns);
+        kv(y, "wells", r.wells);
+        kv(y, "solve_seconds_median", r.solve_median);
+        y << YAML::EndMap;
+    }
     y << YAML::EndSeq;
     y << YAML::EndMap;
     return std::string(y.c_str()) + "\n";

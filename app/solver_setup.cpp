@@ -11,8 +11,6 @@
 #include "gpu/solver.hpp"
 
 #ifdef HEPTANE_HAVE_MPI
-#include <mpi.h>
-
 #include "dist/distributed_solver.hpp"
 #endif
 
@@ -59,15 +57,8 @@ void check_rank_settings(const Deck& deck, bool gpu) {
 /// The solver over the MPI ranks' slabs (dist/; GPU ranks with `gpu`): the deck's method and
 /// preconditioner where they run there, else an input error at their key.
 std::unique_ptr<LinearSolver> make_rank_solver(const Deck& deck, const GHMatrix& A, bool gpu) {
-#ifdef HEPTANE_HAVE_MPI
     check_rank_settings(deck, gpu);
-    return dist::make_distributed_solver(deck.solver, A, MPI_COMM_WORLD, gpu);
-#else
-    (void)deck;
-    (void)A;
-    (void)gpu;
-    throw Error("this heptane was built without MPI");
-#endif
+    return make_mpi_solver(deck.solver, A, gpu);
 }
 
 }  // namespace

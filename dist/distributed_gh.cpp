@@ -217,8 +217,6 @@ std::vector<double> DistributedGH::gather(const std::vector<double>& mine) const
     return global;
 }
 
-int DistributedGH::plane_of_rank(int r) const {
-    return static_cast<int>(static_cast<long long>(nx_) * r / ranks_);
-}
+int DistributedGH::plane_of_rank(int r) const { return slab_first_plane(nx_, r, ranks_); }
 
 }  // namespace heptane::dist

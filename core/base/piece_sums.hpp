@@ -57,6 +57,12 @@ PieceSums piece_sums(long long begin, long long end, Term term) {
     return p;
 }
 
+/// The first i-plane of rank r's slab when nx planes are split over `ranks` (r = ranks: nx):
+/// nx r / ranks, the split of dist::DistributedGH.
+inline int slab_first_plane(int nx, int r, int ranks) {
+    return static_cast<int>(static_cast<long long>(nx) * r / ranks);
+}
+
 /// How a distributed run splits a solver's vectors (issue 25; dist/ implements it with MPI):
 /// this rank's local entries [0, cells) are the global rows [cell_offset, cell_offset + cells)
 /// and its local entries cells + j the global rows well_rows[j] (wells sit at the end of the

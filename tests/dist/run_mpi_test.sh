@@ -16,7 +16,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
 fail=0
-oks=0  # every case must run: 6 run cases and 2 simulate cases
+oks=0  # every case must run: 6 run cases, 2 simulate cases and the proxy
 
 # agree NAME COMMAND DECK [ARGS...]: one process, then 2 and 3 ranks, the files compared.
 agree() {
@@ -60,7 +60,26 @@ refused() {
     { echo "$2 under mpirun: expected exit 2 at $1 (got $code)"; cat "$dir/bad.log"; fail=1; }
   [[ -e "$dir/x.h5" ]] && { echo "a refused run wrote its output"; fail=1; }
 }
+# The proxy under mpirun: each rank's share is --dims, the grid two of them along i; VALID,
+# a report of 2 ranks whose per-rank cells add up (scripts/check_proxy_report.py).
+checker="$(dirname "$0")/../../scripts/check_proxy_report.py"
+if "$mpiexec" -np 2 --oversubscribe "$heptane" proxy --backend "$backend" --dims 20 20 4 \
+    --min-seconds 0.2 --report "$dir/proxy.yaml" </dev/null >"$dir/proxy.log" 2>&1 &&
+  grep -q "^ranks: 2" "$dir/proxy.yaml" && grep -q "nx: 40" "$dir/proxy.yaml" &&
+  python3 "$checker" "$dir/proxy.yaml" --require-valid >>"$dir/proxy.log" 2>&1; then
+  echo "ok: proxy on 2 ranks is VALID with a checked report"
+  oks=$((oks + 1))
+else
+  echo "proxy on 2 ranks failed"; cat "$dir/proxy.log"; fail=1
+fi
+if [[ $backend == gpu ]]; then
+  "$mpiexec" -np 2 --oversubscribe "$heptane" proxy --backend gpu --method qmr --dims 20 20 4 \
+    --report "$dir/qmr.yaml" </dev/null >"$dir/qmr.log" 2>&1
+  code=$?
+  grep -q -- "--method" "$dir/qmr.log" && [[ $code -eq 2 && ! -e "$dir/qmr.yaml" ]] ||
+    { echo "proxy qmr on GPU ranks: expected exit 2 at --method (got $code)"; fail=1; }
+fi
 refused solver.preconditioner solver.preconditioner=block_jacobi
 [[ $backend == gpu ]] && refused solver.method solver.method=qmr
-[[ $oks -eq 8 ]] || { echo "only $oks of 8 cases agreed"; fail=1; }
+[[ $oks -eq 9 ]] || { echo "only $oks of 9 cases passed"; fail=1; }
 exit $fail
