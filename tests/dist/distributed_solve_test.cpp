@@ -5,9 +5,9 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
-#include <cstring>
 #include <vector>
 
+#include "common/same_bits.hpp"
 #include "common/test_systems.hpp"
 #include "core/base/errors.hpp"
 #include "core/krylov/krylov.hpp"
@@ -21,14 +21,7 @@
 namespace heptane::dist {
 namespace {
 
-::testing::AssertionResult same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-    if (a.size() != b.size()) return ::testing::AssertionFailure() << "sizes differ";
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        if (std::memcmp(&a[i], &b[i], sizeof(double)) != 0)
-            return ::testing::AssertionFailure() << "entry " << i << ": " << a[i] << " vs " << b[i];
-    }
-    return ::testing::AssertionSuccess();
-}
+using test::same_bits;
 
 void expect_one_process_bits(const GHSystem& sys, Method method) {
     const GHMatrix& A = sys.matrix;

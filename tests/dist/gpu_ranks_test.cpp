@@ -7,10 +7,10 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
-#include <cstring>
 #include <string>
 #include <vector>
 
+#include "common/same_bits.hpp"
 #include "common/test_systems.hpp"
 #include "core/base/errors.hpp"
 #include "core/krylov/linear_solver.hpp"
@@ -22,14 +22,7 @@
 namespace heptane::dist {
 namespace {
 
-::testing::AssertionResult same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-    if (a.size() != b.size()) return ::testing::AssertionFailure() << "sizes differ";
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        if (std::memcmp(&a[i], &b[i], sizeof(double)) != 0)
-            return ::testing::AssertionFailure() << "entry " << i << ": " << a[i] << " vs " << b[i];
-    }
-    return ::testing::AssertionSuccess();
-}
+using test::same_bits;
 
 void expect_cpu_bits(GHMatrix& A, const std::vector<double>& rhs, PreconditionerKind p) {
     SolverSettings s;

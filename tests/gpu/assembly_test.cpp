@@ -7,11 +7,11 @@
 
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <string>
 #include <vector>
 
 #include "common/gpu_test.hpp"
+#include "common/same_bits.hpp"
 #include "common/temp_file.hpp"
 #include "common/test_systems.hpp"
 #include "core/base/random.hpp"
@@ -21,17 +21,7 @@
 namespace heptane::gpu {
 namespace {
 
-::testing::AssertionResult same_bits(const std::vector<double>& ref, const std::vector<double>& dev,
-                                     const char* what) {
-    if (ref.size() != dev.size()) return ::testing::AssertionFailure() << what << ": sizes differ";
-    for (std::size_t i = 0; i < ref.size(); ++i) {
-        if (std::memcmp(&ref[i], &dev[i], sizeof(double)) != 0) {
-            return ::testing::AssertionFailure()
-                   << what << "[" << i << "]: host " << ref[i] << ", device " << dev[i];
-        }
-    }
-    return ::testing::AssertionSuccess();
-}
+using test::same_bits;
 
 struct State {
     grid::CellState x, x_old;

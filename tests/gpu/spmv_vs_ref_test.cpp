@@ -4,11 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <tuple>
 
 #include "common/gpu_test.hpp"
+#include "common/same_bits.hpp"
 #include "common/test_systems.hpp"
 #include "core/spmv/spmv.hpp"
 #include "gpu/spmv.hpp"
@@ -16,21 +16,7 @@
 namespace heptane::gpu {
 namespace {
 
-/// Bitwise equality (NaN equals NaN of the same bits); lists the first mismatches.
-::testing::AssertionResult same_bits(const std::vector<double>& ref,
-                                     const std::vector<double>& dev) {
-    if (ref.size() != dev.size()) return ::testing::AssertionFailure() << "sizes differ";
-    int bad = 0;
-    ::testing::AssertionResult r = ::testing::AssertionFailure();
-    for (std::size_t i = 0; i < ref.size(); ++i) {
-        if (std::memcmp(&ref[i], &dev[i], sizeof(double)) != 0) {
-            if (bad < 20) r << "\n  i = " << i << " ref " << ref[i] << " dev " << dev[i];
-            ++bad;
-        }
-    }
-    if (bad == 0) return ::testing::AssertionSuccess();
-    return r << "\n" << bad << " of " << ref.size() << " entries differ";
-}
+using test::same_bits;
 
 using Param = std::tuple<int, BdiaVariant>;  // K, variant
 
