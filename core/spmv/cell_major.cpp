@@ -1,5 +1,6 @@
 #include "core/spmv/cell_major.hpp"
 
+#include <array>
 #include <stdexcept>
 
 #include "core/base/canonical.hpp"
@@ -25,6 +26,13 @@ void for_each_column(const GHMatrix& A, F f) {
 /// docs/BENCHMARKS.md). Either way each row's terms are added over (d, c) in order: the same
 /// bits.
 constexpr int kColumnMajorMaxK = 7;
+
+/// The interior cells' blocks are prefetched this many cells ahead (software prefetch of the
+/// one long stream). 2-core VM, 64^3: with the branch-free interior path, K = 3 from 0.64 to
+/// 0.81 of the triad and K = 4 from 0.69 to 0.79 (medians of 9); 1, 3, 4 and 8 cells ahead
+/// were no better; at K = 8 (row-major blocks) it gained nothing and is off
+/// (docs/BENCHMARKS.md).
+constexpr int kPrefetchCells = 2;
 
 constexpr index_t block_entry(int K, int r, int c) {
     return K <= kColumnMajorMaxK ? static_cast<index_t>(c) * K + r
@@ -59,6 +67,25 @@ void copy_values(const GHMatrix& A, bool transpose, std::vector<double>& v) {
     });
 }
 
+/// Cell m's K rows of the stencil product into acc (the blocks of the diagonals that exist, in
+/// order). kAll: every neighbour exists (interior cells: no test, the loop over d unrolled).
+template <int K, bool kAll>
+inline void cell_rows(const double* blocks, const double* x, index_t m,
+                      const std::array<index_t, kStencilSize>& off, const bool* exists,
+                      double (&acc)[K]) {
+    constexpr index_t kk = static_cast<index_t>(K) * K;
+#pragma GCC unroll 7
+    for (int d = 0; d < kStencilSize; ++d) {
+        if (!kAll && !exists[d]) continue;
+        const double* b = blocks + d * kk;
+        const double* xn = x + (m + off[d]) * K;
+        for (int c = 0; c < K; ++c) {  // the K rows' chains side by side
+            const double xc = xn[c];
+            for (int r = 0; r < K; ++r) acc[r] = canonical::mul_add(b[block_entry(K, r, c)], xc, acc[r]);
+        }
+    }
+}
+
 template <int K>
 void product_k(const GHMatrix& A, const std::vector<double>& v, bool transpose, const double* x,
                double* y) {
@@ -72,6 +99,7 @@ void product_k(const GHMatrix& A, const std::vector<double>& v, bool transpose, 
     for_each_column(A, [&](index_t col) {
         const index_t i = col / ny, j = col % ny;
         bool exists[kStencilSize] = {i > 0, j > 0, true, true, true, j < ny - 1, i < nx - 1};
+        const bool lateral = exists[0] && exists[1] && exists[5] && exists[6];
         const int w = have_wells ? wells.well_of_column[col] : -1;
         for (int k = 0; k < nz; ++k) {
             const index_t m = col * nz + k;
@@ -79,15 +107,14 @@ void product_k(const GHMatrix& A, const std::vector<double>& v, bool transpose, 
             exists[4] = k < nz - 1;
             const double* blocks = v.data() + m * kStencilSize * kk;
             double acc[K] = {};
-            for (int d = 0; d < kStencilSize; ++d) {
-                if (!exists[d]) continue;
-                const double* b = blocks + d * kk;
-                const double* xn = x + (m + off[d]) * K;
-                for (int c = 0; c < K; ++c) {  // the K rows' chains side by side
-                    const double xc = xn[c];
-                    for (int r = 0; r < K; ++r)
-                        acc[r] = canonical::mul_add(b[block_entry(K, r, c)], xc, acc[r]);
+            if (lateral && exists[2] && exists[4]) {
+                if constexpr (K <= kColumnMajorMaxK) {  // K = 8: no gain measured
+                    for (index_t q = 0; q < kStencilSize * kk; q += 8)  // a cache line each
+                        __builtin_prefetch(blocks + kPrefetchCells * kStencilSize * kk + q);
                 }
+                cell_rows<K, true>(blocks, x, m, off, exists, acc);
+            } else {
+                cell_rows<K, false>(blocks, x, m, off, exists, acc);
             }
             if (w >= 0 && m >= wells.cell0[w] && m < wells.cell0[w] + wells.count[w]) {
                 const index_t base = wells.first[w] + (m - wells.cell0[w]) * K;
