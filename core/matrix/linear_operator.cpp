@@ -51,6 +51,16 @@ void CpuGHOperator::apply_transpose(const double* x, double* y) const {
     }
 }
 
+void CpuGHOperator::apply_columns(const double* x, double* y, ColumnRange range,
+                                  bool transpose) const {
+    const CellMajorBlocks* cells = transpose ? cells_transposed_.get() : cells_.get();
+    if (cells != nullptr) {
+        cells->product(*A_, x, y, range);
+    } else {
+        spmv_columns(*A_, x, y, range, transpose);
+    }
+}
+
 double CpuGHOperator::minimal_bytes() const { return GHOperator(*A_).minimal_bytes(); }
 
 std::size_t CpuGHOperator::workspace_bytes() const {

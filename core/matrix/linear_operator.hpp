@@ -4,6 +4,7 @@
 
 #include "core/matrix/formats.hpp"
 #include "core/matrix/gh_matrix.hpp"
+#include "core/spmv/spmv.hpp"
 
 namespace heptane {
 
@@ -50,6 +51,8 @@ class CpuGHOperator : public LinearOperator {
     index_t size() const override { return A_->rows(); }
     void apply(const double* x, double* y) const override;
     void apply_transpose(const double* x, double* y) const override;
+    /// The rows of `range` of A x (A^T x with transpose), the other rows of y left alone.
+    void apply_columns(const double* x, double* y, ColumnRange range, bool transpose) const;
     double minimal_bytes() const override;
     /// Bytes of the cell-major copies (0 without one).
     std::size_t workspace_bytes() const;

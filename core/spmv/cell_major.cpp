@@ -14,10 +14,10 @@ namespace {
 /// the same static schedule (so the copy's first touch places each column where the product
 /// reads it).
 template <class F>
-void for_each_column(const GHMatrix& A, F f) {
-    const index_t columns = static_cast<index_t>(A.nx()) * A.ny();
+void for_each_column(const GHMatrix& A, F f, index_t begin = 0, index_t end = -1) {
+    if (end < 0) end = static_cast<index_t>(A.nx()) * A.ny();
 #pragma omp parallel for schedule(static) if (A.rows() >= vec::kParallelMin)
-    for (index_t col = 0; col < columns; ++col) f(col);
+    for (index_t col = begin; col < end; ++col) f(col);
 }
 
 /// Up to this K a block is stored column-major (entry (r, c) at c K + r), so the product's
@@ -88,7 +88,7 @@ inline void cell_rows(const double* blocks, const double* x, index_t m,
 
 template <int K>
 void product_k(const GHMatrix& A, const std::vector<double>& v, bool transpose, const double* x,
-               double* y) {
+               double* y, ColumnRange range) {
     constexpr index_t kk = static_cast<index_t>(K) * K;
     const int nx = A.nx(), ny = A.ny(), nz = A.nz();
     const auto off = A.offsets();
@@ -124,7 +124,7 @@ void product_k(const GHMatrix& A, const std::vector<double>& v, bool transpose, 
             }
             for (int r = 0; r < K; ++r) y[m * K + r] = acc[r];
         }
-    });
+    }, range.begin, range.end);
 }
 
 }  // namespace
@@ -143,10 +143,19 @@ void CellMajorBlocks::update(const GHMatrix& A) {
 }
 
 void CellMajorBlocks::product(const GHMatrix& A, const double* x, double* y) const {
+    product(A, x, y, ColumnRange::all(A));
+}
+
+void CellMajorBlocks::product(const GHMatrix& A, const double* x, double* y,
+                              ColumnRange range) const {
+    if (range.begin < 0 || range.begin > range.end ||
+        range.end > static_cast<index_t>(A.nx()) * A.ny()) {
+        throw std::invalid_argument("CellMajorBlocks::product: a column range outside the grid");
+    }
     switch (A.block_size()) {
-#define HEPTANE_CELL_MAJOR_CASE(k)                  \
-    case k:                                         \
-        product_k<k>(A, values_, transpose_, x, y); \
+#define HEPTANE_CELL_MAJOR_CASE(k)                         \
+    case k:                                                \
+        product_k<k>(A, values_, transpose_, x, y, range); \
         break;
         HEPTANE_CELL_MAJOR_CASE(1)
         HEPTANE_CELL_MAJOR_CASE(2)
@@ -168,7 +177,7 @@ void CellMajorBlocks::product(const GHMatrix& A, const double* x, double* y) con
         default:
             throw std::invalid_argument("CellMajorBlocks: K outside 1..16");
     }
-    well_rows_product(A, x, y, transpose_);
+    if (range.wells) well_rows_product(A, x, y, transpose_);
 }
 
 }  // namespace heptane

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/matrix/gh_matrix.hpp"
+#include "core/spmv/spmv.hpp"
 
 namespace heptane {
 
@@ -29,6 +30,8 @@ class CellMajorBlocks {
     /// the well term; the well rows as spmv (GH^T x and spmv_transpose's bits for a transposed
     /// copy). A must be the matrix of the last update.
     void product(const GHMatrix& A, const double* x, double* y) const;
+    /// The rows of `range` only (core/spmv/spmv.hpp's ColumnRange), each with product()'s bits.
+    void product(const GHMatrix& A, const double* x, double* y, ColumnRange range) const;
 
   private:
     GHStructure structure_;

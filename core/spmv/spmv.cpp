@@ -32,11 +32,10 @@ constexpr int kSpmvAllRows = 6;
 /// terms are added in the canonical order over (d, c), then the well term (K > kSpmvAllRows:
 /// one row's K planes at a time).
 template <int K, bool transpose>
-void gh_product_k(const GHMatrix& A, const double* x, double* y) {
+void gh_product_k(const GHMatrix& A, const double* x, double* y, ColumnRange range) {
     const int nz = A.nz();
     const index_t mk = A.cell_unknowns();
     const index_t M = A.num_cells();
-    const index_t columns = static_cast<index_t>(A.nx()) * A.ny();
     const auto off = A.offsets();
     const std::vector<double>& bdia = A.bdia();
     const WellArrays& wells = A.wells();
@@ -47,7 +46,7 @@ void gh_product_k(const GHMatrix& A, const double* x, double* y) {
     {
         std::vector<double> acc(static_cast<std::size_t>(nz) * K);
 #pragma omp for schedule(static)
-        for (index_t col = 0; col < columns; ++col) {
+        for (index_t col = range.begin; col < range.end; ++col) {
             std::fill(acc.begin(), acc.end(), 0.0);
             const index_t i = col / A.ny(), j = col % A.ny();
             const index_t m0 = col * nz;
@@ -114,45 +113,45 @@ void gh_product_k(const GHMatrix& A, const double* x, double* y) {
             }
         }
     }
-    well_rows_product(A, x, y, transpose);
+    if (range.wells) well_rows_product(A, x, y, transpose);
 }
 
 /// Dispatch on K: the per-cell loops unroll and the accumulator is exactly K wide.
 template <bool transpose>
-void gh_product(const GHMatrix& A, const double* x, double* y) {
+void gh_product(const GHMatrix& A, const double* x, double* y, ColumnRange range) {
     switch (A.block_size()) {
         case 1:
-            return gh_product_k<1, transpose>(A, x, y);
+            return gh_product_k<1, transpose>(A, x, y, range);
         case 2:
-            return gh_product_k<2, transpose>(A, x, y);
+            return gh_product_k<2, transpose>(A, x, y, range);
         case 3:
-            return gh_product_k<3, transpose>(A, x, y);
+            return gh_product_k<3, transpose>(A, x, y, range);
         case 4:
-            return gh_product_k<4, transpose>(A, x, y);
+            return gh_product_k<4, transpose>(A, x, y, range);
         case 5:
-            return gh_product_k<5, transpose>(A, x, y);
+            return gh_product_k<5, transpose>(A, x, y, range);
         case 6:
-            return gh_product_k<6, transpose>(A, x, y);
+            return gh_product_k<6, transpose>(A, x, y, range);
         case 7:
-            return gh_product_k<7, transpose>(A, x, y);
+            return gh_product_k<7, transpose>(A, x, y, range);
         case 8:
-            return gh_product_k<8, transpose>(A, x, y);
+            return gh_product_k<8, transpose>(A, x, y, range);
         case 9:
-            return gh_product_k<9, transpose>(A, x, y);
+            return gh_product_k<9, transpose>(A, x, y, range);
         case 10:
-            return gh_product_k<10, transpose>(A, x, y);
+            return gh_product_k<10, transpose>(A, x, y, range);
         case 11:
-            return gh_product_k<11, transpose>(A, x, y);
+            return gh_product_k<11, transpose>(A, x, y, range);
         case 12:
-            return gh_product_k<12, transpose>(A, x, y);
+            return gh_product_k<12, transpose>(A, x, y, range);
         case 13:
-            return gh_product_k<13, transpose>(A, x, y);
+            return gh_product_k<13, transpose>(A, x, y, range);
         case 14:
-            return gh_product_k<14, transpose>(A, x, y);
+            return gh_product_k<14, transpose>(A, x, y, range);
         case 15:
-            return gh_product_k<15, transpose>(A, x, y);
+            return gh_product_k<15, transpose>(A, x, y, range);
         case 16:
-            return gh_product_k<16, transpose>(A, x, y);
+            return gh_product_k<16, transpose>(A, x, y, range);
         default:
             throw std::invalid_argument("spmv: K outside 1..16");
     }
@@ -177,9 +176,22 @@ void well_rows_product(const GHMatrix& A, const double* x, double* y, bool trans
     }
 }
 
-void spmv(const GHMatrix& A, const double* x, double* y) { gh_product<false>(A, x, y); }
+void spmv(const GHMatrix& A, const double* x, double* y) {
+    gh_product<false>(A, x, y, ColumnRange::all(A));
+}
 
-void spmv_transpose(const GHMatrix& A, const double* x, double* y) { gh_product<true>(A, x, y); }
+void spmv_transpose(const GHMatrix& A, const double* x, double* y) {
+    gh_product<true>(A, x, y, ColumnRange::all(A));
+}
+
+void spmv_columns(const GHMatrix& A, const double* x, double* y, ColumnRange range,
+                  bool transpose) {
+    if (range.begin < 0 || range.begin > range.end ||
+        range.end > static_cast<index_t>(A.nx()) * A.ny()) {
+        throw std::invalid_argument("spmv_columns: a column range outside the grid");
+    }
+    transpose ? gh_product<true>(A, x, y, range) : gh_product<false>(A, x, y, range);
+}
 
 void spmv(const Csr& A, const double* x, double* y) {
 #pragma omp parallel for schedule(static) if (A.rows >= vec::kParallelMin)

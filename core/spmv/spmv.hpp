@@ -22,6 +22,22 @@ void spmv_transpose(const GHMatrix& A, const double* x, double* y);
 /// order, then D (the canonical order). Shared by the products of every layout.
 void well_rows_product(const GHMatrix& A, const double* x, double* y, bool transpose = false);
 
+/// The rows a product computes: the cells of the (i, j) columns [begin, end) (column i ny + j:
+/// a range of i-planes is a range of columns) and, with `wells`, the well rows; the other rows
+/// of y are left alone. A rank of a distributed run computes its interior planes while the
+/// halo planes travel, then its edge planes (dist/distributed_gh.cpp).
+struct ColumnRange {
+    index_t begin = 0, end = 0;
+    bool wells = true;
+    static ColumnRange all(const GHMatrix& A) {
+        return {0, static_cast<index_t>(A.nx()) * A.ny(), true};
+    }
+};
+
+/// The rows of `range` of y = GH x (GH^T x with transpose), each with spmv's bits.
+void spmv_columns(const GHMatrix& A, const double* x, double* y, ColumnRange range,
+                  bool transpose = false);
+
 /// y = A x for scalar CSR.
 void spmv(const Csr& A, const double* x, double* y);
 

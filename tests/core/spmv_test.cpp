@@ -12,6 +12,7 @@
 #include "common/test_systems.hpp"
 #include "core/base/eigen_interop.hpp"
 #include "core/matrix/formats.hpp"
+#include "core/matrix/linear_operator.hpp"
 #include "core/spmv/cell_major.hpp"
 
 namespace heptane {
@@ -87,6 +88,41 @@ TEST_P(SyntheticSpmv, CellMajorProductIsTheBdiaProductBitForBit) {
     T.update(A);
     T.product(A, x.data(), y.data());
     EXPECT_EQ(y, spmv_transpose(A, x));
+}
+
+// A range of (i, j) columns (a slab's interior or edge planes, core/spmv/spmv.hpp's
+// ColumnRange): its rows and, when asked, the well rows are the whole product's bits, by Bdia
+// and by the cell-major copies, A x and A^T x; every other row is left as it was.
+TEST_P(SyntheticSpmv, ColumnRangesAreTheWholeProductsRowsAndNothingElse) {
+    const auto [nx, ny, nz, K] = GetParam();
+    const auto model = test::synthetic_model(nx, ny, nz, K, corner_wells(nx, ny, nz));
+    const GHMatrix& A = model.system.matrix;
+    const auto x = random_vector(static_cast<std::size_t>(A.rows()), 13);
+    const CpuGHOperator bdia(A, false), cells(A, true, true);
+    const index_t columns = static_cast<index_t>(nx) * ny, mk = A.cell_unknowns();
+    const double kept = -3.5;
+    for (bool transpose : {false, true}) {
+        const std::vector<double> whole = transpose ? spmv_transpose(A, x) : spmv(A, x);
+        for (const ColumnRange range : {ColumnRange{0, columns, true}, ColumnRange{ny, columns - ny, true},
+                                        ColumnRange{0, ny, false}, ColumnRange{columns - 1, columns, false},
+                                        ColumnRange{2, 2, true}}) {
+            if (range.begin > range.end || range.end > columns) continue;  // a thin grid
+            std::vector<double> expect(x.size(), kept);
+            for (index_t i = range.begin * nz * K; i < range.end * nz * K; ++i) expect[i] = whole[i];
+            for (index_t i = mk; range.wells && i < A.rows(); ++i) expect[i] = whole[i];
+            for (const CpuGHOperator* op : {&bdia, &cells}) {
+                std::vector<double> y(x.size(), kept);
+                op->apply_columns(x.data(), y.data(), range, transpose);
+                EXPECT_EQ(y, expect) << "columns [" << range.begin << ", " << range.end
+                                     << ") transpose " << transpose;
+            }
+        }
+    }
+    std::vector<double> y(x.size());
+    EXPECT_THROW(bdia.apply_columns(x.data(), y.data(), {0, columns + 1, true}, false),
+                 std::invalid_argument);
+    EXPECT_THROW(cells.apply_columns(x.data(), y.data(), {0, columns + 1, true}, false),
+                 std::invalid_argument);
 }
 
 TEST_P(SyntheticSpmv, TransposeMatchesExplicitTranspose) {
