@@ -64,6 +64,13 @@ bool mpi_any(bool flag) {
     return flag;
 }
 
+int mpi_abort(int code) {
+#ifdef HEPTANE_HAVE_MPI
+    if (g_started) MPI_Abort(MPI_COMM_WORLD, code);
+#endif
+    return code;
+}
+
 std::vector<double> mpi_allgather(double value) {
 #ifdef HEPTANE_HAVE_MPI
     if (g_started) {

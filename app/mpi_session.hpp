@@ -33,6 +33,10 @@ bool mpi_launched();
 /// limit that each rank measures for itself.
 bool mpi_any(bool flag);
 
+/// Ends every rank of the job with `code` (MPI_Abort): a rank that failed alone must not
+/// leave the others waiting in a collective. Returns `code` without MPI.
+int mpi_abort(int code);
+
 /// Every rank's `value`, in rank order (collective under mpirun; {value} otherwise).
 std::vector<double> mpi_allgather(double value);
 

@@ -79,6 +79,15 @@ if [[ $backend == gpu ]]; then
   grep -q -- "--method" "$dir/qmr.log" && [[ $code -eq 2 && ! -e "$dir/qmr.yaml" ]] ||
     { echo "proxy qmr on GPU ranks: expected exit 2 at --method (got $code)"; fail=1; }
 fi
+# A runtime error ends the whole job with exit 3 (here: GPU ranks asked for on a machine
+# without a device; the first rank to fail aborts the job, none is left waiting).
+if [[ $backend == cpu ]] && ! "$heptane" info 2>/dev/null | grep -q "device 0:"; then
+  timeout 60 "$mpiexec" -np 2 --oversubscribe "$heptane" run "$deck" --backend gpu \
+    -o "$dir/gpu.h5" </dev/null >"$dir/gpu.log" 2>&1
+  code=$?
+  grep -q "backend gpu" "$dir/gpu.log" && [[ $code -eq 3 && ! -e "$dir/gpu.h5" ]] ||
+    { echo "backend gpu without a device under mpirun: expected exit 3 (got $code)"; cat "$dir/gpu.log"; fail=1; }
+fi
 refused solver.preconditioner solver.preconditioner=block_jacobi
 [[ $backend == gpu ]] && refused solver.method solver.method=qmr
 [[ $oks -eq 9 ]] || { echo "only $oks of 9 cases passed"; fail=1; }
