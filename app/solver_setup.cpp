@@ -30,8 +30,7 @@ Support gpu_support(const Deck& deck) {
                    deck.system.present ? DeckKind::matrix : DeckKind::grid);
 }
 
-/// Whether the ranks (GPU ranks with `gpu`) take the deck's solver settings; an input error
-/// at the key that they do not.
+/// Whether the ranks (GPU ranks with `gpu`) take the deck's solver settings, and why not.
 bool rank_settings_ok(const Deck& deck, bool gpu, std::string* why) {
 #ifdef HEPTANE_HAVE_MPI
     return dist::distributed_supports(deck.solver, why, gpu);
@@ -43,6 +42,7 @@ bool rank_settings_ok(const Deck& deck, bool gpu, std::string* why) {
 #endif
 }
 
+/// An input error at the key (solver.method or solver.preconditioner) the ranks do not take.
 void check_rank_settings(const Deck& deck, bool gpu) {
     std::string why;
     if (!rank_settings_ok(deck, gpu, &why)) {
