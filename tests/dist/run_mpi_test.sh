@@ -72,6 +72,16 @@ if "$mpiexec" -np 2 --oversubscribe "$heptane" proxy --backend "$backend" --dims
 else
   echo "proxy on 2 ranks failed"; cat "$dir/proxy.log"; fail=1
 fi
+# The one-rank run of the same size a rank, and the weak-scaling table of the two reports.
+weak="$(dirname "$0")/../../scripts/weak_scaling.py"
+if "$mpiexec" -np 1 "$heptane" proxy --backend "$backend" --dims 20 20 4 --min-seconds 0.2 \
+    --report "$dir/proxy1.yaml" </dev/null >"$dir/proxy1.log" 2>&1 &&
+  python3 "$weak" "$dir/proxy1.yaml" "$dir/proxy.yaml" >"$dir/weak.log" 2>&1 &&
+  [[ $(grep -cE "^ +[12] +1,600 " "$dir/weak.log") -eq 2 ]]; then
+  echo "ok: weak_scaling.py lines up the 1- and 2-rank reports"
+else
+  echo "weak scaling table failed"; cat "$dir/proxy1.log" "$dir/weak.log"; fail=1
+fi
 if [[ $backend == gpu ]]; then
   "$mpiexec" -np 2 --oversubscribe "$heptane" proxy --backend gpu --method qmr --dims 20 20 4 \
     --report "$dir/qmr.yaml" </dev/null >"$dir/qmr.log" 2>&1
