@@ -27,9 +27,9 @@ void for_each_column(const GHMatrix& A, F f, index_t begin = 0, index_t end = -1
 /// bits.
 constexpr int kColumnMajorMaxK = 7;
 
-/// The interior cells' blocks are prefetched this many cells ahead (software prefetch of the
-/// one long stream). 2-core VM, 64^3: with the branch-free interior path, K = 3 from 0.64 to
-/// 0.81 of the triad and K = 4 from 0.69 to 0.79 (medians of 9); 1, 3, 4 and 8 cells ahead
+/// Every cell prefetches the blocks of the cell this many ahead (software prefetch of the one
+/// long stream). 2-core VM, 64^3: with the branch-free interior path, K = 3 from 0.64 to
+/// 0.81-0.89 of the triad and K = 4 from 0.69 to 0.79 (medians); 1, 3, 4 and 8 cells ahead
 /// were no better; at K = 8 (row-major blocks) it gained nothing and is off
 /// (docs/BENCHMARKS.md).
 constexpr int kPrefetchCells = 2;
@@ -107,11 +107,11 @@ void product_k(const GHMatrix& A, const std::vector<double>& v, bool transpose, 
             exists[4] = k < nz - 1;
             const double* blocks = v.data() + m * kStencilSize * kk;
             double acc[K] = {};
+            if constexpr (K <= kColumnMajorMaxK) {  // K = 8: no gain measured
+                for (index_t q = 0; q < kStencilSize * kk; q += 8)  // a cache line each
+                    __builtin_prefetch(blocks + kPrefetchCells * kStencilSize * kk + q);
+            }
             if (lateral && exists[2] && exists[4]) {
-                if constexpr (K <= kColumnMajorMaxK) {  // K = 8: no gain measured
-                    for (index_t q = 0; q < kStencilSize * kk; q += 8)  // a cache line each
-                        __builtin_prefetch(blocks + kPrefetchCells * kStencilSize * kk + q);
-                }
                 cell_rows<K, true>(blocks, x, m, off, exists, acc);
             } else {
                 cell_rows<K, false>(blocks, x, m, off, exists, acc);
