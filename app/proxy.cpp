@@ -117,7 +117,7 @@ std::vector<RankLine> rank_lines(const ProxyRun& run, const GHMatrix& A) {
         l.cells = (p1 - p0) * plane;
         for (index_t k = 0; k < A.num_wells(); ++k) {
             const int i = static_cast<int>(A.wells().cell0[k] / A.nz() / A.ny());
-            l.wells += i >= p0 && i < p1;
+            l.wells += slab_of_plane(A.nx(), i, run.ranks) == r;
         }
         l.unknowns = l.cells * A.block_size() + l.wells;
         l.solve_median = medians[static_cast<std::size_t>(r)];
@@ -145,7 +145,7 @@ void check_rules(ProxyRun& run) {
         deviate("nx, ny not equal multiples of " + std::to_string(proxy::kPattern));
     }
     const double memory = backend_memory(run);
-    if (static_cast<double>(run.rank_size.cells()) * proxy::bytes_per_cell() <
+    if (static_cast<double>(size.cells()) * proxy::bytes_per_cell() <
         kOfficialMemoryFraction * memory * 0.9) {
         deviate("the problem uses less than " + fixed(kOfficialMemoryFraction, 2) + " of the " +
                 (run.gpu ? "device" : "host") + " memory");

@@ -40,8 +40,7 @@ DistributedGH::DistributedGH(const GHMatrix& A, MPI_Comm comm, bool transpose, b
     for (index_t k = 0; k < A.num_wells(); ++k) {
         const index_t column = g.cell0[k] / A.nz();
         const int i = static_cast<int>(column / A.ny());
-        int owner = 0;  // the rank whose planes hold the well's column
-        while (owner + 1 < ranks_ && plane_of_rank(owner + 1) <= i) ++owner;
+        const int owner = slab_of_plane(nx_, i, ranks_);
         wells_of_rank_[static_cast<std::size_t>(owner)].push_back(static_cast<int>(k));
         if (owner != rank_) continue;
         const auto local = static_cast<std::int32_t>(w.d.size());

@@ -63,6 +63,13 @@ inline int slab_first_plane(int nx, int r, int ranks) {
     return static_cast<int>(static_cast<long long>(nx) * r / ranks);
 }
 
+/// The rank whose slab holds i-plane i (a well's column, hence the well, belongs to it).
+inline int slab_of_plane(int nx, int i, int ranks) {
+    int r = 0;
+    while (r + 1 < ranks && slab_first_plane(nx, r + 1, ranks) <= i) ++r;
+    return r;
+}
+
 /// How a distributed run splits a solver's vectors (issue 25; dist/ implements it with MPI):
 /// this rank's local entries [0, cells) are the global rows [cell_offset, cell_offset + cells)
 /// and its local entries cells + j the global rows well_rows[j] (wells sit at the end of the
