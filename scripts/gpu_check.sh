@@ -35,6 +35,8 @@
 #                rank count; times, halo and sum costs, bits against one process)
 # HEPTANE_SKIP_TESTS=1: build and bench only
 # HEPTANE_GPU_TESTS_ONLY=1: run the gpu label only (not the whole suite first)
+# HEPTANE_GPU_JOBS: ctest jobs for the gpu label (default 1; the tests share the one GPU and
+#                assert no timings, so several at once only shorten the call)
 # HEPTANE_NO_SANITIZER=1: skip compute-sanitizer (a session whose change is host-side only)
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -77,7 +79,7 @@ all=$?
 tail -n 15 "$out/ctest.log" | tee -a "$log"
 fi
 # The gpu label must run, not skip, on a GPU machine.
-ctest --test-dir "$build" -L gpu --output-on-failure "$@" >>"$out/ctest.log" 2>&1
+ctest --test-dir "$build" -L gpu -j "${HEPTANE_GPU_JOBS:-1}" --output-on-failure "$@" >>"$out/ctest.log" 2>&1
 gpu=$?
 tail -n 8 "$out/ctest.log" | tee -a "$log"
 if tail -n 20 "$out/ctest.log" | grep -q "Skipped"; then
