@@ -106,7 +106,14 @@ void choose_size(ProxyRun& run) {
 /// Each rank's share of the defined problem: its planes' cells, its wells' columns, its own
 /// median solve time (collective under mpirun).
 std::vector<RankLine> rank_lines(const ProxyRun& run, const GHMatrix& A) {
-    const std::vector<double> medians = mpi_allgather(run.defined.solve_median);
+    const ProblemRun& d = run.defined;
+    const std::vector<double> medians = mpi_allgather(d.solve_median);
+    auto gathered = [](const std::vector<double>& mine) {
+        return mpi_allgather(mine.empty() ? 0.0 : median(mine));
+    };
+    const std::vector<double> halo = gathered(d.halo_seconds);
+    const std::vector<double> joins = gathered(d.reduction_seconds);
+    const std::vector<double> transfers = gathered(d.transfer_seconds);
     std::vector<RankLine> lines;
     const long long plane = static_cast<long long>(A.ny()) * A.nz();
     for (int r = 0; r < run.ranks; ++r) {
@@ -121,6 +128,9 @@ std::vector<RankLine> rank_lines(const ProxyRun& run, const GHMatrix& A) {
         }
         l.unknowns = l.cells * A.block_size() + l.wells;
         l.solve_median = medians[static_cast<std::size_t>(r)];
+        l.halo_median = halo[static_cast<std::size_t>(r)];
+        l.reduction_median = joins[static_cast<std::size_t>(r)];
+        l.transfer_median = transfers[static_cast<std::size_t>(r)];
         lines.push_back(l);
     }
     return lines;
@@ -385,7 +395,11 @@ void run_problem(ProxyRun& run, ProblemRun& p, const ModelAt& model_at, wells::M
         const auto t_call = Clock::now();
         const SolveResult r = solver->solve(b, x, defined_solve());
         p.solve_wall_seconds.push_back(since(t_call));
-        p.solve_seconds.push_back(solver->info().solve_seconds);
+        const SolverInfo done = solver->info();
+        p.solve_seconds.push_back(done.solve_seconds);
+        p.halo_seconds.push_back(done.halo_seconds);
+        p.reduction_seconds.push_back(done.reduction_seconds);
+        p.transfer_seconds.push_back(done.transfer_seconds);
         if (fault == "nonreproducible" && k == 1) {
             x[0] = std::nextafter(x[0], x[0] >= 0 ? 1e300 : -1e300);
         }
@@ -479,6 +493,13 @@ void print_summary(std::ostream& out, const ProxyRun& run) {
             << " x " << run.rank_size.nz << " cells a rank; figure of merit a rank "
             << sci(d.fom / run.ranks, 4) << " unknowns/s (scripts/weak_scaling.py compares "
             << "reports)\n";
+        if (!run.per_rank.empty()) {
+            const RankLine& r0 = run.per_rank.front();
+            out << "  rank 0, medians a solve: halo exchanges " << fixed(r0.halo_median, 4)
+                << " s, joins of sums " << fixed(r0.reduction_median, 4) << " s, b and x to and "
+                << "from the device " << fixed(r0.transfer_median, 4) << " s (solve "
+                << fixed(r0.solve_median, 4) << " s)\n";
+        }
     }
     for (const ProblemRun& p : run.secondary) {
         if (p.fom <= 0.0) continue;

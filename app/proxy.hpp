@@ -19,7 +19,7 @@ namespace heptane::app {
 
 /// The version of the report's schema (docs/PROXY.md, "Report"); a change of a key is a new
 /// version.
-constexpr int kProxyReportVersion = 1;
+constexpr int kProxyReportVersion = 2;
 
 /// Run rules of version 1 (docs/PROXY.md, "Run rules").
 constexpr double kProxyTolerance = 1e-6;          ///< ||b - A x|| / ||b|| of the defined solve
@@ -83,6 +83,9 @@ struct ProblemRun {
     std::vector<double> solve_seconds;  ///< each timed solve (the solver's own time)
     std::vector<double> solve_wall_seconds;  ///< each timed solve's solve() call
     double solve_median = 0.0;
+    /// Under mpirun, this rank's share of each timed solve (SolverInfo): halo exchanges, joins
+    /// of sums across the ranks, b and x to and from its GPU.
+    std::vector<double> halo_seconds, reduction_seconds, transfer_seconds;
     std::vector<ValidationLine> validation;
     // figures
     double fom = 0.0;                  ///< unknowns / (t_solve + setup / kSetupAmortization)
@@ -97,6 +100,9 @@ struct RankLine {
     int rank = 0;
     long long cells = 0, unknowns = 0, wells = 0;
     double solve_median = 0.0;  ///< this rank's median timed solve
+    /// Medians over the timed solves of this rank's seconds a solve in halo exchanges, in
+    /// joins of sums across the ranks and in copies of b and x to and from its GPU.
+    double halo_median = 0.0, reduction_median = 0.0, transfer_median = 0.0;
 };
 
 /// Everything a run measured and decided: the report's content.

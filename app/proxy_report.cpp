@@ -285,6 +285,9 @@ std::string proxy_report_yaml(const ProxyRun& run) {
         kv(y, "unknowns", r.unknowns);
         kv(y, "wells", r.wells);
         kv(y, "solve_seconds_median", r.solve_median);
+        kv(y, "halo_seconds_median", r.halo_median);
+        kv(y, "reduction_seconds_median", r.reduction_median);
+        kv(y, "transfer_seconds_median", r.transfer_median);
         y << YAML::EndMap;
     }
     y << YAML::EndSeq;

@@ -111,6 +111,7 @@ class DistributedSolver final : public LinearSolver {
         // A GPU rank's halo time includes its plane copies (measured by the slab solver).
         info_.halo_seconds = gpu_ ? gpu_->times().halo_seconds : D_->halo_seconds();
         info_.reduction_seconds = gpu_ ? gpu_->times().reduction_seconds : D_->reduction_seconds();
+        info_.transfer_seconds = gpu_ ? gpu_->times().transfer_seconds : 0.0;
         info_.solve_seconds = seconds_since(t0);
         const auto t_gather = Clock::now();
         x = D_->gather(x_mine);

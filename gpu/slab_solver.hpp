@@ -48,6 +48,7 @@ class SlabNeighbours {
 struct SlabTimes {
     double halo_seconds = 0.0;       ///< plane copies and the exchange, products included
     double reduction_seconds = 0.0;  ///< parts downloaded and joined across the ranks
+    double transfer_seconds = 0.0;   ///< b and x to the device, x back (pageable copies)
     int halo_exchanges = 0;
     int reductions = 0;
 };

@@ -3,7 +3,7 @@
 
     scripts/check_proxy_report.py REPORT.yaml [--require-valid] [--require-official]
 
-Checks every key of schema version 1 (present, of its type, no key unknown to the schema), and
+Checks every key of schema version 2 (present, of its type, no key unknown to the schema), and
 that the report is consistent with itself: the result is VALID exactly when every validation
 line passed and the required lines are there; an official run has no deviations; the figure of
 merit, the bandwidth ratio and every measured/predicted ratio are recomputed from the report's
@@ -23,7 +23,10 @@ except ImportError:
     sys.exit("check_proxy_report.py: needs PyYAML (Debian package python3-yaml)")
 
 SCHEMA_NAME = "heptane-proxy-report"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+# Version 1: per_rank entries without the halo, reduction and transfer medians (its reports,
+# docs/proxy/2026-11-24_*, still check).
+KNOWN_VERSIONS = (1, 2)
 
 NUM = "number"  # int or float, finite, >= 0
 INT = "int"
@@ -48,7 +51,10 @@ SECONDARY = {
     "gdof_iterations_per_second": NUM, "effective_gb_per_second": NUM, "bandwidth_ratio": NUM,
     "validation": ("list", VALIDATION_LINE),
 }
-RANK = {"rank": INT, "cells": INT, "unknowns": INT, "wells": INT, "solve_seconds_median": NUM}
+RANK_V1 = {"rank": INT, "cells": INT, "unknowns": INT, "wells": INT,
+           "solve_seconds_median": NUM}
+RANK = dict(RANK_V1, halo_seconds_median=NUM, reduction_seconds_median=NUM,
+            transfer_seconds_median=NUM)
 SCHEMA = {
     "schema": STR, "schema_version": INT, "result": STR, "invalid_reasons": STRS,
     "official": BOOL, "deviations": STRS, "date": STR, "command": STR,
@@ -156,8 +162,8 @@ def check_consistency(r, problems):
     """The report against itself (only called when the types are right)."""
     if r["schema"] != SCHEMA_NAME:
         problems.append(f"schema: expected {SCHEMA_NAME!r}, found {r['schema']!r}")
-    if r["schema_version"] != SCHEMA_VERSION:
-        problems.append(f"schema_version: this checker knows {SCHEMA_VERSION}, "
+    if r["schema_version"] not in KNOWN_VERSIONS:
+        problems.append(f"schema_version: this checker knows {KNOWN_VERSIONS}, "
                         f"found {r['schema_version']}")
     if r["result"] not in ("VALID", "INVALID"):
         problems.append(f"result: VALID or INVALID, found {r['result']!r}")
@@ -274,7 +280,10 @@ def main():
         print(f"check_proxy_report.py: {args.report}: {e}", file=sys.stderr)
         return 2
     problems = []
-    check_type(report, SCHEMA, "report", problems)
+    schema = SCHEMA
+    if isinstance(report, dict) and report.get("schema_version") == 1:
+        schema = dict(SCHEMA, per_rank=("list", RANK_V1))
+    check_type(report, schema, "report", problems)
     if not problems:
         check_consistency(report, problems)
     if not problems:
@@ -288,7 +297,8 @@ def main():
         for p in problems:
             print(f"{args.report}: {p}")
         return 1
-    print(f"OK: {args.report} follows {SCHEMA_NAME} version {SCHEMA_VERSION}: {report['result']}"
+    print(f"OK: {args.report} follows {SCHEMA_NAME} version {report['schema_version']}: "
+          f"{report['result']}"
           f", {'official' if report['official'] else 'not official'}, "
           f"figure of merit {report['figure_of_merit']['unknowns_per_second']:.4g} unknowns/s")
     return 0

@@ -138,9 +138,20 @@ std::array<double, Q> combine_parts(const PassParts& parts, const Distribution& 
         cell.head = per_q(parts.head, q);
         cell.tail = per_q(parts.tail, q);
         if (span.whole() > 0) fold_subtrees(span.first / vec::kChunk, per_q(parts.chunks, q), cell);
+        // The wells: one piece per run of consecutive global rows (a rank's wells are a few
+        // such runs), not one a well: each piece costs a header in the gather and a merge
+        // on every rank.
         const std::vector<double> w = per_q(parts.wells, q);
-        for (std::size_t j = 0; j < well_rows.size(); ++j)
-            pieces[q].push_back({well_rows[j], well_rows[j] + 1, {w[j]}, {}, {}, {}});
+        for (std::size_t j = 0; j < well_rows.size();) {
+            std::size_t e = j + 1;
+            while (e < well_rows.size() && well_rows[e] == well_rows[e - 1] + 1) ++e;
+            const long long first = well_rows[j];
+            pieces[q].push_back(piece_sums(first, first + static_cast<long long>(e - j),
+                                           [&](long long g) {
+                                               return w[j + static_cast<std::size_t>(g - first)];
+                                           }));
+            j = e;
+        }
     }
     const std::vector<double> joined = dist.combine_each(pieces);
     std::array<double, Q> sums{};

@@ -48,10 +48,11 @@ struct SolverInfo {
     SetupCounts counts;
     /// A distributed run (dist/): this rank's wall seconds in the last solve exchanging halo
     /// planes (a GPU rank: the plane copies to and from the host too), joining sums across
-    /// the ranks, and gathering the whole x on every rank after it (not in solve_seconds);
-    /// 0 in one process.
+    /// the ranks, copying b and x to its GPU and x back (a GPU rank; in solve_seconds), and
+    /// gathering the whole x on every rank after it (not in solve_seconds); 0 in one process.
     double halo_seconds = 0.0;
     double reduction_seconds = 0.0;
+    double transfer_seconds = 0.0;
     double gather_seconds = 0.0;
 };
 

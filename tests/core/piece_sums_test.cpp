@@ -101,5 +101,58 @@ TEST(PieceSums, AddingThePiecesTotalsWouldGiveOtherBits) {
     EXPECT_FALSE(same_bits(naive, one_process_sum(t)));
 }
 
+/// One rank of two, for combine_parts: this rank's cells [0, cells) and well rows; the other
+/// rank's pieces (the rest of the cells, its well rows one by one) added in combine_each, which
+/// also records how many pieces this rank sent for each sum.
+class TwoRanks final : public Distribution {
+  public:
+    TwoRanks(const std::vector<double>& terms, index_t cells, index_t all_cells,
+             std::vector<index_t> mine)
+        : t_(terms), cells_(cells), all_cells_(all_cells), mine_(std::move(mine)) {}
+    index_t cell_offset() const override { return 0; }
+    index_t cells() const override { return cells_; }
+    const std::vector<index_t>& well_rows() const override { return mine_; }
+    double combine(const std::vector<PieceSums>& mine) const override {
+        sent = mine.size();
+        std::vector<PieceSums> all = mine;
+        const auto term = [&](long long g) { return t_[static_cast<std::size_t>(g)]; };
+        all.push_back(piece_sums(cells_, all_cells_, term));
+        for (index_t g = all_cells_; g < static_cast<index_t>(t_.size()); ++g) {
+            if (!std::binary_search(mine_.begin(), mine_.end(), g)) all.push_back(piece_sums(g, g + 1, term));
+        }
+        std::sort(all.begin(), all.end(),
+                  [](const PieceSums& a, const PieceSums& b) { return a.begin < b.begin; });
+        return combine_piece_sums(all);
+    }
+    mutable std::size_t sent = 0;
+
+  private:
+    const std::vector<double>& t_;
+    index_t cells_, all_cells_;
+    std::vector<index_t> mine_;
+};
+
+TEST(PieceSums, ARanksWellsTravelAsRunsOfRows) {
+    // 10,000 cell rows, then 5,000 well rows; this rank holds cells [0, 6000) and two runs of
+    // well rows, one across the chunk boundary at 12,288: it sends three pieces, and the
+    // join has the one-process bits.
+    const auto t = test::mixed_terms(15000, 5);
+    std::vector<index_t> wells;
+    for (index_t g = 10000; g < 13000; ++g) wells.push_back(g);
+    for (index_t g = 14000; g < 15000; ++g) wells.push_back(g);
+    const TwoRanks dist(t, 6000, 10000, wells);
+    PassParts parts;
+    parts.Q = 1;
+    const ChunkSpan span = chunk_span(0, 6000);
+    for (long long c = 0; c < span.whole(); ++c) {
+        parts.chunks.push_back(one_process_sum(
+            std::vector<double>(t.begin() + c * vec::kChunk, t.begin() + (c + 1) * vec::kChunk)));
+    }
+    parts.tail.assign(t.begin() + span.last, t.begin() + 6000);
+    for (index_t g : wells) parts.wells.push_back(t[static_cast<std::size_t>(g)]);
+    EXPECT_TRUE(same_bits(combine_parts<1>(parts, dist)[0], one_process_sum(t)));
+    EXPECT_EQ(dist.sent, 3u);  // the cells, and one piece a run of wells
+}
+
 }  // namespace
 }  // namespace heptane

@@ -54,7 +54,9 @@ broken missing_key 'del r["figure_of_merit"]["gdof_iterations_per_second"]' \
 broken unknown_key 'r["problem"]["colour"] = "blue"' "report.problem.colour: not in schema"
 broken fom 'r["figure_of_merit"]["unknowns_per_second"] *= 1.01' \
   "figure_of_merit.unknowns_per_second"
-broken version 'r["schema_version"] = 2' "schema_version: this checker knows 1"
+broken version 'r["schema_version"] = 3' "schema_version: this checker knows (1, 2)"
+broken rank_medians 'del r["per_rank"][0]["halo_seconds_median"]' \
+  "report.per_rank[0].halo_seconds_median: missing"
 broken official 'r["official"] = True' "official: true with deviations"
 broken type 'r["solver"]["iterations"] = "many"' "report.solver.iterations: expected int"
 broken missing_check 'r["validation"] = r["validation"][:1]' "result: VALID without the checks"

@@ -259,9 +259,12 @@ class SlabBicgstab final : public SlabSolver {
         const auto t_start = Clock::now();
         upload(b, b_.get());
         upload(x, x_.get());
+        times_.transfer_seconds = std::chrono::duration<double>(Clock::now() - t_start).count();
         SolveResult result = iterate(opt);
         // x back to the host: the owned cells, then the wells.
         const cudaStream_t st = stream_.get();
+        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(st));
+        const auto t_down = Clock::now();
         HEPTANE_CUDA_CHECK(cudaMemcpyAsync(x, x_.get() + layout_.own_at,
                                            layout_.own * sizeof(double),
                                            cudaMemcpyDeviceToHost, st));
@@ -271,7 +274,9 @@ class SlabBicgstab final : public SlabSolver {
                                                cudaMemcpyDeviceToHost, st));
         }
         HEPTANE_CUDA_CHECK(cudaStreamSynchronize(st));
-        info_.solve_seconds = std::chrono::duration<double>(Clock::now() - t_start).count();
+        const auto t_end = Clock::now();
+        times_.transfer_seconds += std::chrono::duration<double>(t_end - t_down).count();
+        info_.solve_seconds = std::chrono::duration<double>(t_end - t_start).count();
         return result;
     }
 
