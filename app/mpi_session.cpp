@@ -5,8 +5,11 @@
 #ifdef HEPTANE_HAVE_MPI
 #include <mpi.h>
 
+#include <cmath>
 #include <cstdlib>
 
+#include "core/base/piece_sums.hpp"
+#include "dist/distributed_gh.hpp"
 #include "dist/distributed_solver.hpp"
 #endif
 
@@ -87,6 +90,79 @@ std::unique_ptr<LinearSolver> make_mpi_solver([[maybe_unused]] const SolverSetti
                                               [[maybe_unused]] bool gpu) {
 #ifdef HEPTANE_HAVE_MPI
     return dist::make_distributed_solver(settings, A, MPI_COMM_WORLD, gpu);
+#else
+    throw Error("this heptane was built without MPI");
+#endif
+}
+
+MpiSlab::MpiSlab([[maybe_unused]] const wells::ModelSpec& spec) {
+#ifdef HEPTANE_HAVE_MPI
+    const int nx = spec.grid.nx;
+    const std::array<int, 2> w = dist::DistributedGH::slab_window(nx, g_rank, g_ranks);
+    const int first = slab_first_plane(nx, g_rank, g_ranks);
+    const int end = slab_first_plane(nx, g_rank + 1, g_ranks);
+    model_ = wells::generate_planes(spec, {w[0], w[1], first, end}, global_wells_);
+    nx_ = nx;
+    own_cells_ = static_cast<long long>(end - first) * spec.grid.ny * spec.grid.nz;
+    total_wells_ = static_cast<long long>(spec.wells.size());
+#else
+    throw Error("this heptane was built without MPI");
+#endif
+}
+
+MpiSlab::~MpiSlab() = default;
+
+std::vector<double> MpiSlab::local_rhs() const {
+    const GHMatrix& A = model_.system.matrix;
+    const std::vector<double>& rhs = model_.system.rhs;
+    const long long K = A.block_size(), plane = static_cast<long long>(A.ny()) * A.nz();
+    const long long own_at = (g_rank > 0 ? 1 : 0) * plane * K;  // after a halo plane below
+    std::vector<double> b(rhs.begin() + own_at, rhs.begin() + own_at + own_cells_ * K);
+    b.insert(b.end(), rhs.begin() + A.cell_unknowns(), rhs.end());
+    return b;
+}
+
+long long MpiSlab::total_nonzeros() const {
+    const GHMatrix& A = model_.system.matrix;
+    long long perforations = static_cast<long long>(A.wells().num_perforations());
+#ifdef HEPTANE_HAVE_MPI
+    MPI_Allreduce(MPI_IN_PLACE, &perforations, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+#endif
+    // GHMatrix::nonzeros() of the whole system: the 7-point blocks, the well couplings.
+    const long long x = nx_, y = A.ny(), z = A.nz(), K = A.block_size();
+    return (7 * x * y * z - 2 * x * y - 2 * y * z - 2 * x * z) * K * K + 2 * K * perforations +
+           total_wells_;
+}
+
+std::unique_ptr<LinearSolver> MpiSlab::solver([[maybe_unused]] const SolverSettings& settings,
+                                              [[maybe_unused]] bool gpu) const {
+#ifdef HEPTANE_HAVE_MPI
+    dist::SlabPlacement where;
+    where.nx = nx_;
+    where.global_wells = global_wells_;
+    where.total_wells = total_wells_;
+    return dist::make_slab_solver(settings, model_.system.matrix, where, MPI_COMM_WORLD, gpu);
+#else
+    throw Error("this heptane was built without MPI");
+#endif
+}
+
+double MpiSlab::true_relative_residual([[maybe_unused]] const std::vector<double>& b,
+                                       [[maybe_unused]] const std::vector<double>& x) const {
+#ifdef HEPTANE_HAVE_MPI
+    const dist::DistributedGH D(model_.system.matrix, nx_, global_wells_, total_wells_,
+                                MPI_COMM_WORLD);
+    std::vector<double> y(x.size());
+    D.apply(x.data(), y.data());
+    const std::array<double, 2> sums = distributed_sums<2>(
+        D.size(),
+        [&](index_t i, double* t) {
+            const double r = b[static_cast<std::size_t>(i)] - y[static_cast<std::size_t>(i)];
+            t[0] = r * r;
+            t[1] = b[static_cast<std::size_t>(i)] * b[static_cast<std::size_t>(i)];
+        },
+        D);
+    return sums[1] > 0.0 ? std::sqrt(sums[0]) / std::sqrt(sums[1]) : std::sqrt(sums[0]);
 #else
     throw Error("this heptane was built without MPI");
 #endif

@@ -9,6 +9,7 @@
 
 #include "core/krylov/linear_solver.hpp"
 #include "core/krylov/solver_settings.hpp"
+#include "wells/generator.hpp"
 
 namespace heptane::app {
 
@@ -44,5 +45,37 @@ std::vector<double> mpi_allgather(double value);
 /// `gpu`): throws Error in a build without MPI, NotSupported for settings the ranks do not run.
 std::unique_ptr<LinearSolver> make_mpi_solver(const SolverSettings& settings, const GHMatrix& A,
                                               bool gpu);
+
+/// This rank's own slab of a model under mpirun (wells::generate_planes of its window: its
+/// i-planes, a halo plane on each side with a neighbour, the wells of its planes), so that no
+/// rank generates or holds the whole system; its solver takes this rank's local vectors
+/// ([its cells, then its wells]). Collective where marked. Error in a build without MPI.
+class MpiSlab {
+  public:
+    explicit MpiSlab(const wells::ModelSpec& spec);  ///< collective
+    ~MpiSlab();
+    MpiSlab(const MpiSlab&) = delete;
+    MpiSlab& operator=(const MpiSlab&) = delete;
+
+    const wells::Model& model() const { return model_; }
+    /// This rank's entries of b.
+    std::vector<double> local_rhs() const;
+    long long own_cells() const { return own_cells_; }
+    long long own_wells() const { return static_cast<long long>(global_wells_.size()); }
+    /// The whole system's nonzeros (collective).
+    long long total_nonzeros() const;
+    /// The solver of `settings` on this slab (dist::make_slab_solver; GPU ranks with gpu).
+    std::unique_ptr<LinearSolver> solver(const SolverSettings& settings, bool gpu) const;
+    /// ||b - A x|| / ||b|| over every rank by the CPU product with halo exchanges, the sums
+    /// canonical (collective).
+    double true_relative_residual(const std::vector<double>& b, const std::vector<double>& x) const;
+
+  private:
+    wells::Model model_;
+    int nx_ = 0;
+    long long own_cells_ = 0;
+    std::vector<int> global_wells_;
+    long long total_wells_ = 0;
+};
 
 }  // namespace heptane::app

@@ -105,9 +105,11 @@ void choose_size(ProxyRun& run) {
 
 /// Each rank's share of the defined problem: its planes' cells, its wells' columns, its own
 /// median solve time (collective under mpirun).
-std::vector<RankLine> rank_lines(const ProxyRun& run, const GHMatrix& A) {
+std::vector<RankLine> rank_lines(const ProxyRun& run) {
     const ProblemRun& d = run.defined;
     const std::vector<double> medians = mpi_allgather(d.solve_median);
+    const std::vector<double> cells = mpi_allgather(static_cast<double>(d.rank_cells));
+    const std::vector<double> wells = mpi_allgather(static_cast<double>(d.rank_wells));
     auto gathered = [](const std::vector<double>& mine) {
         return mpi_allgather(mine.empty() ? 0.0 : median(mine));
     };
@@ -115,18 +117,12 @@ std::vector<RankLine> rank_lines(const ProxyRun& run, const GHMatrix& A) {
     const std::vector<double> joins = gathered(d.reduction_seconds);
     const std::vector<double> transfers = gathered(d.transfer_seconds);
     std::vector<RankLine> lines;
-    const long long plane = static_cast<long long>(A.ny()) * A.nz();
     for (int r = 0; r < run.ranks; ++r) {
-        const int p0 = slab_first_plane(A.nx(), r, run.ranks);
-        const int p1 = slab_first_plane(A.nx(), r + 1, run.ranks);
         RankLine l;
         l.rank = r;
-        l.cells = (p1 - p0) * plane;
-        for (index_t k = 0; k < A.num_wells(); ++k) {
-            const int i = static_cast<int>(A.wells().cell0[k] / A.nz() / A.ny());
-            l.wells += slab_of_plane(A.nx(), i, run.ranks) == r;
-        }
-        l.unknowns = l.cells * A.block_size() + l.wells;
+        l.cells = static_cast<long long>(cells[static_cast<std::size_t>(r)]);
+        l.wells = static_cast<long long>(wells[static_cast<std::size_t>(r)]);
+        l.unknowns = l.cells * d.block_size + l.wells;
         l.solve_median = medians[static_cast<std::size_t>(r)];
         l.halo_median = halo[static_cast<std::size_t>(r)];
         l.reduction_median = joins[static_cast<std::size_t>(r)];
@@ -166,18 +162,21 @@ void check_rules(ProxyRun& run) {
 /// The system of a problem of the run at a size: the defined problem or a variant's.
 using ModelAt = std::function<wells::Model(const proxy::ProblemSize&)>;
 
+/// The run's method and preconditioner to the proxy's tolerance.
+SolverSettings proxy_settings(const ProxyRun& run) {
+    SolverSettings s;
+    s.method = run.method;
+    s.preconditioner = run.preconditioner;
+    s.tolerance = kProxyTolerance;
+    s.max_iterations = kProxyMaxIterations;
+    return s;
+}
+
 /// The backend's solver of the run's method for A (on the GPU with `kernel`); with
 /// `ranks`, over the MPI ranks' slabs (the run's own solver under mpirun, GPU ranks with gpu).
 std::unique_ptr<LinearSolver> make_backend_solver(const ProxyRun& run, const GHMatrix& A, bool gpu,
                                                   GpuKernel kernel, bool ranks = false) {
-    if (ranks) {
-        SolverSettings s;
-        s.method = run.method;
-        s.preconditioner = run.preconditioner;
-        s.tolerance = kProxyTolerance;
-        s.max_iterations = kProxyMaxIterations;
-        return make_mpi_solver(s, A, gpu);
-    }
+    if (ranks) return make_mpi_solver(proxy_settings(run), A, gpu);
     if (gpu) {
         gpu::GpuSolveOptions o;
         o.solve.tolerance = kProxyTolerance;
@@ -185,12 +184,7 @@ std::unique_ptr<LinearSolver> make_backend_solver(const ProxyRun& run, const GHM
         o.preconditioner = run.preconditioner;
         return gpu::make_solver(run.method, kernel, A, o);
     }
-    SolverSettings s;
-    s.method = run.method;
-    s.preconditioner = run.preconditioner;
-    s.tolerance = kProxyTolerance;
-    s.max_iterations = kProxyMaxIterations;
-    return make_cpu_solver(s, A);
+    return make_cpu_solver(proxy_settings(run), A);
 }
 
 /// The GPU kernel for K x K blocks: the requested one where it takes the run's method and
@@ -327,22 +321,35 @@ void run_problem(ProxyRun& run, ProblemRun& p, const ModelAt& model_at, wells::M
     const GpuKernel kernel = kernel_for(run, p.block_size);
     p.gpu = run.gpu;
     // ---- setup
+    // Under mpirun (the defined problem only) each rank generates its own slab: no rank builds
+    // or holds the whole system, and b and x are this rank's entries.
+    if (mpi_launched() && p.name != "defined") throw std::logic_error("a variant under mpirun");
     auto t0 = Clock::now();
-    model = model_at(p.size);
-    p.generation_seconds = since(t0);
-    const GHMatrix& A = model.system.matrix;
-    const std::vector<double>& b = model.system.rhs;
+    std::unique_ptr<MpiSlab> slab;
+    if (mpi_launched()) {
+        slab = std::make_unique<MpiSlab>(proxy::problem_model(p.size));
+    } else {
+        model = model_at(p.size);
+    }
+    const std::vector<double> generation = mpi_allgather(since(t0));
+    p.generation_seconds = *std::max_element(generation.begin(), generation.end());
+    const GHMatrix& A = slab ? slab->model().system.matrix : model.system.matrix;
+    const std::vector<double> b_mine = slab ? slab->local_rhs() : std::vector<double>();
+    const std::vector<double>& b = slab ? b_mine : model.system.rhs;
     p.cells = p.size.cells();
-    p.unknowns = A.rows();
-    p.wells = A.num_wells();
-    p.nonzeros = A.nonzeros();
+    p.wells = slab ? static_cast<long long>(proxy::problem_model(p.size).wells.size())
+                   : A.num_wells();
+    p.unknowns = p.cells * A.block_size() + p.wells;
+    p.nonzeros = slab ? slab->total_nonzeros() : A.nonzeros();
+    p.rank_cells = slab ? slab->own_cells() : p.cells;
+    p.rank_wells = slab ? slab->own_wells() : p.wells;
     out << (p.name == "defined" ? "  problem " : "  secondary " + p.name + ": ") << p.size.nx
         << " x " << p.size.ny << " x " << p.size.nz << " (" << p.sizing
         << "): " << with_commas(p.unknowns) << " unknowns, " << with_commas(p.wells)
         << " wells; generated in " << fixed(p.generation_seconds, 2) << " s\n";
     t0 = Clock::now();
     std::unique_ptr<LinearSolver> solver =
-        make_backend_solver(run, A, run.gpu, kernel, mpi_launched());
+        slab ? slab->solver(proxy_settings(run), run.gpu) : make_backend_solver(run, A, run.gpu, kernel);
     p.setup_seconds = since(t0);
     std::vector<double> updates;
     for (int k = 0; k < 3; ++k) {
@@ -375,8 +382,9 @@ void run_problem(ProxyRun& run, ProblemRun& p, const ModelAt& model_at, wells::M
     const std::uint64_t checksum = proxy::bits_checksum(x_defined);
     std::vector<double> x_again(b.size(), 0.0);
     const SolveResult again = solver->solve(b, x_again, defined_solve());
-    int differing =
-        again.iterations != defined.iterations || proxy::bits_checksum(x_again) != checksum;
+    // Under mpirun each rank checks its own entries; a solve differs where any rank's do.
+    int differing = mpi_any(again.iterations != defined.iterations ||
+                            proxy::bits_checksum(x_again) != checksum);
     if (run.method == Method::qmr) {
         p.validation.push_back(transpose_line(run, p, model_at));
         print_line(out, p.validation.back());
@@ -403,7 +411,7 @@ void run_problem(ProxyRun& run, ProblemRun& p, const ModelAt& model_at, wells::M
         if (fault == "nonreproducible" && k == 1) {
             x[0] = std::nextafter(x[0], x[0] >= 0 ? 1e300 : -1e300);
         }
-        differing += r.iterations != p.iterations || proxy::bits_checksum(x) != checksum;
+        differing += mpi_any(r.iterations != p.iterations || proxy::bits_checksum(x) != checksum);
     }
     p.timed_seconds = since(t0);
     p.solve_median = median(p.solve_seconds);
@@ -420,7 +428,8 @@ void run_problem(ProxyRun& run, ProblemRun& p, const ModelAt& model_at, wells::M
         for (double e : x) biggest = std::max(biggest, std::abs(e));
         for (double& e : x) e += 1e-3 * biggest;
     }
-    const double residual = proxy::true_relative_residual(A, b, x);
+    const double residual =
+        slab ? slab->true_relative_residual(b, x) : proxy::true_relative_residual(A, b, x);
     const double bound = kProxyTrueResidualFactor * kProxyTolerance;
     p.validation.push_back(
         line("true_residual", residual <= bound, residual, bound,
@@ -615,7 +624,7 @@ int cmd_proxy(const ProxyArgs& args, std::ostream& out) {
             run, d,
             [](const proxy::ProblemSize& s) { return wells::generate(proxy::problem_model(s)); },
             model, out);
-        run.per_rank = rank_lines(run, model.system.matrix);
+        run.per_rank = rank_lines(run);
         if (d.fom > 0.0 && !mpi_launched()) {
             run_model(run, model.system.matrix);
         } else if (d.fom > 0.0) {  // under mpirun: the model of one rank's share, timed alone

@@ -71,6 +71,7 @@ struct ProblemRun {
     proxy::ProblemSize size;
     std::string sizing;  ///< how the size was chosen
     long long unknowns = 0, cells = 0, wells = 0, nonzeros = 0;
+    long long rank_cells = 0, rank_wells = 0;  ///< this rank's share (all of it in one process)
     bool gpu = false;
     std::string kernel;  ///< the solver object's own description
     double workspace_bytes = 0.0, bytes_per_iteration = 0.0;

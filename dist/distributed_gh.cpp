@@ -16,18 +16,7 @@ DistributedGH::DistributedGH(const GHMatrix& A, MPI_Comm comm, bool transpose, b
       K_(A.block_size()),
       slab_(1, 1, 1, 1) {
     const int nx = A.nx();
-    if (ranks_ > nx) {
-        throw std::invalid_argument("DistributedGH: " + std::to_string(ranks_) + " ranks for " +
-                                    std::to_string(nx) + " i-planes");
-    }
-    nx_ = nx;
-    first_plane_ = plane_of_rank(rank_);
-    end_plane_ = plane_of_rank(rank_ + 1);
-    lo_halo_ = first_plane_ > 0 ? 1 : 0;
-    hi_halo_ = end_plane_ < nx ? 1 : 0;
-    plane_ = static_cast<index_t>(A.ny()) * A.nz();
-    own_cells_ = (end_plane_ - first_plane_) * plane_;
-    global_cell_rows_ = A.cell_unknowns();
+    split(nx, static_cast<index_t>(A.ny()) * A.nz());
     const int e0 = first_plane_ - lo_halo_, planes = end_plane_ + hi_halo_ - e0;
     slab_ = GHMatrix(planes, A.ny(), A.nz(), K_);
     copy_blocks(A);
@@ -59,11 +48,83 @@ DistributedGH::DistributedGH(const GHMatrix& A, MPI_Comm comm, bool transpose, b
     }
     if (w.d.empty()) w.well_of_column.clear();  // no wells here
     slab_.set_wells(std::move(w));
-    if (cpu_product) {
-        slab_op_ = std::make_unique<CpuGHOperator>(slab_, true, transpose);
-        x_slab_.assign(static_cast<std::size_t>(slab_.rows()), 0.0);
-        y_slab_.assign(x_slab_.size(), 0.0);
+    make_product(transpose, cpu_product);
+}
+
+DistributedGH::DistributedGH(const GHMatrix& slab, int nx, const std::vector<int>& global_wells,
+                             index_t total_wells, MPI_Comm comm, bool transpose, bool cpu_product)
+    : comm_(comm),
+      rank_(rank_of(comm)),
+      ranks_(size_of(comm)),
+      K_(slab.block_size()),
+      slab_(slab) {
+    split(nx, static_cast<index_t>(slab.ny()) * slab.nz());
+    const std::array<int, 2> window = slab_window(nx, rank_, ranks_);
+    if (slab.nx() != window[1] - window[0] ||
+        static_cast<index_t>(global_wells.size()) != slab.num_wells()) {
+        throw std::invalid_argument("DistributedGH: a slab of " + std::to_string(slab.nx()) +
+                                    " planes and " + std::to_string(slab.num_wells()) +
+                                    " wells is not rank " + std::to_string(rank_) +
+                                    "'s window of " + std::to_string(window[1] - window[0]) +
+                                    " planes with " + std::to_string(global_wells.size()) +
+                                    " wells");
     }
+    // Every rank's wells, in global order (rank r's slab has the wells of its own planes).
+    const std::vector<double> mine(global_wells.begin(), global_wells.end());
+    const std::vector<double> all = allgather(mine, comm_);
+    wells_of_rank_.assign(static_cast<std::size_t>(ranks_), {});
+    for (double k : all) {
+        const auto well = static_cast<index_t>(k);
+        if (well < 0 || well >= total_wells) {
+            throw std::invalid_argument("DistributedGH: well " + std::to_string(well) + " of " +
+                                        std::to_string(total_wells));
+        }
+    }
+    // The ranks' lists in rank order: the counts are gathered with them.
+    std::vector<double> counts = allgather({static_cast<double>(global_wells.size())}, comm_);
+    std::size_t at = 0;
+    for (int r = 0; r < ranks_; ++r) {
+        const auto n = static_cast<std::size_t>(counts[static_cast<std::size_t>(r)]);
+        for (std::size_t j = 0; j < n; ++j)
+            wells_of_rank_[static_cast<std::size_t>(r)].push_back(static_cast<int>(all[at + j]));
+        at += n;
+    }
+    if (at != static_cast<std::size_t>(total_wells)) {
+        throw std::invalid_argument("DistributedGH: the ranks hold " + std::to_string(at) +
+                                    " wells, the system " + std::to_string(total_wells));
+    }
+    for (int k : global_wells) {
+        wells_.push_back(k);
+        well_rows_.push_back(global_cell_rows_ + k);
+    }
+    make_product(transpose, cpu_product);
+}
+
+std::array<int, 2> DistributedGH::slab_window(int nx, int rank, int ranks) {
+    const int first = slab_first_plane(nx, rank, ranks), end = slab_first_plane(nx, rank + 1, ranks);
+    return {first > 0 ? first - 1 : first, end < nx ? end + 1 : end};
+}
+
+void DistributedGH::split(int nx, index_t plane) {
+    if (ranks_ > nx) {
+        throw std::invalid_argument("DistributedGH: " + std::to_string(ranks_) + " ranks for " +
+                                    std::to_string(nx) + " i-planes");
+    }
+    nx_ = nx;
+    first_plane_ = plane_of_rank(rank_);
+    end_plane_ = plane_of_rank(rank_ + 1);
+    lo_halo_ = first_plane_ > 0 ? 1 : 0;
+    hi_halo_ = end_plane_ < nx ? 1 : 0;
+    plane_ = plane;
+    own_cells_ = (end_plane_ - first_plane_) * plane_;
+    global_cell_rows_ = static_cast<index_t>(nx) * plane_ * K_;
+}
+
+void DistributedGH::make_product(bool transpose, bool cpu_product) {
+    if (!cpu_product) return;
+    slab_op_ = std::make_unique<CpuGHOperator>(slab_, true, transpose);
+    x_slab_.assign(static_cast<std::size_t>(slab_.rows()), 0.0);
+    y_slab_.assign(x_slab_.size(), 0.0);
 }
 
 /// The blocks of the slab's cells, owned and halo (the halo rows are computed and dropped).
@@ -93,6 +154,17 @@ void DistributedGH::update(const GHMatrix& A) {
                   w.wt_vals.begin() + w.first[j]);
         w.d[j] = g.d[k];
     }
+    if (slab_op_) slab_op_->update(slab_);
+}
+
+void DistributedGH::update_slab(const GHMatrix& slab) {
+    if (slab.nx() != slab_.nx() || slab.ny() != slab_.ny() || slab.nz() != slab_.nz() ||
+        slab.block_size() != K_ || slab.num_wells() != slab_.num_wells() ||
+        slab.wells().w_vals.size() != slab_.wells().w_vals.size()) {
+        throw std::invalid_argument("DistributedGH::update_slab: another slab");
+    }
+    slab_.bdia() = slab.bdia();
+    slab_.wells() = slab.wells();
     if (slab_op_) slab_op_->update(slab_);
 }
 

@@ -9,6 +9,7 @@
 /// a rank's local vector is [its cells, then its wells].
 #include <mpi.h>
 
+#include <array>
 #include <map>
 #include <memory>
 #include <vector>
@@ -30,6 +31,14 @@ class DistributedGH final : public LinearOperator,
     /// of H^T's blocks when `transpose`, for QMR); a GPU rank, which has its own, passes
     /// cpu_product false (apply() then throws std::logic_error).
     DistributedGH(const GHMatrix& A, MPI_Comm comm, bool transpose = false,
+                  bool cpu_product = true);
+    /// This rank's slab as the rank generated it (wells::generate_planes with slab_window):
+    /// `slab` holds the planes of slab_window(nx, rank, ranks) of a grid of nx i-planes and
+    /// the wells of the owned planes, its well j being global well global_wells[j] of
+    /// total_wells; no rank holds the whole system. std::invalid_argument when the slab is
+    /// not this rank's window.
+    DistributedGH(const GHMatrix& slab, int nx, const std::vector<int>& global_wells,
+                  index_t total_wells, MPI_Comm comm, bool transpose = false,
                   bool cpu_product = true);
 
     index_t size() const override { return own_cells_ * K_ + static_cast<index_t>(wells_.size()); }
@@ -59,6 +68,8 @@ class DistributedGH final : public LinearOperator,
 
     /// New values of A (the same system: same dims, K and wells).
     void update(const GHMatrix& A);
+    /// New values of a slab made by the second constructor (the same window and wells).
+    void update_slab(const GHMatrix& slab);
 
     /// This rank's entries of a global vector, and the global vector of every rank's entries
     /// (collective).
@@ -71,6 +82,10 @@ class DistributedGH final : public LinearOperator,
     void to_slab(const double* mine, double* slab_vector) const;
     void from_slab(const double* slab_vector, double* mine) const;
 
+    /// Planes [first, end) of rank r's window of a grid of nx planes: its own planes and the
+    /// halo plane on each side with a neighbour.
+    static std::array<int, 2> slab_window(int nx, int rank, int ranks);
+
     int first_plane() const { return first_plane_; }
     int end_plane() const { return end_plane_; }
 
@@ -79,6 +94,10 @@ class DistributedGH final : public LinearOperator,
     /// Rank r's first plane (r = ranks: nx).
     int plane_of_rank(int r) const;
     void copy_blocks(const GHMatrix& A);
+    /// The planes of this rank (from nx_ and the ranks), checked against the ranks' count.
+    void split(int nx, index_t plane);
+    /// The CPU product on the slab, where asked for.
+    void make_product(bool transpose, bool cpu_product);
 
     MPI_Comm comm_;
     int rank_ = 0, ranks_ = 1, K_ = 1, nx_ = 0;

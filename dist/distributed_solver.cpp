@@ -1,6 +1,7 @@
 #include "dist/distributed_solver.hpp"
 
 #include <chrono>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -54,37 +55,60 @@ int node_rank(MPI_Comm comm) {
     return rank;
 }
 
+/// Makes this rank's DistributedGH (transpose, cpu_product).
+using MakeSlab = std::function<std::unique_ptr<DistributedGH>(bool, bool)>;
+
 class DistributedSolver final : public LinearSolver {
   public:
-    DistributedSolver(const SolverSettings& s, const GHMatrix& A, MPI_Comm comm, bool gpu)
-        : s_(s) {
+    /// whole: the whole system every rank passed; null: the rank generated its slab itself,
+    /// and solve() takes and returns this rank's local vectors, not the whole ones.
+    DistributedSolver(const SolverSettings& s, const MakeSlab& make_slab, MPI_Comm comm, bool gpu,
+                      const GHMatrix* whole)
+        : s_(s), local_(whole == nullptr) {
         const auto t0 = Clock::now();
         int ranks = 1;
         MPI_Comm_size(comm, &ranks);
         if (gpu) {  // one GPU per rank of a node; the slab and its vectors on it
             const int device = gpu::select_device(node_rank(comm));
-            D_ = std::make_unique<DistributedGH>(A, comm, false, false);
+            D_ = make_slab(false, false);
             gpu_ = gpu::make_slab_solver(s_, D_->slab(), D_->layout(), *D_);
             info_ = gpu_->info();
             info_.kernel += " over " + std::to_string(ranks) + " MPI ranks (device " +
                             std::to_string(device) + ", host-staged halos)";
         } else {
-            D_ = std::make_unique<DistributedGH>(A, comm, s_.method == Method::qmr);
+            D_ = make_slab(s_.method == Method::qmr, true);
             if (s_.preconditioner != PreconditionerKind::none)
                 M_ = std::make_unique<SlabPreconditioner>(*D_, s_);
             info_.backend = "cpu";
             info_.kernel = "reference over " + std::to_string(ranks) + " MPI ranks";
             info_.cost = s_.method == Method::qmr ? qmr_cpu_cost() : bicgstab_cpu_cost();
         }
-        info_.bytes_per_iteration = iteration_bytes(s_.method, s_.preconditioner, s_.block_shape, A,
-                                                    GHOperator(A).minimal_bytes(), info_.cost);
+        const auto bytes_of = [&](const GHMatrix& M) {
+            return iteration_bytes(s_.method, s_.preconditioner, s_.block_shape, M,
+                                   GHOperator(M).minimal_bytes(), info_.cost);
+        };
+        if (whole != nullptr) {
+            info_.bytes_per_iteration = bytes_of(*whole);
+        } else {
+            // The whole system's bytes without it. They are affine in the planes, c + nx p (+
+            // the wells; c: the two i-boundaries' missing blocks): each rank counts its slab's
+            // less its halo planes' h p, and all but rank 0 less c, and the counts are summed.
+            const GHMatrix& slab = D_->slab();
+            const GHMatrix one(1, slab.ny(), slab.nz(), slab.block_size());
+            const GHMatrix two(2, slab.ny(), slab.nz(), slab.block_size());
+            const double p = bytes_of(two) - bytes_of(one), c = bytes_of(one) - p;
+            const int halo = slab.nx() - (D_->end_plane() - D_->first_plane());
+            double bytes = bytes_of(slab) - halo * p - (D_->first_plane() > 0 ? c : 0.0);
+            MPI_Allreduce(MPI_IN_PLACE, &bytes, 1, MPI_DOUBLE, MPI_SUM, comm);
+            info_.bytes_per_iteration = bytes;
+        }
         info_.counts.matrix_uploads = info_.counts.factorizations = 1;
         info_.setup_seconds = seconds_since(t0);
     }
 
     void update_values(const GHMatrix& A) override {
         const auto t0 = Clock::now();
-        D_->update(A);
+        local_ ? D_->update_slab(A) : D_->update(A);
         if (gpu_) gpu_->update(D_->slab());
         if (M_) M_->update(D_->slab());
         if (gpu_ || M_) ++info_.counts.factorizations;
@@ -94,28 +118,35 @@ class DistributedSolver final : public LinearSolver {
 
     SolveResult solve(const std::vector<double>& b, std::vector<double>& x,
                       const SolveOptions& options) override {
-        const std::vector<double> b_mine = D_->local(b);
-        std::vector<double> x_mine = D_->local(x);
+        if (local_ && (b.size() != static_cast<std::size_t>(D_->size()) || x.size() != b.size())) {
+            throw std::invalid_argument("DistributedSolver::solve: not this rank's local vectors");
+        }
+        const std::vector<double> b_mine = local_ ? std::vector<double>() : D_->local(b);
+        std::vector<double> x_whole_mine = local_ ? std::vector<double>() : D_->local(x);
+        const double* bp = local_ ? b.data() : b_mine.data();
+        double* xp = local_ ? x.data() : x_whole_mine.data();
         const auto t0 = Clock::now();
         SolveOptions o = options;
         o.distribution = D_.get();
         D_->reset_times();
         SolveResult r;
         if (gpu_) {
-            r = gpu_->solve(b_mine.data(), x_mine.data(), o);
+            r = gpu_->solve(bp, xp, o);
         } else if (s_.method == Method::qmr) {
-            r = qmr(*D_, b_mine.data(), x_mine.data(), o, M_.get());
+            r = qmr(*D_, bp, xp, o, M_.get());
         } else {
-            r = bicgstab(*D_, b_mine.data(), x_mine.data(), o, M_.get());
+            r = bicgstab(*D_, bp, xp, o, M_.get());
         }
         // A GPU rank's halo time includes its plane copies (measured by the slab solver).
         info_.halo_seconds = gpu_ ? gpu_->times().halo_seconds : D_->halo_seconds();
         info_.reduction_seconds = gpu_ ? gpu_->times().reduction_seconds : D_->reduction_seconds();
         info_.transfer_seconds = gpu_ ? gpu_->times().transfer_seconds : 0.0;
         info_.solve_seconds = seconds_since(t0);
-        const auto t_gather = Clock::now();
-        x = D_->gather(x_mine);
-        info_.gather_seconds = seconds_since(t_gather);
+        if (!local_) {
+            const auto t_gather = Clock::now();
+            x = D_->gather(x_whole_mine);
+            info_.gather_seconds = seconds_since(t_gather);
+        }
         return r;
     }
 
@@ -123,6 +154,7 @@ class DistributedSolver final : public LinearSolver {
 
   private:
     SolverSettings s_;
+    bool local_ = false;
     std::unique_ptr<DistributedGH> D_;
     std::unique_ptr<Preconditioner> M_;
     std::unique_ptr<gpu::SlabSolver> gpu_;
@@ -154,7 +186,26 @@ std::unique_ptr<LinearSolver> make_distributed_solver(const SolverSettings& sett
                                                       bool gpu) {
     std::string why;
     if (!distributed_supports(settings, &why, gpu)) throw NotSupported(why);
-    return std::make_unique<DistributedSolver>(settings, A, comm, gpu);
+    return std::make_unique<DistributedSolver>(
+        settings,
+        [&](bool transpose, bool cpu_product) {
+            return std::make_unique<DistributedGH>(A, comm, transpose, cpu_product);
+        },
+        comm, gpu, &A);
+}
+
+std::unique_ptr<LinearSolver> make_slab_solver(const SolverSettings& settings,
+                                               const GHMatrix& slab, const SlabPlacement& where,
+                                               MPI_Comm comm, bool gpu) {
+    std::string why;
+    if (!distributed_supports(settings, &why, gpu)) throw NotSupported(why);
+    return std::make_unique<DistributedSolver>(
+        settings,
+        [&](bool transpose, bool cpu_product) {
+            return std::make_unique<DistributedGH>(slab, where.nx, where.global_wells,
+                                                   where.total_wells, comm, transpose, cpu_product);
+        },
+        comm, gpu, nullptr);
 }
 
 }  // namespace heptane::dist

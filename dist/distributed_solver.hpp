@@ -11,6 +11,7 @@
 #include <mpi.h>
 
 #include <memory>
+#include <vector>
 
 #include "core/krylov/linear_solver.hpp"
 #include "core/krylov/solver_settings.hpp"
@@ -26,5 +27,19 @@ bool distributed_supports(const SolverSettings& s, std::string* why = nullptr, b
 std::unique_ptr<LinearSolver> make_distributed_solver(const SolverSettings& settings,
                                                       const GHMatrix& A, MPI_Comm comm,
                                                       bool gpu = false);
+
+/// Where a rank's own slab lies in the whole system (DistributedGH's second constructor).
+struct SlabPlacement {
+    int nx = 0;                    ///< i-planes of the whole grid
+    std::vector<int> global_wells; ///< the slab's wells' numbers in the whole system
+    index_t total_wells = 0;
+};
+
+/// The same solver on a slab this rank generated itself (wells::generate_planes of
+/// DistributedGH::slab_window), so that no rank holds the whole system: solve() and
+/// update_values() take this rank's local vectors ([own cells, then its wells]) and its slab.
+std::unique_ptr<LinearSolver> make_slab_solver(const SolverSettings& settings,
+                                               const GHMatrix& slab, const SlabPlacement& where,
+                                               MPI_Comm comm, bool gpu = false);
 
 }  // namespace heptane::dist

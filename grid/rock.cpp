@@ -189,7 +189,7 @@ void build_permeability(const Grid3D& grid, const FieldSpec& spec, RockFields& r
             // One generator stream per cell: the field does not depend on the thread count.
 #pragma omp parallel for schedule(static)
             for (index_t m = 0; m < n_cells; ++m) {
-                Rng rng(spec.seed, static_cast<std::uint64_t>(m));
+                Rng rng(spec.seed, spec.first_cell + static_cast<std::uint64_t>(m));
                 const double k = median * std::exp(spec.sigma * rng.normal());
                 rock.kx[m] = k;
                 rock.ky[m] = k;

@@ -37,6 +37,9 @@ struct FieldSpec {
     double mean = 0.0;
     double sigma = 0.0;
     std::uint64_t seed = 0;
+    /// lognormal: cell m draws from generator stream first_cell + m (a window of i-planes of
+    /// a larger grid draws the larger grid's numbers: wells::generate_planes).
+    std::uint64_t first_cell = 0;
     double kv_kh = 1.0;
     double ky_kx = 1.0;
     std::string file;  ///< absolute, or relative to the working directory

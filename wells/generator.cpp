@@ -129,6 +129,39 @@ Model generate(const ModelSpec& spec, bool with_system) {
     return out;
 }
 
+Model generate_planes(const ModelSpec& spec, const PlaneWindow& w,
+                      std::vector<int>& global_wells) {
+    spec.grid.validate();
+    validate_wells(spec.grid, spec.wells);
+    const grid::FieldKind k = spec.permeability.kind;
+    if (spec.model != FluidModel::two_phase || !spec.eclipse.empty() || !spec.grid.uniform() ||
+        (k != grid::FieldKind::uniform && k != grid::FieldKind::layered &&
+         k != grid::FieldKind::lognormal) ||
+        spec.porosity.kind != grid::FieldKind::uniform) {
+        throw NotSupported("a window of planes: two-phase models with uniform cells and a "
+                           "uniform, layered or lognormal permeability only");
+    }
+    if (!(0 <= w.first && w.first < w.end && w.end <= spec.grid.nx && w.first <= w.wells_first &&
+          w.wells_first <= w.wells_end && w.wells_end <= w.end)) {
+        throw std::invalid_argument("generate_planes: a window outside the grid");
+    }
+    ModelSpec part = spec;
+    part.grid.nx = w.end - w.first;
+    part.permeability.first_cell = static_cast<std::uint64_t>(w.first) *
+                                   static_cast<std::uint64_t>(spec.grid.ny) *
+                                   static_cast<std::uint64_t>(spec.grid.nz);
+    part.wells.clear();
+    global_wells.clear();
+    for (std::size_t n = 0; n < spec.wells.size(); ++n) {
+        const WellSpec& well = spec.wells[n];
+        if (well.i < w.wells_first || well.i >= w.wells_end) continue;
+        part.wells.push_back(well);
+        part.wells.back().i -= w.first;
+        global_wells.push_back(static_cast<int>(n));
+    }
+    return generate(part);
+}
+
 TwoPhaseSystem::TwoPhaseSystem(const grid::Grid3D& grid, const grid::RockFields& rock,
                                const grid::TwoPhaseParams& params,
                                const std::vector<WellSpec>& wells)

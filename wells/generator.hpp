@@ -52,6 +52,23 @@ struct Model {
 /// with_system false: validated grid, rock and wells only (a simulation builds its systems).
 Model generate(const ModelSpec& spec, bool with_system = true);
 
+/// Where a window of i-planes lies in the whole grid: the model of planes [first, end) of
+/// the grid, with the wells whose column is in planes [wells_first, wells_end).
+struct PlaneWindow {
+    int first = 0, end = 0;
+    int wells_first = 0, wells_end = 0;
+};
+
+/// The system of a window of i-planes of spec's grid (a rank's slab and its halo planes, so
+/// that no rank builds the whole system): the rows of the cells whose six neighbours are in
+/// the window, and the rows of the window's wells, are the whole system's rows bit for bit;
+/// the first and last planes' rows lack their outer faces (a slab's halo rows, which its
+/// products drop). wells[w] of the result is spec.wells[global_wells[w]]. Two-phase models
+/// with uniform cells and a uniform, layered or lognormal permeability only (NotSupported
+/// otherwise: the synthetic model's random streams and the files' fields are not per cell).
+Model generate_planes(const ModelSpec& spec, const PlaneWindow& window,
+                      std::vector<int>& global_wells);
+
 /// The two_phase pieces, exposed so tests can evaluate the residual at any state.
 class TwoPhaseSystem {
   public:

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <array>
 #include <vector>
 
 #include "common/same_bits.hpp"
@@ -16,6 +17,7 @@
 #include "core/matrix/linear_operator.hpp"
 #include "dist/distributed_gh.hpp"
 #include "dist/distributed_solver.hpp"
+#include "dist/mpi_sum.hpp"
 #include "wells/generator.hpp"
 
 namespace heptane::dist {
@@ -101,6 +103,62 @@ TEST(DistributedSolve, SolverObjectsWithCellAndColumnPreconditionersAreOneProces
     cpr.preconditioner = PreconditionerKind::cpr;
     EXPECT_FALSE(distributed_supports(cpr));
     EXPECT_THROW(make_distributed_solver(cpr, A, MPI_COMM_WORLD), NotSupported);
+}
+
+TEST(DistributedSolve, SlabsEachRankGeneratesGiveTheOneProcessBits) {
+    // No rank holds the whole system: each generates its window (wells::generate_planes) and
+    // solves with its local vectors; the solution is one process's, bit for bit, and so is an
+    // update of the values.
+    std::vector<wells::WellSpec> wells = test::corner_wells(9, 5, 4);
+    wells.push_back(test::make_well("MID", 4, 2, 0, 3, true, true));
+    const wells::ModelSpec spec = test::two_phase_spec(9, 5, 4, wells);
+    wells::Model whole = wells::generate(spec);
+    const int rank = rank_of(MPI_COMM_WORLD), ranks = size_of(MPI_COMM_WORLD);
+    const std::array<int, 2> w = DistributedGH::slab_window(9, rank, ranks);
+    SlabPlacement where;
+    where.nx = 9;
+    where.total_wells = static_cast<index_t>(spec.wells.size());
+    wells::Model part = wells::generate_planes(
+        spec, {w[0], w[1], slab_first_plane(9, rank, ranks), slab_first_plane(9, rank + 1, ranks)},
+        where.global_wells);
+    const DistributedGH layout(whole.system.matrix, MPI_COMM_WORLD);  // the local vectors' layout
+    const std::vector<double> b = layout.local(whole.system.rhs);
+    for (Method method : {Method::bicgstab, Method::qmr}) {
+        SCOPED_TRACE(to_string(method));
+        SolverSettings s;
+        s.method = method;
+        s.preconditioner = PreconditionerKind::point_block_jacobi;
+        SolveOptions o;
+        o.tolerance = 1e-9;
+        o.max_iterations = 400;
+        GHMatrix A = whole.system.matrix, slab = part.system.matrix;
+        const auto serial = make_cpu_solver(s, A);
+        const auto mine = make_slab_solver(s, slab, where, MPI_COMM_WORLD);
+        // The whole system's bytes an iteration, though no rank has it.
+        EXPECT_NEAR(mine->info().bytes_per_iteration, serial->info().bytes_per_iteration,
+                    1e-12 * serial->info().bytes_per_iteration);
+        for (int round = 0; round < 2; ++round) {
+            std::vector<double> x1(whole.system.rhs.size(), 0.0), x2(b.size(), 0.0);
+            const SolveResult r1 = serial->solve(whole.system.rhs, x1, o);
+            const SolveResult r2 = mine->solve(b, x2, o);
+            EXPECT_EQ(r1.iterations, r2.iterations);
+            EXPECT_TRUE(same_bits(r1.history, r2.history));
+            EXPECT_TRUE(same_bits(layout.local(x1), x2));
+            EXPECT_GT(r1.iterations, 3);
+            for (double& v : A.bdia()) v *= 1.25;  // new values, the same structure
+            for (double& v : slab.bdia()) v *= 1.25;
+            serial->update_values(A);
+            mine->update_values(slab);
+        }
+        if (ranks > 1) {  // the whole vectors are not a rank's
+            std::vector<double> whole_x(whole.system.rhs.size(), 0.0);
+            EXPECT_THROW(mine->solve(whole.system.rhs, whole_x, o), std::invalid_argument);
+        }
+    }
+    // A slab that is not this rank's window is refused.
+    GHMatrix wrong(w[1] - w[0] + 1, 5, 4, 2);
+    EXPECT_THROW(DistributedGH(wrong, 9, where.global_wells, where.total_wells, MPI_COMM_WORLD),
+                 std::invalid_argument);
 }
 
 }  // namespace
