@@ -1,9 +1,13 @@
 # Run at every build (target heptane_git_commit): writes OUT, a header with the source tree's
-# git commit ("<sha>", "<sha>-dirty" with uncommitted changes to tracked files, else the
-# HEPTANE_GIT_COMMIT environment variable, else "unknown"), touching it only when it changes.
-execute_process(COMMAND git -C "${SOURCE_DIR}" rev-parse HEAD
-                OUTPUT_VARIABLE commit RESULT_VARIABLE rc
-                OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+# commit: the HEPTANE_GIT_COMMIT environment variable where it is set (a copy of the tree whose
+# .git is not its own, as on the device tool's machine), else git's ("<sha>", "<sha>-dirty"
+# with uncommitted changes to tracked files), else "unknown"; touching it only when it changes.
+set(rc 1)
+if(NOT DEFINED ENV{HEPTANE_GIT_COMMIT})
+  execute_process(COMMAND git -C "${SOURCE_DIR}" rev-parse HEAD
+                  OUTPUT_VARIABLE commit RESULT_VARIABLE rc
+                  OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+endif()
 if(rc EQUAL 0)
   execute_process(COMMAND git -C "${SOURCE_DIR}" status --porcelain --untracked-files=no
                   OUTPUT_VARIABLE changes OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
