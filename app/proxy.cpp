@@ -237,8 +237,8 @@ ValidationLine reference_agreement(const ProxyRun& run, const ProblemRun& p,
     const SolveResult ref = with_threads(run.gpu ? omp_get_max_threads() : 1, [&] {
         return make_backend_solver(run, A, false, kernel)->solve(b, x_ref, defined_solve());
     });
-    const SolveResult got = make_backend_solver(run, A, run.gpu, kernel, mpi_launched())
-                                ->solve(b, x, defined_solve());
+    const SolveResult got =
+        make_backend_solver(run, A, run.gpu, kernel, mpi_launched())->solve(b, x, defined_solve());
     ValidationLine v;
     v.name = "reference_agreement";
     v.value = proxy::max_relative_difference(x, x_ref);
@@ -337,8 +337,8 @@ void run_problem(ProxyRun& run, ProblemRun& p, const ModelAt& model_at, wells::M
     const std::vector<double> b_mine = slab ? slab->local_rhs() : std::vector<double>();
     const std::vector<double>& b = slab ? b_mine : model.system.rhs;
     p.cells = p.size.cells();
-    p.wells = slab ? static_cast<long long>(proxy::problem_model(p.size).wells.size())
-                   : A.num_wells();
+    p.wells =
+        slab ? static_cast<long long>(proxy::problem_model(p.size).wells.size()) : A.num_wells();
     p.unknowns = p.cells * A.block_size() + p.wells;
     p.nonzeros = slab ? slab->total_nonzeros() : A.nonzeros();
     p.rank_cells = slab ? slab->own_cells() : p.cells;
@@ -348,8 +348,8 @@ void run_problem(ProxyRun& run, ProblemRun& p, const ModelAt& model_at, wells::M
         << "): " << with_commas(p.unknowns) << " unknowns, " << with_commas(p.wells)
         << " wells; generated in " << fixed(p.generation_seconds, 2) << " s\n";
     t0 = Clock::now();
-    std::unique_ptr<LinearSolver> solver =
-        slab ? slab->solver(proxy_settings(run), run.gpu) : make_backend_solver(run, A, run.gpu, kernel);
+    std::unique_ptr<LinearSolver> solver = slab ? slab->solver(proxy_settings(run), run.gpu)
+                                                : make_backend_solver(run, A, run.gpu, kernel);
     p.setup_seconds = since(t0);
     std::vector<double> updates;
     for (int k = 0; k < 3; ++k) {
@@ -494,8 +494,7 @@ void print_summary(std::ostream& out, const ProxyRun& run) {
             << fixed(d.setup_seconds, 3) << " s charged over " << kSetupAmortization << " solves); "
             << fixed(d.gdof_iterations, 3) << " GDOF-it/s; "
             << fixed(d.effective_bandwidth / 1e9, 1)
-            << " GB/s = " << fixed(d.effective_bandwidth / run.triad_all_ranks, 2)
-            << " of triad\n";
+            << " GB/s = " << fixed(d.effective_bandwidth / run.triad_all_ranks, 2) << " of triad\n";
     }
     if (run.ranks > 1 && d.fom > 0.0) {
         out << "  ranks: " << run.ranks << ", " << run.rank_size.nx << " x " << run.rank_size.ny
@@ -580,15 +579,14 @@ int cmd_proxy(const ProxyArgs& args, std::ostream& out) {
     wanted.method = run.method;
     wanted.preconditioner = run.preconditioner;
     wanted.gpu_kernel = *kernel;
-    if (mpi_launched()) {  // the ranks' solver (dist/): GPU ranks run BiCGStab
-        if (run.gpu && run.method != Method::bicgstab) {
-            throw InputError("--method", "GPU ranks run bicgstab (qmr runs on CPU ranks: "
-                                         "--backend cpu)");
+    // Under mpirun the ranks' solver (dist/) takes both methods with point-block Jacobi, on CPU
+    // and GPU ranks.
+    if (!mpi_launched()) {
+        if (const Support s =
+                support(wanted, 2, run.gpu ? Backend::gpu : Backend::cpu, DeckKind::grid);
+            !s) {
+            throw InputError("--kernel", s.reason);
         }
-    } else if (const Support s = support(wanted, 2, run.gpu ? Backend::gpu : Backend::cpu,
-                                         DeckKind::grid);
-               !s) {
-        throw InputError("--kernel", s.reason);
     }
     check_output_path(args.report, "--report");
     choose_size(run);
@@ -609,9 +607,9 @@ int cmd_proxy(const ProxyArgs& args, std::ostream& out) {
     run.triad_all_ranks = 0.0;
     for (double t : mpi_allgather(run.triad_bytes_per_second)) run.triad_all_ranks += t;
     out << "  triad " << fixed(run.triad_bytes_per_second / 1e9, 1) << " GB/s"
-        << (run.ranks > 1 ? " (rank 0; the ranks' sum " + fixed(run.triad_all_ranks / 1e9, 1) +
-                                " GB/s)"
-                          : std::string())
+        << (run.ranks > 1
+                ? " (rank 0; the ranks' sum " + fixed(run.triad_all_ranks / 1e9, 1) + " GB/s)"
+                : std::string())
         << "\n";
 
     // The defined problem, then its performance model.

@@ -53,21 +53,16 @@ DistributedGH::DistributedGH(const GHMatrix& A, MPI_Comm comm, bool transpose, b
 
 DistributedGH::DistributedGH(const GHMatrix& slab, int nx, const std::vector<int>& global_wells,
                              index_t total_wells, MPI_Comm comm, bool transpose, bool cpu_product)
-    : comm_(comm),
-      rank_(rank_of(comm)),
-      ranks_(size_of(comm)),
-      K_(slab.block_size()),
-      slab_(slab) {
+    : comm_(comm), rank_(rank_of(comm)), ranks_(size_of(comm)), K_(slab.block_size()), slab_(slab) {
     split(nx, static_cast<index_t>(slab.ny()) * slab.nz());
     const std::array<int, 2> window = slab_window(nx, rank_, ranks_);
     if (slab.nx() != window[1] - window[0] ||
         static_cast<index_t>(global_wells.size()) != slab.num_wells()) {
-        throw std::invalid_argument("DistributedGH: a slab of " + std::to_string(slab.nx()) +
-                                    " planes and " + std::to_string(slab.num_wells()) +
-                                    " wells is not rank " + std::to_string(rank_) +
-                                    "'s window of " + std::to_string(window[1] - window[0]) +
-                                    " planes with " + std::to_string(global_wells.size()) +
-                                    " wells");
+        throw std::invalid_argument(
+            "DistributedGH: a slab of " + std::to_string(slab.nx()) + " planes and " +
+            std::to_string(slab.num_wells()) + " wells is not rank " + std::to_string(rank_) +
+            "'s window of " + std::to_string(window[1] - window[0]) + " planes with " +
+            std::to_string(global_wells.size()) + " wells");
     }
     // Every rank's wells, in global order (rank r's slab has the wells of its own planes).
     const std::vector<double> mine(global_wells.begin(), global_wells.end());
@@ -101,7 +96,8 @@ DistributedGH::DistributedGH(const GHMatrix& slab, int nx, const std::vector<int
 }
 
 std::array<int, 2> DistributedGH::slab_window(int nx, int rank, int ranks) {
-    const int first = slab_first_plane(nx, rank, ranks), end = slab_first_plane(nx, rank + 1, ranks);
+    const int first = slab_first_plane(nx, rank, ranks),
+              end = slab_first_plane(nx, rank + 1, ranks);
     return {first > 0 ? first - 1 : first, end < nx ? end + 1 : end};
 }
 
@@ -229,7 +225,7 @@ void DistributedGH::product(const double* x, double* y, bool transpose) const {
     MPI_Isend(xs + own_at, count, MPI_DOUBLE, below, 1, comm_, &requests[3]);
     halo_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const index_t ny = slab_.ny();
-    const index_t first = lo_halo_ * ny;                       // the first owned plane's columns
+    const index_t first = lo_halo_ * ny;  // the first owned plane's columns
     const index_t end = first + (end_plane_ - first_plane_) * ny;  // past the last owned plane
     index_t ib = first + (lo_halo_ ? ny : 0), ie = end - (hi_halo_ ? ny : 0);
     if (ib >= ie) ib = ie = end;  // one owned plane with a neighbour: all of it is edge
@@ -296,7 +292,8 @@ std::vector<double> DistributedGH::gather(const std::vector<double>& mine) const
     std::vector<double> global(static_cast<std::size_t>(total));
     std::size_t at = 0;
     for (int r = 0; r < ranks_; ++r) {
-        const index_t begin = plane_of_rank(r) * plane_ * K_, end = plane_of_rank(r + 1) * plane_ * K_;
+        const index_t begin = plane_of_rank(r) * plane_ * K_,
+                      end = plane_of_rank(r + 1) * plane_ * K_;
         std::copy(all.begin() + static_cast<std::ptrdiff_t>(at),
                   all.begin() + static_cast<std::ptrdiff_t>(at + (end - begin)),
                   global.begin() + begin);

@@ -165,12 +165,9 @@ class DistributedSolver final : public LinearSolver {
 
 bool distributed_supports(const SolverSettings& s, std::string* why, bool gpu) {
     std::string reason;
-    if (gpu && s.method != Method::bicgstab) {
-        reason = std::string("method ") + to_string(s.method) +
-                 " does not run on GPU ranks yet (bicgstab does; qmr runs on CPU ranks)";
-    } else if (s.method != Method::bicgstab && s.method != Method::qmr) {
-        reason = std::string("method ") + to_string(s.method) +
-                 " does not run over MPI ranks yet (bicgstab and qmr do)";
+    if (s.method != Method::bicgstab && s.method != Method::qmr) {
+        reason = std::string("method ") + to_string(s.method) + " does not run over " +
+                 (gpu ? "GPU" : "MPI") + " ranks yet (bicgstab and qmr do)";
     } else if (s.preconditioner != PreconditionerKind::none &&
                s.preconditioner != PreconditionerKind::point_block_jacobi &&
                s.preconditioner != PreconditionerKind::line_jacobi) {
@@ -182,8 +179,7 @@ bool distributed_supports(const SolverSettings& s, std::string* why, bool gpu) {
 }
 
 std::unique_ptr<LinearSolver> make_distributed_solver(const SolverSettings& settings,
-                                                      const GHMatrix& A, MPI_Comm comm,
-                                                      bool gpu) {
+                                                      const GHMatrix& A, MPI_Comm comm, bool gpu) {
     std::string why;
     if (!distributed_supports(settings, &why, gpu)) throw NotSupported(why);
     return std::make_unique<DistributedSolver>(
@@ -194,9 +190,9 @@ std::unique_ptr<LinearSolver> make_distributed_solver(const SolverSettings& sett
         comm, gpu, &A);
 }
 
-std::unique_ptr<LinearSolver> make_slab_solver(const SolverSettings& settings,
-                                               const GHMatrix& slab, const SlabPlacement& where,
-                                               MPI_Comm comm, bool gpu) {
+std::unique_ptr<LinearSolver> make_slab_solver(const SolverSettings& settings, const GHMatrix& slab,
+                                               const SlabPlacement& where, MPI_Comm comm,
+                                               bool gpu) {
     std::string why;
     if (!distributed_supports(settings, &why, gpu)) throw NotSupported(why);
     return std::make_unique<DistributedSolver>(

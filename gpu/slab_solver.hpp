@@ -1,10 +1,11 @@
 #pragma once
 /// @file A GPU rank's solver in a distributed run (issue 25, CUDA-free header): the rank's slab
 /// of the GH system (dist::DistributedGH: its i-planes, one halo plane on each side that has a
-/// neighbour, its wells) on its GPU, and BiCGStab with every vector on the device. The
+/// neighbour, its wells) on its GPU, and BiCGStab or QMR with every vector on the device. The
 /// iteration is core/krylov/krylov.cpp's, pass for pass; what crosses the ranks goes through
 /// the host:
-/// - before each product the slab's first and last owned planes are copied to pinned host
+/// - before each product (A x, and A^T x for QMR: the same halo planes of its x) the slab's
+///   first and last owned planes are copied to pinned host
 ///   memory, exchanged with the neighbours (SlabNeighbours, MPI in dist/) and the received
 ///   planes copied into the halo planes (host-staged halos);
 /// - each fused pass's sums leave the device as PassParts (core/base/piece_sums.hpp: the sums
@@ -65,9 +66,10 @@ class SlabSolver {
     virtual SlabTimes times() const = 0;
 };
 
-/// BiCGStab on the slab with the settings' preconditioner (none, point_block_jacobi,
-/// line_jacobi: they work cell by cell or column by column, so each rank's rows are the
-/// one-process rows). `neighbours` outlives the solver. NotSupported for other settings.
+/// BiCGStab or QMR (settings.method) on the slab with the settings' preconditioner (none,
+/// point_block_jacobi, line_jacobi: they work cell by cell or column by column, so each rank's
+/// rows are the one-process rows; QMR applies M^-1 and M^-T). `neighbours` outlives the
+/// solver. NotSupported for other settings.
 std::unique_ptr<SlabSolver> make_slab_solver(const SolverSettings& settings, const GHMatrix& slab,
                                              const SlabLayout& layout,
                                              const SlabNeighbours& neighbours);

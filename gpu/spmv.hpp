@@ -23,11 +23,11 @@ BdiaVariant default_variant();
 std::vector<double> spmv_device(const GHMatrix& A, const std::vector<double>& x,
                                 BdiaVariant variant, bool transpose = false);
 
-/// y with the rows of cells [begin, end) of GH x, and the well rows when `wells`, computed on
-/// the device (what a GPU rank runs while its halo planes travel); y's other rows are kept.
-/// The cell_fastest and tiled variants.
+/// y with the rows of cells [begin, end) of GH x (GH^T x with `transpose`), and the well rows
+/// when `wells`, computed on the device (what a GPU rank runs while its halo planes travel);
+/// y's other rows are kept. The cell_fastest and tiled variants.
 std::vector<double> spmv_rows_device(const GHMatrix& A, const std::vector<double>& x,
                                      BdiaVariant variant, index_t begin, index_t end,
-                                     bool wells, std::vector<double> y);
+                                     bool wells, std::vector<double> y, bool transpose = false);
 
 }  // namespace heptane::gpu

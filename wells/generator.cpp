@@ -129,8 +129,7 @@ Model generate(const ModelSpec& spec, bool with_system) {
     return out;
 }
 
-Model generate_planes(const ModelSpec& spec, const PlaneWindow& w,
-                      std::vector<int>& global_wells) {
+Model generate_planes(const ModelSpec& spec, const PlaneWindow& w, std::vector<int>& global_wells) {
     spec.grid.validate();
     validate_wells(spec.grid, spec.wells);
     const grid::FieldKind k = spec.permeability.kind;
@@ -138,8 +137,9 @@ Model generate_planes(const ModelSpec& spec, const PlaneWindow& w,
         (k != grid::FieldKind::uniform && k != grid::FieldKind::layered &&
          k != grid::FieldKind::lognormal) ||
         spec.porosity.kind != grid::FieldKind::uniform) {
-        throw NotSupported("a window of planes: two-phase models with uniform cells and a "
-                           "uniform, layered or lognormal permeability only");
+        throw NotSupported(
+            "a window of planes: two-phase models with uniform cells and a "
+            "uniform, layered or lognormal permeability only");
     }
     if (!(0 <= w.first && w.first < w.end && w.end <= spec.grid.nx && w.first <= w.wells_first &&
           w.wells_first <= w.wells_end && w.wells_end <= w.end)) {

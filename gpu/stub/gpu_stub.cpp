@@ -41,7 +41,7 @@ std::vector<double> spmv_device(const GHMatrix&, const std::vector<double>&, Bdi
 }
 
 std::vector<double> spmv_rows_device(const GHMatrix&, const std::vector<double>&, BdiaVariant,
-                                     index_t, index_t, bool, std::vector<double>) {
+                                     index_t, index_t, bool, std::vector<double>, bool) {
     not_compiled("spmv_rows_device");
 }
 

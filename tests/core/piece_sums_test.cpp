@@ -118,7 +118,8 @@ class TwoRanks final : public Distribution {
         const auto term = [&](long long g) { return t_[static_cast<std::size_t>(g)]; };
         all.push_back(piece_sums(cells_, all_cells_, term));
         for (index_t g = all_cells_; g < static_cast<index_t>(t_.size()); ++g) {
-            if (!std::binary_search(mine_.begin(), mine_.end(), g)) all.push_back(piece_sums(g, g + 1, term));
+            if (!std::binary_search(mine_.begin(), mine_.end(), g))
+                all.push_back(piece_sums(g, g + 1, term));
         }
         std::sort(all.begin(), all.end(),
                   [](const PieceSums& a, const PieceSums& b) { return a.begin < b.begin; });

@@ -55,28 +55,35 @@ class SpmvRows : public test::GpuTest {};
 
 TEST_F(SpmvRows, ARangeOfCellsAndTheWellsAreTheFullProductsRowsTheRestIsKept) {
     // What a GPU rank computes while its halo planes travel (its interior cells and wells),
-    // then its edge planes: each range's rows are the reference's bits, the others untouched.
+    // then its edge planes: each range's rows are the reference's bits (A x, and A^T x for
+    // QMR), the others untouched.
     const double kept = -7.25;
     for (int K : {1, 2, 3, 5}) {
         const auto model = test::synthetic_model(6, 5, 4, K, test::corner_wells(6, 5, 4));
         const GHMatrix& A = model.system.matrix;
         const auto x = test::random_vector(static_cast<std::size_t>(A.rows()), 11);
-        const std::vector<double> full = spmv(A, x);
         const index_t plane = 5 * 4, M = A.num_cells();
-        for (BdiaVariant v : {BdiaVariant::cell_fastest, BdiaVariant::tiled}) {
-            for (auto [begin, end, wells] : {std::tuple<index_t, index_t, bool>{plane, M - plane, true},
-                                             {0, plane, false}, {M - plane, M, false}, {3, 3, true}}) {
-                SCOPED_TRACE(std::string(to_string(v)) + " K " + std::to_string(K) + " [" +
-                             std::to_string(begin) + ", " + std::to_string(end) + ")");
-                const std::vector<double> y = spmv_rows_device(
-                    A, x, v, begin, end, wells, std::vector<double>(x.size(), kept));
-                std::vector<double> expect(x.size(), kept);
-                for (index_t i = begin * K; i < end * K; ++i) expect[i] = full[i];
-                for (index_t i = M * K; wells && i < A.rows(); ++i) expect[i] = full[i];
-                EXPECT_TRUE(same_bits(expect, y));
+        for (bool transpose : {false, true}) {
+            const std::vector<double> full = transpose ? spmv_transpose(A, x) : spmv(A, x);
+            for (BdiaVariant v : {BdiaVariant::cell_fastest, BdiaVariant::tiled}) {
+                for (auto [begin, end, wells] :
+                     {std::tuple<index_t, index_t, bool>{plane, M - plane, true},
+                      {0, plane, false},
+                      {M - plane, M, false},
+                      {3, 3, true}}) {
+                    SCOPED_TRACE(std::string(to_string(v)) + (transpose ? " transpose" : "") +
+                                 " K " + std::to_string(K) + " [" + std::to_string(begin) + ", " +
+                                 std::to_string(end) + ")");
+                    const std::vector<double> y = spmv_rows_device(
+                        A, x, v, begin, end, wells, std::vector<double>(x.size(), kept), transpose);
+                    std::vector<double> expect(x.size(), kept);
+                    for (index_t i = begin * K; i < end * K; ++i) expect[i] = full[i];
+                    for (index_t i = M * K; wells && i < A.rows(); ++i) expect[i] = full[i];
+                    EXPECT_TRUE(same_bits(expect, y));
+                }
             }
         }
-        EXPECT_THROW(spmv_rows_device(A, x, BdiaVariant::cell_fastest_x2, 0, M, true, full),
+        EXPECT_THROW(spmv_rows_device(A, x, BdiaVariant::cell_fastest_x2, 0, M, true, x),
                      std::invalid_argument);
     }
 }

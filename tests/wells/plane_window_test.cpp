@@ -46,12 +46,14 @@ void expect_window_rows(const wells::ModelSpec& spec, int first, int end, int ow
     }
     for (index_t r = 0; r < (own1 - own0) * plane * K; ++r) {
         const index_t g = r + own0 * plane * K;
-        ASSERT_TRUE(same_bits(part.system.rhs[r + (own0 - first) * plane * K], whole.system.rhs[g]));
+        ASSERT_TRUE(
+            same_bits(part.system.rhs[r + (own0 - first) * plane * K], whole.system.rhs[g]));
     }
     // The wells of the owned planes, in global order, with their rows and columns.
     std::vector<int> expected;
     for (std::size_t n = 0; n < spec.wells.size(); ++n) {
-        if (spec.wells[n].i >= own0 && spec.wells[n].i < own1) expected.push_back(static_cast<int>(n));
+        if (spec.wells[n].i >= own0 && spec.wells[n].i < own1)
+            expected.push_back(static_cast<int>(n));
     }
     ASSERT_EQ(kept, expected);
     const WellArrays& aw = A.wells();

@@ -113,16 +113,16 @@ void DeviceGH::apply(const double* x, double* y, bool transpose, cudaStream_t st
 }
 
 void DeviceGH::apply_rows(const double* x, double* y, unsigned begin, unsigned end, bool wells,
-                          cudaStream_t stream) const {
+                          bool transpose, cudaStream_t stream) const {
     if (variant_ == BdiaVariant::cell_fastest_x2 || begin > end || end > M_) {
         throw std::invalid_argument("DeviceGH::apply_rows: a cell range of the cell_fastest or "
                                     "tiled layout");
     }
-    BdiaView v = view(false);
+    BdiaView v = view(transpose);
     v.cell_begin = begin;
     v.cell_end = end;
     v.with_wells = wells ? 1 : 0;
-    if (end > begin || wells) launch_bdia_spmv(v, K_, variant_, false, x, y, stream, nullptr);
+    if (end > begin || wells) launch_bdia_spmv(v, K_, variant_, transpose, x, y, stream, nullptr);
 }
 
 }  // namespace heptane::gpu::detail
@@ -131,14 +131,14 @@ namespace heptane::gpu {
 
 std::vector<double> spmv_rows_device(const GHMatrix& A, const std::vector<double>& x,
                                      BdiaVariant variant, index_t begin, index_t end,
-                                     bool wells, std::vector<double> y) {
+                                     bool wells, std::vector<double> y, bool transpose) {
     if (static_cast<index_t>(x.size()) != A.rows() || y.size() != x.size()) {
         throw std::invalid_argument("spmv_rows_device: x or y has the wrong size");
     }
     const detail::DeviceGH gh(A, variant);
     detail::Buffer<double> dx(x), dy(y);
     gh.apply_rows(dx.get(), dy.get(), static_cast<unsigned>(begin), static_cast<unsigned>(end),
-                  wells, nullptr);
+                  wells, transpose, nullptr);
     return dy.download();
 }
 

@@ -62,10 +62,10 @@ class DeviceGH final : public DeviceOperator {
     /// *skip != 0 (solvers gate whole phases on device state without a host round trip).
     void apply(const double* x, double* y, bool transpose, cudaStream_t stream,
                const int* skip = nullptr) const override;
-    /// The rows of cells [begin, end) of y = A x, and the well rows when `wells`; the other
-    /// rows of y are left alone. The cell_fastest and tiled layouts.
+    /// The rows of cells [begin, end) of y = A x (A^T x with `transpose`), and the well rows
+    /// when `wells`; the other rows of y are left alone. The cell_fastest and tiled layouts.
     void apply_rows(const double* x, double* y, unsigned begin, unsigned end, bool wells,
-                    cudaStream_t stream) const;
+                    bool transpose, cudaStream_t stream) const;
 
   private:
     BdiaVariant variant_;

@@ -1,11 +1,12 @@
-// A GPU rank's BiCGStab (gpu/slab_solver.hpp, issue 25): the vectors live on the device in
-// the slab's layout, the iteration is core/krylov/krylov.cpp's pass for pass (the same fused
-// passes, the same canonical arithmetic, the same scalar rules: BicgstabRecurrence), and the
-// host drives it: it exchanges the halo planes before each product and joins each pass's sums
-// across the ranks. A fused pass runs as two kernels: one block per whole global chunk (the
-// canonical tree of the chunk, as ChunkReduction computes it for the one-GPU solvers) and one
-// thread per loose entry (the edges of the rank's cells that share a chunk with a neighbour,
-// and the wells), which writes its terms; both apply the pass's element work once per entry.
+// A GPU rank's BiCGStab and QMR (gpu/slab_solver.hpp, issue 25): the vectors live on the device
+// in the slab's layout, each iteration is core/krylov/krylov.cpp's pass for pass (the same fused
+// passes, the same canonical arithmetic, the same scalar rules: BicgstabRecurrence,
+// QmrRecurrence), and the host drives it: it exchanges the halo planes before each product (A x,
+// or A^T x for QMR) and joins each pass's sums across the ranks. A fused pass runs as two
+// kernels: one block per whole global chunk (the canonical tree of the chunk, as ChunkReduction
+// computes it for the one-GPU solvers) and one thread per loose entry (the edges of the rank's
+// cells that share a chunk with a neighbour, and the wells), which writes its terms; both apply
+// the pass's element work once per entry. SlabBase holds what the two methods share.
 #include <cuda_runtime.h>
 
 #include <chrono>
@@ -19,6 +20,7 @@
 #include "core/base/errors.hpp"
 #include "core/krylov/bicgstab_recurrence.hpp"
 #include "core/krylov/names.hpp"
+#include "core/krylov/qmr_recurrence.hpp"
 #include "gpu/slab_solver.hpp"
 #include "gpu/solvers.hpp"
 #include "gpu/spmv.hpp"
@@ -112,6 +114,55 @@ struct AxpyOp {  // y = a x + y
     const double* x;
     double* y;
     __device__ void operator()(long long i) const { y[i] = mul_add(a, x[i], y[i]); }
+};
+
+struct XpbyOp {  // y = x + b y (vec::xpby)
+    const double* x;
+    double b;
+    double* y;
+    __device__ void operator()(long long i) const { y[i] = mul_add(b, y[i], x[i]); }
+};
+
+// ---- QMR's fused passes (core/krylov/krylov.cpp's qmr(), element for element) --------------
+
+struct QmrScalePass {  // v = v / rho;  w = w / xi;  z = z / xi (z null: z is w);  z^T v
+    double* v;
+    double* w;
+    double* z;
+    double v_scale, w_scale;
+    __device__ void operator()(long long i, double (&t)[1]) const {
+        v[i] = mul(v_scale, v[i]);
+        w[i] = mul(w_scale, w[i]);
+        double zi = w[i];
+        if (z != nullptr) {
+            z[i] = mul(w_scale, z[i]);
+            zi = z[i];
+        }
+        t[0] = mul(zi, v[i]);
+    }
+};
+
+struct QmrVPass {  // v = a - beta v;  ||v||^2 (v~ from p~, and w~ from A^T q)
+    double* v;
+    const double* a;
+    double beta;
+    __device__ void operator()(long long i, double (&t)[1]) const {
+        v[i] = mul_add(-beta, v[i], a[i]);
+        t[0] = mul(v[i], v[i]);
+    }
+};
+
+struct QmrUpdatePass {  // d = eta p + c d;  s = eta p~ + c s;  x += d;  r -= s;  ||r||^2
+    double *d, *s, *x, *r;
+    const double *p, *pt;
+    double eta, c;
+    __device__ void operator()(long long i, double (&t)[1]) const {
+        d[i] = mul_add(c, d[i], mul(eta, p[i]));
+        s[i] = mul_add(c, s[i], mul(eta, pt[i]));
+        x[i] = mul_add(1.0, d[i], x[i]);
+        r[i] = mul_add(-1.0, s[i], r[i]);
+        t[0] = mul(r[i], r[i]);
+    }
 };
 
 struct XmayOp {  // z = x - a y
@@ -209,10 +260,13 @@ std::string num(double v) {
     return buf;
 }
 
-class SlabBicgstab final : public SlabSolver {
+/// What a GPU rank's Krylov solver needs whatever its method: the slab's operator and
+/// preconditioner on the device, b and x, the products with host-staged halos, the fused passes
+/// joined across the ranks, and solve()'s frame (copies in and out, the true residual).
+class SlabBase : public SlabSolver {
   public:
-    SlabBicgstab(const SolverSettings& s, const GHMatrix& slab, const SlabLayout& layout,
-                 const SlabNeighbours& neighbours)
+    SlabBase(const SolverSettings& s, const GHMatrix& slab, const SlabLayout& layout,
+             const SlabNeighbours& neighbours)
         : made_(Clock::now()),
           layout_(layout),
           neighbours_(neighbours),
@@ -220,24 +274,25 @@ class SlabBicgstab final : public SlabSolver {
           plane_cells_(static_cast<long long>(slab.ny()) * slab.nz()),
           op_(slab, default_variant()),
           M_(upload_preconditioner(slab, s.preconditioner, s.block_shape)),
-          b_(rows_), x_(rows_), r_(rows_), r_hat_(rows_), p_(rows_), v_(rows_), s_(rows_),
-          t_(rows_), rp_(M_ ? rows_ : 0), vp_(M_ ? rows_ : 0), sp_(M_ ? rows_ : 0),
+          b_(rows_),
+          x_(rows_),
           planes_(4 * static_cast<std::size_t>(layout.plane)),
           entries_{layout.own_at, layout.own, layout.wells_at, layout.own + layout.wells} {
         HEPTANE_CUDA_CHECK(cudaEventCreateWithFlags(&halo_in_, cudaEventDisableTiming));
         HEPTANE_CUDA_CHECK(cudaEventCreateWithFlags(&x_ready_, cudaEventDisableTiming));
         HEPTANE_CUDA_CHECK(cudaEventCreateWithFlags(&pass_done_, cudaEventDisableTiming));
-        for (Buffer<double>* v : {&b_, &x_, &r_, &r_hat_, &p_, &v_, &s_, &t_, &rp_, &vp_, &sp_})
-            v->zero(stream_.get());  // the halo rows of products are never computed
-        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
         info_.backend = "gpu";
         info_.kernel = "multi_kernel/slab";
-        info_.cost = bicgstab_cpu_cost();
         info_.counts.matrix_uploads = 1;
         info_.counts.factorizations = M_ ? 1 : 0;
-        info_.workspace_bytes = (M_ ? 11 : 8) * rows_ * sizeof(double);
-        info_.setup_seconds = std::chrono::duration<double>(Clock::now() - made_).count();
     }
+    ~SlabBase() override {
+        cudaEventDestroy(halo_in_);
+        cudaEventDestroy(x_ready_);
+        cudaEventDestroy(pass_done_);
+    }
+    SlabBase(const SlabBase&) = delete;
+    SlabBase& operator=(const SlabBase&) = delete;
 
     void update(const GHMatrix& slab) override {
         const auto t0 = Clock::now();
@@ -266,8 +321,8 @@ class SlabBicgstab final : public SlabSolver {
         HEPTANE_CUDA_CHECK(cudaStreamSynchronize(st));
         const auto t_down = Clock::now();
         HEPTANE_CUDA_CHECK(cudaMemcpyAsync(x, x_.get() + layout_.own_at,
-                                           layout_.own * sizeof(double),
-                                           cudaMemcpyDeviceToHost, st));
+                                           layout_.own * sizeof(double), cudaMemcpyDeviceToHost,
+                                           st));
         if (layout_.wells > 0) {
             HEPTANE_CUDA_CHECK(cudaMemcpyAsync(x + layout_.own, x_.get() + layout_.wells_at,
                                                layout_.wells * sizeof(double),
@@ -280,21 +335,22 @@ class SlabBicgstab final : public SlabSolver {
         return result;
     }
 
-    ~SlabBicgstab() override {
-        cudaEventDestroy(halo_in_);
-        cudaEventDestroy(x_ready_);
-        cudaEventDestroy(pass_done_);
-    }
-    SlabBicgstab(const SlabBicgstab&) = delete;
-    SlabBicgstab& operator=(const SlabBicgstab&) = delete;
-
     SolverInfo info() const override { return info_; }
     SlabTimes times() const override { return times_; }
 
-  private:
-    double* rp() const { return M_ ? rp_.get() : r_.get(); }
-    double* vp() const { return M_ ? vp_.get() : v_.get(); }
-    double* sp() const { return M_ ? sp_.get() : s_.get(); }
+  protected:
+    /// The method's iteration on b_ and x_ (core/krylov/krylov.cpp's, with the device vectors).
+    virtual SolveResult iterate(const SolveOptions& opt) = 0;
+
+    /// Work vectors of the slab's size, zeroed: the halo rows of products are never computed.
+    void zero(std::initializer_list<Buffer<double>*> vectors) {
+        for (Buffer<double>* v : vectors) v->zero(stream_.get());
+        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+    }
+    void finish_setup(std::size_t vectors) {
+        info_.workspace_bytes = vectors * rows_ * sizeof(double);
+        info_.setup_seconds = std::chrono::duration<double>(Clock::now() - made_).count();
+    }
 
     /// The rank's local vector (owned cells, wells) into slab vector d (halo planes zero).
     void upload(const double* local, double* d) {
@@ -339,9 +395,8 @@ class SlabBicgstab final : public SlabSolver {
         const long long head_end = whole > 0 ? span.first : c0 + cells;
         const long long tail_begin = whole > 0 ? span.last : c0 + cells;
         const long long slab_of = layout_.own_at - c0;  // slab index of global cell entry g - g
-        const LooseEntries loose{layout_.own_at,           head_end - c0,
-                                 tail_begin + slab_of,     c0 + cells - tail_begin,
-                                 layout_.wells_at,         layout_.wells};
+        const LooseEntries loose{layout_.own_at,          head_end - c0,    tail_begin + slab_of,
+                                 c0 + cells - tail_begin, layout_.wells_at, layout_.wells};
         const long long count = loose.count();
         ensure_parts(static_cast<std::size_t>(Q * (whole + count)));
         double* d_chunks = parts_->get();  // mapped host memory (unified addressing)
@@ -390,13 +445,13 @@ class SlabBicgstab final : public SlabSolver {
 
     double dot(const double* u, const double* v) { return sums<1>(DotPass{u, v})[0]; }
 
-    /// y = A x on the slab. With neighbours, the halo planes of x travel through the host
-    /// while the GPU computes the rows that do not need them (the interior cells and the
-    /// wells); the edge planes' rows follow once the halo planes are in.
-    void product(double* x, double* y) {
+    /// y = A x (A^T x with `transpose`) on the slab. With neighbours, the halo planes of x
+    /// travel through the host while the GPU computes the rows that do not need them (the
+    /// interior cells and the wells); the edge planes' rows follow once the halo planes are in.
+    void product(double* x, double* y, bool transpose = false) {
         const cudaStream_t st = stream_.get();
         if (!layout_.lo_halo && !layout_.hi_halo) {
-            op_.apply(x, y, false, st);
+            op_.apply(x, y, transpose, st);
             return;
         }
         const long long plane = layout_.plane, K = plane / plane_cells_;
@@ -423,14 +478,14 @@ class SlabBicgstab final : public SlabSolver {
             HEPTANE_CUDA_CHECK(cudaMemcpyAsync(last, own + layout_.own - plane, bytes,
                                                cudaMemcpyDeviceToHost, cp));
         }
-        op_.apply_rows(x, y, ib, ie, true, st);  // interior cells and wells, meanwhile
+        op_.apply_rows(x, y, ib, ie, true, transpose, st);   // interior cells and wells, meanwhile
         HEPTANE_CUDA_CHECK(cudaEventSynchronize(x_ready_));  // x computed: time the exchange only
         const auto t0 = Clock::now();
         HEPTANE_CUDA_CHECK(cudaStreamSynchronize(cp));
         neighbours_.exchange(first, last, lo, hi);
         if (layout_.lo_halo) {
-            HEPTANE_CUDA_CHECK(cudaMemcpyAsync(x + layout_.own_at - plane, lo, bytes,
-                                               cudaMemcpyHostToDevice, cp));
+            HEPTANE_CUDA_CHECK(
+                cudaMemcpyAsync(x + layout_.own_at - plane, lo, bytes, cudaMemcpyHostToDevice, cp));
         }
         if (layout_.hi_halo) {
             HEPTANE_CUDA_CHECK(cudaMemcpyAsync(x + layout_.own_at + layout_.own, hi, bytes,
@@ -440,12 +495,8 @@ class SlabBicgstab final : public SlabSolver {
         HEPTANE_CUDA_CHECK(cudaStreamWaitEvent(st, halo_in_, 0));
         times_.halo_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
         ++times_.halo_exchanges;
-        op_.apply_rows(x, y, c0, ib == ie ? c1 : ib, false, st);  // the edge planes' rows
-        if (ib != ie) op_.apply_rows(x, y, ie, c1, false, st);
-    }
-
-    void precondition(const double* r, double* z) {
-        if (M_) M_->apply(r, z, stream_.get());
+        op_.apply_rows(x, y, c0, ib == ie ? c1 : ib, false, transpose, st);  // the edge planes
+        if (ib != ie) op_.apply_rows(x, y, ie, c1, false, transpose, st);
     }
 
     /// r = b - A x; returns ||r||.
@@ -454,47 +505,114 @@ class SlabBicgstab final : public SlabSolver {
         return std::sqrt(sums<1>(ResidualPass{b_.get(), r})[0]);
     }
 
-    /// core/krylov/krylov.cpp's bicgstab(), with the vectors on the device.
-    SolveResult iterate(const SolveOptions& opt) {
-        SolveResult result;
-        const double bnorm = std::sqrt(dot(b_.get(), b_.get()));
+    /// ||b||; false with the result set when the solve is trivial (||b|| zero or not finite),
+    /// as SolverFrame::trivial.
+    bool start(SolveResult& result, double& bnorm) {
+        bnorm = std::sqrt(dot(b_.get(), b_.get()));
         if (!std::isfinite(bnorm)) {
             result.status = SolveStatus::non_finite;
             result.detail = "||b|| is not finite";
-            return result;
+            return false;
         }
         if (bnorm == 0.0) {
             HEPTANE_CUDA_CHECK(cudaMemsetAsync(x_.get(), 0, rows_ * sizeof(double), stream_.get()));
             result.status = SolveStatus::converged;
             result.history = {0.0};
-            return result;
-        }
-        const auto record = [&](int it, double rnorm) {
-            result.iterations = it;
-            result.relative_residual = rnorm / bnorm;
-            result.history.push_back(result.relative_residual);
-            if (opt.progress) opt.progress(it, result.relative_residual);
-            if (!std::isfinite(result.relative_residual)) {
-                result.status = SolveStatus::non_finite;
-                result.detail = "the residual is not finite at iteration " + std::to_string(it);
-                return true;
-            }
-            if (result.relative_residual <= opt.tolerance) {
-                result.status = SolveStatus::converged;
-                return true;
-            }
             return false;
-        };
-        const auto fail = [&](double value, const std::string& what, int it) {
-            result.status = std::isfinite(value) ? SolveStatus::breakdown : SolveStatus::non_finite;
-            result.detail = what + " at iteration " + std::to_string(it);
-        };
+        }
         result.status = SolveStatus::max_iterations;
+        return true;
+    }
+
+    /// SolverFrame::record: the recurrence residual of iteration `it`; true when the solve
+    /// must stop (converged or non-finite).
+    static bool record(SolveResult& result, double bnorm, int it, double rnorm,
+                       const SolveOptions& opt) {
+        result.iterations = it;
+        result.relative_residual = rnorm / bnorm;
+        result.history.push_back(result.relative_residual);
+        if (opt.progress) opt.progress(it, result.relative_residual);
+        if (!std::isfinite(result.relative_residual)) {
+            result.status = SolveStatus::non_finite;
+            result.detail = "the residual is not finite at iteration " + std::to_string(it);
+            return true;
+        }
+        if (result.relative_residual <= opt.tolerance) {
+            result.status = SolveStatus::converged;
+            return true;
+        }
+        return false;
+    }
+
+    /// SolverFrame::fail: breakdown, or non_finite when `value` is not finite.
+    static void fail(SolveResult& result, double value, const std::string& what, int it) {
+        result.status = std::isfinite(value) ? SolveStatus::breakdown : SolveStatus::non_finite;
+        result.detail = what + " at iteration " + std::to_string(it);
+    }
+
+    Clock::time_point made_;
+    SlabLayout layout_;
+    const SlabNeighbours& neighbours_;
+    const Distribution* dist_ = nullptr;
+    long long rows_;
+    Stream stream_, copies_;  ///< the solve's kernels; the halo planes' copies in
+    cudaEvent_t halo_in_ = nullptr, x_ready_ = nullptr, pass_done_ = nullptr;
+    long long plane_cells_;  ///< cells of an i-plane (ny nz)
+    DeviceGH op_;
+    std::unique_ptr<DevicePreconditioner> M_;
+    Buffer<double> b_, x_;
+    std::unique_ptr<Pinned> parts_;  ///< a pass's parts, written by its kernels
+    std::size_t parts_size_ = 0;
+    Pinned planes_;  ///< first, last owned plane; lo, hi halo plane
+    RankEntries entries_;
+    SolverInfo info_;
+    SlabTimes times_;
+};
+
+class SlabBicgstab final : public SlabBase {
+  public:
+    SlabBicgstab(const SolverSettings& s, const GHMatrix& slab, const SlabLayout& layout,
+                 const SlabNeighbours& neighbours)
+        : SlabBase(s, slab, layout, neighbours),
+          r_(rows_),
+          r_hat_(rows_),
+          p_(rows_),
+          v_(rows_),
+          s_(rows_),
+          t_(rows_),
+          rp_(M_ ? rows_ : 0),
+          vp_(M_ ? rows_ : 0),
+          sp_(M_ ? rows_ : 0) {
+        zero({&b_, &x_, &r_, &r_hat_, &p_, &v_, &s_, &t_, &rp_, &vp_, &sp_});
+        info_.cost = bicgstab_cpu_cost();
+        finish_setup(M_ ? 11 : 8);
+    }
+
+  private:
+    double* rp() const { return M_ ? rp_.get() : r_.get(); }
+    double* vp() const { return M_ ? vp_.get() : v_.get(); }
+    double* sp() const { return M_ ? sp_.get() : s_.get(); }
+
+    void precondition(const double* r, double* z) {
+        if (M_) M_->apply(r, z, stream_.get());
+    }
+
+    /// core/krylov/krylov.cpp's bicgstab(), with the vectors on the device.
+    SolveResult iterate(const SolveOptions& opt) override {
+        SolveResult result;
+        double bnorm = 0.0;
+        if (!start(result, bnorm)) return result;
+        const auto record_it = [&](int it, double rnorm) {
+            return record(result, bnorm, it, rnorm, opt);
+        };
+        const auto fail_it = [&](double value, const std::string& what, int it) {
+            fail(result, value, what, it);
+        };
         double* const r = r_.get();
         double* const r_hat = r_hat_.get();
         BicgstabRecurrence R;
         R.start(residual(r));
-        if (!record(0, R.r_norm)) {
+        if (!record_it(0, R.r_norm)) {
             each(CopyOp{r, r_hat});
             precondition(r, rp());
             bool have_rho = false;
@@ -503,14 +621,14 @@ class SlabBicgstab final : public SlabSolver {
                 double rho = have_rho ? next_rho : dot(r_hat, r);
                 const int rho_check = R.check_rho(rho, opt.max_restarts);
                 if (rho_check == kRhoNonFinite) {
-                    fail(rho, "rho = (r_hat, r) is not finite", it);
+                    fail_it(rho, "rho = (r_hat, r) is not finite", it);
                     break;
                 }
                 if (rho_check == kRhoZero) {
-                    fail(rho,
-                         "rho = (r_hat, r) = " + num(rho) + " (numerically zero, " +
-                             std::to_string(R.restarts) + " restarts)",
-                         it);
+                    fail_it(rho,
+                            "rho = (r_hat, r) = " + num(rho) + " (numerically zero, " +
+                                std::to_string(R.restarts) + " restarts)",
+                            it);
                     break;
                 }
                 if (rho_check == kRhoRestart) {
@@ -530,7 +648,7 @@ class SlabBicgstab final : public SlabSolver {
                 precondition(v_.get(), vp());
                 const double sigma = dot(r_hat, v_.get());
                 if (!R.accept_sigma(sigma)) {
-                    fail(sigma, "(r_hat, A p) = " + num(sigma), it);
+                    fail_it(sigma, "(r_hat, A p) = " + num(sigma), it);
                     break;
                 }
                 const double alpha = R.alpha;
@@ -542,13 +660,13 @@ class SlabBicgstab final : public SlabSolver {
                 if (BicgstabRecurrence::half_step(s_norm, bnorm, opt.tolerance)) {
                     each(AxpyOp{alpha, p_.get(), x_.get()});
                     each(CopyOp{s_.get(), r});
-                    record(it, s_norm);
+                    record_it(it, s_norm);
                     break;
                 }
                 product(sp(), t_.get());
                 const auto t_dots = sums<2>(TPass{t_.get(), s_.get()});
                 if (!R.accept_t(t_dots[0], t_dots[1])) {
-                    fail(t_dots[0], "(t, t) = " + num(t_dots[0]), it);
+                    fail_it(t_dots[0], "(t, t) = " + num(t_dots[0]), it);
                     break;
                 }
                 // r^ = M^-1 r while the host joins ||r|| and (r_hat, r) (unused if it stops).
@@ -559,9 +677,9 @@ class SlabBicgstab final : public SlabSolver {
                 const double r_norm = std::sqrt(r_dots[0]);
                 have_rho = true;
                 next_rho = r_dots[1];
-                if (record(it, r_norm)) break;
+                if (record_it(it, r_norm)) break;
                 if (!R.next(r_norm)) {
-                    fail(R.omega, "omega = (t, s) / (t, t) = 0", it);
+                    fail_it(R.omega, "omega = (t, s) / (t, t) = 0", it);
                     break;
                 }
             }
@@ -572,23 +690,125 @@ class SlabBicgstab final : public SlabSolver {
         return result;
     }
 
-    Clock::time_point made_;
-    SlabLayout layout_;
-    const SlabNeighbours& neighbours_;
-    const Distribution* dist_ = nullptr;
-    long long rows_;
-    Stream stream_, copies_;  ///< the solve's kernels; the halo planes' copies in
-    cudaEvent_t halo_in_ = nullptr, x_ready_ = nullptr, pass_done_ = nullptr;
-    long long plane_cells_;  ///< cells of an i-plane (ny nz)
-    DeviceGH op_;
-    std::unique_ptr<DevicePreconditioner> M_;
-    Buffer<double> b_, x_, r_, r_hat_, p_, v_, s_, t_, rp_, vp_, sp_;
-    std::unique_ptr<Pinned> parts_;  ///< a pass's parts, written by its kernels
-    std::size_t parts_size_ = 0;
-    Pinned planes_;  ///< first, last owned plane; lo, hi halo plane
-    RankEntries entries_;
-    SolverInfo info_;
-    SlabTimes times_;
+    Buffer<double> r_, r_hat_, p_, v_, s_, t_, rp_, vp_, sp_;
+};
+
+class SlabQmr final : public SlabBase {
+  public:
+    SlabQmr(const SolverSettings& s, const GHMatrix& slab, const SlabLayout& layout,
+            const SlabNeighbours& neighbours)
+        : SlabBase(s, slab, layout, neighbours),
+          r_(rows_),
+          v_(rows_),
+          w_(rows_),
+          p_(rows_),
+          q_(rows_),
+          pt_(rows_),
+          d_(rows_),
+          s_(rows_),
+          work_(rows_),
+          z_(M_ ? rows_ : 0),
+          y_(M_ ? rows_ : 0) {
+        zero({&b_, &x_, &r_, &v_, &w_, &p_, &q_, &pt_, &d_, &s_, &work_, &z_, &y_});
+        info_.cost = qmr_cpu_cost();
+        finish_setup(M_ ? 13 : 11);
+    }
+
+  private:
+    /// core/krylov/krylov.cpp's qmr() (Templates Fig. 2.8, M1 = I, M2 = M), with the vectors on
+    /// the device: y = v, z~ = z, and z = w without a preconditioner.
+    SolveResult iterate(const SolveOptions& opt) override {
+        SolveResult result;
+        double bnorm = 0.0;
+        if (!start(result, bnorm)) return result;
+        const auto fail_it = [&](double value, const std::string& what, int it) {
+            fail(result, value, what, it);
+        };
+        double *const r = r_.get(), *const v = v_.get(), *const w = w_.get();
+        double *const p = p_.get(), *const q = q_.get(), *const pt = pt_.get();
+        double* const z = M_ ? z_.get() : w;
+        // r = b - A x;  v~ = r, rho = ||v~||;  w~ = r, z = M^{-T} w~, xi = ||z||
+        const double r0 = residual(r);
+        QmrRecurrence givens;
+        givens.tau = r0;
+        result.quasi_history.push_back(givens.tau / bnorm);
+        if (!record(result, bnorm, 0, r0, opt)) {
+            each(CopyOp{r, v});
+            each(CopyOp{r, w});
+            if (M_) M_->apply_transpose(w, z, stream_.get());
+            double rho = r0;
+            double xi = std::sqrt(dot(z, z));
+            double eps = 1.0;
+            for (int it = 1; it <= opt.max_iterations; ++it) {
+                if (rho == 0.0 || xi == 0.0) {
+                    fail_it(rho * xi, rho == 0.0 ? "rho = ||v~|| = 0" : "xi = ||z|| = 0", it);
+                    break;
+                }
+                // v = v~ / rho (= y);  w = w~ / xi;  z = z / xi;  delta = z^T y: one pass
+                const double delta =
+                    sums<1>(QmrScalePass{v, w, M_ ? z : nullptr, 1.0 / rho, 1.0 / xi})[0];
+                if (delta == 0.0 || !std::isfinite(delta)) {
+                    fail_it(delta, "delta = z^T y = " + num(delta), it);
+                    break;
+                }
+                // y~ = M2^{-1} y;  z~ = z
+                const double* y_tilde = v;
+                if (M_) {
+                    M_->apply(v, y_.get(), stream_.get());
+                    y_tilde = y_.get();
+                }
+                if (it == 1) {
+                    each(CopyOp{y_tilde, p});  // p = y~
+                    each(CopyOp{z, q});        // q = z~
+                } else {
+                    // p = y~ - (xi delta / eps) p;  q = z~ - (rho delta / eps) q
+                    each(XpbyOp{y_tilde, -xi * delta / eps, p});
+                    each(XpbyOp{z, -rho * delta / eps, q});
+                }
+                // p~ = A p;  eps = q^T p~;  beta = eps / delta
+                product(p, pt);
+                eps = dot(q, pt);
+                if (eps == 0.0 || !std::isfinite(eps)) {
+                    fail_it(eps, "epsilon = q^T A p = " + num(eps), it);
+                    break;
+                }
+                const double beta = eps / delta;
+                if (beta == 0.0) {
+                    fail_it(beta, "beta = epsilon / delta = 0", it);
+                    break;
+                }
+                // v~ = p~ - beta v;  rho_new = ||v~||
+                const double rho_new = std::sqrt(sums<1>(QmrVPass{v, pt, beta})[0]);
+                // w~ = A^T q - beta w;  z = M2^{-T} w~;  xi_new = ||z||
+                product(q, work_.get(), true);
+                double xi_new = 0.0;
+                if (!M_) {  // z = w~: its norm in the same pass
+                    xi_new = std::sqrt(sums<1>(QmrVPass{w, work_.get(), beta})[0]);
+                } else {
+                    each(XpbyOp{work_.get(), -beta, w});
+                    M_->apply_transpose(w, z, stream_.get());
+                    xi_new = std::sqrt(dot(z, z));
+                }
+                const double gamma = givens.step(rho, rho_new, beta, it == 1);
+                if (gamma == 0.0 || !std::isfinite(gamma)) {
+                    fail_it(gamma, "gamma = 0", it);
+                    break;
+                }
+                // d = eta p + c d;  s = eta p~ + c s;  x = x + d;  r = r - s;  ||r||: one pass
+                const double r_norm = std::sqrt(sums<1>(QmrUpdatePass{
+                    d_.get(), s_.get(), x_.get(), r, p, pt, givens.eta, givens.c})[0]);
+                result.quasi_history.push_back(givens.tau / bnorm);
+                if (record(result, bnorm, it, r_norm, opt)) break;
+                rho = rho_new;
+                xi = xi_new;
+            }
+        }
+        // The true residual ||b - A x|| / ||b||, A x into work.
+        result.true_relative_residual = residual(work_.get()) / bnorm;
+        return result;
+    }
+
+    Buffer<double> r_, v_, w_, p_, q_, pt_, d_, s_, work_, z_, y_;
 };
 
 }  // namespace
@@ -597,9 +817,9 @@ class SlabBicgstab final : public SlabSolver {
 std::unique_ptr<SlabSolver> make_slab_solver(const SolverSettings& settings, const GHMatrix& slab,
                                              const SlabLayout& layout,
                                              const SlabNeighbours& neighbours) {
-    if (settings.method != Method::bicgstab) {
+    if (settings.method != Method::bicgstab && settings.method != Method::qmr) {
         throw NotSupported(std::string("method ") + to_string(settings.method) +
-                           " does not run on GPU ranks yet (bicgstab does)");
+                           " does not run on GPU ranks yet (bicgstab and qmr do)");
     }
     if (settings.preconditioner != PreconditionerKind::none &&
         settings.preconditioner != PreconditionerKind::point_block_jacobi &&
@@ -607,6 +827,9 @@ std::unique_ptr<SlabSolver> make_slab_solver(const SolverSettings& settings, con
         throw NotSupported(std::string("preconditioner ") + to_string(settings.preconditioner) +
                            " does not run on GPU ranks yet (none, point_block_jacobi and "
                            "line_jacobi do)");
+    }
+    if (settings.method == Method::qmr) {
+        return std::make_unique<detail::SlabQmr>(settings, slab, layout, neighbours);
     }
     return std::make_unique<detail::SlabBicgstab>(settings, slab, layout, neighbours);
 }
