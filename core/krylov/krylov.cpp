@@ -10,6 +10,7 @@
 #include "core/base/vector_ops.hpp"
 #include "core/krylov/bicgstab_recurrence.hpp"
 #include "core/krylov/qmr_recurrence.hpp"
+#include "core/krylov/solve_record.hpp"
 
 namespace heptane {
 namespace {
@@ -65,26 +66,12 @@ struct SolverFrame {
     /// Records the recurrence residual of iteration `it`; returns true when the solve must
     /// stop (converged or non-finite).
     bool record(int it, double rnorm, const SolveOptions& opt) {
-        result.iterations = it;
-        result.relative_residual = rnorm / bnorm;
-        result.history.push_back(result.relative_residual);
-        if (opt.progress) opt.progress(it, result.relative_residual);
-        if (!std::isfinite(result.relative_residual)) {
-            result.status = SolveStatus::non_finite;
-            result.detail = "the residual is not finite at iteration " + std::to_string(it);
-            return true;
-        }
-        if (result.relative_residual <= opt.tolerance) {
-            result.status = SolveStatus::converged;
-            return true;
-        }
-        return false;
+        return record_iteration(result, bnorm, it, rnorm, opt);
     }
 
     /// Sets status breakdown unless `value` is non-finite (then non_finite). Always true.
     bool fail(double value, const std::string& what, int it) {
-        result.status = std::isfinite(value) ? SolveStatus::breakdown : SolveStatus::non_finite;
-        result.detail = what + " at iteration " + std::to_string(it);
+        record_breakdown(result, value, what, it);
         return true;
     }
 

@@ -82,8 +82,8 @@ TEST(MpiSum, SeveralSumsInOneGatherWithCachedSizes) {
             const auto t = test::mixed_terms(static_cast<std::size_t>(n), 10 * round + q);
             const std::vector<double> ones(t.size(), 1.0);
             whole.push_back(vec::dot(t.data(), ones.data(), static_cast<index_t>(n)));
-            mine.push_back(
-                {piece_sums(begin, end, [&](long long g) { return t[static_cast<std::size_t>(g)]; })});
+            mine.push_back({piece_sums(
+                begin, end, [&](long long g) { return t[static_cast<std::size_t>(g)]; })});
         }
         const std::vector<double> got = allreduce_canonical(mine, comm, &counts);
         ASSERT_EQ(got.size(), 2u);
@@ -92,7 +92,8 @@ TEST(MpiSum, SeveralSumsInOneGatherWithCachedSizes) {
     }
     ASSERT_EQ(counts.size(), static_cast<std::size_t>(size_of(comm)));
     // A message of another size than the kept one: every rank throws before any gather.
-    std::vector<std::vector<PieceSums>> other = {{piece_sums(begin, end, [](long long) { return 1.0; })}};
+    std::vector<std::vector<PieceSums>> other = {
+        {piece_sums(begin, end, [](long long) { return 1.0; })}};
     EXPECT_THROW(allreduce_canonical(other, comm, &counts), std::logic_error);
 }
 

@@ -21,6 +21,7 @@
 #include "core/krylov/bicgstab_recurrence.hpp"
 #include "core/krylov/names.hpp"
 #include "core/krylov/qmr_recurrence.hpp"
+#include "core/krylov/solve_record.hpp"
 #include "gpu/slab_solver.hpp"
 #include "gpu/solvers.hpp"
 #include "gpu/spmv.hpp"
@@ -524,32 +525,6 @@ class SlabBase : public SlabSolver {
         return true;
     }
 
-    /// SolverFrame::record: the recurrence residual of iteration `it`; true when the solve
-    /// must stop (converged or non-finite).
-    static bool record(SolveResult& result, double bnorm, int it, double rnorm,
-                       const SolveOptions& opt) {
-        result.iterations = it;
-        result.relative_residual = rnorm / bnorm;
-        result.history.push_back(result.relative_residual);
-        if (opt.progress) opt.progress(it, result.relative_residual);
-        if (!std::isfinite(result.relative_residual)) {
-            result.status = SolveStatus::non_finite;
-            result.detail = "the residual is not finite at iteration " + std::to_string(it);
-            return true;
-        }
-        if (result.relative_residual <= opt.tolerance) {
-            result.status = SolveStatus::converged;
-            return true;
-        }
-        return false;
-    }
-
-    /// SolverFrame::fail: breakdown, or non_finite when `value` is not finite.
-    static void fail(SolveResult& result, double value, const std::string& what, int it) {
-        result.status = std::isfinite(value) ? SolveStatus::breakdown : SolveStatus::non_finite;
-        result.detail = what + " at iteration " + std::to_string(it);
-    }
-
     Clock::time_point made_;
     SlabLayout layout_;
     const SlabNeighbours& neighbours_;
@@ -603,10 +578,10 @@ class SlabBicgstab final : public SlabBase {
         double bnorm = 0.0;
         if (!start(result, bnorm)) return result;
         const auto record_it = [&](int it, double rnorm) {
-            return record(result, bnorm, it, rnorm, opt);
+            return record_iteration(result, bnorm, it, rnorm, opt);
         };
         const auto fail_it = [&](double value, const std::string& what, int it) {
-            fail(result, value, what, it);
+            record_breakdown(result, value, what, it);
         };
         double* const r = r_.get();
         double* const r_hat = r_hat_.get();
@@ -722,7 +697,7 @@ class SlabQmr final : public SlabBase {
         double bnorm = 0.0;
         if (!start(result, bnorm)) return result;
         const auto fail_it = [&](double value, const std::string& what, int it) {
-            fail(result, value, what, it);
+            record_breakdown(result, value, what, it);
         };
         double *const r = r_.get(), *const v = v_.get(), *const w = w_.get();
         double *const p = p_.get(), *const q = q_.get(), *const pt = pt_.get();
@@ -732,7 +707,7 @@ class SlabQmr final : public SlabBase {
         QmrRecurrence givens;
         givens.tau = r0;
         result.quasi_history.push_back(givens.tau / bnorm);
-        if (!record(result, bnorm, 0, r0, opt)) {
+        if (!record_iteration(result, bnorm, 0, r0, opt)) {
             each(CopyOp{r, v});
             each(CopyOp{r, w});
             if (M_) M_->apply_transpose(w, z, stream_.get());
@@ -798,7 +773,7 @@ class SlabQmr final : public SlabBase {
                 const double r_norm = std::sqrt(sums<1>(QmrUpdatePass{
                     d_.get(), s_.get(), x_.get(), r, p, pt, givens.eta, givens.c})[0]);
                 result.quasi_history.push_back(givens.tau / bnorm);
-                if (record(result, bnorm, it, r_norm, opt)) break;
+                if (record_iteration(result, bnorm, it, r_norm, opt)) break;
                 rho = rho_new;
                 xi = xi_new;
             }
