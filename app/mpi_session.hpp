@@ -58,6 +58,8 @@ class MpiSlab {
     MpiSlab& operator=(const MpiSlab&) = delete;
 
     const wells::Model& model() const { return model_; }
+    /// The slab's model, moved out (the slab is not used after).
+    wells::Model take_model() { return std::move(model_); }
     /// This rank's entries of b.
     std::vector<double> local_rhs() const;
     long long own_cells() const { return own_cells_; }

@@ -314,7 +314,7 @@ ValidationLine line(const char* name, bool passed, double value, double bound,
 }
 
 /// One problem through setup, validation, the timed phase and the final check. The system is
-/// kept in `model` for the performance model. The test faults apply to the defined problem.
+/// kept in `model` for the performance model (under mpirun: this rank's slab). The test faults apply to the defined problem.
 void run_problem(ProxyRun& run, ProblemRun& p, const ModelAt& model_at, wells::Model& model,
                  std::ostream& out) {
     const std::string& fault = p.name == "defined" ? run.args.fault : std::string();
@@ -441,6 +441,7 @@ void run_problem(ProxyRun& run, ProblemRun& p, const ModelAt& model_at, wells::M
     const double n = static_cast<double>(p.unknowns);
     p.solve_rate = n / p.solve_median;
     p.fom = n / (p.solve_median + p.setup_seconds / kSetupAmortization);
+    if (slab) model = slab->take_model();  // the performance model times this rank's slab
     p.gdof_iterations = n * p.iterations / p.solve_median / 1e9;
     p.effective_bandwidth = p.bytes_per_iteration * p.iterations / p.solve_median;
 }
@@ -623,12 +624,8 @@ int cmd_proxy(const ProxyArgs& args, std::ostream& out) {
             [](const proxy::ProblemSize& s) { return wells::generate(proxy::problem_model(s)); },
             model, out);
         run.per_rank = rank_lines(run);
-        if (d.fom > 0.0 && !mpi_launched()) {
-            run_model(run, model.system.matrix);
-        } else if (d.fom > 0.0) {  // under mpirun: the model of one rank's share, timed alone
-            model = wells::Model{};
-            run_model(run, wells::generate(proxy::problem_model(run.rank_size)).system.matrix);
-        }
+        // Under mpirun the model is this rank's slab (its planes and halo planes), timed alone.
+        if (d.fom > 0.0) run_model(run, model.system.matrix);
     }
     // The secondary variants: the same bytes as the defined problem, K x K synthetic blocks,
     // a quarter of its timed phase each.
