@@ -65,24 +65,20 @@ DistributedGH::DistributedGH(const GHMatrix& slab, int nx, const std::vector<int
             std::to_string(global_wells.size()) + " wells");
     }
     // Every rank's wells, in global order (rank r's slab has the wells of its own planes).
-    const std::vector<double> mine(global_wells.begin(), global_wells.end());
-    const std::vector<double> all = allgather(mine, comm_);
+    const std::vector<double> counts = allgather({static_cast<double>(global_wells.size())}, comm_);
+    const std::vector<double> all =
+        allgather(std::vector<double>(global_wells.begin(), global_wells.end()), comm_);
     wells_of_rank_.assign(static_cast<std::size_t>(ranks_), {});
-    for (double k : all) {
-        const auto well = static_cast<index_t>(k);
-        if (well < 0 || well >= total_wells) {
-            throw std::invalid_argument("DistributedGH: well " + std::to_string(well) + " of " +
-                                        std::to_string(total_wells));
-        }
-    }
-    // The ranks' lists in rank order: the counts are gathered with them.
-    std::vector<double> counts = allgather({static_cast<double>(global_wells.size())}, comm_);
     std::size_t at = 0;
     for (int r = 0; r < ranks_; ++r) {
-        const auto n = static_cast<std::size_t>(counts[static_cast<std::size_t>(r)]);
-        for (std::size_t j = 0; j < n; ++j)
-            wells_of_rank_[static_cast<std::size_t>(r)].push_back(static_cast<int>(all[at + j]));
-        at += n;
+        for (auto n = static_cast<std::size_t>(counts[static_cast<std::size_t>(r)]); n > 0; --n) {
+            const auto well = static_cast<index_t>(all[at++]);
+            if (well < 0 || well >= total_wells) {
+                throw std::invalid_argument("DistributedGH: well " + std::to_string(well) + " of " +
+                                            std::to_string(total_wells));
+            }
+            wells_of_rank_[static_cast<std::size_t>(r)].push_back(static_cast<int>(well));
+        }
     }
     if (at != static_cast<std::size_t>(total_wells)) {
         throw std::invalid_argument("DistributedGH: the ranks hold " + std::to_string(at) +
