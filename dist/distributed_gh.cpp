@@ -9,11 +9,13 @@
 
 namespace heptane::dist {
 
-DistributedGH::DistributedGH(const GHMatrix& A, MPI_Comm comm, bool transpose, bool cpu_product)
+DistributedGH::DistributedGH(const GHMatrix& A, MPI_Comm comm, bool transpose, bool cpu_product,
+                             int granularity)
     : comm_(comm),
       rank_(rank_of(comm)),
       ranks_(size_of(comm)),
       K_(A.block_size()),
+      granularity_(granularity > 1 ? granularity : 1),
       slab_(1, 1, 1, 1) {
     const int nx = A.nx();
     split(nx, static_cast<index_t>(A.ny()) * A.nz());
@@ -29,7 +31,7 @@ DistributedGH::DistributedGH(const GHMatrix& A, MPI_Comm comm, bool transpose, b
     for (index_t k = 0; k < A.num_wells(); ++k) {
         const index_t column = g.cell0[k] / A.nz();
         const int i = static_cast<int>(column / A.ny());
-        const int owner = slab_of_plane(nx_, i, ranks_);
+        const int owner = slab_of_plane(nx_, i, ranks_, granularity_);
         wells_of_rank_[static_cast<std::size_t>(owner)].push_back(static_cast<int>(k));
         if (owner != rank_) continue;
         const auto local = static_cast<std::int32_t>(w.d.size());
@@ -98,9 +100,11 @@ std::array<int, 2> DistributedGH::slab_window(int nx, int rank, int ranks) {
 }
 
 void DistributedGH::split(int nx, index_t plane) {
-    if (ranks_ > nx) {
-        throw std::invalid_argument("DistributedGH: " + std::to_string(ranks_) + " ranks for " +
-                                    std::to_string(nx) + " i-planes");
+    if (ranks_ > (nx + granularity_ - 1) / granularity_) {
+        throw std::invalid_argument(
+            "DistributedGH: " + std::to_string(ranks_) + " ranks for " + std::to_string(nx) +
+            " i-planes" +
+            (granularity_ > 1 ? " in groups of " + std::to_string(granularity_) : std::string()));
     }
     nx_ = nx;
     first_plane_ = plane_of_rank(rank_);
@@ -300,6 +304,26 @@ std::vector<double> DistributedGH::gather(const std::vector<double>& mine) const
     return global;
 }
 
-int DistributedGH::plane_of_rank(int r) const { return slab_first_plane(nx_, r, ranks_); }
+int DistributedGH::plane_of_rank(int r) const {
+    return slab_first_plane(nx_, r, ranks_, granularity_);
+}
+
+GHMatrix DistributedGH::own_planes() const {
+    GHMatrix own(end_plane_ - first_plane_, slab_.ny(), slab_.nz(), K_);
+    const index_t Ms = slab_.num_cells(), Mo = own.num_cells(), shift = lo_halo_ * plane_;
+    const index_t entries = static_cast<index_t>(kStencilSize) * K_ * K_;
+    for (index_t e = 0; e < entries; ++e) {
+        for (index_t m = 0; m < Mo; ++m) own.bdia()[e * Mo + m] = slab_.bdia()[e * Ms + m + shift];
+    }
+    WellArrays w = slab_.wells();  // every slab well is in an owned column
+    for (index_t& c : w.cell0) c -= shift;
+    if (!w.well_of_column.empty()) {
+        const auto columns = static_cast<std::ptrdiff_t>(shift / slab_.nz());
+        w.well_of_column.erase(w.well_of_column.begin(), w.well_of_column.begin() + columns);
+        w.well_of_column.resize(static_cast<std::size_t>(own.nx()) * own.ny());
+    }
+    own.set_wells(std::move(w));
+    return own;
+}
 
 }  // namespace heptane::dist

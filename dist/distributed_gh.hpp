@@ -21,17 +21,18 @@
 
 namespace heptane::dist {
 
-class DistributedGH final : public LinearOperator,
-                            public Distribution,
-                            public gpu::SlabNeighbours {
+class DistributedGH final : public LinearOperator, public Distribution, public gpu::SlabNeighbours {
   public:
     /// This rank's slab of A (every rank passes the same A): planes [i0, i1) with
     /// i0 = nx r / ranks. std::invalid_argument when there are more ranks than planes. The
     /// slab's product is the CPU solvers' (CpuGHOperator: cell-major at K >= 3, with the copy
     /// of H^T's blocks when `transpose`, for QMR); a GPU rank, which has its own, passes
     /// cpu_product false (apply() then throws std::logic_error).
-    DistributedGH(const GHMatrix& A, MPI_Comm comm, bool transpose = false,
-                  bool cpu_product = true);
+    /// With a granularity g > 1 the split keeps groups of g planes whole (a spatial block
+    /// preconditioner's blocks along i): std::invalid_argument when there are more ranks than
+    /// groups.
+    DistributedGH(const GHMatrix& A, MPI_Comm comm, bool transpose = false, bool cpu_product = true,
+                  int granularity = 1);
     /// This rank's slab as the rank generated it (wells::generate_planes with slab_window):
     /// `slab` holds the planes of slab_window(nx, rank, ranks) of a grid of nx i-planes and
     /// the wells of the owned planes, its well j being global well global_wells[j] of
@@ -56,8 +57,7 @@ class DistributedGH final : public LinearOperator,
         const std::vector<std::vector<PieceSums>>& mine) const override;
 
     /// The halo planes with the neighbouring ranks (gpu::SlabNeighbours; apply() uses it too).
-    void exchange(const double* first, const double* last, double* lo,
-                  double* hi) const override;
+    void exchange(const double* first, const double* last, double* lo, double* hi) const override;
     /// Where this rank's entries sit in the slab's vectors.
     gpu::SlabLayout layout() const;
 
@@ -79,6 +79,10 @@ class DistributedGH final : public LinearOperator,
     /// The slab as a GH matrix of its own (the owned planes, the halo planes, this rank's
     /// wells), and this rank's local vector in its layout (halo entries zero) and back.
     const GHMatrix& slab() const { return slab_; }
+    /// The owned planes alone as a GH matrix (with this rank's wells): what a preconditioner
+    /// whose blocks span several planes is built on, so that its blocks are the one-process
+    /// blocks (the split keeps them whole); its vectors are this rank's local vectors.
+    GHMatrix own_planes() const;
     void to_slab(const double* mine, double* slab_vector) const;
     void from_slab(const double* slab_vector, double* mine) const;
 
@@ -101,16 +105,17 @@ class DistributedGH final : public LinearOperator,
 
     MPI_Comm comm_;
     int rank_ = 0, ranks_ = 1, K_ = 1, nx_ = 0;
+    int granularity_ = 1;                  ///< the split keeps groups of this many planes whole
     int first_plane_ = 0, end_plane_ = 0;  ///< owned planes [first, end)
     int lo_halo_ = 0, hi_halo_ = 0;        ///< 1 where a neighbour rank lends a plane
     index_t plane_ = 0;                    ///< cells of a plane (ny nz)
     index_t own_cells_ = 0;
-    index_t global_cell_rows_ = 0;    ///< M K of the whole system
-    std::vector<int> wells_;          ///< global numbers of this rank's wells
-    std::vector<index_t> well_rows_;  ///< their global rows
+    index_t global_cell_rows_ = 0;                 ///< M K of the whole system
+    std::vector<int> wells_;                       ///< global numbers of this rank's wells
+    std::vector<index_t> well_rows_;               ///< their global rows
     std::vector<std::vector<int>> wells_of_rank_;  ///< every rank's wells, in global order
-    GHMatrix slab_;                   ///< the owned and halo planes, this rank's wells
-    std::unique_ptr<CpuGHOperator> slab_op_;  ///< the product on the slab
+    GHMatrix slab_;                                ///< the owned and halo planes, this rank's wells
+    std::unique_ptr<CpuGHOperator> slab_op_;       ///< the product on the slab
     mutable std::vector<double> x_slab_, y_slab_;
     mutable double halo_seconds_ = 0.0, reduction_seconds_ = 0.0;
     mutable std::map<std::size_t, std::vector<int>> gather_counts_;  ///< by number of sums

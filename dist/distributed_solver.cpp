@@ -1,5 +1,6 @@
 #include "dist/distributed_solver.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <stdexcept>
@@ -10,6 +11,7 @@
 #include "core/krylov/names.hpp"
 #include "core/precond/block_smoothers.hpp"
 #include "dist/distributed_gh.hpp"
+#include "dist/mpi_sum.hpp"
 #include "gpu/device.hpp"
 #include "gpu/slab_solver.hpp"
 
@@ -45,6 +47,32 @@ class SlabPreconditioner final : public Preconditioner {
     mutable std::vector<double> r_, z_;
 };
 
+/// A preconditioner whose blocks span several planes (spatial block Jacobi), built on the
+/// rank's own planes: the split keeps its blocks whole (DistributedGH's granularity), so they are
+/// the one-process blocks, and its vectors are the rank's local vectors.
+class OwnPlanesPreconditioner final : public Preconditioner {
+  public:
+    OwnPlanesPreconditioner(const DistributedGH& D, const SolverSettings& s)
+        : D_(D), own_(D.own_planes()), M_(make_preconditioner(own_, s)) {}
+    void apply(const double* r, double* z) const override { M_->apply(r, z); }
+    void apply_transpose(const double* r, double* z) const override { M_->apply_transpose(r, z); }
+    void update(const GHMatrix&) override {
+        own_ = D_.own_planes();
+        M_->update(own_);
+    }
+
+  private:
+    const DistributedGH& D_;
+    GHMatrix own_;
+    std::unique_ptr<Preconditioner> M_;
+};
+
+/// The planes a spatial block spans along i (the split must not cut them), else 1.
+int granularity(const SolverSettings& s, int nx) {
+    return s.preconditioner == PreconditionerKind::block_jacobi ? std::min(s.block_shape[0], nx)
+                                                                : 1;
+}
+
 /// This rank's node-local rank (ranks sharing a node, in rank order).
 int node_rank(MPI_Comm comm) {
     MPI_Comm node;
@@ -77,8 +105,11 @@ class DistributedSolver final : public LinearSolver {
                             std::to_string(device) + ", host-staged halos)";
         } else {
             D_ = make_slab(s_.method == Method::qmr, true);
-            if (s_.preconditioner != PreconditionerKind::none)
+            if (s_.preconditioner == PreconditionerKind::block_jacobi) {
+                M_ = std::make_unique<OwnPlanesPreconditioner>(*D_, s_);
+            } else if (s_.preconditioner != PreconditionerKind::none) {
                 M_ = std::make_unique<SlabPreconditioner>(*D_, s_);
+            }
             info_.backend = "cpu";
             info_.kernel = "reference over " + std::to_string(ranks) + " MPI ranks";
             info_.cost = s_.method == Method::qmr ? qmr_cpu_cost() : bicgstab_cpu_cost();
@@ -168,11 +199,17 @@ bool distributed_supports(const SolverSettings& s, std::string* why, bool gpu) {
     if (s.method != Method::bicgstab && s.method != Method::qmr) {
         reason = std::string("method ") + to_string(s.method) + " does not run over " +
                  (gpu ? "GPU" : "MPI") + " ranks yet (bicgstab and qmr do)";
+    } else if (gpu && s.preconditioner == PreconditionerKind::block_jacobi) {
+        reason =
+            "preconditioner block_jacobi does not run on GPU ranks yet (none, "
+            "point_block_jacobi and line_jacobi do; block_jacobi runs on CPU ranks)";
     } else if (s.preconditioner != PreconditionerKind::none &&
                s.preconditioner != PreconditionerKind::point_block_jacobi &&
-               s.preconditioner != PreconditionerKind::line_jacobi) {
+               s.preconditioner != PreconditionerKind::line_jacobi &&
+               s.preconditioner != PreconditionerKind::block_jacobi) {
         reason = std::string("preconditioner ") + to_string(s.preconditioner) +
-                 " does not run over MPI ranks yet (none, point_block_jacobi and line_jacobi do)";
+                 " does not run over MPI ranks yet (none, point_block_jacobi, line_jacobi and "
+                 "block_jacobi do)";
     }
     if (why != nullptr) *why = reason;
     return reason.empty();
@@ -182,10 +219,18 @@ std::unique_ptr<LinearSolver> make_distributed_solver(const SolverSettings& sett
                                                       const GHMatrix& A, MPI_Comm comm, bool gpu) {
     std::string why;
     if (!distributed_supports(settings, &why, gpu)) throw NotSupported(why);
+    const int g = granularity(settings, A.nx());
+    if (size_of(comm) > (A.nx() + g - 1) / g) {
+        throw InputError("solver.block_shape",
+                         std::to_string(size_of(comm)) + " ranks need as many blocks of " +
+                             std::to_string(g) + " i-planes (block_shape[0]) as ranks; the " +
+                             std::to_string(A.nx()) + " planes make " +
+                             std::to_string((A.nx() + g - 1) / g));
+    }
     return std::make_unique<DistributedSolver>(
         settings,
         [&](bool transpose, bool cpu_product) {
-            return std::make_unique<DistributedGH>(A, comm, transpose, cpu_product);
+            return std::make_unique<DistributedGH>(A, comm, transpose, cpu_product, g);
         },
         comm, gpu, &A);
 }
@@ -195,6 +240,11 @@ std::unique_ptr<LinearSolver> make_slab_solver(const SolverSettings& settings, c
                                                bool gpu) {
     std::string why;
     if (!distributed_supports(settings, &why, gpu)) throw NotSupported(why);
+    if (granularity(settings, where.nx) > 1) {
+        throw NotSupported(
+            "block_jacobi on slabs the ranks generated (their split keeps no "
+            "blocks whole)");
+    }
     return std::make_unique<DistributedSolver>(
         settings,
         [&](bool transpose, bool cpu_product) {

@@ -57,16 +57,20 @@ PieceSums piece_sums(long long begin, long long end, Term term) {
     return p;
 }
 
-/// The first i-plane of rank r's slab when nx planes are split over `ranks` (r = ranks: nx):
-/// nx r / ranks, the split of dist::DistributedGH.
-inline int slab_first_plane(int nx, int r, int ranks) {
-    return static_cast<int>(static_cast<long long>(nx) * r / ranks);
+/// The first i-plane of rank r's slab when nx planes are split over `ranks` (r = ranks: nx),
+/// the split of dist::DistributedGH: nx r / ranks; with a granularity g > 1 (spatial blocks of
+/// g planes must not be cut) the groups of g planes are split that way instead, g (ceil(nx /
+/// g) r / ranks) capped at nx.
+inline int slab_first_plane(int nx, int r, int ranks, int g = 1) {
+    const long long groups = (static_cast<long long>(nx) + g - 1) / g;
+    const long long first = g * (groups * r / ranks);
+    return static_cast<int>(first < nx ? first : nx);
 }
 
 /// The rank whose slab holds i-plane i (a well's column, hence the well, belongs to it).
-inline int slab_of_plane(int nx, int i, int ranks) {
+inline int slab_of_plane(int nx, int i, int ranks, int g = 1) {
     int r = 0;
-    while (r + 1 < ranks && slab_first_plane(nx, r + 1, ranks) <= i) ++r;
+    while (r + 1 < ranks && slab_first_plane(nx, r + 1, ranks, g) <= i) ++r;
     return r;
 }
 
@@ -84,7 +88,8 @@ class Distribution {
     virtual double combine(const std::vector<PieceSums>& mine) const = 0;
     /// Several sums at once (mine[q]: this rank's pieces of sum q); an implementation may
     /// join them in one message.
-    virtual std::vector<double> combine_each(const std::vector<std::vector<PieceSums>>& mine) const {
+    virtual std::vector<double> combine_each(
+        const std::vector<std::vector<PieceSums>>& mine) const {
         std::vector<double> sums;
         for (const std::vector<PieceSums>& sum : mine) sums.push_back(combine(sum));
         return sums;
@@ -146,10 +151,9 @@ std::array<double, Q> combine_parts(const PassParts& parts, const Distribution& 
             std::size_t e = j + 1;
             while (e < well_rows.size() && well_rows[e] == well_rows[e - 1] + 1) ++e;
             const long long first = well_rows[j];
-            pieces[q].push_back(piece_sums(first, first + static_cast<long long>(e - j),
-                                           [&](long long g) {
-                                               return w[j + static_cast<std::size_t>(g - first)];
-                                           }));
+            pieces[q].push_back(piece_sums(
+                first, first + static_cast<long long>(e - j),
+                [&](long long g) { return w[j + static_cast<std::size_t>(g - first)]; }));
             j = e;
         }
     }
@@ -188,7 +192,8 @@ std::array<double, Q> distributed_sums(index_t n, Body body, const Distribution&
         double t[Q];
         for (long long i = i0; i < i1; ++i) {
             body(static_cast<index_t>(i), t);
-            for (int q = 0; q < Q; ++q) out[static_cast<std::size_t>(q * (i1 - i0) + i - i0)] = t[q];
+            for (int q = 0; q < Q; ++q)
+                out[static_cast<std::size_t>(q * (i1 - i0) + i - i0)] = t[q];
         }
     };
     keep_terms(0, head_end - c0, parts.head);

@@ -106,6 +106,55 @@ TEST(DistributedSolve, SolverObjectsWithCellAndColumnPreconditionersAreOneProces
     EXPECT_THROW(make_distributed_solver(cpr, A, MPI_COMM_WORLD), NotSupported);
 }
 
+TEST(DistributedSolve, SpatialBlocksAreKeptWholeAndGiveTheOneProcessBits) {
+    // Block Jacobi's blocks span several i-planes: the split keeps them whole (slabs start at
+    // multiples of block_shape[0]) and each rank factors its own planes' blocks, so the solves
+    // are one process's; more ranks than blocks along i is an input error.
+    const wells::ModelSpec spec = test::two_phase_spec(8, 5, 4, test::corner_wells(8, 5, 4));
+    wells::Model model = wells::generate(spec);
+    GHMatrix& A = model.system.matrix;
+    const int ranks = size_of(MPI_COMM_WORLD);
+    for (std::array<int, 3> shape : {std::array<int, 3>{2, 2, 2}, std::array<int, 3>{3, 5, 4}}) {
+        for (int r = 0; r <= ranks; ++r) {
+            EXPECT_EQ(slab_first_plane(8, r, ranks, shape[0]) % shape[0] == 0 ||
+                          slab_first_plane(8, r, ranks, shape[0]) == 8,
+                      true);
+        }
+        for (Method method : {Method::bicgstab, Method::qmr}) {
+            SCOPED_TRACE(std::string(to_string(method)) + ", block_shape [" +
+                         std::to_string(shape[0]) + ", " + std::to_string(shape[1]) + ", " +
+                         std::to_string(shape[2]) + "]");
+            SolverSettings s;
+            s.method = method;
+            s.preconditioner = PreconditionerKind::block_jacobi;
+            s.block_shape = shape;
+            if (ranks > (8 + shape[0] - 1) / shape[0]) {
+                EXPECT_THROW(make_distributed_solver(s, A, MPI_COMM_WORLD), InputError);
+                continue;
+            }
+            SolveOptions o;
+            o.tolerance = 1e-9;
+            o.max_iterations = 400;
+            const auto serial = make_cpu_solver(s, A);
+            const auto distributed = make_distributed_solver(s, A, MPI_COMM_WORLD);
+            for (int round = 0; round < 2; ++round) {
+                std::vector<double> x1(model.system.rhs.size(), 0.0), x2 = x1;
+                const SolveResult r1 = serial->solve(model.system.rhs, x1, o);
+                const SolveResult r2 = distributed->solve(model.system.rhs, x2, o);
+                EXPECT_TRUE(test::same_solve(r1, r2));
+                EXPECT_TRUE(same_bits(x1, x2));
+                EXPECT_GT(r1.iterations, 3);
+                for (double& v : A.bdia()) v *= 1.25;  // new values, the same structure
+                serial->update_values(A);
+                distributed->update_values(A);
+            }
+        }
+    }
+    SolverSettings blocks;
+    blocks.preconditioner = PreconditionerKind::block_jacobi;
+    EXPECT_FALSE(distributed_supports(blocks, nullptr, true));  // not on GPU ranks yet
+}
+
 TEST(DistributedSolve, SlabsEachRankGeneratesGiveTheOneProcessBits) {
     // No rank holds the whole system: each generates its window (wells::generate_planes) and
     // solves with its local vectors; the solution is one process's, bit for bit, and so is an
