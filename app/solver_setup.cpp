@@ -42,13 +42,13 @@ bool rank_settings_ok(const Deck& deck, bool gpu, std::string* why) {
 #endif
 }
 
-/// An input error at the key (solver.method or solver.preconditioner) the ranks do not take.
+/// An input error at the key (solver.method or solver.preconditioner) the ranks do not take
+/// (CPU and GPU ranks run BiCGStab and QMR).
 void check_rank_settings(const Deck& deck, bool gpu) {
     std::string why;
     if (!rank_settings_ok(deck, gpu, &why)) {
-        const bool method = gpu ? deck.solver.method != Method::bicgstab
-                                : deck.solver.method != Method::bicgstab &&
-                                      deck.solver.method != Method::qmr;
+        const bool method =
+            deck.solver.method != Method::bicgstab && deck.solver.method != Method::qmr;
         deck.rethrow_located(
             InputError(method ? "solver.method" : "solver.preconditioner", why + " (mpirun)"));
     }
