@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <array>
+#include <string>
 #include <vector>
 
 #include "common/same_bits.hpp"
@@ -52,6 +53,30 @@ void expect_one_process_bits(const GHSystem& sys, Method method) {
     EXPECT_GT(serial.iterations, 3);  // a real solve, not a trivial one
 }
 
+/// make_distributed_solver(s) against make_cpu_solver(s) on A: whole vectors in and out on
+/// every rank, the same solves bit for bit, and again after an update of the values (A is
+/// scaled).
+void expect_solver_objects_agree(const SolverSettings& s, GHMatrix& A,
+                                 const std::vector<double>& rhs) {
+    SolveOptions o;
+    o.tolerance = 1e-9;
+    o.max_iterations = 400;
+    const auto serial = make_cpu_solver(s, A);
+    const auto distributed = make_distributed_solver(s, A, MPI_COMM_WORLD);
+    for (int round = 0; round < 2; ++round) {
+        SCOPED_TRACE("round " + std::to_string(round));
+        std::vector<double> x1(rhs.size(), 0.0), x2 = x1;
+        const SolveResult r1 = serial->solve(rhs, x1, o);
+        const SolveResult r2 = distributed->solve(rhs, x2, o);
+        EXPECT_TRUE(test::same_solve(r1, r2));
+        EXPECT_TRUE(same_bits(x1, x2));
+        EXPECT_GT(r1.iterations, 3);
+        for (double& v : A.bdia()) v *= 1.25;  // new values, the same structure
+        serial->update_values(A);
+        distributed->update_values(A);
+    }
+}
+
 TEST(DistributedSolve, SyntheticWithWellsIsOneProcessBitForBit) {
     for (int K : {1, 2, 3}) {
         SCOPED_TRACE("K = " + std::to_string(K));
@@ -81,23 +106,7 @@ TEST(DistributedSolve, SolverObjectsWithCellAndColumnPreconditionersAreOneProces
             SolverSettings s;
             s.method = method;
             s.preconditioner = p;
-            SolveOptions o;
-            o.tolerance = 1e-9;
-            o.max_iterations = 400;
-            const auto serial = make_cpu_solver(s, A);
-            const auto distributed = make_distributed_solver(s, A, MPI_COMM_WORLD);
-            for (int round = 0; round < 2; ++round) {
-                std::vector<double> x1(model.system.rhs.size(), 0.0), x2 = x1;
-                const SolveResult r1 = serial->solve(model.system.rhs, x1, o);
-                const SolveResult r2 = distributed->solve(model.system.rhs, x2, o);
-                EXPECT_EQ(r1.iterations, r2.iterations);
-                EXPECT_TRUE(same_bits(r1.history, r2.history));
-                EXPECT_TRUE(same_bits(x1, x2));
-                EXPECT_GT(r1.iterations, 3);
-                for (double& v : A.bdia()) v *= 1.25;  // new values, the same structure
-                serial->update_values(A);
-                distributed->update_values(A);
-            }
+            expect_solver_objects_agree(s, A, model.system.rhs);
         }
     }
     SolverSettings cpr;
@@ -132,22 +141,7 @@ TEST(DistributedSolve, SpatialBlocksAreKeptWholeAndGiveTheOneProcessBits) {
                 EXPECT_THROW(make_distributed_solver(s, A, MPI_COMM_WORLD), InputError);
                 continue;
             }
-            SolveOptions o;
-            o.tolerance = 1e-9;
-            o.max_iterations = 400;
-            const auto serial = make_cpu_solver(s, A);
-            const auto distributed = make_distributed_solver(s, A, MPI_COMM_WORLD);
-            for (int round = 0; round < 2; ++round) {
-                std::vector<double> x1(model.system.rhs.size(), 0.0), x2 = x1;
-                const SolveResult r1 = serial->solve(model.system.rhs, x1, o);
-                const SolveResult r2 = distributed->solve(model.system.rhs, x2, o);
-                EXPECT_TRUE(test::same_solve(r1, r2));
-                EXPECT_TRUE(same_bits(x1, x2));
-                EXPECT_GT(r1.iterations, 3);
-                for (double& v : A.bdia()) v *= 1.25;  // new values, the same structure
-                serial->update_values(A);
-                distributed->update_values(A);
-            }
+            expect_solver_objects_agree(s, A, model.system.rhs);
         }
     }
     SolverSettings blocks;
