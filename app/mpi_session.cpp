@@ -128,10 +128,7 @@ long long MpiSlab::total_nonzeros() const {
 #ifdef HEPTANE_HAVE_MPI
     MPI_Allreduce(MPI_IN_PLACE, &perforations, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
 #endif
-    // GHMatrix::nonzeros() of the whole system: the 7-point blocks, the well couplings.
-    const long long x = nx_, y = A.ny(), z = A.nz(), K = A.block_size();
-    return (7 * x * y * z - 2 * x * y - 2 * y * z - 2 * x * z) * K * K + 2 * K * perforations +
-           total_wells_;
+    return GHMatrix::nonzeros(nx_, A.ny(), A.nz(), A.block_size(), perforations, total_wells_);
 }
 
 std::unique_ptr<LinearSolver> MpiSlab::solver([[maybe_unused]] const SolverSettings& settings,

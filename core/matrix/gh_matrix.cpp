@@ -58,13 +58,16 @@ void GHMatrix::set_wells(WellArrays wells) {
     wells_ = std::move(wells);
 }
 
-index_t GHMatrix::h_nonzeros() const {
-    const index_t x = nx_, y = ny_, z = nz_;
-    return (7 * x * y * z - 2 * x * y - 2 * y * z - 2 * x * z) * k_ * k_;
-}
+index_t GHMatrix::h_nonzeros() const { return nonzeros(nx_, ny_, nz_, k_, 0, 0); }
 
 index_t GHMatrix::nonzeros() const {
-    return h_nonzeros() + 2 * k_ * wells_.num_perforations() + num_wells();
+    return nonzeros(nx_, ny_, nz_, k_, wells_.num_perforations(), num_wells());
+}
+
+index_t GHMatrix::nonzeros(index_t x, index_t y, index_t z, int K, index_t perforations,
+                           index_t wells) {
+    return (7 * x * y * z - 2 * x * y - 2 * y * z - 2 * x * z) * K * K + 2 * K * perforations +
+           wells;
 }
 
 std::vector<double>& GHMatrix::accumulation_for_writing() {

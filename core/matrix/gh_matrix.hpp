@@ -134,6 +134,10 @@ class GHMatrix {
     index_t h_nonzeros() const;
     /// Structural nonzeros of GH: h_nonzeros() + 2 K (perforated cells) + Nw.
     index_t nonzeros() const;
+    /// The same for a system of these dimensions, perforations and wells (one a distributed
+    /// run holds no rank of whole).
+    static index_t nonzeros(index_t nx, index_t ny, index_t nz, int K, index_t perforations,
+                            index_t wells);
     /// Bytes of Bdia (padding included) plus the compact well arrays (8-byte values and
     /// indices, 4-byte column map).
     std::size_t storage_bytes() const;
