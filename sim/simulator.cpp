@@ -8,8 +8,6 @@
 
 #include "core/base/errors.hpp"
 #include "core/base/units.hpp"
-#include "core/base/vector_ops.hpp"
-#include "sim/newton_terms.hpp"
 
 namespace heptane::sim {
 namespace {
@@ -55,13 +53,15 @@ struct Simulator::Attempt {
 
 Simulator::Simulator(const wells::TwoPhaseSystem& system, const grid::CellState& initial,
                      Schedule schedule, SolverFactory make_solver, SolveOptions linear)
+    : Simulator(system, make_host_newton(system, initial, std::move(make_solver), linear),
+                std::move(schedule), linear) {}
+
+Simulator::Simulator(const wells::TwoPhaseSystem& system, std::unique_ptr<NewtonSystem> newton,
+                     Schedule schedule, SolveOptions linear_defaults)
     : system_(system),
+      newton_system_(std::move(newton)),
       schedule_(std::move(schedule)),
-      make_solver_(std::move(make_solver)),
-      linear_defaults_(std::move(linear)) {
-    const grid::Grid3D& g = system_.cells().grid();
-    state_.cells = initial;
-    state_.p_bh = system_.wells().initial_bhp(initial);
+      linear_defaults_(std::move(linear_defaults)) {
     for (const wells::WellSpec& spec : system_.wells().specs()) {
         WellState w;
         w.kind = spec.control;
@@ -71,10 +71,9 @@ Simulator::Simulator(const wells::TwoPhaseSystem& system, const grid::CellState&
         wells_.push_back(w);
     }
     refresh_controls();
-    jacobian_ = GHMatrix(g.nx, g.ny, g.nz, 2);
 }
 
-LinearStats Simulator::linear_stats() const { return linear_ ? linear_->stats() : LinearStats{}; }
+LinearStats Simulator::linear_stats() const { return newton_system_->linear_stats(); }
 
 void Simulator::refresh_controls() {
     controls_.resize(wells_.size());
@@ -102,64 +101,33 @@ void Simulator::apply_event(const WellEvent& e) {
     if (e.min_bhp) s.min_bhp = *e.min_bhp;
     if (e.max_bhp) s.max_bhp = *e.max_bhp;
     if (e.open) {
-        if (s.open && !*e.open) s.shut_bhp = state_.p_bh[e.well];
+        if (s.open && !*e.open) s.shut_bhp = newton_system_->bhp()[e.well];
         s.open = *e.open;
     }
     refresh_controls();
 }
 
-Convergence Simulator::measure(const std::vector<double>& res, double dt) const {
-    const grid::TwoPhaseCellsView v = system_.cells().view();
-    const index_t M = system_.cells().grid().num_cells();
+Convergence Simulator::convergence(const ResidualMeasures& r, double dt) const {
     const double dt_scaled = dt / units::kTimeScale;  // R is a volume per kTimeScale
-    const double* p = state_.cells.p.data();
-    // The sums in the canonical order (a GPU gives the same bits), the maxima in any order.
-    const auto sums = vec::fused_sums<3>(M, [&](index_t m, double* t) {
-        t[0] = res[2 * m];
-        t[1] = res[2 * m + 1];
-        t[2] = pore_volume(v, m, p[m]);
-    });
     Convergence c;
-    double cnv0 = 0.0, cnv1 = 0.0;
-    bool finite = true;
-#pragma omp parallel for schedule(static) reduction(max : cnv0, cnv1) reduction(&& : finite) \
-    if (M >= vec::kParallelMin)
-    for (index_t m = 0; m < M; ++m) {
-        const double pv = pore_volume(v, m, p[m]), r0 = res[2 * m], r1 = res[2 * m + 1];
-        finite = finite && std::isfinite(r0) && std::isfinite(r1);
-        cnv0 = std::max(cnv0, cnv_term(r0, pv, dt_scaled));
-        cnv1 = std::max(cnv1, cnv_term(r1, pv, dt_scaled));
+    c.finite = r.finite;
+    c.cnv = r.cnv_max;
+    const double pore = r.pore_volume;
+    for (int a = 0; a < 2; ++a) {
+        c.mb[a] = pore > 0.0 ? std::abs(r.residual_sum[a]) * dt_scaled / pore : 0.0;
     }
-    c.finite = finite;
-    c.cnv = {cnv0, cnv1};
-    const double pore = sums[2];
-    for (int a = 0; a < 2; ++a) c.mb[a] = pore > 0.0 ? std::abs(sums[a]) * dt_scaled / pore : 0.0;
     for (std::size_t w = 0; w < wells_.size(); ++w) {
-        const double r = res[static_cast<std::size_t>(2 * M) + w];
-        if (!std::isfinite(r)) c.finite = false;
+        const double res = r.wells[w];
+        if (!std::isfinite(res)) c.finite = false;
         const wells::WellControl& ctl = controls_[w];
         // rate: R in m^3/day against the target's; BHP (and shut): R in bar against the target's
         const double scale = ctl.open && ctl.kind == ControlKind::rate
                                  ? ctl.target * units::kTimeScale
                                  : ctl.target / units::kPressureScale;
-        c.well = std::max(c.well, std::abs(r) / scale);
+        c.well = std::max(c.well, std::abs(res) / scale);
     }
     if (!c.finite) c.well = INFINITY;
     return c;
-}
-
-void Simulator::apply_update(const std::vector<double>& dx) {
-    const NewtonSettings& s = schedule_.newton;
-    const UpdateLimits u{s.max_pressure_change, s.max_saturation_change};
-    const index_t M = system_.cells().grid().num_cells();
-    double* p = state_.cells.p.data();
-    double* sw = state_.cells.sw.data();
-#pragma omp parallel for schedule(static) if (M >= vec::kParallelMin)
-    for (index_t m = 0; m < M; ++m) update_cell(u, m, dx.data(), p, sw);
-    for (std::size_t w = 0; w < state_.p_bh.size(); ++w) {
-        double& pb = state_.p_bh[w];
-        pb = chopped_pressure(u, pb, dx[static_cast<std::size_t>(2 * M) + w]);
-    }
 }
 
 bool Simulator::check_limits(std::vector<int>& switches, std::vector<ControlSwitch>& pending) {
@@ -167,8 +135,8 @@ bool Simulator::check_limits(std::vector<int>& switches, std::vector<ControlSwit
     // not enough to oscillate between the two for the rest of the Newton loop.
     constexpr int kMaxSwitches = 3;
     const auto& specs = system_.wells().specs();
-    const std::vector<wells::WellRates> rates =
-        system_.wells().rates(state_.cells, state_.p_bh, controls_);
+    const std::vector<wells::WellRates> rates = newton_system_->rates(controls_);
+    const std::vector<double> p_bh = newton_system_->bhp();
     bool changed = false;
     for (std::size_t w = 0; w < wells_.size(); ++w) {
         WellState& s = wells_[w];
@@ -178,7 +146,7 @@ bool Simulator::check_limits(std::vector<int>& switches, std::vector<ControlSwit
         if (limit <= 0.0) continue;
         ControlChange why;
         if (!s.on_limit) {
-            const double p = state_.p_bh[w];
+            const double p = p_bh[w];
             if (producer ? p >= limit : p <= limit) continue;
             s.on_limit = true;
             why = ControlChange::limit;
@@ -199,17 +167,14 @@ bool Simulator::check_limits(std::vector<int>& switches, std::vector<ControlSwit
 
 bool Simulator::newton_step(double dt, Attempt& a) {
     const NewtonSettings& s = schedule_.newton;
-    const grid::CellState old = state_.cells;
     std::vector<int> switches(wells_.size(), 0);
     double previous_norm = 0.0;
     for (int it = 0;; ++it) {
         auto t0 = Clock::now();
-        system_.cells().assemble(state_.cells, old, dt, res_, &jacobian_);
-        system_.wells().assemble(state_.cells, state_.p_bh, controls_, res_, res_wells_,
-                                 &jacobian_);
-        res_.insert(res_.end(), res_wells_.begin(), res_wells_.end());
+        newton_system_->assemble(dt, controls_);
         a.assembly += seconds_since(t0);
-        a.convergence = measure(res_, dt);
+        const ResidualMeasures measures = newton_system_->measure(dt);
+        a.convergence = convergence(measures, dt);
         const Convergence& c = a.convergence;
         if (!c.finite) {
             a.failure = "the residual is not finite";
@@ -224,13 +189,7 @@ bool Simulator::newton_step(double dt, Attempt& a) {
         }
 
         // J dx = -R with this iteration's linear tolerance.
-        double norm = 0.0;
-        rhs_.resize(res_.size());
-        for (std::size_t i = 0; i < res_.size(); ++i) {
-            rhs_[i] = -res_[i];
-            norm += res_[i] * res_[i];
-        }
-        norm = std::sqrt(norm);
+        const double norm = measures.norm;
         double tolerance = 0.0;  // the solver's
         if (s.linear_tolerance == LinearTolerance::adaptive) {
             const double eta = it == 0 ? s.linear_tolerance_max
@@ -238,16 +197,10 @@ bool Simulator::newton_step(double dt, Attempt& a) {
             tolerance = std::clamp(eta, linear_defaults_.tolerance, s.linear_tolerance_max);
         }
         previous_norm = norm;
-        dx_.assign(res_.size(), 0.0);
-        t0 = Clock::now();
-        if (!linear_) {
-            linear_ =
-                std::make_unique<NewtonLinearSolver>(make_solver_(jacobian_), linear_defaults_);
-            a.setup += linear_->stats().setup_seconds;
-        }
-        const LinearStats before = linear_->stats();
-        const SolveResult r = linear_->solve(jacobian_, rhs_, dx_, tolerance);
-        const LinearStats& after = linear_->stats();
+        const LinearStats before = newton_system_->linear_stats();
+        const SolveResult r = newton_system_->solve(tolerance);
+        const LinearStats after = newton_system_->linear_stats();
+        a.setup += after.setup_seconds - before.setup_seconds;
         a.setup += after.update_seconds - before.update_seconds;
         a.solve += after.solve_seconds - before.solve_seconds;
         ++a.newton_iterations;
@@ -261,7 +214,7 @@ bool Simulator::newton_step(double dt, Attempt& a) {
                         " iterations (relative residual " + sci(r.relative_residual) + ")";
             return false;
         }
-        apply_update(dx_);
+        newton_system_->update({s.max_pressure_change, s.max_saturation_change});
         check_limits(switches, a.switches);
     }
 }
@@ -295,7 +248,7 @@ Outcome Simulator::run(const Observer& observer) {
             const bool lands = dt >= remaining;
             const double step_dt =
                 lands ? remaining : (remaining < 2.0 * dt ? 0.5 * remaining : dt);
-            const State saved = state_;
+            newton_system_->start_step();
             const std::vector<WellState> saved_wells = wells_;
             const std::size_t newton_mark = newton_.size();
             Attempt a;
@@ -321,8 +274,8 @@ Outcome Simulator::run(const Observer& observer) {
                 rec.linear_setup_seconds = seconds[1];
                 rec.linear_solve_seconds = seconds[2];
                 rec.other_seconds = seconds[3];
-                rec.rates = system_.wells().rates(state_.cells, state_.p_bh, controls_);
-                rec.bhp = state_.p_bh;
+                rec.rates = newton_system_->rates(controls_);
+                rec.bhp = newton_system_->bhp();
                 rec.controls = controls_;
                 for (std::size_t i = newton_mark; i < newton_.size(); ++i)
                     newton_[i].step = rec.step;
@@ -340,7 +293,7 @@ Outcome Simulator::run(const Observer& observer) {
                 }
                 break;
             }
-            state_ = saved;
+            newton_system_->restore();
             wells_ = saved_wells;
             refresh_controls();
             ++cuts;

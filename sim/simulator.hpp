@@ -4,8 +4,10 @@
 /// TwoPhaseSystem), every Newton step's linear system by one solver object made for the
 /// first Jacobian and updated with each later one's values (NewtonLinearSolver). Time steps
 /// are cut and repeated when Newton or the linear solver fails; wells follow the schedule's
-/// events and switch between rate and BHP control at their limits. SI throughout; app/ turns
-/// the records into files and terminal output.
+/// events and switch between rate and BHP control at their limits. The state and the
+/// per-Newton-step work live in a NewtonSystem (sim/newton_system.hpp: the host's, or the
+/// GPU's of issue 23); the loop here reads a few scalars of it per Newton step. SI
+/// throughout; app/ turns the records into files and terminal output.
 #include <array>
 #include <functional>
 #include <memory>
@@ -14,16 +16,11 @@
 
 #include "core/krylov/linear_solver.hpp"
 #include "sim/newton_linear_solver.hpp"
+#include "sim/newton_system.hpp"
 #include "sim/schedule.hpp"
 #include "wells/generator.hpp"
 
 namespace heptane::sim {
-
-/// The simulated state (SI): cells, and the bottom-hole pressure of each well.
-struct State {
-    grid::CellState cells;
-    std::vector<double> p_bh;
-};
 
 /// The convergence measures of a residual (NewtonSettings): per phase (kOil, kWater) CNV and
 /// MB, and the worst relative well-equation residual.
@@ -99,19 +96,24 @@ struct Observer {
 
 class Simulator {
   public:
-    /// Makes the solver object for the first Jacobian (later ones update its values).
-    using SolverFactory = std::function<std::unique_ptr<LinearSolver>(const GHMatrix&)>;
+    using SolverFactory = sim::SolverFactory;
 
     /// `system` outlives the simulator; `initial` is the state at time 0 (wells start at
     /// TwoPhaseWells::initial_bhp); `linear` are the per-solve defaults (the solver section's
-    /// tolerance and max_iterations).
+    /// tolerance and max_iterations). The state lives on the host (make_host_newton).
     Simulator(const wells::TwoPhaseSystem& system, const grid::CellState& initial,
               Schedule schedule, SolverFactory make_solver, SolveOptions linear);
+    /// The same with the state and the Newton work in `newton` (made for `system`: the host's
+    /// or gpu::make_device_newton's); `linear_defaults` as above.
+    Simulator(const wells::TwoPhaseSystem& system, std::unique_ptr<NewtonSystem> newton,
+              Schedule schedule, SolveOptions linear_defaults);
 
     /// Runs to the end time (or until a step cannot be completed).
     Outcome run(const Observer& observer = {});
 
-    const State& state() const { return state_; }
+    /// The state now (NewtonSystem::state: a GPU's fields are copied to the host when they
+    /// changed since the last call).
+    const State& state() const { return newton_system_->state(); }
     double time() const { return time_; }
     const std::vector<wells::WellControl>& controls() const { return controls_; }
     const std::vector<StepRecord>& steps() const { return steps_; }
@@ -121,13 +123,15 @@ class Simulator {
     /// Totals of the linear stage (zero before the first solve).
     LinearStats linear_stats() const;
     /// The run's solver object (null before the first Newton iteration made it).
-    const LinearSolver* linear_solver() const { return linear_ ? &linear_->solver() : nullptr; }
+    const LinearSolver* linear_solver() const { return newton_system_->linear_solver(); }
+    /// NewtonSystem::residence of the run's state.
+    std::string residence() const { return newton_system_->residence(); }
     /// Total cut attempts.
     int cuts() const { return cuts_; }
 
-    /// The convergence measures of residual `res` (cells 2 M then wells) at the current state
-    /// for a step of length dt [s].
-    Convergence measure(const std::vector<double>& res, double dt) const;
+    /// The convergence measures of a residual from its measures (NewtonSystem::measure) under
+    /// the current well controls.
+    Convergence convergence(const ResidualMeasures& r, double dt) const;
 
   private:
     /// The schedule's view of a well: its control as the deck and events set it, its limits,
@@ -146,23 +150,17 @@ class Simulator {
     void refresh_controls();
     /// One Newton solve of a step of length dt from the current state; true when converged.
     bool newton_step(double dt, Attempt& a);
-    /// The Newton update dx (scaled unknowns) with the chopping of NewtonSettings.
-    void apply_update(const std::vector<double>& dx);
     /// Switches wells at their limits and back; the switches are added to `pending`.
     bool check_limits(std::vector<int>& switches, std::vector<ControlSwitch>& pending);
 
     const wells::TwoPhaseSystem& system_;
+    std::unique_ptr<NewtonSystem> newton_system_;
     Schedule schedule_;
-    SolverFactory make_solver_;
     SolveOptions linear_defaults_;
-    std::unique_ptr<NewtonLinearSolver> linear_;
 
-    State state_;
     double time_ = 0.0;
     std::vector<WellState> wells_;
     std::vector<wells::WellControl> controls_;  ///< the active controls of wells_
-    GHMatrix jacobian_;
-    std::vector<double> res_, res_wells_, rhs_, dx_;
 
     std::vector<StepRecord> steps_;
     std::vector<NewtonRecord> newton_;

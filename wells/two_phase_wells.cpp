@@ -103,22 +103,11 @@ std::vector<WellRates> TwoPhaseWells::rates(const grid::CellState& x,
                                             const std::vector<double>& p_bh,
                                             const std::vector<WellControl>& controls) const {
     std::vector<WellRates> out(wells_.size());
-    std::size_t perf = 0;
+    const grid::TwoPhaseCellsView cells = cells_.view();
+    const TwoPhaseWellsView v = view();
     for (std::size_t w = 0; w < wells_.size(); ++w) {
-        const index_t count = layout_.count[w];
-        if (!controls[w].open) {
-            perf += static_cast<std::size_t>(count);
-            continue;
-        }
-        const std::vector<double>& depth = cells_.depths();
-        for (index_t l = 0; l < count; ++l, ++perf) {
-            const index_t m = layout_.cell0[w] + l;
-            double q[2];
-            perforation_flow(cells_.params(), producer_[w] != 0, depth[m] - depth[layout_.cell0[w]],
-                             wi_[perf], x.p[m], x.sw[m], p_bh[w], q);
-            out[w].oil += q[kOil] / units::kTimeScale;
-            out[w].water += q[kWater] / units::kTimeScale;
-        }
+        out[w] = well_rates(cells, v, static_cast<int>(w), controls[w], {x.p.data(), x.sw.data()},
+                            p_bh.data());
     }
     return out;
 }

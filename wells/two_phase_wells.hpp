@@ -139,6 +139,25 @@ HEPTANE_HD inline void assemble_well(const grid::TwoPhaseCellsView& cells,
     }
 }
 
+/// Well w's rates under ctl at (x, p_bh) [m^3/s at reference density] (zero for a shut
+/// well): the perforation flows of assemble_well, summed down the well.
+HEPTANE_HD inline WellRates well_rates(const grid::TwoPhaseCellsView& cells,
+                                       const TwoPhaseWellsView& v, int w, WellControl ctl,
+                                       grid::StateView x, const double* p_bh) {
+    WellRates out;
+    if (!ctl.open) return out;
+    const index_t count = v.count[w], first = v.first[w], cell0 = v.cell0[w];
+    for (index_t l = 0; l < count; ++l) {
+        const index_t m = cell0 + l;
+        double q[2];
+        perforation_flow(cells.params, v.producer[w] != 0, cells.depth[m] - cells.depth[cell0],
+                         v.wi[first / 2 + l], x.p[m], x.sw[m], p_bh[w], q);
+        out.oil += q[grid::kOil] / units::kTimeScale;
+        out.water += q[grid::kWater] / units::kTimeScale;
+    }
+    return out;
+}
+
 class TwoPhaseWells {
   public:
     TwoPhaseWells(const grid::TwoPhaseCells& cells, std::vector<WellSpec> wells);

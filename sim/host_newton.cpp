@@ -1,0 +1,118 @@
+// The reference NewtonSystem (sim/newton_system.hpp): the state, residual and Jacobian on the
+// host, OpenMP loops over the per-cell code of sim/newton_terms.hpp.
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "core/base/units.hpp"
+#include "core/base/vector_ops.hpp"
+#include "sim/newton_system.hpp"
+
+namespace heptane::sim {
+namespace {
+
+class HostNewton final : public NewtonSystem {
+  public:
+    HostNewton(const wells::TwoPhaseSystem& system, const grid::CellState& initial,
+               SolverFactory make_solver, SolveOptions linear)
+        : system_(system), make_solver_(std::move(make_solver)), defaults_(std::move(linear)) {
+        const grid::Grid3D& g = system_.cells().grid();
+        state_.cells = initial;
+        state_.p_bh = system_.wells().initial_bhp(initial);
+        jacobian_ = GHMatrix(g.nx, g.ny, g.nz, 2);
+    }
+
+    void start_step() override { start_ = state_; }
+    void restore() override { state_ = start_; }
+
+    void assemble(double dt, const std::vector<wells::WellControl>& controls) override {
+        system_.cells().assemble(state_.cells, start_.cells, dt, res_, &jacobian_);
+        system_.wells().assemble(state_.cells, state_.p_bh, controls, res_, res_wells_, &jacobian_);
+        res_.insert(res_.end(), res_wells_.begin(), res_wells_.end());
+    }
+
+    ResidualMeasures measure(double dt) override {
+        const grid::TwoPhaseCellsView v = system_.cells().view();
+        const index_t M = system_.cells().grid().num_cells();
+        const double dt_scaled = dt / units::kTimeScale;  // R is a volume per kTimeScale
+        const double* p = state_.cells.p.data();
+        const double* res = res_.data();
+        // The sums in the canonical order (the GPU's bits), the maxima in any order.
+        const auto sums = vec::fused_sums<3>(M, [&](index_t m, double* t) {
+            t[0] = res[2 * m];
+            t[1] = res[2 * m + 1];
+            t[2] = pore_volume(v, m, p[m]);
+        });
+        ResidualMeasures r;
+        double cnv0 = 0.0, cnv1 = 0.0;
+        bool finite = true;
+#pragma omp parallel for schedule(static) reduction(max : cnv0, cnv1) reduction(&& : finite) \
+    if (M >= vec::kParallelMin)
+        for (index_t m = 0; m < M; ++m) {
+            const double pv = pore_volume(v, m, p[m]), r0 = res[2 * m], r1 = res[2 * m + 1];
+            finite = finite && std::isfinite(r0) && std::isfinite(r1);
+            cnv0 = std::max(cnv0, cnv_term(r0, pv, dt_scaled));
+            cnv1 = std::max(cnv1, cnv_term(r1, pv, dt_scaled));
+        }
+        r.residual_sum = {sums[0], sums[1]};
+        r.pore_volume = sums[2];
+        r.cnv_max = {cnv0, cnv1};
+        r.finite = finite;
+        r.norm = vec::norm2(res, static_cast<index_t>(res_.size()));
+        r.wells.assign(res_.begin() + 2 * M, res_.end());
+        return r;
+    }
+
+    SolveResult solve(double tolerance) override {
+        rhs_.resize(res_.size());
+        for (std::size_t i = 0; i < res_.size(); ++i) rhs_[i] = -res_[i];
+        dx_.assign(res_.size(), 0.0);
+        if (!linear_) {
+            linear_ = std::make_unique<NewtonLinearSolver>(make_solver_(jacobian_), defaults_);
+        }
+        return linear_->solve(jacobian_, rhs_, dx_, tolerance);
+    }
+
+    void update(const UpdateLimits& u) override {
+        const index_t M = system_.cells().grid().num_cells();
+        double* p = state_.cells.p.data();
+        double* sw = state_.cells.sw.data();
+        const double* dx = dx_.data();
+#pragma omp parallel for schedule(static) if (M >= vec::kParallelMin)
+        for (index_t m = 0; m < M; ++m) update_cell(u, m, dx, p, sw);
+        for (std::size_t w = 0; w < state_.p_bh.size(); ++w) {
+            double& pb = state_.p_bh[w];
+            pb = chopped_pressure(u, pb, dx[static_cast<std::size_t>(2 * M) + w]);
+        }
+    }
+
+    std::vector<wells::WellRates> rates(const std::vector<wells::WellControl>& controls) override {
+        return system_.wells().rates(state_.cells, state_.p_bh, controls);
+    }
+    std::vector<double> bhp() override { return state_.p_bh; }
+    const State& state() override { return state_; }
+    LinearStats linear_stats() const override { return linear_ ? linear_->stats() : LinearStats{}; }
+    const LinearSolver* linear_solver() const override {
+        return linear_ ? &linear_->solver() : nullptr;
+    }
+    std::string residence() const override { return "host"; }
+
+  private:
+    const wells::TwoPhaseSystem& system_;
+    SolverFactory make_solver_;
+    SolveOptions defaults_;
+    std::unique_ptr<NewtonLinearSolver> linear_;
+    State state_, start_;
+    GHMatrix jacobian_;
+    std::vector<double> res_, res_wells_, rhs_, dx_;
+};
+
+}  // namespace
+
+std::unique_ptr<NewtonSystem> make_host_newton(const wells::TwoPhaseSystem& system,
+                                               const grid::CellState& initial,
+                                               SolverFactory make_solver, SolveOptions linear) {
+    return std::make_unique<HostNewton>(system, initial, std::move(make_solver), std::move(linear));
+}
+
+}  // namespace heptane::sim
