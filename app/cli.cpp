@@ -194,6 +194,13 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                      "stop after the first time step that ends past this many seconds of wall "
                      "time (a batch job's limit): everything up to it is written, exit 1")
         ->check(kFinitePositive);
+    simulate
+        ->add_option("--state", sim_args.state,
+                     "auto | host | device: where the state, the assembly, the Newton update "
+                     "and the convergence checks run (default auto: on the GPU with the gpu "
+                     "backend in one process, else on the host; host with the gpu backend "
+                     "leaves the GPU the linear solves only)")
+        ->check(CLI::IsMember({"auto", "host", "device"}));
 
     std::string compare_a, compare_b;
     CompareOptions compare_opts;

@@ -12,6 +12,9 @@ struct RunArgs {
     std::string backend;                 ///< --backend; empty: the deck's solver.backend
     std::vector<std::string> overrides;  ///< --set key.path=value
     double max_wall_seconds = 0.0;       ///< simulate --max-wall-time; 0: none
+    /// simulate --state: where the state and the Newton work live ("auto": the device with
+    /// the gpu backend in one process, else the host; "host"; "device": the gpu backend only)
+    std::string state = "auto";
 };
 
 /// Exit code 0 (converged), 1 (not converged: the result is still written), 2 (bad input,

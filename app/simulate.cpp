@@ -15,6 +15,7 @@
 #include "core/base/units.hpp"
 #include "core/krylov/names.hpp"
 #include "gpu/device.hpp"
+#include "gpu/newton.hpp"
 #include "gpu/solver.hpp"
 
 namespace heptane::app {
@@ -96,11 +97,9 @@ void print_header(std::ostream& out, const Deck& deck, const wells::Model& model
     out << "heptane simulate: " << deck.path << (deck.title.empty() ? "" : " (" + deck.title + ")")
         << '\n';
     out << "  system      " << g.nx << " x " << g.ny << " x " << g.nz << " cells"
-        << (model.rock.active.empty()
-                ? std::string()
-                : " (" + with_commas(model.rock.num_active()) + " active)")
-        << ", K = 2, "
-        << deck.model.wells.size() << " wells: "
+        << (model.rock.active.empty() ? std::string()
+                                      : " (" + with_commas(model.rock.num_active()) + " active)")
+        << ", K = 2, " << deck.model.wells.size() << " wells: "
         << with_commas(2 * g.num_cells() + static_cast<long long>(deck.model.wells.size()))
         << " unknowns\n";
     out << "  schedule    " << day_text(s.end_time()) << " days, " << s.report_times.size()
@@ -227,10 +226,22 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
     const wells::InitialState& init = deck.model.initial;
     const grid::CellState x0 =
         system->cells().equilibrium_state(init.pressure, init.datum_depth, init.water_saturation);
+    sim::SolverFactory factory = [&](const GHMatrix& J) {
+        return make_deck_solver(deck, J, plan.gpu, plan.kernel);
+    };
+    // On the GPU the state and the Newton work stay on the device (issue 23); GPU ranks under
+    // mpirun keep them on the host, where the distributed solver object takes its slab.
+    if (args.state == "device" && (!plan.gpu || mpi_launched())) {
+        throw InputError("--state", std::string("device needs the gpu backend in one process") +
+                                        (plan.gpu ? " (not under mpirun)" : " (this run: cpu)"));
+    }
+    const bool on_device =
+        args.state == "device" || (args.state == "auto" && plan.gpu && !mpi_launched());
     sim::Simulator simulator(
-        *system, x0, deck.schedule,
-        [&](const GHMatrix& J) { return make_deck_solver(deck, J, plan.gpu, plan.kernel); },
-        solve_options(deck));
+        *system,
+        on_device ? gpu::make_device_newton(*system, x0, std::move(factory), solve_options(deck))
+                  : sim::make_host_newton(*system, x0, std::move(factory), solve_options(deck)),
+        deck.schedule, solve_options(deck));
 
     print_header(out, deck, model, plan);
     out << std::flush;
@@ -315,7 +326,8 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
         const SetupCounts c = solver->info().counts;
         out << "  linear      one solver object: ";
         if (plan.gpu) out << c.plans << " plan" << (c.plans == 1 ? "" : "s") << ", ";
-        out << c.matrix_uploads << " matrix uploads, " << c.factorizations << " factorizations";
+        out << c.matrix_uploads << " matrix uploads, " << c.factorizations
+            << " factorizations; state on the " << simulator.residence();
         if (plan.gpu) {
             out << "; device allocations " << rec.allocations_after_first_step
                 << " after the first step, " << rec.allocations_now << " at the end";

@@ -136,6 +136,7 @@ void write_statistics(h5::File& f, const SimulationRecord& rec) {
     f.attr(g, "method", rec.method);
     f.attr(g, "backend", rec.backend);
     f.attr(g, "kernel", rec.kernel);
+    f.attr(g, "state", sim.residence());
     f.attr(g, "preconditioner", std::string(to_string(rec.deck->solver.preconditioner)));
     f.attr(g, "steps", static_cast<long long>(n));
     f.attr(g, "cuts", static_cast<long long>(sim.cuts()));
@@ -198,8 +199,8 @@ void write_simulation_output(const std::string& h5_path, const SimulationRecord&
             // Inactive cells have no pressure or saturation: NaN (blank in ParaView).
             f.write(group + "/pressure", blank_inactive(r.pressure, rec.model->rock), shape,
                     u.pressure_name);
-            f.write(group + "/water_saturation", blank_inactive(r.water_saturation, rec.model->rock),
-                    shape, "1");
+            f.write(group + "/water_saturation",
+                    blank_inactive(r.water_saturation, rec.model->rock), shape, "1");
             f.attr(group, "time", r.time);
             f.attr(group, "step", static_cast<long long>(r.steps));
             XdmfFrame frame{r.time, grid_fields};

@@ -8,6 +8,7 @@
 /// downloads x. Without CUDA (the stub) make_solver throws NotCompiled.
 #include <memory>
 
+#include "core/base/errors.hpp"
 #include "core/krylov/linear_solver.hpp"
 #include "core/krylov/solver_settings.hpp"
 #include "core/matrix/formats.hpp"
@@ -16,11 +17,38 @@
 
 namespace heptane::gpu {
 
+/// A grid system's values already on the device, in GHMatrix's layouts (issue 23: the device
+/// Newton loop, gpu/newton.hpp, hands its Jacobian to the solver without the host): Bdia
+/// [d][r][c][m] with M cells a plane, the accumulation blocks [r][c][m] (null: none), the
+/// wells' W and W^T values and D (WellArrays' layouts).
+struct DeviceSystemValues {
+    const double* bdia = nullptr;
+    const double* accumulation = nullptr;
+    const double* w_vals = nullptr;
+    const double* wt_vals = nullptr;
+    const double* d = nullptr;
+};
+
 /// A GPU solver object: LinearSolver plus what only the GPU has.
 class GpuSolver : public LinearSolver {
   public:
+    using LinearSolver::update_values;
     /// The in-kernel solvers' launch (all zero for the other kernels).
     virtual InKernelPlan plan() const { return {}; }
+
+    /// Whether the two calls below run: the Bdia solvers (in-kernel, multi-kernel) whose
+    /// preconditioner is set up on the device (none, cpr). The others factor on the host.
+    virtual bool takes_device_values() const { return false; }
+    /// update_values(A) from A's values on the device (the structure of the matrix the solver
+    /// was made from): the same factors, bit for bit, as from a host copy of them.
+    virtual void update_values(const DeviceSystemValues&) {
+        throw NotSupported(info().kernel + ": this solver takes its values from the host");
+    }
+    /// solve(b, x) with b and x on the device (the system's order; x the initial guess in,
+    /// the iterate out): only the result's scalars and residual history reach the host.
+    virtual SolveResult solve_device(const double*, double*, const SolveOptions&) {
+        throw NotSupported(info().kernel + ": this solver takes b and x from the host");
+    }
 };
 
 /// The GPU solver of (method, kernel) for a grid system: method bicgstab or qmr with

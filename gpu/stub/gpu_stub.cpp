@@ -5,6 +5,7 @@
 #include "gpu/bench.hpp"
 #include "gpu/device.hpp"
 #include "gpu/ksparse.hpp"
+#include "gpu/newton.hpp"
 #include "gpu/slab_solver.hpp"
 #include "gpu/solver.hpp"
 #include "gpu/solvers.hpp"
@@ -103,6 +104,12 @@ double DeviceTwoPhase::assemble(const grid::CellState&, const std::vector<double
 std::vector<double> DeviceTwoPhase::residual() const { not_compiled("DeviceTwoPhase"); }
 GHMatrix DeviceTwoPhase::jacobian() const { not_compiled("DeviceTwoPhase"); }
 double DeviceTwoPhase::minimal_bytes(bool) const { not_compiled("DeviceTwoPhase"); }
+
+std::unique_ptr<sim::NewtonSystem> make_device_newton(const wells::TwoPhaseSystem&,
+                                                      const grid::CellState&, sim::SolverFactory,
+                                                      SolveOptions) {
+    not_compiled("the device Newton loop");
+}
 
 std::unique_ptr<SlabSolver> make_slab_solver(const SolverSettings&, const GHMatrix&,
                                              const SlabLayout&, const SlabNeighbours&) {

@@ -41,6 +41,10 @@ TEST_F(SimulateOnGpu, InKernelRunIsTheCpuRunBitForBit) {
     const h5::File a = h5::File::open(cpu);
     const h5::File b = h5::File::open(gpu);
     EXPECT_EQ(b.attr_string("/simulation", "backend"), "gpu");
+    // The state on the device; point-block Jacobi's factors are computed on the host.
+    EXPECT_EQ(b.attr_string("/simulation", "state"),
+              "GPU (J through the host: the preconditioner factors there)");
+    EXPECT_EQ(a.attr_string("/simulation", "state"), "host");
     for (const char* name : {"/simulation/newton_iterations", "/simulation/linear_iterations",
                              "/simulation/dt", "/simulation/newton/linear_iterations"}) {
         EXPECT_EQ(a.read(name).values, b.read(name).values) << name;
@@ -55,6 +59,27 @@ TEST_F(SimulateOnGpu, InKernelRunIsTheCpuRunBitForBit) {
     EXPECT_EQ(b.attr_double("/simulation", "device_allocations_at_end"),
               b.attr_double("/simulation", "device_allocations_after_first_step"));
     EXPECT_GT(b.attr_double("/simulation", "device_allocations_at_end"), 0.0);
+}
+
+// CPR is set up on the device: the device Newton loop hands it every Jacobian without the
+// host (issue 23), and the run is the CPU's bit for bit, as is the GPU run with the state on
+// the host (--state host: the GPU for the linear solves only).
+TEST_F(SimulateOnGpu, CprRunKeepsItsJacobianOnTheDeviceAndGivesTheCpuBits) {
+    const std::vector<std::string> cpr = {"--set", "solver.preconditioner=cpr"};
+    auto with = [&cpr](std::vector<std::string> v) {
+        v.insert(v.end(), cpr.begin(), cpr.end());
+        return v;
+    };
+    const std::string cpu = run("cpu_cpr", with({"--backend", "cpu"}));
+    const std::string gpu = run("gpu_cpr", with({"--backend", "gpu"}));
+    const std::string host = run("gpu_cpr_host", with({"--backend", "gpu", "--state", "host"}));
+    EXPECT_EQ(h5::File::open(gpu).attr_string("/simulation", "state"),
+              "GPU (J handed to the solver on the device)");
+    EXPECT_EQ(h5::File::open(host).attr_string("/simulation", "state"), "host");
+    for (const std::string& f : {gpu, host}) {
+        const test::CliResult cmp = test::run_heptane({"compare", f, cpu, "--rtol", "0"});
+        EXPECT_EQ(cmp.code, kExitOk) << f << "\n" << cmp.out;
+    }
 }
 
 TEST_F(SimulateOnGpu, MultiKernelRunAgreesWithTheCpuRun) {

@@ -225,6 +225,21 @@ inline void upload_padded(Buffer<double>& d, const std::vector<double>& v, cudaS
     }
 }
 
+/// n doubles from src to dst, both on the device (solve_device's b and x).
+inline void copy_on_device(double* dst, const double* src, long long n, cudaStream_t st) {
+    if (n > 0 && dst != src) {
+        HEPTANE_CUDA_CHECK(cudaMemcpyAsync(dst, src, static_cast<std::size_t>(n) * sizeof(double),
+                                           cudaMemcpyDeviceToDevice, st));
+    }
+}
+
+/// x = 0 for n doubles on the device.
+inline void zero_on_device(double* x, long long n, cudaStream_t st) {
+    if (n > 0) {
+        HEPTANE_CUDA_CHECK(cudaMemsetAsync(x, 0, static_cast<std::size_t>(n) * sizeof(double), st));
+    }
+}
+
 /// update_values' frame for every GPU solver object: checks the structure, runs `copy` (the new
 /// values into the object's buffers, the preconditioner re-factored), counts and times it.
 template <class Copy>

@@ -294,6 +294,49 @@ class InKernelSolver final : public GpuSolver {
         const cudaStream_t st = stream_.get();
         upload_padded(d_b_, b, st);
         upload_padded(d_x_, x, st);
+        const SolverState host = run(opt);
+        if (SolveResult trivial; trivial_rhs(host.bnorm, x, trivial)) return trivial;
+        return finish_solve(host, d_x_, history_, x, 0.0, 0.0, nullptr, st,
+                            method_ == Method::qmr ? &quasi_ : nullptr);
+    }
+
+    // From the device: without a preconditioner (point-block Jacobi factors on the host).
+    bool takes_device_values() const override { return M_ == nullptr; }
+
+    void update_values(const DeviceSystemValues& A) override {
+        if (!takes_device_values()) GpuSolver::update_values(A);
+        const auto t0 = SetupClock::now();
+        gh_.update(A, stream_.get());
+        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+        ++info_.counts.matrix_uploads;
+        info_.update_seconds = seconds_since(t0);
+    }
+
+    SolveResult solve_device(const double* b, double* x, const SolveOptions& opt) override {
+        if (!takes_device_values()) return GpuSolver::solve_device(b, x, opt);
+        check_capacity(opt, capacity_, solver_name(method_));
+        const cudaStream_t st = stream_.get();
+        copy_on_device(d_b_.get(), b, params_.n, st);
+        copy_on_device(d_x_.get(), x, params_.n, st);
+        const SolverState host = run(opt);
+        std::vector<double> unused;
+        if (SolveResult trivial; trivial_rhs(host.bnorm, unused, trivial)) {
+            if (trivial.status == SolveStatus::converged) zero_on_device(x, params_.n, st);
+            return trivial;
+        }
+        copy_on_device(x, d_x_.get(), params_.n, st);
+        return to_result(host, history_.download(st),
+                         method_ == Method::qmr ? quasi_.download(st) : std::vector<double>{});
+    }
+
+    SolverInfo info() const override { return info_; }
+    InKernelPlan plan() const override { return plan_; }
+
+  private:
+    /// One launch from b and x in d_b_, d_x_; the final state (its bnorm says whether the
+    /// right-hand side was trivial).
+    SolverState run(const SolveOptions& opt) {
+        const cudaStream_t st = stream_.get();
         flags_.zero(st);
         state_.reset(opt, st);
         progress_.reset();
@@ -316,16 +359,9 @@ class InKernelSolver final : public GpuSolver {
         }
         HEPTANE_SYNC_CHECK(st);
         info_.solve_seconds = solve_timer.seconds();
-        const SolverState host = state_.download(st);
-        if (SolveResult trivial; trivial_rhs(host.bnorm, x, trivial)) return trivial;
-        return finish_solve(host, d_x_, history_, x, 0.0, 0.0, nullptr, st,
-                            method_ == Method::qmr ? &quasi_ : nullptr);
+        return state_.download(st);
     }
 
-    SolverInfo info() const override { return info_; }
-    InKernelPlan plan() const override { return plan_; }
-
-  private:
     SetupClock::time_point t0_;
     Method method_;
     GHStructure structure_;

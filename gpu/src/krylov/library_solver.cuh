@@ -24,6 +24,7 @@ namespace heptane::gpu::detail {
 
 class LibrarySolver : public GpuSolver {
   public:
+    using GpuSolver::update_values;  // the device values' form: NotSupported here
     void update_values(const GHMatrix& A) override {
         update_values_into(info_, structure_, A, false, [&] {
             mat_->update(A);

@@ -35,6 +35,8 @@ struct MultiKernelSetup {
     /// reach op (and M, re-factored).
     std::shared_ptr<const GHStructure> structure;
     std::function<void(const GHMatrix&)> update;
+    /// The same from values on the device (empty: the preconditioner factors on the host).
+    std::function<void(const DeviceSystemValues&, cudaStream_t)> device_update;
     SolverInfo info;              ///< kernel, cost, bytes per iteration filled in
     SetupClock::time_point t0{};  ///< when the setup started (upload and factors included)
 };
@@ -192,28 +194,44 @@ class MultiKernelSolver : public GpuSolver {
         const cudaStream_t st = stream_.get();
         upload_padded(d_b_, b, st);
         upload_padded(d_x_, x, st);
-        reset_vectors(st);
-        ws_.reset(opt, st);
-        // ||b||: zero and non-finite right-hand sides end the solve here, as in the reference.
-        if (SolveResult trivial; trivial_rhs(ws_.bnorm(d_b_.get(), st).bnorm, x, trivial)) {
-            return trivial;
-        }
-        EventTimer solve_timer(st);
-        start(st);  // iteration 0
-        HEPTANE_SYNC_CHECK(st);
-        GpuSolveOptions replay = options_;
-        replay.solve = opt;
-        replay_iterations(exec_->get(), ws_.state, replay, st);
-        // The true residual ||b - A x|| / ||b||, A x into the algorithm's scratch vector.
-        const SolverState host =
-            ws_.true_residual(*setup_.op, d_b_.get(), d_x_.get(), scratch(), st);
-        info_.solve_seconds = solve_timer.seconds();
+        SolverState host;
+        if (SolveResult trivial; !run(opt, host, x, trivial)) return trivial;
         std::vector<double> xs;
         SolveResult result =
             finish_solve(host, d_x_, ws_.history, xs, 0.0, 0.0, nullptr, st, quasi());
         xs.resize(static_cast<std::size_t>(setup_.rows));  // the padding unknowns (KSPARSE)
         x = std::move(xs);
         return result;
+    }
+
+    bool takes_device_values() const override { return static_cast<bool>(setup_.device_update); }
+
+    void update_values(const DeviceSystemValues& A) override {
+        if (!takes_device_values()) GpuSolver::update_values(A);
+        const auto t0 = SetupClock::now();
+        setup_.device_update(A, stream_.get());
+        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+        ++info_.counts.matrix_uploads;
+        if (setup_.M) ++info_.counts.factorizations;
+        info_.update_seconds = seconds_since(t0);
+        if (setup_.M) info_.preconditioner_setup_seconds = setup_.M->setup_seconds();
+    }
+
+    SolveResult solve_device(const double* b, double* x, const SolveOptions& opt) override {
+        if (!takes_device_values()) return GpuSolver::solve_device(b, x, opt);
+        check_capacity(opt, capacity_, setup_.name);
+        const cudaStream_t st = stream_.get();
+        copy_on_device(d_b_.get(), b, setup_.rows, st);
+        copy_on_device(d_x_.get(), x, setup_.rows, st);
+        SolverState host;
+        std::vector<double> unused;
+        if (SolveResult trivial; !run(opt, host, unused, trivial)) {
+            if (trivial.status == SolveStatus::converged) zero_on_device(x, setup_.rows, st);
+            return trivial;
+        }
+        copy_on_device(x, d_x_.get(), setup_.rows, st);
+        return to_result(host, ws_.history.download(st),
+                         quasi() != nullptr ? quasi()->download(st) : std::vector<double>{});
     }
 
     SolverInfo info() const override { return info_; }
@@ -288,6 +306,27 @@ class MultiKernelSolver : public GpuSolver {
     SolverState* state() const { return ws_.state.device(); }
 
   private:
+    /// A solve from b and x in d_b_, d_x_: false (with `trivial`, x set as the reference
+    /// does) when b is zero or not finite; else true with the final state in `host`.
+    bool run(const SolveOptions& opt, SolverState& host, std::vector<double>& x,
+             SolveResult& trivial) {
+        const cudaStream_t st = stream_.get();
+        reset_vectors(st);
+        ws_.reset(opt, st);
+        // ||b||: zero and non-finite right-hand sides end the solve here, as in the reference.
+        if (trivial_rhs(ws_.bnorm(d_b_.get(), st).bnorm, x, trivial)) return false;
+        EventTimer solve_timer(st);
+        start(st);  // iteration 0
+        HEPTANE_SYNC_CHECK(st);
+        GpuSolveOptions replay = options_;
+        replay.solve = opt;
+        replay_iterations(exec_->get(), ws_.state, replay, st);
+        // The true residual ||b - A x|| / ||b||, A x into the algorithm's scratch vector.
+        host = ws_.true_residual(*setup_.op, d_b_.get(), d_x_.get(), scratch(), st);
+        info_.solve_seconds = solve_timer.seconds();
+        return true;
+    }
+
     MultiKernelSetup setup_;
     GpuSolveOptions options_;
     int capacity_;

@@ -462,6 +462,7 @@ __global__ void __launch_bounds__(kChunkThreads)
 /// the graph of two sweeps captured, once.
 class SmootherSolver final : public GpuSolver {
   public:
+    using GpuSolver::update_values;  // the device values' form: NotSupported here
     SmootherSolver(Method method, const GHMatrix& A, const GpuSolveOptions& options)
         : t0_(SetupClock::now()),
           method_(method),

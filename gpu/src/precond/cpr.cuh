@@ -33,6 +33,9 @@ class DeviceCpr final : public DevicePreconditioner {
     /// The setup again from gh's values (the solver uploads B into gh first); B gives the
     /// structure, and with true_impes weights its accumulation blocks (uploaded here).
     void update(const GHMatrix& B) override;
+    /// The same when gh's new values came from the device: `accumulation` (GHMatrix's layout
+    /// on the device) for true_impes weights (InputError without), else not read.
+    void update(const double* accumulation);
     /// The last setup's wall time (its kernels and the check of their flags).
     double setup_seconds() const override { return setup_seconds_; }
 

@@ -19,7 +19,6 @@ namespace {
 using namespace heptane::canonical;
 using namespace cpr_device;
 
-
 /// The decoupling weights: from A's diagonal block (quasi-IMPES), or from the accumulation
 /// blocks acc when given (true-IMPES; GHMatrix::accumulation's layout).
 __global__ void k_weights(ARead A, const double* acc, long long M, double* w, int* err) {
@@ -50,8 +49,8 @@ __global__ void k_well_inverses(const double* d, int nw, double* out, int* err) 
     out[w] = 1.0 / d[w];
 }
 
-__global__ void k_extract(ARead A, const double* w, int nx, int ny, int nz, long long M,
-                          double* p, long long Mp) {
+__global__ void k_extract(ARead A, const double* w, int nx, int ny, int nz, long long M, double* p,
+                          long long Mp) {
     const long long m = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
     if (m >= M) return;
     const double* wm = w + m * A.K;
@@ -189,10 +188,12 @@ __global__ void __launch_bounds__(kDenseThreads)
         __syncthreads();
         for (int j = threadIdx.x; j < n; j += blockDim.x) {
             a[static_cast<long long>(p) * n + j] = mul(a[static_cast<long long>(p) * n + j], scale);
-            inv[static_cast<long long>(p) * n + j] = mul(inv[static_cast<long long>(p) * n + j], scale);
+            inv[static_cast<long long>(p) * n + j] =
+                mul(inv[static_cast<long long>(p) * n + j], scale);
         }
         __syncthreads();
-        for (int i = threadIdx.x; i < n; i += blockDim.x) f[i] = a[static_cast<long long>(i) * n + p];
+        for (int i = threadIdx.x; i < n; i += blockDim.x)
+            f[i] = a[static_cast<long long>(i) * n + p];
         __syncthreads();
         for (long long e = threadIdx.x; e < nn; e += blockDim.x) {
             const int i = static_cast<int>(e / n), j = static_cast<int>(e % n);
@@ -283,6 +284,19 @@ void DeviceCpr::update(const GHMatrix& B) {
     setup();
 }
 
+void DeviceCpr::update(const double* accumulation) {
+    if (options_.weights == CprWeights::true_impes) {
+        if (accumulation == nullptr) {
+            throw InputError("solver.cpr.weights",
+                             "true_impes needs the accumulation blocks, and the system has none");
+        }
+        if (acc_.size() == 0) acc_ = Buffer<double>(static_cast<std::size_t>(M_) * K_ * K_);
+        HEPTANE_CUDA_CHECK(cudaMemcpyAsync(acc_.get(), accumulation, acc_.bytes(),
+                                           cudaMemcpyDeviceToDevice, nullptr));
+    }
+    setup();
+}
+
 void DeviceCpr::upload_accumulation(const GHMatrix& A) {
     if (options_.weights != CprWeights::true_impes) return;
     check_weights_available(A, options_.weights);
@@ -304,7 +318,7 @@ void DeviceCpr::setup() {
     k_weights<<<blocks_for(M_), kThreads, 0, st>>>(A, acc, M_, weights_.get(), err);
     HEPTANE_SYNC_CHECK(st);
     k_extract<<<blocks_for(M_), kThreads, 0, st>>>(A, weights_.get(), a.nx, a.ny, a.nz, M_,
-                                                    L0.gh->bdia_values(), L0.Mp);
+                                                   L0.gh->bdia_values(), L0.Mp);
     HEPTANE_SYNC_CHECK(st);
     if (nw_ > 0) {
         k_extract_wells<<<blocks_for(nw_), kThreads, 0, st>>>(
@@ -314,7 +328,7 @@ void DeviceCpr::setup() {
         k_well_inverses<<<blocks_for(nw_), kThreads, 0, st>>>(a.d, nw_, L0.inv_d.get(), err);
         HEPTANE_SYNC_CHECK(st);
         k_well_inverses<<<blocks_for(nw_), kThreads, 0, st>>>(a.d, nw_, inv_.get() + M_ * K_ * K_,
-                                                               err);
+                                                              err);
         HEPTANE_SYNC_CHECK(st);
     }
     k_stage2<<<blocks_for(M_), kThreads, 0, st>>>(A, M_, inv_.get(), err);
@@ -324,8 +338,8 @@ void DeviceCpr::setup() {
         Level& L = *levels_[l];
         if (l > 0) {
             const Level& F = *levels_[l - 1];
-            k_galerkin<<<blocks_for(L.M), kThreads, 0, st>>>(
-                LevelRead{F.gh->bdia_values(), F.Mp}, F.g, L.gh->bdia_values(), L.Mp);
+            k_galerkin<<<blocks_for(L.M), kThreads, 0, st>>>(LevelRead{F.gh->bdia_values(), F.Mp},
+                                                             F.g, L.gh->bdia_values(), L.Mp);
             HEPTANE_SYNC_CHECK(st);
         }
         const LevelRead lr{L.gh->bdia_values(), L.Mp};
@@ -374,7 +388,8 @@ std::vector<double> DeviceCpr::level_values(int l) const {
         const std::size_t at = out.size();
         out.resize(at + static_cast<std::size_t>(n));
         if (n > 0) {
-            HEPTANE_CUDA_CHECK(cudaMemcpy(out.data() + at, p, static_cast<std::size_t>(n) * sizeof(double),
+            HEPTANE_CUDA_CHECK(cudaMemcpy(out.data() + at, p,
+                                          static_cast<std::size_t>(n) * sizeof(double),
                                           cudaMemcpyDeviceToHost));
         }
     };

@@ -9,6 +9,7 @@
 #include "gpu/assembly.hpp"
 #include "gpu/src/base/buffer.cuh"
 #include "gpu/src/base/cuda_check.cuh"
+#include "gpu/src/sim/two_phase_model.cuh"
 
 namespace heptane::gpu {
 namespace {
@@ -42,86 +43,112 @@ int blocks_for(index_t n) {
 
 }  // namespace
 
-struct DeviceTwoPhase::Impl {
-    int nx, ny, nz, nw;
-    index_t M;
-    grid::TwoPhaseParams params;
-    WellArrays layout;  // the host's, for jacobian()
-    // fixed arrays
-    Buffer<double> porosity, volume, depth, tx, ty, tz, wi;
-    Buffer<std::uint8_t> active, producer;
-    Buffer<index_t> first, cell0, count;
-    // state and results
-    Buffer<double> p, sw, p_old, sw_old, p_bh, res, bdia, accumulation, w_vals, wt_vals, d;
-    Buffer<wells::WellControl> controls;
-    bool has_active = false;
+namespace detail {
 
-    grid::TwoPhaseCellsView cells_view() const {
-        grid::TwoPhaseCellsView v;
-        v.nx = nx;
-        v.ny = ny;
-        v.nz = nz;
-        v.porosity = porosity.get();
-        v.active = has_active ? active.get() : nullptr;
-        v.volume = volume.get();
-        v.depth = depth.get();
-        v.tx = tx.get();
-        v.ty = ty.get();
-        v.tz = tz.get();
-        v.params = params;
-        return v;
+grid::TwoPhaseCellsView TwoPhaseModel::cells_view() const {
+    grid::TwoPhaseCellsView v;
+    v.nx = nx;
+    v.ny = ny;
+    v.nz = nz;
+    v.porosity = porosity.get();
+    v.active = has_active ? active.get() : nullptr;
+    v.volume = volume.get();
+    v.depth = depth.get();
+    v.tx = tx.get();
+    v.ty = ty.get();
+    v.tz = tz.get();
+    v.params = params;
+    return v;
+}
+
+wells::TwoPhaseWellsView TwoPhaseModel::wells_view() const {
+    wells::TwoPhaseWellsView v;
+    v.nw = nw;
+    v.first = first.get();
+    v.cell0 = cell0.get();
+    v.count = count.get();
+    v.wi = wi.get();
+    v.producer = producer.get();
+    return v;
+}
+
+TwoPhaseModel::TwoPhaseModel(const grid::TwoPhaseCells& cells, const wells::TwoPhaseWells& wells) {
+    const grid::Grid3D& g = cells.grid();
+    nx = g.nx;
+    ny = g.ny;
+    nz = g.nz;
+    M = g.num_cells();
+    params = cells.params();
+    layout = wells.layout();
+    nw = static_cast<int>(layout.num_wells());
+    porosity = Buffer<double>(cells.rock().porosity);
+    has_active = !cells.rock().active.empty();
+    if (has_active) active = Buffer<std::uint8_t>(cells.rock().active);
+    volume = Buffer<double>(cells.volumes());
+    depth = Buffer<double>(cells.depths());
+    tx = Buffer<double>(cells.transmissibilities().tx);
+    ty = Buffer<double>(cells.transmissibilities().ty);
+    tz = Buffer<double>(cells.transmissibilities().tz);
+    wi = Buffer<double>(wells.well_indices());
+    std::vector<std::uint8_t> is_producer;
+    for (const wells::WellSpec& s : wells.specs())
+        is_producer.push_back(s.type == wells::WellType::producer ? 1 : 0);
+    producer = Buffer<std::uint8_t>(is_producer);
+    first = Buffer<index_t>(layout.first);
+    cell0 = Buffer<index_t>(layout.cell0);
+    count = Buffer<index_t>(layout.count);
+    const auto cells_n = static_cast<std::size_t>(M);
+    for (Buffer<double>* b : {&p, &sw, &p_old, &sw_old}) *b = Buffer<double>(cells_n);
+    p_bh = Buffer<double>(static_cast<std::size_t>(nw));
+    res = Buffer<double>(2 * cells_n + static_cast<std::size_t>(nw));
+    bdia = Buffer<double>(cells_n * kStencilSize * 4);
+    accumulation = Buffer<double>(cells_n * 4);
+    w_vals = Buffer<double>(layout.w_vals.size());
+    wt_vals = Buffer<double>(layout.wt_vals.size());
+    d = Buffer<double>(static_cast<std::size_t>(nw));
+    controls = Buffer<wells::WellControl>(static_cast<std::size_t>(nw));
+    HEPTANE_CUDA_CHECK(cudaStreamSynchronize(nullptr));  // the host vectors above are temporaries
+}
+
+void TwoPhaseModel::assemble(double dt, bool jacobian, cudaStream_t stream) const {
+    grid::JacobianView jac;
+    wells::WellJacobianView wj;
+    if (jacobian) {
+        jac = {bdia.get(), accumulation.get(), M};
+        wj = {w_vals.get(), wt_vals.get(), d.get()};
     }
-    wells::TwoPhaseWellsView wells_view() const {
-        wells::TwoPhaseWellsView v;
-        v.nw = nw;
-        v.first = first.get();
-        v.cell0 = cell0.get();
-        v.count = count.get();
-        v.wi = wi.get();
-        v.producer = producer.get();
-        return v;
+    const grid::StateView old{p_old.get(), sw_old.get()};
+    k_assemble_cells<<<blocks_for(M), kThreads, 0, stream>>>(cells_view(), M, now(), old, dt,
+                                                             res.get(), jac);
+    HEPTANE_SYNC_CHECK(stream);
+    if (nw > 0) {
+        k_assemble_wells<<<blocks_for(nw), kThreads, 0, stream>>>(
+            cells_view(), wells_view(), controls.get(), now(), p_bh.get(), res.get(),
+            res.get() + 2 * M, jac, wj);
+        HEPTANE_SYNC_CHECK(stream);
     }
+}
+
+GHMatrix TwoPhaseModel::jacobian() const {
+    GHMatrix J(nx, ny, nz, 2);
+    J.bdia() = bdia.download();
+    J.accumulation_for_writing() = accumulation.download();
+    WellArrays arrays = layout;
+    arrays.w_vals = w_vals.download();
+    arrays.wt_vals = wt_vals.download();
+    arrays.d = d.download();
+    J.set_wells(std::move(arrays));
+    return J;
+}
+
+}  // namespace detail
+
+struct DeviceTwoPhase::Impl : detail::TwoPhaseModel {
+    using TwoPhaseModel::TwoPhaseModel;
 };
 
 DeviceTwoPhase::DeviceTwoPhase(const grid::TwoPhaseCells& cells, const wells::TwoPhaseWells& wells)
-    : impl_(std::make_unique<Impl>()) {
-    Impl& d = *impl_;
-    const grid::Grid3D& g = cells.grid();
-    d.nx = g.nx;
-    d.ny = g.ny;
-    d.nz = g.nz;
-    d.M = g.num_cells();
-    d.params = cells.params();
-    d.layout = wells.layout();
-    d.nw = static_cast<int>(d.layout.num_wells());
-    d.porosity = Buffer<double>(cells.rock().porosity);
-    d.has_active = !cells.rock().active.empty();
-    if (d.has_active) d.active = Buffer<std::uint8_t>(cells.rock().active);
-    d.volume = Buffer<double>(cells.volumes());
-    d.depth = Buffer<double>(cells.depths());
-    d.tx = Buffer<double>(cells.transmissibilities().tx);
-    d.ty = Buffer<double>(cells.transmissibilities().ty);
-    d.tz = Buffer<double>(cells.transmissibilities().tz);
-    d.wi = Buffer<double>(wells.well_indices());
-    std::vector<std::uint8_t> producer;
-    for (const wells::WellSpec& s : wells.specs())
-        producer.push_back(s.type == wells::WellType::producer ? 1 : 0);
-    d.producer = Buffer<std::uint8_t>(producer);
-    d.first = Buffer<index_t>(d.layout.first);
-    d.cell0 = Buffer<index_t>(d.layout.cell0);
-    d.count = Buffer<index_t>(d.layout.count);
-    const auto M = static_cast<std::size_t>(d.M);
-    for (Buffer<double>* b : {&d.p, &d.sw, &d.p_old, &d.sw_old}) *b = Buffer<double>(M);
-    d.p_bh = Buffer<double>(static_cast<std::size_t>(d.nw));
-    d.res = Buffer<double>(2 * M + static_cast<std::size_t>(d.nw));
-    d.bdia = Buffer<double>(M * kStencilSize * 4);
-    d.accumulation = Buffer<double>(M * 4);
-    d.w_vals = Buffer<double>(d.layout.w_vals.size());
-    d.wt_vals = Buffer<double>(d.layout.wt_vals.size());
-    d.d = Buffer<double>(static_cast<std::size_t>(d.nw));
-    d.controls = Buffer<wells::WellControl>(static_cast<std::size_t>(d.nw));
-    HEPTANE_CUDA_CHECK(cudaStreamSynchronize(nullptr));  // the host vectors above are temporaries
-}
+    : impl_(std::make_unique<Impl>(cells, wells)) {}
 
 DeviceTwoPhase::~DeviceTwoPhase() = default;
 
@@ -141,26 +168,11 @@ double DeviceTwoPhase::assemble(const grid::CellState& x, const std::vector<doub
     d.sw_old.upload(x_old.sw);
     d.p_bh.upload(p_bh);
     d.controls.upload(controls);
-    grid::JacobianView jac;
-    wells::WellJacobianView wj;
-    if (jacobian) {
-        jac = {d.bdia.get(), d.accumulation.get(), d.M};
-        wj = {d.w_vals.get(), d.wt_vals.get(), d.d.get()};
-    }
-    const grid::StateView now{d.p.get(), d.sw.get()}, old{d.p_old.get(), d.sw_old.get()};
     cudaEvent_t start = nullptr, stop = nullptr;
     HEPTANE_CUDA_CHECK(cudaEventCreate(&start));
     HEPTANE_CUDA_CHECK(cudaEventCreate(&stop));
     HEPTANE_CUDA_CHECK(cudaEventRecord(start));
-    k_assemble_cells<<<blocks_for(d.M), kThreads>>>(d.cells_view(), d.M, now, old, dt, d.res.get(),
-                                                    jac);
-    HEPTANE_SYNC_CHECK(nullptr);
-    if (d.nw > 0) {
-        k_assemble_wells<<<blocks_for(d.nw), kThreads>>>(d.cells_view(), d.wells_view(),
-                                                         d.controls.get(), now, d.p_bh.get(),
-                                                         d.res.get(), d.res.get() + 2 * M, jac, wj);
-        HEPTANE_SYNC_CHECK(nullptr);
-    }
+    d.assemble(dt, jacobian, nullptr);
     HEPTANE_CUDA_CHECK(cudaEventRecord(stop));
     HEPTANE_CUDA_CHECK(cudaEventSynchronize(stop));
     float ms = 0.0f;
@@ -172,18 +184,7 @@ double DeviceTwoPhase::assemble(const grid::CellState& x, const std::vector<doub
 
 std::vector<double> DeviceTwoPhase::residual() const { return impl_->res.download(); }
 
-GHMatrix DeviceTwoPhase::jacobian() const {
-    const Impl& d = *impl_;
-    GHMatrix J(d.nx, d.ny, d.nz, 2);
-    J.bdia() = d.bdia.download();
-    J.accumulation_for_writing() = d.accumulation.download();
-    WellArrays arrays = d.layout;
-    arrays.w_vals = d.w_vals.download();
-    arrays.wt_vals = d.wt_vals.download();
-    arrays.d = d.d.download();
-    J.set_wells(std::move(arrays));
-    return J;
-}
+GHMatrix DeviceTwoPhase::jacobian() const { return impl_->jacobian(); }
 
 double DeviceTwoPhase::minimal_bytes(bool jacobian) const {
     const Impl& d = *impl_;

@@ -83,6 +83,40 @@ void DeviceGH::update(const GHMatrix& A) {
     HEPTANE_CUDA_CHECK(cudaStreamSynchronize(nullptr));  // the host vectors die here
 }
 
+namespace {
+
+/// Bdia from GHMatrix's layout ([e][m], M cells a plane) into the tiled one.
+__global__ void k_tile(const double* src, long long entries, unsigned M, double* dst) {
+    const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+    if (i >= entries * M) return;
+    const long long e = i / M, m = i - e * M;
+    dst[((m / kTile) * entries + e) * kTile + m % kTile] = src[i];
+}
+
+}  // namespace
+
+void DeviceGH::update(const DeviceSystemValues& A, cudaStream_t stream) {
+    const std::size_t entries = static_cast<std::size_t>(kStencilSize) * K_ * K_;
+    if (variant_ == BdiaVariant::tiled) {
+        const long long n = static_cast<long long>(entries) * M_;
+        k_tile<<<static_cast<unsigned>((n + 255) / 256), 256, 0, stream>>>(
+            A.bdia, static_cast<long long>(entries), M_, bdia_.get());
+        HEPTANE_CUDA_CHECK(cudaGetLastError());
+    } else {  // [e][m] with Mp cells a plane: the padding cells keep their zeros
+        HEPTANE_CUDA_CHECK(cudaMemcpy2DAsync(bdia_.get(), Mp_ * sizeof(double), A.bdia,
+                                             M_ * sizeof(double), M_ * sizeof(double), entries,
+                                             cudaMemcpyDeviceToDevice, stream));
+    }
+    if (nw_ > 0) {
+        HEPTANE_CUDA_CHECK(cudaMemcpyAsync(w_vals_.get(), A.w_vals, w_vals_.bytes(),
+                                           cudaMemcpyDeviceToDevice, stream));
+        HEPTANE_CUDA_CHECK(cudaMemcpyAsync(wt_vals_.get(), A.wt_vals, wt_vals_.bytes(),
+                                           cudaMemcpyDeviceToDevice, stream));
+        HEPTANE_CUDA_CHECK(
+            cudaMemcpyAsync(d_.get(), A.d, d_.bytes(), cudaMemcpyDeviceToDevice, stream));
+    }
+}
+
 BdiaView DeviceGH::view(bool transpose) const {
     BdiaView v{};
     v.bdia = bdia_.get();
@@ -115,8 +149,9 @@ void DeviceGH::apply(const double* x, double* y, bool transpose, cudaStream_t st
 void DeviceGH::apply_rows(const double* x, double* y, unsigned begin, unsigned end, bool wells,
                           bool transpose, cudaStream_t stream) const {
     if (variant_ == BdiaVariant::cell_fastest_x2 || begin > end || end > M_) {
-        throw std::invalid_argument("DeviceGH::apply_rows: a cell range of the cell_fastest or "
-                                    "tiled layout");
+        throw std::invalid_argument(
+            "DeviceGH::apply_rows: a cell range of the cell_fastest or "
+            "tiled layout");
     }
     BdiaView v = view(transpose);
     v.cell_begin = begin;
@@ -130,8 +165,8 @@ void DeviceGH::apply_rows(const double* x, double* y, unsigned begin, unsigned e
 namespace heptane::gpu {
 
 std::vector<double> spmv_rows_device(const GHMatrix& A, const std::vector<double>& x,
-                                     BdiaVariant variant, index_t begin, index_t end,
-                                     bool wells, std::vector<double> y, bool transpose) {
+                                     BdiaVariant variant, index_t begin, index_t end, bool wells,
+                                     std::vector<double> y, bool transpose) {
     if (static_cast<index_t>(x.size()) != A.rows() || y.size() != x.size()) {
         throw std::invalid_argument("spmv_rows_device: x or y has the wrong size");
     }

@@ -7,6 +7,7 @@
 
 #include "core/base/fast_div.hpp"
 #include "core/matrix/gh_matrix.hpp"
+#include "gpu/solver.hpp"
 #include "gpu/spmv.hpp"
 #include "gpu/src/base/buffer.cuh"
 #include "gpu/src/spmv/device_operator.cuh"
@@ -57,6 +58,8 @@ class DeviceGH final : public DeviceOperator {
     /// New values of a matrix of the same structure into the same buffers (synchronizes:
     /// the host copies die here); std::invalid_argument for another structure.
     void update(const GHMatrix& A);
+    /// New values from the device (GHMatrix's layouts, the same structure) on `stream`.
+    void update(const DeviceSystemValues& A, cudaStream_t stream);
 
     /// y = A x (or A^T x) on `stream`. If `skip` is not null, the kernel does nothing while
     /// *skip != 0 (solvers gate whole phases on device state without a host round trip).

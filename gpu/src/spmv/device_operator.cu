@@ -77,6 +77,19 @@ std::unique_ptr<GpuSolver> make_multi_kernel_solver(Method method, const GHMatri
             gh_ptr->update(B);
             if (M_ptr != nullptr) M_ptr->update(B);
         };
+        // From the device: CPR sets itself up from gh's values; the others factor on the host.
+        if (options.preconditioner == PreconditionerKind::none) {
+            setup.device_update = [gh_ptr](const DeviceSystemValues& B, cudaStream_t st) {
+                gh_ptr->update(B, st);
+            };
+        } else if (options.preconditioner == PreconditionerKind::cpr) {
+            auto* const cpr = static_cast<DeviceCpr*>(M_ptr);
+            setup.device_update = [gh_ptr, cpr](const DeviceSystemValues& B, cudaStream_t st) {
+                gh_ptr->update(B, st);
+                HEPTANE_CUDA_CHECK(cudaStreamSynchronize(st));
+                cpr->update(B.accumulation);
+            };
+        }
         return make_algorithm(method, std::move(setup), options);
     }
     // KSPARSE on the BSR form: padding unknowns (diagonal 1, right-hand side 0) stay 0.
