@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "common/gpu_test.hpp"
-#include "common/test_systems.hpp"
+#include "common/three_well_reservoir.hpp"
 #include "core/base/units.hpp"
 #include "gpu/solver.hpp"
 #include "sim/simulator.hpp"
@@ -23,31 +23,7 @@ namespace {
 
 constexpr double kDay = units::kDay;
 
-/// A 6 x 5 x 4 reservoir with gravity and three wells (a rate injector, a rate producer with
-/// a BHP limit, a BHP producer): tests/sim/simulator_test.cpp's.
-struct Reservoir {
-    wells::ModelSpec spec;
-    grid::RockFields rock;
-    std::unique_ptr<wells::TwoPhaseSystem> system;
-    grid::CellState x0;
-
-    Reservoir() {
-        std::vector<wells::WellSpec> w = {
-            test::make_well("INJ", 0, 0, 0, 3, true, true),
-            test::make_well("PR", 5, 4, 0, 3, false, true),
-            test::make_well("PB", 5, 0, 1, 2, false, false),
-        };
-        w[0].target = 5.0 / kDay;
-        w[0].max_bhp = 9000.0 * units::kPsi;
-        w[1].target = 4.0 / kDay;
-        w[1].min_bhp = 5900.0 * units::kPsi;
-        w[2].target = 5800.0 * units::kPsi;
-        spec = test::two_phase_spec(6, 5, 4, w);
-        rock = grid::build_rock(spec.grid, spec.permeability, spec.porosity);
-        system = std::make_unique<wells::TwoPhaseSystem>(spec.grid, rock, spec.two_phase, w);
-        x0 = system->cells().equilibrium_state(6000.0 * units::kPsi, spec.grid.top_depth, 0.3);
-    }
-};
+using Reservoir = test::ThreeWellReservoir;
 
 struct SolverCase {
     std::string name;
@@ -184,17 +160,7 @@ TEST_F(DeviceSimulation, TakesTheHostsStepsBitForBit) {
     s.dt.initial = 0.5 * kDay;
     s.dt.max = 5.0 * kDay;
     s.dt.min = 1e-4 * kDay;
-    sim::WellEvent shut, open, lower;
-    shut.time = 4.0 * kDay;
-    shut.well = 2;
-    shut.open = false;
-    open.time = 7.0 * kDay;
-    open.well = 2;
-    open.open = true;
-    lower.time = 10.0 * kDay;
-    lower.well = 1;
-    lower.min_bhp = 3000.0 * units::kPsi;
-    s.events = {shut, open, lower};
+    s.events = test::switching_events();
     const SolverCase cpr{"cpr", GpuKernel::multi_kernel, PreconditionerKind::cpr,
                          BdiaVariant::cell_fastest, true};
     sim::Simulator host(*r.system, r.x0, s, cpu_factory(PreconditionerKind::cpr), linear());

@@ -6,14 +6,14 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <filesystem>
-
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include "common/temp_file.hpp"
 #include "common/test_systems.hpp"
+#include "common/three_well_reservoir.hpp"
 #include "core/base/eigen_interop.hpp"
 #include "core/base/errors.hpp"
 #include "core/base/units.hpp"
@@ -27,33 +27,7 @@ using wells::WellSpec;
 
 constexpr double kDay = units::kDay;
 
-/// A small 3-D reservoir with gravity (lognormal field, 6 x 5 x 4, pore volume 270 m^3) and
-/// its wells: INJ (5 m^3/day, max BHP 9,000 psi), PR (rate producer with a min BHP of 5,500
-/// psi that it reaches within days), PB (BHP producer at 5,800 psi).
-struct Reservoir {
-    wells::ModelSpec spec;
-    grid::RockFields rock;
-    std::unique_ptr<wells::TwoPhaseSystem> system;
-    grid::CellState x0;
-
-    explicit Reservoir(double rate_producer = 4.0) {
-        std::vector<WellSpec> w = {
-            test::make_well("INJ", 0, 0, 0, 3, true, true),
-            test::make_well("PR", 5, 4, 0, 3, false, true),
-            test::make_well("PB", 5, 0, 1, 2, false, false),
-        };
-        w[0].target = 5.0 / kDay;  // m^3/day
-        w[0].max_bhp = 9000.0 * units::kPsi;
-        w[1].target = rate_producer / kDay;
-        w[1].min_bhp = 5900.0 * units::kPsi;
-        w[2].target = 5800.0 * units::kPsi;
-        spec = test::two_phase_spec(6, 5, 4, w);
-        EXPECT_GT(spec.two_phase.gravity, 0.0);
-        rock = grid::build_rock(spec.grid, spec.permeability, spec.porosity);
-        system = std::make_unique<wells::TwoPhaseSystem>(spec.grid, rock, spec.two_phase, w);
-        x0 = system->cells().equilibrium_state(6000.0 * units::kPsi, spec.grid.top_depth, 0.3);
-    }
-};
+using Reservoir = test::ThreeWellReservoir;
 
 Schedule schedule(double end_days) {
     Schedule s;
@@ -160,12 +134,12 @@ TEST(Simulator, InactiveCellsSimulateAsTheSmallerGrid) {
     };
     const auto start = [&](const wells::Model& m, const wells::ModelSpec& spec) {
         Run r;
-        r.system = std::make_unique<wells::TwoPhaseSystem>(m.grid, m.rock, spec.two_phase,
-                                                           spec.wells);
+        r.system =
+            std::make_unique<wells::TwoPhaseSystem>(m.grid, m.rock, spec.two_phase, spec.wells);
         const grid::CellState x0 = r.system->cells().equilibrium_state(
             spec.initial.pressure, spec.initial.datum_depth, spec.initial.water_saturation);
-        r.sim = std::make_unique<Simulator>(*r.system, x0, schedule(20.0), cpu_solver(),
-                                            linear(1e-12));
+        r.sim =
+            std::make_unique<Simulator>(*r.system, x0, schedule(20.0), cpu_solver(), linear(1e-12));
         return r;
     };
     Run big = start(p.with_actnum, p.spec_with_actnum);
@@ -178,7 +152,8 @@ TEST(Simulator, InactiveCellsSimulateAsTheSmallerGrid) {
         std::array<double, 2> f{0.0, 0.0};
         for (index_t m = 0; m < g.num_cells(); ++m) {
             const double dp = x.p[m] - prm.reference_pressure;
-            const double phi = p.with_actnum.rock.porosity[m] * std::exp(prm.rock_compressibility * dp);
+            const double phi =
+                p.with_actnum.rock.porosity[m] * std::exp(prm.rock_compressibility * dp);
             f[0] += g.volume(m) * phi * std::exp(prm.oil.compressibility * dp) * (1.0 - x.sw[m]);
             f[1] += g.volume(m) * phi * std::exp(prm.water.compressibility * dp) * x.sw[m];
         }
@@ -317,17 +292,7 @@ TEST(Simulator, WellsFollowEventsAndLimits) {
     // 3,000 psi).
     Reservoir r;
     Schedule s = schedule(14.0);
-    WellEvent shut, open, lower;
-    shut.time = 4.0 * kDay;
-    shut.well = 2;
-    shut.open = false;
-    open.time = 7.0 * kDay;
-    open.well = 2;
-    open.open = true;
-    lower.time = 10.0 * kDay;
-    lower.well = 1;
-    lower.min_bhp = 3000.0 * units::kPsi;
-    s.events = {open, shut, lower};  // any order: applied in time order
+    s.events = test::switching_events();  // not in time order: applied in time order
     validate(s, r.spec.wells);
     Simulator sim(*r.system, r.x0, s, cpu_solver(), linear());
     std::vector<ControlSwitch> log;

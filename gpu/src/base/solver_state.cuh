@@ -243,14 +243,22 @@ inline void zero_on_device(double* x, long long n, cudaStream_t st) {
 /// update_values' frame for every GPU solver object: checks the structure, runs `copy` (the new
 /// values into the object's buffers, the preconditioner re-factored), counts and times it.
 template <class Copy>
-void update_values_into(SolverInfo& info, const GHStructure& structure, const GHMatrix& A,
-                        bool factors, Copy copy) {
+void update_values_into(SolverInfo& info, bool factors, Copy copy) {
     const auto t0 = SetupClock::now();
-    structure.check(A, "update_values");
     copy();
     ++info.counts.matrix_uploads;
     if (factors) ++info.counts.factorizations;
     info.update_seconds = seconds_since(t0);
+}
+
+/// The same for new values of A from the host, whose structure is checked first.
+template <class Copy>
+void update_values_into(SolverInfo& info, const GHStructure& structure, const GHMatrix& A,
+                        bool factors, Copy copy) {
+    update_values_into(info, factors, [&] {
+        structure.check(A, "update_values");
+        copy();
+    });
 }
 
 /// A solve may not ask for more iterations than its solver object's residual histories hold.

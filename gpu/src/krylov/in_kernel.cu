@@ -305,11 +305,10 @@ class InKernelSolver final : public GpuSolver {
 
     void update_values(const DeviceSystemValues& A) override {
         if (!takes_device_values()) GpuSolver::update_values(A);
-        const auto t0 = SetupClock::now();
-        gh_.update(A, stream_.get());
-        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
-        ++info_.counts.matrix_uploads;
-        info_.update_seconds = seconds_since(t0);
+        update_values_into(info_, false, [&] {
+            gh_.update(A, stream_.get());
+            HEPTANE_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+        });
     }
 
     SolveResult solve_device(const double* b, double* x, const SolveOptions& opt) override {

@@ -208,12 +208,10 @@ class MultiKernelSolver : public GpuSolver {
 
     void update_values(const DeviceSystemValues& A) override {
         if (!takes_device_values()) GpuSolver::update_values(A);
-        const auto t0 = SetupClock::now();
-        setup_.device_update(A, stream_.get());
-        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
-        ++info_.counts.matrix_uploads;
-        if (setup_.M) ++info_.counts.factorizations;
-        info_.update_seconds = seconds_since(t0);
+        update_values_into(info_, setup_.M != nullptr, [&] {
+            setup_.device_update(A, stream_.get());
+            HEPTANE_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+        });
         if (setup_.M) info_.preconditioner_setup_seconds = setup_.M->setup_seconds();
     }
 
