@@ -10,6 +10,7 @@
 #include "core/base/errors.hpp"
 #include "core/base/vector_ops.hpp"
 #include "core/precond/cpr.hpp"
+#include "core/precond/cpr_arith.hpp"
 #include "core/spmv/spmv.hpp"
 
 namespace heptane {
@@ -70,15 +71,21 @@ std::vector<double> invert_well_diagonal(const GHMatrix& A) {
     const auto& d = A.wells().d;
     std::vector<double> inv(d.size());
     for (std::size_t w = 0; w < d.size(); ++w) {
-        if (d[w] == 0.0 || !std::isfinite(d[w])) {
-            throw InputError("solver.preconditioner",
-                             "well " + std::to_string(w) + " has diagonal D = " + num(d[w]) +
-                                 "; block preconditioners divide the well rows by D");
-        }
+        if (d[w] == 0.0 || !std::isfinite(d[w])) throw well_diagonal_zero(w, d[w]);
         inv[w] = 1.0 / d[w];
     }
     return inv;
 }
+
+}  // namespace
+
+InputError well_diagonal_zero(std::size_t w, double d) {
+    return InputError("solver.preconditioner",
+                      "well " + std::to_string(w) + " has diagonal D = " + num(d) +
+                          "; block preconditioners divide the well rows by D");
+}
+
+namespace {
 
 /// Whether the loops of a product over `rows` unknowns are worth an OpenMP region
 /// (the threshold of the vector operations, design decision 12).
@@ -197,20 +204,28 @@ PointBlockFactors factor_point_blocks(const GHMatrix& A) {
     f.inv_d = invert_well_diagonal(A);
     const index_t kk = static_cast<index_t>(f.K) * f.K;
     f.inv.resize(static_cast<std::size_t>(f.cells * kk));
-    std::vector<double> rcond(static_cast<std::size_t>(f.cells));
+    // cpr::invert_cell, the arithmetic the device factors with (decision 48): the same bits.
+    std::vector<unsigned char> ok(static_cast<std::size_t>(f.cells));
 #pragma omp parallel for schedule(static) if (parallel_worthwhile(A.rows()))
     for (index_t m = 0; m < f.cells; ++m) {
-        rcond[m] = invert_block(cell_block(A, kCenter, m), &f.inv[m * kk]);
+        ok[m] = cpr::invert_cell([&](int r, int c) { return A.at(kCenter, m, r, c); }, f.K,
+                                 &f.inv[m * kk]);
     }
     for (index_t m = 0; m < f.cells; ++m) {
-        if (!usable(rcond[m])) {
-            throw InputError("solver.preconditioner",
-                             "the diagonal block of cell " + cell_name(A, m) +
-                                 " is singular or ill-conditioned (reciprocal condition " +
-                                 num(rcond[m]) + "); point_block_jacobi cannot invert it");
-        }
+        if (!ok[m]) throw point_block_singular(A.nx(), A.ny(), A.nz(), m);
     }
     return f;
+}
+
+InputError point_block_singular(int nx, int ny, int nz, index_t m) {
+    (void)nx;
+    const index_t k = m % nz, j = (m / nz) % ny, i = m / (static_cast<index_t>(nz) * ny);
+    return InputError("solver.preconditioner",
+                      "the diagonal block of cell (" + std::to_string(i) + ", " +
+                          std::to_string(j) + ", " + std::to_string(k) +
+                          ") is singular or ill-conditioned (a pivot of its elimination at "
+                          "most K 1e-14 times its largest entry, or not finite); "
+                          "point_block_jacobi cannot invert it");
 }
 
 LineFactors factor_lines(const GHMatrix& A) {

@@ -14,6 +14,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/base/errors.hpp"
 #include "core/krylov/krylov.hpp"
 #include "core/krylov/solver_settings.hpp"
 #include "core/matrix/gh_matrix.hpp"
@@ -72,6 +73,10 @@ struct SpatialBlockFactors {
 /// naming the cell (i, j, k) or block; storage above `max_bytes` is an InputError at
 /// "solver.block_shape" (spatial blocks need M K (bx by bz K) values).
 PointBlockFactors factor_point_blocks(const GHMatrix& A);
+/// The errors factor_point_blocks throws (the device's factorization throws the same): cell m
+/// of an nx x ny x nz grid has a singular diagonal block; well w has diagonal D = d.
+InputError point_block_singular(int nx, int ny, int nz, index_t m);
+InputError well_diagonal_zero(std::size_t w, double d);
 LineFactors factor_lines(const GHMatrix& A);
 SpatialBlockFactors factor_spatial_blocks(const GHMatrix& A, std::array<int, 3> shape,
                                           double max_bytes = 16.0e9);

@@ -3,7 +3,8 @@
 // (canonical sums, CNV maxima, ||R||, the wells' rows), the same linear solves, the same
 // chopped update, the same wells' rates and p_bh, and restore() returns the step's start; for
 // every solver kind a simulation uses, with the Jacobian handed over on the device (none,
-// CPR; both Bdia layouts) or through the host (point-block Jacobi's host factors). Then
+// point-block Jacobi, CPR; both Bdia layouts) or through the host (line Jacobi's host
+// factors). Then
 // whole simulations both ways agree step for step.
 #include "gpu/newton.hpp"
 

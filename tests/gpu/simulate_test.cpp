@@ -41,9 +41,8 @@ TEST_F(SimulateOnGpu, InKernelRunIsTheCpuRunBitForBit) {
     const h5::File a = h5::File::open(cpu);
     const h5::File b = h5::File::open(gpu);
     EXPECT_EQ(b.attr_string("/simulation", "backend"), "gpu");
-    // The state on the device; point-block Jacobi's factors are computed on the host.
-    EXPECT_EQ(b.attr_string("/simulation", "state"),
-              "GPU (J through the host: the preconditioner factors there)");
+    // The state on the device, point-block Jacobi factored there.
+    EXPECT_EQ(b.attr_string("/simulation", "state"), "GPU (J handed to the solver on the device)");
     EXPECT_EQ(a.attr_string("/simulation", "state"), "host");
     for (const char* name : {"/simulation/newton_iterations", "/simulation/linear_iterations",
                              "/simulation/dt", "/simulation/newton/linear_iterations"}) {

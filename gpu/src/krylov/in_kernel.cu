@@ -300,19 +300,18 @@ class InKernelSolver final : public GpuSolver {
                             method_ == Method::qmr ? &quasi_ : nullptr);
     }
 
-    // From the device: without a preconditioner (point-block Jacobi factors on the host).
-    bool takes_device_values() const override { return M_ == nullptr; }
+    // From the device: point-block Jacobi (the one it fuses) factors there too.
+    bool takes_device_values() const override { return true; }
 
     void update_values(const DeviceSystemValues& A) override {
-        if (!takes_device_values()) GpuSolver::update_values(A);
-        update_values_into(info_, false, [&] {
+        update_values_into(info_, M_ != nullptr, [&] {
             gh_.update(A, stream_.get());
+            if (M_) M_->update(gh_, stream_.get());
             HEPTANE_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
         });
     }
 
     SolveResult solve_device(const double* b, double* x, const SolveOptions& opt) override {
-        if (!takes_device_values()) return GpuSolver::solve_device(b, x, opt);
         check_capacity(opt, capacity_, solver_name(method_));
         const cudaStream_t st = stream_.get();
         copy_on_device(d_b_.get(), b, params_.n, st);

@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <memory>
 #include <stdexcept>
@@ -13,12 +14,14 @@
 #include "core/krylov/linear_solver.hpp"
 #include "core/matrix/linear_operator.hpp"
 #include "core/precond/block_arith.hpp"
+#include "core/precond/cpr_arith.hpp"
 #include "gpu/solvers.hpp"
 #include "gpu/src/base/cuda_check.cuh"
 #include "gpu/src/base/solver_state.cuh"
 #include "gpu/src/krylov/factories.cuh"
 #include "gpu/src/krylov/multi_kernel_common.cuh"
 #include "gpu/src/precond/block_smoothers.cuh"
+#include "gpu/src/precond/cpr_device.cuh"
 #include "gpu/src/spmv/bdia_spmv.cuh"
 
 namespace heptane::gpu {
@@ -346,6 +349,48 @@ void DevicePointBlock::update(const GHMatrix& A) {
     inv_.upload(f.inv);
     inv_d_.upload(f.inv_d);
     HEPTANE_CUDA_CHECK(cudaStreamSynchronize(nullptr));  // the host copies die here
+}
+
+namespace {
+
+/// Point-block Jacobi's factors from A on the device: cell m's diagonal block inverted by
+/// cpr::invert_cell (factor_point_blocks' arithmetic), then 1 / D per well; the first bad cell
+/// and well into err[0], err[1] (INT_MAX: none).
+__global__ void k_point_block_factor(cpr_device::ARead A, long long M, const double* d, int nw,
+                                     double* inv, double* inv_d, int* err) {
+    const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+    if (i < M) {
+        const auto D = [&](int r, int c) { return A(kCenter, r, c, i); };
+        if (!cpr::invert_cell(D, A.K, inv + i * A.K * A.K)) atomicMin(err, static_cast<int>(i));
+    } else if (i < M + nw) {
+        const int w = static_cast<int>(i - M);
+        if (d[w] == 0.0 || !isfinite(d[w])) {
+            atomicMin(err + 1, w);
+        } else {
+            inv_d[w] = 1.0 / d[w];
+        }
+    }
+}
+
+}  // namespace
+
+void DevicePointBlock::update(const DeviceGH& gh, cudaStream_t stream) {
+    const BdiaView a = gh.view(false);
+    const long long M = static_cast<long long>(a.M);
+    if (errors_.size() == 0) errors_ = Buffer<int>(2);
+    const std::vector<int> none = {INT_MAX, INT_MAX};
+    errors_.upload(none, stream);
+    k_point_block_factor<<<static_cast<unsigned>((M + nw_ + kPrecondThreads - 1) / kPrecondThreads),
+                           kPrecondThreads, 0, stream>>>(cpr_device::read_of(gh, K_), M, a.d, nw_,
+                                                         inv_.get(), inv_d_.get(), errors_.get());
+    HEPTANE_CUDA_CHECK(cudaGetLastError());
+    const std::vector<int> bad = errors_.download(stream);
+    if (bad[0] != INT_MAX) throw point_block_singular(a.nx, a.ny, a.nz, bad[0]);
+    if (bad[1] != INT_MAX) {
+        double d = 0.0;
+        HEPTANE_CUDA_CHECK(cudaMemcpy(&d, a.d + bad[1], sizeof d, cudaMemcpyDeviceToHost));
+        throw well_diagonal_zero(static_cast<std::size_t>(bad[1]), d);
+    }
 }
 
 void DevicePointBlock::apply(const double* r, double* z, cudaStream_t stream,

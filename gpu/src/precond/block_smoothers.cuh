@@ -18,7 +18,8 @@
 namespace heptane::gpu::detail {
 
 /// z = M^{-1} r on a stream; nothing while *skip != 0 (solver gates). update(A) factors
-/// new values of the same structure on the host and uploads them into the same buffers.
+/// new values of the same structure on the host and uploads them into the same buffers
+/// (point-block Jacobi and CPR also factor values already on the device).
 class DevicePreconditioner {
   public:
     virtual ~DevicePreconditioner() = default;
@@ -63,10 +64,15 @@ class DevicePointBlock final : public DevicePreconditioner {
     void apply_transpose(const double* r, double* z, cudaStream_t stream,
                          const int* skip = nullptr) const override;
     void update(const GHMatrix& A) override;
+    /// New factors from A's values already on the device in `gh` (the same structure): the
+    /// bits of update(A), factored on the device; the InputError of factor_point_blocks for
+    /// a singular block or a zero well diagonal.
+    void update(const DeviceGH& gh, cudaStream_t stream);
     PointBlockView view() const { return {inv_.get(), inv_d_.get(), cell_rows_, K_}; }
 
   private:
     Buffer<double> inv_, inv_d_;
+    Buffer<int> errors_;  ///< the first bad cell and well of a device factorization
     long long cell_rows_;
     int K_;
     int nw_;
