@@ -4,8 +4,7 @@
 // chopped update, the same wells' rates and p_bh, and restore() returns the step's start; for
 // every solver kind a simulation uses, with the Jacobian handed over on the device (none,
 // point-block Jacobi, CPR; both Bdia layouts) or through the host (line Jacobi's host
-// factors). Then
-// whole simulations both ways agree step for step.
+// factors). Then whole simulations both ways agree step for step.
 #include "gpu/newton.hpp"
 
 #include <gtest/gtest.h>
@@ -144,6 +143,11 @@ INSTANTIATE_TEST_SUITE_P(
                                  PreconditionerKind::cpr, BdiaVariant::cell_fastest, true},
                       SolverCase{"in_kernel_point_block", GpuKernel::in_kernel,
                                  PreconditionerKind::point_block_jacobi, BdiaVariant::cell_fastest,
+                                 true},
+                      SolverCase{"multi_kernel_point_block_tiled", GpuKernel::multi_kernel,
+                                 PreconditionerKind::point_block_jacobi, BdiaVariant::tiled, true},
+                      SolverCase{"multi_kernel_line", GpuKernel::multi_kernel,
+                                 PreconditionerKind::line_jacobi, BdiaVariant::cell_fastest,
                                  false}),
     [](const ::testing::TestParamInfo<SolverCase>& i) { return i.param.name; });
 
