@@ -1,6 +1,7 @@
 // Block preconditioners and smoothers (seed 003): against dense Eigen inverses and solves,
 // the exact-arithmetic contracts the GPU kernels are compared with bit for bit, transposes,
-// errors, smoother convergence, preconditioned Krylov solves and thread-count independence.
+// errors and smoother convergence (preconditioned_krylov_test.cpp: the preconditioners inside
+// the Krylov solvers, and thread-count independence).
 #include "core/precond/block_smoothers.hpp"
 
 #include <gtest/gtest.h>
@@ -13,6 +14,7 @@
 #include <string>
 #include <typeinfo>
 
+#include "common/block_test_support.hpp"
 #include "common/test_systems.hpp"
 #include "core/base/eigen_interop.hpp"
 #include "core/base/errors.hpp"
@@ -25,6 +27,10 @@ namespace heptane {
 namespace {
 
 using Vec = std::vector<double>;
+using test::norm;
+using test::precondition;
+using test::precondition_t;
+using test::residual_norm;
 
 Eigen::MatrixXd dense(const GHMatrix& A) { return Eigen::MatrixXd(to_eigen(to_csr(A))); }
 
@@ -33,27 +39,6 @@ Eigen::Map<const Eigen::VectorXd> view(const Vec& v) {
 }
 
 Vec to_vec(const Eigen::VectorXd& v) { return Vec(v.data(), v.data() + v.size()); }
-
-Vec precondition(const Preconditioner& M, const Vec& r) {
-    Vec z(r.size());
-    M.apply(r.data(), z.data());
-    return z;
-}
-
-Vec precondition_t(const Preconditioner& M, const Vec& r) {
-    Vec z(r.size());
-    M.apply_transpose(r.data(), z.data());
-    return z;
-}
-
-double norm(const Vec& v) { return vec::norm2(v.data(), static_cast<index_t>(v.size())); }
-
-/// ||b - A x|| for b, x of A.rows() entries.
-double residual_norm(const GHMatrix& A, const Vec& b, const Vec& x) {
-    Vec r = spmv(A, x);
-    for (std::size_t i = 0; i < r.size(); ++i) r[i] = b[i] - r[i];
-    return norm(r);
-}
 
 /// The global scalar rows of spatial block s in its local order.
 std::vector<index_t> block_rows(const GHMatrix& A, const block::SpatialBlock& s) {
@@ -635,108 +620,6 @@ TEST(BlockSmoothers, WholeGridBlockConvergesInOneSweep) {
         EXPECT_EQ(r.iterations, 1);
         EXPECT_LE(r.true_relative_residual, 1e-13);
     }
-}
-
-// ---- as preconditioners of the Krylov solvers ------------------------------------------------
-
-using Solver = SolveResult (*)(const LinearOperator&, const double*, double*, const SolveOptions&,
-                               const Preconditioner*);
-
-/// Iterations of `solve` with each preconditioner (none, point, line, spatial), checking
-/// convergence and the true residual.
-std::array<int, 4> preconditioned_iterations(Solver solve, const GHSystem& sys, double tol,
-                                             int max_iterations) {
-    const GHMatrix& A = sys.matrix;
-    const GHOperator op(A);
-    const IdentityPreconditioner none(A.rows());
-    const PointBlockJacobi point(A);
-    const LineJacobi line(A);
-    const SpatialBlockJacobi spatial(A, {2, 2, 2});
-    SolveOptions opt;
-    opt.tolerance = tol;
-    opt.max_iterations = max_iterations;
-    std::array<int, 4> its{};
-    int i = 0;
-    for (const Preconditioner* M :
-         {static_cast<const Preconditioner*>(&none), static_cast<const Preconditioner*>(&point),
-          static_cast<const Preconditioner*>(&line),
-          static_cast<const Preconditioner*>(&spatial)}) {
-        Vec x(A.rows(), 0.0);
-        const SolveResult r = solve(op, sys.rhs.data(), x.data(), opt, M);
-        EXPECT_EQ(r.status, SolveStatus::converged) << typeid(*M).name() << ": " << r.detail;
-        const double true_res = residual_norm(A, sys.rhs, x) / norm(sys.rhs);
-        EXPECT_LE(true_res, 10 * tol) << typeid(*M).name();
-        its[i++] = r.iterations;
-    }
-    return its;
-}
-
-struct KrylovCase {
-    const char* name;
-    Solver solve;
-};
-void PrintTo(const KrylovCase& c, std::ostream* os) { *os << c.name; }
-
-class PreconditionedKrylov : public ::testing::TestWithParam<KrylovCase> {};
-
-TEST_P(PreconditionedKrylov, SyntheticWithWells) {
-    const auto model = test::synthetic_model(6, 5, 4, 2, test::corner_wells(6, 5, 4), 5, 0.8);
-    const auto its = preconditioned_iterations(GetParam().solve, model.system, 1e-10, 1000);
-    RecordProperty("iterations", std::to_string(its[0]) + " " + std::to_string(its[1]) + " " +
-                                     std::to_string(its[2]) + " " + std::to_string(its[3]));
-    EXPECT_LT(its[1], its[0]);
-    EXPECT_LT(its[2], its[0]);
-    EXPECT_LT(its[3], its[0]);
-}
-
-TEST_P(PreconditionedKrylov, TwoPhaseWithWellsAndGravity) {
-    const auto model = wells::generate(test::two_phase_spec(6, 5, 4, test::corner_wells(6, 5, 4)));
-    const auto its = preconditioned_iterations(GetParam().solve, model.system, 1e-10, 3000);
-    RecordProperty("iterations", std::to_string(its[0]) + " " + std::to_string(its[1]) + " " +
-                                     std::to_string(its[2]) + " " + std::to_string(its[3]));
-    EXPECT_LT(its[1], its[0]);
-    EXPECT_LT(its[2], its[0]);
-    EXPECT_LT(its[3], its[0]);
-}
-
-INSTANTIATE_TEST_SUITE_P(Methods, PreconditionedKrylov,
-                         ::testing::Values(KrylovCase{"bicgstab", &bicgstab},
-                                           KrylovCase{"qmr", &qmr}),
-                         [](const auto& info) { return std::string(info.param.name); });
-
-// ---- OpenMP ----------------------------------------------------------------------------------
-
-TEST(BlockPreconditioners, SameBitsForAnyThreadCount) {
-    // Large enough for the parallel paths (vec::kParallelMin rows).
-    const auto model = test::synthetic_model(24, 24, 30, 2, test::corner_wells(24, 24, 30));
-    const GHMatrix& A = model.system.matrix;
-    ASSERT_GE(A.rows(), vec::kParallelMin);
-    const PointBlockJacobi point(A);
-    const LineJacobi line(A);
-    const SpatialBlockJacobi spatial(A, {2, 3, 4});
-    const Vec r = test::random_vector(A.rows(), 41);
-    std::vector<std::vector<Vec>> runs;
-    for (int threads : {1, 2}) {
-        omp_set_num_threads(threads);
-        std::vector<Vec> out;
-        for (const Preconditioner* M :
-             {static_cast<const Preconditioner*>(&point), static_cast<const Preconditioner*>(&line),
-              static_cast<const Preconditioner*>(&spatial)}) {
-            out.push_back(precondition(*M, r));
-            out.push_back(precondition_t(*M, r));
-        }
-        Vec x = r, work(A.rows());
-        block_jacobi_sweep(A, spatial.factors(), model.system.rhs.data(), x.data(), 0.8,
-                           work.data());
-        out.push_back(x);
-        // Factors computed with this thread count.
-        out.push_back(factor_spatial_blocks(A, {2, 3, 4}).inv);
-        out.push_back(factor_lines(A).pinv);
-        runs.push_back(out);
-    }
-    omp_set_num_threads(omp_get_num_procs());
-    ASSERT_EQ(runs[0].size(), runs[1].size());
-    for (std::size_t i = 0; i < runs[0].size(); ++i) EXPECT_EQ(runs[0][i], runs[1][i]) << i;
 }
 
 }  // namespace
