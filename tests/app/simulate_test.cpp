@@ -293,6 +293,26 @@ TEST(Simulate, BadSchedulesExitWith2AndWriteNothing) {
     EXPECT_GE(checked, 10);
 }
 
+TEST(Simulate, StateKeyChoosesWhereTheNewtonLoopRuns) {
+    // --state host on the CPU: the run's file says where its state lived. --state device
+    // needs the gpu backend: exit 2 naming the option, nothing written.
+    const std::string dir = fresh_dir("state");
+    const std::string out = dir + "/s.h5";
+    const CliResult host = run_heptane(
+        {"simulate", source_path(kDeck), "-o", out, "--backend", "cpu", "--state", "host"});
+    ASSERT_EQ(host.code, kExitOk) << host.err;
+    EXPECT_EQ(h5::File::open(out).attr_string("/simulation", "state"), "host");
+    EXPECT_NE(host.out.find("state on the host"), std::string::npos) << host.out;
+    fs::remove(out);
+    fs::remove(dir + "/s.xmf");
+    const CliResult device = run_heptane(
+        {"simulate", source_path(kDeck), "-o", out, "--backend", "cpu", "--state", "device"});
+    EXPECT_EQ(device.code, kExitBadInput) << device.err;
+    EXPECT_NE(device.err.find("--state: device needs the gpu backend"), std::string::npos)
+        << device.err;
+    EXPECT_TRUE(fs::is_empty(dir));
+}
+
 TEST(Simulate, AFailedRunExitsWith1AndKeepsTheGoodSteps) {
     // One BiCGStab iteration per solve: the first step cannot be completed at any dt.
     const std::string dir = fresh_dir("failed");
