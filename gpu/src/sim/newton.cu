@@ -225,6 +225,8 @@ class DeviceNewton final : public sim::NewtonSystem {
         k_negate<<<blocks_for(rows_), kThreads>>>(model_.res.get(), rows_, rhs_.get());
         HEPTANE_CUDA_CHECK(cudaGetLastError());
         dx_.zero();
+        // The solver copies b and x on its own (non-blocking) stream: -R and the zeros first.
+        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(nullptr));
         SolveOptions options = defaults_;
         if (tolerance > 0.0) options.tolerance = tolerance;
         if (!solver_) {
