@@ -288,7 +288,10 @@ HEPTANE_HD bool line_pivots(A a, long long m0, int nz, double* pinv) {
 /// pivot in magnitude is swapped into row p, row p is scaled by 1 / pivot, and f_i = a(i, p)
 /// times it is subtracted from every other row i. The device runs each step's entries in
 /// parallel (gpu/src/precond/cpr.cu): every entry is the same sub(x, mul(f, y)). False at an
-/// unusable pivot (usable_pivot with the largest entry of the matrix given).
+/// unusable pivot (usable_pivot with the largest entry of the matrix given). Columns j <= p
+/// of `a` are not read again once column p is eliminated, so they are left as they are (the
+/// device's k_dense_inverse updates them too: inv is the same bits either way); `a` is
+/// scratch.
 HEPTANE_HD inline bool dense_inverse(double* a, double* inv, int n) {
     using namespace canonical;
     for (int i = 0; i < n * n; ++i) inv[i] = i / n == i % n ? 1.0 : 0.0;
@@ -308,17 +311,13 @@ HEPTANE_HD inline bool dense_inverse(double* a, double* inv, int n) {
             inv[piv * n + j] = t;
         }
         const double s = 1.0 / a[p * n + p];
-        for (int j = 0; j < n; ++j) {
-            a[p * n + j] = mul(a[p * n + j], s);
-            inv[p * n + j] = mul(inv[p * n + j], s);
-        }
+        for (int j = p + 1; j < n; ++j) a[p * n + j] = mul(a[p * n + j], s);
+        for (int j = 0; j < n; ++j) inv[p * n + j] = mul(inv[p * n + j], s);
         for (int i = 0; i < n; ++i) {
             if (i == p) continue;
             const double f = a[i * n + p];
-            for (int j = 0; j < n; ++j) {
-                a[i * n + j] = sub(a[i * n + j], mul(f, a[p * n + j]));
-                inv[i * n + j] = sub(inv[i * n + j], mul(f, inv[p * n + j]));
-            }
+            for (int j = p + 1; j < n; ++j) a[i * n + j] = sub(a[i * n + j], mul(f, a[p * n + j]));
+            for (int j = 0; j < n; ++j) inv[i * n + j] = sub(inv[i * n + j], mul(f, inv[p * n + j]));
         }
     }
     return true;
