@@ -135,15 +135,23 @@ bool Simulator::check_limits(std::vector<int>& switches, std::vector<ControlSwit
     // not enough to oscillate between the two for the rest of the Newton loop.
     constexpr int kMaxSwitches = 3;
     const auto& specs = system_.wells().specs();
+    // The wells that may switch: open, under a rate with a BHP limit, switches left.
+    const auto limit_of = [&](std::size_t w) {
+        const WellState& s = wells_[w];
+        if (!s.open || s.kind != ControlKind::rate || switches[w] >= kMaxSwitches) return 0.0;
+        return specs[w].type == WellType::producer ? s.min_bhp : s.max_bhp;
+    };
+    bool any = false;
+    for (std::size_t w = 0; w < wells_.size(); ++w) any = any || limit_of(w) > 0.0;
+    if (!any) return false;  // no rates to compute (on a GPU: no kernel, no copy)
     const std::vector<wells::WellRates> rates = newton_system_->rates(controls_);
     const std::vector<double> p_bh = newton_system_->bhp();
     bool changed = false;
     for (std::size_t w = 0; w < wells_.size(); ++w) {
         WellState& s = wells_[w];
-        if (!s.open || s.kind != ControlKind::rate || switches[w] >= kMaxSwitches) continue;
-        const bool producer = specs[w].type == WellType::producer;
-        const double limit = producer ? s.min_bhp : s.max_bhp;
+        const double limit = limit_of(w);
         if (limit <= 0.0) continue;
+        const bool producer = specs[w].type == WellType::producer;
         ControlChange why;
         if (!s.on_limit) {
             const double p = p_bh[w];
