@@ -33,6 +33,10 @@
 # HEPTANE_MPI_SCALING: "BACKEND NP,NP,.. DECK [ARGS]" lines (';'-separated) run by
 #                scripts/mpi_scaling.sh after the benches (one process, then mpirun with each
 #                rank count; times, halo and sum costs, bits against one process)
+# HEPTANE_NCU: "SKIP COUNT ARGS" lines (';'-separated): Nsight Compute times kernels SKIP + 1
+#                .. SKIP + COUNT of `heptane ARGS` one by one (gpu__time_duration, caches and
+#                clocks left alone), a CSV per line in $OUT/ncu_N.csv and a per-kernel summary
+#                in the log (scripts/ncu_summary.py)
 # HEPTANE_SKIP_TESTS=1: build and bench only
 # HEPTANE_GPU_TESTS_ONLY=1: run the gpu label only (not the whole suite first)
 # HEPTANE_GPU_JOBS: ctest jobs for the gpu label (default 1; the tests share the one GPU and
@@ -211,6 +215,21 @@ if [[ -n "${HEPTANE_SIMULATE:-}" ]]; then
       -o "/tmp/gpu_check_sim_$n.h5" 2>&1 | tee -a "$log"
     rc=${PIPESTATUS[0]}
     echo "simulate rc=$rc wall $(awk "BEGIN { print $(date +%s.%N) - $start }") s" | tee -a "$log"
+  done
+fi
+if [[ -n "${HEPTANE_NCU:-}" ]]; then
+  IFS=';' read -ra profiles <<<"$HEPTANE_NCU"
+  n=0
+  for line in "${profiles[@]}"; do
+    n=$((n + 1))
+    read -r ncu_skip ncu_count ncu_args <<<"$line"
+    echo "== ncu (kernels $ncu_skip + $ncu_count) heptane $ncu_args" | tee -a "$log"
+    # shellcheck disable=SC2086  # the rest is a list of arguments
+    timeout "${HEPTANE_SIMULATE_TIMEOUT:-420}" ncu --clock-control none --cache-control none \
+      --metrics gpu__time_duration.sum --csv --launch-skip "$ncu_skip" --launch-count "$ncu_count" \
+      "$build/app/heptane" $ncu_args >"$out/ncu_$n.csv" 2>>"$log"
+    echo "ncu rc=$?" | tee -a "$log"
+    python3 "$root/scripts/ncu_summary.py" "$out/ncu_$n.csv" 2>&1 | tee -a "$log"
   done
 fi
 if [[ -n "${HEPTANE_PROXY:-}" ]]; then

@@ -59,6 +59,7 @@ class DeviceCpr final : public DevicePreconditioner {
     /// The true-IMPES weights' accumulation blocks of A into acc_ (InputError without them).
     void upload_accumulation(const GHMatrix& A);
     void setup();
+    void dense_inverse(Level& L, int n, int* err, cudaStream_t st);
     LevelView view(int l) const;
     void smooth(int l, const double* b, double* x, bool from_zero, cudaStream_t st,
                 const int* skip) const;
@@ -74,6 +75,7 @@ class DeviceCpr final : public DevicePreconditioner {
     Buffer<double> weights_, inv_;
     Buffer<double> acc_;  ///< true_impes: A's accumulation blocks (GHMatrix layout)
     Buffer<int> errors_;  ///< the first bad cell / column / well of each setup check
+    Buffer<unsigned long long> big_;  ///< the coarsest matrix's largest |entry| (as bits)
     double setup_seconds_ = 0.0;
 };
 

@@ -17,7 +17,7 @@ namespace cpr_device {
 constexpr int kThreads = 256;
 /// Chunks of a dense row (k_dense_apply): coarsest_rows is at most 32 kDenseChunk of them.
 constexpr int kMaxDenseChunks = kMaxCoarsestRows / cpr::kDenseChunk;
-constexpr int kDenseThreads = 1024;
+constexpr int kDenseThreads = 256;  ///< a block per row of the coarsest inverse's step
 constexpr int kLineWarps = 4;  ///< columns (warps) per block of k_line_update
 /// The setup checks, each the first (lowest) bad index: the weights' and stage 2's cells,
 /// a well's zero diagonal, the coarsest inverse; then one per level (line pivots' column).
@@ -81,7 +81,9 @@ struct DeviceCpr::Level {
     int nw = 0;
     long long perforations = 0;  ///< level 0's well values (one per perforated cell)
     Buffer<double> pinv, inv_d, b, x, ax, rc, dc;
-    Buffer<double> dense, dense_work;  ///< coarsest: the inverse (row-major), the matrix
+    /// The coarsest level: its inverse (row-major); the matrix, and the second buffers of
+    /// the elimination's steps (k_dense_step writes a step's result apart from its input).
+    Buffer<double> dense, dense_work, dense_work2, dense_scratch;
 };
 
 }  // namespace heptane::gpu::detail

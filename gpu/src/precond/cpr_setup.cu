@@ -135,78 +135,103 @@ __device__ Candidate block_best(Candidate c, Candidate* warps) {
     return c;
 }
 
-/// cpr::dense_inverse with each step's entries over the threads of one block (the same
-/// operations per entry; f_i = a(i, p) kept before row i changes). The largest entry and each
-/// column's pivot are block reductions (the serial scans, a load latency per row, were most
-/// of the setup: 32 ms of it on SPE10's 340-row coarsest level).
-__global__ void __launch_bounds__(kDenseThreads)
-    k_dense_inverse(double* a, double* inv, int n, int* err) {
-    extern __shared__ double f[];
-    __shared__ Candidate warps[kDenseThreads / 32];
-    __shared__ double scale;
+/// cpr::dense_inverse, step by step over the whole device (a kernel per column p; one block
+/// alone was most of the setup: 22 ms of it on SPE10's 340-row coarsest level, a pass over
+/// 1.8 MB per step through one multiprocessor). k_dense_start sets inv = I and the largest
+/// entry |a| (as bits: a non-negative double orders as its bits; NaN never compares larger,
+/// as in cpr::largest).
+__global__ void k_dense_start(const double* a, double* inv, int n,
+                              unsigned long long* big_bits) {
     const long long nn = static_cast<long long>(n) * n;
-    for (long long e = threadIdx.x; e < nn; e += blockDim.x) inv[e] = e / n == e % n ? 1.0 : 0.0;
-    // cpr::largest: NaN never compares larger, so it is never the largest
     double mine = 0.0;
-    for (long long e = threadIdx.x; e < nn; e += blockDim.x)
+    for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < nn;
+         e += static_cast<long long>(gridDim.x) * blockDim.x) {
+        inv[e] = e / n == e % n ? 1.0 : 0.0;
         mine = fabs(a[e]) > mine ? fabs(a[e]) : mine;
-    const double big = block_best({mine, 0}, warps).v;
-    for (int p = 0; p < n; ++p) {
-        // the serial scan keeps row p unless a later row is strictly larger (a NaN never is;
-        // a NaN in row p is never replaced)
-        Candidate c{-1.0, INT_MAX};
-        for (int i = p + threadIdx.x; i < n; i += blockDim.x) {
-            const double v = fabs(a[static_cast<long long>(i) * n + p]);
-            if (v > c.v) c = {v, i};
-        }
-        c = block_best(c, warps);
-        const double diagonal = a[static_cast<long long>(p) * n + p];
-        const int piv_row = isnan(diagonal) ? p : c.i;
-        const int piv =
-            cpr::usable_pivot(a[static_cast<long long>(piv_row) * n + p], n, big) ? piv_row : -1;
-        if (piv < 0) {  // the same in every thread
-            if (threadIdx.x == 0) atomicMin(err, p);
-            return;
-        }
-        __syncthreads();  // column p is read before the swap writes it
-        if (piv != p) {
-            for (int j = threadIdx.x; j < n; j += blockDim.x) {
-                double* ap = a + static_cast<long long>(p) * n;
-                double* aq = a + static_cast<long long>(piv) * n;
-                double* ip = inv + static_cast<long long>(p) * n;
-                double* iq = inv + static_cast<long long>(piv) * n;
-                double t = ap[j];
-                ap[j] = aq[j];
-                aq[j] = t;
-                t = ip[j];
-                ip[j] = iq[j];
-                iq[j] = t;
-            }
-        }
-        __syncthreads();
-        if (threadIdx.x == 0) scale = 1.0 / a[static_cast<long long>(p) * n + p];
-        __syncthreads();
+    }
+    atomicMax(big_bits, static_cast<unsigned long long>(__double_as_longlong(mine)));
+}
+
+/// Step p of cpr::dense_inverse from (a, inv) into (a_out, inv_out), a block per row of the
+/// result. Every block finds the pivot row of column p (the serial scan's first largest: a
+/// block reduction that picks one of the values given) and the scaled pivot row in shared
+/// memory (the same mul per entry in every block), then writes its row: row p the scaled
+/// row, row i != p the row that the swap put there (row p's for i = piv) minus f times the
+/// scaled row, f its entry in column p: cpr::dense_inverse's operations. Columns j <= p of a
+/// are not read again and not written. Two buffers each, so no block reads a row that
+/// another block of the step writes.
+__global__ void __launch_bounds__(kDenseThreads)
+    k_dense_step(const double* a, const double* inv, double* a_out, double* inv_out, int n,
+                 int p, const unsigned long long* big_bits, int* err) {
+    extern __shared__ double row[];  // the scaled pivot row: a's then inv's
+    __shared__ Candidate warps[kDenseThreads / 32];
+    Candidate c{-1.0, INT_MAX};
+    for (int i = p + threadIdx.x; i < n; i += blockDim.x) {
+        const double v = fabs(a[static_cast<long long>(i) * n + p]);
+        if (v > c.v) c = {v, i};
+    }
+    c = block_best(c, warps);
+    // the serial scan keeps row p unless a later row is strictly larger (a NaN never is; a
+    // NaN in row p is never replaced)
+    const double diagonal = a[static_cast<long long>(p) * n + p];
+    const int piv = isnan(diagonal) ? p : c.i;
+    const double pivot = a[static_cast<long long>(piv) * n + p];
+    if (!cpr::usable_pivot(pivot, n, __longlong_as_double(static_cast<long long>(*big_bits)))) {
+        if (blockIdx.x == 0 && threadIdx.x == 0) atomicMin(err, p);  // the same in every block
+        return;
+    }
+    const double s = 1.0 / pivot;
+    const double* ap = a + static_cast<long long>(piv) * n;
+    const double* ip = inv + static_cast<long long>(piv) * n;
+    for (int j = threadIdx.x; j < n; j += blockDim.x) {
+        row[j] = j > p ? mul(ap[j], s) : 0.0;
+        row[n + j] = mul(ip[j], s);
+    }
+    __syncthreads();
+    const int i = blockIdx.x;
+    double* ao = a_out + static_cast<long long>(i) * n;
+    double* io = inv_out + static_cast<long long>(i) * n;
+    if (i == p) {
         for (int j = threadIdx.x; j < n; j += blockDim.x) {
-            a[static_cast<long long>(p) * n + j] = mul(a[static_cast<long long>(p) * n + j], scale);
-            inv[static_cast<long long>(p) * n + j] =
-                mul(inv[static_cast<long long>(p) * n + j], scale);
+            if (j > p) ao[j] = row[j];
+            io[j] = row[n + j];
         }
-        __syncthreads();
-        for (int i = threadIdx.x; i < n; i += blockDim.x)
-            f[i] = a[static_cast<long long>(i) * n + p];
-        __syncthreads();
-        for (long long e = threadIdx.x; e < nn; e += blockDim.x) {
-            const int i = static_cast<int>(e / n), j = static_cast<int>(e % n);
-            if (i == p) continue;
-            const long long pj = static_cast<long long>(p) * n + j;
-            a[e] = sub(a[e], mul(f[i], a[pj]));
-            inv[e] = sub(inv[e], mul(f[i], inv[pj]));
-        }
-        __syncthreads();
+        return;
+    }
+    const int from = i == piv ? p : i;
+    const double* ai = a + static_cast<long long>(from) * n;
+    const double* ii = inv + static_cast<long long>(from) * n;
+    const double f = ai[p];
+    for (int j = threadIdx.x; j < n; j += blockDim.x) {
+        if (j > p) ao[j] = sub(ai[j], mul(f, row[j]));
+        io[j] = sub(ii[j], mul(f, row[n + j]));
     }
 }
 
 std::vector<int> no_errors(int levels) { return std::vector<int>(kLevel0 + levels, INT_MAX); }
+
+}  // namespace
+
+/// The coarsest level's inverse into L.dense from its matrix in L.dense_work: n steps, each
+/// from one pair of buffers into the other, arranged so the last lands in L.dense.
+void DeviceCpr::dense_inverse(Level& L, int n, int* err, cudaStream_t st) {
+    double* a[2] = {L.dense_work.get(), L.dense_work2.get()};
+    double* inv[2] = {L.dense_scratch.get(), L.dense_scratch.get()};
+    inv[n % 2] = L.dense.get();
+    unsigned long long* big = big_.get();
+    HEPTANE_CUDA_CHECK(cudaMemsetAsync(big, 0, sizeof(unsigned long long), st));
+    k_dense_start<<<blocks_for(static_cast<long long>(n) * n), kThreads, 0, st>>>(a[0], inv[0],
+                                                                               n, big);
+    HEPTANE_SYNC_CHECK(st);
+    const std::size_t shared = 2 * sizeof(double) * static_cast<std::size_t>(n);
+    for (int p = 0; p < n; ++p) {
+        k_dense_step<<<n, kDenseThreads, shared, st>>>(a[p % 2], inv[p % 2], a[(p + 1) % 2],
+                                                       inv[(p + 1) % 2], n, p, big, err);
+        HEPTANE_SYNC_CHECK(st);
+    }
+}
+
+namespace {
 
 }  // namespace
 
@@ -263,6 +288,8 @@ DeviceCpr::DeviceCpr(const GHMatrix& A, DeviceGH& gh, const CprOptions& options)
         if (l > 0 && l + 1 == grids.size() && L->rows <= options_.mg.coarsest_rows) {
             L->dense = Buffer<double>(rows * rows);
             L->dense_work = Buffer<double>(rows * rows);
+            L->dense_work2 = Buffer<double>(rows * rows);
+            L->dense_scratch = Buffer<double>(rows * rows);
         }
         levels_.push_back(std::move(L));
     }
@@ -272,6 +299,7 @@ DeviceCpr::DeviceCpr(const GHMatrix& A, DeviceGH& gh, const CprOptions& options)
     weights_ = Buffer<double>(static_cast<std::size_t>(M_ * K_));
     inv_ = Buffer<double>(static_cast<std::size_t>(M_ * K_ * K_ + nw_));
     errors_ = Buffer<int>(no_errors(levels()).size());
+    big_ = Buffer<unsigned long long>(1);
     upload_accumulation(A);
     setup();
 }
@@ -352,9 +380,7 @@ void DeviceCpr::setup() {
             k_dense_assemble<<<blocks_for(n), kThreads, 0, st>>>(lr, L.g.nx, L.g.ny, L.g.nz,
                                                                  L.dense_work.get());
             HEPTANE_SYNC_CHECK(st);
-            k_dense_inverse<<<1, kDenseThreads, n * sizeof(double), st>>>(
-                L.dense_work.get(), L.dense.get(), n, err + kDense);
-            HEPTANE_SYNC_CHECK(st);
+            dense_inverse(L, n, err + kDense, st);
         }
     }
     const std::vector<int> e = errors_.download();  // synchronizes
