@@ -162,9 +162,10 @@ TEST_F(CprTrueImpes, StepsAndUpdateAreTheReferenceBitForBit) {
 
 class CprLargeCoarsest : public test::GpuTest {};
 
-// A coarsest level of more rows than the inverting block has threads (1,080 > 1,024: the
-// pivot scan's block reduction takes two rows a thread), not diagonally dominant (0.6), so
-// the pivots come from other rows: the device's inverse is still the CPU's bit for bit.
+// A coarsest level of more rows than a block of the inverse's step has threads (1,080 > 256:
+// the pivot scan's block reduction takes several rows a thread), not diagonally dominant
+// (0.6), so the pivots come from other rows: the device's inverse is still the CPU's bit for
+// bit.
 TEST_F(CprLargeCoarsest, PivotedInverseIsTheReferenceBitForBit) {
     const wells::Model m = test::synthetic_model(30, 24, 6, 1, test::corner_wells(30, 24, 6), 7, 0.6);
     CprOptions o;

@@ -37,30 +37,97 @@ __global__ void k_zero(double* x, long long n, const int* skip) {
     if (i < n) x[i] = 0.0;
 }
 
+/// cpr::line_solve1 (the CPU's operations, in its order) for the one lane that runs a
+/// column's recurrence: the layers' operands are loaded kAhead at a time into registers
+/// before their steps, so the chain waits on its three operations per layer only, not on a
+/// shared-memory load each (measured: 9-14 us per pass of the small levels' 85-layer
+/// columns, most of it this recurrence).
+__device__ void line_solve_lane(const double* __restrict__ lower, const double* __restrict__ upper,
+                                const double* __restrict__ pinv, const double* __restrict__ y,
+                                double* __restrict__ z, int nz) {
+    constexpr int kAhead = 8;
+    double g = mul(pinv[0], y[0]);
+    z[0] = g;
+    int k = 1;
+    for (; k + kAhead <= nz; k += kAhead) {
+        double l[kAhead], p[kAhead], v[kAhead];
+#pragma unroll
+        for (int u = 0; u < kAhead; ++u) {
+            l[u] = lower[k + u];
+            p[u] = pinv[k + u];
+            v[u] = y[k + u];
+        }
+#pragma unroll
+        for (int u = 0; u < kAhead; ++u) {
+            g = mul(p[u], sub(v[u], mul(l[u], g)));
+            z[k + u] = g;
+        }
+    }
+    for (; k < nz; ++k) {
+        g = mul(pinv[k], sub(y[k], mul(lower[k], g)));
+        z[k] = g;
+    }
+    k = nz - 2;
+    for (; k + 1 >= kAhead; k -= kAhead) {
+        double c[kAhead], p[kAhead], up[kAhead];
+#pragma unroll
+        for (int u = 0; u < kAhead; ++u) {
+            c[u] = z[k - u];
+            p[u] = pinv[k - u];
+            up[u] = upper[k - u];
+        }
+#pragma unroll
+        for (int u = 0; u < kAhead; ++u) {
+            g = sub(c[u], mul(p[u], mul(up[u], g)));
+            z[k - u] = g;
+        }
+    }
+    for (; k >= 0; --k) {
+        g = sub(z[k], mul(pinv[k], mul(upper[k], g)));
+        z[k] = g;
+    }
+}
+
+/// Column t of colour `color` ((i + j) % 2) in the order col = i ny + j, or -1 past the
+/// grid: rows i = 2 q and 2 q + 1 hold ny columns of each colour together.
+__device__ int colour_column(int t, int color, int nx, int ny) {
+    const int q = t / ny, u = t % ny;
+    const int first = (ny + 1 - color) / 2;  // the colour's columns in row 2 q
+    const int i = u < first ? 2 * q : 2 * q + 1;
+    const int j = u < first ? color + 2 * u : 1 - color + 2 * (u - first);
+    return i < nx ? i * ny + j : -1;
+}
+
+/// Warps of a pass of k_line_update over one colour (colour_column's t), or all columns.
+__host__ __device__ inline int line_warps(int color, int nx, int ny) {
+    return color < 0 ? nx * ny : (nx + 1) / 2 * ny;
+}
+
 /// One pass of the line smoother (StructuredMg::smooth): x_col += omega T^{-1} r_col on the
-/// columns of `color` (-1: all), a warp per column. r_col is b - A x from ax (Jacobi: A x of
-/// the x before the sweep), or computed here from the x of now (ax null: Gauss-Seidel; a
-/// column's neighbours across i and j have the other colour, its own rows are read before
-/// they change), or b (from_zero: x = 0, whose columns of the other colour, and wells, this
-/// pass sets to 0). With inv_d (Jacobi), the warp after the columns updates the wells from
-/// ax. The lanes load the column's coefficients, pivots and residual into shared memory
-/// together (coalesced, all loads in flight at once), lane 0 runs the recurrence
-/// (cpr::line_solve1, the CPU's) there, the lanes update x.
+/// columns of `color` (-1: all), a warp per column (colour_column: only the colour's columns
+/// are launched). r_col is b - A x from ax (Jacobi: A x of the x before the sweep), or
+/// computed here from the x of now (ax null: Gauss-Seidel; a column's neighbours across i
+/// and j have the other colour, its own rows are read before they change), or b (from_zero:
+/// x = 0, whose columns of the other colour, and wells, this pass sets to 0: warp t zeroes
+/// the other colour's column t). With inv_d (Jacobi), the warp after the columns updates the
+/// wells from ax. The lanes load the column's coefficients, pivots and residual into shared
+/// memory together (coalesced, all loads in flight at once), lane 0 runs the recurrence
+/// (line_solve_lane: cpr::line_solve1's operations), the lanes update x.
 __global__ void __launch_bounds__(kLineWarps * 32)
     k_line_update(LevelView A, const double* pinv, int color, bool from_zero, const double* inv_d,
                   double omega, const double* b, const double* ax, double* x, const int* skip) {
     if (skipped(skip)) return;
     extern __shared__ double shared[];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    const int nz = A.nz, columns = A.nx * A.ny;
-    const long long cells = static_cast<long long>(columns) * nz;
+    const int nz = A.nz, warps = line_warps(color, A.nx, A.ny);
+    const long long cells = static_cast<long long>(A.nx) * A.ny * nz;
     const long long t = static_cast<long long>(blockIdx.x) * kLineWarps + warp;
     const auto r = [&](long long q) {
         if (from_zero) return b[q];
         return ax != nullptr ? sub(b[q], ax[q]) : sub(b[q], A.row(q, x));
     };
-    if (t >= columns) {  // the wells' warp
-        if (t != columns) return;
+    if (t >= warps) {  // the wells' warp
+        if (t != warps) return;
         for (int w = lane; w < A.wells.nw; w += 32) {
             const long long q = cells + w;
             if (inv_d != nullptr) {
@@ -71,14 +138,16 @@ __global__ void __launch_bounds__(kLineWarps * 32)
         }
         return;
     }
-    const int col = static_cast<int>(t);
-    const long long m0 = static_cast<long long>(col) * nz;
-    if (color >= 0 && (col / A.ny + col % A.ny) % 2 != color) {
-        if (from_zero) {
-            for (int k = lane; k < nz; k += 32) x[m0 + k] = 0.0;
+    if (color >= 0 && from_zero) {
+        const int other = colour_column(static_cast<int>(t), 1 - color, A.nx, A.ny);
+        if (other >= 0) {
+            for (int k = lane; k < nz; k += 32) x[static_cast<long long>(other) * nz + k] = 0.0;
         }
-        return;
     }
+    const int col = color < 0 ? static_cast<int>(t)
+                              : colour_column(static_cast<int>(t), color, A.nx, A.ny);
+    if (col < 0) return;
+    const long long m0 = static_cast<long long>(col) * nz;
     double* lower = shared + static_cast<long long>(warp) * 5 * nz;
     double* upper = lower + nz;
     double* piv = upper + nz;
@@ -91,7 +160,7 @@ __global__ void __launch_bounds__(kLineWarps * 32)
         res[k] = r(m0 + k);
     }
     __syncwarp();
-    if (lane == 0) cpr::line_solve1(lower, upper, piv, res, z, nz);
+    if (lane == 0) line_solve_lane(lower, upper, piv, res, z, nz);
     __syncwarp();
     for (int k = lane; k < nz; k += 32) {
         x[m0 + k] = add(from_zero ? 0.0 : x[m0 + k], mul(omega, z[k]));
@@ -238,8 +307,8 @@ void DeviceCpr::smooth(int l, const double* b, double* x, bool from_zero, cudaSt
     const bool coarsest = l + 1 == levels();
     const double omega = coarsest ? 1.0 : smoother_omega(options_.mg);
     const LevelView A = view(l);
-    const int warps = L.g.nx * L.g.ny + (L.nw > 0 ? 1 : 0);
     const auto pass = [&](int color, bool zero, const double* inv_d, const double* ax) {
+        const int warps = line_warps(color, L.g.nx, L.g.ny) + (L.nw > 0 ? 1 : 0);
         k_line_update<<<(warps + kLineWarps - 1) / kLineWarps, kLineWarps * 32,
                         kLineWarps * line_shared_bytes(L.g.nz), st>>>(A, L.pinv.get(), color, zero,
                                                                       inv_d, omega, b, ax, x, skip);
