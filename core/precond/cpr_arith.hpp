@@ -189,10 +189,11 @@ struct WellsRef {
 };
 
 /// Row m (a cell) of a K = 1 level times x, as core/spmv/spmv.cpp sums it: the diagonals
-/// d = 0 .. 6 that have a neighbour, then the well term. a(d, m) reads the level's Bdia.
+/// d = 0 .. 6 that have a neighbour, then the well term; w is the well of m's column
+/// (wells.well_of_column[m / nz]) or -1 (none, or no wells). a(d, m) reads the level's Bdia.
 template <class A, class I>
 HEPTANE_HD double cell_row(A a, int nx, int ny, int nz, long long m, const double* x,
-                           const WellsRef<I>& wells) {
+                           const WellsRef<I>& wells, int w) {
     const long long off[7] = {-static_cast<long long>(nz) * ny, -nz, -1, 0, 1, nz,
                               static_cast<long long>(nz) * ny};
     double acc = 0.0;
@@ -200,15 +201,20 @@ HEPTANE_HD double cell_row(A a, int nx, int ny, int nz, long long m, const doubl
         if (stencil_has_neighbour(nx, ny, nz, m, d))
             acc = canonical::mul_add(a(d, m), x[m + off[d]], acc);
     }
-    if (wells.well_of_column != nullptr) {
-        const int w = wells.well_of_column[m / nz];
-        if (w >= 0 && m >= wells.cell0[w] && m < wells.cell0[w] + wells.count[w]) {
-            const long long cells = static_cast<long long>(nx) * ny * nz;
-            acc = canonical::mul_add(wells.wt[wells.first[w] + (m - wells.cell0[w])], x[cells + w],
-                                     acc);
-        }
+    if (w >= 0 && m >= wells.cell0[w] && m < wells.cell0[w] + wells.count[w]) {
+        const long long cells = static_cast<long long>(nx) * ny * nz;
+        acc = canonical::mul_add(wells.wt[wells.first[w] + (m - wells.cell0[w])], x[cells + w],
+                                 acc);
     }
     return acc;
+}
+
+/// The same, the well of m's column looked up here.
+template <class A, class I>
+HEPTANE_HD double cell_row(A a, int nx, int ny, int nz, long long m, const double* x,
+                           const WellsRef<I>& wells) {
+    const int w = wells.well_of_column != nullptr ? wells.well_of_column[m / nz] : -1;
+    return cell_row(a, nx, ny, nz, m, x, wells, w);
 }
 
 /// Row `cells + w` (well w) of a K = 1 level times x, as core/spmv/spmv.cpp sums it.
@@ -230,15 +236,16 @@ HEPTANE_HD double well_row(const WellsRef<I>& wells, int w, long long cells, con
 /// products add signed zeros only, so the sums are the same numbers; K - 1 of every K columns
 /// of A are not read). a(d, r, c, m) reads A's Bdia; wt: the cell's K well-column values
 /// (d eq_m / d p_bh) or null; xpw: that well's x_p; inv: B_m^{-1} (column-major K x K,
-/// block::inverse_row); r and z: the cell's K entries.
-template <class A>
+/// block::inverse_row); r and z: the cell's K entries. KMax >= K bounds the scratch (the
+/// device's K = 2 kernel keeps it in registers: KMax = K = 2 known when compiled).
+template <int KMax = kMaxBlockSize, class A>
 HEPTANE_HD void stage2_cell(A a, int K, int nx, int ny, int nz, long long m, const double* xp,
                             const double* wt, double xpw, const double* r, const double* inv,
                             double* z) {
     using namespace canonical;
     const long long off[7] = {-static_cast<long long>(nz) * ny, -nz, -1, 0, 1, nz,
                               static_cast<long long>(nz) * ny};
-    double s[kMaxBlockSize];
+    double s[KMax];
     for (int row = 0; row < K; ++row) {
         double acc = 0.0;
         for (int d = 0; d < 7; ++d) {

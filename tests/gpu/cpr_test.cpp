@@ -84,6 +84,10 @@ TEST_P(CprOnDevice, EveryStepIsTheReferenceBitForBit) {
     o.mg.coarsest_rows = 1;
     o.mg.factor = {2, 2, 2};
     expect_steps(m.system.matrix, o, default_variant(), "one-cell coarsest");
+    // Boxes of 12 cells: more than the restriction's lanes per aggregate (a thread each).
+    o.mg.coarsest_rows = 30;
+    o.mg.factor = {3, 2, 2};
+    expect_steps(m.system.matrix, o, default_variant(), "3 x 2 x 2 boxes");
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -122,9 +122,10 @@ __global__ void __launch_bounds__(kLineWarps * 32)
     const int nz = A.nz, warps = line_warps(color, A.nx, A.ny);
     const long long cells = static_cast<long long>(A.nx) * A.ny * nz;
     const long long t = static_cast<long long>(blockIdx.x) * kLineWarps + warp;
+    int well = -1;  // the well of this warp's column (Gauss-Seidel's rows read it)
     const auto r = [&](long long q) {
         if (from_zero) return b[q];
-        return ax != nullptr ? sub(b[q], ax[q]) : sub(b[q], A.row(q, x));
+        return ax != nullptr ? sub(b[q], ax[q]) : sub(b[q], A.row(q, x, well));
     };
     if (t >= warps) {  // the wells' warp
         if (t != warps) return;
@@ -148,11 +149,13 @@ __global__ void __launch_bounds__(kLineWarps * 32)
                               : colour_column(static_cast<int>(t), color, A.nx, A.ny);
     if (col < 0) return;
     const long long m0 = static_cast<long long>(col) * nz;
+    if (A.wells.well_of_column != nullptr) well = A.wells.well_of_column[col];
     double* lower = shared + static_cast<long long>(warp) * 5 * nz;
     double* upper = lower + nz;
     double* piv = upper + nz;
     double* res = piv + nz;
     double* z = res + nz;
+#pragma unroll 4
     for (int k = lane; k < nz; k += 32) {
         lower[k] = A(2, m0 + k);
         upper[k] = A(4, m0 + k);
@@ -193,9 +196,9 @@ __global__ void __launch_bounds__(kLineWarps * 32)
 }
 
 /// b_c = R (b - A x): each aggregate's sum of the residual, in member order, its rows
-/// computed here.
-__global__ void k_restrict(cpr::LevelGrid g, LevelView A, const double* b, const double* x,
-                           double* bc, const int* skip) {
+/// computed here, a thread per aggregate (coarsening boxes of more than kMemberLanes cells).
+__global__ void k_restrict_serial(cpr::LevelGrid g, LevelView A, const double* b,
+                                  const double* x, double* bc, const int* skip) {
     if (skipped(skip)) return;
     const long long Mc = static_cast<long long>(g.cx) * g.cy * g.cz;
     const long long c = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
@@ -208,6 +211,45 @@ __global__ void k_restrict(cpr::LevelGrid g, LevelView A, const double* b, const
         v = add(v, sub(b[m], A.row(m, x)));
     });
     bc[c] = v;
+}
+
+/// Lanes per aggregate of k_restrict: the members of a 2 x 2 x 2 box at most.
+constexpr int kMemberLanes = 8;
+
+/// b_c = R (b - A x): each aggregate's sum of the residual, in member order (each_member's),
+/// kMemberLanes lanes of one warp per aggregate: lane s computes the row of the member in
+/// slot s of the fx x fy x fz box (i, then j, then k: each_member's order, slots past the
+/// grid's edge absent), and the group's first lane adds them in slot order. One thread per
+/// aggregate waited a memory latency per member (58 us from SPE10's level 0, 10 us from
+/// each small level).
+__global__ void k_restrict(cpr::LevelGrid g, LevelView A, const double* b, const double* x,
+                           double* bc, const int* skip) {
+    if (skipped(skip)) return;
+    const long long Mc = static_cast<long long>(g.cx) * g.cy * g.cz;
+    const long long t = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+    const long long c = t / kMemberLanes;
+    const int slot = static_cast<int>(t % kMemberLanes);
+    const int kc = static_cast<int>(c % g.cz), jc = static_cast<int>((c / g.cz) % g.cy);
+    const int ic = static_cast<int>(c / (static_cast<long long>(g.cz) * g.cy));
+    const auto member = [&](int q, int& i, int& j, int& k) {
+        i = ic * g.fx + q / (g.fy * g.fz);
+        j = jc * g.fy + q / g.fz % g.fy;
+        k = kc * g.fz + q % g.fz;
+        return q < g.fx * g.fy * g.fz && i < g.nx && j < g.ny && k < g.nz;
+    };
+    int i = 0, j = 0, k = 0;
+    double row = 0.0;
+    if (c < Mc && member(slot, i, j, k)) {
+        const long long m = cpr::cell_index(i, j, k, g.ny, g.nz);
+        row = sub(b[m], A.row(m, x));
+    }
+    double v = 0.0;  // every lane of the warp takes part in the shuffles
+#pragma unroll
+    for (int q = 0; q < kMemberLanes; ++q) {
+        const double term = __shfl_sync(0xffffffffu, row, (threadIdx.x & 31) - slot + q);
+        if (member(q, i, j, k)) v = add(v, term);
+    }
+    if (c < Mc && slot == 0) bc[c] = v;
 }
 
 __global__ void k_prolong(cpr::LevelGrid g, double alpha, const double* xc, double* x,
@@ -255,11 +297,14 @@ __global__ void __launch_bounds__(kDenseWarps * 32)
 
 /// Stage 2 from x_p (cpr::stage2_cell and stage2_well, the CPU's), a thread per cell, then
 /// one per well: z = B^{-1} (r - A E x_p) + E x_p. A's pressure columns only are read.
+/// KMax: the block size when it is 2 (the two-phase decks: the cell's scratch in registers,
+/// not a 128-byte stack frame), else kMaxBlockSize with K = A.K.
+template <int KMax>
 __global__ void k_stage2_apply(ARead A, BdiaView a, const double* inv, long long M,
                                const double* xp, const double* r, double* z, const int* skip) {
     if (skipped(skip)) return;
     const long long m = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-    const int K = A.K;
+    const int K = KMax == 2 ? 2 : A.K;
     const long long kk = static_cast<long long>(K) * K;
     if (m < M) {
         const double* wt = nullptr;
@@ -271,7 +316,7 @@ __global__ void k_stage2_apply(ARead A, BdiaView a, const double* inv, long long
                 xpw = xp[M + w];
             }
         }
-        cpr::stage2_cell(A, K, a.nx, a.ny, a.nz, m, xp, wt, xpw, r + m * K, inv + m * kk,
+        cpr::stage2_cell<KMax>(A, K, a.nx, a.ny, a.nz, m, xp, wt, xpw, r + m * K, inv + m * kk,
                          z + m * K);
     } else if (m < M + a.nw) {
         const int w = static_cast<int>(m - M);
@@ -351,7 +396,13 @@ void DeviceCpr::cycle(int l, const double* b, double* x, cudaStream_t st, const 
         HEPTANE_SYNC_CHECK(st);
     }
     const Level& C = *levels_[l + 1];
-    k_restrict<<<blocks_for(C.M), kThreads, 0, st>>>(L.g, view(l), b, x, C.b.get(), skip);
+    if (L.g.fx * L.g.fy * L.g.fz <= kMemberLanes) {
+        k_restrict<<<blocks_for(C.M * kMemberLanes), kThreads, 0, st>>>(L.g, view(l), b, x,
+                                                                         C.b.get(), skip);
+    } else {
+        k_restrict_serial<<<blocks_for(C.M), kThreads, 0, st>>>(L.g, view(l), b, x, C.b.get(),
+                                                                 skip);
+    }
     HEPTANE_SYNC_CHECK(st);
     cycle(l + 1, C.b.get(), C.x.get(), st, skip);
     if (o.cycle == MgCycle::w && l + 2 < levels()) {
@@ -373,8 +424,9 @@ void DeviceCpr::apply(const double* r, double* z, cudaStream_t st, const int* sk
                                                                   L0.b.get(), skip);
     HEPTANE_SYNC_CHECK(st);
     cycle(0, L0.b.get(), L0.x.get(), st, skip);
-    k_stage2_apply<<<blocks_for(M_ + nw_), kThreads, 0, st>>>(
-        read_of(gh_, K_), gh_.view(false), inv_.get(), M_, L0.x.get(), r, z, skip);
+    const auto stage2 = K_ == 2 ? k_stage2_apply<2> : k_stage2_apply<kMaxBlockSize>;
+    stage2<<<blocks_for(M_ + nw_), kThreads, 0, st>>>(read_of(gh_, K_), gh_.view(false),
+                                                      inv_.get(), M_, L0.x.get(), r, z, skip);
     HEPTANE_SYNC_CHECK(st);
 }
 

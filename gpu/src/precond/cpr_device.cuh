@@ -72,6 +72,10 @@ struct LevelView {
     __device__ double row(long long m, const double* x) const {
         return cpr::cell_row(*this, nx, ny, nz, m, x, wells);
     }
+    /// The same for a cell of a column whose well (or -1) the caller looked up once.
+    __device__ double row(long long m, const double* x, int well) const {
+        return cpr::cell_row(*this, nx, ny, nz, m, x, wells, well);
+    }
 };
 
 struct DeviceCpr::Level {
