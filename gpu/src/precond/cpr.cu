@@ -98,38 +98,41 @@ __device__ int colour_column(int t, int color, int nx, int ny) {
     return i < nx ? i * ny + j : -1;
 }
 
-/// Warps of a pass of k_line_update over one colour (colour_column's t), or all columns.
-__host__ __device__ inline int line_warps(int color, int nx, int ny) {
+/// Columns of a pass of k_line_update over one colour (colour_column's t), or all columns.
+__host__ __device__ inline int line_columns(int color, int nx, int ny) {
     return color < 0 ? nx * ny : (nx + 1) / 2 * ny;
 }
 
 /// One pass of the line smoother (StructuredMg::smooth): x_col += omega T^{-1} r_col on the
-/// columns of `color` (-1: all), a warp per column (colour_column: only the colour's columns
-/// are launched). r_col is b - A x from ax (Jacobi: A x of the x before the sweep), or
-/// computed here from the x of now (ax null: Gauss-Seidel; a column's neighbours across i
-/// and j have the other colour, its own rows are read before they change), or b (from_zero:
-/// x = 0, whose columns of the other colour, and wells, this pass sets to 0: warp t zeroes
-/// the other colour's column t). With inv_d (Jacobi), the warp after the columns updates the
-/// wells from ax. The lanes load the column's coefficients, pivots and residual into shared
-/// memory together (coalesced, all loads in flight at once), lane 0 runs the recurrence
-/// (line_solve_lane: cpr::line_solve1's operations), the lanes update x.
+/// columns of `color` (-1: all; colour_column: only the colour's columns are launched),
+/// `cols` columns per warp (line_columns_per_warp), 32 / cols lanes each. r_col is b - A x
+/// from ax (Jacobi: A x of the x before the sweep), or computed here from the x of now (ax
+/// null: Gauss-Seidel; a column's neighbours across i and j have the other colour, its own
+/// rows are read before they change), or b (from_zero: x = 0, whose columns of the other
+/// colour, and wells, this pass sets to 0: column slot t zeroes the other colour's column t).
+/// With inv_d (Jacobi), the slot after the columns updates the wells from ax. A column's
+/// lanes load its coefficients, pivots and residual into shared memory together (coalesced,
+/// all loads in flight at once), its first lane runs the recurrence (line_solve_lane:
+/// cpr::line_solve1's operations), the lanes update x. No lane returns before the warp's
+/// last __syncwarp.
 __global__ void __launch_bounds__(kLineWarps * 32)
     k_line_update(LevelView A, const double* pinv, int color, bool from_zero, const double* inv_d,
-                  double omega, const double* b, const double* ax, double* x, const int* skip) {
+                  double omega, const double* b, const double* ax, double* x, int cols,
+                  const int* skip) {
     if (skipped(skip)) return;
     extern __shared__ double shared[];
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    const int nz = A.nz, warps = line_warps(color, A.nx, A.ny);
+    const int lanes = 32 / cols, warp = threadIdx.x / 32;
+    const int slot = (threadIdx.x % 32) / lanes, lane = threadIdx.x % lanes;
+    const int nz = A.nz, columns = line_columns(color, A.nx, A.ny);
     const long long cells = static_cast<long long>(A.nx) * A.ny * nz;
-    const long long t = static_cast<long long>(blockIdx.x) * kLineWarps + warp;
-    int well = -1;  // the well of this warp's column (Gauss-Seidel's rows read it)
+    const long long t = (static_cast<long long>(blockIdx.x) * kLineWarps + warp) * cols + slot;
+    int well = -1;  // the well of this slot's column (Gauss-Seidel's rows read it)
     const auto r = [&](long long q) {
         if (from_zero) return b[q];
         return ax != nullptr ? sub(b[q], ax[q]) : sub(b[q], A.row(q, x, well));
     };
-    if (t >= warps) {  // the wells' warp
-        if (t != warps) return;
-        for (int w = lane; w < A.wells.nw; w += 32) {
+    if (t == columns) {  // the wells' slot
+        for (int w = lane; w < A.wells.nw; w += lanes) {
             const long long q = cells + w;
             if (inv_d != nullptr) {
                 x[q] = add(from_zero ? 0.0 : x[q], mul(omega, mul(inv_d[w], r(q))));
@@ -137,36 +140,41 @@ __global__ void __launch_bounds__(kLineWarps * 32)
                 x[q] = 0.0;
             }
         }
-        return;
     }
-    if (color >= 0 && from_zero) {
-        const int other = colour_column(static_cast<int>(t), 1 - color, A.nx, A.ny);
-        if (other >= 0) {
-            for (int k = lane; k < nz; k += 32) x[static_cast<long long>(other) * nz + k] = 0.0;
+    int col = -1;
+    if (t < columns) {
+        if (color >= 0 && from_zero) {
+            const int other = colour_column(static_cast<int>(t), 1 - color, A.nx, A.ny);
+            if (other >= 0) {
+                for (int k = lane; k < nz; k += lanes)
+                    x[static_cast<long long>(other) * nz + k] = 0.0;
+            }
         }
+        col = color < 0 ? static_cast<int>(t)
+                        : colour_column(static_cast<int>(t), color, A.nx, A.ny);
     }
-    const int col = color < 0 ? static_cast<int>(t)
-                              : colour_column(static_cast<int>(t), color, A.nx, A.ny);
-    if (col < 0) return;
     const long long m0 = static_cast<long long>(col) * nz;
-    if (A.wells.well_of_column != nullptr) well = A.wells.well_of_column[col];
-    double* lower = shared + static_cast<long long>(warp) * 5 * nz;
+    double* lower = shared + static_cast<long long>(warp * cols + slot) * 5 * nz;
     double* upper = lower + nz;
     double* piv = upper + nz;
     double* res = piv + nz;
     double* z = res + nz;
-#pragma unroll 4
-    for (int k = lane; k < nz; k += 32) {
-        lower[k] = A(2, m0 + k);
-        upper[k] = A(4, m0 + k);
-        piv[k] = pinv[m0 + k];
-        res[k] = r(m0 + k);
+    if (col >= 0) {
+        if (A.wells.well_of_column != nullptr) well = A.wells.well_of_column[col];
+        for (int k = lane; k < nz; k += lanes) {
+            lower[k] = A(2, m0 + k);
+            upper[k] = A(4, m0 + k);
+            piv[k] = pinv[m0 + k];
+            res[k] = r(m0 + k);
+        }
     }
     __syncwarp();
-    if (lane == 0) line_solve_lane(lower, upper, piv, res, z, nz);
+    if (col >= 0 && lane == 0) line_solve_lane(lower, upper, piv, res, z, nz);
     __syncwarp();
-    for (int k = lane; k < nz; k += 32) {
-        x[m0 + k] = add(from_zero ? 0.0 : x[m0 + k], mul(omega, z[k]));
+    if (col >= 0) {
+        for (int k = lane; k < nz; k += lanes) {
+            x[m0 + k] = add(from_zero ? 0.0 : x[m0 + k], mul(omega, z[k]));
+        }
     }
 }
 
@@ -215,13 +223,17 @@ __global__ void k_restrict_serial(cpr::LevelGrid g, LevelView A, const double* b
 
 /// Lanes per aggregate of k_restrict: the members of a 2 x 2 x 2 box at most.
 constexpr int kMemberLanes = 8;
+/// k_restrict for coarse levels up to this size, k_restrict_serial above. Measured on the H100
+/// (SPE10's hierarchy, Nsight Compute): to 19,040 coarse cells the lanes take 5-9 us against
+/// 9-10 (latency), to 70,125 cells 22 us against 17.5 and to 280,500 85 us against 58 (the
+/// serial kernel's loads are coalesced along k, the lanes' spread over the box's columns).
+constexpr long long kLanesRestrictCells = 32768;
 
 /// b_c = R (b - A x): each aggregate's sum of the residual, in member order (each_member's),
 /// kMemberLanes lanes of one warp per aggregate: lane s computes the row of the member in
 /// slot s of the fx x fy x fz box (i, then j, then k: each_member's order, slots past the
 /// grid's edge absent), and the group's first lane adds them in slot order. One thread per
-/// aggregate waited a memory latency per member (58 us from SPE10's level 0, 10 us from
-/// each small level).
+/// aggregate waits a memory latency per member (9-10 us from each small level of SPE10).
 __global__ void k_restrict(cpr::LevelGrid g, LevelView A, const double* b, const double* x,
                            double* bc, const int* skip) {
     if (skipped(skip)) return;
@@ -352,11 +364,13 @@ void DeviceCpr::smooth(int l, const double* b, double* x, bool from_zero, cudaSt
     const bool coarsest = l + 1 == levels();
     const double omega = coarsest ? 1.0 : smoother_omega(options_.mg);
     const LevelView A = view(l);
+    const int cols = line_columns_per_warp(L.g.nz);
     const auto pass = [&](int color, bool zero, const double* inv_d, const double* ax) {
-        const int warps = line_warps(color, L.g.nx, L.g.ny) + (L.nw > 0 ? 1 : 0);
+        const int slots = line_columns(color, L.g.nx, L.g.ny) + (L.nw > 0 ? 1 : 0);
+        const int warps = (slots + cols - 1) / cols;
         k_line_update<<<(warps + kLineWarps - 1) / kLineWarps, kLineWarps * 32,
-                        kLineWarps * line_shared_bytes(L.g.nz), st>>>(A, L.pinv.get(), color, zero,
-                                                                      inv_d, omega, b, ax, x, skip);
+                        line_block_bytes(L.g.nz), st>>>(A, L.pinv.get(), color, zero, inv_d,
+                                                        omega, b, ax, x, cols, skip);
         HEPTANE_SYNC_CHECK(st);
     };
     if (options_.mg.smoother == MgSmoother::line_jacobi || coarsest) {
@@ -396,7 +410,7 @@ void DeviceCpr::cycle(int l, const double* b, double* x, cudaStream_t st, const 
         HEPTANE_SYNC_CHECK(st);
     }
     const Level& C = *levels_[l + 1];
-    if (L.g.fx * L.g.fy * L.g.fz <= kMemberLanes) {
+    if (L.g.fx * L.g.fy * L.g.fz <= kMemberLanes && C.M <= kLanesRestrictCells) {
         k_restrict<<<blocks_for(C.M * kMemberLanes), kThreads, 0, st>>>(L.g, view(l), b, x,
                                                                          C.b.get(), skip);
     } else {

@@ -246,10 +246,13 @@ DeviceCpr::DeviceCpr(const GHMatrix& A, DeviceGH& gh, const CprOptions& options)
     if (options_.mg.coarsest_rows > kMaxCoarsestRows) {
         throw NotSupported("cpr: coarsest_rows above " + std::to_string(kMaxCoarsestRows));
     }
-    // The line smoother stages a column per warp in shared memory (k_line_update).
+    // The line smoother stages its columns in shared memory (k_line_update).
     int max_nz = 0;
-    for (const cpr::LevelGrid& g : grids) max_nz = std::max(max_nz, g.nz);
-    const std::size_t shared = kLineWarps * line_shared_bytes(max_nz);
+    std::size_t shared = 0;
+    for (const cpr::LevelGrid& g : grids) {
+        max_nz = std::max(max_nz, g.nz);
+        shared = std::max(shared, line_block_bytes(g.nz));
+    }
     int device = 0, limit = 0;
     HEPTANE_CUDA_CHECK(cudaGetDevice(&device));
     HEPTANE_CUDA_CHECK(
@@ -257,7 +260,7 @@ DeviceCpr::DeviceCpr(const GHMatrix& A, DeviceGH& gh, const CprOptions& options)
     if (shared > static_cast<std::size_t>(limit)) {
         throw NotSupported("cpr on the GPU: columns of " + std::to_string(max_nz) +
                            " cells exceed the line smoother's shared memory (at most " +
-                           std::to_string(limit / (kLineWarps * 4 * sizeof(double))) + ")");
+                           std::to_string(limit / (kLineWarps * line_shared_bytes(1))) + ")");
     }
     if (shared > 48 * 1024) {
         allow_line_shared_memory(shared);
