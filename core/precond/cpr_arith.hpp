@@ -58,7 +58,8 @@ HEPTANE_HD inline bool gauss_solve(double* a, double* rhs, int n, int nrhs) {
         for (int i = p + 1; i < n; ++i) {
             const double f = a[i * n + p] / a[p * n + p];
             for (int j = p + 1; j < n; ++j) a[i * n + j] = sub(a[i * n + j], mul(f, a[p * n + j]));
-            for (int j = 0; j < nrhs; ++j) rhs[i * nrhs + j] = sub(rhs[i * nrhs + j], mul(f, rhs[p * nrhs + j]));
+            for (int j = 0; j < nrhs; ++j)
+                rhs[i * nrhs + j] = sub(rhs[i * nrhs + j], mul(f, rhs[p * nrhs + j]));
         }
     }
     for (int i = n - 1; i >= 0; --i) {
@@ -189,11 +190,10 @@ struct WellsRef {
 };
 
 /// Row m (a cell) of a K = 1 level times x, as core/spmv/spmv.cpp sums it: the diagonals
-/// d = 0 .. 6 that have a neighbour, then the well term; w is the well of m's column
-/// (wells.well_of_column[m / nz]) or -1 (none, or no wells). a(d, m) reads the level's Bdia.
+/// d = 0 .. 6 that have a neighbour, then the well term. a(d, m) reads the level's Bdia.
 template <class A, class I>
 HEPTANE_HD double cell_row(A a, int nx, int ny, int nz, long long m, const double* x,
-                           const WellsRef<I>& wells, int w) {
+                           const WellsRef<I>& wells) {
     const long long off[7] = {-static_cast<long long>(nz) * ny, -nz, -1, 0, 1, nz,
                               static_cast<long long>(nz) * ny};
     double acc = 0.0;
@@ -201,20 +201,15 @@ HEPTANE_HD double cell_row(A a, int nx, int ny, int nz, long long m, const doubl
         if (stencil_has_neighbour(nx, ny, nz, m, d))
             acc = canonical::mul_add(a(d, m), x[m + off[d]], acc);
     }
-    if (w >= 0 && m >= wells.cell0[w] && m < wells.cell0[w] + wells.count[w]) {
-        const long long cells = static_cast<long long>(nx) * ny * nz;
-        acc = canonical::mul_add(wells.wt[wells.first[w] + (m - wells.cell0[w])], x[cells + w],
-                                 acc);
+    if (wells.well_of_column != nullptr) {
+        const int w = wells.well_of_column[m / nz];
+        if (w >= 0 && m >= wells.cell0[w] && m < wells.cell0[w] + wells.count[w]) {
+            const long long cells = static_cast<long long>(nx) * ny * nz;
+            acc = canonical::mul_add(wells.wt[wells.first[w] + (m - wells.cell0[w])], x[cells + w],
+                                     acc);
+        }
     }
     return acc;
-}
-
-/// The same, the well of m's column looked up here.
-template <class A, class I>
-HEPTANE_HD double cell_row(A a, int nx, int ny, int nz, long long m, const double* x,
-                           const WellsRef<I>& wells) {
-    const int w = wells.well_of_column != nullptr ? wells.well_of_column[m / nz] : -1;
-    return cell_row(a, nx, ny, nz, m, x, wells, w);
 }
 
 /// Row `cells + w` (well w) of a K = 1 level times x, as core/spmv/spmv.cpp sums it.
@@ -324,7 +319,8 @@ HEPTANE_HD inline bool dense_inverse(double* a, double* inv, int n) {
             if (i == p) continue;
             const double f = a[i * n + p];
             for (int j = p + 1; j < n; ++j) a[i * n + j] = sub(a[i * n + j], mul(f, a[p * n + j]));
-            for (int j = 0; j < n; ++j) inv[i * n + j] = sub(inv[i * n + j], mul(f, inv[p * n + j]));
+            for (int j = 0; j < n; ++j)
+                inv[i * n + j] = sub(inv[i * n + j], mul(f, inv[p * n + j]));
         }
     }
     return true;

@@ -98,41 +98,37 @@ __device__ int colour_column(int t, int color, int nx, int ny) {
     return i < nx ? i * ny + j : -1;
 }
 
-/// Columns of a pass of k_line_update over one colour (colour_column's t), or all columns.
-__host__ __device__ inline int line_columns(int color, int nx, int ny) {
+/// Warps of a pass of k_line_update over one colour (colour_column's t), or all columns.
+__host__ __device__ inline int line_warps(int color, int nx, int ny) {
     return color < 0 ? nx * ny : (nx + 1) / 2 * ny;
 }
 
 /// One pass of the line smoother (StructuredMg::smooth): x_col += omega T^{-1} r_col on the
-/// columns of `color` (-1: all; colour_column: only the colour's columns are launched),
-/// `cols` columns per warp (line_columns_per_warp), 32 / cols lanes each. r_col is b - A x
-/// from ax (Jacobi: A x of the x before the sweep), or computed here from the x of now (ax
-/// null: Gauss-Seidel; a column's neighbours across i and j have the other colour, its own
-/// rows are read before they change), or b (from_zero: x = 0, whose columns of the other
-/// colour, and wells, this pass sets to 0: column slot t zeroes the other colour's column t).
-/// With inv_d (Jacobi), the slot after the columns updates the wells from ax. A column's
-/// lanes load its coefficients, pivots and residual into shared memory together (coalesced,
-/// all loads in flight at once), its first lane runs the recurrence (line_solve_lane:
-/// cpr::line_solve1's operations), the lanes update x. No lane returns before the warp's
-/// last __syncwarp.
+/// columns of `color` (-1: all), a warp per column (colour_column: only the colour's columns
+/// are launched). r_col is b - A x from ax (Jacobi: A x of the x before the sweep), or
+/// computed here from the x of now (ax null: Gauss-Seidel; a column's neighbours across i
+/// and j have the other colour, its own rows are read before they change), or b (from_zero:
+/// x = 0, whose columns of the other colour, and wells, this pass sets to 0: warp t zeroes
+/// the other colour's column t). With inv_d (Jacobi), the warp after the columns updates the
+/// wells from ax. The lanes load the column's coefficients, pivots and residual into shared
+/// memory together (coalesced, all loads in flight at once), lane 0 runs the recurrence
+/// (line_solve_lane: cpr::line_solve1's operations), the lanes update x.
 __global__ void __launch_bounds__(kLineWarps * 32)
     k_line_update(LevelView A, const double* pinv, int color, bool from_zero, const double* inv_d,
-                  double omega, const double* b, const double* ax, double* x, int cols,
-                  const int* skip) {
+                  double omega, const double* b, const double* ax, double* x, const int* skip) {
     if (skipped(skip)) return;
     extern __shared__ double shared[];
-    const int lanes = 32 / cols, warp = threadIdx.x / 32;
-    const int slot = (threadIdx.x % 32) / lanes, lane = threadIdx.x % lanes;
-    const int nz = A.nz, columns = line_columns(color, A.nx, A.ny);
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int nz = A.nz, warps = line_warps(color, A.nx, A.ny);
     const long long cells = static_cast<long long>(A.nx) * A.ny * nz;
-    const long long t = (static_cast<long long>(blockIdx.x) * kLineWarps + warp) * cols + slot;
-    int well = -1;  // the well of this slot's column (Gauss-Seidel's rows read it)
+    const long long t = static_cast<long long>(blockIdx.x) * kLineWarps + warp;
     const auto r = [&](long long q) {
         if (from_zero) return b[q];
-        return ax != nullptr ? sub(b[q], ax[q]) : sub(b[q], A.row(q, x, well));
+        return ax != nullptr ? sub(b[q], ax[q]) : sub(b[q], A.row(q, x));
     };
-    if (t == columns) {  // the wells' slot
-        for (int w = lane; w < A.wells.nw; w += lanes) {
+    if (t >= warps) {  // the wells' warp
+        if (t != warps) return;
+        for (int w = lane; w < A.wells.nw; w += 32) {
             const long long q = cells + w;
             if (inv_d != nullptr) {
                 x[q] = add(from_zero ? 0.0 : x[q], mul(omega, mul(inv_d[w], r(q))));
@@ -140,41 +136,34 @@ __global__ void __launch_bounds__(kLineWarps * 32)
                 x[q] = 0.0;
             }
         }
+        return;
     }
-    int col = -1;
-    if (t < columns) {
-        if (color >= 0 && from_zero) {
-            const int other = colour_column(static_cast<int>(t), 1 - color, A.nx, A.ny);
-            if (other >= 0) {
-                for (int k = lane; k < nz; k += lanes)
-                    x[static_cast<long long>(other) * nz + k] = 0.0;
-            }
+    if (color >= 0 && from_zero) {
+        const int other = colour_column(static_cast<int>(t), 1 - color, A.nx, A.ny);
+        if (other >= 0) {
+            for (int k = lane; k < nz; k += 32) x[static_cast<long long>(other) * nz + k] = 0.0;
         }
-        col = color < 0 ? static_cast<int>(t)
-                        : colour_column(static_cast<int>(t), color, A.nx, A.ny);
     }
+    const int col =
+        color < 0 ? static_cast<int>(t) : colour_column(static_cast<int>(t), color, A.nx, A.ny);
+    if (col < 0) return;
     const long long m0 = static_cast<long long>(col) * nz;
-    double* lower = shared + static_cast<long long>(warp * cols + slot) * 5 * nz;
+    double* lower = shared + static_cast<long long>(warp) * 5 * nz;
     double* upper = lower + nz;
     double* piv = upper + nz;
     double* res = piv + nz;
     double* z = res + nz;
-    if (col >= 0) {
-        if (A.wells.well_of_column != nullptr) well = A.wells.well_of_column[col];
-        for (int k = lane; k < nz; k += lanes) {
-            lower[k] = A(2, m0 + k);
-            upper[k] = A(4, m0 + k);
-            piv[k] = pinv[m0 + k];
-            res[k] = r(m0 + k);
-        }
+    for (int k = lane; k < nz; k += 32) {
+        lower[k] = A(2, m0 + k);
+        upper[k] = A(4, m0 + k);
+        piv[k] = pinv[m0 + k];
+        res[k] = r(m0 + k);
     }
     __syncwarp();
-    if (col >= 0 && lane == 0) line_solve_lane(lower, upper, piv, res, z, nz);
+    if (lane == 0) line_solve_lane(lower, upper, piv, res, z, nz);
     __syncwarp();
-    if (col >= 0) {
-        for (int k = lane; k < nz; k += lanes) {
-            x[m0 + k] = add(from_zero ? 0.0 : x[m0 + k], mul(omega, z[k]));
-        }
+    for (int k = lane; k < nz; k += 32) {
+        x[m0 + k] = add(from_zero ? 0.0 : x[m0 + k], mul(omega, z[k]));
     }
 }
 
@@ -205,8 +194,8 @@ __global__ void __launch_bounds__(kLineWarps * 32)
 
 /// b_c = R (b - A x): each aggregate's sum of the residual, in member order, its rows
 /// computed here, a thread per aggregate (coarsening boxes of more than kMemberLanes cells).
-__global__ void k_restrict_serial(cpr::LevelGrid g, LevelView A, const double* b,
-                                  const double* x, double* bc, const int* skip) {
+__global__ void k_restrict_serial(cpr::LevelGrid g, LevelView A, const double* b, const double* x,
+                                  double* bc, const int* skip) {
     if (skipped(skip)) return;
     const long long Mc = static_cast<long long>(g.cx) * g.cy * g.cz;
     const long long c = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
@@ -329,7 +318,7 @@ __global__ void k_stage2_apply(ARead A, BdiaView a, const double* inv, long long
             }
         }
         cpr::stage2_cell<KMax>(A, K, a.nx, a.ny, a.nz, m, xp, wt, xpw, r + m * K, inv + m * kk,
-                         z + m * K);
+                               z + m * K);
     } else if (m < M + a.nw) {
         const int w = static_cast<int>(m - M);
         z[M * K + w] = cpr::stage2_well(a.well_rows + a.first[w], K, a.cell0[w], a.count[w], a.d[w],
@@ -364,13 +353,11 @@ void DeviceCpr::smooth(int l, const double* b, double* x, bool from_zero, cudaSt
     const bool coarsest = l + 1 == levels();
     const double omega = coarsest ? 1.0 : smoother_omega(options_.mg);
     const LevelView A = view(l);
-    const int cols = line_columns_per_warp(L.g.nz);
     const auto pass = [&](int color, bool zero, const double* inv_d, const double* ax) {
-        const int slots = line_columns(color, L.g.nx, L.g.ny) + (L.nw > 0 ? 1 : 0);
-        const int warps = (slots + cols - 1) / cols;
+        const int warps = line_warps(color, L.g.nx, L.g.ny) + (L.nw > 0 ? 1 : 0);
         k_line_update<<<(warps + kLineWarps - 1) / kLineWarps, kLineWarps * 32,
-                        line_block_bytes(L.g.nz), st>>>(A, L.pinv.get(), color, zero, inv_d,
-                                                        omega, b, ax, x, cols, skip);
+                        kLineWarps * line_shared_bytes(L.g.nz), st>>>(A, L.pinv.get(), color, zero,
+                                                                      inv_d, omega, b, ax, x, skip);
         HEPTANE_SYNC_CHECK(st);
     };
     if (options_.mg.smoother == MgSmoother::line_jacobi || coarsest) {
@@ -412,10 +399,10 @@ void DeviceCpr::cycle(int l, const double* b, double* x, cudaStream_t st, const 
     const Level& C = *levels_[l + 1];
     if (L.g.fx * L.g.fy * L.g.fz <= kMemberLanes && C.M <= kLanesRestrictCells) {
         k_restrict<<<blocks_for(C.M * kMemberLanes), kThreads, 0, st>>>(L.g, view(l), b, x,
-                                                                         C.b.get(), skip);
+                                                                        C.b.get(), skip);
     } else {
         k_restrict_serial<<<blocks_for(C.M), kThreads, 0, st>>>(L.g, view(l), b, x, C.b.get(),
-                                                                 skip);
+                                                                skip);
     }
     HEPTANE_SYNC_CHECK(st);
     cycle(l + 1, C.b.get(), C.x.get(), st, skip);
@@ -435,12 +422,12 @@ void DeviceCpr::cycle(int l, const double* b, double* x, cudaStream_t st, const 
 void DeviceCpr::apply(const double* r, double* z, cudaStream_t st, const int* skip) const {
     const Level& L0 = *levels_[0];
     k_restrict_weights<<<blocks_for(L0.rows), kThreads, 0, st>>>(r, weights_.get(), K_, M_, nw_,
-                                                                  L0.b.get(), skip);
+                                                                 L0.b.get(), skip);
     HEPTANE_SYNC_CHECK(st);
     cycle(0, L0.b.get(), L0.x.get(), st, skip);
     const auto stage2 = K_ == 2 ? k_stage2_apply<2> : k_stage2_apply<kMaxBlockSize>;
-    stage2<<<blocks_for(M_ + nw_), kThreads, 0, st>>>(read_of(gh_, K_), gh_.view(false),
-                                                      inv_.get(), M_, L0.x.get(), r, z, skip);
+    stage2<<<blocks_for(M_ + nw_), kThreads, 0, st>>>(read_of(gh_, K_), gh_.view(false), inv_.get(),
+                                                      M_, L0.x.get(), r, z, skip);
     HEPTANE_SYNC_CHECK(st);
 }
 
@@ -474,8 +461,9 @@ CprDeviceSteps cpr_device_steps(const GHMatrix& A, const CprOptions& options,
         out.levels.push_back(M.level_values(l));
         out.pivots.push_back(M.pivots(l));
         if (l + 1 < M.levels()) {
-            const std::size_t rows = l == 0 ? static_cast<std::size_t>(A.num_cells() + A.num_wells())
-                                            : out.levels[l].size() / 7;
+            const std::size_t rows = l == 0
+                                         ? static_cast<std::size_t>(A.num_cells() + A.num_wells())
+                                         : out.levels[l].size() / 7;
             std::vector<double> b(rows);
             for (std::size_t i = 0; i < rows; ++i) b[i] = 1.0 + static_cast<double>(i % 7);
             out.sweeps.push_back(M.smooth_from_zero(l, b));

@@ -18,7 +18,7 @@ constexpr int kThreads = 256;
 /// Chunks of a dense row (k_dense_apply): coarsest_rows is at most 32 kDenseChunk of them.
 constexpr int kMaxDenseChunks = kMaxCoarsestRows / cpr::kDenseChunk;
 constexpr int kDenseThreads = 256;  ///< a block per row of the coarsest inverse's step
-constexpr int kLineWarps = 4;  ///< warps per block of k_line_update
+constexpr int kLineWarps = 4;  ///< columns (warps) per block of k_line_update
 /// The setup checks, each the first (lowest) bad index: the weights' and stage 2's cells,
 /// a well's zero diagonal, the coarsest inverse; then one per level (line pivots' column).
 enum Check { kWeights, kStage2, kWell, kDense, kLevel0 };
@@ -27,20 +27,9 @@ inline unsigned blocks_for(long long work) {
     return static_cast<unsigned>(std::max<long long>(1, (work + kThreads - 1) / kThreads));
 }
 
-/// Shared memory of k_line_update per column (and of k_well_update per warp): 5 arrays of nz.
+/// Shared memory of k_line_update (and k_well_update) per warp: 5 arrays of nz.
 inline std::size_t line_shared_bytes(int nz) {
     return 5 * sizeof(double) * static_cast<std::size_t>(nz);
-}
-
-/// Columns a warp of k_line_update takes at once (32 / that lanes each): 4 up to 256 layers
-/// (a column's recurrence is one lane's latency, so a multiprocessor should hold as many
-/// columns as its shared memory allows: a column per warp left SPE10's level 0 in three
-/// waves of 20 warps per multiprocessor), 1 for taller columns.
-inline int line_columns_per_warp(int nz) { return nz <= 256 ? 4 : 1; }
-
-/// Shared memory of a block of k_line_update on columns of nz cells.
-inline std::size_t line_block_bytes(int nz) {
-    return kLineWarps * line_columns_per_warp(nz) * line_shared_bytes(nz);
 }
 
 /// Lets k_line_update use `bytes` of dynamic shared memory (above the default 48 KiB).
@@ -82,10 +71,6 @@ struct LevelView {
     __device__ double operator()(int d, long long m) const { return bdia[d * Mp + m]; }
     __device__ double row(long long m, const double* x) const {
         return cpr::cell_row(*this, nx, ny, nz, m, x, wells);
-    }
-    /// The same for a cell of a column whose well (or -1) the caller looked up once.
-    __device__ double row(long long m, const double* x, int well) const {
-        return cpr::cell_row(*this, nx, ny, nz, m, x, wells, well);
     }
 };
 

@@ -140,8 +140,7 @@ __device__ Candidate block_best(Candidate c, Candidate* warps) {
 /// 1.8 MB per step through one multiprocessor). k_dense_start sets inv = I and the largest
 /// entry |a| (as bits: a non-negative double orders as its bits; NaN never compares larger,
 /// as in cpr::largest).
-__global__ void k_dense_start(const double* a, double* inv, int n,
-                              unsigned long long* big_bits) {
+__global__ void k_dense_start(const double* a, double* inv, int n, unsigned long long* big_bits) {
     const long long nn = static_cast<long long>(n) * n;
     double mine = 0.0;
     for (long long e = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; e < nn;
@@ -161,8 +160,8 @@ __global__ void k_dense_start(const double* a, double* inv, int n,
 /// are not read again and not written. Two buffers each, so no block reads a row that
 /// another block of the step writes.
 __global__ void __launch_bounds__(kDenseThreads)
-    k_dense_step(const double* a, const double* inv, double* a_out, double* inv_out, int n,
-                 int p, const unsigned long long* big_bits, int* err) {
+    k_dense_step(const double* a, const double* inv, double* a_out, double* inv_out, int n, int p,
+                 const unsigned long long* big_bits, int* err) {
     extern __shared__ double row[];  // the scaled pivot row: a's then inv's
     __shared__ Candidate warps[kDenseThreads / 32];
     Candidate c{-1.0, INT_MAX};
@@ -220,8 +219,8 @@ void DeviceCpr::dense_inverse(Level& L, int n, int* err, cudaStream_t st) {
     inv[n % 2] = L.dense.get();
     unsigned long long* big = big_.get();
     HEPTANE_CUDA_CHECK(cudaMemsetAsync(big, 0, sizeof(unsigned long long), st));
-    k_dense_start<<<blocks_for(static_cast<long long>(n) * n), kThreads, 0, st>>>(a[0], inv[0],
-                                                                               n, big);
+    k_dense_start<<<blocks_for(static_cast<long long>(n) * n), kThreads, 0, st>>>(a[0], inv[0], n,
+                                                                                  big);
     HEPTANE_SYNC_CHECK(st);
     const std::size_t shared = 2 * sizeof(double) * static_cast<std::size_t>(n);
     for (int p = 0; p < n; ++p) {
@@ -230,10 +229,6 @@ void DeviceCpr::dense_inverse(Level& L, int n, int* err, cudaStream_t st) {
         HEPTANE_SYNC_CHECK(st);
     }
 }
-
-namespace {
-
-}  // namespace
 
 DeviceCpr::DeviceCpr(const GHMatrix& A, DeviceGH& gh, const CprOptions& options)
     : gh_(gh),
@@ -246,13 +241,10 @@ DeviceCpr::DeviceCpr(const GHMatrix& A, DeviceGH& gh, const CprOptions& options)
     if (options_.mg.coarsest_rows > kMaxCoarsestRows) {
         throw NotSupported("cpr: coarsest_rows above " + std::to_string(kMaxCoarsestRows));
     }
-    // The line smoother stages its columns in shared memory (k_line_update).
+    // The line smoother stages a column per warp in shared memory (k_line_update).
     int max_nz = 0;
-    std::size_t shared = 0;
-    for (const cpr::LevelGrid& g : grids) {
-        max_nz = std::max(max_nz, g.nz);
-        shared = std::max(shared, line_block_bytes(g.nz));
-    }
+    for (const cpr::LevelGrid& g : grids) max_nz = std::max(max_nz, g.nz);
+    const std::size_t shared = kLineWarps * line_shared_bytes(max_nz);
     int device = 0, limit = 0;
     HEPTANE_CUDA_CHECK(cudaGetDevice(&device));
     HEPTANE_CUDA_CHECK(
