@@ -10,6 +10,7 @@
 #include "core/krylov/krylov.hpp"
 #include "core/krylov/names.hpp"
 #include "core/precond/block_smoothers.hpp"
+#include "dist/distributed_cpr.hpp"
 #include "dist/distributed_gh.hpp"
 #include "dist/mpi_sum.hpp"
 #include "gpu/device.hpp"
@@ -67,9 +68,11 @@ class OwnPlanesPreconditioner final : public Preconditioner {
     std::unique_ptr<Preconditioner> M_;
 };
 
-/// The planes a spatial block spans along i (the split must not cut them), else 1.
-int granularity(const SolverSettings& s, int nx) {
-    return s.preconditioner == PreconditionerKind::block_jacobi ? std::min(s.block_shape[0], nx)
+/// The planes a spatial block spans along i, or CPR's level-0 aggregates (the split must not
+/// cut them), else 1.
+int granularity(const SolverSettings& s, const GHMatrix& A) {
+    if (s.preconditioner == PreconditionerKind::cpr) return cpr_granularity(A, s.cpr);
+    return s.preconditioner == PreconditionerKind::block_jacobi ? std::min(s.block_shape[0], A.nx())
                                                                 : 1;
 }
 
@@ -105,7 +108,9 @@ class DistributedSolver final : public LinearSolver {
                             std::to_string(device) + ", host-staged halos)";
         } else {
             D_ = make_slab(s_.method == Method::qmr, true);
-            if (s_.preconditioner == PreconditionerKind::block_jacobi) {
+            if (s_.preconditioner == PreconditionerKind::cpr) {  // set up on the whole system
+                M_ = std::make_unique<DistributedCpr>(*whole, *D_, s_.cpr, comm);
+            } else if (s_.preconditioner == PreconditionerKind::block_jacobi) {
                 M_ = std::make_unique<OwnPlanesPreconditioner>(*D_, s_);
             } else if (s_.preconditioner != PreconditionerKind::none) {
                 M_ = std::make_unique<SlabPreconditioner>(*D_, s_);
@@ -141,7 +146,7 @@ class DistributedSolver final : public LinearSolver {
         const auto t0 = Clock::now();
         local_ ? D_->update_slab(A) : D_->update(A);
         if (gpu_) gpu_->update(D_->slab());
-        if (M_) M_->update(D_->slab());
+        if (M_) M_->update(s_.preconditioner == PreconditionerKind::cpr ? A : D_->slab());
         if (gpu_ || M_) ++info_.counts.factorizations;
         ++info_.counts.matrix_uploads;
         info_.update_seconds = seconds_since(t0);
@@ -160,6 +165,7 @@ class DistributedSolver final : public LinearSolver {
         SolveOptions o = options;
         o.distribution = D_.get();
         D_->reset_times();
+        if (const auto* cpr = dynamic_cast<const DistributedCpr*>(M_.get())) cpr->reset_times();
         SolveResult r;
         if (gpu_) {
             r = gpu_->solve(bp, xp, o);
@@ -169,7 +175,7 @@ class DistributedSolver final : public LinearSolver {
             r = bicgstab(*D_, bp, xp, o, M_.get());
         }
         // A GPU rank's halo time includes its plane copies (measured by the slab solver).
-        info_.halo_seconds = gpu_ ? gpu_->times().halo_seconds : D_->halo_seconds();
+        info_.halo_seconds = gpu_ ? gpu_->times().halo_seconds : D_->halo_seconds() + cpr_halo();
         info_.reduction_seconds = gpu_ ? gpu_->times().reduction_seconds : D_->reduction_seconds();
         info_.transfer_seconds = gpu_ ? gpu_->times().transfer_seconds : 0.0;
         info_.solve_seconds = seconds_since(t0);
@@ -184,6 +190,12 @@ class DistributedSolver final : public LinearSolver {
     SolverInfo info() const override { return info_; }
 
   private:
+    /// CPR's own exchanges (its level-0 halos and level-1 gathers) in the last solve.
+    double cpr_halo() const {
+        const auto* cpr = dynamic_cast<const DistributedCpr*>(M_.get());
+        return cpr != nullptr ? cpr->halo_seconds() : 0.0;
+    }
+
     SolverSettings s_;
     bool local_ = false;
     std::unique_ptr<DistributedGH> D_;
@@ -199,17 +211,13 @@ bool distributed_supports(const SolverSettings& s, std::string* why, bool gpu) {
     if (s.method != Method::bicgstab && s.method != Method::qmr) {
         reason = std::string("method ") + to_string(s.method) + " does not run over " +
                  (gpu ? "GPU" : "MPI") + " ranks yet (bicgstab and qmr do)";
-    } else if (gpu && s.preconditioner == PreconditionerKind::block_jacobi) {
-        reason =
-            "preconditioner block_jacobi does not run on GPU ranks yet (none, "
-            "point_block_jacobi and line_jacobi do; block_jacobi runs on CPU ranks)";
-    } else if (s.preconditioner != PreconditionerKind::none &&
-               s.preconditioner != PreconditionerKind::point_block_jacobi &&
-               s.preconditioner != PreconditionerKind::line_jacobi &&
-               s.preconditioner != PreconditionerKind::block_jacobi) {
+    } else if (gpu && (s.preconditioner == PreconditionerKind::block_jacobi ||
+                       s.preconditioner == PreconditionerKind::cpr)) {
         reason = std::string("preconditioner ") + to_string(s.preconditioner) +
-                 " does not run over MPI ranks yet (none, point_block_jacobi, line_jacobi and "
-                 "block_jacobi do)";
+                 " does not run on GPU ranks yet (none, point_block_jacobi and line_jacobi do; "
+                 "block_jacobi and cpr run on CPU ranks)";
+    } else if (s.preconditioner == PreconditionerKind::cpr && s.method != Method::bicgstab) {
+        reason = "preconditioner cpr runs with bicgstab only (it has no transpose for qmr)";
     }
     if (why != nullptr) *why = reason;
     return reason.empty();
@@ -219,12 +227,14 @@ std::unique_ptr<LinearSolver> make_distributed_solver(const SolverSettings& sett
                                                       const GHMatrix& A, MPI_Comm comm, bool gpu) {
     std::string why;
     if (!distributed_supports(settings, &why, gpu)) throw NotSupported(why);
-    const int g = granularity(settings, A.nx());
+    const int g = granularity(settings, A);
     if (size_of(comm) > (A.nx() + g - 1) / g) {
-        throw InputError("solver.block_shape",
-                         std::to_string(size_of(comm)) + " ranks need as many blocks of " +
-                             std::to_string(g) + " i-planes (block_shape[0]) as ranks; the " +
-                             std::to_string(A.nx()) + " planes make " +
+        const bool cpr = settings.preconditioner == PreconditionerKind::cpr;
+        throw InputError(cpr ? "solver.cpr.coarsening" : "solver.block_shape",
+                         std::to_string(size_of(comm)) + " ranks need as many groups of " +
+                             std::to_string(g) + " i-planes (" +
+                             (cpr ? "level 0's aggregates" : "block_shape[0]") +
+                             ") as ranks; the " + std::to_string(A.nx()) + " planes make " +
                              std::to_string((A.nx() + g - 1) / g));
     }
     return std::make_unique<DistributedSolver>(
@@ -240,10 +250,14 @@ std::unique_ptr<LinearSolver> make_slab_solver(const SolverSettings& settings, c
                                                bool gpu) {
     std::string why;
     if (!distributed_supports(settings, &why, gpu)) throw NotSupported(why);
-    if (granularity(settings, where.nx) > 1) {
+    if (settings.preconditioner == PreconditionerKind::block_jacobi &&
+        std::min(settings.block_shape[0], where.nx) > 1) {
         throw NotSupported(
             "block_jacobi on slabs the ranks generated (their split keeps no "
             "blocks whole)");
+    }
+    if (settings.preconditioner == PreconditionerKind::cpr) {
+        throw NotSupported("cpr on slabs the ranks generated (it sets up on the whole system)");
     }
     return std::make_unique<DistributedSolver>(
         settings,

@@ -1,6 +1,7 @@
 #include "core/precond/cpr.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -19,13 +20,53 @@ namespace {
 
 bool parallel_for(index_t n) { return n >= vec::kParallelMin; }
 
+/// The part of a level a cycle works on: every cell, column and well, or one rank's planes
+/// (CprPlanes) and wells; `read` the cells whose x it reads (with the halo planes).
+struct Part {
+    index_t col0, col1;             ///< columns (i ny + j)
+    index_t cell0, cell1;           ///< cells
+    index_t read0, read1;           ///< cells read: the part and its halo planes
+    const std::vector<int>* wells;  ///< null: all of them
+    Part(const GHMatrix& A, const CprPlanes* p) {
+        const index_t ny = A.ny(), plane = ny * A.nz();
+        const int first = p != nullptr ? p->first_plane : 0;
+        const int end = p != nullptr ? p->end_plane : A.nx();
+        col0 = first * ny, col1 = end * ny;
+        cell0 = first * plane, cell1 = end * plane;
+        read0 = std::max(first - 1, 0) * plane, read1 = std::min(end + 1, A.nx()) * plane;
+        wells = p != nullptr ? &p->wells : nullptr;
+    }
+    template <class F>
+    void each_well(int nw, F f) const {
+        if (wells == nullptr) {
+            for (int w = 0; w < nw; ++w) f(w);
+        } else {
+            for (int w : *wells) f(w);
+        }
+    }
+};
+
+/// Runs f; on one rank of a distributed setup (planes), every rank then learns of an
+/// InputError any rank met (CprPlanes::agree throws it on all of them).
+template <class F>
+void agreed(const CprPlanes* planes, F f) {
+    if (planes == nullptr) return f();
+    std::optional<InputError> error;
+    try {
+        f();
+    } catch (const InputError& e) {
+        error = e;
+    }
+    planes->agree(error ? &*error : nullptr);
+}
+
 /// Throws the InputError of the first (lowest) cell `bad` marks.
 void throw_first(const std::vector<char>& bad, const std::string& what) {
     const auto it = std::find(bad.begin(), bad.end(), 1);
     if (it == bad.end()) return;
-    throw InputError("solver.preconditioner", "cpr: " + what + " of cell " +
-                                                  std::to_string(it - bad.begin()) +
-                                                  " is singular");
+    throw InputError(
+        "solver.preconditioner",
+        "cpr: " + what + " of cell " + std::to_string(it - bad.begin()) + " is singular");
 }
 
 }  // namespace
@@ -47,15 +88,18 @@ void check_weights_available(const GHMatrix& A, CprWeights weights) {
     }
 }
 
-void decoupling_weights(const GHMatrix& A, CprWeights weights, std::vector<double>& w) {
+namespace {
+
+/// decoupling_weights on a part's cells (the others' are left as they are).
+void weights_on(const GHMatrix& A, CprWeights weights, std::vector<double>& w, const Part& part) {
     check_weights_available(A, weights);
     const int K = A.block_size();
     const index_t M = A.num_cells();
     w.resize(static_cast<std::size_t>(M * K));
     std::vector<char> bad(static_cast<std::size_t>(M), 0);
     const bool accumulation = weights == CprWeights::true_impes;
-#pragma omp parallel for schedule(static) if (parallel_for(M))
-    for (index_t m = 0; m < M; ++m) {
+#pragma omp parallel for schedule(static) if (parallel_for(part.cell1 - part.cell0))
+    for (index_t m = part.cell0; m < part.cell1; ++m) {
         const auto D = [&](int r, int c) {
             return accumulation ? A.accumulation_at(m, r, c) : A.at(kCenter, m, r, c);
         };
@@ -63,6 +107,12 @@ void decoupling_weights(const GHMatrix& A, CprWeights weights, std::vector<doubl
     }
     throw_first(bad, accumulation ? "the accumulation block (no true-IMPES weights)"
                                   : "the diagonal block (no quasi-IMPES weights)");
+}
+
+}  // namespace
+
+void decoupling_weights(const GHMatrix& A, CprWeights weights, std::vector<double>& w) {
+    weights_on(A, weights, w, Part(A, nullptr));
 }
 
 GHMatrix pressure_structure(const GHMatrix& A) {
@@ -84,7 +134,11 @@ GHMatrix pressure_structure(const GHMatrix& A) {
     return P;
 }
 
-void extract_pressure(const GHMatrix& A, const std::vector<double>& weights, GHMatrix& P) {
+namespace {
+
+/// extract_pressure on a part's cells and wells (the others' are left as they are).
+void pressure_on(const GHMatrix& A, const std::vector<double>& weights, GHMatrix& P,
+                 const Part& part) {
     const int K = A.block_size();
     const index_t M = A.num_cells();
     if (!(P.nx() == A.nx() && P.ny() == A.ny() && P.nz() == A.nz() && P.block_size() == 1 &&
@@ -92,8 +146,8 @@ void extract_pressure(const GHMatrix& A, const std::vector<double>& weights, GHM
         weights.size() != static_cast<std::size_t>(M * K)) {
         throw std::invalid_argument("extract_pressure: P is not A's pressure structure");
     }
-#pragma omp parallel for schedule(static) if (parallel_for(M))
-    for (index_t m = 0; m < M; ++m) {
+#pragma omp parallel for schedule(static) if (parallel_for(part.cell1 - part.cell0))
+    for (index_t m = part.cell0; m < part.cell1; ++m) {
         const double* w = &weights[static_cast<std::size_t>(m * K)];
         for (int d = 0; d < kStencilSize; ++d) {
             P.at(d, m, 0, 0) = A.has_neighbour(m, d)
@@ -103,7 +157,7 @@ void extract_pressure(const GHMatrix& A, const std::vector<double>& weights, GHM
     }
     const WellArrays& a = A.wells();
     WellArrays& p = P.wells();
-    for (index_t n = 0; n < a.num_wells(); ++n) {
+    part.each_well(static_cast<int>(a.num_wells()), [&](int n) {
         for (index_t l = 0; l < a.count[n]; ++l) {
             const index_t m = a.cell0[n] + l;
             const index_t src = a.first[n] + l * K, dst = p.first[n] + l;
@@ -112,7 +166,13 @@ void extract_pressure(const GHMatrix& A, const std::vector<double>& weights, GHM
                                            [&](int r) { return a.wt_vals[src + r]; });
         }
         p.d[n] = a.d[n];
-    }
+    });
+}
+
+}  // namespace
+
+void extract_pressure(const GHMatrix& A, const std::vector<double>& weights, GHMatrix& P) {
+    pressure_on(A, weights, P, Part(A, nullptr));
 }
 
 // ---- structured multigrid ----------------------------------------------------------------
@@ -152,29 +212,39 @@ std::vector<cpr::LevelGrid> mg_grids(int nx, int ny, int nz, const MgOptions& op
     }
 }
 
-void galerkin_coarse(const GHMatrix& A, const std::array<int, 3>& f, GHMatrix& C) {
+namespace {
+
+/// galerkin_coarse on the coarse cells [c0, c1) (the others' rows are left as they are).
+void galerkin_on(const GHMatrix& A, const std::array<int, 3>& f, GHMatrix& C, index_t c0,
+                 index_t c1) {
     const auto dims = coarse_dims(A.nx(), A.ny(), A.nz(), f);
     if (A.block_size() != 1 || C.block_size() != 1 || C.nx() != dims[0] || C.ny() != dims[1] ||
         C.nz() != dims[2]) {
         throw std::invalid_argument("galerkin_coarse: K = 1 and coarse_dims expected");
     }
     const cpr::LevelGrid g{A.nx(), A.ny(), A.nz(), f[0], f[1], f[2], dims[0], dims[1], dims[2]};
-    const index_t Mc = C.num_cells();
     const auto a = [&](int d, long long m) { return A.at(d, m, 0, 0); };
-#pragma omp parallel for schedule(static) if (parallel_for(Mc))
-    for (index_t mc = 0; mc < Mc; ++mc) {
+#pragma omp parallel for schedule(static) if (parallel_for(c1 - c0))
+    for (index_t mc = c0; mc < c1; ++mc) {
         double v[kStencilSize];
         cpr::galerkin_row(g, mc, a, v);
-        for (int d = 0; d < kStencilSize; ++d) C.at(d, mc, 0, 0) = C.has_neighbour(mc, d) ? v[d] : 0.0;
+        for (int d = 0; d < kStencilSize; ++d)
+            C.at(d, mc, 0, 0) = C.has_neighbour(mc, d) ? v[d] : 0.0;
     }
 }
 
+}  // namespace
+
+void galerkin_coarse(const GHMatrix& A, const std::array<int, 3>& f, GHMatrix& C) {
+    galerkin_on(A, f, C, 0, C.num_cells());
+}
+
 struct StructuredMg::Level {
-    GHMatrix own;                 ///< the operator (levels > 0)
-    const GHMatrix* A = nullptr;  ///< the operator of this level
-    cpr::LevelGrid grid{};        ///< its sizes and its factor to the next level
-    std::vector<double> pinv;     ///< line pivot inverses, one per cell
-    std::vector<double> inv_d;    ///< 1 / D per well (level 0)
+    GHMatrix own;                            ///< the operator (levels > 0)
+    const GHMatrix* A = nullptr;             ///< the operator of this level
+    cpr::LevelGrid grid{};                   ///< its sizes and its factor to the next level
+    std::vector<double> pinv;                ///< line pivot inverses, one per cell
+    std::vector<double> inv_d;               ///< 1 / D per well (level 0)
     mutable std::vector<double> b, x, r, z;  ///< b, x: this level's problem (levels > 0)
     mutable std::vector<double> rc, dc;      ///< W-cycle: the second coarse problem
     std::vector<double> dense;               ///< coarsest: the inverse (row-major), or empty
@@ -183,7 +253,8 @@ struct StructuredMg::Level {
 StructuredMg::~StructuredMg() = default;
 StructuredMg::StructuredMg(StructuredMg&&) noexcept = default;
 
-StructuredMg::StructuredMg(const GHMatrix& A, const MgOptions& options) : options_(options) {
+StructuredMg::StructuredMg(const GHMatrix& A, const MgOptions& options, const CprPlanes* planes)
+    : options_(options) {
     if (A.block_size() != 1) throw std::invalid_argument("StructuredMg: K = 1 expected");
     const auto grids = mg_grids(A.nx(), A.ny(), A.nz(), options_);
     for (std::size_t l = 0; l < grids.size(); ++l) {
@@ -209,60 +280,77 @@ StructuredMg::StructuredMg(const GHMatrix& A, const MgOptions& options) : option
         }
         levels_.push_back(std::move(L));
     }
-    update(A);
+    update(A, planes);
 }
 
-void StructuredMg::update(const GHMatrix& A) {
+void StructuredMg::update(const GHMatrix& A, const CprPlanes* planes) {
     check_same_structure(*levels_[0]->A, A, "StructuredMg::update");
     levels_[0]->A = &A;
+    // Level 0 (a rank's columns and wells), then the coarse operators (a rank's planes of
+    // level 1, gathered; the levels below on every rank), then the coarse levels' factors.
+    agreed(planes, [&] { set_up_level(0, planes); });
     for (std::size_t l = 1; l < levels_.size(); ++l) {
         const Level& F = *levels_[l - 1];
-        galerkin_coarse(*F.A, {F.grid.fx, F.grid.fy, F.grid.fz}, levels_[l]->own);
+        GHMatrix& C = levels_[l]->own;
+        if (l > 1 || planes == nullptr) {
+            galerkin_coarse(*F.A, {F.grid.fx, F.grid.fy, F.grid.fz}, C);
+            continue;
+        }
+        const index_t coarse_plane = static_cast<index_t>(C.ny()) * C.nz();
+        galerkin_on(*F.A, {F.grid.fx, F.grid.fy, F.grid.fz}, C,
+                    planes->first_plane / F.grid.fx * coarse_plane,
+                    (planes->end_plane + F.grid.fx - 1) / F.grid.fx * coarse_plane);
+        for (int d = 0; d < kStencilSize; ++d) planes->gather(C.bdia().data() + d * C.num_cells());
     }
-    for (std::size_t l = 0; l < levels_.size(); ++l) {
-        Level& L = *levels_[l];
-        const GHMatrix& B = *L.A;
-        const int nz = B.nz();
-        const index_t columns = static_cast<index_t>(B.nx()) * B.ny();
-        const auto a = [&](int d, long long m) { return B.at(d, m, 0, 0); };
-        std::vector<char> bad(static_cast<std::size_t>(columns), 0);
-#pragma omp parallel for schedule(static) if (parallel_for(B.num_cells()))
-        for (index_t col = 0; col < columns; ++col) {
-            bad[col] = cpr::line_pivots(a, col * nz, nz, &L.pinv[col * nz]) ? 0 : 1;
-        }
-        const auto it = std::find(bad.begin(), bad.end(), 1);
-        if (it != bad.end()) {
-            throw InputError("solver.preconditioner",
-                             "cpr: the line solve of multigrid level " + std::to_string(l) +
-                                 " has an unusable pivot in column " +
-                                 std::to_string(it - bad.begin()));
-        }
-        if (l > 0 && l + 1 == levels_.size() && B.rows() <= options_.coarsest_rows) {
-            const auto n = static_cast<int>(B.rows());
-            std::vector<double> a(static_cast<std::size_t>(n) * n, 0.0);
-            const auto off = B.offsets();
-            for (int i = 0; i < n; ++i)
-                for (int d = 0; d < kStencilSize; ++d)
-                    if (B.has_neighbour(i, d)) a[static_cast<std::size_t>(i) * n + i + off[d]] = B.at(d, i, 0, 0);
-            L.dense.resize(a.size());
-            if (!cpr::dense_inverse(a.data(), L.dense.data(), n)) {
-                throw InputError("solver.preconditioner",
-                                 "cpr: the coarsest multigrid level (" + std::to_string(l) +
-                                     ") is singular");
-            }
-        }
-        L.inv_d.resize(B.wells().d.size());
-        for (std::size_t w = 0; w < L.inv_d.size(); ++w) {
-            if (!cpr::usable_pivot(B.wells().d[w])) {
-                throw InputError("solver.preconditioner",
-                                 "cpr: well " + std::to_string(w) + " has a zero diagonal");
-            }
-            L.inv_d[w] = 1.0 / B.wells().d[w];
-        }
-    }
+    for (int l = 1; l < levels(); ++l) set_up_level(l, nullptr);
 }
 
-const GHMatrix& StructuredMg::level(int l) const { return *levels_.at(static_cast<std::size_t>(l))->A; }
+void StructuredMg::set_up_level(int l, const CprPlanes* planes) {
+    Level& L = *levels_[static_cast<std::size_t>(l)];
+    const GHMatrix& B = *L.A;
+    const int nz = B.nz();
+    const Part part(B, planes);
+    const index_t columns = static_cast<index_t>(B.nx()) * B.ny();
+    const auto a = [&](int d, long long m) { return B.at(d, m, 0, 0); };
+    std::vector<char> bad(static_cast<std::size_t>(columns), 0);
+#pragma omp parallel for schedule(static) if (parallel_for(part.cell1 - part.cell0))
+    for (index_t col = part.col0; col < part.col1; ++col) {
+        bad[col] = cpr::line_pivots(a, col * nz, nz, &L.pinv[col * nz]) ? 0 : 1;
+    }
+    const auto it = std::find(bad.begin(), bad.end(), 1);
+    if (it != bad.end()) {
+        throw InputError("solver.preconditioner", "cpr: the line solve of multigrid level " +
+                                                      std::to_string(l) +
+                                                      " has an unusable pivot in column " +
+                                                      std::to_string(it - bad.begin()));
+    }
+    if (l > 0 && l + 1 == levels() && B.rows() <= options_.coarsest_rows) {
+        const auto n = static_cast<int>(B.rows());
+        std::vector<double> a(static_cast<std::size_t>(n) * n, 0.0);
+        const auto off = B.offsets();
+        for (int i = 0; i < n; ++i)
+            for (int d = 0; d < kStencilSize; ++d)
+                if (B.has_neighbour(i, d))
+                    a[static_cast<std::size_t>(i) * n + i + off[d]] = B.at(d, i, 0, 0);
+        L.dense.resize(a.size());
+        if (!cpr::dense_inverse(a.data(), L.dense.data(), n)) {
+            throw InputError("solver.preconditioner", "cpr: the coarsest multigrid level (" +
+                                                          std::to_string(l) + ") is singular");
+        }
+    }
+    L.inv_d.resize(B.wells().d.size());
+    part.each_well(static_cast<int>(L.inv_d.size()), [&](int w) {
+        if (!cpr::usable_pivot(B.wells().d[w])) {
+            throw InputError("solver.preconditioner",
+                             "cpr: well " + std::to_string(w) + " has a zero diagonal");
+        }
+        L.inv_d[w] = 1.0 / B.wells().d[w];
+    });
+}
+
+const GHMatrix& StructuredMg::level(int l) const {
+    return *levels_.at(static_cast<std::size_t>(l))->A;
+}
 const std::vector<double>& StructuredMg::pivots(int l) const {
     return levels_.at(static_cast<std::size_t>(l))->pinv;
 }
@@ -293,23 +381,31 @@ cpr::WellsRef<index_t> wells_ref(const GHMatrix& A) {
 }  // namespace
 
 void StructuredMg::smooth(int l, const double* b, double* x, bool from_zero, double* r) const {
+    sweep(l, b, x, from_zero, r, nullptr);
+}
+
+void StructuredMg::sweep(int l, const double* b, double* x, bool from_zero, double* r,
+                         const CprPlanes* planes) const {
     const Level& L = *levels_.at(static_cast<std::size_t>(l));
     const GHMatrix& A = *L.A;
-    const index_t n = A.rows(), M = A.num_cells();
+    const index_t M = A.num_cells();
     const int nx = A.nx(), ny = A.ny(), nz = A.nz();
-    const index_t columns = static_cast<index_t>(nx) * ny;
-    const bool parallel = parallel_for(n);
+    const Part part(A, planes);
+    const bool parallel = parallel_for(part.cell1 - part.cell0);
     const bool coarsest = l + 1 == levels();
     const double omega = coarsest ? 1.0 : smoother_omega(options_);
     const double* lower = A.bdia().data() + 2 * M;  // diagonals 2 and 4 (K = 1)
     const double* upper = A.bdia().data() + 4 * M;
     const auto a = [&](int d, long long m) { return A.at(d, m, 0, 0); };
     const cpr::WellsRef<index_t> wells = wells_ref(A);
+    const auto halo = [&] {  // a rank's neighbours' planes of x
+        if (planes != nullptr) planes->exchange(x);
+    };
     // x_col += omega T^{-1} r_col on the columns of `color` (-1: all); with `own_residual`,
     // r_col = b - A x computed first from the x of now (Gauss-Seidel), else r as it is.
     const auto update = [&](int color, bool own_residual) {
 #pragma omp parallel for schedule(static) if (parallel)
-        for (index_t col = 0; col < columns; ++col) {
+        for (index_t col = part.col0; col < part.col1; ++col) {
             if (color >= 0 && ((col / ny) + (col % ny)) % 2 != color) continue;
             const index_t m0 = col * nz;
             if (own_residual) {
@@ -322,21 +418,32 @@ void StructuredMg::smooth(int l, const double* b, double* x, bool from_zero, dou
         }
     };
     const auto update_wells = [&](bool own_residual) {  // x_w += omega r_w / D_w
-        for (int w = 0; w < wells.nw; ++w) {
+        part.each_well(wells.nw, [&](int w) {
             const index_t q = M + w;
             if (own_residual) r[q] = sub(b[q], cpr::well_row(wells, w, M, x));
             x[q] = add(x[q], mul(omega, mul(L.inv_d[w], r[q])));
-        }
+        });
     };
-    if (from_zero) std::fill(x, x + n, 0.0);
+    if (from_zero) {
+        std::fill(x + part.read0, x + part.read1, 0.0);
+        part.each_well(wells.nw, [&](int w) { x[M + w] = 0.0; });
+    }
     if (options_.smoother == MgSmoother::line_jacobi || coarsest) {
         // Jacobi: every column and well from the residual of the x before the sweep.
         if (from_zero) {
-            std::copy(b, b + n, r);
-        } else {
+            std::copy(b + part.cell0, b + part.cell1, r + part.cell0);
+            part.each_well(wells.nw, [&](int w) { r[M + w] = b[M + w]; });
+        } else if (planes == nullptr) {
             spmv(A, x, r);
 #pragma omp parallel for schedule(static) if (parallel)
-            for (index_t i = 0; i < n; ++i) r[i] = sub(b[i], r[i]);
+            for (index_t i = 0; i < A.rows(); ++i) r[i] = sub(b[i], r[i]);
+        } else {  // the rank's rows, as spmv sums them
+            halo();
+#pragma omp parallel for schedule(static) if (parallel)
+            for (index_t m = part.cell0; m < part.cell1; ++m)
+                r[m] = sub(b[m], cpr::cell_row(a, nx, ny, nz, m, x, wells));
+            part.each_well(wells.nw,
+                           [&](int w) { r[M + w] = sub(b[M + w], cpr::well_row(wells, w, M, x)); });
         }
         update(-1, false);
         update_wells(false);
@@ -345,12 +452,21 @@ void StructuredMg::smooth(int l, const double* b, double* x, bool from_zero, dou
     // Red-black Gauss-Seidel: the columns with i + j even, then the odd ones, then the wells,
     // each from the residual of the x of its turn (its own column's rows; a column's
     // neighbours across i and j have the other colour).
+    if (!from_zero) halo();
     update(0, true);
+    halo();
     update(1, true);
     update_wells(true);
 }
 
-void StructuredMg::cycle(int l, const double* b, double* x) const {
+void StructuredMg::vcycle(const double* b, double* x, const CprPlanes& planes) const {
+    if (levels() < 2) {
+        throw std::invalid_argument("StructuredMg::vcycle: one rank's planes need two levels");
+    }
+    cycle(0, b, x, &planes);
+}
+
+void StructuredMg::cycle(int l, const double* b, double* x, const CprPlanes* planes) const {
     const Level& L = *levels_[static_cast<std::size_t>(l)];
     const GHMatrix& A = *L.A;
     const index_t n = A.rows();
@@ -367,19 +483,27 @@ void StructuredMg::cycle(int l, const double* b, double* x) const {
         for (int s = 0; s < sweeps; ++s) smooth(l, b, x, s == 0, r);
         return;
     }
-    const bool parallel = parallel_for(n);
-    for (int s = 0; s < options_.pre_sweeps; ++s) smooth(l, b, x, s == 0, r);
-    if (options_.pre_sweeps == 0) std::fill(x, x + n, 0.0);
+    const Part part(A, planes);
+    const bool parallel = parallel_for(part.cell1 - part.cell0);
+    for (int s = 0; s < options_.pre_sweeps; ++s) sweep(l, b, x, s == 0, r, planes);
+    if (options_.pre_sweeps == 0) {
+        std::fill(x + part.read0, x + part.read1, 0.0);
+        part.each_well(A.num_wells(), [&](int w) { x[A.num_cells() + w] = 0.0; });
+    }
+    if (planes != nullptr) planes->exchange(x);  // the rows below read the halo planes
     // Restrict the cells' residual (the wells stay on level 0): each aggregate's sum of
-    // b - A x, the rows computed there.
+    // b - A x, the rows computed there; a rank its own planes' aggregates.
     const Level& C = *levels_[static_cast<std::size_t>(l) + 1];
     const cpr::LevelGrid& g = L.grid;
-    const index_t nc = C.A->num_cells();
+    const index_t nc = C.A->num_cells(), coarse_plane = static_cast<index_t>(g.cy) * g.cz;
+    const index_t c0 = planes != nullptr ? planes->first_plane / g.fx * coarse_plane : 0;
+    const index_t c1 =
+        planes != nullptr ? (planes->end_plane + g.fx - 1) / g.fx * coarse_plane : nc;
     double* bc = C.b.data();
     const auto a = [&](int d, long long m) { return A.at(d, m, 0, 0); };
     const cpr::WellsRef<index_t> wells = wells_ref(A);
 #pragma omp parallel for schedule(static) if (parallel)
-    for (index_t c = 0; c < nc; ++c) {
+    for (index_t c = c0; c < c1; ++c) {
         const int kc = static_cast<int>(c % g.cz), jc = static_cast<int>((c / g.cz) % g.cy);
         const int ic = static_cast<int>(c / (static_cast<index_t>(g.cz) * g.cy));
         double v = 0.0;
@@ -389,6 +513,7 @@ void StructuredMg::cycle(int l, const double* b, double* x) const {
         });
         bc[c] = v;
     }
+    if (planes != nullptr) planes->gather(bc);
     double* xc = C.x.data();
     cycle(l + 1, bc, xc);
     if (options_.cycle == MgCycle::w && l + 2 < levels()) {  // the coarse problem again
@@ -400,80 +525,105 @@ void StructuredMg::cycle(int l, const double* b, double* x) const {
         for (index_t i = 0; i < nc; ++i) xc[i] = add(xc[i], dc[i]);
     }
     const double alpha = options_.coarse_scale;
-    const index_t cells = A.num_cells();
 #pragma omp parallel for schedule(static) if (parallel)
-    for (index_t m = 0; m < cells; ++m) {
+    for (index_t m = part.cell0; m < part.cell1; ++m) {
         const int k = static_cast<int>(m % g.nz), j = static_cast<int>((m / g.nz) % g.ny);
         const int i = static_cast<int>(m / (static_cast<index_t>(g.nz) * g.ny));
         x[m] = add(x[m], mul(alpha, xc[cpr::coarse_of(g, i, j, k)]));
     }
-    for (int s = 0; s < options_.post_sweeps; ++s) smooth(l, b, x, false, r);
+    for (int s = 0; s < options_.post_sweeps; ++s) sweep(l, b, x, false, r, planes);
 }
 
 // ---- CPR ---------------------------------------------------------------------------------
 
-void cpr_stage2_inverses(const GHMatrix& A, std::vector<double>& inv) {
+namespace {
+
+/// cpr_stage2_inverses on a part's cells and wells (the others' are left as they are).
+void stage2_on(const GHMatrix& A, std::vector<double>& inv, const Part& part) {
     const int K = A.block_size();
     const index_t M = A.num_cells(), kk = static_cast<index_t>(K) * K;
     const auto& d = A.wells().d;
     inv.resize(static_cast<std::size_t>(M * kk) + d.size());
     std::vector<char> bad(static_cast<std::size_t>(M), 0);
-#pragma omp parallel for schedule(static) if (parallel_for(M))
-    for (index_t m = 0; m < M; ++m) {
+#pragma omp parallel for schedule(static) if (parallel_for(part.cell1 - part.cell0))
+    for (index_t m = part.cell0; m < part.cell1; ++m) {
         const auto D = [&](int r, int c) { return A.at(kCenter, m, r, c); };
         bad[m] = cpr::invert_cell(D, K, &inv[static_cast<std::size_t>(m * kk)]) ? 0 : 1;
     }
     throw_first(bad, "the diagonal block (stage 2)");
-    for (std::size_t w = 0; w < d.size(); ++w) {
+    part.each_well(static_cast<int>(d.size()), [&](int w) {
         if (!cpr::usable_pivot(d[w])) {
             throw InputError("solver.preconditioner",
                              "cpr: well " + std::to_string(w) + " has a zero diagonal");
         }
         inv[static_cast<std::size_t>(M * kk) + w] = 1.0 / d[w];
-    }
+    });
 }
 
-CprPreconditioner::CprPreconditioner(const GHMatrix& A, const CprOptions& options)
-    : A_(&A),
-      options_(options),
-      weights_(decoupling_weights(A, options.weights)),
-      pressure_(pressure_structure(A)) {
-    extract_pressure(A, weights_, pressure_);
-    mg_ = std::make_unique<StructuredMg>(pressure_, options_.mg);
-    cpr_stage2_inverses(A, inv_);
+}  // namespace
+
+void cpr_stage2_inverses(const GHMatrix& A, std::vector<double>& inv) {
+    stage2_on(A, inv, Part(A, nullptr));
+}
+
+CprPreconditioner::CprPreconditioner(const GHMatrix& A, const CprOptions& options,
+                                     const CprPlanes* planes)
+    : A_(&A), options_(options), pressure_(pressure_structure(A)) {
+    const Part part(A, planes);
+    agreed(planes, [&] { weights_on(A, options_.weights, weights_, part); });
+    pressure_on(A, weights_, pressure_, part);
+    mg_ = std::make_unique<StructuredMg>(pressure_, options_.mg, planes);
+    agreed(planes, [&] { stage2_on(A, inv_, part); });
     rp_.assign(static_cast<std::size_t>(pressure_.rows()), 0.0);
     xp_ = rp_;
 }
 
 CprPreconditioner::~CprPreconditioner() = default;
 
-void CprPreconditioner::update(const GHMatrix& A) {
+void CprPreconditioner::update(const GHMatrix& A) { setup(A, nullptr); }
+
+void CprPreconditioner::update(const GHMatrix& A, const CprPlanes& planes) { setup(A, &planes); }
+
+void CprPreconditioner::setup(const GHMatrix& A, const CprPlanes* planes) {
     check_same_structure(*A_, A, "CprPreconditioner::update");
     A_ = &A;
-    decoupling_weights(A, options_.weights, weights_);
-    extract_pressure(A, weights_, pressure_);
-    mg_->update(pressure_);
-    cpr_stage2_inverses(A, inv_);
+    const Part part(A, planes);
+    agreed(planes, [&] { weights_on(A, options_.weights, weights_, part); });
+    pressure_on(A, weights_, pressure_, part);
+    mg_->update(pressure_, planes);
+    agreed(planes, [&] { stage2_on(A, inv_, part); });
 }
 
-void CprPreconditioner::apply(const double* r, double* z) const {
+void CprPreconditioner::apply(const double* r, double* z) const { run(r, z, nullptr); }
+
+void CprPreconditioner::apply(const double* r, double* z, const CprPlanes& planes) const {
+    run(r, z, &planes);
+}
+
+void CprPreconditioner::run(const double* r, double* z, const CprPlanes* planes) const {
     const GHMatrix& A = *A_;
     const int K = A.block_size();
     const index_t M = A.num_cells(), Nw = A.num_wells(), kk = static_cast<index_t>(K) * K;
-    const bool parallel = parallel_for(A.rows());
+    const Part part(A, planes);
+    const bool parallel = parallel_for((part.cell1 - part.cell0) * K);
     // Stage 1: r_p = R r, x_p = cycle(P, r_p).
 #pragma omp parallel for schedule(static) if (parallel)
-    for (index_t m = 0; m < M; ++m) {
+    for (index_t m = part.cell0; m < part.cell1; ++m) {
         rp_[m] = cpr::weighted(&weights_[m * K], K, [&](int c) { return r[m * K + c]; });
     }
-    for (index_t w = 0; w < Nw; ++w) rp_[M + w] = r[M * K + w];
-    mg_->vcycle(rp_.data(), xp_.data());
+    part.each_well(static_cast<int>(Nw), [&](int w) { rp_[M + w] = r[M * K + w]; });
+    if (planes != nullptr) {
+        mg_->vcycle(rp_.data(), xp_.data(), *planes);
+        planes->exchange(xp_.data());  // stage 2 reads the neighbours' pressures
+    } else {
+        mg_->vcycle(rp_.data(), xp_.data());
+    }
     // Stage 2: z = B^{-1} (r - A E x_p) + E x_p, cell by cell from x_p (cpr::stage2_cell).
     const block::BdiaRef a{A.bdia().data(), M, K};
     const WellArrays& wells = A.wells();
     const int nx = A.nx(), ny = A.ny(), nz = A.nz();
 #pragma omp parallel for schedule(static) if (parallel)
-    for (index_t m = 0; m < M; ++m) {
+    for (index_t m = part.cell0; m < part.cell1; ++m) {
         const double* wt = nullptr;
         double xpw = 0.0;
         if (Nw > 0) {
@@ -486,11 +636,11 @@ void CprPreconditioner::apply(const double* r, double* z) const {
         cpr::stage2_cell(a, K, nx, ny, nz, m, xp_.data(), wt, xpw, r + m * K, &inv_[m * kk],
                          z + m * K);
     }
-    for (index_t w = 0; w < Nw; ++w) {
+    part.each_well(static_cast<int>(Nw), [&](int w) {
         z[M * K + w] =
             cpr::stage2_well(&wells.w_vals[wells.first[w]], K, wells.cell0[w], wells.count[w],
                              wells.d[w], inv_[M * kk + w], xp_.data(), xp_[M + w], r[M * K + w]);
-    }
+    });
 }
 
 void CprPreconditioner::apply_transpose(const double*, double*) const {

@@ -4,9 +4,11 @@
 /// multigrid for it, and the two-stage preconditioner (solver.preconditioner: cpr, its keys
 /// solver.cpr); design decision 36. Every step's arithmetic is core/precond/cpr_arith.hpp,
 /// which the GPU (gpu/src/precond/cpr.cu) shares: the device gives these bits.
+#include <functional>
 #include <memory>
 #include <vector>
 
+#include "core/base/errors.hpp"
 #include "core/matrix/gh_matrix.hpp"
 #include "core/matrix/linear_operator.hpp"
 #include "core/precond/cpr_arith.hpp"
@@ -43,6 +45,26 @@ GHMatrix pressure_structure(const GHMatrix& A);
 
 // ---- stage 1's solver: structured aggregation multigrid ----------------------------------
 
+/// What one rank of a distributed solve (dist/distributed_cpr.cpp) computes of a cycle: the
+/// i-planes [first_plane, end_plane) of level 0 and the wells whose column lies there; the
+/// vectors keep the whole system's indexing, and only these entries (and the halo planes of
+/// x) are read or written. exchange(x) fills planes first_plane - 1 and end_plane of a
+/// level-0 vector (K = 1, cells only) from the neighbouring ranks; gather(b) fills the other
+/// ranks' planes of a level-1 vector (each rank computed its own). Level 0's aggregates must
+/// not cross the boundaries (first_plane a multiple of level 0's factor along i); the coarse
+/// levels run whole on every rank. The setup computes level 0's part of each rank alike
+/// (weights, pressure rows, line pivots, stage 2's inverses of its cells and wells; level
+/// 1's operator rows of its planes, then gathered diagonal by diagonal), and agree(error),
+/// called by every rank after each part with the InputError it met or null, throws the
+/// lowest failing rank's error on every rank (so none is left waiting in a collective).
+struct CprPlanes {
+    int first_plane = 0, end_plane = 0;
+    std::vector<int> wells;
+    std::function<void(double*)> exchange;
+    std::function<void(double*)> gather;
+    std::function<void(const InputError*)> agree;
+};
+
 /// The coarse grid's dimensions: ceil(n / factor) per axis.
 std::array<int, 3> coarse_dims(int nx, int ny, int nz, const std::array<int, 3>& factor);
 
@@ -69,17 +91,22 @@ void galerkin_coarse(const GHMatrix& A, const std::array<int, 3>& factor, GHMatr
 /// coarsest_sweeps sweeps (one column without wells: one exact line solve).
 class StructuredMg {
   public:
-    StructuredMg(const GHMatrix& A, const MgOptions& options = {});
+    /// planes: one rank's part of a distributed setup (CprPlanes; null: the whole).
+    StructuredMg(const GHMatrix& A, const MgOptions& options = {},
+                 const CprPlanes* planes = nullptr);
     ~StructuredMg();
     StructuredMg(StructuredMg&&) noexcept;
     /// New values of the same structure: the coarse operators and the line pivots are
     /// recomputed in place. Throws InputError at an unusable line pivot.
-    void update(const GHMatrix& A);
+    void update(const GHMatrix& A, const CprPlanes* planes = nullptr);
     /// x = one cycle on A x = b from x = 0 (a fixed linear operator of b).
     void vcycle(const double* b, double* x) const;
     /// The same on level l's system (level(l) x = b), with the levels below it: the cycle
     /// whose convergence factor is "level l's" (heptane bench cpr).
     void cycle_from(int l, const double* b, double* x) const;
+    /// vcycle on one rank's planes (CprPlanes): level 0's entries of those planes are the
+    /// one-process bits. Needs two levels at least (std::invalid_argument otherwise).
+    void vcycle(const double* b, double* x, const CprPlanes& planes) const;
 
     int levels() const { return static_cast<int>(levels_.size()); }
     /// The operator of level l (0: the matrix given).
@@ -96,7 +123,12 @@ class StructuredMg {
 
   private:
     struct Level;
-    void cycle(int l, const double* b, double* x) const;
+    /// planes: level 0 of a distributed cycle (null: the whole level).
+    void cycle(int l, const double* b, double* x, const CprPlanes* planes = nullptr) const;
+    void sweep(int l, const double* b, double* x, bool from_zero, double* r,
+               const CprPlanes* planes) const;
+    /// Level l's line pivots, coarsest inverse and wells' 1 / D (planes: a rank's part).
+    void set_up_level(int l, const CprPlanes* planes);
     MgOptions options_;
     std::vector<std::unique_ptr<Level>> levels_;
 };
@@ -113,11 +145,18 @@ class StructuredMg {
 /// NotSupported.
 class CprPreconditioner : public Preconditioner {
   public:
-    explicit CprPreconditioner(const GHMatrix& A, const CprOptions& options = {});
+    /// planes: one rank's part of a distributed setup and apply (CprPlanes; null: the whole).
+    explicit CprPreconditioner(const GHMatrix& A, const CprOptions& options = {},
+                               const CprPlanes* planes = nullptr);
     ~CprPreconditioner() override;
     void apply(const double* r, double* z) const override;
+    /// apply on one rank's planes and wells (CprPlanes; r and z in the whole system's
+    /// indexing, only that rank's entries read and written): the one-process bits there.
+    void apply(const double* r, double* z, const CprPlanes& planes) const;
     void apply_transpose(const double* r, double* z) const override;
     void update(const GHMatrix& A) override;
+    /// The setup again on one rank's part (CprPlanes).
+    void update(const GHMatrix& A, const CprPlanes& planes);
     PreconditionerCaps capabilities() const override { return {false, false}; }  // not local
 
     const std::vector<double>& weights() const { return weights_; }
@@ -127,6 +166,8 @@ class CprPreconditioner : public Preconditioner {
     const std::vector<double>& stage2_inverses() const { return inv_; }
 
   private:
+    void setup(const GHMatrix& A, const CprPlanes* planes);
+    void run(const double* r, double* z, const CprPlanes* planes) const;
     const GHMatrix* A_;
     CprOptions options_;
     std::vector<double> weights_;

@@ -16,6 +16,8 @@
 #include "core/krylov/linear_solver.hpp"
 #include "core/krylov/names.hpp"
 #include "core/matrix/linear_operator.hpp"
+#include "core/precond/cpr.hpp"
+#include "dist/distributed_cpr.hpp"
 #include "dist/distributed_gh.hpp"
 #include "dist/distributed_solver.hpp"
 #include "dist/mpi_sum.hpp"
@@ -109,10 +111,84 @@ TEST(DistributedSolve, SolverObjectsWithCellAndColumnPreconditionersAreOneProces
             expect_solver_objects_agree(s, A, model.system.rhs);
         }
     }
+}
+
+TEST(DistributedSolve, CprIsOneProcessBitForBit) {
+    // CPR set up on the whole system on every rank, applied on each rank's planes (level 0,
+    // both stages) with the coarse levels gathered: BiCGStab's iterations, history and
+    // solution are one process's, after an update of the values too, for each smoother,
+    // cycle, sweep count and weighting; the split keeps level 0's aggregates whole.
+    const wells::ModelSpec spec = test::two_phase_spec(16, 6, 4, test::corner_wells(16, 6, 4));
+    wells::Model model = wells::generate(spec);
+    GHMatrix& A = model.system.matrix;
+    const int ranks = size_of(MPI_COMM_WORLD);
+    struct Case {
+        const char* name;
+        MgSmoother smoother;
+        MgCycle cycle;
+        int pre, post;
+        CprWeights weights;
+    };
+    for (const Case& c :
+         {Case{"line_gs, V", MgSmoother::line_gs, MgCycle::v, 1, 1, CprWeights::quasi_impes},
+          Case{"line_jacobi, W", MgSmoother::line_jacobi, MgCycle::w, 1, 1,
+               CprWeights::quasi_impes},
+          Case{"no pre-smoothing, 2 after, true-IMPES", MgSmoother::line_gs, MgCycle::v, 0, 2,
+               CprWeights::true_impes}}) {
+        SCOPED_TRACE(c.name);
+        SolverSettings s;
+        s.preconditioner = PreconditionerKind::cpr;
+        s.cpr.weights = c.weights;
+        s.cpr.mg.smoother = c.smoother;
+        s.cpr.mg.cycle = c.cycle;
+        s.cpr.mg.pre_sweeps = c.pre;
+        s.cpr.mg.post_sweeps = c.post;
+        s.cpr.mg.coarsest_rows = 30;  // 16 x 6 x 4 -> 8 x 3 -> 4 x 2 -> 2 x 1 x 4 = 8: inverted
+        expect_solver_objects_agree(s, A, model.system.rhs);
+    }
+    // Aggregates of 3 planes: 16 planes make 6 groups, level 0's boundaries at multiples of 3.
+    SolverSettings three;
+    three.preconditioner = PreconditionerKind::cpr;
+    three.cpr.mg.factor = {3, 2, 1};
+    EXPECT_EQ(cpr_granularity(A, three.cpr), 3);
+    expect_solver_objects_agree(three, A, model.system.rhs);
+    // More ranks than groups of level 0's aggregates: an input error naming the coarsening.
+    three.cpr.mg.factor = {8, 2, 1};
+    if (ranks > 2) {
+        EXPECT_THROW(make_distributed_solver(three, A, MPI_COMM_WORLD), InputError);
+    }
+    // A singular block in the last plane: only the last rank's setup meets it, and every
+    // rank throws the one-process error, at the setup and at an update (none is left
+    // waiting in a collective).
+    GHMatrix bad = A;
+    const index_t last = A.num_cells() - 1;
+    for (int r = 0; r < A.block_size(); ++r)
+        for (int c = 0; c < A.block_size(); ++c) bad.at(kCenter, last, r, c) = 0.0;
+    const auto message = [](const auto& f) {
+        try {
+            f();
+        } catch (const InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
     SolverSettings cpr;
     cpr.preconditioner = PreconditionerKind::cpr;
-    EXPECT_FALSE(distributed_supports(cpr));
-    EXPECT_THROW(make_distributed_solver(cpr, A, MPI_COMM_WORLD), NotSupported);
+    const std::string serial = message([&] { const CprPreconditioner M(bad); });
+    EXPECT_NE(serial.find("of cell " + std::to_string(last)), std::string::npos) << serial;
+    EXPECT_EQ(message([&] { make_distributed_solver(cpr, bad, MPI_COMM_WORLD); }), serial);
+    const auto solver = make_distributed_solver(cpr, A, MPI_COMM_WORLD);
+    EXPECT_EQ(message([&] { solver->update_values(bad); }), serial);
+    // One level: nothing to gather; QMR (no transpose) and GPU ranks: not supported.
+    SolverSettings one;
+    one.preconditioner = PreconditionerKind::cpr;
+    one.cpr.mg.max_levels = 1;
+    EXPECT_THROW(make_distributed_solver(one, A, MPI_COMM_WORLD), NotSupported);
+    one.cpr.mg.max_levels = 30;
+    EXPECT_TRUE(distributed_supports(one));
+    EXPECT_FALSE(distributed_supports(one, nullptr, true));
+    one.method = Method::qmr;
+    EXPECT_FALSE(distributed_supports(one));
 }
 
 TEST(DistributedSolve, SpatialBlocksAreKeptWholeAndGiveTheOneProcessBits) {

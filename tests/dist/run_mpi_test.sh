@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # heptane run and simulate under mpirun (issue 25): 2 and 3 ranks write one process's file,
 # bit for bit (heptane compare --rtol 0 --atol 0): run with BiCGStab, QMR and BiCGStab with
-# point-block Jacobi and with spatial block Jacobi (the split keeps its blocks whole), simulate
-# with the waterflood regression deck's solver (BiCGStab with line Jacobi); a preconditioner
+# point-block Jacobi, with spatial block Jacobi (the split keeps its blocks whole) and with CPR
+# (level 0 and both stages split, the coarse levels gathered), simulate with the waterflood
+# regression deck's solver (BiCGStab with line Jacobi) and with CPR; a preconditioner
 # that does not run over ranks, too many ranks for the blocks, and another command, are exit 2.
 # With a fifth argument `gpu` the ranks solve on the GPU (--backend gpu: BiCGStab without a
 # preconditioner, with point-block and with line Jacobi, QMR with point-block Jacobi; the proxy
@@ -41,7 +42,8 @@ agree() {
   done
 }
 
-cases=("bicgstab none" "qmr none" "bicgstab point_block_jacobi" "bicgstab block_jacobi")
+cases=("bicgstab none" "qmr none" "bicgstab point_block_jacobi" "bicgstab block_jacobi"
+  "bicgstab cpr")
 [[ $backend == gpu ]] && cases=("bicgstab none" "bicgstab line_jacobi" "bicgstab point_block_jacobi"
   "qmr point_block_jacobi")
 for case in "${cases[@]}"; do
@@ -50,6 +52,11 @@ for case in "${cases[@]}"; do
     --set "solver.preconditioner=$precond"
 done
 agree "simulate" simulate "$sim_deck"
+simulations=1
+if [[ $backend == cpu ]]; then
+  agree "simulate cpr" simulate "$sim_deck" --set solver.preconditioner=cpr
+  simulations=2
+fi
 
 "$mpiexec" -np 2 --oversubscribe "$heptane" bench spmv --grids 8 --K 1 </dev/null >"$dir/other.log" 2>&1 &&
   { echo "bench under mpirun: expected exit 2"; fail=1; }
@@ -108,9 +115,10 @@ fi
 # ranks for one block of 12 planes are an input error.
 if [[ $backend == gpu ]]; then
   refused solver.preconditioner solver.preconditioner=block_jacobi
+  refused solver.preconditioner solver.preconditioner=cpr
 else
   refused solver.block_shape solver.preconditioner=block_jacobi "solver.block_shape=[12, 4, 4]"
 fi
-expected=$((2 * ${#cases[@]} + 3))
+expected=$((2 * ${#cases[@]} + 2 * simulations + 1))
 [[ $oks -eq $expected ]] || { echo "only $oks of $expected cases passed"; fail=1; }
 exit $fail
