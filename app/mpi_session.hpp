@@ -3,12 +3,14 @@
 /// environment names ranks (Open MPI's OMPI_COMM_WORLD_SIZE, PMI_SIZE of others), so a plain
 /// `heptane` never touches MPI; a build without the dist/ module (no MPI found) is one rank.
 /// Under mpirun `heptane run` and `heptane simulate` run: every rank builds the systems, the
-/// CPU linear solver works on slabs (dist/), rank 0 prints and writes the files.
+/// CPU linear solver works on slabs (dist/), a simulation's ranks assemble their slabs' cells
+/// (mpi_newton_split), rank 0 prints and writes the files.
 #include <memory>
 #include <vector>
 
 #include "core/krylov/linear_solver.hpp"
 #include "core/krylov/solver_settings.hpp"
+#include "sim/newton_system.hpp"
 #include "wells/generator.hpp"
 
 namespace heptane::app {
@@ -45,6 +47,12 @@ std::vector<double> mpi_allgather(double value);
 /// `gpu`): throws Error in a build without MPI, NotSupported for settings the ranks do not run.
 std::unique_ptr<LinearSolver> make_mpi_solver(const SolverSettings& settings, const GHMatrix& A,
                                               bool gpu);
+
+/// This rank's share of a simulation's host Newton loop under mpirun (sim::NewtonSplit): the
+/// cells of its slab of the solver `settings` makes (with the halo planes) to assemble, its
+/// planes to measure, the measures joined over every rank with the one-process bits. Error
+/// in a build without MPI.
+sim::NewtonSplit mpi_newton_split(const SolverSettings& settings, int nx, int ny, int nz);
 
 /// This rank's own slab of a model under mpirun (wells::generate_planes of its window: its
 /// i-planes, a halo plane on each side with a neighbour, the wells of its planes), so that no

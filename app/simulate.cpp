@@ -237,10 +237,18 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
     }
     const bool on_device =
         args.state == "device" || (args.state == "auto" && plan.gpu && !mpi_launched());
+    // Under mpirun each rank assembles and measures its slab's cells (decision 51).
+    std::unique_ptr<sim::NewtonSplit> split;
+    if (mpi_launched()) {
+        const grid::Grid3D& g = system->cells().grid();
+        split = std::make_unique<sim::NewtonSplit>(
+            mpi_newton_split(deck.solver, g.nx, g.ny, g.nz));
+    }
     sim::Simulator simulator(
         *system,
         on_device ? gpu::make_device_newton(*system, x0, std::move(factory), solve_options(deck))
-                  : sim::make_host_newton(*system, x0, std::move(factory), solve_options(deck)),
+                  : sim::make_host_newton(*system, x0, std::move(factory), solve_options(deck),
+                                          split.get()),
         deck.schedule, solve_options(deck));
 
     print_header(out, deck, model, plan);

@@ -14,9 +14,13 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-int cpr_granularity(const GHMatrix& A, const CprOptions& options) {
-    const auto grids = mg_grids(A.nx(), A.ny(), A.nz(), options.mg);
+int cpr_granularity(int nx, int ny, int nz, const CprOptions& options) {
+    const auto grids = mg_grids(nx, ny, nz, options.mg);
     return grids.size() > 1 ? grids[0].fx : 1;
+}
+
+int cpr_granularity(const GHMatrix& A, const CprOptions& options) {
+    return cpr_granularity(A.nx(), A.ny(), A.nz(), options);
 }
 
 DistributedCpr::DistributedCpr(const GHMatrix& A, const DistributedGH& D, const CprOptions& options,

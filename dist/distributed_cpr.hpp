@@ -21,6 +21,7 @@ namespace heptane::dist {
 /// The planes a distributed CPR needs kept whole along i: level 0's aggregation factor along
 /// i (1 when the hierarchy has one level, or does not coarsen i).
 int cpr_granularity(const GHMatrix& A, const CprOptions& options);
+int cpr_granularity(int nx, int ny, int nz, const CprOptions& options);
 
 class DistributedCpr final : public Preconditioner {
   public:

@@ -68,14 +68,6 @@ class OwnPlanesPreconditioner final : public Preconditioner {
     std::unique_ptr<Preconditioner> M_;
 };
 
-/// The planes a spatial block spans along i, or CPR's level-0 aggregates (the split must not
-/// cut them), else 1.
-int granularity(const SolverSettings& s, const GHMatrix& A) {
-    if (s.preconditioner == PreconditionerKind::cpr) return cpr_granularity(A, s.cpr);
-    return s.preconditioner == PreconditionerKind::block_jacobi ? std::min(s.block_shape[0], A.nx())
-                                                                : 1;
-}
-
 /// This rank's node-local rank (ranks sharing a node, in rank order).
 int node_rank(MPI_Comm comm) {
     MPI_Comm node;
@@ -206,6 +198,36 @@ class DistributedSolver final : public LinearSolver {
 
 }  // namespace
 
+int slab_granularity(const SolverSettings& s, int nx, int ny, int nz) {
+    // The planes a spatial block spans along i, or CPR's level-0 aggregates: the split must
+    // not cut them.
+    if (s.preconditioner == PreconditionerKind::cpr) return cpr_granularity(nx, ny, nz, s.cpr);
+    return s.preconditioner == PreconditionerKind::block_jacobi ? std::min(s.block_shape[0], nx)
+                                                                : 1;
+}
+
+sim::NewtonSplit newton_split(const SolverSettings& settings, int nx, int ny, int nz,
+                              MPI_Comm comm) {
+    const int rank = rank_of(comm), ranks = size_of(comm);
+    const int g = slab_granularity(settings, nx, ny, nz);
+    const int first = slab_first_plane(nx, rank, ranks, g);
+    const int end = slab_first_plane(nx, rank + 1, ranks, g);
+    const index_t plane = static_cast<index_t>(ny) * nz;
+    sim::NewtonSplit s;
+    s.assemble_begin = std::max(first - 1, 0) * plane;
+    s.assemble_end = std::min(end + 1, nx) * plane;
+    s.own_begin = first * plane;
+    s.own_end = end * plane;
+    s.holds_wells = rank == 0;
+    s.sums = [comm](const std::vector<std::vector<PieceSums>>& pieces) {
+        return allreduce_canonical(pieces, comm);
+    };
+    s.max = [comm](double* v, int n) {
+        MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MAX, comm);
+    };
+    return s;
+}
+
 bool distributed_supports(const SolverSettings& s, std::string* why, bool gpu) {
     std::string reason;
     if (s.method != Method::bicgstab && s.method != Method::qmr) {
@@ -227,7 +249,7 @@ std::unique_ptr<LinearSolver> make_distributed_solver(const SolverSettings& sett
                                                       const GHMatrix& A, MPI_Comm comm, bool gpu) {
     std::string why;
     if (!distributed_supports(settings, &why, gpu)) throw NotSupported(why);
-    const int g = granularity(settings, A);
+    const int g = slab_granularity(settings, A.nx(), A.ny(), A.nz());
     if (size_of(comm) > (A.nx() + g - 1) / g) {
         const bool cpr = settings.preconditioner == PreconditionerKind::cpr;
         throw InputError(cpr ? "solver.cpr.coarsening" : "solver.block_shape",

@@ -15,6 +15,7 @@
 
 #include "core/krylov/linear_solver.hpp"
 #include "core/krylov/solver_settings.hpp"
+#include "sim/newton_system.hpp"
 
 namespace heptane::dist {
 
@@ -27,6 +28,18 @@ bool distributed_supports(const SolverSettings& s, std::string* why = nullptr, b
 std::unique_ptr<LinearSolver> make_distributed_solver(const SolverSettings& settings,
                                                       const GHMatrix& A, MPI_Comm comm,
                                                       bool gpu = false);
+
+/// The planes a rank's slab of an nx x ny x nz grid is split in groups of under `settings`
+/// (spatial blocks along i, CPR's level-0 aggregates; else 1): make_distributed_solver's
+/// split is slab_first_plane(nx, rank, ranks, slab_granularity(...)).
+int slab_granularity(const SolverSettings& settings, int nx, int ny, int nz);
+
+/// This rank's share of a simulation's host Newton loop (sim::NewtonSplit; design decision
+/// 51) for the solver `settings` makes on an nx x ny x nz grid over `comm`: its slab's cells
+/// with the halo planes to assemble, its planes to measure (rank 0 the wells' rows), the
+/// measures joined with dist::allreduce_canonical and MPI_MAX.
+sim::NewtonSplit newton_split(const SolverSettings& settings, int nx, int ny, int nz,
+                              MPI_Comm comm);
 
 /// Where a rank's own slab lies in the whole system (DistributedGH's second constructor).
 struct SlabPlacement {

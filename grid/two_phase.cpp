@@ -36,6 +36,12 @@ TwoPhaseCellsView TwoPhaseCells::view() const {
 
 void TwoPhaseCells::assemble(const CellState& x, const CellState& x_old, double dt,
                              std::vector<double>& res, GHMatrix* jac) const {
+    assemble(x, x_old, dt, res, jac, 0, grid_.num_cells());
+}
+
+void TwoPhaseCells::assemble(const CellState& x, const CellState& x_old, double dt,
+                             std::vector<double>& res, GHMatrix* jac, index_t begin,
+                             index_t end) const {
     const index_t M = grid_.num_cells();
     if (jac != nullptr && (jac->block_size() != 2 || jac->num_cells() != M)) {
         throw NotSupported("TwoPhaseCells::assemble: Jacobian must be K = 2 on the same grid");
@@ -50,7 +56,7 @@ void TwoPhaseCells::assemble(const CellState& x, const CellState& x_old, double 
     }
     const StateView now{x.p.data(), x.sw.data()}, old{x_old.p.data(), x_old.sw.data()};
 #pragma omp parallel for schedule(static)
-    for (index_t m = 0; m < M; ++m) assemble_cell(v, m, now, old, dt, res.data(), j);
+    for (index_t m = begin; m < end; ++m) assemble_cell(v, m, now, old, dt, res.data(), j);
 }
 
 CellState TwoPhaseCells::equilibrium_state(double p_datum, double z_datum, double sw) const {

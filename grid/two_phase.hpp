@@ -270,6 +270,10 @@ class TwoPhaseCells {
     /// evaluates its own six faces, so the result does not depend on the thread count.
     void assemble(const CellState& x, const CellState& x_old, double dt, std::vector<double>& res,
                   GHMatrix* jac) const;
+    /// The same for the cells [begin, end) only (a rank of a distributed simulation): the
+    /// other cells' entries of res are zero, their Jacobian rows left as they are.
+    void assemble(const CellState& x, const CellState& x_old, double dt, std::vector<double>& res,
+                  GHMatrix* jac, index_t begin, index_t end) const;
 
     /// Hydrostatic oil-pressure equilibrium: p at depth z_datum is p_datum [Pa], each cell of
     /// a column from the one above by the discrete balance p_{k+1} - p_k = rho_face g dz

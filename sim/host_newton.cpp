@@ -14,9 +14,10 @@ namespace {
 class HostNewton final : public NewtonSystem {
   public:
     HostNewton(const wells::TwoPhaseSystem& system, const grid::CellState& initial,
-               SolverFactory make_solver, SolveOptions linear)
+               SolverFactory make_solver, SolveOptions linear, const NewtonSplit* split)
         : system_(system), make_solver_(std::move(make_solver)), defaults_(std::move(linear)) {
         const grid::Grid3D& g = system_.cells().grid();
+        if (split != nullptr) split_ = std::make_unique<NewtonSplit>(*split);
         state_.cells = initial;
         state_.p_bh = system_.wells().initial_bhp(initial);
         jacobian_ = GHMatrix(g.nx, g.ny, g.nz, 2);
@@ -26,12 +27,16 @@ class HostNewton final : public NewtonSystem {
     void restore() override { state_ = start_; }
 
     void assemble(double dt, const std::vector<wells::WellControl>& controls) override {
-        system_.cells().assemble(state_.cells, start_.cells, dt, res_, &jacobian_);
+        const index_t M = system_.cells().grid().num_cells();
+        system_.cells().assemble(state_.cells, start_.cells, dt, res_, &jacobian_,
+                                 split_ ? split_->assemble_begin : 0,
+                                 split_ ? split_->assemble_end : M);
         system_.wells().assemble(state_.cells, state_.p_bh, controls, res_, res_wells_, &jacobian_);
         res_.insert(res_.end(), res_wells_.begin(), res_wells_.end());
     }
 
     ResidualMeasures measure(double dt) override {
+        if (split_) return measure_split(dt);
         const grid::TwoPhaseCellsView v = system_.cells().view();
         const index_t M = system_.cells().grid().num_cells();
         const double dt_scaled = dt / units::kTimeScale;  // R is a volume per kTimeScale
@@ -98,7 +103,46 @@ class HostNewton final : public NewtonSystem {
     std::string residence() const override { return "host"; }
 
   private:
+    /// measure() on one rank's cells (and the wells' rows on the rank that holds them), the
+    /// parts joined across the ranks: the same sums (canonical pieces), maxima and flags as
+    /// one process computes.
+    ResidualMeasures measure_split(double dt) const {
+        const NewtonSplit& s = *split_;
+        const grid::TwoPhaseCellsView v = system_.cells().view();
+        const index_t M = system_.cells().grid().num_cells();
+        const double dt_scaled = dt / units::kTimeScale;
+        const double* p = state_.cells.p.data();
+        const double* res = res_.data();
+        const index_t b = s.own_begin, e = s.own_end;
+        std::vector<std::vector<PieceSums>> pieces(4);
+        pieces[0] = {piece_sums(b, e, [&](long long m) { return res[2 * m]; })};
+        pieces[1] = {piece_sums(b, e, [&](long long m) { return res[2 * m + 1]; })};
+        pieces[2] = {piece_sums(b, e, [&](long long m) { return pore_volume(v, m, p[m]); })};
+        const auto square = [&](long long i) { return canonical::mul(res[i], res[i]); };
+        pieces[3] = {piece_sums(2 * b, 2 * e, square)};
+        const auto rows = static_cast<long long>(res_.size());
+        if (s.holds_wells && rows > 2 * M) pieces[3].push_back(piece_sums(2 * M, rows, square));
+        const std::vector<double> sums = s.sums(pieces);
+        double worst[3] = {0.0, 0.0, 0.0};  // CNV per phase, and 1 where an entry is not finite
+        for (index_t m = b; m < e; ++m) {
+            const double pv = pore_volume(v, m, p[m]), r0 = res[2 * m], r1 = res[2 * m + 1];
+            if (!std::isfinite(r0) || !std::isfinite(r1)) worst[2] = 1.0;
+            worst[0] = std::max(worst[0], cnv_term(r0, pv, dt_scaled));
+            worst[1] = std::max(worst[1], cnv_term(r1, pv, dt_scaled));
+        }
+        s.max(worst, 3);
+        ResidualMeasures r;
+        r.residual_sum = {sums[0], sums[1]};
+        r.pore_volume = sums[2];
+        r.cnv_max = {worst[0], worst[1]};
+        r.finite = worst[2] == 0.0;
+        r.norm = std::sqrt(sums[3]);
+        r.wells.assign(res_.begin() + 2 * M, res_.end());
+        return r;
+    }
+
     const wells::TwoPhaseSystem& system_;
+    std::unique_ptr<NewtonSplit> split_;
     SolverFactory make_solver_;
     SolveOptions defaults_;
     std::unique_ptr<NewtonLinearSolver> linear_;
@@ -111,8 +155,10 @@ class HostNewton final : public NewtonSystem {
 
 std::unique_ptr<NewtonSystem> make_host_newton(const wells::TwoPhaseSystem& system,
                                                const grid::CellState& initial,
-                                               SolverFactory make_solver, SolveOptions linear) {
-    return std::make_unique<HostNewton>(system, initial, std::move(make_solver), std::move(linear));
+                                               SolverFactory make_solver, SolveOptions linear,
+                                               const NewtonSplit* split) {
+    return std::make_unique<HostNewton>(system, initial, std::move(make_solver), std::move(linear),
+                                        split);
 }
 
 }  // namespace heptane::sim

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/base/piece_sums.hpp"
 #include "core/krylov/linear_solver.hpp"
 #include "sim/newton_linear_solver.hpp"
 #include "sim/newton_terms.hpp"
@@ -74,10 +75,27 @@ class NewtonSystem {
     virtual std::string residence() const = 0;
 };
 
+/// One rank's share of a host Newton loop under mpirun (issue 25; design decision 51): the
+/// cells it assembles (its slab of the distributed solver: its planes and a halo plane on
+/// each side, whose rows the solver's slab holds) and the cells it measures (its planes; the
+/// wells' rows by the rank with holds_wells), and how the ranks join their parts of the
+/// measures: sums(pieces) the canonical sums (pieces[q]: this rank's pieces of sum q, the
+/// one-process bits), max(v, n) the elementwise maximum over the ranks, in place. Every rank
+/// keeps the whole state (the solver gathers dx on every rank) and assembles every well.
+struct NewtonSplit {
+    index_t assemble_begin = 0, assemble_end = 0;
+    index_t own_begin = 0, own_end = 0;
+    bool holds_wells = false;
+    std::function<std::vector<double>(const std::vector<std::vector<PieceSums>>&)> sums;
+    std::function<void(double*, int)> max;
+};
+
 /// The reference: the state on the host, the assembly of wells::TwoPhaseSystem, the solver
 /// object of `make_solver`. `system` outlives it; wells start at TwoPhaseWells::initial_bhp.
+/// With `split`, one rank's share of a distributed run (NewtonSplit).
 std::unique_ptr<NewtonSystem> make_host_newton(const wells::TwoPhaseSystem& system,
                                                const grid::CellState& initial,
-                                               SolverFactory make_solver, SolveOptions linear);
+                                               SolverFactory make_solver, SolveOptions linear,
+                                               const NewtonSplit* split = nullptr);
 
 }  // namespace heptane::sim
