@@ -241,8 +241,7 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
     std::unique_ptr<sim::NewtonSplit> split;
     if (mpi_launched()) {
         const grid::Grid3D& g = system->cells().grid();
-        split = std::make_unique<sim::NewtonSplit>(
-            mpi_newton_split(deck.solver, g.nx, g.ny, g.nz));
+        split = std::make_unique<sim::NewtonSplit>(mpi_newton_split(deck.solver, g.nx, g.ny, g.nz));
     }
     sim::Simulator simulator(
         *system,
