@@ -331,32 +331,34 @@ SpatialBlockFactors factor_spatial_blocks(const GHMatrix& A, std::array<int, 3> 
 
 // ---- preconditioners ---------------------------------------------------------------------
 
-void PointBlockJacobi::apply(const double* r, double* z) const {
-    const int K = f_.K;
+namespace {
+
+/// z = B^{-1} r (or B^{-T} r) block by block, then the wells' 1 / D.
+template <bool Transpose>
+void apply_point_blocks(const PointBlockFactors& f, index_t rows, const double* r, double* z) {
+    const int K = f.K;
     const index_t kk = static_cast<index_t>(K) * K;
-#pragma omp parallel for schedule(static) if (parallel_worthwhile(A_->rows()))
-    for (index_t m = 0; m < f_.cells; ++m) {
+#pragma omp parallel for schedule(static) if (parallel_worthwhile(rows))
+    for (index_t m = 0; m < f.cells; ++m) {
         const double* in = r + m * K;
+        const double* inv = &f.inv[m * kk];
+        const auto v = [&](int c) { return in[c]; };
         for (int row = 0; row < K; ++row) {
-            z[m * K + row] =
-                block::inverse_row(&f_.inv[m * kk], K, row, [&](int c) { return in[c]; });
+            z[m * K + row] = Transpose ? block::inverse_transpose_row(inv, K, row, v)
+                                       : block::inverse_row(inv, K, row, v);
         }
     }
-    apply_wells(f_.inv_d, f_.cells * K, r, z);
+    apply_wells(f.inv_d, f.cells * K, r, z);
+}
+
+}  // namespace
+
+void PointBlockJacobi::apply(const double* r, double* z) const {
+    apply_point_blocks<false>(f_, A_->rows(), r, z);
 }
 
 void PointBlockJacobi::apply_transpose(const double* r, double* z) const {
-    const int K = f_.K;
-    const index_t kk = static_cast<index_t>(K) * K;
-#pragma omp parallel for schedule(static) if (parallel_worthwhile(A_->rows()))
-    for (index_t m = 0; m < f_.cells; ++m) {
-        const double* in = r + m * K;
-        for (int row = 0; row < K; ++row) {
-            z[m * K + row] =
-                block::inverse_transpose_row(&f_.inv[m * kk], K, row, [&](int c) { return in[c]; });
-        }
-    }
-    apply_wells(f_.inv_d, f_.cells * K, r, z);
+    apply_point_blocks<true>(f_, A_->rows(), r, z);
 }
 
 void LineJacobi::apply(const double* r, double* z) const {
