@@ -59,9 +59,9 @@ struct Work {
 /// The chunk loop of a reducing kernel: f(i, g) for every entry i of this thread's groups,
 /// g[q] collecting the terms of reduction q; then the chunk sums. True (in every thread of
 /// the block that finished last) with the N totals in `total`. Every pass's entries come
-/// before the first pass's tree, so a thread has all its loads in flight at once (one pass
-/// at a time, the vector kernels waited a memory latency per pass: 83 us for k_update_s on
-/// SPE10, 2.2x its bytes' time); the group sums and the tree are the same.
+/// before the first pass's tree (the group sums and the tree are the same): meant to put all
+/// of a thread's loads in flight at once, it measured the same as one pass at a time
+/// (k_update_s on SPE10 81 against 83 us, 2.2x its bytes' time at the triad; decision 50).
 template <int N, class F>
 __device__ bool reduce_chunk(const Work& w, F f, double (&total)[N]) {
     __shared__ double warps[N][kChunkWarps];
