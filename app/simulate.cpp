@@ -239,9 +239,14 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
         args.state == "device" || (args.state == "auto" && plan.gpu && !mpi_launched());
     // Under mpirun each rank assembles and measures its slab's cells (decision 51).
     std::unique_ptr<sim::NewtonSplit> split;
-    if (mpi_launched()) {
+    if (mpi_launched()) {  // before any output: too many ranks for the split is an input error
         const grid::Grid3D& g = system->cells().grid();
-        split = std::make_unique<sim::NewtonSplit>(mpi_newton_split(deck.solver, g.nx, g.ny, g.nz));
+        try {
+            split =
+                std::make_unique<sim::NewtonSplit>(mpi_newton_split(deck.solver, g.nx, g.ny, g.nz));
+        } catch (const InputError& e) {
+            deck.rethrow_located(e);
+        }
     }
     sim::Simulator simulator(
         *system,

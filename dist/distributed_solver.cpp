@@ -198,6 +198,25 @@ class DistributedSolver final : public LinearSolver {
 
 }  // namespace
 
+namespace {
+
+/// slab_granularity, with the input error of more ranks than groups of that many planes.
+int checked_granularity(const SolverSettings& settings, int nx, int ny, int nz, MPI_Comm comm) {
+    const int g = slab_granularity(settings, nx, ny, nz);
+    if (size_of(comm) > (nx + g - 1) / g) {
+        const bool cpr = settings.preconditioner == PreconditionerKind::cpr;
+        throw InputError(cpr ? "solver.cpr.coarsening" : "solver.block_shape",
+                         std::to_string(size_of(comm)) + " ranks need as many groups of " +
+                             std::to_string(g) + " i-planes (" +
+                             (cpr ? "level 0's aggregates" : "block_shape[0]") +
+                             ") as ranks; the " + std::to_string(nx) + " planes make " +
+                             std::to_string((nx + g - 1) / g));
+    }
+    return g;
+}
+
+}  // namespace
+
 int slab_granularity(const SolverSettings& s, int nx, int ny, int nz) {
     // The planes a spatial block spans along i, or CPR's level-0 aggregates: the split must
     // not cut them.
@@ -209,7 +228,7 @@ int slab_granularity(const SolverSettings& s, int nx, int ny, int nz) {
 sim::NewtonSplit newton_split(const SolverSettings& settings, int nx, int ny, int nz,
                               MPI_Comm comm) {
     const int rank = rank_of(comm), ranks = size_of(comm);
-    const int g = slab_granularity(settings, nx, ny, nz);
+    const int g = checked_granularity(settings, nx, ny, nz, comm);
     const int first = slab_first_plane(nx, rank, ranks, g);
     const int end = slab_first_plane(nx, rank + 1, ranks, g);
     const index_t plane = static_cast<index_t>(ny) * nz;
@@ -249,16 +268,7 @@ std::unique_ptr<LinearSolver> make_distributed_solver(const SolverSettings& sett
                                                       const GHMatrix& A, MPI_Comm comm, bool gpu) {
     std::string why;
     if (!distributed_supports(settings, &why, gpu)) throw NotSupported(why);
-    const int g = slab_granularity(settings, A.nx(), A.ny(), A.nz());
-    if (size_of(comm) > (A.nx() + g - 1) / g) {
-        const bool cpr = settings.preconditioner == PreconditionerKind::cpr;
-        throw InputError(cpr ? "solver.cpr.coarsening" : "solver.block_shape",
-                         std::to_string(size_of(comm)) + " ranks need as many groups of " +
-                             std::to_string(g) + " i-planes (" +
-                             (cpr ? "level 0's aggregates" : "block_shape[0]") +
-                             ") as ranks; the " + std::to_string(A.nx()) + " planes make " +
-                             std::to_string((A.nx() + g - 1) / g));
-    }
+    const int g = checked_granularity(settings, A.nx(), A.ny(), A.nz(), comm);
     return std::make_unique<DistributedSolver>(
         settings,
         [&](bool transpose, bool cpu_product) {

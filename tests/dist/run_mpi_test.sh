@@ -119,6 +119,16 @@ if [[ $backend == gpu ]]; then
 else
   refused solver.block_shape solver.preconditioner=block_jacobi "solver.block_shape=[12, 4, 4]"
 fi
+# A simulation with more ranks than groups of CPR's level-0 aggregates (the deck's 8 planes
+# in one group of 8): exit 2 naming the key, before anything is written.
+if [[ $backend == cpu ]]; then
+  "$mpiexec" -np 2 --oversubscribe "$heptane" simulate "$sim_deck" --backend cpu \
+    --set solver.preconditioner=cpr --set "solver.cpr.coarsening=[8, 2, 1]" -o "$dir/y.h5" \
+    </dev/null >"$dir/bad.log" 2>&1
+  code=$?
+  grep -q "solver.cpr.coarsening" "$dir/bad.log" && [[ $code -eq 2 && ! -e "$dir/y.h5" ]] ||
+    { echo "simulate cpr on too many ranks: expected exit 2 (got $code)"; cat "$dir/bad.log"; fail=1; }
+fi
 expected=$((2 * ${#cases[@]} + 2 * simulations + 1))
 [[ $oks -eq $expected ]] || { echo "only $oks of $expected cases passed"; fail=1; }
 exit $fail
