@@ -1,5 +1,6 @@
 #include "dist/distributed_cpr.hpp"
 
+#include <array>
 #include <chrono>
 #include <string>
 
@@ -14,44 +15,75 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-int cpr_granularity(int nx, int ny, int nz, const CprOptions& options) {
+int cpr_split_levels(int nx, int ny, int nz, const CprOptions& options, int ranks) {
     const auto grids = mg_grids(nx, ny, nz, options.mg);
-    return grids.size() > 1 ? grids[0].fx : 1;
+    if (grids.size() < 2) return 0;
+    int split = 1;
+    long long g = grids[0].fx;
+    // One more level while it leaves the coarsest whole and every rank a group of planes (a
+    // W-cycle visits level 1 twice and splits level 0 only).
+    while (options.mg.cycle == MgCycle::v && static_cast<std::size_t>(split) + 2 <= grids.size()) {
+        const long long wider = g * grids[static_cast<std::size_t>(split)].fx;
+        if (ranks > (nx + wider - 1) / wider) break;
+        g = wider;
+        ++split;
+    }
+    return split;
 }
 
-int cpr_granularity(const GHMatrix& A, const CprOptions& options) {
-    return cpr_granularity(A.nx(), A.ny(), A.nz(), options);
+int cpr_granularity(int nx, int ny, int nz, const CprOptions& options, int ranks) {
+    const auto grids = mg_grids(nx, ny, nz, options.mg);
+    int g = 1;
+    for (int l = 0; l < cpr_split_levels(nx, ny, nz, options, ranks); ++l)
+        g *= grids[static_cast<std::size_t>(l)].fx;
+    return g;
 }
 
 DistributedCpr::DistributedCpr(const GHMatrix& A, const DistributedGH& D, const CprOptions& options,
                                MPI_Comm comm)
     : D_(D), comm_(comm) {
+    MPI_Comm_rank(comm, &rank_);
+    MPI_Comm_size(comm, &ranks_);
     const auto grids = mg_grids(A.nx(), A.ny(), A.nz(), options.mg);
-    if (grids.size() < 2) {
+    const int split = cpr_split_levels(A.nx(), A.ny(), A.nz(), options, ranks_);
+    if (split == 0) {
         throw NotSupported(
             "cpr over MPI ranks needs a coarse level to gather (this grid's hierarchy has one "
             "level: see solver.cpr.coarsening and coarsest_rows)");
     }
-    MPI_Comm_rank(comm, &rank_);
-    MPI_Comm_size(comm, &ranks_);
-    plane_ = static_cast<index_t>(A.ny()) * A.nz();
-    planes_.first_plane = D.first_plane();
-    planes_.end_plane = D.end_plane();
     const index_t cell_rows = A.num_cells() * A.block_size();
     for (index_t row : D.well_rows()) planes_.wells.push_back(static_cast<int>(row - cell_rows));
-    planes_.exchange = [this](double* x) { exchange(x); };
     planes_.gather = [this](double* b) { gather(b); };
     planes_.agree = [this](const InputError* mine) { agree(mine); };
-    if (D.first_plane() > 0) lo_ = rank_ - 1;
-    if (D.end_plane() < A.nx()) hi_ = rank_ + 1;
-    // Level 1's entries of each rank: the coarse planes of its own planes.
-    const int fx = grids[0].fx;
-    const index_t coarse_plane = static_cast<index_t>(grids[1].ny) * grids[1].nz;
+    // Each split level's planes: level 0's divided by the factors along i above it (the split
+    // keeps groups of their product whole, so no aggregate crosses a boundary).
     const int mine[2] = {D.first_plane(), D.end_plane()};
     std::vector<int> all(2 * static_cast<std::size_t>(ranks_));
     MPI_Allgather(mine, 2, MPI_INT, all.data(), 2, MPI_INT, comm);
+    int f = 1;  // level l's planes are level 0's / f
+    const auto planes_of = [&](int q, int f) {
+        return std::array<int, 2>{all[2 * q] / f, (all[2 * q + 1] + f - 1) / f};
+    };
+    for (int l = 0; l < split; ++l) {
+        const cpr::LevelGrid& g = grids[static_cast<std::size_t>(l)];
+        const auto [first, end] = planes_of(rank_, f);
+        Halo h;
+        h.plane = static_cast<index_t>(g.ny) * g.nz;
+        h.first = first, h.end = end;
+        h.lo = first > 0 ? rank_ - 1 : MPI_PROC_NULL;
+        h.hi = end < g.nx ? rank_ + 1 : MPI_PROC_NULL;
+        halos_.push_back(h);
+        f *= g.fx;
+    }
+    for (int l = 0; l < split; ++l) {
+        const Halo& h = halos_[static_cast<std::size_t>(l)];
+        planes_.levels.push_back({h.first, h.end, [this, l](double* x) { exchange(l, x); }});
+    }
+    // Level `split`'s entries of each rank, gathered.
+    const cpr::LevelGrid& whole = grids[static_cast<std::size_t>(split)];
+    const index_t coarse_plane = static_cast<index_t>(whole.ny) * whole.nz;
     for (int q = 0; q < ranks_; ++q) {
-        const int c0 = all[2 * q] / fx, c1 = (all[2 * q + 1] + fx - 1) / fx;
+        const auto [c0, c1] = planes_of(q, f);
         displs_.push_back(static_cast<int>(c0 * coarse_plane));
         counts_.push_back(static_cast<int>((c1 - c0) * coarse_plane));
     }
@@ -76,17 +108,17 @@ void DistributedCpr::agree(const InputError* mine) const {
     throw InputError(text[0], text[1]);
 }
 
-void DistributedCpr::exchange(double* x) const {
+void DistributedCpr::exchange(int level, double* x) const {
     const auto t0 = std::chrono::steady_clock::now();
-    const int first = planes_.first_plane, end = planes_.end_plane;
-    const int n = static_cast<int>(plane_);
+    const Halo& h = halos_[static_cast<std::size_t>(level)];
+    const int n = static_cast<int>(h.plane);
     // The first owned plane goes down, the plane above comes up; then the other way.
-    MPI_Sendrecv(x + first * plane_, n, MPI_DOUBLE, lo_, 0,
-                 hi_ != MPI_PROC_NULL ? x + end * plane_ : x, n, MPI_DOUBLE, hi_, 0, comm_,
+    MPI_Sendrecv(x + h.first * h.plane, n, MPI_DOUBLE, h.lo, 0,
+                 h.hi != MPI_PROC_NULL ? x + h.end * h.plane : x, n, MPI_DOUBLE, h.hi, 0, comm_,
                  MPI_STATUS_IGNORE);
-    MPI_Sendrecv(x + (end - 1) * plane_, n, MPI_DOUBLE, hi_, 1,
-                 lo_ != MPI_PROC_NULL ? x + (first - 1) * plane_ : x, n, MPI_DOUBLE, lo_, 1, comm_,
-                 MPI_STATUS_IGNORE);
+    MPI_Sendrecv(x + (h.end - 1) * h.plane, n, MPI_DOUBLE, h.hi, 1,
+                 h.lo != MPI_PROC_NULL ? x + (h.first - 1) * h.plane : x, n, MPI_DOUBLE, h.lo, 1,
+                 comm_, MPI_STATUS_IGNORE);
     halo_seconds_ += seconds_since(t0);
 }
 

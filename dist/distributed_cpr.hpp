@@ -1,13 +1,13 @@
 #pragma once
 /// @file CPR over the CPU ranks of a distributed solve (issue 25; design decision 49). Each
 /// rank sets up and applies the one-process CPR on its own planes and wells
-/// (CprPreconditioner with CprPlanes): the weights, the pressure rows, level 0's line pivots,
-/// stage 2's inverses and level 1's operator rows of its planes (level 1 then gathered,
-/// MPI_Allgatherv); the weights' restriction, level 0's smoothing, restriction and
-/// prolongation, and stage 2, the halo planes of the level-0 vectors exchanged with the
-/// neighbouring ranks (MPI_Sendrecv). From level 1 on (a quarter of level 0's cells with the
-/// default coarsening) the hierarchy is set up and cycled whole on every rank, its
-/// right-hand side gathered. Each rank's entries of z are the one-process bits.
+/// (CprPreconditioner with CprPlanes) on the leading levels of the hierarchy
+/// (cpr_split_levels): level 0's weights, pressure rows and stage 2's inverses, every split
+/// level's line pivots, sweeps, restriction and prolongation and the next level's operator
+/// rows, the halo planes of each split level's vectors exchanged with the neighbouring ranks
+/// (MPI_Sendrecv). The first whole level's operator and right-hand side are gathered
+/// (MPI_Allgatherv) and the hierarchy from there on is set up and cycled on every rank. Each
+/// rank's entries of z are the one-process bits.
 #include <mpi.h>
 
 #include <memory>
@@ -18,10 +18,13 @@
 
 namespace heptane::dist {
 
-/// The planes a distributed CPR needs kept whole along i: level 0's aggregation factor along
-/// i (1 when the hierarchy has one level, or does not coarsen i).
-int cpr_granularity(const GHMatrix& A, const CprOptions& options);
-int cpr_granularity(int nx, int ny, int nz, const CprOptions& options);
+/// The leading levels of the hierarchy a distributed CPR splits over `ranks` ranks: as many as
+/// leave the coarsest level whole and every rank a group of level-0 planes that their
+/// aggregates along i do not cut (0: a hierarchy of one level; 1 with a W-cycle).
+int cpr_split_levels(int nx, int ny, int nz, const CprOptions& options, int ranks);
+/// The planes a distributed CPR needs kept whole along i: the product of the split levels'
+/// aggregation factors along i.
+int cpr_granularity(int nx, int ny, int nz, const CprOptions& options, int ranks);
 
 class DistributedCpr final : public Preconditioner {
   public:
@@ -44,7 +47,13 @@ class DistributedCpr final : public Preconditioner {
     void reset_times() const { halo_seconds_ = 0.0; }
 
   private:
-    void exchange(double* x) const;
+    /// A split level's planes of this rank, its plane size and its neighbours.
+    struct Halo {
+        index_t plane = 0;
+        int first = 0, end = 0;
+        int lo = MPI_PROC_NULL, hi = MPI_PROC_NULL;
+    };
+    void exchange(int level, double* x) const;
     void gather(double* b) const;
     /// Throws on every rank the InputError of the lowest rank that met one (mine or null).
     void agree(const InputError* mine) const;
@@ -54,10 +63,9 @@ class DistributedCpr final : public Preconditioner {
     int rank_ = 0, ranks_ = 1;
     CprPlanes planes_;
     std::unique_ptr<CprPreconditioner> M_;
-    index_t plane_ = 0;                            ///< cells of a level-0 plane
-    int lo_ = MPI_PROC_NULL, hi_ = MPI_PROC_NULL;  ///< the neighbouring ranks
-    std::vector<int> counts_, displs_;             ///< level 1's entries of every rank
-    mutable std::vector<double> r_, z_;            ///< the whole system's indexing
+    std::vector<Halo> halos_;            ///< the split levels'
+    std::vector<int> counts_, displs_;   ///< the first whole level's entries of every rank
+    mutable std::vector<double> r_, z_;  ///< the whole system's indexing
     mutable double halo_seconds_ = 0.0;
 };
 

@@ -202,7 +202,7 @@ namespace {
 
 /// slab_granularity, with the input error of more ranks than groups of that many planes.
 int checked_granularity(const SolverSettings& settings, int nx, int ny, int nz, MPI_Comm comm) {
-    const int g = slab_granularity(settings, nx, ny, nz);
+    const int g = slab_granularity(settings, nx, ny, nz, size_of(comm));
     if (size_of(comm) > (nx + g - 1) / g) {
         const bool cpr = settings.preconditioner == PreconditionerKind::cpr;
         throw InputError(cpr ? "solver.cpr.coarsening" : "solver.block_shape",
@@ -217,10 +217,12 @@ int checked_granularity(const SolverSettings& settings, int nx, int ny, int nz, 
 
 }  // namespace
 
-int slab_granularity(const SolverSettings& s, int nx, int ny, int nz) {
+int slab_granularity(const SolverSettings& s, int nx, int ny, int nz, int ranks) {
     // The planes a spatial block spans along i, or CPR's level-0 aggregates: the split must
     // not cut them.
-    if (s.preconditioner == PreconditionerKind::cpr) return cpr_granularity(nx, ny, nz, s.cpr);
+    if (s.preconditioner == PreconditionerKind::cpr) {
+        return cpr_granularity(nx, ny, nz, s.cpr, ranks);
+    }
     return s.preconditioner == PreconditionerKind::block_jacobi ? std::min(s.block_shape[0], nx)
                                                                 : 1;
 }

@@ -30,9 +30,9 @@ std::unique_ptr<LinearSolver> make_distributed_solver(const SolverSettings& sett
                                                       bool gpu = false);
 
 /// The planes a rank's slab of an nx x ny x nz grid is split in groups of under `settings`
-/// (spatial blocks along i, CPR's level-0 aggregates; else 1): make_distributed_solver's
-/// split is slab_first_plane(nx, rank, ranks, slab_granularity(...)).
-int slab_granularity(const SolverSettings& settings, int nx, int ny, int nz);
+/// over `ranks` ranks (spatial blocks along i, the aggregates of CPR's split levels; else 1):
+/// make_distributed_solver's split is slab_first_plane(nx, rank, ranks, slab_granularity(...)).
+int slab_granularity(const SolverSettings& settings, int nx, int ny, int nz, int ranks);
 
 /// This rank's share of a simulation's host Newton loop (sim::NewtonSplit; design decision
 /// 51) for the solver `settings` makes on an nx x ny x nz grid over `comm`: its slab's cells
@@ -43,16 +43,16 @@ sim::NewtonSplit newton_split(const SolverSettings& settings, int nx, int ny, in
 
 /// Where a rank's own slab lies in the whole system (DistributedGH's second constructor).
 struct SlabPlacement {
-    int nx = 0;                    ///< i-planes of the whole grid
-    std::vector<int> global_wells; ///< the slab's wells' numbers in the whole system
+    int nx = 0;                     ///< i-planes of the whole grid
+    std::vector<int> global_wells;  ///< the slab's wells' numbers in the whole system
     index_t total_wells = 0;
 };
 
 /// The same solver on a slab this rank generated itself (wells::generate_planes of
 /// DistributedGH::slab_window), so that no rank holds the whole system: solve() and
 /// update_values() take this rank's local vectors ([own cells, then its wells]) and its slab.
-std::unique_ptr<LinearSolver> make_slab_solver(const SolverSettings& settings,
-                                               const GHMatrix& slab, const SlabPlacement& where,
-                                               MPI_Comm comm, bool gpu = false);
+std::unique_ptr<LinearSolver> make_slab_solver(const SolverSettings& settings, const GHMatrix& slab,
+                                               const SlabPlacement& where, MPI_Comm comm,
+                                               bool gpu = false);
 
 }  // namespace heptane::dist

@@ -20,21 +20,24 @@ namespace {
 
 bool parallel_for(index_t n) { return n >= vec::kParallelMin; }
 
-/// The part of a level a cycle works on: every cell, column and well, or one rank's planes
-/// (CprPlanes) and wells; `read` the cells whose x it reads (with the halo planes).
+/// The part of a level a cycle works on: every cell, column and well, or one rank's planes of
+/// a split level (CprPlanes) and, on level 0, its wells; `read` the cells whose x it reads
+/// (with the halo planes).
 struct Part {
     index_t col0, col1;             ///< columns (i ny + j)
     index_t cell0, cell1;           ///< cells
     index_t read0, read1;           ///< cells read: the part and its halo planes
     const std::vector<int>* wells;  ///< null: all of them
-    Part(const GHMatrix& A, const CprPlanes* p) {
+    const CprLevelPart* split;      ///< null: the whole level
+    Part(const GHMatrix& A, const CprPlanes* p, int level = 0)
+        : split(p != nullptr ? p->part(level) : nullptr) {
         const index_t ny = A.ny(), plane = ny * A.nz();
-        const int first = p != nullptr ? p->first_plane : 0;
-        const int end = p != nullptr ? p->end_plane : A.nx();
+        const int first = split != nullptr ? split->first_plane : 0;
+        const int end = split != nullptr ? split->end_plane : A.nx();
         col0 = first * ny, col1 = end * ny;
         cell0 = first * plane, cell1 = end * plane;
         read0 = std::max(first - 1, 0) * plane, read1 = std::min(end + 1, A.nx()) * plane;
-        wells = p != nullptr ? &p->wells : nullptr;
+        wells = split != nullptr && level == 0 ? &p->wells : nullptr;
     }
     template <class F>
     void each_well(int nw, F f) const {
@@ -43,6 +46,16 @@ struct Part {
         } else {
             for (int w : *wells) f(w);
         }
+    }
+    /// The halo planes of a vector of this level from the neighbouring ranks (split levels).
+    void exchange(double* x) const {
+        if (split != nullptr) split->exchange(x);
+    }
+    /// The coarse cells of this part's planes on the next level (factor fx along i).
+    std::array<index_t, 2> coarse_cells(int fx, index_t coarse_plane, index_t all) const {
+        if (split == nullptr) return {0, all};
+        return {split->first_plane / fx * coarse_plane,
+                (split->end_plane + fx - 1) / fx * coarse_plane};
     }
 };
 
@@ -286,30 +299,39 @@ StructuredMg::StructuredMg(const GHMatrix& A, const MgOptions& options, const Cp
 void StructuredMg::update(const GHMatrix& A, const CprPlanes* planes) {
     check_same_structure(*levels_[0]->A, A, "StructuredMg::update");
     levels_[0]->A = &A;
-    // Level 0 (a rank's columns and wells), then the coarse operators (a rank's planes of
-    // level 1, gathered; the levels below on every rank), then the coarse levels' factors.
-    agreed(planes, [&] { set_up_level(0, planes); });
-    for (std::size_t l = 1; l < levels_.size(); ++l) {
-        const Level& F = *levels_[l - 1];
-        GHMatrix& C = levels_[l]->own;
-        if (l > 1 || planes == nullptr) {
-            galerkin_coarse(*F.A, {F.grid.fx, F.grid.fy, F.grid.fz}, C);
+    // The split levels each rank's part (its columns and wells; the next level's operator
+    // rows of its planes, the first whole level's gathered), then the whole levels' factors.
+    const auto split = [&](int l) { return planes != nullptr && planes->part(l) != nullptr; };
+    if (split(0)) agreed(planes, [&] { set_up_level(0, planes); });
+    for (int l = 1; l < levels(); ++l) {
+        const Level& F = *levels_[static_cast<std::size_t>(l) - 1];
+        GHMatrix& C = levels_[static_cast<std::size_t>(l)]->own;
+        const std::array<int, 3> f{F.grid.fx, F.grid.fy, F.grid.fz};
+        if (!split(l - 1)) {
+            galerkin_coarse(*F.A, f, C);
             continue;
         }
-        const index_t coarse_plane = static_cast<index_t>(C.ny()) * C.nz();
-        galerkin_on(*F.A, {F.grid.fx, F.grid.fy, F.grid.fz}, C,
-                    planes->first_plane / F.grid.fx * coarse_plane,
-                    (planes->end_plane + F.grid.fx - 1) / F.grid.fx * coarse_plane);
-        for (int d = 0; d < kStencilSize; ++d) planes->gather(C.bdia().data() + d * C.num_cells());
+        const auto cells =
+            Part(*F.A, planes, l - 1)
+                .coarse_cells(F.grid.fx, static_cast<index_t>(C.ny()) * C.nz(), C.num_cells());
+        galerkin_on(*F.A, f, C, cells[0], cells[1]);
+        if (split(l)) {
+            agreed(planes, [&] { set_up_level(l, planes); });
+        } else {
+            for (int d = 0; d < kStencilSize; ++d)
+                planes->gather(C.bdia().data() + d * C.num_cells());
+        }
     }
-    for (int l = 1; l < levels(); ++l) set_up_level(l, nullptr);
+    for (int l = 0; l < levels(); ++l) {
+        if (!split(l)) set_up_level(l, nullptr);
+    }
 }
 
 void StructuredMg::set_up_level(int l, const CprPlanes* planes) {
     Level& L = *levels_[static_cast<std::size_t>(l)];
     const GHMatrix& B = *L.A;
     const int nz = B.nz();
-    const Part part(B, planes);
+    const Part part(B, planes, l);
     const index_t columns = static_cast<index_t>(B.nx()) * B.ny();
     const auto a = [&](int d, long long m) { return B.at(d, m, 0, 0); };
     std::vector<char> bad(static_cast<std::size_t>(columns), 0);
@@ -390,7 +412,7 @@ void StructuredMg::sweep(int l, const double* b, double* x, bool from_zero, doub
     const GHMatrix& A = *L.A;
     const index_t M = A.num_cells();
     const int nx = A.nx(), ny = A.ny(), nz = A.nz();
-    const Part part(A, planes);
+    const Part part(A, planes, l);
     const bool parallel = parallel_for(part.cell1 - part.cell0);
     const bool coarsest = l + 1 == levels();
     const double omega = coarsest ? 1.0 : smoother_omega(options_);
@@ -398,9 +420,7 @@ void StructuredMg::sweep(int l, const double* b, double* x, bool from_zero, doub
     const double* upper = A.bdia().data() + 4 * M;
     const auto a = [&](int d, long long m) { return A.at(d, m, 0, 0); };
     const cpr::WellsRef<index_t> wells = wells_ref(A);
-    const auto halo = [&] {  // a rank's neighbours' planes of x
-        if (planes != nullptr) planes->exchange(x);
-    };
+    const auto halo = [&] { part.exchange(x); };  // a rank's neighbours' planes of x
     // x_col += omega T^{-1} r_col on the columns of `color` (-1: all); with `own_residual`,
     // r_col = b - A x computed first from the x of now (Gauss-Seidel), else r as it is.
     const auto update = [&](int color, bool own_residual) {
@@ -433,7 +453,7 @@ void StructuredMg::sweep(int l, const double* b, double* x, bool from_zero, doub
         if (from_zero) {
             std::copy(b + part.cell0, b + part.cell1, r + part.cell0);
             part.each_well(wells.nw, [&](int w) { r[M + w] = b[M + w]; });
-        } else if (planes == nullptr) {
+        } else if (part.split == nullptr) {
             spmv(A, x, r);
 #pragma omp parallel for schedule(static) if (parallel)
             for (index_t i = 0; i < A.rows(); ++i) r[i] = sub(b[i], r[i]);
@@ -460,8 +480,8 @@ void StructuredMg::sweep(int l, const double* b, double* x, bool from_zero, doub
 }
 
 void StructuredMg::vcycle(const double* b, double* x, const CprPlanes& planes) const {
-    if (levels() < 2) {
-        throw std::invalid_argument("StructuredMg::vcycle: one rank's planes need two levels");
+    if (planes.levels.empty() || static_cast<int>(planes.levels.size()) >= levels()) {
+        throw std::invalid_argument("StructuredMg::vcycle: the coarsest level must run whole");
     }
     cycle(0, b, x, &planes);
 }
@@ -483,22 +503,20 @@ void StructuredMg::cycle(int l, const double* b, double* x, const CprPlanes* pla
         for (int s = 0; s < sweeps; ++s) smooth(l, b, x, s == 0, r);
         return;
     }
-    const Part part(A, planes);
+    const Part part(A, planes, l);
     const bool parallel = parallel_for(part.cell1 - part.cell0);
     for (int s = 0; s < options_.pre_sweeps; ++s) sweep(l, b, x, s == 0, r, planes);
     if (options_.pre_sweeps == 0) {
         std::fill(x + part.read0, x + part.read1, 0.0);
         part.each_well(A.num_wells(), [&](int w) { x[A.num_cells() + w] = 0.0; });
     }
-    if (planes != nullptr) planes->exchange(x);  // the rows below read the halo planes
+    part.exchange(x);  // the rows below read the halo planes
     // Restrict the cells' residual (the wells stay on level 0): each aggregate's sum of
     // b - A x, the rows computed there; a rank its own planes' aggregates.
     const Level& C = *levels_[static_cast<std::size_t>(l) + 1];
     const cpr::LevelGrid& g = L.grid;
-    const index_t nc = C.A->num_cells(), coarse_plane = static_cast<index_t>(g.cy) * g.cz;
-    const index_t c0 = planes != nullptr ? planes->first_plane / g.fx * coarse_plane : 0;
-    const index_t c1 =
-        planes != nullptr ? (planes->end_plane + g.fx - 1) / g.fx * coarse_plane : nc;
+    const index_t nc = C.A->num_cells();
+    const auto [c0, c1] = part.coarse_cells(g.fx, static_cast<index_t>(g.cy) * g.cz, nc);
     double* bc = C.b.data();
     const auto a = [&](int d, long long m) { return A.at(d, m, 0, 0); };
     const cpr::WellsRef<index_t> wells = wells_ref(A);
@@ -513,10 +531,13 @@ void StructuredMg::cycle(int l, const double* b, double* x, const CprPlanes* pla
         });
         bc[c] = v;
     }
-    if (planes != nullptr) planes->gather(bc);
+    // The next level split too, or the first whole one: the other ranks' planes gathered.
+    const bool coarse_split = planes != nullptr && planes->part(l + 1) != nullptr;
+    if (part.split != nullptr && !coarse_split) planes->gather(bc);
     double* xc = C.x.data();
-    cycle(l + 1, bc, xc);
+    cycle(l + 1, bc, xc, coarse_split ? planes : nullptr);
     if (options_.cycle == MgCycle::w && l + 2 < levels()) {  // the coarse problem again
+        if (coarse_split) throw std::logic_error("StructuredMg: a W-cycle splits level 0 only");
         double* rc = C.rc.data();
         double* dc = C.dc.data();
         spmv(*C.A, xc, rc);
@@ -614,7 +635,7 @@ void CprPreconditioner::run(const double* r, double* z, const CprPlanes* planes)
     part.each_well(static_cast<int>(Nw), [&](int w) { rp_[M + w] = r[M * K + w]; });
     if (planes != nullptr) {
         mg_->vcycle(rp_.data(), xp_.data(), *planes);
-        planes->exchange(xp_.data());  // stage 2 reads the neighbours' pressures
+        part.exchange(xp_.data());  // stage 2 reads the neighbours' pressures
     } else {
         mg_->vcycle(rp_.data(), xp_.data());
     }

@@ -45,24 +45,34 @@ GHMatrix pressure_structure(const GHMatrix& A);
 
 // ---- stage 1's solver: structured aggregation multigrid ----------------------------------
 
-/// What one rank of a distributed solve (dist/distributed_cpr.cpp) computes of a cycle: the
-/// i-planes [first_plane, end_plane) of level 0 and the wells whose column lies there; the
-/// vectors keep the whole system's indexing, and only these entries (and the halo planes of
-/// x) are read or written. exchange(x) fills planes first_plane - 1 and end_plane of a
-/// level-0 vector (K = 1, cells only) from the neighbouring ranks; gather(b) fills the other
-/// ranks' planes of a level-1 vector (each rank computed its own). Level 0's aggregates must
-/// not cross the boundaries (first_plane a multiple of level 0's factor along i); the coarse
-/// levels run whole on every rank. The setup computes level 0's part of each rank alike
-/// (weights, pressure rows, line pivots, stage 2's inverses of its cells and wells; level
-/// 1's operator rows of its planes, then gathered diagonal by diagonal), and agree(error),
-/// called by every rank after each part with the InputError it met or null, throws the
-/// lowest failing rank's error on every rank (so none is left waiting in a collective).
-struct CprPlanes {
+/// One level's share of a rank in a distributed cycle: its i-planes [first_plane, end_plane)
+/// of that level, and exchange(x), which fills planes first_plane - 1 and end_plane of a
+/// vector of that level (cells only) from the neighbouring ranks.
+struct CprLevelPart {
     int first_plane = 0, end_plane = 0;
-    std::vector<int> wells;
     std::function<void(double*)> exchange;
+};
+
+/// What one rank of a distributed solve (dist/distributed_cpr.cpp) computes of CPR: the
+/// leading levels 0 .. S - 1 (S = levels.size() >= 1) are split over the ranks, each rank its
+/// planes of each (no aggregate crosses a boundary) and, on level 0, the wells whose column
+/// lies there; gather(b) fills the other ranks' planes of a level-S vector (each rank computed
+/// its own), and level S and below run whole on every rank. The vectors keep the whole
+/// system's indexing; only a rank's entries (and the halo planes of x) are read or written.
+/// The setup computes each split level's part of each rank alike (level 0: weights, pressure
+/// rows, stage 2's inverses; every split level: line pivots, the next level's operator rows,
+/// level S's gathered diagonal by diagonal), and agree(error), called by every rank after each
+/// part with the InputError it met or null, throws the lowest failing rank's error on every
+/// rank (so none is left waiting in a collective).
+struct CprPlanes {
+    std::vector<CprLevelPart> levels;
+    std::vector<int> wells;
     std::function<void(double*)> gather;
     std::function<void(const InputError*)> agree;
+    /// Level l's part, or null where level l runs whole.
+    const CprLevelPart* part(int l) const {
+        return l < static_cast<int>(levels.size()) ? &levels[static_cast<std::size_t>(l)] : nullptr;
+    }
 };
 
 /// The coarse grid's dimensions: ceil(n / factor) per axis.
@@ -104,8 +114,8 @@ class StructuredMg {
     /// The same on level l's system (level(l) x = b), with the levels below it: the cycle
     /// whose convergence factor is "level l's" (heptane bench cpr).
     void cycle_from(int l, const double* b, double* x) const;
-    /// vcycle on one rank's planes (CprPlanes): level 0's entries of those planes are the
-    /// one-process bits. Needs two levels at least (std::invalid_argument otherwise).
+    /// vcycle on one rank's planes (CprPlanes): the entries of its planes of the split levels
+    /// are the one-process bits. Needs more levels than are split (std::invalid_argument).
     void vcycle(const double* b, double* x, const CprPlanes& planes) const;
 
     int levels() const { return static_cast<int>(levels_.size()); }

@@ -146,13 +146,18 @@ TEST(DistributedSolve, CprIsOneProcessBitForBit) {
         s.cpr.mg.pre_sweeps = c.pre;
         s.cpr.mg.post_sweeps = c.post;
         s.cpr.mg.coarsest_rows = 30;  // 16 x 6 x 4 -> 8 x 3 -> 4 x 2 -> 2 x 1 x 4 = 8: inverted
+        // V: levels 0-2 split on up to 2 ranks (groups of 8 planes), 0-1 on 3 and 4 (groups of
+        // 4); W: level 0 alone.
+        EXPECT_EQ(cpr_split_levels(A.nx(), A.ny(), A.nz(), s.cpr, ranks), c.cycle == MgCycle::w ? 1
+                                                                          : ranks <= 2          ? 3
+                                                                                       : 2);
         expect_solver_objects_agree(s, A, model.system.rhs);
     }
     // Aggregates of 3 planes: 16 planes make 6 groups, level 0's boundaries at multiples of 3.
     SolverSettings three;
     three.preconditioner = PreconditionerKind::cpr;
     three.cpr.mg.factor = {3, 2, 1};
-    EXPECT_EQ(cpr_granularity(A, three.cpr), 3);
+    EXPECT_EQ(cpr_granularity(A.nx(), A.ny(), A.nz(), three.cpr, ranks), 3);
     expect_solver_objects_agree(three, A, model.system.rhs);
     // More ranks than groups of level 0's aggregates: an input error naming the coarsening.
     three.cpr.mg.factor = {8, 2, 1};
