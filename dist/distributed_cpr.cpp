@@ -33,9 +33,9 @@ int cpr_split_levels(int nx, int ny, int nz, const CprOptions& options, int rank
 
 int cpr_granularity(int nx, int ny, int nz, const CprOptions& options, int ranks) {
     const auto grids = mg_grids(nx, ny, nz, options.mg);
+    const int split = cpr_split_levels(nx, ny, nz, options, ranks);
     int g = 1;
-    for (int l = 0; l < cpr_split_levels(nx, ny, nz, options, ranks); ++l)
-        g *= grids[static_cast<std::size_t>(l)].fx;
+    for (int l = 0; l < split; ++l) g *= grids[static_cast<std::size_t>(l)].fx;
     return g;
 }
 
@@ -61,8 +61,8 @@ DistributedCpr::DistributedCpr(const GHMatrix& A, const DistributedGH& D, const 
     std::vector<int> all(2 * static_cast<std::size_t>(ranks_));
     MPI_Allgather(mine, 2, MPI_INT, all.data(), 2, MPI_INT, comm);
     int f = 1;  // level l's planes are level 0's / f
-    const auto planes_of = [&](int q, int f) {
-        return std::array<int, 2>{all[2 * q] / f, (all[2 * q + 1] + f - 1) / f};
+    const auto planes_of = [&](int q, int factor) {
+        return std::array<int, 2>{all[2 * q] / factor, (all[2 * q + 1] + factor - 1) / factor};
     };
     for (int l = 0; l < split; ++l) {
         const cpr::LevelGrid& g = grids[static_cast<std::size_t>(l)];
