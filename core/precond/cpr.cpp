@@ -516,7 +516,11 @@ void StructuredMg::cycle(int l, const double* b, double* x, const CprPlanes* pla
     const Level& C = *levels_[static_cast<std::size_t>(l) + 1];
     const cpr::LevelGrid& g = L.grid;
     const index_t nc = C.A->num_cells();
-    const auto [c0, c1] = part.coarse_cells(g.fx, static_cast<index_t>(g.cy) * g.cz, nc);
+    // Not a structured binding: OpenMP's outlined region captures c0, c1, and capturing a
+    // binding is C++20 (clang refuses it in C++17).
+    const std::array<index_t, 2> coarse =
+        part.coarse_cells(g.fx, static_cast<index_t>(g.cy) * g.cz, nc);
+    const index_t c0 = coarse[0], c1 = coarse[1];
     double* bc = C.b.data();
     const auto a = [&](int d, long long m) { return A.at(d, m, 0, 0); };
     const cpr::WellsRef<index_t> wells = wells_ref(A);
