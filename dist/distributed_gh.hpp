@@ -25,7 +25,7 @@ class DistributedGH final : public LinearOperator, public Distribution, public g
   public:
     /// This rank's slab of A (every rank passes the same A): planes [i0, i1) with
     /// i0 = nx r / ranks. std::invalid_argument when there are more ranks than planes. The
-    /// slab's product is the CPU solvers' (CpuGHOperator: cell-major at K >= 3, with the copy
+    /// slab's product is the CPU solvers' (CpuGHOperator: cell-major at K >= 6, with the copy
     /// of H^T's blocks when `transpose`, for QMR); a GPU rank, which has its own, passes
     /// cpu_product false (apply() then throws std::logic_error).
     /// With a granularity g > 1 the split keeps groups of g planes whole (a spatial block

@@ -101,7 +101,7 @@ class CpuGridSolver final : public LinearSolver {
 
     SolverSettings s_;
     const GHMatrix* A_;
-    CpuGHOperator op_;  ///< A x cell-major where it pays (K >= 3), the same bits
+    CpuGHOperator op_;  ///< A x cell-major where it pays (K >= 6), the same bits
     std::unique_ptr<Preconditioner> M_;
     SpatialBlockFactors blocks_;
     SolverInfo info_;

@@ -38,7 +38,7 @@ class GHOperator : public LinearOperator {
 class CellMajorBlocks;
 
 /// The GH matrix through the CPU solvers' product: A x from a cell-major copy of the blocks
-/// where it measured to pay (K >= 3: core/spmv/cell_major.hpp), else from Bdia, the same
+/// where it measured to pay (K >= 6: core/spmv/cell_major.hpp), else from Bdia, the same
 /// bits either way; with `transpose` (QMR: BiCGStab never pays for it) A^T x likewise from a
 /// cell-major copy of H^T's blocks, else from Bdia. Keeps A by pointer (it must outlive this);
 /// update() takes a Newton step's new values of the same structure. cell_major false: Bdia

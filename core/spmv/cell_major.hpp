@@ -1,6 +1,7 @@
 #pragma once
 /// @file The cell part of a GH matrix with each cell's 7 K x K blocks contiguous (cell-major),
-/// for the CPU product y = GH x at K >= 3 (issue 24). Bdia keeps each (d, r, c) entry of all
+/// for the CPU product y = GH x at K >= 6 (issue 24; below it the Bdia sweep with software
+/// prefetch is as fast or faster, core/spmv/spmv.cpp). Bdia keeps each (d, r, c) entry of all
 /// cells in one plane, which the GPU reads coalesced; a CPU core sweeping it reads K^2 (or K)
 /// planes side by side, more streams than its prefetchers follow. Cell-major, a thread reads
 /// one stream. The copy costs the matrix's size once more (made at setup and per update of
@@ -39,8 +40,8 @@ class CellMajorBlocks {
     std::vector<double> values_;
 };
 
-/// Whether the cell-major product pays for block size K (measured on the CI-like machine,
-/// docs/BENCHMARKS.md: K >= 3).
-inline bool cell_major_pays(int K) { return K >= 3; }
+/// Whether the cell-major product pays for block size K (measured on the CI-like 2-core VM
+/// against the prefetched Bdia sweep, docs/BENCHMARKS.md: K >= 6).
+inline bool cell_major_pays(int K) { return K >= 6; }
 
 }  // namespace heptane

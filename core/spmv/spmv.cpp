@@ -17,20 +17,63 @@ void check_size(std::size_t got, index_t want, const char* what) {
     }
 }
 
-/// Up to this K a column's cells are swept once per diagonal with all K rows of a block (K^2
-/// streams side by side); above it once per (diagonal, row) with that row's K planes (64
-/// streams at K = 8 were more than the prefetchers follow: docs/BENCHMARKS.md, issue 24).
+/// Up to this K a column's cells are taken one at a time with every diagonal's block (7 K^2
+/// streams side by side, the cell's row sums in registers and written once); above it the
+/// column is swept once per diagonal. 2-core VM, 128^3 (docs/BENCHMARKS.md, issue 24): K = 1
+/// 0.72-0.77 -> 0.84-0.91 of the triad; K = 2 the same either way (0.74-0.78).
+constexpr int kSpmvCellAtATime = 1;
+
+/// Up to this K a diagonal's sweep reads all K rows of a block (K^2 streams side by side);
+/// above it one row's K planes at a time (64 streams at K = 8 were more than the prefetchers
+/// follow: docs/BENCHMARKS.md, issue 24).
 constexpr int kSpmvAllRows = 6;
 
-/// Shared body of y = GH x and y = GH^T x. For the transpose, diagonal d reads the block of
-/// the neighbour n = m + off[d] in the mirrored diagonal 6 - d with (r, c) swapped, and the
-/// well arrays swap roles.
-/// y = GH x (or GH^T x) for block size K. Each (i, j) column of nz cells is done at once:
-/// for every diagonal d the loop runs over the column's cells, each reading its K x K block
-/// (K^2 contiguous runs of the Bdia planes, cell-fastest layout, streamed side by side) and
-/// its neighbour's K values of x once, with the row sums in registers. For a fixed row the
-/// terms are added in the canonical order over (d, c), then the well term (K > kSpmvAllRows:
-/// one row's K planes at a time).
+/// The sweeps up to kSpmvAllRows prefetch every stream this many cells ahead, a cache line
+/// (8 cells) at a time: the hardware prefetcher alone did not keep 7 K^2 streams of short
+/// runs ahead (7 at K = 1). About 32 KB ahead over all streams, 64 cells at K = 1. 2-core VM
+/// (docs/BENCHMARKS.md, issue 24), the product over the triad: 128^3 K = 1 0.70-0.74 ->
+/// 0.86-0.91 (with the cell-at-a-time sweep), K = 2 0.76-0.79 -> 0.90-0.94; 64^3 K = 3
+/// 0.41 -> 0.98-1.07, K = 4 0.43 -> 0.80-0.84, K = 5 0.59 -> 0.79-0.81; half or twice the
+/// distance was slower at K = 2-5. Above kSpmvAllRows (one row's K planes at a time) no
+/// prefetch: 0.37 -> 0.54-0.64 at K = 8, below the cell-major product's 0.86.
+constexpr int spmv_prefetch_cells(int K) {
+    return K == 1 ? 64 : std::max(8, (4096 / (7 * K * K) + 4) / 8 * 8);
+}
+
+/// Cells taken at once by the cell-at-a-time sweep where all seven neighbours exist: their
+/// K-row chains are independent and overlap (one cell's 7 K-term chains alone left the core
+/// waiting on the adds where the blocks are in cache).
+constexpr int kSpmvCells = 4;
+
+/// The K row sums of cells k .. k + n - 1 (kAll: all seven neighbours exist for each, n =
+/// kSpmvCells; else n = 1 and the diagonals of `exists`), each row's terms in the canonical
+/// order over (d, c).
+template <int K, bool kAll>
+inline void cell_sums(const double* const (&a)[kStencilSize][K][K],
+                      const double* const (&xd)[kStencilSize], const bool (&exists)[kStencilSize],
+                      int k, double (&acc)[kSpmvCells][K]) {
+    constexpr int n = kAll ? kSpmvCells : 1;
+#pragma GCC unroll 7
+    for (int d = 0; d < kStencilSize; ++d) {
+        if (!kAll && !exists[d]) continue;
+        for (int u = 0; u < n; ++u) {
+            const double* xk = xd[d] + static_cast<index_t>(k + u) * K;
+            for (int r = 0; r < K; ++r) {
+                for (int c = 0; c < K; ++c) {
+                    acc[u][r] = canonical::mul_add(a[d][r][c][k + u], xk[c], acc[u][r]);
+                }
+            }
+        }
+    }
+}
+
+/// Shared body of y = GH x and y = GH^T x for block size K. Each (i, j) column of nz cells is
+/// done at once; entry (r, c) of cell m's block of diagonal d is read from the Bdia plane
+/// (d, r, c) (cell-fastest: a column's cells are a contiguous run of each plane), and its
+/// neighbour's K values of x once. For the transpose, diagonal d reads the block of the
+/// neighbour n = m + off[d] in the mirrored diagonal 6 - d with (r, c) swapped, and the well
+/// arrays swap roles. For a fixed row the terms are added in the canonical order over
+/// (d, c), then the well term, whichever sweep runs (kSpmvCellAtATime, kSpmvAllRows).
 template <int K, bool transpose>
 void gh_product_k(const GHMatrix& A, const double* x, double* y, ColumnRange range) {
     const int nz = A.nz();
@@ -41,60 +84,104 @@ void gh_product_k(const GHMatrix& A, const double* x, double* y, ColumnRange ran
     const WellArrays& wells = A.wells();
     const std::vector<double>& well_cols = transpose ? wells.w_vals : wells.wt_vals;
     const bool have_wells = A.num_wells() > 0;
+    // Entry (r, c) of block (m, m + off[d]) for cell m: H's diagonal d at m, or H^T's: entry
+    // (c, r) of the mirrored diagonal at the neighbour. Cell m + k's entry is k further on.
+    const auto plane = [&](int d, int r, int c, index_t m) {
+        return transpose ? &bdia[((mirror_diagonal(d) * K + c) * K + r) * M + m + off[d]]
+                         : &bdia[((static_cast<index_t>(d) * K + r) * K + c) * M + m];
+    };
 
 #pragma omp parallel if (A.rows() >= vec::kParallelMin)
     {
         std::vector<double> acc(static_cast<std::size_t>(nz) * K);
 #pragma omp for schedule(static)
         for (index_t col = range.begin; col < range.end; ++col) {
-            std::fill(acc.begin(), acc.end(), 0.0);
             const index_t i = col / A.ny(), j = col % A.ny();
             const index_t m0 = col * nz;
             // Neighbour columns across d = -i, -j, +j, +i; the k neighbours exist for all
             // cells of the column but the first (d = 2) or the last (d = 4).
-            const bool column_exists[kStencilSize] = {i > 0, j > 0,          true,          true,
-                                                      true,  j < A.ny() - 1, i < A.nx() - 1};
-            for (int d = 0; d < kStencilSize; ++d) {
-                if (!column_exists[d]) continue;
-                const int k0 = d == 2 ? 1 : 0;
-                const int k1 = d == 4 ? nz - 1 : nz;
-                // Entry (r, c) of block (m, m + off[d]) for the column's first cell: H's
-                // diagonal d at cell m, or H^T's: entry (c, r) of the mirrored diagonal at
-                // the neighbour. Cell k's entry is k further in the same plane.
-                const double* a[K][K];
-                for (int r = 0; r < K; ++r) {
-                    for (int c = 0; c < K; ++c) {
-                        a[r][c] =
-                            transpose
-                                ? &bdia[((mirror_diagonal(d) * K + c) * K + r) * M + m0 + off[d]]
-                                : &bdia[((static_cast<index_t>(d) * K + r) * K + c) * M + m0];
+            bool exists[kStencilSize] = {i > 0, j > 0,          true,          true,
+                                         true,  j < A.ny() - 1, i < A.nx() - 1};
+            if constexpr (K <= kSpmvCellAtATime) {
+                const double* a[kStencilSize][K][K];
+                const double* xd[kStencilSize];  // x(m0 + off[d], 0)
+                for (int d = 0; d < kStencilSize; ++d) {
+                    for (int r = 0; r < K; ++r) {
+                        for (int c = 0; c < K; ++c) a[d][r][c] = plane(d, r, c, m0);
                     }
+                    xd[d] = x + (m0 + off[d]) * K;
                 }
-                const double* xd = x + (m0 + off[d]) * K;  // x(m + off[d], 0) at k = 0
-                if (K <= kSpmvAllRows) {
-                    for (int k = k0; k < k1; ++k) {
-                        // The cell's K x K block once, its neighbour's K values once; each
-                        // row's terms added over c in order (the canonical order over (d, c)).
-                        double* acc_k = acc.data() + static_cast<std::size_t>(k) * K;
-                        const double* xk = xd + static_cast<index_t>(k) * K;
-                        for (int r = 0; r < K; ++r) {
-                            double sum = acc_k[r];
-                            for (int c = 0; c < K; ++c) {
-                                sum = canonical::mul_add(a[r][c][k], xk[c], sum);
+                const bool lateral = exists[0] && exists[1] && exists[5] && exists[6];
+                int prefetched = 0;  // cells of every stream prefetched
+                for (int k = 0; k < nz;) {
+                    for (; prefetched <= k; prefetched += 8) {  // a cache line of every stream
+                        for (int d = 0; d < kStencilSize; ++d) {
+                            for (int r = 0; r < K; ++r) {
+                                for (int c = 0; c < K; ++c)
+                                    __builtin_prefetch(a[d][r][c] + prefetched +
+                                                       spmv_prefetch_cells(K));
                             }
-                            acc_k[r] = sum;
                         }
                     }
-                } else {
-                    for (int r = 0; r < K; ++r) {  // K streams at a time (row r's planes)
+                    double sums[kSpmvCells][K] = {};
+                    int n = 1;
+                    if (lateral && k > 0 && k + kSpmvCells < nz) {
+                        n = kSpmvCells;
+                        cell_sums<K, true>(a, xd, exists, k, sums);
+                    } else {
+                        exists[2] = k > 0;
+                        exists[4] = k < nz - 1;
+                        cell_sums<K, false>(a, xd, exists, k, sums);
+                    }
+                    for (int u = 0; u < n; ++u) {
+                        std::copy(sums[u], sums[u] + K,
+                                  acc.data() + static_cast<std::size_t>(k + u) * K);
+                    }
+                    k += n;
+                }
+            } else {
+                std::fill(acc.begin(), acc.end(), 0.0);
+                for (int d = 0; d < kStencilSize; ++d) {
+                    if (!exists[d]) continue;
+                    const int k0 = d == 2 ? 1 : 0;
+                    const int k1 = d == 4 ? nz - 1 : nz;
+                    const double* a[K][K];
+                    for (int r = 0; r < K; ++r) {
+                        for (int c = 0; c < K; ++c) a[r][c] = plane(d, r, c, m0);
+                    }
+                    const double* xd = x + (m0 + off[d]) * K;  // x(m + off[d], 0) at k = 0
+                    if (K <= kSpmvAllRows) {
                         for (int k = k0; k < k1; ++k) {
-                            const double* xk = xd + static_cast<index_t>(k) * K;
-                            double& acc_kr = acc[static_cast<std::size_t>(k) * K + r];
-                            double sum = acc_kr;
-                            for (int c = 0; c < K; ++c) {
-                                sum = canonical::mul_add(a[r][c][k], xk[c], sum);
+                            if (k % 8 == 0) {  // a cache line of each stream
+                                for (int r = 0; r < K; ++r) {
+                                    for (int c = 0; c < K; ++c) {
+                                        __builtin_prefetch(a[r][c] + k + spmv_prefetch_cells(K));
+                                    }
+                                }
                             }
-                            acc_kr = sum;
+                            // The cell's K x K block once, its neighbour's K values once; each
+                            // row's terms added over c in order.
+                            double* acc_k = acc.data() + static_cast<std::size_t>(k) * K;
+                            const double* xk = xd + static_cast<index_t>(k) * K;
+                            for (int r = 0; r < K; ++r) {
+                                double sum = acc_k[r];
+                                for (int c = 0; c < K; ++c) {
+                                    sum = canonical::mul_add(a[r][c][k], xk[c], sum);
+                                }
+                                acc_k[r] = sum;
+                            }
+                        }
+                    } else {
+                        for (int r = 0; r < K; ++r) {  // K streams at a time (row r's planes)
+                            for (int k = k0; k < k1; ++k) {
+                                const double* xk = xd + static_cast<index_t>(k) * K;
+                                double& acc_kr = acc[static_cast<std::size_t>(k) * K + r];
+                                double sum = acc_kr;
+                                for (int c = 0; c < K; ++c) {
+                                    sum = canonical::mul_add(a[r][c][k], xk[c], sum);
+                                }
+                                acc_kr = sum;
+                            }
                         }
                     }
                 }

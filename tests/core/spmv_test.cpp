@@ -103,12 +103,14 @@ TEST_P(SyntheticSpmv, ColumnRangesAreTheWholeProductsRowsAndNothingElse) {
     const double kept = -3.5;
     for (bool transpose : {false, true}) {
         const std::vector<double> whole = transpose ? spmv_transpose(A, x) : spmv(A, x);
-        for (const ColumnRange range : {ColumnRange{0, columns, true}, ColumnRange{ny, columns - ny, true},
-                                        ColumnRange{0, ny, false}, ColumnRange{columns - 1, columns, false},
-                                        ColumnRange{2, 2, true}}) {
+        for (const ColumnRange range :
+             {ColumnRange{0, columns, true}, ColumnRange{ny, columns - ny, true},
+              ColumnRange{0, ny, false}, ColumnRange{columns - 1, columns, false},
+              ColumnRange{2, 2, true}}) {
             if (range.begin > range.end || range.end > columns) continue;  // a thin grid
             std::vector<double> expect(x.size(), kept);
-            for (index_t i = range.begin * nz * K; i < range.end * nz * K; ++i) expect[i] = whole[i];
+            for (index_t i = range.begin * nz * K; i < range.end * nz * K; ++i)
+                expect[i] = whole[i];
             for (index_t i = mk; range.wells && i < A.rows(); ++i) expect[i] = whole[i];
             for (const CpuGHOperator* op : {&bdia, &cells}) {
                 std::vector<double> y(x.size(), kept);
@@ -162,7 +164,10 @@ INSTANTIATE_TEST_SUITE_P(Shapes, SyntheticSpmv,
                                            Shape{3, 3, 3, 5}, Shape{3, 2, 5, 8}, Shape{7, 5, 3, 16},
                                            // one cell thick in each direction
                                            Shape{1, 4, 5, 2}, Shape{4, 1, 5, 3}, Shape{4, 5, 1, 5},
-                                           Shape{1, 1, 6, 2}, Shape{1, 1, 1, 3}),
+                                           Shape{1, 1, 6, 2}, Shape{1, 1, 1, 3},
+                                           // columns long enough for the K = 1 sweep's groups
+                                           // of interior cells, and a remainder
+                                           Shape{4, 4, 11, 1}, Shape{3, 3, 10, 2}),
                          shape_name);
 
 class TwoPhaseSpmv : public ::testing::TestWithParam<std::tuple<int, int, int>> {};
