@@ -361,19 +361,90 @@ void PointBlockJacobi::apply_transpose(const double* r, double* z) const {
     apply_point_blocks<true>(f_, A_->rows(), r, z);
 }
 
-void LineJacobi::apply(const double* r, double* z) const {
-    const int K = f_.K, ny = A_->ny(), nz = A_->nz();
-    const index_t kk = static_cast<index_t>(K) * K;
-    const index_t columns = static_cast<index_t>(A_->nx()) * ny;
-    const block::BdiaRef bdia{A_->bdia().data(), f_.cells, K};
-#pragma omp parallel for schedule(static) if (parallel_worthwhile(A_->rows()))
-    for (index_t col = 0; col < columns; ++col) {
-        const index_t m0 = col * nz;
-        block::line_solve(
-            bdia, &f_.pinv[m0 * kk], m0, nz, [&](long long i) { return r[i]; },
-            [&](long long i) -> double& { return z[i]; });
+/// Bdia planes with the block size a compile-time constant (the line steps' loops unroll).
+template <int kK>
+struct BdiaFixed {
+    static constexpr int K = kK;
+    const double* v;
+    long long plane;
+    double operator()(int d, int r, int c, long long m) const {
+        return v[((static_cast<long long>(d) * K + r) * K + c) * plane + m];
     }
-    apply_wells(f_.inv_d, f_.cells * K, r, z);
+};
+
+/// Columns whose Thomas steps the CPU runs side by side, by K: at K = 1 a column's forward and
+/// backward recurrences are one chain of dependent operations each, four columns' chains
+/// overlap; from K = 2 a cell's K rows do, and more columns only add streams. And the cells
+/// of each stream (r, the pivot inverses, diagonal 2 or 4's planes) prefetched this far ahead,
+/// a cache line at a time. 2-core VM (docs/BENCHMARKS.md, issue 24).
+constexpr index_t line_columns(int K) { return K == 1 ? 4 : 1; }
+constexpr int kLinePrefetchCells = 32;
+
+template <int K>
+void apply_lines(const GHMatrix& A, const LineFactors& f, const double* r, double* z) {
+    const int nz = A.nz();
+    constexpr index_t kk = static_cast<index_t>(K) * K;
+    const index_t columns = static_cast<index_t>(A.nx()) * A.ny();
+    const BdiaFixed<K> bdia{A.bdia().data(), f.cells};
+    const auto y = [&](long long i) { return r[i]; };
+    const auto out = [&](long long i) -> double& { return z[i]; };
+    constexpr index_t G = line_columns(K);
+    constexpr int PF = kLinePrefetchCells;
+    const index_t groups = (columns + G - 1) / G;
+#pragma omp parallel for schedule(static) if (parallel_worthwhile(A.rows()))
+    for (index_t g = 0; g < groups; ++g) {
+        const index_t c0 = g * G, c1 = std::min(columns, c0 + G);
+        for (int k = 0; k < nz; ++k) {
+            if (k % 8 == 0) {  // a cache line of every stream
+                for (index_t col = c0; col < c1; ++col) {
+                    const index_t m = col * nz + k + PF;
+                    __builtin_prefetch(r + m);
+                    for (index_t q = 0; q < 8 * kk; q += 8) __builtin_prefetch(f.pinv.data() + m * kk + q);
+                    for (int rr = 0; rr < K; ++rr)
+                        for (int cc = 0; cc < K; ++cc)
+                            __builtin_prefetch(bdia.v + ((2 * K + rr) * K + cc) * bdia.plane + m);
+                }
+            }
+            for (index_t col = c0; col < c1; ++col) {
+                const index_t m = col * nz + k;
+                block::line_forward_step(bdia, &f.pinv[m * kk], m, k == 0, y, out);
+            }
+        }
+        for (int k = nz - 2; k >= 0; --k) {
+            if (k % 8 == 0) {  // a cache line of every stream
+                for (index_t col = c0; col < c1; ++col) {
+                    const index_t m = col * nz + k - PF;
+                    if (m < 0) continue;
+                    for (index_t q = 0; q < 8 * kk; q += 8) __builtin_prefetch(f.pinv.data() + m * kk + q);
+                    for (int rr = 0; rr < K; ++rr)
+                        for (int cc = 0; cc < K; ++cc)
+                            __builtin_prefetch(bdia.v + ((4 * K + rr) * K + cc) * bdia.plane + m);
+                }
+            }
+            for (index_t col = c0; col < c1; ++col) {
+                const index_t m = col * nz + k;
+                block::line_backward_step(bdia, &f.pinv[m * kk], m, out);
+            }
+        }
+    }
+}
+
+void LineJacobi::apply(const double* r, double* z) const {
+    switch (f_.K) {
+#define HEPTANE_LINE_CASE(k)           \
+    case k:                            \
+        apply_lines<k>(*A_, f_, r, z); \
+        break;
+        HEPTANE_LINE_CASE(1)
+        HEPTANE_LINE_CASE(2) HEPTANE_LINE_CASE(3) HEPTANE_LINE_CASE(4) HEPTANE_LINE_CASE(5)
+            HEPTANE_LINE_CASE(6) HEPTANE_LINE_CASE(7) HEPTANE_LINE_CASE(8) HEPTANE_LINE_CASE(9)
+                HEPTANE_LINE_CASE(10) HEPTANE_LINE_CASE(11) HEPTANE_LINE_CASE(12)
+                    HEPTANE_LINE_CASE(13) HEPTANE_LINE_CASE(14) HEPTANE_LINE_CASE(15)
+                        HEPTANE_LINE_CASE(16)
+#undef HEPTANE_LINE_CASE
+                            default : throw std::invalid_argument("LineJacobi: K outside 1..16");
+    }
+    apply_wells(f_.inv_d, f_.cells * f_.K, r, z);
 }
 
 void LineJacobi::apply_transpose(const double* r, double* z) const {
