@@ -406,6 +406,10 @@ void StructuredMg::smooth(int l, const double* b, double* x, bool from_zero, dou
     sweep(l, b, x, from_zero, r, nullptr);
 }
 
+/// Columns whose line solves a CPU sweep runs side by side (2-core VM, docs/BENCHMARKS.md,
+/// issue 24).
+constexpr index_t kCprLineColumns = 4;
+
 void StructuredMg::sweep(int l, const double* b, double* x, bool from_zero, double* r,
                          const CprPlanes* planes) const {
     const Level& L = *levels_.at(static_cast<std::size_t>(l));
@@ -418,23 +422,70 @@ void StructuredMg::sweep(int l, const double* b, double* x, bool from_zero, doub
     const double omega = coarsest ? 1.0 : smoother_omega(options_);
     const double* lower = A.bdia().data() + 2 * M;  // diagonals 2 and 4 (K = 1)
     const double* upper = A.bdia().data() + 4 * M;
-    const auto a = [&](int d, long long m) { return A.at(d, m, 0, 0); };
+    const double* bd = A.bdia().data();
+    const auto a = [bd, M](int d, long long m) { return bd[d * M + m]; };  // K = 1
     const cpr::WellsRef<index_t> wells = wells_ref(A);
+    long long off[7];
+    cpr::stencil_offsets7(ny, nz, off);
     const auto halo = [&] { part.exchange(x); };  // a rank's neighbours' planes of x
     // x_col += omega T^{-1} r_col on the columns of `color` (-1: all); with `own_residual`,
-    // r_col = b - A x computed first from the x of now (Gauss-Seidel), else r as it is.
+    // r_col = b - A x computed first from the x of now (Gauss-Seidel), else r as it is. The
+    // columns go in groups of up to kCprLineColumns of the colour: their rows, then their
+    // line solves side by side (each a chain of dependent operations; cpr::line_solve1's
+    // steps per column), then their x.
+    const auto residual_rows = [&](index_t col) {  // cpr::cell_row's rows of column col
+        bool has[7];
+        cpr::stencil_has(nx, ny, nz, static_cast<int>(col / ny), static_cast<int>(col % ny), 0,
+                         has);
+        const int w = wells.well_of_column != nullptr ? wells.well_of_column[col] : -1;
+        for (int k = 0; k < nz; ++k) {
+            has[2] = k > 0, has[4] = k < nz - 1;
+            const index_t m = col * nz + k;
+            r[m] = sub(b[m], cpr::cell_row_at(a, off, has, m, x, wells, w, M));
+        }
+    };
     const auto update = [&](int color, bool own_residual) {
+        constexpr index_t G = kCprLineColumns;
+        const index_t blocks = (part.col1 - part.col0 + 2 * G - 1) / (2 * G);
+        double* z = L.z.data();
+        const double* pinv = L.pinv.data();
 #pragma omp parallel for schedule(static) if (parallel)
-        for (index_t col = part.col0; col < part.col1; ++col) {
-            if (color >= 0 && ((col / ny) + (col % ny)) % 2 != color) continue;
-            const index_t m0 = col * nz;
-            if (own_residual) {
-                for (index_t m = m0; m < m0 + nz; ++m)
-                    r[m] = sub(b[m], cpr::cell_row(a, nx, ny, nz, m, x, wells));
+        for (index_t blk = 0; blk < blocks; ++blk) {
+            const index_t first = part.col0 + blk * 2 * G;
+            const index_t last = std::min(part.col1, first + 2 * G);
+            index_t cols[2 * G];
+            int n = 0;
+            for (index_t col = first; col < last; ++col) {
+                if (color < 0 || ((col / ny) + (col % ny)) % 2 == color) cols[n++] = col;
             }
-            double* z = L.z.data();
-            cpr::line_solve1(lower + m0, upper + m0, &L.pinv[m0], r + m0, z + m0, nz);
-            for (index_t q = m0; q < m0 + nz; ++q) x[q] = add(x[q], mul(omega, z[q]));
+            for (int g0 = 0; g0 < n; g0 += static_cast<int>(G)) {
+                const int g1 = std::min(n, g0 + static_cast<int>(G));
+                if (own_residual) {
+                    for (int q = g0; q < g1; ++q) residual_rows(cols[q]);
+                }
+                double g[G];
+                for (int q = g0; q < g1; ++q) {
+                    const index_t m = cols[q] * nz;
+                    g[q - g0] = z[m] = cpr::line1_top(pinv[m], r[m]);
+                }
+                for (int k = 1; k < nz; ++k) {
+                    for (int q = g0; q < g1; ++q) {
+                        const index_t m = cols[q] * nz + k;
+                        g[q - g0] = z[m] = cpr::line1_down(pinv[m], r[m], lower[m], g[q - g0]);
+                    }
+                }
+                for (int k = nz - 2; k >= 0; --k) {
+                    for (int q = g0; q < g1; ++q) {
+                        const index_t m = cols[q] * nz + k;
+                        g[q - g0] = z[m] = cpr::line1_up(z[m], pinv[m], upper[m], g[q - g0]);
+                    }
+                }
+                for (int q = g0; q < g1; ++q) {
+                    for (index_t m = cols[q] * nz; m < (cols[q] + 1) * nz; ++m) {
+                        x[m] = add(x[m], mul(omega, z[m]));
+                    }
+                }
+            }
         }
     };
     const auto update_wells = [&](bool own_residual) {  // x_w += omega r_w / D_w
@@ -522,16 +573,25 @@ void StructuredMg::cycle(int l, const double* b, double* x, const CprPlanes* pla
         part.coarse_cells(g.fx, static_cast<index_t>(g.cy) * g.cz, nc);
     const index_t c0 = coarse[0], c1 = coarse[1];
     double* bc = C.b.data();
-    const auto a = [&](int d, long long m) { return A.at(d, m, 0, 0); };
+    const double* bd = A.bdia().data();
+    const index_t M = A.num_cells();
+    const auto a = [bd, M](int d, long long m) { return bd[d * M + m]; };  // K = 1
     const cpr::WellsRef<index_t> wells = wells_ref(A);
+    long long off[7];
+    cpr::stencil_offsets7(g.ny, g.nz, off);
 #pragma omp parallel for schedule(static) if (parallel)
     for (index_t c = c0; c < c1; ++c) {
         const int kc = static_cast<int>(c % g.cz), jc = static_cast<int>((c / g.cz) % g.cy);
         const int ic = static_cast<int>(c / (static_cast<index_t>(g.cz) * g.cy));
         double v = 0.0;
-        cpr::each_member(g, ic, jc, kc, [&](int i, int j, int k) {
+        cpr::each_member(g, ic, jc, kc, [&](int i, int j, int k) {  // cpr::cell_row's rows
             const long long m = cpr::cell_index(i, j, k, g.ny, g.nz);
-            v = add(v, sub(b[m], cpr::cell_row(a, g.nx, g.ny, g.nz, m, x, wells)));
+            bool has[7];
+            cpr::stencil_has(g.nx, g.ny, g.nz, i, j, k, has);
+            const int w = wells.well_of_column != nullptr
+                              ? wells.well_of_column[static_cast<index_t>(i) * g.ny + j]
+                              : -1;
+            v = add(v, sub(b[m], cpr::cell_row_at(a, off, has, m, x, wells, w, M)));
         });
         bc[c] = v;
     }

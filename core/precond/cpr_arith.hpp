@@ -190,26 +190,47 @@ struct WellsRef {
 };
 
 /// Row m (a cell) of a K = 1 level times x, as core/spmv/spmv.cpp sums it: the diagonals
-/// d = 0 .. 6 that have a neighbour, then the well term. a(d, m) reads the level's Bdia.
+/// d = 0 .. 6 with has[d] (a neighbour), at offsets off[d], then the term of well w (-1:
+/// none; the column's well, which perforates m or not) with the level's `cells` cells.
+/// a(d, m) reads the level's Bdia. The CPU's column loops know has[] and w per column.
+template <class A, class I>
+HEPTANE_HD double cell_row_at(A a, const long long (&off)[7], const bool (&has)[7], long long m,
+                              const double* x, const WellsRef<I>& wells, int w, long long cells) {
+    double acc = 0.0;
+    for (int d = 0; d < 7; ++d) {
+        if (has[d]) acc = canonical::mul_add(a(d, m), x[m + off[d]], acc);
+    }
+    if (w >= 0 && m >= wells.cell0[w] && m < wells.cell0[w] + wells.count[w]) {
+        acc =
+            canonical::mul_add(wells.wt[wells.first[w] + (m - wells.cell0[w])], x[cells + w], acc);
+    }
+    return acc;
+}
+
+/// The stencil's offsets on an ny x nz grid (cell_row_at's off).
+HEPTANE_HD inline void stencil_offsets7(int ny, int nz, long long (&off)[7]) {
+    off[0] = -static_cast<long long>(nz) * ny, off[1] = -nz, off[2] = -1, off[3] = 0;
+    off[4] = 1, off[5] = nz, off[6] = static_cast<long long>(nz) * ny;
+}
+
+/// Which of cell (i, j, k)'s neighbours exist on an nx x ny x nz grid (cell_row_at's has).
+HEPTANE_HD inline void stencil_has(int nx, int ny, int nz, int i, int j, int k, bool (&has)[7]) {
+    has[0] = i > 0, has[1] = j > 0, has[2] = k > 0, has[3] = true;
+    has[4] = k < nz - 1, has[5] = j < ny - 1, has[6] = i < nx - 1;
+}
+
+/// Row m (a cell) of a K = 1 level times x (cell_row_at, the tests from m).
 template <class A, class I>
 HEPTANE_HD double cell_row(A a, int nx, int ny, int nz, long long m, const double* x,
                            const WellsRef<I>& wells) {
-    const long long off[7] = {-static_cast<long long>(nz) * ny, -nz, -1, 0, 1, nz,
-                              static_cast<long long>(nz) * ny};
-    double acc = 0.0;
-    for (int d = 0; d < 7; ++d) {
-        if (stencil_has_neighbour(nx, ny, nz, m, d))
-            acc = canonical::mul_add(a(d, m), x[m + off[d]], acc);
-    }
-    if (wells.well_of_column != nullptr) {
-        const int w = wells.well_of_column[m / nz];
-        if (w >= 0 && m >= wells.cell0[w] && m < wells.cell0[w] + wells.count[w]) {
-            const long long cells = static_cast<long long>(nx) * ny * nz;
-            acc = canonical::mul_add(wells.wt[wells.first[w] + (m - wells.cell0[w])], x[cells + w],
-                                     acc);
-        }
-    }
-    return acc;
+    long long off[7];
+    stencil_offsets7(ny, nz, off);
+    bool has[7];
+    const long long col = m / nz;
+    stencil_has(nx, ny, nz, static_cast<int>(col / ny), static_cast<int>(col % ny),
+                static_cast<int>(m % nz), has);
+    const int w = wells.well_of_column != nullptr ? wells.well_of_column[col] : -1;
+    return cell_row_at(a, off, has, m, x, wells, w, static_cast<long long>(nx) * ny * nz);
 }
 
 /// Row `cells + w` (well w) of a K = 1 level times x, as core/spmv/spmv.cpp sums it.
@@ -348,24 +369,36 @@ HEPTANE_HD inline double dense_row(const double* inv, int n, int i, const double
     return acc;
 }
 
-/// The line solve of a K = 1 column (block::line_solve with K = 1, the same operations in the
-/// same order), from arrays of the column's own: lower[k] = A(2), upper[k] = A(4), the pivot
-/// inverses, y (read) and z (written, not y). The recurrence is carried in a register and
-/// nothing aliases, so the device's one thread per column can load ahead (a round trip
-/// through memory per layer otherwise).
+/// The steps of the line solve of a K = 1 column (block::line_solve with K = 1, the same
+/// operations): the top cell's g_0 = pinv_0 y_0, each next g_k = pinv_k (y_k - L_k g_{k-1})
+/// going down, then z_k = g_k - pinv_k (U_k z_{k+1}) going up.
+HEPTANE_HD inline double line1_top(double pinv, double y) { return canonical::mul(pinv, y); }
+HEPTANE_HD inline double line1_down(double pinv, double y, double lower, double g_above) {
+    using namespace canonical;
+    return mul(pinv, sub(y, mul(lower, g_above)));
+}
+HEPTANE_HD inline double line1_up(double g, double pinv, double upper, double z_below) {
+    using namespace canonical;
+    return sub(g, mul(pinv, mul(upper, z_below)));
+}
+
+/// The line solve of a K = 1 column (line1_top, line1_down, line1_up), from arrays of the
+/// column's own: lower[k] = A(2), upper[k] = A(4), the pivot inverses, y (read) and z
+/// (written, not y). The recurrence is carried in a register and nothing aliases, so the
+/// device's one thread per column can load ahead (a round trip through memory per layer
+/// otherwise).
 HEPTANE_HD inline void line_solve1(const double* __restrict__ lower,
                                    const double* __restrict__ upper,
                                    const double* __restrict__ pinv, const double* __restrict__ y,
                                    double* __restrict__ z, int nz) {
-    using namespace canonical;
-    double g = mul(pinv[0], y[0]);
+    double g = line1_top(pinv[0], y[0]);
     z[0] = g;
     for (int k = 1; k < nz; ++k) {
-        g = mul(pinv[k], sub(y[k], mul(lower[k], g)));
+        g = line1_down(pinv[k], y[k], lower[k], g);
         z[k] = g;
     }
     for (int k = nz - 2; k >= 0; --k) {
-        g = sub(z[k], mul(pinv[k], mul(upper[k], g)));
+        g = line1_up(z[k], pinv[k], upper[k], g);
         z[k] = g;
     }
 }
