@@ -101,6 +101,10 @@ index_t global_row(const block::SpatialBlock& s, int lr, int K, int ny, int nz) 
     return static_cast<index_t>(s.cell(lr / K, ny, nz)) * K + lr % K;
 }
 
+/// Rows of a spatial block's inverse that the CPU sums side by side (2-core VM,
+/// docs/BENCHMARKS.md, issue 24).
+constexpr int kBlockRows = 8;
+
 /// For every spatial block: gathers `in` into the block's local order and calls
 /// store(global row, value) with each row of inv_b (gathered) (transpose: inv_b^T), OpenMP
 /// over the blocks (each block stores only its own rows).
@@ -112,18 +116,40 @@ void for_each_block_row(const SpatialBlockFactors& F, const double* in, Store st
 #pragma omp parallel if (parallel_worthwhile(rows))
     {
         std::vector<double> local(static_cast<std::size_t>(F.max_rows));
+        std::vector<double> sums(local.size());
 #pragma omp for schedule(static)
         for (index_t b = 0; b < blocks; ++b) {
             const block::SpatialBlock s = F.blocking.block(b);
             const int n = s.cells() * K;
             for (int lr = 0; lr < n; ++lr) local[lr] = in[global_row(s, lr, K, ny, nz)];
             const double* inv = F.inv.data() + F.offset[b];
-            const auto x = [&](int c) { return local[c]; };
-            for (int lr = 0; lr < n; ++lr) {
-                const double v = transpose ? block::inverse_transpose_row(inv, n, lr, x)
-                                           : block::inverse_row(inv, n, lr, x);
-                store(global_row(s, lr, K, ny, nz), v);
+            // Each row's sum is block::inverse_row's (inverse_transpose_row's), left to right
+            // over c, but the rows go side by side so the factor is read as it is stored:
+            // inv_b column by column (all rows' sums in `sums`), inv_b^T in groups of
+            // kBlockRows rows (one row's n dependent adds alone left the core waiting).
+            if (!transpose) {
+                for (int lr = 0; lr < n; ++lr) sums[lr] = mul(inv[lr], local[0]);
+                for (int c = 1; c < n; ++c) {
+                    const double* col = inv + static_cast<index_t>(c) * n;
+                    const double xc = local[c];
+                    for (int lr = 0; lr < n; ++lr) sums[lr] = add(sums[lr], mul(col[lr], xc));
+                }
+            } else {
+                for (int r0 = 0; r0 < n; r0 += kBlockRows) {
+                    const int rows_here = std::min(kBlockRows, n - r0);
+                    for (int q = 0; q < rows_here; ++q) {
+                        sums[r0 + q] = mul(inv[static_cast<index_t>(r0 + q) * n], local[0]);
+                    }
+                    for (int c = 1; c < n; ++c) {
+                        for (int q = 0; q < rows_here; ++q) {
+                            sums[r0 + q] =
+                                add(sums[r0 + q],
+                                    mul(inv[static_cast<index_t>(r0 + q) * n + c], local[c]));
+                        }
+                    }
+                }
             }
+            for (int lr = 0; lr < n; ++lr) store(global_row(s, lr, K, ny, nz), sums[lr]);
         }
     }
 }
@@ -399,7 +425,8 @@ void apply_lines(const GHMatrix& A, const LineFactors& f, const double* r, doubl
                 for (index_t col = c0; col < c1; ++col) {
                     const index_t m = col * nz + k + PF;
                     __builtin_prefetch(r + m);
-                    for (index_t q = 0; q < 8 * kk; q += 8) __builtin_prefetch(f.pinv.data() + m * kk + q);
+                    for (index_t q = 0; q < 8 * kk; q += 8)
+                        __builtin_prefetch(f.pinv.data() + m * kk + q);
                     for (int rr = 0; rr < K; ++rr)
                         for (int cc = 0; cc < K; ++cc)
                             __builtin_prefetch(bdia.v + ((2 * K + rr) * K + cc) * bdia.plane + m);
@@ -415,7 +442,8 @@ void apply_lines(const GHMatrix& A, const LineFactors& f, const double* r, doubl
                 for (index_t col = c0; col < c1; ++col) {
                     const index_t m = col * nz + k - PF;
                     if (m < 0) continue;
-                    for (index_t q = 0; q < 8 * kk; q += 8) __builtin_prefetch(f.pinv.data() + m * kk + q);
+                    for (index_t q = 0; q < 8 * kk; q += 8)
+                        __builtin_prefetch(f.pinv.data() + m * kk + q);
                     for (int rr = 0; rr < K; ++rr)
                         for (int cc = 0; cc < K; ++cc)
                             __builtin_prefetch(bdia.v + ((4 * K + rr) * K + cc) * bdia.plane + m);
@@ -436,13 +464,14 @@ void LineJacobi::apply(const double* r, double* z) const {
         apply_lines<k>(*A_, f_, r, z); \
         break;
         HEPTANE_LINE_CASE(1)
-        HEPTANE_LINE_CASE(2) HEPTANE_LINE_CASE(3) HEPTANE_LINE_CASE(4) HEPTANE_LINE_CASE(5)
-            HEPTANE_LINE_CASE(6) HEPTANE_LINE_CASE(7) HEPTANE_LINE_CASE(8) HEPTANE_LINE_CASE(9)
-                HEPTANE_LINE_CASE(10) HEPTANE_LINE_CASE(11) HEPTANE_LINE_CASE(12)
-                    HEPTANE_LINE_CASE(13) HEPTANE_LINE_CASE(14) HEPTANE_LINE_CASE(15)
-                        HEPTANE_LINE_CASE(16)
+        HEPTANE_LINE_CASE(2)
+        HEPTANE_LINE_CASE(3)
+        HEPTANE_LINE_CASE(4) HEPTANE_LINE_CASE(5) HEPTANE_LINE_CASE(6) HEPTANE_LINE_CASE(7)
+            HEPTANE_LINE_CASE(8) HEPTANE_LINE_CASE(9) HEPTANE_LINE_CASE(10) HEPTANE_LINE_CASE(11)
+                HEPTANE_LINE_CASE(12) HEPTANE_LINE_CASE(13) HEPTANE_LINE_CASE(14)
+                    HEPTANE_LINE_CASE(15) HEPTANE_LINE_CASE(16)
 #undef HEPTANE_LINE_CASE
-                            default : throw std::invalid_argument("LineJacobi: K outside 1..16");
+                        default : throw std::invalid_argument("LineJacobi: K outside 1..16");
     }
     apply_wells(f_.inv_d, f_.cells * f_.K, r, z);
 }
