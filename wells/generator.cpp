@@ -1,6 +1,7 @@
 #include "wells/generator.hpp"
 
 #include <cmath>
+#include <memory>
 #include <string>
 
 #include "core/base/errors.hpp"
@@ -98,6 +99,43 @@ GHSystem synthetic_system(const ModelSpec& s, const grid::RockFields& rock) {
     return sys;
 }
 
+/// The two-phase system of spec's fluid and wells on (grid, rock) at the initial state.
+GHSystem initial_system(const ModelSpec& spec, const grid::Grid3D& grid,
+                        const grid::RockFields& rock) {
+    const TwoPhaseSystem sys(grid, rock, spec.two_phase, spec.wells);
+    const grid::CellState x0 = sys.cells().equilibrium_state(
+        spec.initial.pressure, spec.initial.datum_depth, spec.initial.water_saturation);
+    const std::vector<double> p_bh = sys.wells().initial_bhp(x0);
+    return sys.linearize(x0, p_bh, x0, spec.dt);
+}
+
+/// Planes [first, end) of a per-cell array (`plane` cells a plane); empty stays empty.
+template <class T>
+std::vector<T> planes_of(const std::vector<T>& v, index_t plane, int first, int end) {
+    if (v.empty()) return v;
+    return std::vector<T>(v.begin() + first * plane, v.begin() + end * plane);
+}
+
+/// Planes [first, end) of a grid and its fields: every per-cell value of those cells as it
+/// is in the whole grid.
+void cut_planes(grid::Grid3D& g, grid::RockFields& rock, int first, int end) {
+    const index_t plane = static_cast<index_t>(g.ny) * g.nz;
+    if (g.geometry) {
+        auto geo = std::make_shared<grid::CellGeometry>();
+        geo->dx = planes_of(g.geometry->dx, plane, first, end);
+        geo->dy = planes_of(g.geometry->dy, plane, first, end);
+        geo->dz = planes_of(g.geometry->dz, plane, first, end);
+        geo->depth = planes_of(g.geometry->depth, plane, first, end);
+        g.geometry = std::move(geo);
+    }
+    g.nx = end - first;
+    for (std::vector<double>* f :
+         {&rock.kx, &rock.ky, &rock.kz, &rock.porosity, &rock.multx, &rock.multy, &rock.multz}) {
+        *f = planes_of(*f, plane, first, end);
+    }
+    rock.active = planes_of(rock.active, plane, first, end);
+}
+
 }  // namespace
 
 Model generate(const ModelSpec& spec, bool with_system) {
@@ -119,11 +157,7 @@ Model generate(const ModelSpec& spec, bool with_system) {
     } else {
         validate_two_phase(spec);
         if (!with_system) return out;
-        const TwoPhaseSystem sys(out.grid, out.rock, spec.two_phase, spec.wells);
-        const grid::CellState x0 = sys.cells().equilibrium_state(
-            spec.initial.pressure, spec.initial.datum_depth, spec.initial.water_saturation);
-        const std::vector<double> p_bh = sys.wells().initial_bhp(x0);
-        out.system = sys.linearize(x0, p_bh, x0, spec.dt);
+        out.system = initial_system(spec, out.grid, out.rock);
     }
     for (const WellSpec& w : spec.wells) out.system.well_names.push_back(w.name);
     return out;
@@ -132,24 +166,16 @@ Model generate(const ModelSpec& spec, bool with_system) {
 Model generate_planes(const ModelSpec& spec, const PlaneWindow& w, std::vector<int>& global_wells) {
     spec.grid.validate();
     validate_wells(spec.grid, spec.wells);
-    const grid::FieldKind k = spec.permeability.kind;
-    if (spec.model != FluidModel::two_phase || !spec.eclipse.empty() || !spec.grid.uniform() ||
-        (k != grid::FieldKind::uniform && k != grid::FieldKind::layered &&
-         k != grid::FieldKind::lognormal) ||
-        spec.porosity.kind != grid::FieldKind::uniform) {
+    if (spec.model != FluidModel::two_phase) {
         throw NotSupported(
-            "a window of planes: two-phase models with uniform cells and a "
-            "uniform, layered or lognormal permeability only");
+            "a window of planes: two-phase models only (the synthetic model's random streams "
+            "are not per cell)");
     }
     if (!(0 <= w.first && w.first < w.end && w.end <= spec.grid.nx && w.first <= w.wells_first &&
           w.wells_first <= w.wells_end && w.wells_end <= w.end)) {
         throw std::invalid_argument("generate_planes: a window outside the grid");
     }
     ModelSpec part = spec;
-    part.grid.nx = w.end - w.first;
-    part.permeability.first_cell = static_cast<std::uint64_t>(w.first) *
-                                   static_cast<std::uint64_t>(spec.grid.ny) *
-                                   static_cast<std::uint64_t>(spec.grid.nz);
     part.wells.clear();
     global_wells.clear();
     for (std::size_t n = 0; n < spec.wells.size(); ++n) {
@@ -159,7 +185,32 @@ Model generate_planes(const ModelSpec& spec, const PlaneWindow& w, std::vector<i
         part.wells.back().i -= w.first;
         global_wells.push_back(static_cast<int>(n));
     }
-    return generate(part);
+    const grid::FieldKind k = spec.permeability.kind;
+    const bool generated_per_cell =
+        spec.eclipse.empty() && spec.grid.uniform() &&
+        (k == grid::FieldKind::uniform || k == grid::FieldKind::layered ||
+         k == grid::FieldKind::lognormal) &&
+        spec.porosity.kind == grid::FieldKind::uniform;
+    if (generated_per_cell) {  // the window's fields drawn by themselves
+        part.grid.nx = w.end - w.first;
+        part.permeability.first_cell = static_cast<std::uint64_t>(w.first) *
+                                       static_cast<std::uint64_t>(spec.grid.ny) *
+                                       static_cast<std::uint64_t>(spec.grid.nz);
+        return generate(part);
+    }
+    // Fields read from files (or per-cell geometry): the whole grid's fields are read and
+    // cut to the window; only the system is the window's.
+    ModelSpec fields = spec;
+    fields.wells.clear();
+    Model out = generate(fields, false);
+    cut_planes(out.grid, out.rock, w.first, w.end);
+    part.grid = out.grid;
+    validate_wells(part.grid, part.wells);
+    validate_perforations(out.grid, out.rock, part.wells);
+    validate_two_phase(part);
+    out.system = initial_system(part, out.grid, out.rock);
+    for (const WellSpec& well : part.wells) out.system.well_names.push_back(well.name);
+    return out;
 }
 
 TwoPhaseSystem::TwoPhaseSystem(const grid::Grid3D& grid, const grid::RockFields& rock,

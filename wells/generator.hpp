@@ -64,8 +64,10 @@ struct PlaneWindow {
 /// the window, and the rows of the window's wells, are the whole system's rows bit for bit;
 /// the first and last planes' rows lack their outer faces (a slab's halo rows, which its
 /// products drop). wells[w] of the result is spec.wells[global_wells[w]]. Two-phase models
-/// with uniform cells and a uniform, layered or lognormal permeability only (NotSupported
-/// otherwise: the synthetic model's random streams and the files' fields are not per cell).
+/// only (NotSupported for the synthetic model: its random streams are not per cell). Fields
+/// drawn per cell (uniform cells; uniform, layered or lognormal permeability) are drawn for
+/// the window alone; fields from files or per-cell geometry are read for the whole grid
+/// (a few values a cell, not the system's 7 K^2) and cut to the window.
 Model generate_planes(const ModelSpec& spec, const PlaneWindow& window,
                       std::vector<int>& global_wells);
 

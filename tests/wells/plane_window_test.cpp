@@ -1,12 +1,14 @@
 // wells::generate_planes: a window of i-planes of a two-phase model (what a rank of a
 // distributed run generates instead of the whole system) has the whole system's rows, bit for
 // bit, for every cell whose neighbours are all in the window and for the wells it keeps;
-// models whose fields are not per cell are refused.
+// also where the fields come from Eclipse files (per-cell geometry, ACTNUM: the whole grid's
+// fields are read and cut); the synthetic model is refused.
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <vector>
 
+#include "common/temp_file.hpp"
 #include "common/test_systems.hpp"
 #include "core/base/errors.hpp"
 #include "wells/generator.hpp"
@@ -81,6 +83,18 @@ TEST(PlaneWindow, OwnedRowsAreTheWholeSystemsBits) {
     expect_window_rows(spec, 0, 7, 0, 7);  // the whole grid
 }
 
+// An Eclipse-file model (DX, DY, DZ, TOPS, PERMX, PORO and ACTNUM per cell, 7 x 6 x 5 with
+// inactive cells around a box, an injector in plane 1 and a producer in plane 5).
+TEST(PlaneWindow, FilesFieldsAreCutToTheWindow) {
+    const test::TempFolder folder;
+    const wells::ModelSpec spec = test::actnum_pair(folder.path()).spec_with_actnum;
+    ASSERT_FALSE(spec.eclipse.empty());
+    expect_window_rows(spec, 0, 4, 0, 3);
+    expect_window_rows(spec, 2, 7, 3, 7);
+    expect_window_rows(spec, 1, 6, 2, 5);
+    expect_window_rows(spec, 0, 7, 0, 7);
+}
+
 TEST(PlaneWindow, TheHaloPlanesRowsLackTheirOuterFaces) {
     // Why a window's edge planes are halo only: their rows differ from the whole system's
     // (no face to the plane beyond, no well of a neighbour's column).
@@ -96,7 +110,7 @@ TEST(PlaneWindow, TheHaloPlanesRowsLackTheirOuterFaces) {
     EXPECT_FALSE(same_bits(whole_diag, window_diag));
 }
 
-TEST(PlaneWindow, ModelsWithoutPerCellFieldsAreRefused) {
+TEST(PlaneWindow, SyntheticModelsAndWindowsOutsideTheGridAreRefused) {
     std::vector<int> kept;
     wells::ModelSpec synthetic = test::two_phase_spec(7, 4, 4, wells_along_i());
     synthetic.model = wells::FluidModel::synthetic;
