@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <stdexcept>
 
 #include "core/base/piece_sums.hpp"
 #include "dist/distributed_gh.hpp"
@@ -105,14 +106,16 @@ sim::NewtonSplit mpi_newton_split([[maybe_unused]] const SolverSettings& setting
 #endif
 }
 
-MpiSlab::MpiSlab([[maybe_unused]] const wells::ModelSpec& spec) {
+MpiSlab::MpiSlab([[maybe_unused]] const wells::ModelSpec& spec,
+                 [[maybe_unused]] const wells::Model* fields) {
 #ifdef HEPTANE_HAVE_MPI
     const int nx = spec.grid.nx;
     const std::array<int, 2> w = dist::DistributedGH::slab_window(nx, g_rank, g_ranks);
     const int first = slab_first_plane(nx, g_rank, g_ranks);
     const int end = slab_first_plane(nx, g_rank + 1, g_ranks);
-    model_ = wells::generate_planes(spec, {w[0], w[1], first, end}, global_wells_);
+    model_ = wells::generate_planes(spec, {w[0], w[1], first, end}, global_wells_, fields);
     nx_ = nx;
+    K_ = model_.system.matrix.block_size();
     own_cells_ = static_cast<long long>(end - first) * spec.grid.ny * spec.grid.nz;
     total_wells_ = static_cast<long long>(spec.wells.size());
 #else
@@ -149,6 +152,43 @@ std::unique_ptr<LinearSolver> MpiSlab::solver([[maybe_unused]] const SolverSetti
     where.global_wells = global_wells_;
     where.total_wells = total_wells_;
     return dist::make_slab_solver(settings, model_.system.matrix, where, MPI_COMM_WORLD, gpu);
+#else
+    throw Error("this heptane was built without MPI");
+#endif
+}
+
+std::vector<double> MpiSlab::gather([[maybe_unused]] const std::vector<double>& local) const {
+#ifdef HEPTANE_HAVE_MPI
+    const long long own = own_cells_ * K_, nw = own_wells();
+    if (static_cast<long long>(local.size()) != own + nw) {
+        throw std::invalid_argument("MpiSlab::gather: not this rank's local vector");
+    }
+    // Counts of cells and wells of every rank, then the cells (in rank order: the slabs'
+    // planes ascend), the wells' global numbers and values.
+    const int mine[2] = {static_cast<int>(own), static_cast<int>(nw)};
+    std::vector<int> counts(2 * static_cast<std::size_t>(g_ranks));
+    MPI_Gather(mine, 2, MPI_INT, counts.data(), 2, MPI_INT, 0, MPI_COMM_WORLD);
+    std::vector<int> cell_counts(static_cast<std::size_t>(g_ranks)), cell_at(cell_counts.size());
+    std::vector<int> well_counts(cell_counts.size()), well_at(cell_counts.size());
+    long long cells = 0, wells = 0;
+    for (int q = 0; q < g_ranks && g_rank == 0; ++q) {
+        cell_counts[q] = counts[2 * q], well_counts[q] = counts[2 * q + 1];
+        cell_at[q] = static_cast<int>(cells), well_at[q] = static_cast<int>(wells);
+        cells += cell_counts[q], wells += well_counts[q];
+    }
+    std::vector<double> whole(g_rank == 0 ? static_cast<std::size_t>(cells + wells) : 0);
+    MPI_Gatherv(local.data(), mine[0], MPI_DOUBLE, whole.data(), cell_counts.data(), cell_at.data(),
+                MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    std::vector<int> numbers(static_cast<std::size_t>(wells));
+    std::vector<double> values(numbers.size());
+    MPI_Gatherv(global_wells_.data(), mine[1], MPI_INT, numbers.data(), well_counts.data(),
+                well_at.data(), MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Gatherv(local.data() + own, mine[1], MPI_DOUBLE, values.data(), well_counts.data(),
+                well_at.data(), MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    for (std::size_t n = 0; n < numbers.size(); ++n) {
+        whole[static_cast<std::size_t>(cells + numbers[n])] = values[n];
+    }
+    return whole;
 #else
     throw Error("this heptane was built without MPI");
 #endif

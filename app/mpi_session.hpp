@@ -60,13 +60,16 @@ sim::NewtonSplit mpi_newton_split(const SolverSettings& settings, int nx, int ny
 /// ([its cells, then its wells]). Collective where marked. Error in a build without MPI.
 class MpiSlab {
   public:
-    explicit MpiSlab(const wells::ModelSpec& spec);  ///< collective
+    /// `fields`: the whole grid's fields already read (build_model(deck, false)), for models
+    /// whose fields come from files.
+    explicit MpiSlab(const wells::ModelSpec& spec,
+                     const wells::Model* fields = nullptr);  ///< collective
     ~MpiSlab();
     MpiSlab(const MpiSlab&) = delete;
     MpiSlab& operator=(const MpiSlab&) = delete;
 
     const wells::Model& model() const { return model_; }
-    /// The slab's model, moved out (the slab is not used after).
+    /// The slab's model, moved out (after it only gather() and own_cells() may be used).
     wells::Model take_model() { return std::move(model_); }
     /// This rank's entries of b.
     std::vector<double> local_rhs() const;
@@ -76,13 +79,17 @@ class MpiSlab {
     long long total_nonzeros() const;
     /// The solver of `settings` on this slab (dist::make_slab_solver; GPU ranks with gpu).
     std::unique_ptr<LinearSolver> solver(const SolverSettings& settings, bool gpu) const;
+    /// The whole vector on rank 0 from every rank's local one ([own cells, then its wells]):
+    /// the cells in plane order, then the wells in their global order (empty on the other
+    /// ranks; collective).
+    std::vector<double> gather(const std::vector<double>& local) const;
     /// ||b - A x|| / ||b|| over every rank by the CPU product with halo exchanges, the sums
     /// canonical (collective).
     double true_relative_residual(const std::vector<double>& b, const std::vector<double>& x) const;
 
   private:
     wells::Model model_;
-    int nx_ = 0;
+    int nx_ = 0, K_ = 1;
     long long own_cells_ = 0;
     std::vector<int> global_wells_;
     long long total_wells_ = 0;

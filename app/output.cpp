@@ -6,6 +6,7 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <stdexcept>
 
 #include "app/atomic_file.hpp"
 #include "app/hdf5_file.hpp"
@@ -131,8 +132,7 @@ namespace {
 /// Per-cell geometry: the sizes and centre depths, and the hexahedral mesh of write_xdmf (each
 /// cell's 8 corners in VTK order; axes as the 3DCoRectMesh's: X = depth, Y = y, Z = x, x and y
 /// accumulated along each row of cells).
-void write_cell_geometry(h5::File& f, const grid::Grid3D& g,
-                         const std::vector<hsize_t>& shape) {
+void write_cell_geometry(h5::File& f, const grid::Grid3D& g, const std::vector<hsize_t>& shape) {
     const grid::CellGeometry& c = *g.geometry;
     f.write("/grid/cell_dx", c.dx, shape, "m");
     f.write("/grid/cell_dy", c.dy, shape, "m");
@@ -316,10 +316,14 @@ void write_run_output(const std::string& h5_path, const RunRecord& run) {
     const Deck& deck = *run.deck;
     const wells::Model& model = *run.model;
     const grid::Grid3D& g = model.grid;
+    // The matrix only where the system is saved: a run whose ranks built their own slabs
+    // (design decision 52) has the whole grid's fields and x here, not the whole matrix.
     const GHMatrix& A = model.system.matrix;
     const std::vector<double>& x = *run.x;
-    const int K = A.block_size();
-    const index_t M = A.num_cells();
+    const int K = static_cast<int>(model.system.component_names.size());
+    const index_t M = g.num_cells();
+    const index_t cell_unknowns = M * K;
+    const auto nw = static_cast<hsize_t>(model.system.well_names.size());
     const std::vector<hsize_t> shape = {static_cast<hsize_t>(g.nx), static_cast<hsize_t>(g.ny),
                                         static_cast<hsize_t>(g.nz)};
     std::vector<XdmfField> fields;
@@ -332,12 +336,14 @@ void write_run_output(const std::string& h5_path, const RunRecord& run) {
 
         // /system (optional)
         if (deck.output.save_system) {
+            if (A.rows() != static_cast<index_t>(x.size())) {
+                throw std::logic_error("write_run_output: output.save_system without the matrix");
+            }
             const WellArrays& w = A.wells();
             f.write("/system/rhs", model.system.rhs, {static_cast<hsize_t>(A.rows())});
             f.write("/system/bdia", A.bdia(),
                     {7, static_cast<hsize_t>(K), static_cast<hsize_t>(K), static_cast<hsize_t>(M)});
             f.attr("/system/bdia", "layout", std::string("[d][r][c][m], d = -i -j -k 0 +k +j +i"));
-            const auto nw = static_cast<hsize_t>(A.num_wells());
             f.write("/system/wells/first", w.first, {nw});
             f.write("/system/wells/cell0", w.cell0, {nw});
             f.write("/system/wells/count", w.count, {nw});
@@ -351,12 +357,11 @@ void write_run_output(const std::string& h5_path, const RunRecord& run) {
         }
 
         // /solution
-        const std::vector<double> cells(x.begin(), x.begin() + A.cell_unknowns());
-        const std::vector<double> wells(x.begin() + A.cell_unknowns(), x.end());
-        f.write("/solution/x", cells, {static_cast<hsize_t>(A.cell_unknowns())});
+        const std::vector<double> cells(x.begin(), x.begin() + cell_unknowns);
+        const std::vector<double> wells(x.begin() + cell_unknowns, x.end());
+        f.write("/solution/x", cells, {static_cast<hsize_t>(cell_unknowns)});
         const bool two_phase = deck.model.model == wells::FluidModel::two_phase;
-        f.write("/solution/well_bhp", wells, {static_cast<hsize_t>(A.num_wells())},
-                two_phase ? "bar" : "1");
+        f.write("/solution/well_bhp", wells, {nw}, two_phase ? "bar" : "1");
         f.attr("/solution/well_bhp", "well_names", join(model.system.well_names, ","));
         for (int c = 0; c < K; ++c) {
             const std::string& name = model.system.component_names[c];

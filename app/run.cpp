@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -123,8 +124,8 @@ void report_solve(std::ostream& out, const RunRecord& run, const Plan& plan,
     if (mpi_launched()) {
         out << "  ranks       " << mpi_ranks() << "; rank 0 spent " << fixed(run.halo_seconds, 4)
             << " s in halo exchanges and " << fixed(run.reduction_seconds, 4)
-            << " s joining sums across the ranks; x gathered on every rank in "
-            << fixed(run.gather_seconds, 3) << " s after the solve\n";
+            << " s joining sums across the ranks; x gathered in " << fixed(run.gather_seconds, 3)
+            << " s after the solve\n";
     }
 }
 
@@ -142,19 +143,17 @@ int finish(const SolveResult& r, const SolveOptions& options, std::ostream& err)
     return 1;
 }
 
-/// The solve with the deck's solver object (made here, once), into the run record: its setup
-/// (factors; on the GPU upload, plan and capture) adds to the host's, the kernel and its plan
-/// come from the object. Returns the bytes one iteration moves (design decision 15).
-template <class Matrix>
-double run_solve(RunRecord& run, const Deck& deck, const Plan& plan, const Matrix& A,
-                 const std::vector<double>& b, std::vector<double>& x, SolveOptions options,
-                 std::ostream& err, bool terminal) {
-    const std::unique_ptr<LinearSolver> solver = make_deck_solver(deck, A, plan.gpu, plan.kernel);
+/// The solve with `solver` (the deck's solver object, made once), into the run record: its
+/// setup (factors; on the GPU upload, plan and capture) adds to the host's, the kernel and its
+/// plan come from the object. Returns the bytes one iteration moves (design decision 15).
+double solve_into(RunRecord& run, LinearSolver& solver, const Plan& plan,
+                  const std::vector<double>& b, std::vector<double>& x, SolveOptions options,
+                  std::ostream& err, bool terminal) {
     Progress progress(err, terminal);
     options.progress = [&progress](int it, double r) { progress(it, r); };
     // The best iterate, not a worse last one (issue 19); the time is the first solve's.
-    run.result = solve_keeping_best(*solver, b, x, options, &run.solve_seconds);
-    const SolverInfo info = solver->info();
+    run.result = solve_keeping_best(solver, b, x, options, &run.solve_seconds);
+    const SolverInfo info = solver.info();
     run.setup_seconds += info.setup_seconds;
     run.preconditioner_setup_seconds = info.preconditioner_setup_seconds;
     run.halo_seconds = info.halo_seconds;
@@ -162,6 +161,85 @@ double run_solve(RunRecord& run, const Deck& deck, const Plan& plan, const Matri
     run.gather_seconds = info.gather_seconds;
     if (plan.gpu) run.kernel = info.kernel;
     return info.bytes_per_iteration;
+}
+
+/// solve_into with the deck's solver object for A.
+template <class Matrix>
+double run_solve(RunRecord& run, const Deck& deck, const Plan& plan, const Matrix& A,
+                 const std::vector<double>& b, std::vector<double>& x, const SolveOptions& options,
+                 std::ostream& err, bool terminal) {
+    const std::unique_ptr<LinearSolver> solver = make_deck_solver(deck, A, plan.gpu, plan.kernel);
+    return solve_into(run, *solver, plan, b, x, options, err, terminal);
+}
+
+/// The system line of the run report.
+void report_system(std::ostream& out, const wells::Model& model, int K, long long wells,
+                   long long rows, long long nonzeros) {
+    out << "  system      " << model.grid.nx << " x " << model.grid.ny << " x " << model.grid.nz
+        << " cells"
+        << (model.rock.active.empty() ? std::string()
+                                      : " (" + with_commas(model.rock.num_active()) + " active)")
+        << ", K = " << K << ", " << wells << " wells: " << with_commas(rows) << " unknowns, "
+        << with_commas(nonzeros) << " nonzeros\n";
+}
+
+/// Whether the ranks of a run under mpirun each build only their own slab of the system
+/// (design decision 52) instead of the whole system on every rank: two-phase decks (the
+/// synthetic model's random streams are not per cell) whose preconditioner works on a slab
+/// alone (none, point-block and line Jacobi, spatial blocks one plane thick; CPR sets up on
+/// the whole system, thicker spatial blocks need the split that keeps them whole) and that
+/// do not save the whole matrix (output.save_system); CPU ranks (GPU ranks on their own slabs
+/// run the proxy; `run` keeps the whole system there until a device has checked it).
+bool ranks_build_slabs(const Deck& deck, const Plan& plan) {
+    const SolverSettings& s = deck.solver;
+    return mpi_launched() && !plan.gpu && deck.model.model == wells::FluidModel::two_phase &&
+           !deck.output.save_system && s.preconditioner != PreconditionerKind::cpr &&
+           !(s.preconditioner == PreconditionerKind::block_jacobi &&
+             std::min(s.block_shape[0], deck.model.grid.nx) > 1);
+}
+
+/// `heptane run` under mpirun with ranks_build_slabs: every rank reads the deck's fields
+/// (the output's and the report's: a few values a cell) and builds its planes' system
+/// (MpiSlab); x is gathered on rank 0, which writes the file of one process.
+int run_slabs(const Deck& deck, const RunArgs& args, const Plan& plan, const std::string& output,
+              std::ostream& out, std::ostream& err, bool terminal) {
+    const auto t_setup = Clock::now();
+    wells::Model model = build_model(deck, false, &err);  // notes once, from the whole deck
+    std::unique_ptr<MpiSlab> slab;
+    try {
+        slab = std::make_unique<MpiSlab>(deck.model, &model);
+    } catch (const InputError& e) {
+        deck.rethrow_located(e);
+    }
+    model.system.component_names = slab->model().system.component_names;
+    for (const wells::WellSpec& w : deck.model.wells) model.system.well_names.push_back(w.name);
+    const double setup_seconds = seconds_since(t_setup);
+
+    RunRecord run = start_record(deck, args, plan, setup_seconds);
+    run.model = &model;
+    const std::vector<double> b = slab->local_rhs();
+    std::vector<double> x_local(b.size(), 0.0);
+    const SolveOptions options = solve_options(deck);
+    const std::unique_ptr<LinearSolver> solver = make_deck_slab_solver(deck, *slab, plan.gpu);
+    const long long nonzeros = slab->total_nonzeros();  // collective
+    slab->take_model();  // the solver holds its own copy of the slab's matrix
+    const double bytes_per_iteration =
+        solve_into(run, *solver, plan, b, x_local, options, err, terminal);
+    const auto t_gather = Clock::now();
+    const std::vector<double> x = slab->gather(x_local);  // the whole x on rank 0
+    run.gather_seconds = seconds_since(t_gather);
+    run.x = &x;
+    const int K = static_cast<int>(model.system.component_names.size());
+    const auto wells = static_cast<long long>(deck.model.wells.size());
+
+    out << "heptane: " << deck.path << (deck.title.empty() ? "" : " (" + deck.title + ")") << '\n';
+    report_system(out, model, K, wells, model.grid.num_cells() * K + wells, nonzeros);
+    report_solve(out, run, plan, options, bytes_per_iteration);
+    out << "  memory      each rank built only its planes' system (rank 0: "
+        << with_commas(b.size()) << " unknowns) and read the whole grid's fields\n";
+    if (mpi_rank() == 0) write_run_output(output, run);  // rank 0 writes for every rank
+    out << "  output      " << output << ", " << xdmf_path(output) << '\n';
+    return finish(run.result, options, err);
 }
 
 /// A matrix deck (`system:`): the CPU reference solvers on the BSR matrix, or on the GPU the
@@ -213,6 +291,8 @@ int cmd_run(const RunArgs& args, std::ostream& out, std::ostream& err, bool term
     const std::string output = command_output(args, deck);
     if (deck.system.present) return run_matrix_deck(deck, args, output, out, err, terminal);
     const Plan plan = plan_and_report(deck, err);
+    if (ranks_build_slabs(deck, plan))
+        return run_slabs(deck, args, plan, output, out, err, terminal);
 
     const auto t_setup = Clock::now();
     const wells::Model model = build_model(deck, true, &err);
@@ -231,14 +311,7 @@ int cmd_run(const RunArgs& args, std::ostream& out, std::ostream& err, bool term
 
     // Report.
     out << "heptane: " << deck.path << (deck.title.empty() ? "" : " (" + deck.title + ")") << '\n';
-    out << "  system      " << model.grid.nx << " x " << model.grid.ny << " x " << model.grid.nz
-        << " cells"
-        << (model.rock.active.empty()
-                ? std::string()
-                : " (" + with_commas(model.rock.num_active()) + " active)")
-        << ", K = " << A.block_size() << ", " << A.num_wells()
-        << " wells: " << with_commas(A.rows()) << " unknowns, " << with_commas(A.nonzeros())
-        << " nonzeros\n";
+    report_system(out, model, A.block_size(), A.num_wells(), A.rows(), A.nonzeros());
     report_solve(out, run, plan, options, bytes_per_iteration);
 
     if (mpi_rank() == 0) write_run_output(output, run);  // rank 0 writes for every rank

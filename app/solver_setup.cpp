@@ -84,17 +84,18 @@ Plan plan_backend(const Deck& deck) {
         const bool gpu_ready = gpu::compiled_with_cuda() && gpu::device_count() > 0;
         if (s.backend == Backend::gpu) {
             if (!gpu_ready) {
-                throw Error(gpu::compiled_with_cuda()
-                                ? "backend gpu under mpirun: no CUDA device found; use --backend cpu"
-                                : "backend gpu under mpirun: heptane was built without CUDA; use "
-                                  "--backend cpu");
+                throw Error(
+                    gpu::compiled_with_cuda()
+                        ? "backend gpu under mpirun: no CUDA device found; use --backend cpu"
+                        : "backend gpu under mpirun: heptane was built without CUDA; use "
+                          "--backend cpu");
             }
             check_rank_settings(deck, true);
         }
         std::string why;
-        const bool gpu = s.backend == Backend::gpu ||
-                         (s.backend == Backend::automatic && gpu_ready &&
-                          rank_settings_ok(deck, true, &why));
+        const bool gpu =
+            s.backend == Backend::gpu ||
+            (s.backend == Backend::automatic && gpu_ready && rank_settings_ok(deck, true, &why));
         if (s.backend == Backend::automatic && gpu_ready && !gpu) plan.fallback = why;
         if (!gpu) check_rank_settings(deck, false);
         plan.gpu = gpu;
@@ -190,6 +191,18 @@ std::unique_ptr<LinearSolver> make_deck_solver(const Deck& deck, const GHMatrix&
         if (!gpu) return make_cpu_solver(deck.solver, A);
         return gpu::make_solver(deck.solver.method, kernel, A,
                                 gpu_solve_options(deck, solve_options(deck)));
+    } catch (const DeckError&) {
+        throw;
+    } catch (const InputError& e) {
+        deck.rethrow_located(e);
+    }
+}
+
+std::unique_ptr<LinearSolver> make_deck_slab_solver(const Deck& deck, const MpiSlab& slab,
+                                                    bool gpu) {
+    check_rank_settings(deck, gpu);
+    try {
+        return slab.solver(deck.solver, gpu);
     } catch (const DeckError&) {
         throw;
     } catch (const InputError& e) {

@@ -66,4 +66,11 @@ std::unique_ptr<LinearSolver> make_deck_solver(const Deck& deck, const GHMatrix&
 std::unique_ptr<LinearSolver> make_deck_solver(const Deck& deck, const Bsr& A, bool gpu,
                                                GpuKernel kernel);
 
+class MpiSlab;
+/// The deck's solver over the MPI ranks on the slab each rank built itself (`heptane run`
+/// under mpirun, design decision 52): this rank's local vectors; an input error at the key the
+/// ranks do not take.
+std::unique_ptr<LinearSolver> make_deck_slab_solver(const Deck& deck, const MpiSlab& slab,
+                                                    bool gpu);
+
 }  // namespace heptane::app

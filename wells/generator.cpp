@@ -163,7 +163,8 @@ Model generate(const ModelSpec& spec, bool with_system) {
     return out;
 }
 
-Model generate_planes(const ModelSpec& spec, const PlaneWindow& w, std::vector<int>& global_wells) {
+Model generate_planes(const ModelSpec& spec, const PlaneWindow& w, std::vector<int>& global_wells,
+                      const Model* fields) {
     spec.grid.validate();
     validate_wells(spec.grid, spec.wells);
     if (spec.model != FluidModel::two_phase) {
@@ -200,9 +201,15 @@ Model generate_planes(const ModelSpec& spec, const PlaneWindow& w, std::vector<i
     }
     // Fields read from files (or per-cell geometry): the whole grid's fields are read and
     // cut to the window; only the system is the window's.
-    ModelSpec fields = spec;
-    fields.wells.clear();
-    Model out = generate(fields, false);
+    Model out;
+    if (fields != nullptr) {
+        out.grid = fields->grid;
+        out.rock = fields->rock;
+    } else {
+        ModelSpec no_wells = spec;
+        no_wells.wells.clear();
+        out = generate(no_wells, false);
+    }
     cut_planes(out.grid, out.rock, w.first, w.end);
     part.grid = out.grid;
     validate_wells(part.grid, part.wells);

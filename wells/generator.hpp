@@ -68,8 +68,10 @@ struct PlaneWindow {
 /// drawn per cell (uniform cells; uniform, layered or lognormal permeability) are drawn for
 /// the window alone; fields from files or per-cell geometry are read for the whole grid
 /// (a few values a cell, not the system's 7 K^2) and cut to the window.
+/// `fields`: the whole grid's fields already read (generate(spec, false)), cut instead of
+/// read again.
 Model generate_planes(const ModelSpec& spec, const PlaneWindow& window,
-                      std::vector<int>& global_wells);
+                      std::vector<int>& global_wells, const Model* fields = nullptr);
 
 /// The two_phase pieces, exposed so tests can evaluate the residual at any state.
 class TwoPhaseSystem {

@@ -26,12 +26,13 @@ std::vector<wells::WellSpec> wells_along_i() {
 
 /// Every entry of the window's rows for cells of planes [own0, own1) and its wells against the
 /// whole system's: the same bits.
-void expect_window_rows(const wells::ModelSpec& spec, int first, int end, int own0, int own1) {
+void expect_window_rows(const wells::ModelSpec& spec, int first, int end, int own0, int own1,
+                        const wells::Model* fields = nullptr) {
     SCOPED_TRACE("window [" + std::to_string(first) + ", " + std::to_string(end) + "), own [" +
                  std::to_string(own0) + ", " + std::to_string(own1) + ")");
     const wells::Model whole = wells::generate(spec);
     std::vector<int> kept;
-    const wells::Model part = wells::generate_planes(spec, {first, end, own0, own1}, kept);
+    const wells::Model part = wells::generate_planes(spec, {first, end, own0, own1}, kept, fields);
     const GHMatrix& A = whole.system.matrix;
     const GHMatrix& W = part.system.matrix;
     const index_t plane = static_cast<index_t>(spec.grid.ny) * spec.grid.nz;
@@ -93,6 +94,10 @@ TEST(PlaneWindow, FilesFieldsAreCutToTheWindow) {
     expect_window_rows(spec, 2, 7, 3, 7);
     expect_window_rows(spec, 1, 6, 2, 5);
     expect_window_rows(spec, 0, 7, 0, 7);
+    // The fields read once and given (what a rank of `heptane run` does).
+    const wells::Model fields = wells::generate(spec, false);
+    expect_window_rows(spec, 2, 7, 3, 7, &fields);
+    expect_window_rows(spec, 1, 6, 2, 5, &fields);
 }
 
 TEST(PlaneWindow, TheHaloPlanesRowsLackTheirOuterFaces) {
