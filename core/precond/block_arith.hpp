@@ -59,8 +59,9 @@ HEPTANE_HD inline double inverse_transpose_row(const double* inv, int n, int r, 
 /// u_r = (U(r,0) z_0 + U(r,1) z_1) + ...
 /// line_solve runs line_forward_step down the column and line_backward_step up it; the CPU
 /// runs the same steps on several columns side by side (their chains overlap).
-/// line_solve's forward step at cell m (first: the column's top cell), p its pivot inverse.
-template <class Bdia, class Y, class Z>
+/// line_solve's forward step at cell m (first: the column's top cell), p its pivot inverse;
+/// kTranspose: line_solve_transpose's (U_{k-1}^T below, P_k^{-T}).
+template <bool kTranspose = false, class Bdia, class Y, class Z>
 HEPTANE_HD inline void line_forward_step(const Bdia& A, const double* p, long long m, bool first,
                                          Y y, Z z) {
     using namespace canonical;
@@ -69,26 +70,36 @@ HEPTANE_HD inline void line_forward_step(const Bdia& A, const double* p, long lo
     for (int r = 0; r < K; ++r) {
         double acc = y(m * K + r);
         if (!first) {
-            for (int c = 0; c < K; ++c) acc = sub(acc, mul(A(2, r, c, m), z((m - 1) * K + c)));
+            for (int c = 0; c < K; ++c) {
+                const double a = kTranspose ? A(4, c, r, m - 1) : A(2, r, c, m);
+                acc = sub(acc, mul(a, z((m - 1) * K + c)));
+            }
         }
         w[r] = acc;
     }
-    for (int r = 0; r < K; ++r) z(m * K + r) = inverse_row(p, K, r, [&](int c) { return w[c]; });
+    const auto wc = [&](int c) { return w[c]; };
+    for (int r = 0; r < K; ++r) {
+        z(m * K + r) = kTranspose ? inverse_transpose_row(p, K, r, wc) : inverse_row(p, K, r, wc);
+    }
 }
 
-/// line_solve's backward step at cell m (not the column's last), p its pivot inverse.
-template <class Bdia, class Z>
+/// line_solve's backward step at cell m (not the column's last), p its pivot inverse;
+/// kTranspose: line_solve_transpose's (L_{k+1}^T above, P_k^{-T}).
+template <bool kTranspose = false, class Bdia, class Z>
 HEPTANE_HD inline void line_backward_step(const Bdia& A, const double* p, long long m, Z z) {
     using namespace canonical;
     const int K = A.K;
+    const auto a = [&](int r, int c) { return kTranspose ? A(2, c, r, m + 1) : A(4, r, c, m); };
     double w[kMaxBlockSize];
     for (int r = 0; r < K; ++r) {
-        double acc = mul(A(4, r, 0, m), z((m + 1) * K));
-        for (int c = 1; c < K; ++c) acc = add(acc, mul(A(4, r, c, m), z((m + 1) * K + c)));
+        double acc = mul(a(r, 0), z((m + 1) * K));
+        for (int c = 1; c < K; ++c) acc = add(acc, mul(a(r, c), z((m + 1) * K + c)));
         w[r] = acc;
     }
+    const auto wc = [&](int c) { return w[c]; };
     for (int r = 0; r < K; ++r) {
-        z(m * K + r) = sub(z(m * K + r), inverse_row(p, K, r, [&](int c) { return w[c]; }));
+        const double u = kTranspose ? inverse_transpose_row(p, K, r, wc) : inverse_row(p, K, r, wc);
+        z(m * K + r) = sub(z(m * K + r), u);
     }
 }
 
@@ -109,37 +120,9 @@ HEPTANE_HD inline void line_solve(const Bdia& A, const double* pinv, long long m
 template <class Bdia, class Y, class Z>
 HEPTANE_HD inline void line_solve_transpose(const Bdia& A, const double* pinv, long long m0, int nz,
                                             Y y, Z z) {
-    using namespace canonical;
-    const int K = A.K;
-    const long long kk = static_cast<long long>(K) * K;
-    double w[kMaxBlockSize];
-    for (int k = 0; k < nz; ++k) {
-        const long long m = m0 + k;
-        for (int r = 0; r < K; ++r) {
-            double acc = y(m * K + r);
-            if (k > 0) {
-                for (int c = 0; c < K; ++c)
-                    acc = sub(acc, mul(A(4, c, r, m - 1), z((m - 1) * K + c)));
-            }
-            w[r] = acc;
-        }
-        const double* p = pinv + k * kk;
-        for (int r = 0; r < K; ++r)
-            z(m * K + r) = inverse_transpose_row(p, K, r, [&](int c) { return w[c]; });
-    }
-    for (int k = nz - 2; k >= 0; --k) {
-        const long long m = m0 + k;
-        for (int r = 0; r < K; ++r) {
-            double acc = mul(A(2, 0, r, m + 1), z((m + 1) * K));
-            for (int c = 1; c < K; ++c) acc = add(acc, mul(A(2, c, r, m + 1), z((m + 1) * K + c)));
-            w[r] = acc;
-        }
-        const double* p = pinv + k * kk;
-        for (int r = 0; r < K; ++r) {
-            z(m * K + r) =
-                sub(z(m * K + r), inverse_transpose_row(p, K, r, [&](int c) { return w[c]; }));
-        }
-    }
+    const long long kk = static_cast<long long>(A.K) * A.K;
+    for (int k = 0; k < nz; ++k) line_forward_step<true>(A, pinv + k * kk, m0 + k, k == 0, y, z);
+    for (int k = nz - 2; k >= 0; --k) line_backward_step<true>(A, pinv + k * kk, m0 + k, z);
 }
 
 /// The cells of spatial block (bi, bj, bk) of a blocking with shape (bx, by, bz) on an

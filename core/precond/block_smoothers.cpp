@@ -406,7 +406,9 @@ struct BdiaFixed {
 constexpr index_t line_columns(int K) { return K == 1 ? 4 : 1; }
 constexpr int kLinePrefetchCells = 32;
 
-template <int K>
+/// z = M^{-1} r (kTranspose: M^{-T} r) on every vertical line: block::line_solve's
+/// (line_solve_transpose's) steps, line_columns(K) columns side by side.
+template <int K, bool kTranspose>
 void apply_lines(const GHMatrix& A, const LineFactors& f, const double* r, double* z) {
     const int nz = A.nz();
     constexpr index_t kk = static_cast<index_t>(K) * K;
@@ -416,6 +418,8 @@ void apply_lines(const GHMatrix& A, const LineFactors& f, const double* r, doubl
     const auto out = [&](long long i) -> double& { return z[i]; };
     constexpr index_t G = line_columns(K);
     constexpr int PF = kLinePrefetchCells;
+    // The diagonal each sweep reads: L (2) going down and U (4) going up, or U^T and L^T.
+    constexpr int down = kTranspose ? 4 : 2, up = kTranspose ? 2 : 4;
     const index_t groups = (columns + G - 1) / G;
 #pragma omp parallel for schedule(static) if (parallel_worthwhile(A.rows()))
     for (index_t g = 0; g < groups; ++g) {
@@ -429,12 +433,13 @@ void apply_lines(const GHMatrix& A, const LineFactors& f, const double* r, doubl
                         __builtin_prefetch(f.pinv.data() + m * kk + q);
                     for (int rr = 0; rr < K; ++rr)
                         for (int cc = 0; cc < K; ++cc)
-                            __builtin_prefetch(bdia.v + ((2 * K + rr) * K + cc) * bdia.plane + m);
+                            __builtin_prefetch(bdia.v + ((down * K + rr) * K + cc) * bdia.plane +
+                                               m);
                 }
             }
             for (index_t col = c0; col < c1; ++col) {
                 const index_t m = col * nz + k;
-                block::line_forward_step(bdia, &f.pinv[m * kk], m, k == 0, y, out);
+                block::line_forward_step<kTranspose>(bdia, &f.pinv[m * kk], m, k == 0, y, out);
             }
         }
         for (int k = nz - 2; k >= 0; --k) {
@@ -446,49 +451,54 @@ void apply_lines(const GHMatrix& A, const LineFactors& f, const double* r, doubl
                         __builtin_prefetch(f.pinv.data() + m * kk + q);
                     for (int rr = 0; rr < K; ++rr)
                         for (int cc = 0; cc < K; ++cc)
-                            __builtin_prefetch(bdia.v + ((4 * K + rr) * K + cc) * bdia.plane + m);
+                            __builtin_prefetch(bdia.v + ((up * K + rr) * K + cc) * bdia.plane + m);
                 }
             }
             for (index_t col = c0; col < c1; ++col) {
                 const index_t m = col * nz + k;
-                block::line_backward_step(bdia, &f.pinv[m * kk], m, out);
+                block::line_backward_step<kTranspose>(bdia, &f.pinv[m * kk], m, out);
             }
         }
     }
 }
 
-void LineJacobi::apply(const double* r, double* z) const {
-    switch (f_.K) {
-#define HEPTANE_LINE_CASE(k)           \
-    case k:                            \
-        apply_lines<k>(*A_, f_, r, z); \
-        break;
+/// apply_lines for the run-time K of f.
+template <bool kTranspose>
+void apply_lines(const GHMatrix& A, const LineFactors& f, const double* r, double* z) {
+    switch (f.K) {
+#define HEPTANE_LINE_CASE(k) \
+    case k:                  \
+        return apply_lines<k, kTranspose>(A, f, r, z);
         HEPTANE_LINE_CASE(1)
         HEPTANE_LINE_CASE(2)
         HEPTANE_LINE_CASE(3)
-        HEPTANE_LINE_CASE(4) HEPTANE_LINE_CASE(5) HEPTANE_LINE_CASE(6) HEPTANE_LINE_CASE(7)
-            HEPTANE_LINE_CASE(8) HEPTANE_LINE_CASE(9) HEPTANE_LINE_CASE(10) HEPTANE_LINE_CASE(11)
-                HEPTANE_LINE_CASE(12) HEPTANE_LINE_CASE(13) HEPTANE_LINE_CASE(14)
-                    HEPTANE_LINE_CASE(15) HEPTANE_LINE_CASE(16)
+        HEPTANE_LINE_CASE(4)
+        HEPTANE_LINE_CASE(5)
+        HEPTANE_LINE_CASE(6)
+        HEPTANE_LINE_CASE(7)
+        HEPTANE_LINE_CASE(8)
+        HEPTANE_LINE_CASE(9)
+        HEPTANE_LINE_CASE(10)
+        HEPTANE_LINE_CASE(11)
+        HEPTANE_LINE_CASE(12)
+        HEPTANE_LINE_CASE(13)
+        HEPTANE_LINE_CASE(14)
+        HEPTANE_LINE_CASE(15)
+        HEPTANE_LINE_CASE(16)
 #undef HEPTANE_LINE_CASE
-                        default : throw std::invalid_argument("LineJacobi: K outside 1..16");
+        default:
+            throw std::invalid_argument("LineJacobi: K outside 1..16");
     }
+}
+
+void LineJacobi::apply(const double* r, double* z) const {
+    apply_lines<false>(*A_, f_, r, z);
     apply_wells(f_.inv_d, f_.cells * f_.K, r, z);
 }
 
 void LineJacobi::apply_transpose(const double* r, double* z) const {
-    const int K = f_.K, nz = A_->nz();
-    const index_t kk = static_cast<index_t>(K) * K;
-    const index_t columns = static_cast<index_t>(A_->nx()) * A_->ny();
-    const block::BdiaRef bdia{A_->bdia().data(), f_.cells, K};
-#pragma omp parallel for schedule(static) if (parallel_worthwhile(A_->rows()))
-    for (index_t col = 0; col < columns; ++col) {
-        const index_t m0 = col * nz;
-        block::line_solve_transpose(
-            bdia, &f_.pinv[m0 * kk], m0, nz, [&](long long i) { return r[i]; },
-            [&](long long i) -> double& { return z[i]; });
-    }
-    apply_wells(f_.inv_d, f_.cells * K, r, z);
+    apply_lines<true>(*A_, f_, r, z);
+    apply_wells(f_.inv_d, f_.cells * f_.K, r, z);
 }
 
 void SpatialBlockJacobi::apply(const double* r, double* z) const {

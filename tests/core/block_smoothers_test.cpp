@@ -171,30 +171,37 @@ TEST(LineJacobi, MatchesADenseSolveOfTheBlockTridiagonalPart) {
 }
 
 // The CPU apply runs several columns' steps side by side (K = 1: groups of four; 15 columns
-// leave a remainder) and one at a time from K = 2: each column's bits are line_solve's.
+// leave a remainder) and one at a time from K = 2: each column's bits are line_solve's (and
+// the transpose's line_solve_transpose's).
 TEST(LineJacobi, ApplyIsTheContractFormulaBitForBit) {
     for (int K : {1, 2, 3}) {
-        SCOPED_TRACE("K = " + std::to_string(K));
-        const auto model = test::synthetic_model(3, 5, 6, K, test::corner_wells(3, 5, 6));
-        const GHMatrix& A = model.system.matrix;
-        const LineJacobi M(A);
-        const auto& f = M.factors();
-        const int nz = A.nz();
-        const Vec y = test::random_vector(A.rows(), 4);
-        Vec ref(y.size());
-        const block::BdiaRef bdia{A.bdia().data(), A.num_cells(), K};
-        for (int i = 0; i < A.nx(); ++i) {
-            for (int j = 0; j < A.ny(); ++j) {
-                const index_t m0 = cell(A, i, j, 0);
-                block::line_solve(
-                    bdia, &f.pinv[m0 * K * K], m0, nz, [&](long long q) { return y[q]; },
-                    [&](long long q) -> double& { return ref[q]; });
+        for (bool transpose : {false, true}) {
+            SCOPED_TRACE("K = " + std::to_string(K) + (transpose ? ", transpose" : ""));
+            const auto model = test::synthetic_model(3, 5, 6, K, test::corner_wells(3, 5, 6));
+            const GHMatrix& A = model.system.matrix;
+            const LineJacobi M(A);
+            const auto& f = M.factors();
+            const int nz = A.nz();
+            const Vec y = test::random_vector(A.rows(), 4);
+            Vec ref(y.size());
+            const block::BdiaRef bdia{A.bdia().data(), A.num_cells(), K};
+            const auto in = [&](long long q) { return y[q]; };
+            const auto out = [&](long long q) -> double& { return ref[q]; };
+            for (int i = 0; i < A.nx(); ++i) {
+                for (int j = 0; j < A.ny(); ++j) {
+                    const index_t m0 = cell(A, i, j, 0);
+                    transpose
+                        ? block::line_solve_transpose(bdia, &f.pinv[m0 * K * K], m0, nz, in, out)
+                        : block::line_solve(bdia, &f.pinv[m0 * K * K], m0, nz, in, out);
+                }
             }
+            for (index_t w = 0; w < A.num_wells(); ++w) {
+                ref[A.cell_unknowns() + w] = canonical::mul(f.inv_d[w], y[A.cell_unknowns() + w]);
+            }
+            Vec z(y.size());
+            transpose ? M.apply_transpose(y.data(), z.data()) : M.apply(y.data(), z.data());
+            EXPECT_EQ(z, ref);
         }
-        for (index_t w = 0; w < A.num_wells(); ++w) {
-            ref[A.cell_unknowns() + w] = canonical::mul(f.inv_d[w], y[A.cell_unknowns() + w]);
-        }
-        EXPECT_EQ(precondition(M, y), ref);
     }
 }
 
