@@ -611,10 +611,13 @@ void StructuredMg::cycle(int l, const double* b, double* x, const CprPlanes* pla
     }
     const double alpha = options_.coarse_scale;
 #pragma omp parallel for schedule(static) if (parallel)
-    for (index_t m = part.cell0; m < part.cell1; ++m) {
-        const int k = static_cast<int>(m % g.nz), j = static_cast<int>((m / g.nz) % g.ny);
-        const int i = static_cast<int>(m / (static_cast<index_t>(g.nz) * g.ny));
-        x[m] = add(x[m], mul(alpha, xc[cpr::coarse_of(g, i, j, k)]));
+    for (index_t col = part.col0; col < part.col1; ++col) {  // x += alpha P x_c, a column a time
+        const int i = static_cast<int>(col / g.ny), j = static_cast<int>(col % g.ny);
+        const long long c0 = cpr::coarse_of(g, i, j, 0);  // the column's coarse cells: c0 + k / fz
+        for (int k = 0; k < g.nz; ++k) {
+            const index_t m = col * g.nz + k;
+            x[m] = add(x[m], mul(alpha, xc[c0 + k / g.fz]));
+        }
     }
     for (int s = 0; s < options_.post_sweeps; ++s) sweep(l, b, x, false, r, planes);
 }
