@@ -40,6 +40,11 @@ constexpr int spmv_prefetch_cells(int K) {
     return K == 1 ? 64 : std::max(8, (4096 / (7 * K * K) + 4) / 8 * 8);
 }
 
+/// Below this many bytes of Bdia the product runs from the caches and the prefetches are only
+/// instructions: off (the five-spot's 24 x 24 x 8 K = 2 system, 2 MB, and 24^3 - 32^3 K = 2
+/// took 4-10% longer with them; docs/BENCHMARKS.md).
+constexpr double kSpmvPrefetchMinBytes = 32e6;
+
 /// Cells taken at once by the cell-at-a-time sweep where all seven neighbours exist: their
 /// K-row chains are independent and overlap (one cell's 7 K-term chains alone left the core
 /// waiting on the adds where the blocks are in cache).
@@ -84,6 +89,7 @@ void gh_product_k(const GHMatrix& A, const double* x, double* y, ColumnRange ran
     const WellArrays& wells = A.wells();
     const std::vector<double>& well_cols = transpose ? wells.w_vals : wells.wt_vals;
     const bool have_wells = A.num_wells() > 0;
+    const bool prefetch = 8.0 * static_cast<double>(bdia.size()) >= kSpmvPrefetchMinBytes;
     // Entry (r, c) of block (m, m + off[d]) for cell m: H's diagonal d at m, or H^T's: entry
     // (c, r) of the mirrored diagonal at the neighbour. Cell m + k's entry is k further on.
     const auto plane = [&](int d, int r, int c, index_t m) {
@@ -114,7 +120,7 @@ void gh_product_k(const GHMatrix& A, const double* x, double* y, ColumnRange ran
                 const bool lateral = exists[0] && exists[1] && exists[5] && exists[6];
                 int prefetched = 0;  // cells of every stream prefetched
                 for (int k = 0; k < nz;) {
-                    for (; prefetched <= k; prefetched += 8) {  // a cache line of every stream
+                    for (; prefetch && prefetched <= k; prefetched += 8) {  // a line a stream
                         for (int d = 0; d < kStencilSize; ++d) {
                             for (int r = 0; r < K; ++r) {
                                 for (int c = 0; c < K; ++c)
@@ -151,24 +157,31 @@ void gh_product_k(const GHMatrix& A, const double* x, double* y, ColumnRange ran
                     }
                     const double* xd = x + (m0 + off[d]) * K;  // x(m + off[d], 0) at k = 0
                     if (K <= kSpmvAllRows) {
-                        for (int k = k0; k < k1; ++k) {
-                            if (k % 8 == 0) {  // a cache line of each stream
+                        // The cell's K x K block once, its neighbour's K values once; each
+                        // row's terms added over c in order. Cells [k, k1) from k.
+                        const auto cells = [&](int k, int k_end) {
+                            for (; k < k_end; ++k) {
+                                double* acc_k = acc.data() + static_cast<std::size_t>(k) * K;
+                                const double* xk = xd + static_cast<index_t>(k) * K;
+                                for (int r = 0; r < K; ++r) {
+                                    double sum = acc_k[r];
+                                    for (int c = 0; c < K; ++c) {
+                                        sum = canonical::mul_add(a[r][c][k], xk[c], sum);
+                                    }
+                                    acc_k[r] = sum;
+                                }
+                            }
+                        };
+                        if (!prefetch) {
+                            cells(k0, k1);
+                        } else {
+                            for (int k = k0; k < k1; k += 8) {  // a cache line of each stream
                                 for (int r = 0; r < K; ++r) {
                                     for (int c = 0; c < K; ++c) {
                                         __builtin_prefetch(a[r][c] + k + spmv_prefetch_cells(K));
                                     }
                                 }
-                            }
-                            // The cell's K x K block once, its neighbour's K values once; each
-                            // row's terms added over c in order.
-                            double* acc_k = acc.data() + static_cast<std::size_t>(k) * K;
-                            const double* xk = xd + static_cast<index_t>(k) * K;
-                            for (int r = 0; r < K; ++r) {
-                                double sum = acc_k[r];
-                                for (int c = 0; c < K; ++c) {
-                                    sum = canonical::mul_add(a[r][c][k], xk[c], sum);
-                                }
-                                acc_k[r] = sum;
+                                cells(k, std::min(k + 8, k1));
                             }
                         }
                     } else {
