@@ -129,6 +129,11 @@ void report_solve(std::ostream& out, const RunRecord& run, const Plan& plan,
     }
 }
 
+/// The first line of the run report: the deck and its title.
+void report_title(std::ostream& out, const Deck& deck) {
+    out << "heptane: " << deck.path << (deck.title.empty() ? "" : " (" + deck.title + ")") << '\n';
+}
+
 /// Exit code of a written run: 0 converged, else 1 with the reason on `err`.
 int finish(const SolveResult& r, const SolveOptions& options, std::ostream& err) {
     if (r.status == SolveStatus::converged) return 0;
@@ -232,7 +237,7 @@ int run_slabs(const Deck& deck, const RunArgs& args, const Plan& plan, const std
     const int K = static_cast<int>(model.system.component_names.size());
     const auto wells = static_cast<long long>(deck.model.wells.size());
 
-    out << "heptane: " << deck.path << (deck.title.empty() ? "" : " (" + deck.title + ")") << '\n';
+    report_title(out, deck);
     report_system(out, model, K, wells, model.grid.num_cells() * K + wells, nonzeros);
     report_solve(out, run, plan, options, bytes_per_iteration);
     out << "  memory      each rank built only its planes' system (rank 0: "
@@ -268,7 +273,7 @@ int run_matrix_deck(const Deck& deck, const RunArgs& args, const std::string& ou
         run_solve(run, deck, plan, sys.matrix, sys.rhs, x, options, err, terminal);
     run.x = &x;
 
-    out << "heptane: " << deck.path << (deck.title.empty() ? "" : " (" + deck.title + ")") << '\n';
+    report_title(out, deck);
     out << "  system      matrix " << deck.system.matrix << " (" << with_commas(sys.rows()) << " x "
         << with_commas(sys.rows()) << ", bs " << deck.system.block_size << ", "
         << with_commas(sys.nonzeros()) << " nonzeros)\n";
@@ -310,7 +315,7 @@ int cmd_run(const RunArgs& args, std::ostream& out, std::ostream& err, bool term
     const SolveResult& r = run.result;
 
     // Report.
-    out << "heptane: " << deck.path << (deck.title.empty() ? "" : " (" + deck.title + ")") << '\n';
+    report_title(out, deck);
     report_system(out, model, A.block_size(), A.num_wells(), A.rows(), A.nonzeros());
     report_solve(out, run, plan, options, bytes_per_iteration);
 

@@ -13,14 +13,7 @@
 
 namespace heptane {
 
-using canonical::add;
-using canonical::mul;
-using canonical::sub;
-
-using cpr_detail::agreed;
-using cpr_detail::parallel_for;
-using cpr_detail::Part;
-using cpr_detail::throw_first;
+using namespace cpr_detail;  // Part, agreed, throw_first, parallel_for, add, mul, sub
 
 // ---- pressure system ---------------------------------------------------------------------
 

@@ -8,11 +8,17 @@
 #include <string>
 #include <vector>
 
+#include "core/base/canonical.hpp"
 #include "core/base/errors.hpp"
 #include "core/base/vector_ops.hpp"
 #include "core/precond/cpr.hpp"
 
 namespace heptane::cpr_detail {
+
+// The canonical operations every loop of both files uses (`using namespace cpr_detail`).
+using canonical::add;
+using canonical::mul;
+using canonical::sub;
 
 inline bool parallel_for(index_t n) { return n >= vec::kParallelMin; }
 
