@@ -42,9 +42,8 @@ void read_newton(const Value& v, sim::NewtonSettings& n, double solver_tolerance
     if (auto x = m.optional("max_pressure_change")) n.max_pressure_change = positive(*x);
     if (auto x = m.optional("max_saturation_change")) n.max_saturation_change = positive(*x);
     if (auto x = m.optional("linear_tolerance")) {
-        n.linear_tolerance = x->choice({"fixed", "adaptive"}) == 0
-                                 ? sim::LinearTolerance::fixed
-                                 : sim::LinearTolerance::adaptive;
+        n.linear_tolerance = x->choice({"fixed", "adaptive"}) == 0 ? sim::LinearTolerance::fixed
+                                                                   : sim::LinearTolerance::adaptive;
     }
     if (auto x = m.optional("linear_tolerance_max")) {
         n.linear_tolerance_max = x->number();
@@ -54,6 +53,14 @@ void read_newton(const Value& v, sim::NewtonSettings& n, double solver_tolerance
         if (n.linear_tolerance_max < solver_tolerance) {
             x->fail("must be >= solver.tolerance (the tightest linear tolerance)");
         }
+        if (n.linear_tolerance != sim::LinearTolerance::adaptive) {
+            x->fail("applies to linear_tolerance: adaptive only");
+        }
+    }
+    if (auto x = m.optional("linear_tolerance_floor")) {
+        n.linear_tolerance_floor = x->choice({"criteria", "solver"}) == 0
+                                       ? sim::LinearFloor::criteria
+                                       : sim::LinearFloor::solver;
         if (n.linear_tolerance != sim::LinearTolerance::adaptive) {
             x->fail("applies to linear_tolerance: adaptive only");
         }

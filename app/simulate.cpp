@@ -115,7 +115,11 @@ void print_header(std::ostream& out, const Deck& deck, const wells::Model& model
         out << sci(solver.tolerance, 1) << '\n';
     } else {
         out << "adaptive in [" << sci(solver.tolerance, 1) << ", " << sci(n.linear_tolerance_max, 1)
-            << "]\n";
+            << "]"
+            << (n.linear_tolerance_floor == sim::LinearFloor::criteria
+                    ? ", no tighter than the criteria need"
+                    : "")
+            << "\n";
     }
     out << "  solver      " << to_string(solver.method);
     if (solver.preconditioner != PreconditionerKind::none) {

@@ -42,6 +42,11 @@ struct TimeStepping {
 /// loose far from the solution, tight near it).
 enum class LinearTolerance { fixed, adaptive };
 
+/// The tightest tolerance of an adaptive linear solve: the solver's tolerance alone, or also
+/// no tighter than the Newton convergence test needs (LinearFloor::criteria, Kelley 1995:
+/// a tenth of the ratio of tolerance to measure of the criterion furthest from its own).
+enum class LinearFloor { criteria, solver };
+
 /// Newton-Raphson on R(x) = 0 (cells and wells). Converged when for each phase a
 ///   CNV_a = max_m |R_a(m)| dt / PV_m <= tolerance_cnv,
 ///   MB_a  = |sum_m R_a(m)| dt / sum_m PV_m <= tolerance_mb,
@@ -59,7 +64,8 @@ struct NewtonSettings {
     double max_pressure_change = 0.3;  ///< relative, per cell and iteration
     double max_saturation_change = 0.2;
     LinearTolerance linear_tolerance = LinearTolerance::fixed;
-    double linear_tolerance_max = 1.0e-2;  ///< adaptive: the loosest
+    double linear_tolerance_max = 1.0e-2;                        ///< adaptive: the loosest
+    LinearFloor linear_tolerance_floor = LinearFloor::criteria;  ///< adaptive: the tightest
 };
 
 /// A simulation's schedule. `present` is false for a deck that solves one system.

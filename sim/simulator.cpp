@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <sstream>
 #include <utility>
 
@@ -15,6 +16,10 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using wells::ControlKind;
 using wells::WellType;
+
+/// An adaptive linear solve stops no tighter than this fraction of the ratio of tolerance to
+/// measure of the convergence criterion furthest from its tolerance (LinearFloor::criteria).
+constexpr double kCriteriaFloorFraction = 0.1;
 
 double seconds_since(Clock::time_point t0) {
     return std::chrono::duration<double>(Clock::now() - t0).count();
@@ -39,6 +44,19 @@ std::string sci(double v) {
 bool Convergence::met(const NewtonSettings& s) const {
     return finite && std::max(cnv[0], cnv[1]) <= s.tolerance_cnv &&
            std::max(mb[0], mb[1]) <= s.tolerance_mb && well <= s.tolerance_well;
+}
+
+double Convergence::closest_ratio(const NewtonSettings& s) const {
+    double ratio = std::numeric_limits<double>::infinity();
+    const auto take = [&](double tolerance, double measure) {
+        if (measure > 0.0) ratio = std::min(ratio, tolerance / measure);
+    };
+    for (int p = 0; p < 2; ++p) {
+        take(s.tolerance_cnv, cnv[p]);
+        take(s.tolerance_mb, mb[p]);
+    }
+    take(s.tolerance_well, well);
+    return ratio;
 }
 
 /// The work of one attempt at a time step.
@@ -200,8 +218,16 @@ bool Simulator::newton_step(double dt, Attempt& a) {
         const double norm = measures.norm;
         double tolerance = 0.0;  // the solver's
         if (s.linear_tolerance == LinearTolerance::adaptive) {
-            const double eta = it == 0 ? s.linear_tolerance_max
-                                       : 0.9 * (norm / previous_norm) * (norm / previous_norm);
+            // Eisenstat and Walker's choice 2 (gamma 0.9, alpha 2): loose far from the
+            // solution, tighter as Newton converges; with the criteria floor no tighter than
+            // the convergence test needs: the residual need only fall below the tolerances,
+            // a tenth of the way there for the criterion furthest from its own (the linear
+            // residual's distribution differs from the nonlinear one's: the margin).
+            double eta = it == 0 ? s.linear_tolerance_max
+                                 : 0.9 * (norm / previous_norm) * (norm / previous_norm);
+            if (s.linear_tolerance_floor == LinearFloor::criteria) {
+                eta = std::max(eta, kCriteriaFloorFraction * c.closest_ratio(s));
+            }
             tolerance = std::clamp(eta, linear_defaults_.tolerance, s.linear_tolerance_max);
         }
         previous_norm = norm;

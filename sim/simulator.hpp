@@ -30,6 +30,9 @@ struct Convergence {
     double well = 0.0;
     bool finite = true;
     bool met(const NewtonSettings& s) const;
+    /// min over the criteria of tolerance / measure: below 1 while one is not met, the
+    /// smallest for the one furthest from its tolerance (measures of 0 left out).
+    double closest_ratio(const NewtonSettings& s) const;
 };
 
 /// Why a well's control changed.

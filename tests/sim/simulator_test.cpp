@@ -393,6 +393,62 @@ TEST(Simulator, RecoversFromACutAndLandsOnReportTimes) {
     EXPECT_GT(sim.newton().size(), static_cast<std::size_t>(accepted));
 }
 
+TEST(Convergence, ClosestRatioIsTheCriterionFurthestFromItsTolerance) {
+    NewtonSettings s;  // CNV 1e-2, MB 1e-7, wells 1e-6
+    Convergence c;
+    c.cnv = {2e-2, 1e-3};  // ratio 0.5
+    c.mb = {1e-8, 4e-7};   // ratio 0.25: the furthest
+    c.well = 1e-7;         // met
+    EXPECT_DOUBLE_EQ(c.closest_ratio(s), 0.25);
+    c.well = 1e-5;  // now the wells are furthest
+    EXPECT_DOUBLE_EQ(c.closest_ratio(s), 0.1);
+    Convergence met;  // every measure 0: nothing limits
+    EXPECT_TRUE(std::isinf(met.closest_ratio(s)));
+}
+
+// The adaptive linear tolerance with the criteria floor solves no tighter than the Newton
+// test needs: fewer linear iterations than with the solver's tolerance as the floor, the same
+// run to the Newton tolerances, and no solve below a tenth of the CNV or MB ratio of its own
+// iteration (the wells' measure, not recorded, can only lower the floor).
+TEST(Simulator, AdaptiveToleranceStopsAtWhatTheCriteriaNeed) {
+    struct Run {
+        std::vector<NewtonRecord> newton;
+        long long linear = 0;
+        std::vector<double> p;
+    };
+    const auto run = [](LinearFloor floor) {
+        Reservoir r;
+        Schedule s = schedule(30.0);
+        s.newton.linear_tolerance = LinearTolerance::adaptive;
+        s.newton.linear_tolerance_floor = floor;
+        Simulator sim(*r.system, r.x0, s, cpu_solver(), linear(1e-10));
+        const Outcome out = sim.run({});
+        EXPECT_TRUE(out.completed) << out.message;
+        Run result{sim.newton(), 0, sim.state().cells.p};
+        for (const NewtonRecord& n : result.newton) result.linear += n.linear_iterations;
+        return result;
+    };
+    const Run criteria = run(LinearFloor::criteria), solver = run(LinearFloor::solver);
+    EXPECT_LT(criteria.linear, solver.linear);
+    EXPECT_LE(criteria.newton.size(), solver.newton.size() + 2);
+    const NewtonSettings s;
+    int raised = 0;
+    for (const NewtonRecord& n : criteria.newton) {
+        const double ratio = std::min(s.tolerance_cnv / n.cnv, s.tolerance_mb / n.mb);
+        EXPECT_GE(n.tolerance, 1e-10);
+        raised += n.tolerance > 1e-10 * 10.0 && ratio < 1.0;
+    }
+    EXPECT_GT(raised, 0);
+    ASSERT_EQ(criteria.p.size(), solver.p.size());
+    double worst = 0.0;
+    for (std::size_t m = 0; m < solver.p.size(); ++m) {
+        worst = std::max(worst, std::abs(criteria.p[m] - solver.p[m]) / solver.p[m]);
+    }
+    EXPECT_LT(worst, 1e-4) << "the two runs converge to the same states";
+    RecordProperty("linear_criteria", std::to_string(criteria.linear));
+    RecordProperty("linear_solver", std::to_string(solver.linear));
+}
+
 TEST(Schedule, RejectsEventsThatBreakAWellsLimits) {
     Reservoir r;
     Schedule s = schedule(10.0);
