@@ -111,10 +111,10 @@ Support support(const SolverSettings& s, int K, Backend where, DeckKind kind) {
 
 GpuKernel sized_gpu_kernel(const SolverSettings& s, int K, long long rows) {
     if (s.gpu_kernel_given || s.gpu_kernel != GpuKernel::in_kernel) return s.gpu_kernel;
-    const bool large_k = K >= 8 && rows >= kMultiKernelRowsLargeK;
-    const bool point_block = s.preconditioner == PreconditionerKind::point_block_jacobi &&
-                             rows >= kMultiKernelRowsPointBlock;
-    return large_k || point_block ? GpuKernel::multi_kernel : GpuKernel::in_kernel;
+    const long long from = K >= 8                    ? kMultiKernelRowsLargeK
+                           : s.method == Method::qmr ? kMultiKernelRowsQmr
+                                                     : kMultiKernelRows;
+    return rows >= from ? GpuKernel::multi_kernel : GpuKernel::in_kernel;
 }
 
 }  // namespace heptane

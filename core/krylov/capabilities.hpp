@@ -29,16 +29,18 @@ struct Support {
 /// two). The first failing rule, in that order, is the answer.
 Support support(const SolverSettings& s, int K, Backend where, DeckKind kind);
 
-/// Systems from this many rows on run faster with the multi-kernel solver when K >= 8, and
-/// with point-block Jacobi at any K (H100, docs/BENCHMARKS.md "in-kernel or multi-kernel").
+/// Systems from this many rows on run faster with the multi-kernel solver (H100,
+/// docs/BENCHMARKS.md "The crossover after decision 54"): K >= 8 at any method, QMR, then
+/// BiCGStab with or without point-block Jacobi.
 constexpr long long kMultiKernelRowsLargeK = 750'000;
-constexpr long long kMultiKernelRowsPointBlock = 2'000'000;
+constexpr long long kMultiKernelRowsQmr = 1'000'000;
+constexpr long long kMultiKernelRows = 1'500'000;
 
 /// The GPU kernel for a system of `rows` with K x K blocks: s.gpu_kernel when the deck named
 /// it or it is not the in-kernel solver, else the in-kernel solver unless the multi-kernel one
 /// was measured faster at that size (the persistent kernel wins where launches and host
-/// round trips dominate; on large systems with K >= 8, or with point-block Jacobi, its
-/// register-bound occupancy and idle SMs lose to the separate bandwidth-bound kernels).
+/// round trips dominate; on large systems its register-bound occupancy and idle SMs lose to
+/// the separate bandwidth-bound kernels).
 GpuKernel sized_gpu_kernel(const SolverSettings& s, int K, long long rows);
 
 }  // namespace heptane

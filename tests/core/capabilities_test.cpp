@@ -114,18 +114,25 @@ TEST(Capabilities, WhatRuns) {
 }
 
 TEST(Capabilities, TheKernelFollowsTheSizeWhereTheDeckNamesNone) {
-    // The measured crossovers (H100): K = 16 at 524,304 rows in-kernel, 1,024,016 multi-kernel;
-    // K = 8 at 884,752 multi-kernel; K = 2 with point-block Jacobi at 1,769,488 in-kernel,
-    // 2,244,005 (SPE10) multi-kernel; K = 2 and 4 without one in-kernel up to 128^3.
+    // The measured crossovers (H100, after decision 54): K = 16 at 524,304 rows in-kernel,
+    // 1,769,488 multi-kernel; K = 8 at 262,160 in-kernel, 884,752 multi-kernel; BiCGStab at
+    // K = 2 1,769,488 multi-kernel (with or without point-block Jacobi), 524,304 in-kernel,
+    // K = 4 1,048,592 in-kernel; QMR 1,048,592 multi-kernel, 524,304 in-kernel.
     const SolverSettings none = settings(Method::bicgstab);
     const SolverSettings pbj = settings(Method::bicgstab, P::point_block_jacobi);
+    const SolverSettings qmr = settings(Method::qmr);
     EXPECT_EQ(sized_gpu_kernel(none, 16, 524'304), G::in_kernel);
-    EXPECT_EQ(sized_gpu_kernel(none, 16, 1'024'016), G::multi_kernel);
+    EXPECT_EQ(sized_gpu_kernel(none, 16, 1'769'488), G::multi_kernel);
+    EXPECT_EQ(sized_gpu_kernel(none, 8, 262'160), G::in_kernel);
     EXPECT_EQ(sized_gpu_kernel(none, 8, 884'752), G::multi_kernel);
-    EXPECT_EQ(sized_gpu_kernel(none, 2, 4'194'320), G::in_kernel);
-    EXPECT_EQ(sized_gpu_kernel(none, 4, 8'388'624), G::in_kernel);
-    EXPECT_EQ(sized_gpu_kernel(pbj, 2, 1'769'488), G::in_kernel);
+    EXPECT_EQ(sized_gpu_kernel(none, 2, 524'304), G::in_kernel);
+    EXPECT_EQ(sized_gpu_kernel(none, 4, 1'048'592), G::in_kernel);
+    EXPECT_EQ(sized_gpu_kernel(none, 2, 1'769'488), G::multi_kernel);
+    EXPECT_EQ(sized_gpu_kernel(pbj, 2, 524'304), G::in_kernel);
+    EXPECT_EQ(sized_gpu_kernel(pbj, 2, 1'769'488), G::multi_kernel);
     EXPECT_EQ(sized_gpu_kernel(pbj, 2, 2'244'005), G::multi_kernel);
+    EXPECT_EQ(sized_gpu_kernel(qmr, 2, 524'304), G::in_kernel);
+    EXPECT_EQ(sized_gpu_kernel(qmr, 4, 1'048'592), G::multi_kernel);
     // A kernel the deck names, or a default that is not the in-kernel solver, stays.
     SolverSettings named = pbj;
     named.gpu_kernel_given = true;

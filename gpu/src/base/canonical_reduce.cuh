@@ -143,6 +143,22 @@ __device__ __forceinline__ void for_group(int p, long long n, F f) {
     }
 }
 
+/// Rows of 32 entries a warp takes in one pass: its 32 groups (kGroup rows).
+constexpr int kWarpRows = kGroup;
+static_assert(kGroup == 4 && kWarpRows == 4,
+              "warp_rows_tree sums groups of 4 lanes; pass_rows combines 4 rows");
+
+/// The entry lane l of a warp takes in row q of pass p: the warp's entries of pass p are
+/// chunk_group's groups of its lanes (32 groups, 128 entries), read a row of 32 consecutive
+/// entries at a time (coalesced: one 256-byte segment a load, where for_group's lanes read 4
+/// entries 32 bytes apart each, 3 of every 4 bytes of a sector left to the L1; design
+/// decision 54).
+__device__ __forceinline__ long long chunk_row(int p, int q) {
+    const long long first_group =
+        static_cast<long long>(blockIdx.x) * kChunkGroups + p * kChunkThreads + (threadIdx.x & ~31);
+    return first_group * kGroup + 32 * q + (threadIdx.x & 31);
+}
+
 /// Collects a chunk's N sums pass by pass, then combines the chunks: in the block that
 /// finishes last, every thread gets the N totals and finish() returns true.
 template <int N>
@@ -150,7 +166,7 @@ class ChunkReduction {
   public:
     /// `warps` is shared memory of N x kChunkWarps doubles; n the vector length.
     __device__ ChunkReduction(double (*warps)[kChunkWarps], long long n)
-        : warps_(warps), groups_((n + kGroup - 1) / kGroup) {}
+        : warps_(warps), n_(n), groups_((n + kGroup - 1) / kGroup) {}
 
     /// The group sums of pass p (every thread of the block calls it).
     __device__ void pass(int p, const GroupSum (&g)[N]) {
@@ -160,6 +176,27 @@ class ChunkReduction {
             const double v = warp_tree(g[q].s, node, groups_);
             if ((threadIdx.x & 31) == 0)
                 warps_[q][p * (kChunkThreads / 32) + (threadIdx.x >> 5)] = v;
+        }
+    }
+
+    /// The same from one term per lane and row (pass_rows's layout, chunk_row): each row's 8
+    /// groups summed by warp_rows_tree, then the warp's 4 row subtrees combined as warp_tree
+    /// combines its nodes 8 and 16 apart, so the warp's value is pass()'s, bit for bit.
+    __device__ void pass_rows(int p, const double (&t)[kWarpRows][N]) {
+        const long long first = chunk_group(p) - (threadIdx.x & 31);  // the warp's first group
+#pragma unroll
+        for (int q = 0; q < N; ++q) {
+            double s[kWarpRows];
+#pragma unroll
+            for (int r = 0; r < kWarpRows; ++r) {
+                s[r] = warp_rows_tree(t[r][q], chunk_row(p, r), n_);
+            }
+            // nodes first + 8 r: rows 1 into 0 and 3 into 2, then 2 into 0, where they exist
+            if (first + 8 < groups_) s[0] = canonical::add(s[0], s[1]);
+            if (first + 24 < groups_) s[2] = canonical::add(s[2], s[3]);
+            if (first + 16 < groups_) s[0] = canonical::add(s[0], s[2]);
+            if ((threadIdx.x & 31) == 0)
+                warps_[q][p * (kChunkThreads / 32) + (threadIdx.x >> 5)] = s[0];
         }
     }
 
@@ -210,6 +247,7 @@ class ChunkReduction {
 
   private:
     double (*warps_)[kChunkWarps];
+    long long n_;
     long long groups_;
 };
 

@@ -56,32 +56,46 @@ struct Work {
     double* history;
 };
 
-/// The chunk loop of a reducing kernel: f(i, g) for every entry i of this thread's groups,
-/// g[q] collecting the terms of reduction q; then the chunk sums. True (in every thread of
-/// the block that finished last) with the N totals in `total`. Every pass's entries come
-/// before the first pass's tree (the group sums and the tree are the same): meant to put all
-/// of a thread's loads in flight at once, it measured the same as one pass at a time
-/// (k_update_s on SPE10 81 against 83 us, 2.2x its bytes' time at the triad; decision 50).
+/// The chunk loop of a reducing kernel: f(i, g) for every entry i of this thread's rows,
+/// g[q] taking the term of reduction q; then the chunk sums. True (in every thread of the
+/// block that finished last) with the N totals in `total`. A warp reads its entries of a
+/// pass a row of 32 at a time (chunk_row: coalesced), and ChunkReduction::pass_rows sums
+/// them in the canonical tree (the same bits as a thread per group; design decision 54).
 template <int N, class F>
 __device__ bool reduce_chunk(const Work& w, F f, double (&total)[N]) {
     __shared__ double warps[N][kChunkWarps];
     ChunkReduction<N> red(warps, w.n);
-    GroupSum g[kPasses][N];
 #pragma unroll
-    for (int p = 0; p < kPasses; ++p) for_group(p, w.n, [&](long long i) { f(i, g[p]); });
+    for (int p = 0; p < kPasses; ++p) {
+        double t[kWarpRows][N];
 #pragma unroll
-    for (int p = 0; p < kPasses; ++p) red.pass(p, g[p]);
+        for (int r = 0; r < kWarpRows; ++r) {
+            const long long i = chunk_row(p, r);
+            GroupSum g[N];
+            if (i < w.n) f(i, g);
+#pragma unroll
+            for (int q = 0; q < N; ++q) t[r][q] = g[q].s;
+        }
+        red.pass_rows(p, t);
+    }
     double* partial[N];
 #pragma unroll
     for (int q = 0; q < N; ++q) partial[q] = w.partial[q];
     return red.finish(partial, w.counter, total);
 }
 
-/// Calls f(i) for every entry of this block's chunk (no reduction).
+/// Calls f(i) for every entry of this block's chunk (no reduction), a warp's row of 32
+/// consecutive entries at a time.
 template <class F>
 __device__ void each_entry(const Work& w, F f) {
 #pragma unroll
-    for (int p = 0; p < kPasses; ++p) for_group(p, w.n, f);
+    for (int p = 0; p < kPasses; ++p) {
+#pragma unroll
+        for (int r = 0; r < kWarpRows; ++r) {
+            const long long i = chunk_row(p, r);
+            if (i < w.n) f(i);
+        }
+    }
 }
 
 /// Replays the graph of one iteration in batches of check_interval launches, looking at the

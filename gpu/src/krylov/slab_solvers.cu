@@ -205,15 +205,11 @@ __global__ void __launch_bounds__(kChunkThreads) k_chunks(Pass pass, long long b
     __shared__ double scratch[33];
     const long long n = static_cast<long long>(gridDim.x) * kChunk;
     ChunkReduction<Q> red(warps, n);
-    for (int p = 0; p < kPasses; ++p) {
-        GroupSum g[Q];
-        for_group(p, n, [&](long long i) {
-            double t[Q];
-            pass(base + i, t);
+    for (int p = 0; p < kPasses; ++p) {  // whole chunks: every row's entries exist
+        double t[kWarpRows][Q];
 #pragma unroll
-            for (int q = 0; q < Q; ++q) g[q].add(t[q]);
-        });
-        red.pass(p, g);
+        for (int r = 0; r < kWarpRows; ++r) pass(base + chunk_row(p, r), t[r]);
+        red.pass_rows(p, t);
     }
     double sums[Q];
     red.chunk_sums(sums, scratch);
