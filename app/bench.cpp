@@ -221,8 +221,9 @@ int cmd_bench_spmv(const BenchArgs& args, std::ostream& out) {
     begin_report(y, dev, "spmv", args.command);
     y << YAML::Key << "results" << YAML::Value << YAML::BeginSeq;
     char line[256];
-    std::snprintf(line, sizeof line, "%-7s %3s %12s %14s  %-22s %10s %9s %8s %10s\n", "grid", "K",
-                  "rows", "nonzeros", "kernel", "time [us]", "GB/s", "x triad", "vs cuSPARSE BSR");
+    std::snprintf(line, sizeof line, "%-7s %3s %12s %14s  %-22s %10s %9s %8s %10s %12s %8s\n",
+                  "grid", "K", "rows", "nonzeros", "kernel", "time [us]", "GB/s", "x triad",
+                  "vs cuSPARSE BSR", "b2b [us]", "x triad");
     out << line;
     for (int g : args.grids) {
         for (int K : args.ks) {
@@ -263,12 +264,21 @@ int cmd_bench_spmv(const BenchArgs& args, std::ostream& out) {
                   << YAML::Key << "ratio_to_triad" << YAML::Value << ratio;
                 if (speedup > 0.0)
                     y << YAML::Key << "speedup_vs_cusparse_bsr" << YAML::Value << speedup;
+                const double b2b = t.back_to_back_seconds;
+                const double b2b_ratio = b2b > 0.0 ? bytes / b2b / dev.triad : 0.0;
+                if (b2b > 0.0) {
+                    y << YAML::Key << "back_to_back_us" << YAML::Value << 1e6 * b2b << YAML::Key
+                      << "back_to_back_ratio_to_triad" << YAML::Value << b2b_ratio;
+                }
                 y << YAML::EndMap;
-                std::snprintf(
-                    line, sizeof line, "%-7s %3d %12s %14s  %-22s %10.1f %9.1f %8.3f %10s\n",
-                    grid_name(g).c_str(), K, with_commas(A.rows()).c_str(),
-                    with_commas(A.nonzeros()).c_str(), t.name.c_str(), 1e6 * t.median_seconds, gbs,
-                    ratio, speedup > 0.0 ? (fixed(speedup, 2) + "x").c_str() : "-");
+                std::snprintf(line, sizeof line,
+                              "%-7s %3d %12s %14s  %-22s %10.1f %9.1f %8.3f %10s %12s %8s\n",
+                              grid_name(g).c_str(), K, with_commas(A.rows()).c_str(),
+                              with_commas(A.nonzeros()).c_str(), t.name.c_str(),
+                              1e6 * t.median_seconds, gbs, ratio,
+                              speedup > 0.0 ? (fixed(speedup, 2) + "x").c_str() : "-",
+                              b2b > 0.0 ? fixed(1e6 * b2b, 1).c_str() : "-",
+                              b2b > 0.0 ? fixed(b2b_ratio, 3).c_str() : "-");
                 out << line;
             }
         }
@@ -276,6 +286,9 @@ int cmd_bench_spmv(const BenchArgs& args, std::ostream& out) {
     y << YAML::EndSeq;
     y << YAML::Key << "bytes_counted" << YAML::Value
       << "8 per structural nonzero of GH + 8 per row for x + 8 per row for y";
+    y << YAML::Key << "back_to_back" << YAML::Value
+      << std::to_string(gpu::kBackToBack) +
+             " launches between two events after one L2 flush, the time per launch";
     write_report(args.report, y, out);
     return 0;
 }

@@ -22,7 +22,14 @@ struct Timing {
     int repeats = 0;          ///< 0: not run (see note)
     std::string note;         ///< why it was skipped, if it was
     std::string params = {};  ///< KSPARSE: the launch parameters (describe()) and their origin
+    /// SpMV: the median time a launch of kBackToBack run back to back after one L2 flush (0:
+    /// not measured): a solver's loop, without one launch's latency and the write-backs of
+    /// the flush's dirty L2 lines that a single launch pays.
+    double back_to_back_seconds = 0.0;
 };
+
+/// Launches per back-to-back batch (Timing::back_to_back_seconds).
+constexpr int kBackToBack = 20;
 
 /// a = b + s c on three arrays of n doubles; bytes moved = 24 n.
 Timing measure_triad(std::size_t n, int repeats);

@@ -101,6 +101,31 @@ Timing time_it(const std::string& name, int repeats, cudaStream_t stream,
     return t;
 }
 
+/// The median over `repeats` batches of kBackToBack launches of `run` (one flush before each
+/// batch, outside the timed region) of the time per launch.
+double time_back_to_back(int repeats, cudaStream_t stream, const std::function<void()>& run,
+                         const std::function<void()>& flush) {
+    std::vector<double> seconds;
+    cudaEvent_t start, stop;
+    HEPTANE_CUDA_CHECK(cudaEventCreate(&start));
+    HEPTANE_CUDA_CHECK(cudaEventCreate(&stop));
+    for (int i = 0; i < repeats; ++i) {
+        if (flush) flush();
+        HEPTANE_CUDA_CHECK(cudaEventRecord(start, stream));
+        for (int b = 0; b < kBackToBack; ++b) run();
+        HEPTANE_CUDA_CHECK(cudaEventRecord(stop, stream));
+        HEPTANE_CUDA_CHECK(cudaEventSynchronize(stop));
+        float ms = 0.0f;
+        HEPTANE_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+        seconds.push_back(1e-3 * ms / kBackToBack);
+    }
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    std::sort(seconds.begin(), seconds.end());
+    const std::size_t h = seconds.size() / 2;
+    return seconds.size() % 2 ? seconds[h] : 0.5 * (seconds[h - 1] + seconds[h]);
+}
+
 /// A buffer twice the L2 size; writing it evicts earlier data from L2.
 class L2Flusher {
   public:
@@ -172,8 +197,9 @@ std::vector<Timing> time_spmv(const GHMatrix& A, int repeats, bool library) {
         }
         const detail::DeviceGH gh(A, v);
         Buffer<double> x(host_x), y(host_x.size());
-        out.push_back(time_it(
-            to_string(v), repeats, s, [&] { gh.apply(x.get(), y.get(), false, s); }, flush));
+        const auto run = [&] { gh.apply(x.get(), y.get(), false, s); };
+        out.push_back(time_it(to_string(v), repeats, s, run, flush));
+        out.back().back_to_back_seconds = time_back_to_back(repeats, s, run, flush);
     }
     if (!library) return out;
     for (LibrarySpmv kind : {LibrarySpmv::bsr, LibrarySpmv::bsr_legacy, LibrarySpmv::csr}) {
@@ -190,8 +216,9 @@ std::vector<Timing> time_spmv(const GHMatrix& A, int repeats, bool library) {
         detail::LibraryMatrix mat(A, kind, s);
         const std::vector<double> xp = mat.size() == A.rows() ? host_x : pad_vector(A, host_x);
         Buffer<double> x(xp), y(xp.size());
-        out.push_back(time_it(
-            to_string(kind), repeats, s, [&] { mat.apply(x.get(), y.get()); }, flush));
+        const auto run = [&] { mat.apply(x.get(), y.get()); };
+        out.push_back(time_it(to_string(kind), repeats, s, run, flush));
+        out.back().back_to_back_seconds = time_back_to_back(repeats, s, run, flush);
     }
     return out;
 }
