@@ -70,9 +70,12 @@ int multiprocessors() {
 }
 
 /// Median and minimum of `run` over `repeats` timed launches after `warmup` untimed ones,
-/// with `flush` (L2 eviction) before each timed launch, outside the timed region.
+/// with `flush` (L2 eviction) before each timed launch, outside the timed region. With
+/// `launches` > 1 each timed region runs it that many times back to back and the times are
+/// per launch (Timing::back_to_back_seconds).
 Timing time_it(const std::string& name, int repeats, cudaStream_t stream,
-               const std::function<void()>& run, const std::function<void()>& flush) {
+               const std::function<void()>& run, const std::function<void()>& flush,
+               int launches = 1) {
     Timing t;
     t.name = name;
     for (int i = 0; i < 3; ++i) run();
@@ -83,12 +86,12 @@ Timing time_it(const std::string& name, int repeats, cudaStream_t stream,
     for (int i = 0; i < repeats; ++i) {
         if (flush) flush();
         HEPTANE_CUDA_CHECK(cudaEventRecord(start, stream));
-        run();
+        for (int l = 0; l < launches; ++l) run();
         HEPTANE_CUDA_CHECK(cudaEventRecord(stop, stream));
         HEPTANE_CUDA_CHECK(cudaEventSynchronize(stop));
         float ms = 0.0f;
         HEPTANE_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-        seconds.push_back(1e-3 * ms);
+        seconds.push_back(1e-3 * ms / launches);
     }
     cudaEventDestroy(start);
     cudaEventDestroy(stop);
@@ -99,31 +102,6 @@ Timing time_it(const std::string& name, int repeats, cudaStream_t stream,
                            ? seconds[seconds.size() / 2]
                            : 0.5 * (seconds[seconds.size() / 2 - 1] + seconds[seconds.size() / 2]);
     return t;
-}
-
-/// The median over `repeats` batches of kBackToBack launches of `run` (one flush before each
-/// batch, outside the timed region) of the time per launch.
-double time_back_to_back(int repeats, cudaStream_t stream, const std::function<void()>& run,
-                         const std::function<void()>& flush) {
-    std::vector<double> seconds;
-    cudaEvent_t start, stop;
-    HEPTANE_CUDA_CHECK(cudaEventCreate(&start));
-    HEPTANE_CUDA_CHECK(cudaEventCreate(&stop));
-    for (int i = 0; i < repeats; ++i) {
-        if (flush) flush();
-        HEPTANE_CUDA_CHECK(cudaEventRecord(start, stream));
-        for (int b = 0; b < kBackToBack; ++b) run();
-        HEPTANE_CUDA_CHECK(cudaEventRecord(stop, stream));
-        HEPTANE_CUDA_CHECK(cudaEventSynchronize(stop));
-        float ms = 0.0f;
-        HEPTANE_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-        seconds.push_back(1e-3 * ms / kBackToBack);
-    }
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    std::sort(seconds.begin(), seconds.end());
-    const std::size_t h = seconds.size() / 2;
-    return seconds.size() % 2 ? seconds[h] : 0.5 * (seconds[h - 1] + seconds[h]);
 }
 
 /// A buffer twice the L2 size; writing it evicts earlier data from L2.
@@ -199,7 +177,8 @@ std::vector<Timing> time_spmv(const GHMatrix& A, int repeats, bool library) {
         Buffer<double> x(host_x), y(host_x.size());
         const auto run = [&] { gh.apply(x.get(), y.get(), false, s); };
         out.push_back(time_it(to_string(v), repeats, s, run, flush));
-        out.back().back_to_back_seconds = time_back_to_back(repeats, s, run, flush);
+        out.back().back_to_back_seconds =
+            time_it(to_string(v), repeats, s, run, flush, kBackToBack).median_seconds;
     }
     if (!library) return out;
     for (LibrarySpmv kind : {LibrarySpmv::bsr, LibrarySpmv::bsr_legacy, LibrarySpmv::csr}) {
@@ -218,7 +197,8 @@ std::vector<Timing> time_spmv(const GHMatrix& A, int repeats, bool library) {
         Buffer<double> x(xp), y(xp.size());
         const auto run = [&] { mat.apply(x.get(), y.get()); };
         out.push_back(time_it(to_string(kind), repeats, s, run, flush));
-        out.back().back_to_back_seconds = time_back_to_back(repeats, s, run, flush);
+        out.back().back_to_back_seconds =
+            time_it(to_string(kind), repeats, s, run, flush, kBackToBack).median_seconds;
     }
     return out;
 }
