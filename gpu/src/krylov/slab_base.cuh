@@ -1,0 +1,543 @@
+#pragma once
+/// @file What a GPU rank's BiCGStab and QMR share (slab_bicgstab.cu, slab_qmr.cu;
+/// gpu/slab_solver.hpp, issue 25): the fused passes' element work, the chunk and loose-entry
+/// kernels, pinned host memory and SlabBase (the slab's vectors, halo exchanges, cross-rank sums
+/// and the setup). A fused pass runs as two kernels: one block per whole global chunk (the
+/// canonical tree of the chunk, as ChunkReduction computes it for the one-GPU solvers) and one
+/// thread per loose entry (the edges of the rank's cells that share a chunk with a neighbour, and
+/// the wells), which writes its terms; both apply the pass's element work once per entry.
+/// Everything here has internal linkage: each including file gets its own copy.
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/base/canonical.hpp"
+#include "core/base/errors.hpp"
+#include "core/krylov/bicgstab_recurrence.hpp"
+#include "core/krylov/names.hpp"
+#include "core/krylov/qmr_recurrence.hpp"
+#include "core/krylov/solve_record.hpp"
+#include "gpu/slab_solver.hpp"
+#include "gpu/solvers.hpp"
+#include "gpu/spmv.hpp"
+#include "gpu/src/base/buffer.cuh"
+#include "gpu/src/base/canonical_reduce.cuh"
+#include "gpu/src/base/cuda_check.cuh"
+#include "gpu/src/base/solver_state.cuh"
+#include "gpu/src/precond/block_smoothers.cuh"
+#include "gpu/src/spmv/device_gh.cuh"
+
+namespace heptane::gpu::detail {
+namespace {
+
+using namespace heptane::canonical;
+using Clock = std::chrono::steady_clock;
+
+constexpr int kThreads = 256;
+
+// ---- the passes: element work of slab entry i and its Q terms ----------------------------
+
+struct DotPass {  // (u, v)
+    const double* u;
+    const double* v;
+    __device__ void operator()(long long i, double (&t)[1]) const { t[0] = mul(u[i], v[i]); }
+};
+
+struct ResidualPass {  // r = b - (A x in r); ||r||^2
+    const double* b;
+    double* r;
+    __device__ void operator()(long long i, double (&t)[1]) const {
+        const double ri = sub(b[i], mul(1.0, r[i]));
+        r[i] = ri;
+        t[0] = mul(ri, ri);
+    }
+};
+
+struct SPass {  // s = r - alpha v; ||s||^2
+    const double* r;
+    const double* v;
+    double* s;
+    double alpha;
+    __device__ void operator()(long long i, double (&t)[1]) const {
+        s[i] = sub(r[i], mul(alpha, v[i]));
+        t[0] = mul(s[i], s[i]);
+    }
+};
+
+struct TPass {  // (t, t), (t, s)
+    const double* tv;
+    const double* s;
+    __device__ void operator()(long long i, double (&t)[2]) const {
+        t[0] = mul(tv[i], tv[i]);
+        t[1] = mul(tv[i], s[i]);
+    }
+};
+
+struct XrPass {  // x += alpha p^ + omega s^; r = s - omega t; ||r||^2, (r_hat, r)
+    double* x;
+    double* r;
+    const double *p, *sp, *s, *tv, *r_hat;
+    double alpha, omega;
+    __device__ void operator()(long long i, double (&t)[2]) const {
+        x[i] = add(x[i], mul_add(omega, sp[i], mul(alpha, p[i])));
+        r[i] = sub(s[i], mul(omega, tv[i]));
+        t[0] = mul(r[i], r[i]);
+        t[1] = mul(r_hat[i], r[i]);
+    }
+};
+
+// ---- element work without sums -------------------------------------------------------------
+
+struct CopyOp {
+    const double* from;
+    double* to;
+    __device__ void operator()(long long i) const { to[i] = from[i]; }
+};
+
+struct PUpdateOp {  // p^ = r^ + beta (p^ - omega v^)
+    const double* rp;
+    double* p;
+    const double* vp;
+    double beta, omega;
+    __device__ void operator()(long long i) const {
+        p[i] = mul_add(beta, sub(p[i], mul(omega, vp[i])), rp[i]);
+    }
+};
+
+struct AxpyOp {  // y = a x + y
+    double a;
+    const double* x;
+    double* y;
+    __device__ void operator()(long long i) const { y[i] = mul_add(a, x[i], y[i]); }
+};
+
+struct XpbyOp {  // y = x + b y (vec::xpby)
+    const double* x;
+    double b;
+    double* y;
+    __device__ void operator()(long long i) const { y[i] = mul_add(b, y[i], x[i]); }
+};
+
+// ---- QMR's fused passes (core/krylov/krylov.cpp's qmr(), element for element) --------------
+
+struct QmrScalePass {  // v = v / rho;  w = w / xi;  z = z / xi (z null: z is w);  z^T v
+    double* v;
+    double* w;
+    double* z;
+    double v_scale, w_scale;
+    __device__ void operator()(long long i, double (&t)[1]) const {
+        v[i] = mul(v_scale, v[i]);
+        w[i] = mul(w_scale, w[i]);
+        double zi = w[i];
+        if (z != nullptr) {
+            z[i] = mul(w_scale, z[i]);
+            zi = z[i];
+        }
+        t[0] = mul(zi, v[i]);
+    }
+};
+
+struct QmrVPass {  // v = a - beta v;  ||v||^2 (v~ from p~, and w~ from A^T q)
+    double* v;
+    const double* a;
+    double beta;
+    __device__ void operator()(long long i, double (&t)[1]) const {
+        v[i] = mul_add(-beta, v[i], a[i]);
+        t[0] = mul(v[i], v[i]);
+    }
+};
+
+struct QmrUpdatePass {  // d = eta p + c d;  s = eta p~ + c s;  x += d;  r -= s;  ||r||^2
+    double *d, *s, *x, *r;
+    const double *p, *pt;
+    double eta, c;
+    __device__ void operator()(long long i, double (&t)[1]) const {
+        d[i] = mul_add(c, d[i], mul(eta, p[i]));
+        s[i] = mul_add(c, s[i], mul(eta, pt[i]));
+        x[i] = mul_add(1.0, d[i], x[i]);
+        r[i] = mul_add(-1.0, s[i], r[i]);
+        t[0] = mul(r[i], r[i]);
+    }
+};
+
+struct XmayOp {  // z = x - a y
+    const double* x;
+    double a;
+    const double* y;
+    double* z;
+    __device__ void operator()(long long i) const { z[i] = sub(x[i], mul(a, y[i])); }
+};
+
+/// The rank's entries in the slab: j < own is owned cell entry j, the rest the wells.
+struct RankEntries {
+    long long own_at, own, wells_at, count;
+    __device__ long long operator()(long long j) const {
+        return j < own ? own_at + j : wells_at + (j - own);
+    }
+};
+
+/// The loose entries: the head [h0, h0 + nh), the tail [t0, t0 + nt), the wells [w0, w0 + nw).
+struct LooseEntries {
+    long long h0, nh, t0, nt, w0, nw;
+    __device__ long long operator()(long long j) const {
+        return j < nh ? h0 + j : (j < nh + nt ? t0 + (j - nh) : w0 + (j - nh - nt));
+    }
+    __host__ __device__ long long count() const { return nh + nt + nw; }
+};
+
+template <class Op>
+__global__ void __launch_bounds__(kThreads) k_each(Op op, RankEntries e) {
+    const long long j = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (j < e.count) op(e(j));
+}
+
+/// Block b: the canonical sums of the entries [base + b kChunk, base + (b + 1) kChunk) into
+/// out[q gridDim.x + b].
+template <int Q, class Pass>
+__global__ void __launch_bounds__(kChunkThreads) k_chunks(Pass pass, long long base, double* out) {
+    __shared__ double warps[Q][kChunkWarps];
+    __shared__ double scratch[33];
+    const long long n = static_cast<long long>(gridDim.x) * kChunk;
+    ChunkReduction<Q> red(warps, n);
+    for (int p = 0; p < kPasses; ++p) {  // whole chunks: every row's entries exist
+        double t[kWarpRows][Q];
+#pragma unroll
+        for (int r = 0; r < kWarpRows; ++r) pass(base + chunk_row(p, r), t[r]);
+        red.pass_rows(p, t);
+    }
+    double sums[Q];
+    red.chunk_sums(sums, scratch);
+    if (threadIdx.x == 0) {
+#pragma unroll
+        for (int q = 0; q < Q; ++q) out[q * gridDim.x + blockIdx.x] = sums[q];
+    }
+}
+
+/// Thread j: loose entry j's terms into out[q count + j].
+template <int Q, class Pass>
+__global__ void __launch_bounds__(kThreads) k_loose(Pass pass, LooseEntries e, double* out) {
+    const long long j = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const long long count = e.count();
+    if (j >= count) return;
+    double t[Q];
+    pass(e(j), t);
+#pragma unroll
+    for (int q = 0; q < Q; ++q) out[q * count + j] = t[q];
+}
+
+unsigned blocks_for(long long n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
+
+/// Pinned host memory (RAII), counted as a device allocation; mapped into the device's
+/// address space (kernels write the passes' parts straight into it).
+class Pinned {
+  public:
+    explicit Pinned(std::size_t n) {
+        HEPTANE_CUDA_CHECK(
+            cudaHostAlloc(&p_, (n > 0 ? n : 1) * sizeof(double), cudaHostAllocMapped));
+        count_allocation();
+    }
+    Pinned(const Pinned&) = delete;
+    Pinned& operator=(const Pinned&) = delete;
+    ~Pinned() { cudaFreeHost(p_); }
+    double* get() const { return p_; }
+
+  private:
+    double* p_ = nullptr;
+};
+
+std::string num(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return buf;
+}
+
+/// What a GPU rank's Krylov solver needs whatever its method: the slab's operator and
+/// preconditioner on the device, b and x, the products with host-staged halos, the fused passes
+/// joined across the ranks, and solve()'s frame (copies in and out, the true residual).
+class SlabBase : public SlabSolver {
+  public:
+    SlabBase(const SolverSettings& s, const GHMatrix& slab, const SlabLayout& layout,
+             const SlabNeighbours& neighbours)
+        : made_(Clock::now()),
+          layout_(layout),
+          neighbours_(neighbours),
+          rows_(slab.rows()),
+          plane_cells_(static_cast<long long>(slab.ny()) * slab.nz()),
+          op_(slab, default_variant()),
+          M_(upload_preconditioner(slab, s.preconditioner, s.block_shape)),
+          b_(rows_),
+          x_(rows_),
+          planes_(4 * static_cast<std::size_t>(layout.plane)),
+          entries_{layout.own_at, layout.own, layout.wells_at, layout.own + layout.wells} {
+        HEPTANE_CUDA_CHECK(cudaEventCreateWithFlags(&halo_in_, cudaEventDisableTiming));
+        HEPTANE_CUDA_CHECK(cudaEventCreateWithFlags(&x_ready_, cudaEventDisableTiming));
+        HEPTANE_CUDA_CHECK(cudaEventCreateWithFlags(&pass_done_, cudaEventDisableTiming));
+        info_.backend = "gpu";
+        info_.kernel = "multi_kernel/slab";
+        info_.counts.matrix_uploads = 1;
+        info_.counts.factorizations = M_ ? 1 : 0;
+    }
+    ~SlabBase() override {
+        cudaEventDestroy(halo_in_);
+        cudaEventDestroy(x_ready_);
+        cudaEventDestroy(pass_done_);
+    }
+    SlabBase(const SlabBase&) = delete;
+    SlabBase& operator=(const SlabBase&) = delete;
+
+    void update(const GHMatrix& slab) override {
+        const auto t0 = Clock::now();
+        op_.update(slab);
+        if (M_) {
+            M_->update(slab);
+            ++info_.counts.factorizations;
+        }
+        ++info_.counts.matrix_uploads;
+        info_.update_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    }
+
+    SolveResult solve(const double* b, double* x, const SolveOptions& opt) override {
+        if (opt.distribution == nullptr) {
+            throw std::invalid_argument("SlabSolver::solve: options.distribution is not set");
+        }
+        dist_ = opt.distribution;
+        times_ = SlabTimes{};
+        const auto t_start = Clock::now();
+        upload(b, b_.get());
+        upload(x, x_.get());
+        times_.transfer_seconds = std::chrono::duration<double>(Clock::now() - t_start).count();
+        SolveResult result = iterate(opt);
+        // x back to the host: the owned cells, then the wells.
+        const cudaStream_t st = stream_.get();
+        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(st));
+        const auto t_down = Clock::now();
+        HEPTANE_CUDA_CHECK(cudaMemcpyAsync(x, x_.get() + layout_.own_at,
+                                           layout_.own * sizeof(double), cudaMemcpyDeviceToHost,
+                                           st));
+        if (layout_.wells > 0) {
+            HEPTANE_CUDA_CHECK(cudaMemcpyAsync(x + layout_.own, x_.get() + layout_.wells_at,
+                                               layout_.wells * sizeof(double),
+                                               cudaMemcpyDeviceToHost, st));
+        }
+        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(st));
+        const auto t_end = Clock::now();
+        times_.transfer_seconds += std::chrono::duration<double>(t_end - t_down).count();
+        info_.solve_seconds = std::chrono::duration<double>(t_end - t_start).count();
+        return result;
+    }
+
+    SolverInfo info() const override { return info_; }
+    SlabTimes times() const override { return times_; }
+
+  protected:
+    /// The method's iteration on b_ and x_ (core/krylov/krylov.cpp's, with the device vectors).
+    virtual SolveResult iterate(const SolveOptions& opt) = 0;
+
+    /// Work vectors of the slab's size, zeroed: the halo rows of products are never computed.
+    void zero(std::initializer_list<Buffer<double>*> vectors) {
+        for (Buffer<double>* v : vectors) v->zero(stream_.get());
+        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+    }
+    void finish_setup(std::size_t vectors) {
+        info_.workspace_bytes = vectors * rows_ * sizeof(double);
+        info_.setup_seconds = std::chrono::duration<double>(Clock::now() - made_).count();
+    }
+
+    /// The rank's local vector (owned cells, wells) into slab vector d (halo planes zero).
+    void upload(const double* local, double* d) {
+        const cudaStream_t st = stream_.get();
+        HEPTANE_CUDA_CHECK(cudaMemsetAsync(d, 0, rows_ * sizeof(double), st));
+        HEPTANE_CUDA_CHECK(cudaMemcpyAsync(d + layout_.own_at, local, layout_.own * sizeof(double),
+                                           cudaMemcpyHostToDevice, st));
+        if (layout_.wells > 0) {
+            HEPTANE_CUDA_CHECK(cudaMemcpyAsync(d + layout_.wells_at, local + layout_.own,
+                                               layout_.wells * sizeof(double),
+                                               cudaMemcpyHostToDevice, st));
+        }
+        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(st));
+    }
+
+    template <class Op>
+    void each(Op op) {
+        k_each<<<blocks_for(entries_.count), kThreads, 0, stream_.get()>>>(op, entries_);
+        HEPTANE_SYNC_CHECK(stream_.get());
+    }
+
+    /// Where a launched pass's parts lie in parts_ (join() reads them).
+    struct Launched {
+        long long whole = 0;
+        LooseEntries loose{};
+    };
+
+    /// The Q sums of a fused pass over every rank (the one-process bits).
+    template <int Q, class Pass>
+    std::array<double, Q> sums(Pass pass) {
+        return join<Q>(launch<Q>(pass));
+    }
+
+    /// Launches a fused pass; its parts are in host memory once pass_done_ has happened, so
+    /// work that does not need the sums can be launched before join().
+    template <int Q, class Pass>
+    Launched launch(Pass pass) {
+        const cudaStream_t st = stream_.get();
+        const long long c0 = dist_->cell_offset(), cells = dist_->cells();
+        const ChunkSpan span = chunk_span(c0, cells);
+        const long long whole = span.whole();
+        const long long head_end = whole > 0 ? span.first : c0 + cells;
+        const long long tail_begin = whole > 0 ? span.last : c0 + cells;
+        const long long slab_of = layout_.own_at - c0;  // slab index of global cell entry g - g
+        const LooseEntries loose{layout_.own_at,          head_end - c0,    tail_begin + slab_of,
+                                 c0 + cells - tail_begin, layout_.wells_at, layout_.wells};
+        const long long count = loose.count();
+        ensure_parts(static_cast<std::size_t>(Q * (whole + count)));
+        double* d_chunks = parts_->get();  // mapped host memory (unified addressing)
+        double* d_loose = d_chunks + Q * whole;
+        if (whole > 0) {
+            k_chunks<Q><<<static_cast<unsigned>(whole), kChunkThreads, 0, st>>>(
+                pass, span.first + slab_of, d_chunks);
+            HEPTANE_SYNC_CHECK(st);
+        }
+        if (count > 0) {
+            k_loose<Q><<<blocks_for(count), kThreads, 0, st>>>(pass, loose, d_loose);
+            HEPTANE_SYNC_CHECK(st);
+        }
+        HEPTANE_CUDA_CHECK(cudaEventRecord(pass_done_, st));
+        return {whole, loose};
+    }
+
+    /// The sums of the pass launched last, joined across the ranks.
+    template <int Q>
+    std::array<double, Q> join(const Launched& l) {
+        HEPTANE_CUDA_CHECK(cudaEventSynchronize(pass_done_));  // the parts are in host memory
+        const auto t0 = Clock::now();
+        const long long whole = l.whole, count = l.loose.count();
+        const LooseEntries& loose = l.loose;
+        const double* h = parts_->get();
+        PassParts parts;
+        parts.Q = Q;
+        parts.chunks.assign(h, h + Q * whole);
+        for (int q = 0; q < Q; ++q) {
+            const double* l = h + Q * whole + q * count;
+            parts.head.insert(parts.head.end(), l, l + loose.nh);
+            parts.tail.insert(parts.tail.end(), l + loose.nh, l + loose.nh + loose.nt);
+            parts.wells.insert(parts.wells.end(), l + loose.nh + loose.nt, l + count);
+        }
+        const std::array<double, Q> total = combine_parts<Q>(parts, *dist_);
+        times_.reduction_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+        ++times_.reductions;
+        return total;
+    }
+
+    void ensure_parts(std::size_t n) {
+        if (parts_ && n <= parts_size_) return;
+        parts_ = std::make_unique<Pinned>(n);
+        parts_size_ = n;
+    }
+
+    double dot(const double* u, const double* v) { return sums<1>(DotPass{u, v})[0]; }
+
+    /// y = A x (A^T x with `transpose`) on the slab. With neighbours, the halo planes of x
+    /// travel through the host while the GPU computes the rows that do not need them (the
+    /// interior cells and the wells); the edge planes' rows follow once the halo planes are in.
+    void product(double* x, double* y, bool transpose = false) {
+        const cudaStream_t st = stream_.get();
+        if (!layout_.lo_halo && !layout_.hi_halo) {
+            op_.apply(x, y, transpose, st);
+            return;
+        }
+        const long long plane = layout_.plane, K = plane / plane_cells_;
+        const auto c0 = static_cast<unsigned>(layout_.own_at / K);
+        const auto c1 = static_cast<unsigned>((layout_.own_at + layout_.own) / K);
+        const auto pc = static_cast<unsigned>(plane_cells_);
+        unsigned ib = c0 + (layout_.lo_halo ? pc : 0u), ie = c1 - (layout_.hi_halo ? pc : 0u);
+        if (ib >= ie) ib = ie = c1;  // one owned plane: all of it is edge
+        const std::size_t bytes = plane * sizeof(double);
+        double* first = planes_.get();
+        double* last = first + plane;
+        double* lo = last + plane;
+        double* hi = lo + plane;
+        // The edge planes leave on the copy stream once x is written, while the interior
+        // product runs on the solve's stream: the GPU does not wait for the host here.
+        const cudaStream_t cp = copies_.get();
+        const double* own = x + layout_.own_at;
+        HEPTANE_CUDA_CHECK(cudaEventRecord(x_ready_, st));
+        HEPTANE_CUDA_CHECK(cudaStreamWaitEvent(cp, x_ready_, 0));
+        if (layout_.lo_halo) {
+            HEPTANE_CUDA_CHECK(cudaMemcpyAsync(first, own, bytes, cudaMemcpyDeviceToHost, cp));
+        }
+        if (layout_.hi_halo) {
+            HEPTANE_CUDA_CHECK(cudaMemcpyAsync(last, own + layout_.own - plane, bytes,
+                                               cudaMemcpyDeviceToHost, cp));
+        }
+        op_.apply_rows(x, y, ib, ie, true, transpose, st);   // interior cells and wells, meanwhile
+        HEPTANE_CUDA_CHECK(cudaEventSynchronize(x_ready_));  // x computed: time the exchange only
+        const auto t0 = Clock::now();
+        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(cp));
+        neighbours_.exchange(first, last, lo, hi);
+        if (layout_.lo_halo) {
+            HEPTANE_CUDA_CHECK(
+                cudaMemcpyAsync(x + layout_.own_at - plane, lo, bytes, cudaMemcpyHostToDevice, cp));
+        }
+        if (layout_.hi_halo) {
+            HEPTANE_CUDA_CHECK(cudaMemcpyAsync(x + layout_.own_at + layout_.own, hi, bytes,
+                                               cudaMemcpyHostToDevice, cp));
+        }
+        HEPTANE_CUDA_CHECK(cudaEventRecord(halo_in_, cp));
+        HEPTANE_CUDA_CHECK(cudaStreamWaitEvent(st, halo_in_, 0));
+        times_.halo_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+        ++times_.halo_exchanges;
+        op_.apply_rows(x, y, c0, ib == ie ? c1 : ib, false, transpose, st);  // the edge planes
+        if (ib != ie) op_.apply_rows(x, y, ie, c1, false, transpose, st);
+    }
+
+    /// r = b - A x; returns ||r||.
+    double residual(double* r) {
+        product(x_.get(), r);
+        return std::sqrt(sums<1>(ResidualPass{b_.get(), r})[0]);
+    }
+
+    /// ||b||; false with the result set when the solve is trivial (||b|| zero or not finite),
+    /// as SolverFrame::trivial.
+    bool start(SolveResult& result, double& bnorm) {
+        bnorm = std::sqrt(dot(b_.get(), b_.get()));
+        if (!std::isfinite(bnorm)) {
+            result.status = SolveStatus::non_finite;
+            result.detail = "||b|| is not finite";
+            return false;
+        }
+        if (bnorm == 0.0) {
+            HEPTANE_CUDA_CHECK(cudaMemsetAsync(x_.get(), 0, rows_ * sizeof(double), stream_.get()));
+            result.status = SolveStatus::converged;
+            result.history = {0.0};
+            return false;
+        }
+        result.status = SolveStatus::max_iterations;
+        return true;
+    }
+
+    Clock::time_point made_;
+    SlabLayout layout_;
+    const SlabNeighbours& neighbours_;
+    const Distribution* dist_ = nullptr;
+    long long rows_;
+    Stream stream_, copies_;  ///< the solve's kernels; the halo planes' copies in
+    cudaEvent_t halo_in_ = nullptr, x_ready_ = nullptr, pass_done_ = nullptr;
+    long long plane_cells_;  ///< cells of an i-plane (ny nz)
+    DeviceGH op_;
+    std::unique_ptr<DevicePreconditioner> M_;
+    Buffer<double> b_, x_;
+    std::unique_ptr<Pinned> parts_;  ///< a pass's parts, written by its kernels
+    std::size_t parts_size_ = 0;
+    Pinned planes_;  ///< first, last owned plane; lo, hi halo plane
+    RankEntries entries_;
+    SolverInfo info_;
+    SlabTimes times_;
+};
+
+}  // namespace
+}  // namespace heptane::gpu::detail
