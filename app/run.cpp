@@ -193,11 +193,11 @@ void report_system(std::ostream& out, const wells::Model& model, int K, long lon
 /// synthetic model's random streams are not per cell) whose preconditioner works on a slab
 /// alone (none, point-block and line Jacobi, spatial blocks one plane thick; CPR sets up on
 /// the whole system, thicker spatial blocks need the split that keeps them whole) and that
-/// do not save the whole matrix (output.save_system); CPU ranks (GPU ranks on their own slabs
-/// run the proxy; `run` keeps the whole system there until a device has checked it).
-bool ranks_build_slabs(const Deck& deck, const Plan& plan) {
+/// do not save the whole matrix (output.save_system); CPU and GPU ranks alike (the GPU ranks'
+/// slab solver copies its slab to the device).
+bool ranks_build_slabs(const Deck& deck) {
     const SolverSettings& s = deck.solver;
-    return mpi_launched() && !plan.gpu && deck.model.model == wells::FluidModel::two_phase &&
+    return mpi_launched() && deck.model.model == wells::FluidModel::two_phase &&
            !deck.output.save_system && s.preconditioner != PreconditionerKind::cpr &&
            !(s.preconditioner == PreconditionerKind::block_jacobi &&
              std::min(s.block_shape[0], deck.model.grid.nx) > 1);
@@ -296,7 +296,7 @@ int cmd_run(const RunArgs& args, std::ostream& out, std::ostream& err, bool term
     const std::string output = command_output(args, deck);
     if (deck.system.present) return run_matrix_deck(deck, args, output, out, err, terminal);
     const Plan plan = plan_and_report(deck, err);
-    if (ranks_build_slabs(deck, plan))
+    if (ranks_build_slabs(deck))
         return run_slabs(deck, args, plan, output, out, err, terminal);
 
     const auto t_setup = Clock::now();

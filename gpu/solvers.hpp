@@ -193,6 +193,11 @@ std::vector<double> smoother_sweep(Method method, const GHMatrix& A, std::array<
                                    double omega, const std::vector<double>& b,
                                    const std::vector<double>& x);
 
+/// (u, v) and (v, v) by the multi-kernel solvers' chunk reduction (reduce_chunk: a warp row of
+/// 32 entries a load, the canonical tree): the device-vs-reference test of every length's
+/// partial rows, groups and chunks (u and v of the same size, at least one entry).
+std::array<double, 2> chunk_dots(const std::vector<double>& u, const std::vector<double>& v);
+
 /// The solver of (method, kernel): bicgstab or qmr, or the block smoothers (block_jacobi,
 /// block_gs: block_smoother, the kernel is not used); `plan` is filled by the in-kernel
 /// solvers only. options.spmv ksparse runs with the multi-kernel

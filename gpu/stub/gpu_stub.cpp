@@ -61,6 +61,10 @@ std::vector<double> smoother_sweep(Method, const GHMatrix&, std::array<int, 3>, 
     not_compiled("smoother_sweep");
 }
 
+std::array<double, 2> chunk_dots(const std::vector<double>&, const std::vector<double>&) {
+    not_compiled("chunk_dots");
+}
+
 std::vector<Timing> time_iteration_kernels(const GHMatrix&, int) {
     not_compiled("time_iteration_kernels");
 }

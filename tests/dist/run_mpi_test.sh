@@ -7,8 +7,9 @@
 # regression deck's solver (BiCGStab with line Jacobi) and with CPR; a preconditioner
 # that does not run over ranks, too many ranks for the blocks, and another command, are exit 2.
 # With a fifth argument `gpu` the ranks solve on the GPU (--backend gpu: BiCGStab without a
-# preconditioner, with point-block and with line Jacobi, QMR with point-block Jacobi; the proxy
-# with QMR), still against one CPU process; exit 77 (skipped) without a CUDA device.
+# preconditioner, with point-block and with line Jacobi, QMR with point-block Jacobi, each rank
+# on its own planes' system; the proxy with QMR), still against one CPU process; exit 77
+# (skipped) without a CUDA device.
 #   run_mpi_test.sh HEPTANE MPIEXEC DECK SIMULATION_DECK [gpu]
 set -uo pipefail
 heptane=$1 mpiexec=$2 deck=$3 sim_deck=$4 backend=${5:-cpu}
@@ -54,9 +55,9 @@ cases=("bicgstab none" "qmr none" "bicgstab point_block_jacobi" "bicgstab block_
   "qmr point_block_jacobi")
 for case in "${cases[@]}"; do
   read -r method precond <<<"$case"
-  # CPU ranks build their own slabs but for CPR and spatial blocks (design decision 52)
+  # The ranks build their own slabs but for CPR and spatial blocks (design decision 52)
   slabs=0
-  [[ $backend == cpu && $precond != cpr && $precond != block_jacobi ]] && slabs=1
+  [[ $precond != cpr && $precond != block_jacobi ]] && slabs=1
   agree "run $method $precond" run "$deck" --set "solver.method=$method" \
     --set "solver.preconditioner=$precond"
 done

@@ -17,6 +17,7 @@
 #include "common/gpu_test.hpp"
 #include "common/test_systems.hpp"
 #include "core/base/errors.hpp"
+#include "core/base/vector_ops.hpp"
 #include "core/krylov/krylov.hpp"
 #include "core/matrix/linear_operator.hpp"
 #include "core/matrix/matrix_market.hpp"
@@ -309,6 +310,44 @@ TEST_F(GpuSolverEdges, MatrixDeckOnTheGpu) {
                         c.name, r.iterations, cpu.iterations);
             EXPECT_THROW(solve(method, GpuKernel::in_kernel, *c.A, *c.b, x, o), NotSupported);
         }
+    }
+}
+
+/// n terms of 17 magnitudes (1e-8 .. 1e8) and both signs: any other summation order than the
+/// canonical tree changes the sums' last bits.
+std::vector<double> spread(long long n, int seed) {
+    std::vector<double> v(static_cast<std::size_t>(n));
+    for (long long i = 0; i < n; ++i) {
+        const long long h = (i * 7919 + seed * 104729) % 9973;
+        v[static_cast<std::size_t>(i)] = (h % 2 ? -1.0 : 1.0) *
+                                         (1.0 + static_cast<double>(h % 97) / 97.0) *
+                                         std::pow(10.0, static_cast<double>(h % 17) - 8.0);
+    }
+    return v;
+}
+
+// Not a device test: the data of the next one tells a wrong summation order from the right one.
+TEST(ChunkReductionData, AnotherOrderChangesTheBits) {
+    const long long n = 1'000'003;
+    const std::vector<double> u = spread(n, 1), v = spread(n, 2);
+    double left_to_right = 0.0;
+    for (long long i = 0; i < n; ++i) left_to_right += u[i] * v[i];
+    EXPECT_NE(left_to_right, vec::dot(u.data(), v.data(), n));
+}
+
+using ChunkReduction = test::GpuTest;
+
+// The multi-kernel solvers' chunk reduction (warp rows, design decision 54) against the CPU's
+// canonical dot, bit for bit, at lengths that end inside a group, a warp row, a warp's pass,
+// a chunk (4,096 entries) and a later chunk, and at SPE10's 2,244,005 rows.
+TEST_F(ChunkReduction, EveryLengthGivesTheCanonicalSums) {
+    for (long long n :
+         {1LL, 2LL, 3LL, 4LL, 5LL, 31LL, 32LL, 33LL, 127LL, 128LL, 129LL, 1023LL, 1024LL, 4095LL,
+          4096LL, 4097LL, 8192LL + 4 * 37 + 1, 1'000'003LL, 2'244'005LL}) {
+        const std::vector<double> u = spread(n, 1), v = spread(n, 2);
+        const std::array<double, 2> d = chunk_dots(u, v);
+        EXPECT_EQ(d[0], vec::dot(u.data(), v.data(), n)) << "n = " << n;
+        EXPECT_EQ(d[1], vec::dot(v.data(), v.data(), n)) << "n = " << n;
     }
 }
 
