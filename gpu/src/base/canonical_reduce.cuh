@@ -179,7 +179,7 @@ class ChunkReduction {
         }
     }
 
-    /// The same from one term per lane and row (pass_rows's layout, chunk_row): each row's 8
+    /// The same from one term per lane and row (chunk_row's layout): each row's 8
     /// groups summed by warp_rows_tree, then the warp's 4 row subtrees combined as warp_tree
     /// combines its nodes 8 and 16 apart, so the warp's value is pass()'s, bit for bit.
     __device__ void pass_rows(int p, const double (&t)[kWarpRows][N]) {
