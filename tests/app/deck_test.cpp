@@ -70,6 +70,24 @@ TEST(Deck, FieldUnitsAreConvertedToSI) {
     EXPECT_EQ(deck.lines.line_of("fluid.oil.density"), 14);
 }
 
+// Every deck shipped in inputs/ loads: its keys and values pass the reader's checks (a deck
+// a user runs first must not fail on a typo; the heavy ones are not run here). The waterflood
+// deck's CPR choices are read as it states them.
+TEST(Deck, EveryShippedDeckLoads) {
+    int decks = 0;
+    for (const auto& e : fs::directory_iterator(source_path("inputs"))) {
+        if (e.path().extension() != ".yaml") continue;
+        EXPECT_NO_THROW(load_deck(e.path().string())) << e.path();
+        ++decks;
+    }
+    EXPECT_GE(decks, 9);
+    const Deck flood = load_deck(source_path("inputs/spe10_waterflood.yaml"));
+    EXPECT_EQ(flood.solver.preconditioner, PreconditionerKind::cpr);
+    EXPECT_EQ(flood.solver.cpr.weights, CprWeights::true_impes);
+    EXPECT_EQ(flood.solver.cpr.mg.coarse_scale, 1.3);
+    EXPECT_EQ(flood.schedule.newton.linear_tolerance_floor, sim::LinearFloor::criteria);
+}
+
 TEST(Deck, LibraryFormatIsReadAndChecked) {
     // solver.library_format (inputs/README.md) picks the library baseline's cuSPARSE SpMV.
     const std::string deck = source_path("tests/app/decks/small_two_phase.yaml");
