@@ -407,9 +407,8 @@ TEST(Convergence, ClosestRatioIsTheCriterionFurthestFromItsTolerance) {
 }
 
 // The adaptive linear tolerance with the criteria floor solves no tighter than the Newton
-// test needs: fewer linear iterations than with the solver's tolerance as the floor, the same
-// run to the Newton tolerances, and no solve below a tenth of the CNV or MB ratio of its own
-// iteration (the wells' measure, not recorded, can only lower the floor).
+// test needs: fewer linear iterations and a looser tightest solve than with the solver's
+// tolerance as the floor, and the same run to the Newton tolerances.
 TEST(Simulator, AdaptiveToleranceStopsAtWhatTheCriteriaNeed) {
     struct Run {
         std::vector<NewtonRecord> newton;
@@ -431,14 +430,15 @@ TEST(Simulator, AdaptiveToleranceStopsAtWhatTheCriteriaNeed) {
     const Run criteria = run(LinearFloor::criteria), solver = run(LinearFloor::solver);
     EXPECT_LT(criteria.linear, solver.linear);
     EXPECT_LE(criteria.newton.size(), solver.newton.size() + 2);
-    const NewtonSettings s;
-    int raised = 0;
-    for (const NewtonRecord& n : criteria.newton) {
-        const double ratio = std::min(s.tolerance_cnv / n.cnv, s.tolerance_mb / n.mb);
-        EXPECT_GE(n.tolerance, 1e-10);
-        raised += n.tolerance > 1e-10 * 10.0 && ratio < 1.0;
-    }
-    EXPECT_GT(raised, 0);
+    // The tightest solve of each run: the floor must have raised it (equal when it does
+    // nothing), and it is never looser than the loosest the deck allows.
+    const auto tightest = [](const Run& r) {
+        double t = 1.0;
+        for (const NewtonRecord& n : r.newton) t = std::min(t, n.tolerance);
+        return t;
+    };
+    EXPECT_GT(tightest(criteria), tightest(solver));
+    EXPECT_LE(tightest(criteria), NewtonSettings{}.linear_tolerance_max);
     ASSERT_EQ(criteria.p.size(), solver.p.size());
     double worst = 0.0;
     for (std::size_t m = 0; m < solver.p.size(); ++m) {
