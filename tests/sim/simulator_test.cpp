@@ -431,14 +431,13 @@ TEST(Simulator, AdaptiveToleranceStopsAtWhatTheCriteriaNeed) {
     EXPECT_LT(criteria.linear, solver.linear);
     EXPECT_LE(criteria.newton.size(), solver.newton.size() + 2);
     // The tightest solve of each run: the floor must have raised it (equal when it does
-    // nothing), and it is never looser than the loosest the deck allows.
+    // nothing).
     const auto tightest = [](const Run& r) {
         double t = 1.0;
         for (const NewtonRecord& n : r.newton) t = std::min(t, n.tolerance);
         return t;
     };
     EXPECT_GT(tightest(criteria), tightest(solver));
-    EXPECT_LE(tightest(criteria), NewtonSettings{}.linear_tolerance_max);
     ASSERT_EQ(criteria.p.size(), solver.p.size());
     double worst = 0.0;
     for (std::size_t m = 0; m < solver.p.size(); ++m) {
