@@ -39,9 +39,9 @@ int cpr_granularity(int nx, int ny, int nz, const CprOptions& options, int ranks
     return g;
 }
 
-DistributedCpr::DistributedCpr(const GHMatrix& A, const DistributedGH& D, const CprOptions& options,
-                               MPI_Comm comm)
-    : D_(D), comm_(comm) {
+CprSplit::CprSplit(const GHMatrix& A, const DistributedGH& D, const CprOptions& options,
+                   MPI_Comm comm)
+    : comm_(comm) {
     MPI_Comm_rank(comm, &rank_);
     MPI_Comm_size(comm, &ranks_);
     const auto grids = mg_grids(A.nx(), A.ny(), A.nz(), options.mg);
@@ -55,6 +55,9 @@ DistributedCpr::DistributedCpr(const GHMatrix& A, const DistributedGH& D, const 
     for (index_t row : D.well_rows()) planes_.wells.push_back(static_cast<int>(row - cell_rows));
     planes_.gather = [this](double* b) { gather(b); };
     planes_.agree = [this](const InputError* mine) { agree(mine); };
+    planes_.minimum = [comm](int* v, int n) {
+        MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT, MPI_MIN, comm);
+    };
     // Each split level's planes: level 0's divided by the factors along i above it (the split
     // keeps groups of their product whole, so no aggregate crosses a boundary).
     const int mine[2] = {D.first_plane(), D.end_plane()};
@@ -87,12 +90,17 @@ DistributedCpr::DistributedCpr(const GHMatrix& A, const DistributedGH& D, const 
         displs_.push_back(static_cast<int>(c0 * coarse_plane));
         counts_.push_back(static_cast<int>((c1 - c0) * coarse_plane));
     }
-    r_.assign(static_cast<std::size_t>(A.rows()), 0.0);
-    z_ = r_;
-    M_ = std::make_unique<CprPreconditioner>(A, options, &planes_);
 }
 
-void DistributedCpr::agree(const InputError* mine) const {
+DistributedCpr::DistributedCpr(const GHMatrix& A, const DistributedGH& D, const CprSplit& split,
+                               const CprOptions& options)
+    : D_(D),
+      split_(split),
+      M_(std::make_unique<CprPreconditioner>(A, options, &split.planes())),
+      r_(static_cast<std::size_t>(A.rows()), 0.0),
+      z_(r_.size(), 0.0) {}
+
+void CprSplit::agree(const InputError* mine) const {
     int first = mine != nullptr ? rank_ : ranks_;
     MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, comm_);
     if (first == ranks_) return;
@@ -108,7 +116,7 @@ void DistributedCpr::agree(const InputError* mine) const {
     throw InputError(text[0], text[1]);
 }
 
-void DistributedCpr::exchange(int level, double* x) const {
+void CprSplit::exchange(int level, double* x) const {
     const auto t0 = std::chrono::steady_clock::now();
     const Halo& h = halos_[static_cast<std::size_t>(level)];
     const int n = static_cast<int>(h.plane);
@@ -122,7 +130,7 @@ void DistributedCpr::exchange(int level, double* x) const {
     halo_seconds_ += seconds_since(t0);
 }
 
-void DistributedCpr::gather(double* b) const {
+void CprSplit::gather(double* b) const {
     const auto t0 = std::chrono::steady_clock::now();
     MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, b, counts_.data(), displs_.data(),
                    MPI_DOUBLE, comm_);
@@ -134,7 +142,7 @@ void DistributedCpr::apply(const double* r, double* z) const {
     const std::vector<index_t>& wells = D_.well_rows();
     std::copy(r, r + cells, r_.begin() + offset);
     for (std::size_t j = 0; j < wells.size(); ++j) r_[wells[j]] = r[cells + j];
-    M_->apply(r_.data(), z_.data(), planes_);
+    M_->apply(r_.data(), z_.data(), split_.planes());
     std::copy(z_.begin() + offset, z_.begin() + offset + cells, z);
     for (std::size_t j = 0; j < wells.size(); ++j) z[cells + j] = z_[wells[j]];
 }

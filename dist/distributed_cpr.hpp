@@ -1,13 +1,14 @@
 #pragma once
-/// @file CPR over the CPU ranks of a distributed solve (issue 25; design decision 49). Each
-/// rank sets up and applies the one-process CPR on its own planes and wells
-/// (CprPreconditioner with CprPlanes) on the leading levels of the hierarchy
-/// (cpr_split_levels): level 0's weights, pressure rows and stage 2's inverses, every split
-/// level's line pivots, sweeps, restriction and prolongation and the next level's operator
-/// rows, the halo planes of each split level's vectors exchanged with the neighbouring ranks
-/// (MPI_Sendrecv). The first whole level's operator and right-hand side are gathered
-/// (MPI_Allgatherv) and the hierarchy from there on is set up and cycled on every rank. Each
-/// rank's entries of z are the one-process bits.
+/// @file CPR over the ranks of a distributed solve (issue 25; design decisions 49, 55). Each
+/// rank sets up and applies the one-process CPR on its own planes and wells on the leading
+/// levels of the hierarchy (cpr_split_levels): level 0's weights, pressure rows and stage 2's
+/// inverses, every split level's line pivots, sweeps, restriction and prolongation and the next
+/// level's operator rows, the halo planes of each split level's vectors exchanged with the
+/// neighbouring ranks (MPI_Sendrecv). The first whole level's operator and right-hand side are
+/// gathered (MPI_Allgatherv) and the hierarchy from there on is set up and cycled on every
+/// rank. Each rank's entries of z are the one-process bits. CprSplit is the split (the
+/// CprPlanes of core/precond/cpr.hpp with their MPI exchanges), which the CPU ranks'
+/// DistributedCpr and the GPU ranks' CPR (gpu/slab_solver.hpp) both run on.
 #include <mpi.h>
 
 #include <memory>
@@ -26,23 +27,19 @@ int cpr_split_levels(int nx, int ny, int nz, const CprOptions& options, int rank
 /// aggregation factors along i.
 int cpr_granularity(int nx, int ny, int nz, const CprOptions& options, int ranks);
 
-class DistributedCpr final : public Preconditioner {
+/// This rank's part of CPR's hierarchy: each split level's planes and the MPI exchange of their
+/// halo planes, the gather of the first whole level, level 0's wells of this rank, and the
+/// agreement on setup errors (CprPlanes). Vectors in the whole system's indexing, on the host.
+class CprSplit {
   public:
-    /// A: the whole system (every rank passes the same; it must outlive this, as for
-    /// CprPreconditioner); D: this rank's slab of it, split with cpr_granularity. NotSupported
-    /// for a hierarchy of one level (nothing to split it by).
-    DistributedCpr(const GHMatrix& A, const DistributedGH& D, const CprOptions& options,
-                   MPI_Comm comm);
-    DistributedCpr(const DistributedCpr&) = delete;  // planes_ calls back into this object
-    DistributedCpr& operator=(const DistributedCpr&) = delete;
-    /// z = M^{-1} r on this rank's local vectors ([its cells, then its wells]).
-    void apply(const double* r, double* z) const override;
-    void apply_transpose(const double* r, double* z) const override;
-    /// New values of the whole system (the same structure).
-    void update(const GHMatrix& A) override { M_->update(A, planes_); }
-    PreconditionerCaps capabilities() const override { return {false, false}; }
+    /// A: the whole system; D: this rank's slab of it, split with cpr_granularity.
+    /// NotSupported for a hierarchy of one level (nothing to split it by).
+    CprSplit(const GHMatrix& A, const DistributedGH& D, const CprOptions& options, MPI_Comm comm);
+    CprSplit(const CprSplit&) = delete;  // planes_ calls back into this object
+    CprSplit& operator=(const CprSplit&) = delete;
+    const CprPlanes& planes() const { return planes_; }
 
-    /// Wall seconds in the halo exchanges and the level-1 gathers since the last reset.
+    /// Wall seconds in the halo exchanges and the gathers since the last reset.
     double halo_seconds() const { return halo_seconds_; }
     void reset_times() const { halo_seconds_ = 0.0; }
 
@@ -58,15 +55,33 @@ class DistributedCpr final : public Preconditioner {
     /// Throws on every rank the InputError of the lowest rank that met one (mine or null).
     void agree(const InputError* mine) const;
 
-    const DistributedGH& D_;
     MPI_Comm comm_;
     int rank_ = 0, ranks_ = 1;
     CprPlanes planes_;
-    std::unique_ptr<CprPreconditioner> M_;
-    std::vector<Halo> halos_;            ///< the split levels'
-    std::vector<int> counts_, displs_;   ///< the first whole level's entries of every rank
-    mutable std::vector<double> r_, z_;  ///< the whole system's indexing
+    std::vector<Halo> halos_;           ///< the split levels'
+    std::vector<int> counts_, displs_;  ///< the first whole level's entries of every rank
     mutable double halo_seconds_ = 0.0;
+};
+
+/// CPR on a CPU rank: the one-process CprPreconditioner on this rank's part (split).
+class DistributedCpr final : public Preconditioner {
+  public:
+    /// A: the whole system (every rank passes the same; it must outlive this, as for
+    /// CprPreconditioner); D: this rank's slab of it; split: CprSplit of both (it outlives this).
+    DistributedCpr(const GHMatrix& A, const DistributedGH& D, const CprSplit& split,
+                   const CprOptions& options);
+    /// z = M^{-1} r on this rank's local vectors ([its cells, then its wells]).
+    void apply(const double* r, double* z) const override;
+    void apply_transpose(const double* r, double* z) const override;
+    /// New values of the whole system (the same structure).
+    void update(const GHMatrix& A) override { M_->update(A, split_.planes()); }
+    PreconditionerCaps capabilities() const override { return {false, false}; }
+
+  private:
+    const DistributedGH& D_;
+    const CprSplit& split_;
+    std::unique_ptr<CprPreconditioner> M_;
+    mutable std::vector<double> r_, z_;  ///< the whole system's indexing
 };
 
 }  // namespace heptane::dist

@@ -91,17 +91,24 @@ class DistributedSolver final : public LinearSolver {
         const auto t0 = Clock::now();
         int ranks = 1;
         MPI_Comm_size(comm, &ranks);
+        const bool cpr = s_.preconditioner == PreconditionerKind::cpr;
+        if (cpr && whole == nullptr) {
+            throw std::logic_error("DistributedSolver: cpr sets up on the whole system");
+        }
         if (gpu) {  // one GPU per rank of a node; the slab and its vectors on it
             const int device = gpu::select_device(node_rank(comm));
             D_ = make_slab(false, false);
-            gpu_ = gpu::make_slab_solver(s_, D_->slab(), D_->layout(), *D_);
+            if (cpr) split_ = std::make_unique<CprSplit>(*whole, *D_, s_.cpr, comm);
+            gpu_ = gpu::make_slab_solver(s_, D_->slab(), D_->layout(), *D_, whole,
+                                         split_ ? &split_->planes() : nullptr);
             info_ = gpu_->info();
             info_.kernel += " over " + std::to_string(ranks) + " MPI ranks (device " +
                             std::to_string(device) + ", host-staged halos)";
         } else {
             D_ = make_slab(s_.method == Method::qmr, true);
-            if (s_.preconditioner == PreconditionerKind::cpr) {  // set up on the whole system
-                M_ = std::make_unique<DistributedCpr>(*whole, *D_, s_.cpr, comm);
+            if (cpr) {  // set up on the whole system
+                split_ = std::make_unique<CprSplit>(*whole, *D_, s_.cpr, comm);
+                M_ = std::make_unique<DistributedCpr>(*whole, *D_, *split_, s_.cpr);
             } else if (s_.preconditioner == PreconditionerKind::block_jacobi) {
                 M_ = std::make_unique<OwnPlanesPreconditioner>(*D_, s_);
             } else if (s_.preconditioner != PreconditionerKind::none) {
@@ -137,7 +144,7 @@ class DistributedSolver final : public LinearSolver {
     void update_values(const GHMatrix& A) override {
         const auto t0 = Clock::now();
         local_ ? D_->update_slab(A) : D_->update(A);
-        if (gpu_) gpu_->update(D_->slab());
+        if (gpu_) gpu_->update(D_->slab(), local_ ? nullptr : &A);
         if (M_) M_->update(s_.preconditioner == PreconditionerKind::cpr ? A : D_->slab());
         if (gpu_ || M_) ++info_.counts.factorizations;
         ++info_.counts.matrix_uploads;
@@ -157,7 +164,7 @@ class DistributedSolver final : public LinearSolver {
         SolveOptions o = options;
         o.distribution = D_.get();
         D_->reset_times();
-        if (const auto* cpr = dynamic_cast<const DistributedCpr*>(M_.get())) cpr->reset_times();
+        if (split_) split_->reset_times();
         SolveResult r;
         if (gpu_) {
             r = gpu_->solve(bp, xp, o);
@@ -167,7 +174,10 @@ class DistributedSolver final : public LinearSolver {
             r = bicgstab(*D_, bp, xp, o, M_.get());
         }
         // A GPU rank's halo time includes its plane copies (measured by the slab solver).
-        info_.halo_seconds = gpu_ ? gpu_->times().halo_seconds : D_->halo_seconds() + cpr_halo();
+        // CPR's exchanges and gathers (their MPI calls; a GPU rank's plane copies are not
+        // counted) come on top.
+        info_.halo_seconds = (gpu_ ? gpu_->times().halo_seconds : D_->halo_seconds()) +
+                             (split_ ? split_->halo_seconds() : 0.0);
         info_.reduction_seconds = gpu_ ? gpu_->times().reduction_seconds : D_->reduction_seconds();
         info_.transfer_seconds = gpu_ ? gpu_->times().transfer_seconds : 0.0;
         info_.solve_seconds = seconds_since(t0);
@@ -182,15 +192,10 @@ class DistributedSolver final : public LinearSolver {
     SolverInfo info() const override { return info_; }
 
   private:
-    /// CPR's own exchanges (its level-0 halos and level-1 gathers) in the last solve.
-    double cpr_halo() const {
-        const auto* cpr = dynamic_cast<const DistributedCpr*>(M_.get());
-        return cpr != nullptr ? cpr->halo_seconds() : 0.0;
-    }
-
     SolverSettings s_;
     bool local_ = false;
     std::unique_ptr<DistributedGH> D_;
+    std::unique_ptr<CprSplit> split_;  ///< cpr: the hierarchy's split over the ranks
     std::unique_ptr<Preconditioner> M_;
     std::unique_ptr<gpu::SlabSolver> gpu_;
     SolverInfo info_;
@@ -254,11 +259,10 @@ bool distributed_supports(const SolverSettings& s, std::string* why, bool gpu) {
     if (s.method != Method::bicgstab && s.method != Method::qmr) {
         reason = std::string("method ") + to_string(s.method) + " does not run over " +
                  (gpu ? "GPU" : "MPI") + " ranks yet (bicgstab and qmr do)";
-    } else if (gpu && (s.preconditioner == PreconditionerKind::block_jacobi ||
-                       s.preconditioner == PreconditionerKind::cpr)) {
+    } else if (gpu && s.preconditioner == PreconditionerKind::block_jacobi) {
         reason = std::string("preconditioner ") + to_string(s.preconditioner) +
-                 " does not run on GPU ranks yet (none, point_block_jacobi and line_jacobi do; "
-                 "block_jacobi and cpr run on CPU ranks)";
+                 " does not run on GPU ranks yet (none, point_block_jacobi, line_jacobi and cpr "
+                 "do; block_jacobi runs on CPU ranks)";
     } else if (s.preconditioner == PreconditionerKind::cpr && s.method != Method::bicgstab) {
         reason = "preconditioner cpr runs with bicgstab only (it has no transpose for qmr)";
     }

@@ -85,7 +85,8 @@ std::vector<double> allreduce_canonical(const std::vector<std::vector<PieceSums>
                                         MPI_Comm comm, std::vector<int>* counts) {
     // Per rank: [the number of pieces of each sum, then the pieces of sum 0, sum 1, ...].
     std::vector<double> message;
-    for (const std::vector<PieceSums>& sum : mine) message.push_back(static_cast<double>(sum.size()));
+    for (const std::vector<PieceSums>& sum : mine)
+        message.push_back(static_cast<double>(sum.size()));
     for (const std::vector<PieceSums>& sum : mine)
         for (const PieceSums& p : sum) serialize(p, message);
     const int count = static_cast<int>(message.size());
@@ -94,7 +95,8 @@ std::vector<double> allreduce_canonical(const std::vector<std::vector<PieceSums>
     if (counts != nullptr && counts->empty()) *counts = fresh;
     const std::vector<int>& sizes = counts != nullptr ? *counts : fresh;
     if (sizes[static_cast<std::size_t>(rank_of(comm))] != count) {
-        throw std::logic_error("allreduce_canonical: a message of another size than the cached one");
+        throw std::logic_error(
+            "allreduce_canonical: a message of another size than the cached one");
     }
     const std::vector<double> all = allgather_sized(message, sizes, comm);
     const std::size_t Q = mine.size();

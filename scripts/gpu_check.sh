@@ -134,7 +134,8 @@ elif command -v compute-sanitizer >/dev/null; then
     echo "== memcheck mpirun -np 2 $ranks_test" >>"$out/sanitizer.log"
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout "$san_limit" \
       mpirun -np 2 --oversubscribe compute-sanitizer --tool memcheck --error-exitcode 1 \
-      "$ranks_test" </dev/null >>"$out/sanitizer.log" 2>&1 || san=1
+      "$ranks_test" --gtest_filter="${HEPTANE_MEMCHECK_FILTER:-*}" </dev/null \
+      >>"$out/sanitizer.log" 2>&1 || san=1
   fi
   grep -E "^== |ERROR SUMMARY|RACECHECK SUMMARY|Terminated|timeout" "$out/sanitizer.log" | tee -a "$log"
 else

@@ -63,12 +63,15 @@ struct CprLevelPart {
 /// rows, stage 2's inverses; every split level: line pivots, the next level's operator rows,
 /// level S's gathered diagonal by diagonal), and agree(error), called by every rank after each
 /// part with the InputError it met or null, throws the lowest failing rank's error on every
-/// rank (so none is left waiting in a collective).
+/// rank (so none is left waiting in a collective). minimum(v, n) replaces v[0..n) on every rank
+/// by its element-wise minimum over the ranks (the GPU ranks' setup: the first bad index of
+/// each of its checks).
 struct CprPlanes {
     std::vector<CprLevelPart> levels;
     std::vector<int> wells;
     std::function<void(double*)> gather;
     std::function<void(const InputError*)> agree;
+    std::function<void(int*, int)> minimum;
     /// Level l's part, or null where level l runs whole.
     const CprLevelPart* part(int l) const {
         return l < static_cast<int>(levels.size()) ? &levels[static_cast<std::size_t>(l)] : nullptr;

@@ -186,14 +186,15 @@ TEST(DistributedSolve, CprIsOneProcessBitForBit) {
     EXPECT_EQ(message([&] { make_distributed_solver(cpr, bad, MPI_COMM_WORLD); }), serial);
     const auto solver = make_distributed_solver(cpr, A, MPI_COMM_WORLD);
     EXPECT_EQ(message([&] { solver->update_values(bad); }), serial);
-    // One level: nothing to gather; QMR (no transpose) and GPU ranks: not supported.
+    // One level: nothing to gather; QMR (no transpose): not supported; GPU ranks run it
+    // (tests/dist/gpu_ranks_test.cpp).
     SolverSettings one;
     one.preconditioner = PreconditionerKind::cpr;
     one.cpr.mg.max_levels = 1;
     EXPECT_THROW(make_distributed_solver(one, A, MPI_COMM_WORLD), NotSupported);
     one.cpr.mg.max_levels = 30;
     EXPECT_TRUE(distributed_supports(one));
-    EXPECT_FALSE(distributed_supports(one, nullptr, true));
+    EXPECT_TRUE(distributed_supports(one, nullptr, true));
     one.method = Method::qmr;
     EXPECT_FALSE(distributed_supports(one));
 }

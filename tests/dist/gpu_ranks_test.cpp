@@ -1,7 +1,8 @@
 // BiCGStab and QMR on GPU ranks (gpu/slab_solver.hpp through dist::make_distributed_solver),
 // run by ctest under mpirun with 1 to 4 ranks sharing the machine's GPUs: iterations, residual
 // histories (QMR's quasi-residuals too) and solution are one CPU process's, bit for bit, without a
-// preconditioner and with point-block and vertical-line Jacobi, after an update of the values too.
+// preconditioner, with point-block and vertical-line Jacobi and (BiCGStab) with CPR, after an
+// update of the values too.
 // The systems are large enough for whole 4096-entry chunks between slab edges that cut chunks (the
 // device's chunk sums and loose terms both count). Skipped without a CUDA device.
 #include <gtest/gtest.h>
@@ -16,6 +17,8 @@
 #include "core/base/errors.hpp"
 #include "core/krylov/linear_solver.hpp"
 #include "core/krylov/names.hpp"
+#include "core/precond/cpr.hpp"
+#include "dist/distributed_cpr.hpp"
 #include "dist/distributed_gh.hpp"
 #include "dist/distributed_solver.hpp"
 #include "dist/mpi_sum.hpp"
@@ -28,11 +31,7 @@ namespace {
 
 using test::same_bits;
 
-void expect_cpu_bits(GHMatrix& A, const std::vector<double>& rhs, PreconditionerKind p,
-                     Method method = Method::bicgstab) {
-    SolverSettings s;
-    s.method = method;
-    s.preconditioner = p;
+void expect_cpu_bits(GHMatrix& A, const std::vector<double>& rhs, const SolverSettings& s) {
     SolveOptions o;
     o.tolerance = 1e-9;
     o.max_iterations = 500;
@@ -51,6 +50,14 @@ void expect_cpu_bits(GHMatrix& A, const std::vector<double>& rhs, Preconditioner
         cpu->update_values(A);
         ranks->update_values(A);
     }
+}
+
+void expect_cpu_bits(GHMatrix& A, const std::vector<double>& rhs, PreconditionerKind p,
+                     Method method = Method::bicgstab) {
+    SolverSettings s;
+    s.method = method;
+    s.preconditioner = p;
+    expect_cpu_bits(A, rhs, s);
 }
 
 TEST(GpuRanks, SyntheticWithWellsIsOneCpuProcessBitForBit) {
@@ -75,6 +82,70 @@ TEST(GpuRanks, TwoPhaseWithCellAndColumnPreconditionersIsOneCpuProcessBitForBit)
             expect_cpu_bits(model.system.matrix, model.system.rhs, p, method);
         }
     }
+}
+
+TEST(GpuRanks, CprIsOneCpuProcessBitForBit) {
+    // CPR on GPU ranks (design decision 55): each rank sets up its part of the hierarchy on
+    // its device (the split levels' rows of its planes, the first whole level gathered) and
+    // applies it with the split levels' halo planes and the first whole level's right-hand
+    // side staged through the host. BiCGStab's iterations, history and solution are one CPU
+    // process's, after an update of the values too, for each smoother, cycle, sweep count and
+    // weighting; on 40 planes a V-cycle splits levels 0-3 over up to 3 ranks (groups of 16
+    // planes, the last level-3 aggregate partial) and 0-2 over 4, a W-cycle level 0 alone.
+    if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device";
+    const wells::ModelSpec spec = test::two_phase_spec(40, 14, 9, test::corner_wells(40, 14, 9));
+    wells::Model model = wells::generate(spec);
+    GHMatrix& A = model.system.matrix;
+    const int ranks = size_of(MPI_COMM_WORLD);
+    struct Case {
+        const char* name;
+        MgSmoother smoother;
+        MgCycle cycle;
+        int pre, post;
+        CprWeights weights;
+    };
+    for (const Case& c :
+         {Case{"line_gs, V", MgSmoother::line_gs, MgCycle::v, 1, 1, CprWeights::quasi_impes},
+          Case{"line_jacobi, W", MgSmoother::line_jacobi, MgCycle::w, 1, 1,
+               CprWeights::quasi_impes},
+          Case{"line_jacobi, V", MgSmoother::line_jacobi, MgCycle::v, 1, 1,
+               CprWeights::quasi_impes},
+          Case{"no pre-smoothing, 2 after, true-IMPES", MgSmoother::line_gs, MgCycle::v, 0, 2,
+               CprWeights::true_impes}}) {
+        SCOPED_TRACE(c.name);
+        SolverSettings s;
+        s.preconditioner = PreconditionerKind::cpr;
+        s.cpr.weights = c.weights;
+        s.cpr.mg.smoother = c.smoother;
+        s.cpr.mg.cycle = c.cycle;
+        s.cpr.mg.pre_sweeps = c.pre;
+        s.cpr.mg.post_sweeps = c.post;
+        // 40 x 14 x 9 -> 20 x 7 -> 10 x 4 -> 5 x 2 -> 3 x 1 (x 9 = 27 rows: inverted)
+        s.cpr.mg.coarsest_rows = 40;
+        const int split = cpr_split_levels(A.nx(), A.ny(), A.nz(), s.cpr, ranks);
+        EXPECT_EQ(split, c.cycle == MgCycle::w ? 1 : ranks <= 3 ? 4 : 3);
+        expect_cpu_bits(A, model.system.rhs, s);
+    }
+    // A singular block in the last plane: only the last rank's part meets it, and every rank
+    // throws the one-process error (its cell), at the setup and at an update.
+    SolverSettings s;
+    s.preconditioner = PreconditionerKind::cpr;
+    GHMatrix bad = A;
+    const index_t last = A.num_cells() - 1;
+    for (int r = 0; r < A.block_size(); ++r)
+        for (int q = 0; q < A.block_size(); ++q) bad.at(kCenter, last, r, q) = 0.0;
+    const auto message = [](const auto& f) {
+        try {
+            f();
+        } catch (const InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    const std::string one = message([&] { make_distributed_solver(s, bad, MPI_COMM_WORLD, true); });
+    EXPECT_NE(one.find("of cell " + std::to_string(last)), std::string::npos) << one;
+    const auto solver = make_distributed_solver(s, A, MPI_COMM_WORLD, true);
+    EXPECT_EQ(message([&] { solver->update_values(bad); }), one);
 }
 
 TEST(GpuRanks, SlabsEachRankGeneratesAreOneCpuProcessBitForBit) {
@@ -110,14 +181,14 @@ TEST(GpuRanks, RefusesWhatTheyDoNotRun) {
     SolverSettings qmr;
     qmr.method = Method::qmr;
     EXPECT_TRUE(distributed_supports(qmr, nullptr, true));
-    SolverSettings cpr;
-    cpr.preconditioner = PreconditionerKind::cpr;
+    SolverSettings blocks;
+    blocks.preconditioner = PreconditionerKind::block_jacobi;
     std::string why;
-    EXPECT_FALSE(distributed_supports(cpr, &why, true));
-    EXPECT_NE(why.find("cpr"), std::string::npos);
+    EXPECT_FALSE(distributed_supports(blocks, &why, true));
+    EXPECT_NE(why.find("block_jacobi"), std::string::npos);
     if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device";
     const auto model = test::synthetic_model(6, 4, 3, 2, {});
-    EXPECT_THROW(make_distributed_solver(cpr, model.system.matrix, MPI_COMM_WORLD, true),
+    EXPECT_THROW(make_distributed_solver(blocks, model.system.matrix, MPI_COMM_WORLD, true),
                  NotSupported);
 }
 

@@ -8,8 +8,8 @@
 # that does not run over ranks, too many ranks for the blocks, and another command, are exit 2.
 # With a fifth argument `gpu` the ranks solve on the GPU (--backend gpu: BiCGStab without a
 # preconditioner, with point-block and with line Jacobi, QMR with point-block Jacobi, each rank
-# on its own planes' system; the proxy with QMR), still against one CPU process; exit 77
-# (skipped) without a CUDA device.
+# on its own planes' system, BiCGStab with CPR; simulate with line Jacobi and with CPR; the
+# proxy with QMR), still against one CPU process; exit 77 (skipped) without a CUDA device.
 #   run_mpi_test.sh HEPTANE MPIEXEC DECK SIMULATION_DECK [gpu]
 set -uo pipefail
 heptane=$1 mpiexec=$2 deck=$3 sim_deck=$4 backend=${5:-cpu}
@@ -52,7 +52,7 @@ agree() {
 cases=("bicgstab none" "qmr none" "bicgstab point_block_jacobi" "bicgstab block_jacobi"
   "bicgstab cpr")
 [[ $backend == gpu ]] && cases=("bicgstab none" "bicgstab line_jacobi" "bicgstab point_block_jacobi"
-  "qmr point_block_jacobi")
+  "qmr point_block_jacobi" "bicgstab cpr")
 for case in "${cases[@]}"; do
   read -r method precond <<<"$case"
   # The ranks build their own slabs but for CPR and spatial blocks (design decision 52)
@@ -71,11 +71,8 @@ if [[ $backend == cpu ]]; then
 fi
 slabs=0
 agree "simulate" simulate "$sim_deck"
-simulations=1
-if [[ $backend == cpu ]]; then
-  agree "simulate cpr" simulate "$sim_deck" --set solver.preconditioner=cpr
-  simulations=2
-fi
+agree "simulate cpr" simulate "$sim_deck" --set solver.preconditioner=cpr
+simulations=2
 
 "$mpiexec" -np 2 --oversubscribe "$heptane" bench spmv --grids 8 --K 1 </dev/null >"$dir/other.log" 2>&1 &&
   { echo "bench under mpirun: expected exit 2"; fail=1; }
@@ -134,20 +131,17 @@ fi
 # ranks for one block of 12 planes are an input error.
 if [[ $backend == gpu ]]; then
   refused solver.preconditioner solver.preconditioner=block_jacobi
-  refused solver.preconditioner solver.preconditioner=cpr
 else
   refused solver.block_shape solver.preconditioner=block_jacobi "solver.block_shape=[12, 4, 4]"
 fi
 # A simulation with more ranks than groups of CPR's level-0 aggregates (the deck's 8 planes
 # in one group of 8): exit 2 naming the key, before anything is written.
-if [[ $backend == cpu ]]; then
-  "$mpiexec" -np 2 --oversubscribe "$heptane" simulate "$sim_deck" --backend cpu \
-    --set solver.preconditioner=cpr --set "solver.cpr.coarsening=[8, 2, 1]" -o "$dir/y.h5" \
-    </dev/null >"$dir/bad.log" 2>&1
-  code=$?
-  grep -q "solver.cpr.coarsening" "$dir/bad.log" && [[ $code -eq 2 && ! -e "$dir/y.h5" ]] ||
-    { echo "simulate cpr on too many ranks: expected exit 2 (got $code)"; cat "$dir/bad.log"; fail=1; }
-fi
+"$mpiexec" -np 2 --oversubscribe "$heptane" simulate "$sim_deck" --backend "$backend" \
+  --set solver.preconditioner=cpr --set "solver.cpr.coarsening=[8, 2, 1]" -o "$dir/y.h5" \
+  </dev/null >"$dir/bad.log" 2>&1
+code=$?
+grep -q "solver.cpr.coarsening" "$dir/bad.log" && [[ $code -eq 2 && ! -e "$dir/y.h5" ]] ||
+  { echo "simulate cpr on too many ranks: expected exit 2 (got $code)"; cat "$dir/bad.log"; fail=1; }
 expected=$((2 * run_cases + 2 * simulations + 1))
 [[ $oks -eq $expected ]] || { echo "only $oks of $expected cases passed"; fail=1; }
 exit $fail

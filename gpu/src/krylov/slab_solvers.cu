@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "core/base/errors.hpp"
@@ -14,33 +15,45 @@ namespace heptane::gpu {
 namespace detail {
 
 /// The methods' slab solvers (slab_bicgstab.cu, slab_qmr.cu).
+/// whole, planes: cpr's (make_slab_solver), else null.
 std::unique_ptr<SlabSolver> make_slab_bicgstab(const SolverSettings& settings, const GHMatrix& slab,
                                                const SlabLayout& layout,
-                                               const SlabNeighbours& neighbours);
+                                               const SlabNeighbours& neighbours,
+                                               const GHMatrix* whole, const CprPlanes* planes);
 std::unique_ptr<SlabSolver> make_slab_qmr(const SolverSettings& settings, const GHMatrix& slab,
                                           const SlabLayout& layout,
-                                          const SlabNeighbours& neighbours);
+                                          const SlabNeighbours& neighbours, const GHMatrix* whole,
+                                          const CprPlanes* planes);
 
 }  // namespace detail
 
 std::unique_ptr<SlabSolver> make_slab_solver(const SolverSettings& settings, const GHMatrix& slab,
                                              const SlabLayout& layout,
-                                             const SlabNeighbours& neighbours) {
+                                             const SlabNeighbours& neighbours,
+                                             const GHMatrix* whole, const CprPlanes* planes) {
     if (settings.method != Method::bicgstab && settings.method != Method::qmr) {
         throw NotSupported(std::string("method ") + to_string(settings.method) +
                            " does not run on GPU ranks yet (bicgstab and qmr do)");
     }
-    if (settings.preconditioner != PreconditionerKind::none &&
-        settings.preconditioner != PreconditionerKind::point_block_jacobi &&
-        settings.preconditioner != PreconditionerKind::line_jacobi) {
-        throw NotSupported(std::string("preconditioner ") + to_string(settings.preconditioner) +
-                           " does not run on GPU ranks yet (none, point_block_jacobi and "
-                           "line_jacobi do)");
+    const PreconditionerKind p = settings.preconditioner;
+    if (p != PreconditionerKind::none && p != PreconditionerKind::point_block_jacobi &&
+        p != PreconditionerKind::line_jacobi && p != PreconditionerKind::cpr) {
+        throw NotSupported(std::string("preconditioner ") + to_string(p) +
+                           " does not run on GPU ranks yet (none, point_block_jacobi, "
+                           "line_jacobi and cpr do)");
+    }
+    if (p == PreconditionerKind::cpr) {
+        if (settings.method != Method::bicgstab) {
+            throw NotSupported("preconditioner cpr runs with bicgstab only (it has no transpose)");
+        }
+        if (whole == nullptr || planes == nullptr) {
+            throw std::invalid_argument("make_slab_solver: cpr needs the whole system and planes");
+        }
     }
     if (settings.method == Method::qmr) {
-        return detail::make_slab_qmr(settings, slab, layout, neighbours);
+        return detail::make_slab_qmr(settings, slab, layout, neighbours, whole, planes);
     }
-    return detail::make_slab_bicgstab(settings, slab, layout, neighbours);
+    return detail::make_slab_bicgstab(settings, slab, layout, neighbours, whole, planes);
 }
 
 int select_device(int local_rank) {

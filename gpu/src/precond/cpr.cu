@@ -2,7 +2,9 @@
 // multigrid cycle (line smoother, restriction, prolongation, coarsest product) and stage 2,
 // each the device twin of a loop of core/precond/cpr.cpp; the setup is in cpr_setup.cu.
 #include <algorithm>
+#include <array>
 #include <string>
+#include <vector>
 
 #include "core/precond/block_arith.hpp"
 #include "core/precond/cpr.hpp"
@@ -19,15 +21,19 @@ using namespace cpr_device;
 
 __device__ bool skipped(const int* skip) { return skip != nullptr && *skip != 0; }
 
-/// r_p = R r: the weighted sum of each cell's residuals, the wells' as they are.
-__global__ void k_restrict_weights(const double* r, const double* w, int K, long long M, int nw,
-                                   double* rp, const int* skip) {
+/// r_p = R r: the weighted sum of each cell's residuals, the wells' as they are; the cells
+/// [m0, m0 + cells) and the wells of ws.
+__global__ void k_restrict_weights(const double* r, const double* w, int K, long long M,
+                                   long long m0, long long cells, WellSet ws, double* rp,
+                                   const int* skip) {
     if (skipped(skip)) return;
-    const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-    if (i < M) {
+    const long long t = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+    if (t < cells) {
+        const long long i = m0 + t;
         rp[i] = cpr::weighted(w + i * K, K, [&](int c) { return r[i * K + c]; });
-    } else if (i < M + nw) {
-        rp[i] = r[M * K + (i - M)];
+    } else if (t < cells + ws.n) {
+        const int v = ws(static_cast<int>(t - cells));
+        rp[M + v] = r[M * K + v];
     }
 }
 
@@ -88,38 +94,41 @@ __device__ void line_solve_lane(const double* __restrict__ lower, const double* 
     }
 }
 
-/// Column t of colour `color` ((i + j) % 2) in the order col = i ny + j, or -1 past the
-/// grid: rows i = 2 q and 2 q + 1 hold ny columns of each colour together.
-__device__ int colour_column(int t, int color, int nx, int ny) {
-    const int q = t / ny, u = t % ny;
+/// Column t of a pass over the rows i in [i0, i1) (col = i ny + j), or -1 outside them: all
+/// columns in order (color -1), or those of colour `color` ((i + j) % 2), rows 2 q and
+/// 2 q + 1 holding ny columns of each colour together, counted from row pair i0 / 2.
+__device__ int line_column(int t, int color, int ny, int i0, int i1) {
+    if (color < 0) return i0 * ny + t;
+    const int q = t / ny + i0 / 2, u = t % ny;
     const int first = (ny + 1 - color) / 2;  // the colour's columns in row 2 q
     const int i = u < first ? 2 * q : 2 * q + 1;
     const int j = u < first ? color + 2 * u : 1 - color + 2 * (u - first);
-    return i < nx ? i * ny + j : -1;
+    return i >= i0 && i < i1 ? i * ny + j : -1;
 }
 
-/// Warps of a pass of k_line_update over one colour (colour_column's t), or all columns.
-__host__ __device__ inline int line_warps(int color, int nx, int ny) {
-    return color < 0 ? nx * ny : (nx + 1) / 2 * ny;
+/// Warps of a pass of k_line_update over the rows [i0, i1): line_column's t.
+__host__ __device__ inline int line_warps(int color, int ny, int i0, int i1) {
+    return color < 0 ? (i1 - i0) * ny : ((i1 + 1) / 2 - i0 / 2) * ny;
 }
 
 /// One pass of the line smoother (StructuredMg::smooth): x_col += omega T^{-1} r_col on the
-/// columns of `color` (-1: all), a warp per column (colour_column: only the colour's columns
-/// are launched). r_col is b - A x from ax (Jacobi: A x of the x before the sweep), or
-/// computed here from the x of now (ax null: Gauss-Seidel; a column's neighbours across i
-/// and j have the other colour, its own rows are read before they change), or b (from_zero:
-/// x = 0, whose columns of the other colour, and wells, this pass sets to 0: warp t zeroes
-/// the other colour's column t). With inv_d (Jacobi), the warp after the columns updates the
-/// wells from ax. The lanes load the column's coefficients, pivots and residual into shared
-/// memory together (coalesced, all loads in flight at once), lane 0 runs the recurrence
-/// (line_solve_lane: cpr::line_solve1's operations), the lanes update x.
+/// columns of `color` (-1: all) in the rows [i0, i1), a warp per column (line_column: only the
+/// colour's columns are launched). r_col is b - A x from ax (Jacobi: A x of the x before the
+/// sweep), or computed here from the x of now (ax null: Gauss-Seidel; a column's neighbours across
+/// i and j have the other colour, its own rows are read before they change), or b (from_zero: x =
+/// 0, whose columns of the other colour, and wells, this pass sets to 0: warp t zeroes the other
+/// colour's column t). With inv_d (Jacobi), the warp after the columns updates the wells of ws from
+/// ax. The lanes load the column's coefficients, pivots and residual into shared memory together
+/// (coalesced, all loads in flight at once), lane 0 runs the recurrence (line_solve_lane:
+/// cpr::line_solve1's operations), the lanes update x.
 __global__ void __launch_bounds__(kLineWarps * 32)
     k_line_update(LevelView A, const double* pinv, int color, bool from_zero, const double* inv_d,
-                  double omega, const double* b, const double* ax, double* x, const int* skip) {
+                  double omega, const double* b, const double* ax, double* x, int i0, int i1,
+                  WellSet ws, const int* skip) {
     if (skipped(skip)) return;
     extern __shared__ double shared[];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    const int nz = A.nz, warps = line_warps(color, A.nx, A.ny);
+    const int nz = A.nz, warps = line_warps(color, A.ny, i0, i1);
     const long long cells = static_cast<long long>(A.nx) * A.ny * nz;
     const long long t = static_cast<long long>(blockIdx.x) * kLineWarps + warp;
     const auto r = [&](long long q) {
@@ -128,7 +137,8 @@ __global__ void __launch_bounds__(kLineWarps * 32)
     };
     if (t >= warps) {  // the wells' warp
         if (t != warps) return;
-        for (int w = lane; w < A.wells.nw; w += 32) {
+        for (int v = lane; v < ws.n; v += 32) {
+            const int w = ws(v);
             const long long q = cells + w;
             if (inv_d != nullptr) {
                 x[q] = add(from_zero ? 0.0 : x[q], mul(omega, mul(inv_d[w], r(q))));
@@ -139,13 +149,12 @@ __global__ void __launch_bounds__(kLineWarps * 32)
         return;
     }
     if (color >= 0 && from_zero) {
-        const int other = colour_column(static_cast<int>(t), 1 - color, A.nx, A.ny);
+        const int other = line_column(static_cast<int>(t), 1 - color, A.ny, i0, i1);
         if (other >= 0) {
             for (int k = lane; k < nz; k += 32) x[static_cast<long long>(other) * nz + k] = 0.0;
         }
     }
-    const int col =
-        color < 0 ? static_cast<int>(t) : colour_column(static_cast<int>(t), color, A.nx, A.ny);
+    const int col = line_column(static_cast<int>(t), color, A.ny, i0, i1);
     if (col < 0) return;
     const long long m0 = static_cast<long long>(col) * nz;
     double* lower = shared + static_cast<long long>(warp) * 5 * nz;
@@ -173,12 +182,13 @@ __global__ void __launch_bounds__(kLineWarps * 32)
 /// perforation).
 __global__ void __launch_bounds__(kLineWarps * 32)
     k_well_update(LevelView A, const double* inv_d, double omega, const double* b, double* x,
-                  const int* skip) {
+                  WellSet ws, const int* skip) {
     if (skipped(skip)) return;
     extern __shared__ double shared[];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    const int w = blockIdx.x * kLineWarps + warp;
-    if (w >= A.wells.nw) return;
+    const int v = blockIdx.x * kLineWarps + warp;
+    if (v >= ws.n) return;
+    const int w = ws(v);
     const cpr::WellsRef<int>& W = A.wells;
     double* terms = shared + static_cast<long long>(warp) * A.nz;  // count <= nz: one column
     for (int v = lane; v < W.count[w]; v += 32)
@@ -195,11 +205,10 @@ __global__ void __launch_bounds__(kLineWarps * 32)
 /// b_c = R (b - A x): each aggregate's sum of the residual, in member order, its rows
 /// computed here, a thread per aggregate (coarsening boxes of more than kMemberLanes cells).
 __global__ void k_restrict_serial(cpr::LevelGrid g, LevelView A, const double* b, const double* x,
-                                  double* bc, const int* skip) {
+                                  long long c0, long long c1, double* bc, const int* skip) {
     if (skipped(skip)) return;
-    const long long Mc = static_cast<long long>(g.cx) * g.cy * g.cz;
-    const long long c = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-    if (c >= Mc) return;
+    const long long c = c0 + blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+    if (c >= c1) return;
     const int kc = static_cast<int>(c % g.cz), jc = static_cast<int>((c / g.cz) % g.cy);
     const int ic = static_cast<int>(c / (static_cast<long long>(g.cz) * g.cy));
     double v = 0.0;
@@ -224,11 +233,10 @@ constexpr long long kLanesRestrictCells = 32768;
 /// grid's edge absent), and the group's first lane adds them in slot order. One thread per
 /// aggregate waits a memory latency per member (9-10 us from each small level of SPE10).
 __global__ void k_restrict(cpr::LevelGrid g, LevelView A, const double* b, const double* x,
-                           double* bc, const int* skip) {
+                           long long c0, long long c1, double* bc, const int* skip) {
     if (skipped(skip)) return;
-    const long long Mc = static_cast<long long>(g.cx) * g.cy * g.cz;
     const long long t = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-    const long long c = t / kMemberLanes;
+    const long long c = c0 + t / kMemberLanes;
     const int slot = static_cast<int>(t % kMemberLanes);
     const int kc = static_cast<int>(c % g.cz), jc = static_cast<int>((c / g.cz) % g.cy);
     const int ic = static_cast<int>(c / (static_cast<long long>(g.cz) * g.cy));
@@ -240,7 +248,7 @@ __global__ void k_restrict(cpr::LevelGrid g, LevelView A, const double* b, const
     };
     int i = 0, j = 0, k = 0;
     double row = 0.0;
-    if (c < Mc && member(slot, i, j, k)) {
+    if (c < c1 && member(slot, i, j, k)) {
         const long long m = cpr::cell_index(i, j, k, g.ny, g.nz);
         row = sub(b[m], A.row(m, x));
     }
@@ -250,15 +258,15 @@ __global__ void k_restrict(cpr::LevelGrid g, LevelView A, const double* b, const
         const double term = __shfl_sync(0xffffffffu, row, (threadIdx.x & 31) - slot + q);
         if (member(q, i, j, k)) v = add(v, term);
     }
-    if (c < Mc && slot == 0) bc[c] = v;
+    if (c < c1 && slot == 0) bc[c] = v;
 }
 
-__global__ void k_prolong(cpr::LevelGrid g, double alpha, const double* xc, double* x,
-                          const int* skip) {
+/// x += alpha P x_c on the cells [m0, m1).
+__global__ void k_prolong(cpr::LevelGrid g, double alpha, const double* xc, double* x, long long m0,
+                          long long m1, const int* skip) {
     if (skipped(skip)) return;
-    const long long M = static_cast<long long>(g.nx) * g.ny * g.nz;
-    const long long m = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-    if (m >= M) return;
+    const long long m = m0 + blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+    if (m >= m1) return;
     const int k = static_cast<int>(m % g.nz), j = static_cast<int>((m / g.nz) % g.ny);
     const int i = static_cast<int>(m / (static_cast<long long>(g.nz) * g.ny));
     x[m] = add(x[m], mul(alpha, xc[cpr::coarse_of(g, i, j, k)]));
@@ -296,18 +304,21 @@ __global__ void __launch_bounds__(kDenseWarps * 32)
     x[i] = acc;
 }
 
-/// Stage 2 from x_p (cpr::stage2_cell and stage2_well, the CPU's), a thread per cell, then
-/// one per well: z = B^{-1} (r - A E x_p) + E x_p. A's pressure columns only are read.
+/// Stage 2 from x_p (cpr::stage2_cell and stage2_well, the CPU's), a thread per cell of
+/// [m0, m0 + cells), then one per well of ws: z = B^{-1} (r - A E x_p) + E x_p. A's pressure
+/// columns only are read.
 /// KMax: the block size when it is 2 (the two-phase decks: the cell's scratch in registers,
 /// not a 128-byte stack frame), else kMaxBlockSize with K = A.K.
 template <int KMax>
-__global__ void k_stage2_apply(ARead A, BdiaView a, const double* inv, long long M,
-                               const double* xp, const double* r, double* z, const int* skip) {
+__global__ void k_stage2_apply(ARead A, BdiaView a, const double* inv, long long M, long long m0,
+                               long long cells, WellSet ws, const double* xp, const double* r,
+                               double* z, const int* skip) {
     if (skipped(skip)) return;
-    const long long m = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+    const long long t = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
     const int K = KMax == 2 ? 2 : A.K;
     const long long kk = static_cast<long long>(K) * K;
-    if (m < M) {
+    if (t < cells) {
+        const long long m = m0 + t;
         const double* wt = nullptr;
         double xpw = 0.0;
         if (a.nw > 0) {
@@ -319,8 +330,8 @@ __global__ void k_stage2_apply(ARead A, BdiaView a, const double* inv, long long
         }
         cpr::stage2_cell<KMax>(A, K, a.nx, a.ny, a.nz, m, xp, wt, xpw, r + m * K, inv + m * kk,
                                z + m * K);
-    } else if (m < M + a.nw) {
-        const int w = static_cast<int>(m - M);
+    } else if (t < cells + ws.n) {
+        const int w = ws(static_cast<int>(t - cells));
         z[M * K + w] = cpr::stage2_well(a.well_rows + a.first[w], K, a.cell0[w], a.count[w], a.d[w],
                                         inv[M * kk + w], xp, xp[M + w], r[M * K + w]);
     }
@@ -347,30 +358,85 @@ LevelView DeviceCpr::view(int l) const {
     return {L.gh->bdia_values(), L.Mp, L.g.nx, L.g.ny, L.g.nz, wells};
 }
 
+std::array<int, 2> DeviceCpr::span(int l) const {
+    if (!split(l)) return {0, levels_[l]->g.nx};
+    const CprLevelPart& p = *planes_->part(l);
+    return {p.first_plane, p.end_plane};
+}
+
+WellSet DeviceCpr::wells_of(int l) const {
+    if (l == 0 && split(0)) return {my_wells_.get(), static_cast<int>(my_wells_.size())};
+    return {nullptr, levels_[l]->nw};
+}
+
+void DeviceCpr::exchange(int l, double* x, cudaStream_t st) const {
+    if (!split(l)) return;
+    const Level& L = *levels_[l];
+    const std::array<int, 2> part = span(l);
+    const int first = part[0], end = part[1];
+    const long long plane = static_cast<long long>(L.g.ny) * L.g.nz;
+    const std::size_t bytes = plane * sizeof(double);
+    double* h = stage_[l].data();
+    const auto copy = [&](double* to, const double* from, cudaMemcpyKind kind) {
+        HEPTANE_CUDA_CHECK(cudaMemcpyAsync(to, from, bytes, kind, st));
+    };
+    const bool lo = first > 0, hi = end < L.g.nx;  // the neighbouring ranks (planes' order)
+    if (!lo && !hi) return;                        // one rank: nothing to send or receive
+    if (lo) copy(h + first * plane, x + first * plane, cudaMemcpyDeviceToHost);
+    if (hi) copy(h + (end - 1) * plane, x + (end - 1) * plane, cudaMemcpyDeviceToHost);
+    HEPTANE_CUDA_CHECK(cudaStreamSynchronize(st));
+    planes_->part(l)->exchange(h);
+    if (lo) copy(x + (first - 1) * plane, h + (first - 1) * plane, cudaMemcpyHostToDevice);
+    if (hi) copy(x + end * plane, h + end * plane, cudaMemcpyHostToDevice);
+}
+
+void DeviceCpr::gather(int l, double* b, long long c0, long long c1, cudaStream_t st) const {
+    std::vector<double>& h = stage_[l];
+    HEPTANE_CUDA_CHECK(cudaMemcpyAsync(h.data() + c0, b + c0, (c1 - c0) * sizeof(double),
+                                       cudaMemcpyDeviceToHost, st));
+    HEPTANE_CUDA_CHECK(cudaStreamSynchronize(st));
+    planes_->gather(h.data());
+    HEPTANE_CUDA_CHECK(
+        cudaMemcpyAsync(b, h.data(), h.size() * sizeof(double), cudaMemcpyHostToDevice, st));
+}
+
 void DeviceCpr::smooth(int l, const double* b, double* x, bool from_zero, cudaStream_t st,
                        const int* skip) const {
     const Level& L = *levels_[l];
     const bool coarsest = l + 1 == levels();
     const double omega = coarsest ? 1.0 : smoother_omega(options_.mg);
     const LevelView A = view(l);
+    const std::array<int, 2> part = span(l);
+    const int i0 = part[0], i1 = part[1];
+    const WellSet ws = wells_of(l);
     const auto pass = [&](int color, bool zero, const double* inv_d, const double* ax) {
-        const int warps = line_warps(color, L.g.nx, L.g.ny) + (L.nw > 0 ? 1 : 0);
+        const int warps = line_warps(color, L.g.ny, i0, i1) + (L.nw > 0 ? 1 : 0);
         k_line_update<<<(warps + kLineWarps - 1) / kLineWarps, kLineWarps * 32,
-                        kLineWarps * line_shared_bytes(L.g.nz), st>>>(A, L.pinv.get(), color, zero,
-                                                                      inv_d, omega, b, ax, x, skip);
+                        kLineWarps * line_shared_bytes(L.g.nz), st>>>(
+            A, L.pinv.get(), color, zero, inv_d, omega, b, ax, x, i0, i1, ws, skip);
         HEPTANE_SYNC_CHECK(st);
     };
     if (options_.mg.smoother == MgSmoother::line_jacobi || coarsest) {
-        if (!from_zero) L.gh->apply(x, L.ax.get(), false, st, skip);
+        if (!from_zero) {
+            exchange(l, x, st);
+            if (split(l)) {  // the rank's rows and the wells (its own read only its cells)
+                const auto plane = static_cast<unsigned>(L.g.ny * L.g.nz);
+                L.gh->apply_rows(x, L.ax.get(), i0 * plane, i1 * plane, true, false, st);
+            } else {
+                L.gh->apply(x, L.ax.get(), false, st, skip);
+            }
+        }
         pass(-1, from_zero, L.inv_d.get(), L.ax.get());
         return;
     }
+    if (!from_zero) exchange(l, x, st);
     pass(0, from_zero, nullptr, nullptr);
+    exchange(l, x, st);  // the other colour reads the neighbours' planes of this one
     pass(1, false, nullptr, nullptr);
-    if (L.nw > 0) {
-        k_well_update<<<(L.nw + kLineWarps - 1) / kLineWarps, kLineWarps * 32,
+    if (ws.n > 0) {
+        k_well_update<<<(ws.n + kLineWarps - 1) / kLineWarps, kLineWarps * 32,
                         kLineWarps * L.g.nz * sizeof(double), st>>>(A, L.inv_d.get(), omega, b, x,
-                                                                    skip);
+                                                                    ws, skip);
         HEPTANE_SYNC_CHECK(st);
     }
 }
@@ -391,20 +457,34 @@ void DeviceCpr::cycle(int l, const double* b, double* x, cudaStream_t st, const 
         for (int s = 0; s < sweeps; ++s) smooth(l, b, x, s == 0, st, skip);
         return;
     }
+    const std::array<int, 2> part = span(l);
+    const int i0 = part[0], i1 = part[1];
+    const long long plane = static_cast<long long>(L.g.ny) * L.g.nz;
     for (int s = 0; s < o.pre_sweeps; ++s) smooth(l, b, x, s == 0, st, skip);
-    if (o.pre_sweeps == 0) {
-        k_zero<<<blocks_for(L.rows), kThreads, 0, st>>>(x, L.rows, skip);
+    if (o.pre_sweeps == 0) {  // the rank's planes with their halo planes, and the wells
+        const long long z0 = std::max(i0 - 1, 0) * plane;
+        const long long z1 = std::min(i1 + 1, L.g.nx) * plane;
+        k_zero<<<blocks_for(z1 - z0), kThreads, 0, st>>>(x + z0, z1 - z0, skip);
         HEPTANE_SYNC_CHECK(st);
+        if (L.nw > 0) {
+            k_zero<<<blocks_for(L.nw), kThreads, 0, st>>>(x + L.M, L.nw, skip);
+            HEPTANE_SYNC_CHECK(st);
+        }
     }
+    exchange(l, x, st);  // the restriction's rows read the halo planes
     const Level& C = *levels_[l + 1];
+    const long long coarse_plane = static_cast<long long>(L.g.cy) * L.g.cz;
+    const long long c0 = i0 / L.g.fx * coarse_plane;
+    const long long c1 = (i1 + L.g.fx - 1) / L.g.fx * coarse_plane;
     if (L.g.fx * L.g.fy * L.g.fz <= kMemberLanes && C.M <= kLanesRestrictCells) {
-        k_restrict<<<blocks_for(C.M * kMemberLanes), kThreads, 0, st>>>(L.g, view(l), b, x,
-                                                                        C.b.get(), skip);
+        k_restrict<<<blocks_for((c1 - c0) * kMemberLanes), kThreads, 0, st>>>(
+            L.g, view(l), b, x, c0, c1, C.b.get(), skip);
     } else {
-        k_restrict_serial<<<blocks_for(C.M), kThreads, 0, st>>>(L.g, view(l), b, x, C.b.get(),
-                                                                skip);
+        k_restrict_serial<<<blocks_for(c1 - c0), kThreads, 0, st>>>(L.g, view(l), b, x, c0, c1,
+                                                                    C.b.get(), skip);
     }
     HEPTANE_SYNC_CHECK(st);
+    if (split(l) && !split(l + 1)) gather(l + 1, C.b.get(), c0, c1, st);
     cycle(l + 1, C.b.get(), C.x.get(), st, skip);
     if (o.cycle == MgCycle::w && l + 2 < levels()) {
         C.gh->apply(C.x.get(), C.ax.get(), false, st, skip);
@@ -414,20 +494,27 @@ void DeviceCpr::cycle(int l, const double* b, double* x, cudaStream_t st, const 
         k_add<<<blocks_for(C.M), kThreads, 0, st>>>(C.x.get(), C.dc.get(), C.M, skip);
         HEPTANE_SYNC_CHECK(st);
     }
-    k_prolong<<<blocks_for(L.M), kThreads, 0, st>>>(L.g, o.coarse_scale, C.x.get(), x, skip);
+    k_prolong<<<blocks_for((i1 - i0) * plane), kThreads, 0, st>>>(L.g, o.coarse_scale, C.x.get(), x,
+                                                                  i0 * plane, i1 * plane, skip);
     HEPTANE_SYNC_CHECK(st);
     for (int s = 0; s < o.post_sweeps; ++s) smooth(l, b, x, false, st, skip);
 }
 
 void DeviceCpr::apply(const double* r, double* z, cudaStream_t st, const int* skip) const {
     const Level& L0 = *levels_[0];
-    k_restrict_weights<<<blocks_for(L0.rows), kThreads, 0, st>>>(r, weights_.get(), K_, M_, nw_,
-                                                                 L0.b.get(), skip);
+    const std::array<int, 2> part = span(0);
+    const int i0 = part[0], i1 = part[1];
+    const long long plane = static_cast<long long>(L0.g.ny) * L0.g.nz;
+    const long long m0 = i0 * plane, cells = (i1 - i0) * plane;
+    const WellSet ws = wells_of(0);
+    k_restrict_weights<<<blocks_for(cells + ws.n), kThreads, 0, st>>>(r, weights_.get(), K_, M_, m0,
+                                                                      cells, ws, L0.b.get(), skip);
     HEPTANE_SYNC_CHECK(st);
     cycle(0, L0.b.get(), L0.x.get(), st, skip);
+    exchange(0, L0.x.get(), st);  // stage 2 reads the neighbours' pressures
     const auto stage2 = K_ == 2 ? k_stage2_apply<2> : k_stage2_apply<kMaxBlockSize>;
-    stage2<<<blocks_for(M_ + nw_), kThreads, 0, st>>>(read_of(gh_, K_), gh_.view(false), inv_.get(),
-                                                      M_, L0.x.get(), r, z, skip);
+    stage2<<<blocks_for(cells + ws.n), kThreads, 0, st>>>(
+        read_of(gh_, K_), gh_.view(false), inv_.get(), M_, m0, cells, ws, L0.x.get(), r, z, skip);
     HEPTANE_SYNC_CHECK(st);
 }
 

@@ -8,10 +8,12 @@
 /// same bits.
 #include <cuda_runtime.h>
 
+#include <array>
 #include <memory>
 #include <vector>
 
 #include "core/matrix/gh_matrix.hpp"
+#include "core/precond/cpr.hpp"
 #include "core/precond/cpr_arith.hpp"
 #include "core/precond/cpr_options.hpp"
 #include "gpu/src/base/buffer.cuh"
@@ -21,12 +23,20 @@
 namespace heptane::gpu::detail {
 
 struct LevelView;
+struct WellSet;
 
 class DeviceCpr final : public DevicePreconditioner {
   public:
     /// `gh` is the solver's operator (A's values on the device; it must outlive this). Runs
     /// the setup; InputError (solver.preconditioner) as the reference's for a singular block.
-    DeviceCpr(const GHMatrix& A, DeviceGH& gh, const CprOptions& options);
+    /// With `planes` (a GPU rank's part of a distributed CPR: dist::CprSplit's, outliving
+    /// this), the setup is still the whole system's (every rank computes the same bits), and
+    /// apply works on the rank's planes of the split levels and its wells only, as the CPU's
+    /// CprPreconditioner::apply(r, z, planes) does: the halo planes of each split level's x
+    /// and the first whole level's right-hand side go through host memory to planes'
+    /// exchange and gather, so apply is then host-synchronous (no CUDA graph, no `skip`).
+    DeviceCpr(const GHMatrix& A, DeviceGH& gh, const CprOptions& options,
+              const CprPlanes* planes = nullptr);
     ~DeviceCpr() override;
     void apply(const double* r, double* z, cudaStream_t stream,
                const int* skip = nullptr) const override;
@@ -64,6 +74,15 @@ class DeviceCpr final : public DevicePreconditioner {
     void smooth(int l, const double* b, double* x, bool from_zero, cudaStream_t st,
                 const int* skip) const;
     void cycle(int l, const double* b, double* x, cudaStream_t st, const int* skip) const;
+    /// Whether level l is split over the ranks (planes_), and its planes this rank works on
+    /// ([0, nx) when whole); the level-0 wells it updates (all of them when whole).
+    bool split(int l) const { return planes_ != nullptr && planes_->part(l) != nullptr; }
+    std::array<int, 2> span(int l) const;
+    WellSet wells_of(int l) const;
+    /// A split level's halo planes of x from the neighbouring ranks (nothing when whole).
+    void exchange(int l, double* x, cudaStream_t st) const;
+    /// The first whole level l's b: this rank's coarse cells [c0, c1), the others' gathered.
+    void gather(int l, double* b, long long c0, long long c1, cudaStream_t st) const;
 
     DeviceGH& gh_;
     CprOptions options_;
@@ -73,10 +92,24 @@ class DeviceCpr final : public DevicePreconditioner {
     int nw_;
     std::vector<std::unique_ptr<Level>> levels_;
     Buffer<double> weights_, inv_;
-    Buffer<double> acc_;  ///< true_impes: A's accumulation blocks (GHMatrix layout)
-    Buffer<int> errors_;  ///< the first bad cell / column / well of each setup check
+    Buffer<double> acc_;              ///< true_impes: A's accumulation blocks (GHMatrix layout)
+    Buffer<int> errors_;              ///< the first bad cell / column / well of each setup check
     Buffer<unsigned long long> big_;  ///< the coarsest matrix's largest |entry| (as bits)
     double setup_seconds_ = 0.0;
+    const CprPlanes* planes_ = nullptr;  ///< a GPU rank's part (null: the whole)
+    Buffer<int> my_wells_;               ///< planes_->wells on the device
+    /// Host copies of the split levels' and the first whole level's vectors (the whole
+    /// level's indexing: planes' exchange and gather read and write them in place).
+    mutable std::vector<std::vector<double>> stage_;
 };
+
+/// CPR for a GPU rank's slab solver (gpu/slab_solver.hpp, slab_cpr.cu): DeviceCpr on the
+/// whole system, uploaded to this device, with the rank's part `planes` (outliving it), on the
+/// slab's vectors: r's owned cell entries (from own_at) and wells (from wells_at) into the
+/// whole system's indexing, z's back. update() takes the whole system's new values.
+std::unique_ptr<DevicePreconditioner> make_slab_cpr(const GHMatrix& whole,
+                                                    const CprOptions& options,
+                                                    const CprPlanes& planes, long long own_at,
+                                                    long long wells_at);
 
 }  // namespace heptane::gpu::detail

@@ -74,6 +74,13 @@ struct LevelView {
     }
 };
 
+/// The wells a kernel updates: list[j] for j < n, or j < n itself (list null: all of them).
+struct WellSet {
+    const int* list;
+    int n;
+    __device__ int operator()(int j) const { return list != nullptr ? list[j] : j; }
+};
+
 struct DeviceCpr::Level {
     cpr::LevelGrid g{};
     std::unique_ptr<DeviceGH> gh;  ///< the operator (cell_fastest; level 0 with the wells)

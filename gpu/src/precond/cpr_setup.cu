@@ -3,6 +3,7 @@
 // device, each the device twin of a loop of core/precond/cpr.cpp, and the hierarchy's
 // construction. The kernels of z = M^{-1} r are in cpr.cu.
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <string>
 
@@ -21,27 +22,29 @@ using namespace cpr_device;
 
 /// The decoupling weights: from A's diagonal block (quasi-IMPES), or from the accumulation
 /// blocks acc when given (true-IMPES; GHMatrix::accumulation's layout).
-__global__ void k_weights(ARead A, const double* acc, long long M, double* w, int* err) {
-    const long long m = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-    if (m >= M) return;
+__global__ void k_weights(ARead A, const double* acc, long long M, long long m0, long long m1,
+                          double* w, int* err) {
+    const long long m = m0 + blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+    if (m >= m1) return;
     const auto D = [&](int r, int c) {
         return acc != nullptr ? acc[(static_cast<long long>(r) * A.K + c) * M + m] : A(3, r, c, m);
     };
     if (!cpr::impes_cell(D, A.K, w + m * A.K)) atomicMin(err + kWeights, static_cast<int>(m));
 }
 
-__global__ void k_stage2(ARead A, long long M, double* inv, int* err) {
-    const long long m = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-    if (m >= M) return;
+__global__ void k_stage2(ARead A, long long m0, long long m1, double* inv, int* err) {
+    const long long m = m0 + blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+    if (m >= m1) return;
     const auto D = [&](int r, int c) { return A(3, r, c, m); };
     const long long kk = static_cast<long long>(A.K) * A.K;
     if (!cpr::invert_cell(D, A.K, inv + m * kk)) atomicMin(err + kStage2, static_cast<int>(m));
 }
 
-/// 1 / D of each well into out (A's and the pressure system's: the same D).
-__global__ void k_well_inverses(const double* d, int nw, double* out, int* err) {
-    const int w = blockIdx.x * blockDim.x + threadIdx.x;
-    if (w >= nw) return;
+/// 1 / D of each well of ws into out (A's and the pressure system's: the same D).
+__global__ void k_well_inverses(const double* d, WellSet ws, double* out, int* err) {
+    const int v = blockIdx.x * blockDim.x + threadIdx.x;
+    if (v >= ws.n) return;
+    const int w = ws(v);
     if (!cpr::usable_pivot(d[w])) {
         atomicMin(err + kWell, w);
         return;
@@ -49,10 +52,10 @@ __global__ void k_well_inverses(const double* d, int nw, double* out, int* err) 
     out[w] = 1.0 / d[w];
 }
 
-__global__ void k_extract(ARead A, const double* w, int nx, int ny, int nz, long long M, double* p,
-                          long long Mp) {
-    const long long m = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-    if (m >= M) return;
+__global__ void k_extract(ARead A, const double* w, int nx, int ny, int nz, long long m0,
+                          long long m1, double* p, long long Mp) {
+    const long long m = m0 + blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+    if (m >= m1) return;
     const double* wm = w + m * A.K;
     for (int d = 0; d < 7; ++d) {
         p[d * Mp + m] = stencil_has_neighbour(nx, ny, nz, m, d)
@@ -61,11 +64,12 @@ __global__ void k_extract(ARead A, const double* w, int nx, int ny, int nz, long
     }
 }
 
-/// The pressure system's wells from A's (one thread per well).
-__global__ void k_extract_wells(BdiaView a, BdiaView p, const double* w, int K, double* p_w,
-                                double* p_wt, double* p_d) {
-    const int n = blockIdx.x * blockDim.x + threadIdx.x;
-    if (n >= a.nw) return;
+/// The pressure system's wells from A's (one thread per well of ws).
+__global__ void k_extract_wells(BdiaView a, BdiaView p, const double* w, int K, WellSet ws,
+                                double* p_w, double* p_wt, double* p_d) {
+    const int v = blockIdx.x * blockDim.x + threadIdx.x;
+    if (v >= ws.n) return;
+    const int n = ws(v);
     for (int l = 0; l < a.count[n]; ++l) {
         const long long m = a.cell0[n] + l;
         const long long src = a.first[n] + static_cast<long long>(l) * K, dst = p.first[n] + l;
@@ -75,10 +79,11 @@ __global__ void k_extract_wells(BdiaView a, BdiaView p, const double* w, int K, 
     p_d[n] = a.d[n];
 }
 
-__global__ void k_galerkin(LevelRead fine, cpr::LevelGrid g, double* coarse, long long Mpc) {
-    const long long Mc = static_cast<long long>(g.cx) * g.cy * g.cz;
-    const long long mc = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
-    if (mc >= Mc) return;
+/// The coarse rows [c0, c1) of R A P.
+__global__ void k_galerkin(LevelRead fine, cpr::LevelGrid g, long long c0, long long c1,
+                           double* coarse, long long Mpc) {
+    const long long mc = c0 + blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+    if (mc >= c1) return;
     double v[7];
     cpr::galerkin_row(g, mc, fine, v);
     for (int d = 0; d < 7; ++d) {
@@ -86,9 +91,10 @@ __global__ void k_galerkin(LevelRead fine, cpr::LevelGrid g, double* coarse, lon
     }
 }
 
-__global__ void k_pivots(LevelRead a, int columns, int nz, double* pinv, int* err) {
-    const int col = blockIdx.x * blockDim.x + threadIdx.x;
-    if (col >= columns) return;
+/// The line pivots of the columns [col0, col1).
+__global__ void k_pivots(LevelRead a, int col0, int col1, int nz, double* pinv, int* err) {
+    const int col = col0 + blockIdx.x * blockDim.x + threadIdx.x;
+    if (col >= col1) return;
     const long long m0 = static_cast<long long>(col) * nz;
     if (!cpr::line_pivots(a, m0, nz, pinv + m0)) atomicMin(err, col);
 }
@@ -230,13 +236,15 @@ void DeviceCpr::dense_inverse(Level& L, int n, int* err, cudaStream_t st) {
     }
 }
 
-DeviceCpr::DeviceCpr(const GHMatrix& A, DeviceGH& gh, const CprOptions& options)
+DeviceCpr::DeviceCpr(const GHMatrix& A, DeviceGH& gh, const CprOptions& options,
+                     const CprPlanes* planes)
     : gh_(gh),
       options_(options),
       structure_(A),
       K_(A.block_size()),
       M_(A.num_cells()),
-      nw_(static_cast<int>(A.num_wells())) {
+      nw_(static_cast<int>(A.num_wells())),
+      planes_(planes) {
     const auto grids = mg_grids(A.nx(), A.ny(), A.nz(), options_.mg);
     if (options_.mg.coarsest_rows > kMaxCoarsestRows) {
         throw NotSupported("cpr: coarsest_rows above " + std::to_string(kMaxCoarsestRows));
@@ -295,6 +303,19 @@ DeviceCpr::DeviceCpr(const GHMatrix& A, DeviceGH& gh, const CprOptions& options)
     inv_ = Buffer<double>(static_cast<std::size_t>(M_ * K_ * K_ + nw_));
     errors_ = Buffer<int>(no_errors(levels()).size());
     big_ = Buffer<unsigned long long>(1);
+    if (planes_ != nullptr) {
+        if (planes_->levels.empty() || planes_->levels.size() >= levels_.size() ||
+            !planes_->gather || !planes_->minimum) {
+            throw std::invalid_argument(
+                "DeviceCpr: planes split the leading levels (the coarsest runs whole) and "
+                "gather and minimum across the ranks");
+        }
+        my_wells_ = Buffer<int>(planes_->wells);
+        stage_.resize(levels_.size());
+        for (std::size_t l = 0; l <= planes_->levels.size(); ++l) {
+            stage_[l].assign(static_cast<std::size_t>(levels_[l]->M), 0.0);
+        }
+    }
     upload_accumulation(A);
     setup();
 }
@@ -335,40 +356,56 @@ void DeviceCpr::setup() {
     int* err = errors_.get();
     const BdiaView a = gh_.view(false);
     const ARead A = read_of(gh_, K_);
-    // Stage 1's system on level 0.
+    // Stage 1's system on level 0: its cells of the rank's planes (all of them when whole)
+    // and the rank's wells.
     Level& L0 = *levels_[0];
+    const std::array<int, 2> part = span(0);
+    const long long plane0 = static_cast<long long>(a.ny) * a.nz;
+    const long long m0 = part[0] * plane0, m1 = part[1] * plane0;
+    const WellSet ws = wells_of(0);
     const double* acc = options_.weights == CprWeights::true_impes ? acc_.get() : nullptr;
-    k_weights<<<blocks_for(M_), kThreads, 0, st>>>(A, acc, M_, weights_.get(), err);
+    k_weights<<<blocks_for(m1 - m0), kThreads, 0, st>>>(A, acc, M_, m0, m1, weights_.get(), err);
     HEPTANE_SYNC_CHECK(st);
-    k_extract<<<blocks_for(M_), kThreads, 0, st>>>(A, weights_.get(), a.nx, a.ny, a.nz, M_,
-                                                   L0.gh->bdia_values(), L0.Mp);
+    k_extract<<<blocks_for(m1 - m0), kThreads, 0, st>>>(A, weights_.get(), a.nx, a.ny, a.nz, m0, m1,
+                                                        L0.gh->bdia_values(), L0.Mp);
     HEPTANE_SYNC_CHECK(st);
-    if (nw_ > 0) {
-        k_extract_wells<<<blocks_for(nw_), kThreads, 0, st>>>(
-            a, L0.gh->view(false), weights_.get(), K_, L0.gh->well_row_values(),
+    if (ws.n > 0) {
+        k_extract_wells<<<blocks_for(ws.n), kThreads, 0, st>>>(
+            a, L0.gh->view(false), weights_.get(), K_, ws, L0.gh->well_row_values(),
             L0.gh->well_col_values(), L0.gh->well_diagonal());
         HEPTANE_SYNC_CHECK(st);
-        k_well_inverses<<<blocks_for(nw_), kThreads, 0, st>>>(a.d, nw_, L0.inv_d.get(), err);
+        k_well_inverses<<<blocks_for(ws.n), kThreads, 0, st>>>(a.d, ws, L0.inv_d.get(), err);
         HEPTANE_SYNC_CHECK(st);
-        k_well_inverses<<<blocks_for(nw_), kThreads, 0, st>>>(a.d, nw_, inv_.get() + M_ * K_ * K_,
-                                                              err);
+        k_well_inverses<<<blocks_for(ws.n), kThreads, 0, st>>>(a.d, ws, inv_.get() + M_ * K_ * K_,
+                                                               err);
         HEPTANE_SYNC_CHECK(st);
     }
-    k_stage2<<<blocks_for(M_), kThreads, 0, st>>>(A, M_, inv_.get(), err);
+    k_stage2<<<blocks_for(m1 - m0), kThreads, 0, st>>>(A, m0, m1, inv_.get(), err);
     HEPTANE_SYNC_CHECK(st);
-    // The coarse operators and every level's pivots.
+    // The coarse operators and every level's pivots: a split level's rows of the rank's
+    // planes, computed from the rows of its planes above; the first whole level's operator
+    // gathered diagonal by diagonal, and the levels from there on whole on every rank.
     for (std::size_t l = 0; l < levels_.size(); ++l) {
         Level& L = *levels_[l];
+        const std::array<int, 2> mine = span(static_cast<int>(l));
         if (l > 0) {
             const Level& F = *levels_[l - 1];
-            k_galerkin<<<blocks_for(L.M), kThreads, 0, st>>>(LevelRead{F.gh->bdia_values(), F.Mp},
-                                                             F.g, L.gh->bdia_values(), L.Mp);
+            const std::array<int, 2> above = span(static_cast<int>(l) - 1);
+            const long long coarse_plane = static_cast<long long>(L.g.ny) * L.g.nz;
+            const long long c0 = above[0] / F.g.fx * coarse_plane;
+            const long long c1 = (above[1] + F.g.fx - 1) / F.g.fx * coarse_plane;
+            k_galerkin<<<blocks_for(c1 - c0), kThreads, 0, st>>>(
+                LevelRead{F.gh->bdia_values(), F.Mp}, F.g, c0, c1, L.gh->bdia_values(), L.Mp);
             HEPTANE_SYNC_CHECK(st);
+            if (split(static_cast<int>(l) - 1) && !split(static_cast<int>(l))) {
+                for (int d = 0; d < 7; ++d)
+                    gather(static_cast<int>(l), L.gh->bdia_values() + d * L.Mp, c0, c1, st);
+            }
         }
         const LevelRead lr{L.gh->bdia_values(), L.Mp};
-        const int columns = L.g.nx * L.g.ny;
-        k_pivots<<<blocks_for(columns), kThreads, 0, st>>>(lr, columns, L.g.nz, L.pinv.get(),
-                                                           err + kLevel0 + l);
+        const int col0 = mine[0] * L.g.ny, col1 = mine[1] * L.g.ny;
+        k_pivots<<<blocks_for(col1 - col0), kThreads, 0, st>>>(lr, col0, col1, L.g.nz, L.pinv.get(),
+                                                               err + kLevel0 + l);
         HEPTANE_SYNC_CHECK(st);
         if (L.dense.size() > 0) {
             const int n = static_cast<int>(L.rows);
@@ -378,7 +415,10 @@ void DeviceCpr::setup() {
             dense_inverse(L, n, err + kDense, st);
         }
     }
-    const std::vector<int> e = errors_.download();  // synchronizes
+    std::vector<int> e = errors_.download();  // synchronizes
+    // Split: each rank checked its part (the first bad index of each check, in the whole
+    // system's numbering); the minimum over the ranks is the one-process result.
+    if (planes_ != nullptr) planes_->minimum(e.data(), static_cast<int>(e.size()));
     setup_seconds_ = seconds_since(t0);
     const auto fail = [](const std::string& what) {
         throw InputError("solver.preconditioner", "cpr: " + what);
