@@ -80,4 +80,24 @@ class Buffer {
     std::size_t n_ = 0;
 };
 
+/// Pinned host memory of n doubles (RAII), counted as a device allocation; mapped into the
+/// device's address space (kernels may write into it).
+class Pinned {
+  public:
+    explicit Pinned(std::size_t n) : n_(n) {
+        HEPTANE_CUDA_CHECK(
+            cudaHostAlloc(&p_, (n > 0 ? n : 1) * sizeof(double), cudaHostAllocMapped));
+        count_allocation();
+    }
+    Pinned(const Pinned&) = delete;
+    Pinned& operator=(const Pinned&) = delete;
+    ~Pinned() { cudaFreeHost(p_); }
+    double* get() const { return p_; }
+    std::size_t size() const { return n_; }
+
+  private:
+    double* p_ = nullptr;
+    std::size_t n_ = 0;
+};
+
 }  // namespace heptane::gpu::detail

@@ -233,24 +233,6 @@ __global__ void __launch_bounds__(kThreads) k_loose(Pass pass, LooseEntries e, d
 
 unsigned blocks_for(long long n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
 
-/// Pinned host memory (RAII), counted as a device allocation; mapped into the device's
-/// address space (kernels write the passes' parts straight into it).
-class Pinned {
-  public:
-    explicit Pinned(std::size_t n) {
-        HEPTANE_CUDA_CHECK(
-            cudaHostAlloc(&p_, (n > 0 ? n : 1) * sizeof(double), cudaHostAllocMapped));
-        count_allocation();
-    }
-    Pinned(const Pinned&) = delete;
-    Pinned& operator=(const Pinned&) = delete;
-    ~Pinned() { cudaFreeHost(p_); }
-    double* get() const { return p_; }
-
-  private:
-    double* p_ = nullptr;
-};
-
 std::string num(double v) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.6g", v);

@@ -376,7 +376,7 @@ void DeviceCpr::exchange(int l, double* x, cudaStream_t st) const {
     const int first = part[0], end = part[1];
     const long long plane = static_cast<long long>(L.g.ny) * L.g.nz;
     const std::size_t bytes = plane * sizeof(double);
-    double* h = stage_[l].data();
+    double* h = stage_[l]->get();
     const auto copy = [&](double* to, const double* from, cudaMemcpyKind kind) {
         HEPTANE_CUDA_CHECK(cudaMemcpyAsync(to, from, bytes, kind, st));
     };
@@ -391,13 +391,13 @@ void DeviceCpr::exchange(int l, double* x, cudaStream_t st) const {
 }
 
 void DeviceCpr::gather(int l, double* b, long long c0, long long c1, cudaStream_t st) const {
-    std::vector<double>& h = stage_[l];
-    HEPTANE_CUDA_CHECK(cudaMemcpyAsync(h.data() + c0, b + c0, (c1 - c0) * sizeof(double),
+    const Pinned& h = *stage_[l];
+    HEPTANE_CUDA_CHECK(cudaMemcpyAsync(h.get() + c0, b + c0, (c1 - c0) * sizeof(double),
                                        cudaMemcpyDeviceToHost, st));
     HEPTANE_CUDA_CHECK(cudaStreamSynchronize(st));
-    planes_->gather(h.data());
+    planes_->gather(h.get());
     HEPTANE_CUDA_CHECK(
-        cudaMemcpyAsync(b, h.data(), h.size() * sizeof(double), cudaMemcpyHostToDevice, st));
+        cudaMemcpyAsync(b, h.get(), h.size() * sizeof(double), cudaMemcpyHostToDevice, st));
 }
 
 void DeviceCpr::smooth(int l, const double* b, double* x, bool from_zero, cudaStream_t st,

@@ -99,8 +99,9 @@ class DeviceCpr final : public DevicePreconditioner {
     const CprPlanes* planes_ = nullptr;  ///< a GPU rank's part (null: the whole)
     Buffer<int> my_wells_;               ///< planes_->wells on the device
     /// Host copies of the split levels' and the first whole level's vectors (the whole
-    /// level's indexing: planes' exchange and gather read and write them in place).
-    mutable std::vector<std::vector<double>> stage_;
+    /// level's indexing: planes' exchange and gather read and write them in place), pinned
+    /// so the planes' copies are DMA transfers.
+    std::vector<std::unique_ptr<Pinned>> stage_;
 };
 
 /// CPR for a GPU rank's slab solver (gpu/slab_solver.hpp, slab_cpr.cu): DeviceCpr on the

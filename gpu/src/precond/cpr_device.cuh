@@ -18,7 +18,7 @@ constexpr int kThreads = 256;
 /// Chunks of a dense row (k_dense_apply): coarsest_rows is at most 32 kDenseChunk of them.
 constexpr int kMaxDenseChunks = kMaxCoarsestRows / cpr::kDenseChunk;
 constexpr int kDenseThreads = 256;  ///< a block per row of the coarsest inverse's step
-constexpr int kLineWarps = 4;  ///< columns (warps) per block of k_line_update
+constexpr int kLineWarps = 4;       ///< columns (warps) per block of k_line_update
 /// The setup checks, each the first (lowest) bad index: the weights' and stage 2's cells,
 /// a well's zero diagonal, the coarsest inverse; then one per level (line pivots' column).
 enum Check { kWeights, kStage2, kWell, kDense, kLevel0 };

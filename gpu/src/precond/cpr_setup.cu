@@ -313,7 +313,7 @@ DeviceCpr::DeviceCpr(const GHMatrix& A, DeviceGH& gh, const CprOptions& options,
         my_wells_ = Buffer<int>(planes_->wells);
         stage_.resize(levels_.size());
         for (std::size_t l = 0; l <= planes_->levels.size(); ++l) {
-            stage_[l].assign(static_cast<std::size_t>(levels_[l]->M), 0.0);
+            stage_[l] = std::make_unique<Pinned>(static_cast<std::size_t>(levels_[l]->M));
         }
     }
     upload_accumulation(A);
