@@ -410,8 +410,11 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
         "figure of merit and the performance model; a YAML report. Exit 0 VALID, 1 INVALID");
     proxy->add_option("--backend", proxy_args.backend, "auto | cpu | gpu (default auto)")
         ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
-    proxy->add_option("--kernel", proxy_args.kernel, "GPU solver: in_kernel | multi_kernel")
-        ->default_val("in_kernel");
+    proxy
+        ->add_option("--kernel", proxy_args.kernel,
+                     "GPU solver: auto (the faster for the problem's size) | in_kernel | "
+                     "multi_kernel")
+        ->default_val("auto");
     proxy
         ->add_option("--method", proxy_args.method,
                      "bicgstab (the defined solver, with point-block Jacobi) | qmr (no "

@@ -187,14 +187,19 @@ std::unique_ptr<LinearSolver> make_backend_solver(const ProxyRun& run, const GHM
     return make_cpu_solver(proxy_settings(run), A);
 }
 
-/// The GPU kernel for K x K blocks: the requested one where it takes the run's method and
+/// The GPU kernel for a problem of K x K blocks and `rows` rows: the requested one (auto: the
+/// faster for that size, sized_gpu_kernel) where it takes the run's method and
 /// preconditioner (the in-kernel solver fuses point-block Jacobi only for K a power of two),
 /// else the multi-kernel solver.
-GpuKernel kernel_for(const ProxyRun& run, int K) {
+GpuKernel kernel_for(const ProxyRun& run, int K, long long rows) {
     SolverSettings s;
     s.method = run.method;
     s.preconditioner = run.preconditioner;
-    s.gpu_kernel = *parse_name<GpuKernel>(run.args.kernel);
+    if (run.args.kernel == "auto") {
+        s.gpu_kernel = sized_gpu_kernel(s, K, rows);
+    } else {
+        s.gpu_kernel = *parse_name<GpuKernel>(run.args.kernel);
+    }
     if (!run.gpu || support(s, K, Backend::gpu, DeckKind::grid)) return s.gpu_kernel;
     return GpuKernel::multi_kernel;
 }
@@ -314,11 +319,12 @@ ValidationLine line(const char* name, bool passed, double value, double bound,
 }
 
 /// One problem through setup, validation, the timed phase and the final check. The system is
-/// kept in `model` for the performance model (under mpirun: this rank's slab). The test faults apply to the defined problem.
+/// kept in `model` for the performance model (under mpirun: this rank's slab). The test faults
+/// apply to the defined problem.
 void run_problem(ProxyRun& run, ProblemRun& p, const ModelAt& model_at, wells::Model& model,
                  std::ostream& out) {
     const std::string& fault = p.name == "defined" ? run.args.fault : std::string();
-    const GpuKernel kernel = kernel_for(run, p.block_size);
+    const GpuKernel kernel = kernel_for(run, p.block_size, p.size.cells() * p.block_size);
     p.gpu = run.gpu;
     // ---- setup
     // Under mpirun (the defined problem only) each rank generates its own slab: no rank builds
@@ -565,9 +571,11 @@ int cmd_proxy(const ProxyArgs& args, std::ostream& out) {
     // the same on every backend).
     run.preconditioner = run.method == Method::bicgstab ? PreconditionerKind::point_block_jacobi
                                                         : PreconditionerKind::none;
-    const std::optional<GpuKernel> kernel = parse_name<GpuKernel>(args.kernel);
+    // auto is checked as in_kernel (the one that takes fewer combinations).
+    const std::optional<GpuKernel> kernel =
+        args.kernel == "auto" ? GpuKernel::in_kernel : parse_name<GpuKernel>(args.kernel);
     if (!kernel || (*kernel != GpuKernel::in_kernel && *kernel != GpuKernel::multi_kernel)) {
-        throw InputError("--kernel", "in_kernel or multi_kernel (the bit-exact GPU solvers)");
+        throw InputError("--kernel", "auto, in_kernel or multi_kernel (the bit-exact GPU solvers)");
     }
     run.ranks = mpi_ranks();
     const bool gpu_ready = gpu::compiled_with_cuda() && gpu::device_count() > 0;

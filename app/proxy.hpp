@@ -31,14 +31,16 @@ constexpr double kOfficialMemoryFraction = 0.25;  ///< least share of memory an 
 constexpr int kSetupAmortization = 50;            ///< solves the one-time setup is charged over
 
 struct ProxyArgs {
-    std::string backend = "auto";      ///< auto | cpu | gpu
-    std::string kernel = "in_kernel";  ///< GPU: in_kernel | multi_kernel
-    std::string method = "bicgstab";   ///< bicgstab (official) | qmr (no preconditioner)
-    bool quick = false;                ///< the quick size and kQuickMinSeconds
-    double min_seconds = 0.0;          ///< 0: kOfficialMinSeconds (kQuickMinSeconds with quick)
-    double memory_fraction = 0.0;      ///< 0: kOfficialMemoryFraction (not with quick or dims)
-    std::vector<int> dims;             ///< nx ny nz (explicit size)
-    bool secondary = true;             ///< also the K = 3, 4, 8 variants
+    std::string backend = "auto";  ///< auto | cpu | gpu
+    /// GPU: auto (the faster of the two for the problem's size: sized_gpu_kernel, the
+    /// crossover measured on the H100) | in_kernel | multi_kernel
+    std::string kernel = "auto";
+    std::string method = "bicgstab";  ///< bicgstab (official) | qmr (no preconditioner)
+    bool quick = false;               ///< the quick size and kQuickMinSeconds
+    double min_seconds = 0.0;         ///< 0: kOfficialMinSeconds (kQuickMinSeconds with quick)
+    double memory_fraction = 0.0;     ///< 0: kOfficialMemoryFraction (not with quick or dims)
+    std::vector<int> dims;            ///< nx ny nz (explicit size)
+    bool secondary = true;            ///< also the K = 3, 4, 8 variants
     std::string report = "heptane_proxy.yaml";
     /// Test hook (hidden option --test-fault): "perturb_solution" adds 1e-3 max|x| to every
     /// entry of the final solution before the final check; "nonreproducible" flips the last
@@ -109,8 +111,8 @@ struct RankLine {
 /// Everything a run measured and decided: the report's content.
 struct ProxyRun {
     ProxyArgs args;
-    int ranks = 1;                  ///< MPI ranks (1 without mpirun)
-    proxy::ProblemSize rank_size;   ///< one rank's share (the whole problem on one rank)
+    int ranks = 1;                 ///< MPI ranks (1 without mpirun)
+    proxy::ProblemSize rank_size;  ///< one rank's share (the whole problem on one rank)
     std::vector<RankLine> per_rank;
     bool official = false;
     std::vector<std::string> deviations;  ///< why the run is not official

@@ -1,4 +1,4 @@
-// `heptane proxy` on the GPU: the in-kernel and multi-kernel runs are VALID (the reduced
+// `heptane proxy` on the GPU: the in-kernel, multi-kernel and auto runs are VALID (the reduced
 // problem gives the CPU reference's iterations and bits), take the CPU run's iterations on
 // the same problem, time every kernel of the model; QMR's A^T check runs on the device's
 // transpose product; a non-reproducible solve is caught.
@@ -43,8 +43,12 @@ TEST_F(ProxyOnGpu, InKernelAndMultiKernelRunsAreValidWithTheCpuIterations) {
     int code = 0;
     const YAML::Node cpu = run("proxy_cpu", {"--backend", "cpu"}, code);
     ASSERT_EQ(code, kExitOk);
-    for (const char* kernel : {"in_kernel", "multi_kernel"}) {
+    for (const char* kernel : {"in_kernel", "multi_kernel", "auto"}) {
         const YAML::Node gpu = run(kernel, {"--backend", "gpu", "--kernel", kernel}, code);
+        // auto at 272,000 rows: the in-kernel solver (sized_gpu_kernel's crossover).
+        const std::string expected = std::string(kernel) == "auto" ? "in_kernel" : kernel;
+        EXPECT_EQ(gpu["solver"]["kernel"].as<std::string>().rfind(expected, 0), 0u)
+            << gpu["solver"]["kernel"].as<std::string>();
         EXPECT_EQ(code, kExitOk) << kernel;
         EXPECT_EQ(gpu["result"].as<std::string>(), "VALID") << kernel;
         EXPECT_EQ(gpu["solver"]["backend"].as<std::string>(), "gpu");
@@ -66,9 +70,21 @@ TEST_F(ProxyOnGpu, InKernelAndMultiKernelRunsAreValidWithTheCpuIterations) {
             const YAML::Node v = gpu["secondary"][i];
             EXPECT_EQ(v["iterations"].as<int>(), cpu["secondary"][i]["iterations"].as<int>());
             const std::string k = v["kernel"].as<std::string>();
-            EXPECT_EQ(k.rfind(i == 0 ? "multi_kernel" : kernel, 0), 0u) << k;
+            EXPECT_EQ(k.rfind(i == 0 ? std::string("multi_kernel") : expected, 0), 0u) << k;
         }
     }
+}
+
+TEST_F(ProxyOnGpu, AutoKernelIsTheMultiKernelSolverPastTheCrossover) {
+    // 100 x 100 x 85 cells: 1.7 M rows, past the 1.5 M from which the multi-kernel BiCGStab
+    // with point-block Jacobi is the faster (docs/BENCHMARKS.md, decision 54).
+    int code = 0;
+    const YAML::Node y =
+        run("proxy_auto", {"--backend", "gpu", "--no-secondary"}, code, {"100", "100", "85"});
+    EXPECT_EQ(code, kExitOk);
+    EXPECT_EQ(y["result"].as<std::string>(), "VALID");
+    EXPECT_EQ(y["solver"]["kernel"].as<std::string>().rfind("multi_kernel", 0), 0u)
+        << y["solver"]["kernel"].as<std::string>();
 }
 
 TEST_F(ProxyOnGpu, QmrChecksTheDeviceTranspose) {
