@@ -98,9 +98,24 @@ std::unique_ptr<LinearSolver> make_mpi_solver([[maybe_unused]] const SolverSetti
 
 sim::NewtonSplit mpi_newton_split([[maybe_unused]] const SolverSettings& settings,
                                   [[maybe_unused]] int nx, [[maybe_unused]] int ny,
-                                  [[maybe_unused]] int nz) {
+                                  [[maybe_unused]] int nz, [[maybe_unused]] bool slab) {
 #ifdef HEPTANE_HAVE_MPI
-    return dist::newton_split(settings, nx, ny, nz, MPI_COMM_WORLD);
+    return dist::newton_split(settings, nx, ny, nz, MPI_COMM_WORLD, slab);
+#else
+    throw Error("this heptane was built without MPI");
+#endif
+}
+
+std::unique_ptr<LinearSolver> make_mpi_slab_solver(
+    [[maybe_unused]] const SolverSettings& settings, [[maybe_unused]] const GHMatrix& slab,
+    [[maybe_unused]] int nx, [[maybe_unused]] const std::vector<int>& global_wells,
+    [[maybe_unused]] long long total_wells, [[maybe_unused]] bool gpu) {
+#ifdef HEPTANE_HAVE_MPI
+    dist::SlabPlacement where;
+    where.nx = nx;
+    where.global_wells = global_wells;
+    where.total_wells = total_wells;
+    return dist::make_slab_solver(settings, slab, where, MPI_COMM_WORLD, gpu);
 #else
     throw Error("this heptane was built without MPI");
 #endif
@@ -144,17 +159,9 @@ long long MpiSlab::total_nonzeros() const {
     return GHMatrix::nonzeros(nx_, A.ny(), A.nz(), A.block_size(), perforations, total_wells_);
 }
 
-std::unique_ptr<LinearSolver> MpiSlab::solver([[maybe_unused]] const SolverSettings& settings,
-                                              [[maybe_unused]] bool gpu) const {
-#ifdef HEPTANE_HAVE_MPI
-    dist::SlabPlacement where;
-    where.nx = nx_;
-    where.global_wells = global_wells_;
-    where.total_wells = total_wells_;
-    return dist::make_slab_solver(settings, model_.system.matrix, where, MPI_COMM_WORLD, gpu);
-#else
-    throw Error("this heptane was built without MPI");
-#endif
+std::unique_ptr<LinearSolver> MpiSlab::solver(const SolverSettings& settings, bool gpu) const {
+    return make_mpi_slab_solver(settings, model_.system.matrix, nx_, global_wells_, total_wells_,
+                                gpu);
 }
 
 std::vector<double> MpiSlab::gather([[maybe_unused]] const std::vector<double>& local) const {

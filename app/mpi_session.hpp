@@ -50,9 +50,19 @@ std::unique_ptr<LinearSolver> make_mpi_solver(const SolverSettings& settings, co
 
 /// This rank's share of a simulation's host Newton loop under mpirun (sim::NewtonSplit): the
 /// cells of its slab of the solver `settings` makes (with the halo planes) to assemble, its
-/// planes to measure, the measures joined over every rank with the one-process bits. Error
-/// in a build without MPI.
-sim::NewtonSplit mpi_newton_split(const SolverSettings& settings, int nx, int ny, int nz);
+/// planes to measure, the measures joined over every rank with the one-process bits; with
+/// `slab`, only its slab of the Jacobian held (NewtonSplit::slab). Error in a build without
+/// MPI.
+sim::NewtonSplit mpi_newton_split(const SolverSettings& settings, int nx, int ny, int nz,
+                                  bool slab = false);
+
+/// The solver of `settings` over the ranks on this rank's own slab `slab` of a grid of nx
+/// i-planes (its planes and halo planes, the wells `global_wells` of its planes out of
+/// `total_wells`: dist::make_slab_solver; GPU ranks with gpu). Error in a build without MPI.
+std::unique_ptr<LinearSolver> make_mpi_slab_solver(const SolverSettings& settings,
+                                                   const GHMatrix& slab, int nx,
+                                                   const std::vector<int>& global_wells,
+                                                   long long total_wells, bool gpu);
 
 /// This rank's own slab of a model under mpirun (wells::generate_planes of its window: its
 /// i-planes, a halo plane on each side with a neighbour, the wells of its planes), so that no

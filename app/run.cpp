@@ -196,11 +196,8 @@ void report_system(std::ostream& out, const wells::Model& model, int K, long lon
 /// do not save the whole matrix (output.save_system); CPU and GPU ranks alike (the GPU ranks'
 /// slab solver copies its slab to the device).
 bool ranks_build_slabs(const Deck& deck) {
-    const SolverSettings& s = deck.solver;
     return mpi_launched() && deck.model.model == wells::FluidModel::two_phase &&
-           !deck.output.save_system && s.preconditioner != PreconditionerKind::cpr &&
-           !(s.preconditioner == PreconditionerKind::block_jacobi &&
-             std::min(s.block_shape[0], deck.model.grid.nx) > 1);
+           !deck.output.save_system && solver_runs_on_own_slabs(deck);
 }
 
 /// `heptane run` under mpirun with ranks_build_slabs: every rank reads the deck's fields
@@ -296,8 +293,7 @@ int cmd_run(const RunArgs& args, std::ostream& out, std::ostream& err, bool term
     const std::string output = command_output(args, deck);
     if (deck.system.present) return run_matrix_deck(deck, args, output, out, err, terminal);
     const Plan plan = plan_and_report(deck, err);
-    if (ranks_build_slabs(deck))
-        return run_slabs(deck, args, plan, output, out, err, terminal);
+    if (ranks_build_slabs(deck)) return run_slabs(deck, args, plan, output, out, err, terminal);
 
     const auto t_setup = Clock::now();
     const wells::Model model = build_model(deck, true, &err);

@@ -230,7 +230,15 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
     const wells::InitialState& init = deck.model.initial;
     const grid::CellState x0 =
         system->cells().equilibrium_state(init.pressure, init.datum_depth, init.water_saturation);
+    // Under mpirun CPU ranks hold only their slab of the Jacobian where the solver runs on
+    // slabs alone (design decision 51); GPU ranks and CPR hold the whole one.
+    const bool slabs = mpi_launched() && !plan.gpu && solver_runs_on_own_slabs(deck);
+    std::vector<int> slab_wells_global;  // the wells of this rank's planes (slabs)
     sim::SolverFactory factory = [&](const GHMatrix& J) {
+        if (slabs) {
+            return make_deck_slab_solver(deck, J, slab_wells_global,
+                                         static_cast<long long>(deck.model.wells.size()), false);
+        }
         return make_deck_solver(deck, J, plan.gpu, plan.kernel);
     };
     // On the GPU the state and the Newton work stay on the device (issue 23); GPU ranks under
@@ -246,10 +254,18 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
     if (mpi_launched()) {  // before any output: too many ranks for the split is an input error
         const grid::Grid3D& g = system->cells().grid();
         try {
-            split =
-                std::make_unique<sim::NewtonSplit>(mpi_newton_split(deck.solver, g.nx, g.ny, g.nz));
+            split = std::make_unique<sim::NewtonSplit>(
+                mpi_newton_split(deck.solver, g.nx, g.ny, g.nz, slabs));
         } catch (const InputError& e) {
             deck.rethrow_located(e);
+        }
+        if (slabs) {
+            const index_t plane = static_cast<index_t>(g.ny) * g.nz;
+            const auto first = static_cast<int>(split->assemble_begin / plane);
+            slab_wells(system->wells().layout(), g.ny, g.nz, 2, first,
+                       static_cast<int>(split->assemble_end / plane) - first,
+                       static_cast<int>(split->own_begin / plane),
+                       static_cast<int>(split->own_end / plane), &slab_wells_global);
         }
     }
     sim::Simulator simulator(
@@ -260,6 +276,9 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
         deck.schedule, solve_options(deck));
 
     print_header(out, deck, model, plan);
+    if (slabs) {
+        out << "  memory      each rank holds only its planes' Jacobian (design decision 51)\n";
+    }
     out << std::flush;
     const UnitFactors u = unit_factors(deck.units);
     SimulationRecord rec;

@@ -1,5 +1,6 @@
 #include "app/solver_setup.hpp"
 
+#include <algorithm>
 #include <ostream>
 
 #include "app/atomic_file.hpp"
@@ -208,6 +209,27 @@ std::unique_ptr<LinearSolver> make_deck_slab_solver(const Deck& deck, const MpiS
     } catch (const InputError& e) {
         deck.rethrow_located(e);
     }
+}
+
+std::unique_ptr<LinearSolver> make_deck_slab_solver(const Deck& deck, const GHMatrix& slab,
+                                                    const std::vector<int>& global_wells,
+                                                    long long total_wells, bool gpu) {
+    check_rank_settings(deck, gpu);
+    try {
+        return make_mpi_slab_solver(deck.solver, slab, deck.model.grid.nx, global_wells,
+                                    total_wells, gpu);
+    } catch (const DeckError&) {
+        throw;
+    } catch (const InputError& e) {
+        deck.rethrow_located(e);
+    }
+}
+
+bool solver_runs_on_own_slabs(const Deck& deck) {
+    const SolverSettings& s = deck.solver;
+    return s.preconditioner != PreconditionerKind::cpr &&
+           !(s.preconditioner == PreconditionerKind::block_jacobi &&
+             std::min(s.block_shape[0], deck.model.grid.nx) > 1);
 }
 
 std::unique_ptr<LinearSolver> make_deck_solver(const Deck& deck, const Bsr& A, bool gpu,

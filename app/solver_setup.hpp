@@ -72,5 +72,14 @@ class MpiSlab;
 /// ranks do not take.
 std::unique_ptr<LinearSolver> make_deck_slab_solver(const Deck& deck, const MpiSlab& slab,
                                                     bool gpu);
+/// The same on a slab `slab` of this rank's planes that a simulation assembled itself (design
+/// decision 51): the wells `global_wells` of its planes out of `total_wells`.
+std::unique_ptr<LinearSolver> make_deck_slab_solver(const Deck& deck, const GHMatrix& slab,
+                                                    const std::vector<int>& global_wells,
+                                                    long long total_wells, bool gpu);
+/// Whether the deck's solver runs on slabs that ranks hold alone (none, point-block and line
+/// Jacobi, spatial blocks one plane thick: not CPR, which sets up on the whole system, nor
+/// thicker spatial blocks, whose split is not the slab's).
+bool solver_runs_on_own_slabs(const Deck& deck);
 
 }  // namespace heptane::app

@@ -22,33 +22,16 @@ DistributedGH::DistributedGH(const GHMatrix& A, MPI_Comm comm, bool transpose, b
     const int e0 = first_plane_ - lo_halo_, planes = end_plane_ + hi_halo_ - e0;
     slab_ = GHMatrix(planes, A.ny(), A.nz(), K_);
     copy_blocks(A);
-    const index_t shift = e0 * plane_;
-    // The wells of the owned columns, in global order, their cells shifted to the slab.
+    // Every rank's wells (those of its columns), this rank's in its slab.
     const WellArrays& g = A.wells();
     wells_of_rank_.assign(static_cast<std::size_t>(ranks_), {});
-    WellArrays w;
-    if (A.num_wells() > 0) w.well_of_column.assign(static_cast<std::size_t>(planes) * A.ny(), -1);
     for (index_t k = 0; k < A.num_wells(); ++k) {
-        const index_t column = g.cell0[k] / A.nz();
-        const int i = static_cast<int>(column / A.ny());
+        const auto i = static_cast<int>(g.cell0[k] / A.nz() / A.ny());
         const int owner = slab_of_plane(nx_, i, ranks_, granularity_);
         wells_of_rank_[static_cast<std::size_t>(owner)].push_back(static_cast<int>(k));
-        if (owner != rank_) continue;
-        const auto local = static_cast<std::int32_t>(w.d.size());
-        w.first.push_back(static_cast<index_t>(w.w_vals.size()));
-        w.cell0.push_back(g.cell0[k] - shift);
-        w.count.push_back(g.count[k]);
-        const index_t n = g.count[k] * K_;
-        w.w_vals.insert(w.w_vals.end(), g.w_vals.begin() + g.first[k],
-                        g.w_vals.begin() + g.first[k] + n);
-        w.wt_vals.insert(w.wt_vals.end(), g.wt_vals.begin() + g.first[k],
-                         g.wt_vals.begin() + g.first[k] + n);
-        w.d.push_back(g.d[k]);
-        w.well_of_column[static_cast<std::size_t>(column - shift / A.nz())] = local;
-        wells_.push_back(static_cast<int>(k));
-        well_rows_.push_back(global_cell_rows_ + k);
     }
-    if (w.d.empty()) w.well_of_column.clear();  // no wells here
+    WellArrays w = slab_wells(g, A.ny(), A.nz(), K_, e0, planes, first_plane_, end_plane_, &wells_);
+    for (int k : wells_) well_rows_.push_back(global_cell_rows_ + k);
     slab_.set_wells(std::move(w));
     make_product(transpose, cpu_product);
 }

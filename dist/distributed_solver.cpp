@@ -232,8 +232,36 @@ int slab_granularity(const SolverSettings& s, int nx, int ny, int nz, int ranks)
                                                                 : 1;
 }
 
-sim::NewtonSplit newton_split(const SolverSettings& settings, int nx, int ny, int nz,
-                              MPI_Comm comm) {
+namespace {
+
+/// NewtonSplit::gather: every rank's own cells' entries (in rank order, which is plane order)
+/// and its wells' (placed by their global numbers after the cells), on every rank.
+void gather_local(const std::vector<double>& local, const std::vector<int>& wells,
+                  std::vector<double>& whole, MPI_Comm comm) {
+    const int ranks = size_of(comm);
+    const int own = static_cast<int>(local.size() - wells.size());
+    std::vector<int> counts(static_cast<std::size_t>(ranks)), displs(counts.size(), 0);
+    MPI_Allgather(&own, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
+    for (std::size_t r = 1; r < counts.size(); ++r) displs[r] = displs[r - 1] + counts[r - 1];
+    const int cells = displs.back() + counts.back();
+    MPI_Allgatherv(local.data(), own, MPI_DOUBLE, whole.data(), counts.data(), displs.data(),
+                   MPI_DOUBLE, comm);
+    // The wells as (number, value) pairs.
+    std::vector<double> mine;
+    for (std::size_t j = 0; j < wells.size(); ++j) {
+        mine.push_back(static_cast<double>(wells[j]));
+        mine.push_back(local[static_cast<std::size_t>(own) + j]);
+    }
+    const std::vector<double> all = allgather(mine, comm);
+    for (std::size_t i = 0; i + 1 < all.size(); i += 2) {
+        whole.at(static_cast<std::size_t>(cells) + static_cast<std::size_t>(all[i])) = all[i + 1];
+    }
+}
+
+}  // namespace
+
+sim::NewtonSplit newton_split(const SolverSettings& settings, int nx, int ny, int nz, MPI_Comm comm,
+                              bool slab) {
     const int rank = rank_of(comm), ranks = size_of(comm);
     const int g = checked_granularity(settings, nx, ny, nz, comm);
     const int first = slab_first_plane(nx, rank, ranks, g);
@@ -251,6 +279,16 @@ sim::NewtonSplit newton_split(const SolverSettings& settings, int nx, int ny, in
     s.max = [comm](double* v, int n) {
         MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MAX, comm);
     };
+    if (slab) {
+        if (g != 1) {
+            throw NotSupported(
+                "slab storage with a split in groups of planes (cpr, thick "
+                "spatial blocks): the solver sets up on the whole system");
+        }
+        s.slab = true;
+        s.gather = [comm](const std::vector<double>& local, const std::vector<int>& wells,
+                          std::vector<double>& whole) { gather_local(local, wells, whole, comm); };
+    }
     return s;
 }
 

@@ -43,8 +43,13 @@ void TwoPhaseCells::assemble(const CellState& x, const CellState& x_old, double 
                              std::vector<double>& res, GHMatrix* jac, index_t begin,
                              index_t end) const {
     const index_t M = grid_.num_cells();
-    if (jac != nullptr && (jac->block_size() != 2 || jac->num_cells() != M)) {
-        throw NotSupported("TwoPhaseCells::assemble: Jacobian must be K = 2 on the same grid");
+    // The whole grid's Jacobian, or a slab of exactly the cells [begin, end).
+    const bool slab = jac != nullptr && jac->num_cells() != M;
+    if (jac != nullptr && (jac->block_size() != 2 || (slab && jac->num_cells() != end - begin) ||
+                           jac->ny() != grid_.ny || jac->nz() != grid_.nz)) {
+        throw NotSupported(
+            "TwoPhaseCells::assemble: Jacobian must be K = 2 on the same grid, or on the "
+            "planes of the cells assembled");
     }
     res.assign(static_cast<std::size_t>(2 * M), 0.0);
     const TwoPhaseCellsView v = view();
@@ -52,7 +57,8 @@ void TwoPhaseCells::assemble(const CellState& x, const CellState& x_old, double 
     if (jac != nullptr) {
         j.bdia = jac->bdia().data();
         j.accumulation = jac->accumulation_for_writing().data();
-        j.stride = M;
+        j.stride = jac->num_cells();
+        j.first = slab ? begin : 0;
     }
     const StateView now{x.p.data(), x.sw.data()}, old{x_old.p.data(), x_old.sw.data()};
 #pragma omp parallel for schedule(static)

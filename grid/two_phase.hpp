@@ -137,12 +137,14 @@ struct StateView {
 };
 
 /// Where the Jacobian's cell part goes: Bdia entry (d, r, c) of cell m at
-/// ((d 2 + r) 2 + c) stride + m (stride M on the host, the device's padded Mp), and the
-/// accumulation blocks at (r 2 + c) stride + m. bdia null: the residual only.
+/// ((d 2 + r) 2 + c) stride + m - first (stride M on the host, the device's padded Mp; first:
+/// the first cell the storage holds, a rank's slab of i-planes, else 0), and the
+/// accumulation blocks at (r 2 + c) stride + m - first. bdia null: the residual only.
 struct JacobianView {
     double* bdia = nullptr;
     double* accumulation = nullptr;
     index_t stride = 0;
+    index_t first = 0;
 };
 
 /// Transmissibility of the face between cell m and its neighbour n across diagonal d.
@@ -179,10 +181,10 @@ HEPTANE_HD inline void assemble_cell(const TwoPhaseCellsView& v, index_t m, Stat
     const double scale[2] = {units::kTimeScale / prm.oil.density,
                              units::kTimeScale / prm.water.density};
     auto J = [&](int d, int r, int c) -> double& {
-        return jac.bdia[((d * 2 + r) * 2 + c) * jac.stride + m];
+        return jac.bdia[((d * 2 + r) * 2 + c) * jac.stride + m - jac.first];
     };
     auto A = [&](int r, int c) -> double& {
-        return jac.accumulation[(r * 2 + c) * jac.stride + m];
+        return jac.accumulation[(r * 2 + c) * jac.stride + m - jac.first];
     };
     if (jac.bdia != nullptr) {
         for (int d = 0; d < kStencilSize; ++d)
@@ -271,7 +273,8 @@ class TwoPhaseCells {
     void assemble(const CellState& x, const CellState& x_old, double dt, std::vector<double>& res,
                   GHMatrix* jac) const;
     /// The same for the cells [begin, end) only (a rank of a distributed simulation): the
-    /// other cells' entries of res are zero, their Jacobian rows left as they are.
+    /// other cells' entries of res are zero, their Jacobian rows left as they are. jac: the
+    /// whole grid's, or a slab of exactly the planes of [begin, end) (a rank's own storage).
     void assemble(const CellState& x, const CellState& x_old, double dt, std::vector<double>& res,
                   GHMatrix* jac, index_t begin, index_t end) const;
 

@@ -20,7 +20,18 @@ class HostNewton final : public NewtonSystem {
         if (split != nullptr) split_ = std::make_unique<NewtonSplit>(*split);
         state_.cells = initial;
         state_.p_bh = system_.wells().initial_bhp(initial);
-        jacobian_ = GHMatrix(g.nx, g.ny, g.nz, 2);
+        if (split_ && split_->slab) {  // the assembled cells' planes and the own planes' wells
+            const index_t plane = static_cast<index_t>(g.ny) * g.nz;
+            slab_first_ = static_cast<int>(split_->assemble_begin / plane);
+            own_first_ = static_cast<int>(split_->own_begin / plane);
+            own_end_ = static_cast<int>(split_->own_end / plane);
+            const int planes = static_cast<int>(split_->assemble_end / plane) - slab_first_;
+            jacobian_ = GHMatrix(planes, g.ny, g.nz, 2);
+            jacobian_.set_wells(slab_wells(system_.wells().layout(), g.ny, g.nz, 2, slab_first_,
+                                           planes, own_first_, own_end_, &own_wells_));
+        } else {
+            jacobian_ = GHMatrix(g.nx, g.ny, g.nz, 2);
+        }
     }
 
     void start_step() override { start_ = state_; }
@@ -31,7 +42,13 @@ class HostNewton final : public NewtonSystem {
         system_.cells().assemble(state_.cells, start_.cells, dt, res_, &jacobian_,
                                  split_ ? split_->assemble_begin : 0,
                                  split_ ? split_->assemble_end : M);
-        system_.wells().assemble(state_.cells, state_.p_bh, controls, res_, res_wells_, &jacobian_);
+        if (split_ && split_->slab) {
+            system_.wells().assemble_slab(state_.cells, state_.p_bh, controls, res_, res_wells_,
+                                          jacobian_, slab_first_, own_first_, own_end_);
+        } else {
+            system_.wells().assemble(state_.cells, state_.p_bh, controls, res_, res_wells_,
+                                     &jacobian_);
+        }
         res_.insert(res_.end(), res_wells_.begin(), res_wells_.end());
     }
 
@@ -69,12 +86,13 @@ class HostNewton final : public NewtonSystem {
     }
 
     SolveResult solve(double tolerance) override {
-        rhs_.resize(res_.size());
-        for (std::size_t i = 0; i < res_.size(); ++i) rhs_[i] = -res_[i];
-        dx_.assign(res_.size(), 0.0);
         if (!linear_) {
             linear_ = std::make_unique<NewtonLinearSolver>(make_solver_(jacobian_), defaults_);
         }
+        if (split_ && split_->slab) return solve_slab(tolerance);
+        rhs_.resize(res_.size());
+        for (std::size_t i = 0; i < res_.size(); ++i) rhs_[i] = -res_[i];
+        dx_.assign(res_.size(), 0.0);
         return linear_->solve(jacobian_, rhs_, dx_, tolerance);
     }
 
@@ -103,6 +121,23 @@ class HostNewton final : public NewtonSystem {
     std::string residence() const override { return "host"; }
 
   private:
+    /// solve() on the rank's slab: its local vectors ([its own cells' entries, then its
+    /// wells']), dx gathered whole on every rank.
+    SolveResult solve_slab(double tolerance) {
+        const index_t M = system_.cells().grid().num_cells();
+        const index_t b = 2 * split_->own_begin, e = 2 * split_->own_end;
+        rhs_.resize(static_cast<std::size_t>(e - b) + own_wells_.size());
+        for (index_t i = b; i < e; ++i) rhs_[static_cast<std::size_t>(i - b)] = -res_[i];
+        for (std::size_t j = 0; j < own_wells_.size(); ++j) {
+            rhs_[static_cast<std::size_t>(e - b) + j] = -res_[2 * M + own_wells_[j]];
+        }
+        local_dx_.assign(rhs_.size(), 0.0);
+        const SolveResult r = linear_->solve(jacobian_, rhs_, local_dx_, tolerance);
+        dx_.assign(res_.size(), 0.0);
+        split_->gather(local_dx_, own_wells_, dx_);
+        return r;
+    }
+
     /// measure() on one rank's cells (and the wells' rows on the rank that holds them), the
     /// parts joined across the ranks: the same sums (canonical pieces), maxima and flags as
     /// one process computes.
@@ -147,8 +182,10 @@ class HostNewton final : public NewtonSystem {
     SolveOptions defaults_;
     std::unique_ptr<NewtonLinearSolver> linear_;
     State state_, start_;
-    GHMatrix jacobian_;
-    std::vector<double> res_, res_wells_, rhs_, dx_;
+    GHMatrix jacobian_;  ///< the whole grid's, or with split_->slab the rank's slab
+    std::vector<double> res_, res_wells_, rhs_, dx_, local_dx_;
+    int slab_first_ = 0, own_first_ = 0, own_end_ = 0;  ///< planes (split_->slab)
+    std::vector<int> own_wells_;  ///< the slab's wells' global numbers (split_->slab)
 };
 
 }  // namespace

@@ -99,6 +99,39 @@ void TwoPhaseWells::assemble(const grid::CellState& x, const std::vector<double>
     if (jac != nullptr) jac->set_wells(std::move(arrays));
 }
 
+void TwoPhaseWells::assemble_slab(const grid::CellState& x, const std::vector<double>& p_bh,
+                                  const std::vector<WellControl>& controls,
+                                  std::vector<double>& res, std::vector<double>& res_wells,
+                                  GHMatrix& slab, int slab_first, int own_first,
+                                  int own_end) const {
+    const grid::Grid3D& g = cells_.grid();
+    if (controls.size() != wells_.size()) {
+        throw NotSupported("TwoPhaseWells::assemble_slab: one control per well");
+    }
+    if (slab.block_size() != 2 || slab.ny() != g.ny || slab.nz() != g.nz) {
+        throw NotSupported("TwoPhaseWells::assemble_slab: a K = 2 slab of the grid's planes");
+    }
+    const index_t plane = static_cast<index_t>(g.ny) * g.nz;
+    WellArrays arrays = layout_;  // the whole layout's values (perforations only)
+    res_wells.assign(wells_.size(), 0.0);
+    grid::JacobianView j;
+    j.bdia = slab.bdia().data();
+    j.stride = slab.num_cells();
+    j.first = slab_first * plane;
+    const WellJacobianView wj{arrays.w_vals.data(), arrays.wt_vals.data(), arrays.d.data()};
+    const grid::TwoPhaseCellsView cells = cells_.view();
+    const TwoPhaseWellsView v = view();
+    for (std::size_t w = 0; w < wells_.size(); ++w) {
+        const auto i = static_cast<int>(layout_.cell0[w] / plane);
+        const bool mine = i >= own_first && i < own_end;
+        assemble_well(cells, v, static_cast<int>(w), controls[w], {x.p.data(), x.sw.data()},
+                      p_bh.data(), res.data(), res_wells.data(), mine ? j : grid::JacobianView{},
+                      mine ? wj : WellJacobianView{});
+    }
+    slab.set_wells(
+        slab_wells(arrays, g.ny, g.nz, 2, slab_first, slab.nx(), own_first, own_end, nullptr));
+}
+
 std::vector<WellRates> TwoPhaseWells::rates(const grid::CellState& x,
                                             const std::vector<double>& p_bh,
                                             const std::vector<WellControl>& controls) const {

@@ -122,7 +122,7 @@ HEPTANE_HD inline void assemble_well(const grid::TwoPhaseCellsView& cells,
             perf_rate += q[a];
             if (jac.bdia != nullptr) {
                 for (int c = 0; c < 2; ++c)
-                    jac.bdia[((kCenter * 2 + a) * 2 + c) * jac.stride + m] += q[a].d[c];
+                    jac.bdia[((kCenter * 2 + a) * 2 + c) * jac.stride + m - jac.first] += q[a].d[c];
             }
             if (wj.d != nullptr) wj.wt_vals[base + a] = q[a].d[2];  // d eq(m, a) / d p_bh
         }
@@ -171,6 +171,14 @@ class TwoPhaseWells {
     void assemble(const grid::CellState& x, const std::vector<double>& p_bh,
                   const std::vector<WellControl>& controls, std::vector<double>& res,
                   std::vector<double>& res_wells, GHMatrix* jac) const;
+    /// The same into a slab of i-planes (a rank's part of a distributed simulation): every
+    /// well's residual, but into `slab` (K = 2, its planes from `slab_first` on) only the
+    /// Jacobian terms of the wells of the planes [own_first, own_end) and their W / W^T / D
+    /// arrays (slab_wells' layout).
+    void assemble_slab(const grid::CellState& x, const std::vector<double>& p_bh,
+                       const std::vector<WellControl>& controls, std::vector<double>& res,
+                       std::vector<double>& res_wells, GHMatrix& slab, int slab_first,
+                       int own_first, int own_end) const;
 
     /// Each well's rates at (x, p_bh) under `controls` (a shut well's are zero).
     std::vector<WellRates> rates(const grid::CellState& x, const std::vector<double>& p_bh,

@@ -11,6 +11,34 @@ index_t WellArrays::num_perforations() const {
     return total;
 }
 
+WellArrays slab_wells(const WellArrays& whole, int ny, int nz, int K, int slab_first,
+                      int slab_planes, int own_first, int own_end, std::vector<int>* global) {
+    const index_t plane = static_cast<index_t>(ny) * nz, shift = slab_first * plane;
+    WellArrays w;
+    if (global != nullptr) global->clear();
+    if (whole.num_wells() > 0)
+        w.well_of_column.assign(static_cast<std::size_t>(slab_planes) * ny, -1);
+    for (index_t k = 0; k < whole.num_wells(); ++k) {
+        const index_t column = whole.cell0[k] / nz;
+        const auto i = static_cast<int>(column / ny);
+        if (i < own_first || i >= own_end) continue;
+        const auto local = static_cast<std::int32_t>(w.d.size());
+        w.first.push_back(static_cast<index_t>(w.w_vals.size()));
+        w.cell0.push_back(whole.cell0[k] - shift);
+        w.count.push_back(whole.count[k]);
+        const index_t n = whole.count[k] * K;
+        w.w_vals.insert(w.w_vals.end(), whole.w_vals.begin() + whole.first[k],
+                        whole.w_vals.begin() + whole.first[k] + n);
+        w.wt_vals.insert(w.wt_vals.end(), whole.wt_vals.begin() + whole.first[k],
+                         whole.wt_vals.begin() + whole.first[k] + n);
+        w.d.push_back(whole.d[k]);
+        w.well_of_column[static_cast<std::size_t>(column - shift / nz)] = local;
+        if (global != nullptr) global->push_back(static_cast<int>(k));
+    }
+    if (w.d.empty()) w.well_of_column.clear();  // no wells here
+    return w;
+}
+
 GHMatrix::GHMatrix(int nx, int ny, int nz, int block_size)
     : nx_(nx), ny_(ny), nz_(nz), k_(block_size) {
     // Internal invariants: decks are validated where their values are read (Grid3D,

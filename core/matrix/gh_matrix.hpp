@@ -71,6 +71,14 @@ struct WellArrays {
     index_t num_perforations() const;
 };
 
+/// The wells of a slab of i-planes (a rank's part of a distributed system): of `whole` (a
+/// grid of ny x nz cells a plane, K values a perforated cell), the wells whose column lies in
+/// the planes [own_first, own_end), in their global order, their cells shifted to a slab that
+/// starts at plane `slab_first` and has `slab_planes` planes (well_of_column over its columns,
+/// empty without wells). `global` (when not null) receives their global numbers.
+WellArrays slab_wells(const WellArrays& whole, int ny, int nz, int K, int slab_first,
+                      int slab_planes, int own_first, int own_end, std::vector<int>* global);
+
 /// Bdia + wells. Bdia layout (DESIGN section 3): value (row r, col c) of the block of
 /// diagonal d at block row m is bdia()[((d K + r) K + c) M + m] - cell fastest, so a warp
 /// reading one (d, r, c) entry for 32 consecutive cells is coalesced. Blocks whose neighbour

@@ -283,12 +283,7 @@ TEST(DistributedSolve, SlabsEachRankGeneratesGiveTheOneProcessBits) {
                  std::invalid_argument);
 }
 
-TEST(DistributedSolve, NewtonSplitGivesOneProcessMeasuresAndIterates) {
-    // A simulation's host Newton loop under mpirun: each rank assembles its slab's cells
-    // (with the halo planes) and measures its planes (sim::NewtonSplit), the measures joined
-    // across the ranks. Every measure, solve and update of three Newton iterates is one
-    // process's on every rank; the wells sit at both ends along i, so the CNV maxima and the
-    // sums come from different ranks.
+void expect_newton_split_is_one_process(bool slab) {
     test::ThreeWellReservoir r;
     const grid::Grid3D& g = r.system->cells().grid();
     SolverSettings s;
@@ -296,13 +291,30 @@ TEST(DistributedSolve, NewtonSplitGivesOneProcessMeasuresAndIterates) {
     SolveOptions linear;
     linear.tolerance = 1e-10;
     linear.max_iterations = 500;
-    const sim::NewtonSplit split = newton_split(s, g.nx, g.ny, g.nz, MPI_COMM_WORLD);
+    const sim::NewtonSplit split = newton_split(s, g.nx, g.ny, g.nz, MPI_COMM_WORLD, slab);
+    EXPECT_EQ(split.slab, slab);
+    // Slab storage: the wells of this rank's planes (the slab solver's placement).
+    const index_t plane = static_cast<index_t>(g.ny) * g.nz;
+    const auto first = static_cast<int>(split.assemble_begin / plane);
+    SlabPlacement where;
+    where.nx = g.nx;
+    where.total_wells = r.system->wells().layout().num_wells();
+    slab_wells(r.system->wells().layout(), g.ny, g.nz, 2, first,
+               static_cast<int>(split.assemble_end / plane) - first,
+               static_cast<int>(split.own_begin / plane), static_cast<int>(split.own_end / plane),
+               &where.global_wells);
     auto serial = sim::make_host_newton(
         *r.system, r.x0, [&](const GHMatrix& J) { return make_cpu_solver(s, J); }, linear);
     auto ranks = sim::make_host_newton(
         *r.system, r.x0,
-        [&](const GHMatrix& J) { return make_distributed_solver(s, J, MPI_COMM_WORLD); }, linear,
-        &split);
+        [&](const GHMatrix& J) {
+            if (slab) {
+                EXPECT_EQ(J.nx(), static_cast<int>(split.assemble_end / plane) - first);
+                return make_slab_solver(s, J, where, MPI_COMM_WORLD);
+            }
+            return make_distributed_solver(s, J, MPI_COMM_WORLD);
+        },
+        linear, &split);
     const auto controls = r.system->wells().initial_controls();
     const double dt = 5.0 * units::kDay;
     const sim::UpdateLimits limits{0.3, 0.2};
@@ -327,6 +339,19 @@ TEST(DistributedSolve, NewtonSplitGivesOneProcessMeasuresAndIterates) {
         EXPECT_TRUE(same_bits(serial->state().cells.p, ranks->state().cells.p));
         EXPECT_TRUE(same_bits(serial->state().cells.sw, ranks->state().cells.sw));
         EXPECT_TRUE(same_bits(serial->state().p_bh, ranks->state().p_bh));
+    }
+}
+
+TEST(DistributedSolve, NewtonSplitGivesOneProcessMeasuresAndIterates) {
+    // A simulation's host Newton loop under mpirun: each rank assembles its slab's cells
+    // (with the halo planes) and measures its planes (sim::NewtonSplit), the measures joined
+    // across the ranks; the Jacobian held whole on every rank, or (slab storage) only the
+    // rank's slab, with its own planes' wells, solved on local vectors and dx gathered. Every
+    // measure, solve and update of three Newton iterates is one process's on every rank; the
+    // wells sit at both ends along i, so the CNV maxima and the sums come from different ranks.
+    for (const bool slab : {false, true}) {
+        SCOPED_TRACE(slab ? "slab storage" : "the whole Jacobian");
+        expect_newton_split_is_one_process(slab);
     }
 }
 
