@@ -18,6 +18,7 @@
 #include "core/krylov/names.hpp"
 #include "core/matrix/linear_operator.hpp"
 #include "core/precond/cpr.hpp"
+#include "dist/cpr_cases.hpp"
 #include "dist/distributed_cpr.hpp"
 #include "dist/distributed_gh.hpp"
 #include "dist/distributed_solver.hpp"
@@ -124,28 +125,10 @@ TEST(DistributedSolve, CprIsOneProcessBitForBit) {
     wells::Model model = wells::generate(spec);
     GHMatrix& A = model.system.matrix;
     const int ranks = size_of(MPI_COMM_WORLD);
-    struct Case {
-        const char* name;
-        MgSmoother smoother;
-        MgCycle cycle;
-        int pre, post;
-        CprWeights weights;
-    };
-    for (const Case& c :
-         {Case{"line_gs, V", MgSmoother::line_gs, MgCycle::v, 1, 1, CprWeights::quasi_impes},
-          Case{"line_jacobi, W", MgSmoother::line_jacobi, MgCycle::w, 1, 1,
-               CprWeights::quasi_impes},
-          Case{"no pre-smoothing, 2 after, true-IMPES", MgSmoother::line_gs, MgCycle::v, 0, 2,
-               CprWeights::true_impes}}) {
+    for (const test::CprCase& c : test::cpr_cases()) {
         SCOPED_TRACE(c.name);
-        SolverSettings s;
-        s.preconditioner = PreconditionerKind::cpr;
-        s.cpr.weights = c.weights;
-        s.cpr.mg.smoother = c.smoother;
-        s.cpr.mg.cycle = c.cycle;
-        s.cpr.mg.pre_sweeps = c.pre;
-        s.cpr.mg.post_sweeps = c.post;
-        s.cpr.mg.coarsest_rows = 30;  // 16 x 6 x 4 -> 8 x 3 -> 4 x 2 -> 2 x 1 x 4 = 8: inverted
+        // 16 x 6 x 4 -> 8 x 3 -> 4 x 2 -> 2 x 1 x 4 = 8: inverted
+        const SolverSettings s = c.settings(30);
         // V: levels 0-2 split on up to 2 ranks (groups of 8 planes), 0-1 on 3 and 4 (groups of
         // 4); W: level 0 alone.
         EXPECT_EQ(cpr_split_levels(A.nx(), A.ny(), A.nz(), s.cpr, ranks), c.cycle == MgCycle::w ? 1

@@ -18,6 +18,7 @@
 #include "core/krylov/linear_solver.hpp"
 #include "core/krylov/names.hpp"
 #include "core/precond/cpr.hpp"
+#include "dist/cpr_cases.hpp"
 #include "dist/distributed_cpr.hpp"
 #include "dist/distributed_gh.hpp"
 #include "dist/distributed_solver.hpp"
@@ -97,31 +98,10 @@ TEST(GpuRanks, CprIsOneCpuProcessBitForBit) {
     wells::Model model = wells::generate(spec);
     GHMatrix& A = model.system.matrix;
     const int ranks = size_of(MPI_COMM_WORLD);
-    struct Case {
-        const char* name;
-        MgSmoother smoother;
-        MgCycle cycle;
-        int pre, post;
-        CprWeights weights;
-    };
-    for (const Case& c :
-         {Case{"line_gs, V", MgSmoother::line_gs, MgCycle::v, 1, 1, CprWeights::quasi_impes},
-          Case{"line_jacobi, W", MgSmoother::line_jacobi, MgCycle::w, 1, 1,
-               CprWeights::quasi_impes},
-          Case{"line_jacobi, V", MgSmoother::line_jacobi, MgCycle::v, 1, 1,
-               CprWeights::quasi_impes},
-          Case{"no pre-smoothing, 2 after, true-IMPES", MgSmoother::line_gs, MgCycle::v, 0, 2,
-               CprWeights::true_impes}}) {
+    for (const test::CprCase& c : test::cpr_cases()) {
         SCOPED_TRACE(c.name);
-        SolverSettings s;
-        s.preconditioner = PreconditionerKind::cpr;
-        s.cpr.weights = c.weights;
-        s.cpr.mg.smoother = c.smoother;
-        s.cpr.mg.cycle = c.cycle;
-        s.cpr.mg.pre_sweeps = c.pre;
-        s.cpr.mg.post_sweeps = c.post;
         // 40 x 14 x 9 -> 20 x 7 -> 10 x 4 -> 5 x 2 -> 3 x 1 (x 9 = 27 rows: inverted)
-        s.cpr.mg.coarsest_rows = 40;
+        const SolverSettings s = c.settings(40);
         const int split = cpr_split_levels(A.nx(), A.ny(), A.nz(), s.cpr, ranks);
         EXPECT_EQ(split, c.cycle == MgCycle::w ? 1 : ranks <= 3 ? 4 : 3);
         expect_cpu_bits(A, model.system.rhs, s);

@@ -1,0 +1,38 @@
+#pragma once
+// The CPR settings the distributed tests run on CPU and GPU ranks: each smoother and cycle,
+// no pre-smoothing with two sweeps after, both weightings.
+#include <vector>
+
+#include "core/krylov/solver_settings.hpp"
+
+namespace heptane::test {
+
+struct CprCase {
+    const char* name;
+    MgSmoother smoother;
+    MgCycle cycle;
+    int pre, post;
+    CprWeights weights;
+    /// BiCGStab with this CPR, its coarsest level at most `coarsest_rows` rows.
+    SolverSettings settings(int coarsest_rows) const {
+        SolverSettings s;
+        s.preconditioner = PreconditionerKind::cpr;
+        s.cpr.weights = weights;
+        s.cpr.mg.smoother = smoother;
+        s.cpr.mg.cycle = cycle;
+        s.cpr.mg.pre_sweeps = pre;
+        s.cpr.mg.post_sweeps = post;
+        s.cpr.mg.coarsest_rows = coarsest_rows;
+        return s;
+    }
+};
+
+inline std::vector<CprCase> cpr_cases() {
+    return {{"line_gs, V", MgSmoother::line_gs, MgCycle::v, 1, 1, CprWeights::quasi_impes},
+            {"line_jacobi, W", MgSmoother::line_jacobi, MgCycle::w, 1, 1, CprWeights::quasi_impes},
+            {"line_jacobi, V", MgSmoother::line_jacobi, MgCycle::v, 1, 1, CprWeights::quasi_impes},
+            {"no pre-smoothing, 2 after, true-IMPES", MgSmoother::line_gs, MgCycle::v, 0, 2,
+             CprWeights::true_impes}};
+}
+
+}  // namespace heptane::test
