@@ -1,9 +1,11 @@
 #pragma once
 // The CPR settings the distributed tests run on CPU and GPU ranks: each smoother and cycle,
-// no pre-smoothing with two sweeps after, both weightings.
+// no pre-smoothing with two sweeps after, both weightings; and the system whose last block is
+// singular, which only the last rank's part of the setup meets.
 #include <vector>
 
 #include "core/krylov/solver_settings.hpp"
+#include "core/matrix/gh_matrix.hpp"
 
 namespace heptane::test {
 
@@ -33,6 +35,15 @@ inline std::vector<CprCase> cpr_cases() {
             {"line_jacobi, V", MgSmoother::line_jacobi, MgCycle::v, 1, 1, CprWeights::quasi_impes},
             {"no pre-smoothing, 2 after, true-IMPES", MgSmoother::line_gs, MgCycle::v, 0, 2,
              CprWeights::true_impes}};
+}
+
+/// A copy of A whose last cell's diagonal block is zero.
+inline GHMatrix singular_last_block(const GHMatrix& A) {
+    GHMatrix bad = A;
+    const index_t last = A.num_cells() - 1;
+    for (int r = 0; r < A.block_size(); ++r)
+        for (int c = 0; c < A.block_size(); ++c) bad.at(kCenter, last, r, c) = 0.0;
+    return bad;
 }
 
 }  // namespace heptane::test

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/input_error.hpp"
 #include "common/same_bits.hpp"
 #include "common/test_systems.hpp"
 #include "common/three_well_reservoir.hpp"
@@ -150,25 +151,16 @@ TEST(DistributedSolve, CprIsOneProcessBitForBit) {
     // A singular block in the last plane: only the last rank's setup meets it, and every
     // rank throws the one-process error, at the setup and at an update (none is left
     // waiting in a collective).
-    GHMatrix bad = A;
-    const index_t last = A.num_cells() - 1;
-    for (int r = 0; r < A.block_size(); ++r)
-        for (int c = 0; c < A.block_size(); ++c) bad.at(kCenter, last, r, c) = 0.0;
-    const auto message = [](const auto& f) {
-        try {
-            f();
-        } catch (const InputError& e) {
-            return std::string(e.what());
-        }
-        return std::string();
-    };
+    const GHMatrix bad = test::singular_last_block(A);
     SolverSettings cpr;
     cpr.preconditioner = PreconditionerKind::cpr;
-    const std::string serial = message([&] { const CprPreconditioner M(bad); });
-    EXPECT_NE(serial.find("of cell " + std::to_string(last)), std::string::npos) << serial;
-    EXPECT_EQ(message([&] { make_distributed_solver(cpr, bad, MPI_COMM_WORLD); }), serial);
+    const std::string serial = test::input_error_of([&] { const CprPreconditioner M(bad); });
+    EXPECT_NE(serial.find("of cell " + std::to_string(A.num_cells() - 1)), std::string::npos)
+        << serial;
+    EXPECT_EQ(test::input_error_of([&] { make_distributed_solver(cpr, bad, MPI_COMM_WORLD); }),
+              serial);
     const auto solver = make_distributed_solver(cpr, A, MPI_COMM_WORLD);
-    EXPECT_EQ(message([&] { solver->update_values(bad); }), serial);
+    EXPECT_EQ(test::input_error_of([&] { solver->update_values(bad); }), serial);
     // One level: nothing to gather; QMR (no transpose): not supported; GPU ranks run it
     // (tests/dist/gpu_ranks_test.cpp).
     SolverSettings one;

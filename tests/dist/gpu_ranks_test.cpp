@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/input_error.hpp"
 #include "common/same_bits.hpp"
 #include "common/test_systems.hpp"
 #include "core/base/errors.hpp"
@@ -110,22 +111,12 @@ TEST(GpuRanks, CprIsOneCpuProcessBitForBit) {
     // throws the one-process error (its cell), at the setup and at an update.
     SolverSettings s;
     s.preconditioner = PreconditionerKind::cpr;
-    GHMatrix bad = A;
-    const index_t last = A.num_cells() - 1;
-    for (int r = 0; r < A.block_size(); ++r)
-        for (int q = 0; q < A.block_size(); ++q) bad.at(kCenter, last, r, q) = 0.0;
-    const auto message = [](const auto& f) {
-        try {
-            f();
-        } catch (const InputError& e) {
-            return std::string(e.what());
-        }
-        return std::string();
-    };
-    const std::string one = message([&] { make_distributed_solver(s, bad, MPI_COMM_WORLD, true); });
-    EXPECT_NE(one.find("of cell " + std::to_string(last)), std::string::npos) << one;
+    const GHMatrix bad = test::singular_last_block(A);
+    const std::string one =
+        test::input_error_of([&] { make_distributed_solver(s, bad, MPI_COMM_WORLD, true); });
+    EXPECT_NE(one.find("of cell " + std::to_string(A.num_cells() - 1)), std::string::npos) << one;
     const auto solver = make_distributed_solver(s, A, MPI_COMM_WORLD, true);
-    EXPECT_EQ(message([&] { solver->update_values(bad); }), one);
+    EXPECT_EQ(test::input_error_of([&] { solver->update_values(bad); }), one);
 }
 
 TEST(GpuRanks, SlabsEachRankGeneratesAreOneCpuProcessBitForBit) {
