@@ -186,9 +186,9 @@ __global__ void __launch_bounds__(kLineWarps * 32)
     if (skipped(skip)) return;
     extern __shared__ double shared[];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    const int v = blockIdx.x * kLineWarps + warp;
-    if (v >= ws.n) return;
-    const int w = ws(v);
+    const int j = blockIdx.x * kLineWarps + warp;
+    if (j >= ws.n) return;
+    const int w = ws(j);
     const cpr::WellsRef<int>& W = A.wells;
     double* terms = shared + static_cast<long long>(warp) * A.nz;  // count <= nz: one column
     for (int v = lane; v < W.count[w]; v += 32)
@@ -419,7 +419,7 @@ void DeviceCpr::smooth(int l, const double* b, double* x, bool from_zero, cudaSt
     if (options_.mg.smoother == MgSmoother::line_jacobi || coarsest) {
         if (!from_zero) {
             exchange(l, x, st);
-            if (split(l)) {  // the rank's rows and the wells (its own read only its cells)
+            if (split(l)) {  // the rank's cells' rows and every well's (its own read after)
                 const auto plane = static_cast<unsigned>(L.g.ny * L.g.nz);
                 L.gh->apply_rows(x, L.ax.get(), i0 * plane, i1 * plane, true, false, st);
             } else {
