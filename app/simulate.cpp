@@ -260,12 +260,9 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
             deck.rethrow_located(e);
         }
         if (slabs) {
-            const index_t plane = static_cast<index_t>(g.ny) * g.nz;
-            const auto first = static_cast<int>(split->assemble_begin / plane);
-            slab_wells(system->wells().layout(), g.ny, g.nz, 2, first,
-                       static_cast<int>(split->assemble_end / plane) - first,
-                       static_cast<int>(split->own_begin / plane),
-                       static_cast<int>(split->own_end / plane), &slab_wells_global);
+            const sim::NewtonSplit::Planes p = split->planes(static_cast<index_t>(g.ny) * g.nz);
+            slab_wells(system->wells().layout(), g.ny, g.nz, 2, p.first, p.count, p.own_first,
+                       p.own_end, &slab_wells_global);
         }
     }
     sim::Simulator simulator(

@@ -21,14 +21,11 @@ class HostNewton final : public NewtonSystem {
         state_.cells = initial;
         state_.p_bh = system_.wells().initial_bhp(initial);
         if (split_ && split_->slab) {  // the assembled cells' planes and the own planes' wells
-            const index_t plane = static_cast<index_t>(g.ny) * g.nz;
-            slab_first_ = static_cast<int>(split_->assemble_begin / plane);
-            own_first_ = static_cast<int>(split_->own_begin / plane);
-            own_end_ = static_cast<int>(split_->own_end / plane);
-            const int planes = static_cast<int>(split_->assemble_end / plane) - slab_first_;
-            jacobian_ = GHMatrix(planes, g.ny, g.nz, 2);
-            jacobian_.set_wells(slab_wells(system_.wells().layout(), g.ny, g.nz, 2, slab_first_,
-                                           planes, own_first_, own_end_, &own_wells_));
+            planes_ = split_->planes(static_cast<index_t>(g.ny) * g.nz);
+            jacobian_ = GHMatrix(planes_.count, g.ny, g.nz, 2);
+            jacobian_.set_wells(slab_wells(system_.wells().layout(), g.ny, g.nz, 2, planes_.first,
+                                           planes_.count, planes_.own_first, planes_.own_end,
+                                           &own_wells_));
         } else {
             jacobian_ = GHMatrix(g.nx, g.ny, g.nz, 2);
         }
@@ -44,7 +41,8 @@ class HostNewton final : public NewtonSystem {
                                  split_ ? split_->assemble_end : M);
         if (split_ && split_->slab) {
             system_.wells().assemble_slab(state_.cells, state_.p_bh, controls, res_, res_wells_,
-                                          jacobian_, slab_first_, own_first_, own_end_);
+                                          jacobian_, planes_.first, planes_.own_first,
+                                          planes_.own_end);
         } else {
             system_.wells().assemble(state_.cells, state_.p_bh, controls, res_, res_wells_,
                                      &jacobian_);
@@ -184,7 +182,7 @@ class HostNewton final : public NewtonSystem {
     State state_, start_;
     GHMatrix jacobian_;  ///< the whole grid's, or with split_->slab the rank's slab
     std::vector<double> res_, res_wells_, rhs_, dx_, local_dx_;
-    int slab_first_ = 0, own_first_ = 0, own_end_ = 0;  ///< planes (split_->slab)
+    NewtonSplit::Planes planes_;  ///< the slab's and the own cells' planes (split_->slab)
     std::vector<int> own_wells_;  ///< the slab's wells' global numbers (split_->slab)
 };
 

@@ -96,6 +96,17 @@ struct NewtonSplit {
     bool slab = false;
     std::function<void(const std::vector<double>&, const std::vector<int>&, std::vector<double>&)>
         gather;
+
+    /// The i-planes of the assembled cells (the slab: first, count) and of the own cells, on
+    /// a grid of `plane` cells a plane.
+    struct Planes {
+        int first = 0, count = 0, own_first = 0, own_end = 0;
+    };
+    Planes planes(index_t plane) const {
+        return {static_cast<int>(assemble_begin / plane),
+                static_cast<int>((assemble_end - assemble_begin) / plane),
+                static_cast<int>(own_begin / plane), static_cast<int>(own_end / plane)};
+    }
 };
 
 /// The reference: the state on the host, the assembly of wells::TwoPhaseSystem, the solver

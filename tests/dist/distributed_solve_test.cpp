@@ -269,14 +269,11 @@ void expect_newton_split_is_one_process(bool slab) {
     const sim::NewtonSplit split = newton_split(s, g.nx, g.ny, g.nz, MPI_COMM_WORLD, slab);
     EXPECT_EQ(split.slab, slab);
     // Slab storage: the wells of this rank's planes (the slab solver's placement).
-    const index_t plane = static_cast<index_t>(g.ny) * g.nz;
-    const auto first = static_cast<int>(split.assemble_begin / plane);
+    const sim::NewtonSplit::Planes p = split.planes(static_cast<index_t>(g.ny) * g.nz);
     SlabPlacement where;
     where.nx = g.nx;
     where.total_wells = r.system->wells().layout().num_wells();
-    slab_wells(r.system->wells().layout(), g.ny, g.nz, 2, first,
-               static_cast<int>(split.assemble_end / plane) - first,
-               static_cast<int>(split.own_begin / plane), static_cast<int>(split.own_end / plane),
+    slab_wells(r.system->wells().layout(), g.ny, g.nz, 2, p.first, p.count, p.own_first, p.own_end,
                &where.global_wells);
     auto serial = sim::make_host_newton(
         *r.system, r.x0, [&](const GHMatrix& J) { return make_cpu_solver(s, J); }, linear);
@@ -284,7 +281,7 @@ void expect_newton_split_is_one_process(bool slab) {
         *r.system, r.x0,
         [&](const GHMatrix& J) {
             if (slab) {
-                EXPECT_EQ(J.nx(), static_cast<int>(split.assemble_end / plane) - first);
+                EXPECT_EQ(J.nx(), p.count);
                 return make_slab_solver(s, J, where, MPI_COMM_WORLD);
             }
             return make_distributed_solver(s, J, MPI_COMM_WORLD);
