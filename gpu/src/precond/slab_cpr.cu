@@ -2,6 +2,7 @@
 // DeviceCpr set up on the whole system on this rank's device and applied on the rank's part of
 // the hierarchy, the slab's vectors mapped to the whole system's indexing and back.
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
 #include "gpu/solvers.hpp"
