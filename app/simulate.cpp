@@ -275,6 +275,12 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
     print_header(out, deck, model, plan);
     if (slabs) {
         out << "  memory      each rank holds only its planes' Jacobian (design decision 51)\n";
+    } else if (mpi_launched()) {
+        const char* why = plan.gpu ? "GPU ranks"
+                          : deck.solver.preconditioner == PreconditionerKind::cpr
+                              ? "cpr sets up on the whole system"
+                              : "spatial blocks thicker than a plane";
+        out << "  memory      every rank holds the whole Jacobian (" << why << ")\n";
     }
     out << std::flush;
     const UnitFactors u = unit_factors(deck.units);
