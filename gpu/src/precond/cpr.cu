@@ -364,6 +364,13 @@ std::array<int, 2> DeviceCpr::span(int l) const {
     return {p.first_plane, p.end_plane};
 }
 
+std::array<long long, 2> DeviceCpr::coarse_cells(int l) const {
+    const cpr::LevelGrid& g = levels_[l]->g;
+    const std::array<int, 2> part = span(l);
+    const long long coarse_plane = static_cast<long long>(g.cy) * g.cz;
+    return {part[0] / g.fx * coarse_plane, (part[1] + g.fx - 1) / g.fx * coarse_plane};
+}
+
 WellSet DeviceCpr::wells_of(int l) const {
     if (l == 0 && split(0)) return {my_wells_.get(), static_cast<int>(my_wells_.size())};
     return {nullptr, levels_[l]->nw};
@@ -473,9 +480,8 @@ void DeviceCpr::cycle(int l, const double* b, double* x, cudaStream_t st, const 
     }
     exchange(l, x, st);  // the restriction's rows read the halo planes
     const Level& C = *levels_[l + 1];
-    const long long coarse_plane = static_cast<long long>(L.g.cy) * L.g.cz;
-    const long long c0 = i0 / L.g.fx * coarse_plane;
-    const long long c1 = (i1 + L.g.fx - 1) / L.g.fx * coarse_plane;
+    const std::array<long long, 2> coarse = coarse_cells(l);
+    const long long c0 = coarse[0], c1 = coarse[1];
     if (L.g.fx * L.g.fy * L.g.fz <= kMemberLanes && C.M <= kLanesRestrictCells) {
         k_restrict<<<blocks_for((c1 - c0) * kMemberLanes), kThreads, 0, st>>>(
             L.g, view(l), b, x, c0, c1, C.b.get(), skip);

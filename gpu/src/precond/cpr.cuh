@@ -78,6 +78,8 @@ class DeviceCpr final : public DevicePreconditioner {
     /// ([0, nx) when whole); the level-0 wells it updates (all of them when whole).
     bool split(int l) const { return planes_ != nullptr && planes_->part(l) != nullptr; }
     std::array<int, 2> span(int l) const;
+    /// The cells of level l + 1 that aggregate level l's span (Part::coarse_cells on the CPU).
+    std::array<long long, 2> coarse_cells(int l) const;
     WellSet wells_of(int l) const;
     /// A split level's halo planes of x from the neighbouring ranks (nothing when whole).
     void exchange(int l, double* x, cudaStream_t st) const;

@@ -390,10 +390,8 @@ void DeviceCpr::setup() {
         const std::array<int, 2> mine = span(static_cast<int>(l));
         if (l > 0) {
             const Level& F = *levels_[l - 1];
-            const std::array<int, 2> above = span(static_cast<int>(l) - 1);
-            const long long coarse_plane = static_cast<long long>(L.g.ny) * L.g.nz;
-            const long long c0 = above[0] / F.g.fx * coarse_plane;
-            const long long c1 = (above[1] + F.g.fx - 1) / F.g.fx * coarse_plane;
+            const std::array<long long, 2> coarse = coarse_cells(static_cast<int>(l) - 1);
+            const long long c0 = coarse[0], c1 = coarse[1];
             k_galerkin<<<blocks_for(c1 - c0), kThreads, 0, st>>>(
                 LevelRead{F.gh->bdia_values(), F.Mp}, F.g, c0, c1, L.gh->bdia_values(), L.Mp);
             HEPTANE_SYNC_CHECK(st);
