@@ -122,12 +122,16 @@ std::unique_ptr<LinearSolver> make_mpi_slab_solver(
 }
 
 MpiSlab::MpiSlab([[maybe_unused]] const wells::ModelSpec& spec,
-                 [[maybe_unused]] const wells::Model* fields) {
+                 [[maybe_unused]] const wells::Model* fields,
+                 [[maybe_unused]] const SolverSettings* settings) {
 #ifdef HEPTANE_HAVE_MPI
     const int nx = spec.grid.nx;
-    const std::array<int, 2> w = dist::DistributedGH::slab_window(nx, g_rank, g_ranks);
-    const int first = slab_first_plane(nx, g_rank, g_ranks);
-    const int end = slab_first_plane(nx, g_rank + 1, g_ranks);
+    const int g = settings != nullptr ? dist::checked_granularity(*settings, nx, spec.grid.ny,
+                                                                  spec.grid.nz, MPI_COMM_WORLD)
+                                      : 1;
+    const std::array<int, 2> w = dist::DistributedGH::slab_window(nx, g_rank, g_ranks, g);
+    const int first = slab_first_plane(nx, g_rank, g_ranks, g);
+    const int end = slab_first_plane(nx, g_rank + 1, g_ranks, g);
     model_ = wells::generate_planes(spec, {w[0], w[1], first, end}, global_wells_, fields);
     nx_ = nx;
     K_ = model_.system.matrix.block_size();

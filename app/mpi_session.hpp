@@ -71,9 +71,11 @@ std::unique_ptr<LinearSolver> make_mpi_slab_solver(const SolverSettings& setting
 class MpiSlab {
   public:
     /// `fields`: the whole grid's fields already read (build_model(deck, false)), for models
-    /// whose fields come from files.
-    explicit MpiSlab(const wells::ModelSpec& spec,
-                     const wells::Model* fields = nullptr);  ///< collective
+    /// whose fields come from files; `settings`: the solver's, whose split (CPR's aggregates,
+    /// spatial blocks) the window follows (null: planes split one by one). InputError where the
+    /// ranks outnumber that split's groups.
+    explicit MpiSlab(const wells::ModelSpec& spec, const wells::Model* fields = nullptr,
+                     const SolverSettings* settings = nullptr);  ///< collective
     ~MpiSlab();
     MpiSlab(const MpiSlab&) = delete;
     MpiSlab& operator=(const MpiSlab&) = delete;

@@ -230,9 +230,9 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
     const wells::InitialState& init = deck.model.initial;
     const grid::CellState x0 =
         system->cells().equilibrium_state(init.pressure, init.datum_depth, init.water_saturation);
-    // Under mpirun CPU ranks hold only their slab of the Jacobian where the solver runs on
-    // slabs alone (design decision 51); GPU ranks and CPR hold the whole one.
-    const bool slabs = mpi_launched() && !plan.gpu && solver_runs_on_own_slabs(deck);
+    // Under mpirun CPU ranks hold only their slab of the Jacobian (design decisions 51, 56);
+    // GPU ranks hold the whole one.
+    const bool slabs = mpi_launched() && !plan.gpu && solver_runs_on_own_slabs(deck, false);
     std::vector<int> slab_wells_global;  // the wells of this rank's planes (slabs)
     sim::SolverFactory factory = [&](const GHMatrix& J) {
         if (slabs) {
@@ -274,13 +274,9 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
 
     print_header(out, deck, model, plan);
     if (slabs) {
-        out << "  memory      each rank holds only its planes' Jacobian (design decision 51)\n";
-    } else if (mpi_launched()) {
-        const char* why = plan.gpu ? "GPU ranks"
-                          : deck.solver.preconditioner == PreconditionerKind::cpr
-                              ? "cpr sets up on the whole system"
-                              : "spatial blocks thicker than a plane";
-        out << "  memory      every rank holds the whole Jacobian (" << why << ")\n";
+        out << "  memory      each rank holds only its planes' Jacobian (design decisions 51, 56)\n";
+    } else if (mpi_launched()) {  // GPU ranks
+        out << "  memory      every rank holds the whole Jacobian (GPU ranks)\n";
     }
     out << std::flush;
     const UnitFactors u = unit_factors(deck.units);

@@ -225,11 +225,8 @@ std::unique_ptr<LinearSolver> make_deck_slab_solver(const Deck& deck, const GHMa
     }
 }
 
-bool solver_runs_on_own_slabs(const Deck& deck) {
-    const SolverSettings& s = deck.solver;
-    return s.preconditioner != PreconditionerKind::cpr &&
-           !(s.preconditioner == PreconditionerKind::block_jacobi &&
-             std::min(s.block_shape[0], deck.model.grid.nx) > 1);
+bool solver_runs_on_own_slabs(const Deck& deck, bool gpu) {
+    return !(gpu && deck.solver.preconditioner == PreconditionerKind::cpr);
 }
 
 std::unique_ptr<LinearSolver> make_deck_solver(const Deck& deck, const Bsr& A, bool gpu,

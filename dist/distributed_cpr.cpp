@@ -1,7 +1,9 @@
 #include "dist/distributed_cpr.hpp"
 
+#include <algorithm>
 #include <array>
 #include <chrono>
+#include <stdexcept>
 #include <string>
 
 #include "core/base/errors.hpp"
@@ -39,27 +41,35 @@ int cpr_granularity(int nx, int ny, int nz, const CprOptions& options, int ranks
     return g;
 }
 
-CprSplit::CprSplit(const GHMatrix& A, const DistributedGH& D, const CprOptions& options,
-                   MPI_Comm comm)
+CprSplit::CprSplit(const DistributedGH& D, const CprOptions& options, MPI_Comm comm, bool slabs)
     : comm_(comm) {
     MPI_Comm_rank(comm, &rank_);
     MPI_Comm_size(comm, &ranks_);
-    const auto grids = mg_grids(A.nx(), A.ny(), A.nz(), options.mg);
-    const int split = cpr_split_levels(A.nx(), A.ny(), A.nz(), options, ranks_);
+    const GHMatrix& slab = D.slab();
+    const int nx = D.nx(), ny = slab.ny(), nz = slab.nz();
+    const auto grids = mg_grids(nx, ny, nz, options.mg);
+    const int split = cpr_split_levels(nx, ny, nz, options, ranks_);
     if (split == 0) {
         throw NotSupported(
             "cpr over MPI ranks needs a coarse level to gather (this grid's hierarchy has one "
             "level: see solver.cpr.coarsening and coarsest_rows)");
     }
-    const index_t cell_rows = A.num_cells() * A.block_size();
-    for (index_t row : D.well_rows()) planes_.wells.push_back(static_cast<int>(row - cell_rows));
+    const std::vector<int>& wells = D.global_wells();
+    if (slabs) {  // level 0's vectors are the slab's: its wells all, numbered as the whole's
+        planes_.nx = nx;
+        planes_.global_wells = wells;
+        for (std::size_t j = 0; j < wells.size(); ++j) planes_.wells.push_back(static_cast<int>(j));
+    } else {
+        planes_.wells = wells;
+    }
     planes_.gather = [this](double* b) { gather(b); };
     planes_.agree = [this](const InputError* mine) { agree(mine); };
     planes_.minimum = [comm](int* v, int n) {
         MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT, MPI_MIN, comm);
     };
     // Each split level's planes: level 0's divided by the factors along i above it (the split
-    // keeps groups of their product whole, so no aggregate crosses a boundary).
+    // keeps groups of their product whole, so no aggregate crosses a boundary). With slab
+    // storage a level's vectors start at its halo plane below (origin).
     const int mine[2] = {D.first_plane(), D.end_plane()};
     std::vector<int> all(2 * static_cast<std::size_t>(ranks_));
     MPI_Allgather(mine, 2, MPI_INT, all.data(), 2, MPI_INT, comm);
@@ -70,17 +80,19 @@ CprSplit::CprSplit(const GHMatrix& A, const DistributedGH& D, const CprOptions& 
     for (int l = 0; l < split; ++l) {
         const cpr::LevelGrid& g = grids[static_cast<std::size_t>(l)];
         const auto [first, end] = planes_of(rank_, f);
+        const int origin = slabs ? std::max(first - 1, 0) : 0;
         Halo h;
         h.plane = static_cast<index_t>(g.ny) * g.nz;
-        h.first = first, h.end = end;
+        h.first = first - origin, h.end = end - origin;
         h.lo = first > 0 ? rank_ - 1 : MPI_PROC_NULL;
         h.hi = end < g.nx ? rank_ + 1 : MPI_PROC_NULL;
         halos_.push_back(h);
         f *= g.fx;
+        planes_.levels.push_back(
+            {h.first, h.end, [this, l](double* x) { exchange(l, x); }, origin});
     }
-    for (int l = 0; l < split; ++l) {
-        const Halo& h = halos_[static_cast<std::size_t>(l)];
-        planes_.levels.push_back({h.first, h.end, [this, l](double* x) { exchange(l, x); }});
+    if (slabs && slab.nx() != std::min(D.end_plane() + 1, nx) - planes_.levels[0].origin) {
+        throw std::invalid_argument("CprSplit: the DistributedGH's slab is not level 0's");
     }
     // Level `split`'s entries of each rank, gathered.
     const cpr::LevelGrid& whole = grids[static_cast<std::size_t>(split)];
@@ -92,13 +104,16 @@ CprSplit::CprSplit(const GHMatrix& A, const DistributedGH& D, const CprOptions& 
     }
 }
 
-DistributedCpr::DistributedCpr(const GHMatrix& A, const DistributedGH& D, const CprSplit& split,
+DistributedCpr::DistributedCpr(const DistributedGH& D, const CprSplit& split,
                                const CprOptions& options)
     : D_(D),
       split_(split),
-      M_(std::make_unique<CprPreconditioner>(A, options, &split.planes())),
-      r_(static_cast<std::size_t>(A.rows()), 0.0),
-      z_(r_.size(), 0.0) {}
+      M_(std::make_unique<CprPreconditioner>(D.slab(), options, &split.planes())),
+      r_(static_cast<std::size_t>(D.slab().rows()), 0.0),
+      z_(r_.size(), 0.0) {
+    if (split.planes().nx == 0)
+        throw std::invalid_argument("DistributedCpr: slab storage expected");
+}
 
 void CprSplit::agree(const InputError* mine) const {
     int first = mine != nullptr ? rank_ : ranks_;
@@ -138,13 +153,9 @@ void CprSplit::gather(double* b) const {
 }
 
 void DistributedCpr::apply(const double* r, double* z) const {
-    const index_t offset = D_.cell_offset(), cells = D_.cells();
-    const std::vector<index_t>& wells = D_.well_rows();
-    std::copy(r, r + cells, r_.begin() + offset);
-    for (std::size_t j = 0; j < wells.size(); ++j) r_[wells[j]] = r[cells + j];
+    D_.to_slab(r, r_.data());
     M_->apply(r_.data(), z_.data(), split_.planes());
-    std::copy(z_.begin() + offset, z_.begin() + offset + cells, z);
-    for (std::size_t j = 0; j < wells.size(); ++j) z[cells + j] = z_[wells[j]];
+    D_.from_slab(z_.data(), z);
 }
 
 void DistributedCpr::apply_transpose(const double*, double*) const {

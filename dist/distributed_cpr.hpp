@@ -8,7 +8,9 @@
 /// gathered (MPI_Allgatherv) and the hierarchy from there on is set up and cycled on every
 /// rank. Each rank's entries of z are the one-process bits. CprSplit is the split (the
 /// CprPlanes of core/precond/cpr.hpp with their MPI exchanges), which the CPU ranks'
-/// DistributedCpr and the GPU ranks' CPR (gpu/slab_solver.hpp) both run on.
+/// DistributedCpr and the GPU ranks' CPR (gpu/slab_solver.hpp) both run on. A CPU rank holds
+/// only its slab of each split level (design decision 56): level 0 is its DistributedGH's
+/// slab, and no rank needs the whole system; a GPU rank's CPR sets up on the whole one.
 #include <mpi.h>
 
 #include <memory>
@@ -29,12 +31,14 @@ int cpr_granularity(int nx, int ny, int nz, const CprOptions& options, int ranks
 
 /// This rank's part of CPR's hierarchy: each split level's planes and the MPI exchange of their
 /// halo planes, the gather of the first whole level, level 0's wells of this rank, and the
-/// agreement on setup errors (CprPlanes). Vectors in the whole system's indexing, on the host.
+/// agreement on setup errors (CprPlanes). Vectors on the host, in the whole system's
+/// indexing, or (slab storage) each split level's in its slab's.
 class CprSplit {
   public:
-    /// A: the whole system; D: this rank's slab of it, split with cpr_granularity.
-    /// NotSupported for a hierarchy of one level (nothing to split it by).
-    CprSplit(const GHMatrix& A, const DistributedGH& D, const CprOptions& options, MPI_Comm comm);
+    /// D: this rank's slab, split with cpr_granularity; `slabs`: each split level's vectors
+    /// hold the rank's slab of it (CprPlanes::nx), else the whole level. NotSupported for a
+    /// hierarchy of one level (nothing to split it by).
+    CprSplit(const DistributedGH& D, const CprOptions& options, MPI_Comm comm, bool slabs);
     CprSplit(const CprSplit&) = delete;  // planes_ calls back into this object
     CprSplit& operator=(const CprSplit&) = delete;
     const CprPlanes& planes() const { return planes_; }
@@ -63,25 +67,24 @@ class CprSplit {
     mutable double halo_seconds_ = 0.0;
 };
 
-/// CPR on a CPU rank: the one-process CprPreconditioner on this rank's part (split).
+/// CPR on a CPU rank: the one-process CprPreconditioner on this rank's slab of the system
+/// (D.slab()) and its part of the hierarchy (split, with slab storage).
 class DistributedCpr final : public Preconditioner {
   public:
-    /// A: the whole system (every rank passes the same; it must outlive this, as for
-    /// CprPreconditioner); D: this rank's slab of it; split: CprSplit of both (it outlives this).
-    DistributedCpr(const GHMatrix& A, const DistributedGH& D, const CprSplit& split,
-                   const CprOptions& options);
+    /// D and split outlive this.
+    DistributedCpr(const DistributedGH& D, const CprSplit& split, const CprOptions& options);
     /// z = M^{-1} r on this rank's local vectors ([its cells, then its wells]).
     void apply(const double* r, double* z) const override;
     void apply_transpose(const double* r, double* z) const override;
-    /// New values of the whole system (the same structure).
-    void update(const GHMatrix& A) override { M_->update(A, split_.planes()); }
+    /// New values of the slab (D.slab() after D's update).
+    void update(const GHMatrix& slab) override { M_->update(slab, split_.planes()); }
     PreconditionerCaps capabilities() const override { return {false, false}; }
 
   private:
     const DistributedGH& D_;
     const CprSplit& split_;
     std::unique_ptr<CprPreconditioner> M_;
-    mutable std::vector<double> r_, z_;  ///< the whole system's indexing
+    mutable std::vector<double> r_, z_;  ///< the slab's vectors
 };
 
 }  // namespace heptane::dist

@@ -37,10 +37,16 @@ DistributedGH::DistributedGH(const GHMatrix& A, MPI_Comm comm, bool transpose, b
 }
 
 DistributedGH::DistributedGH(const GHMatrix& slab, int nx, const std::vector<int>& global_wells,
-                             index_t total_wells, MPI_Comm comm, bool transpose, bool cpu_product)
-    : comm_(comm), rank_(rank_of(comm)), ranks_(size_of(comm)), K_(slab.block_size()), slab_(slab) {
+                             index_t total_wells, MPI_Comm comm, bool transpose, bool cpu_product,
+                             int granularity)
+    : comm_(comm),
+      rank_(rank_of(comm)),
+      ranks_(size_of(comm)),
+      K_(slab.block_size()),
+      granularity_(granularity > 1 ? granularity : 1),
+      slab_(slab) {
     split(nx, static_cast<index_t>(slab.ny()) * slab.nz());
-    const std::array<int, 2> window = slab_window(nx, rank_, ranks_);
+    const std::array<int, 2> window = slab_window(nx, rank_, ranks_, granularity_);
     if (slab.nx() != window[1] - window[0] ||
         static_cast<index_t>(global_wells.size()) != slab.num_wells()) {
         throw std::invalid_argument(
@@ -76,9 +82,9 @@ DistributedGH::DistributedGH(const GHMatrix& slab, int nx, const std::vector<int
     make_product(transpose, cpu_product);
 }
 
-std::array<int, 2> DistributedGH::slab_window(int nx, int rank, int ranks) {
-    const int first = slab_first_plane(nx, rank, ranks),
-              end = slab_first_plane(nx, rank + 1, ranks);
+std::array<int, 2> DistributedGH::slab_window(int nx, int rank, int ranks, int g) {
+    const int first = slab_first_plane(nx, rank, ranks, g),
+              end = slab_first_plane(nx, rank + 1, ranks, g);
     return {first > 0 ? first - 1 : first, end < nx ? end + 1 : end};
 }
 
@@ -106,13 +112,19 @@ void DistributedGH::make_product(bool transpose, bool cpu_product) {
     y_slab_.assign(x_slab_.size(), 0.0);
 }
 
-/// The blocks of the slab's cells, owned and halo (the halo rows are computed and dropped).
+/// The blocks of the slab's cells, owned and halo (the halo rows are computed and dropped), and
+/// their accumulation blocks where A has them (CPR's true-IMPES weights).
 void DistributedGH::copy_blocks(const GHMatrix& A) {
     const index_t M = A.num_cells(), Ms = slab_.num_cells();
     const index_t shift = (first_plane_ - lo_halo_) * plane_;
-    const index_t entries = static_cast<index_t>(kStencilSize) * K_ * K_;
-    for (index_t e = 0; e < entries; ++e) {
-        for (index_t m = 0; m < Ms; ++m) slab_.bdia()[e * Ms + m] = A.bdia()[e * M + m + shift];
+    const auto copy = [&](const std::vector<double>& from, std::vector<double>& to, index_t n) {
+        for (index_t e = 0; e < n; ++e) {
+            for (index_t m = 0; m < Ms; ++m) to[e * Ms + m] = from[e * M + m + shift];
+        }
+    };
+    copy(A.bdia(), slab_.bdia(), static_cast<index_t>(kStencilSize) * K_ * K_);
+    if (A.has_accumulation()) {
+        copy(A.accumulation(), slab_.accumulation_for_writing(), static_cast<index_t>(K_) * K_);
     }
 }
 
@@ -144,6 +156,7 @@ void DistributedGH::update_slab(const GHMatrix& slab) {
     }
     slab_.bdia() = slab.bdia();
     slab_.wells() = slab.wells();
+    if (slab.has_accumulation()) slab_.accumulation_for_writing() = slab.accumulation();
     if (slab_op_) slab_op_->update(slab_);
 }
 

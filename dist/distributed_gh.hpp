@@ -34,13 +34,13 @@ class DistributedGH final : public LinearOperator, public Distribution, public g
     DistributedGH(const GHMatrix& A, MPI_Comm comm, bool transpose = false, bool cpu_product = true,
                   int granularity = 1);
     /// This rank's slab as the rank generated it (wells::generate_planes with slab_window):
-    /// `slab` holds the planes of slab_window(nx, rank, ranks) of a grid of nx i-planes and
-    /// the wells of the owned planes, its well j being global well global_wells[j] of
-    /// total_wells; no rank holds the whole system. std::invalid_argument when the slab is
-    /// not this rank's window.
+    /// `slab` holds the planes of slab_window(nx, rank, ranks, granularity) of a grid of nx
+    /// i-planes and the wells of the owned planes, its well j being global well
+    /// global_wells[j] of total_wells; no rank holds the whole system. std::invalid_argument
+    /// when the slab is not this rank's window.
     DistributedGH(const GHMatrix& slab, int nx, const std::vector<int>& global_wells,
                   index_t total_wells, MPI_Comm comm, bool transpose = false,
-                  bool cpu_product = true);
+                  bool cpu_product = true, int granularity = 1);
 
     index_t size() const override { return own_cells_ * K_ + static_cast<index_t>(wells_.size()); }
     void apply(const double* x, double* y) const override;
@@ -86,12 +86,16 @@ class DistributedGH final : public LinearOperator, public Distribution, public g
     void to_slab(const double* mine, double* slab_vector) const;
     void from_slab(const double* slab_vector, double* mine) const;
 
-    /// Planes [first, end) of rank r's window of a grid of nx planes: its own planes and the
-    /// halo plane on each side with a neighbour.
-    static std::array<int, 2> slab_window(int nx, int rank, int ranks);
+    /// Planes [first, end) of rank r's window of a grid of nx planes split in groups of g:
+    /// its own planes and the halo plane on each side with a neighbour.
+    static std::array<int, 2> slab_window(int nx, int rank, int ranks, int g = 1);
 
     int first_plane() const { return first_plane_; }
     int end_plane() const { return end_plane_; }
+    /// The whole grid's i-planes.
+    int nx() const { return nx_; }
+    /// The global numbers of this rank's wells (those of its planes), in its slab's order.
+    const std::vector<int>& global_wells() const { return wells_; }
 
   private:
     void product(const double* x, double* y, bool transpose) const;

@@ -92,13 +92,14 @@ class DistributedSolver final : public LinearSolver {
         int ranks = 1;
         MPI_Comm_size(comm, &ranks);
         const bool cpr = s_.preconditioner == PreconditionerKind::cpr;
-        if (cpr && whole == nullptr) {
-            throw std::logic_error("DistributedSolver: cpr sets up on the whole system");
+        if (cpr && gpu && whole == nullptr) {
+            throw std::logic_error(
+                "DistributedSolver: cpr on GPU ranks sets up on the whole system");
         }
         if (gpu) {  // one GPU per rank of a node; the slab and its vectors on it
             const int device = gpu::select_device(node_rank(comm));
             D_ = make_slab(false, false);
-            if (cpr) split_ = std::make_unique<CprSplit>(*whole, *D_, s_.cpr, comm);
+            if (cpr) split_ = std::make_unique<CprSplit>(*D_, s_.cpr, comm, false);
             gpu_ = gpu::make_slab_solver(s_, D_->slab(), D_->layout(), *D_, whole,
                                          split_ ? &split_->planes() : nullptr);
             info_ = gpu_->info();
@@ -106,9 +107,9 @@ class DistributedSolver final : public LinearSolver {
                             std::to_string(device) + ", host-staged halos)";
         } else {
             D_ = make_slab(s_.method == Method::qmr, true);
-            if (cpr) {  // set up on the whole system
-                split_ = std::make_unique<CprSplit>(*whole, *D_, s_.cpr, comm);
-                M_ = std::make_unique<DistributedCpr>(*whole, *D_, *split_, s_.cpr);
+            if (cpr) {  // on the slab (design decision 56)
+                split_ = std::make_unique<CprSplit>(*D_, s_.cpr, comm, true);
+                M_ = std::make_unique<DistributedCpr>(*D_, *split_, s_.cpr);
             } else if (s_.preconditioner == PreconditionerKind::block_jacobi) {
                 M_ = std::make_unique<OwnPlanesPreconditioner>(*D_, s_);
             } else if (s_.preconditioner != PreconditionerKind::none) {
@@ -145,7 +146,7 @@ class DistributedSolver final : public LinearSolver {
         const auto t0 = Clock::now();
         local_ ? D_->update_slab(A) : D_->update(A);
         if (gpu_) gpu_->update(D_->slab(), local_ ? nullptr : &A);
-        if (M_) M_->update(s_.preconditioner == PreconditionerKind::cpr ? A : D_->slab());
+        if (M_) M_->update(D_->slab());
         if (gpu_ || M_) ++info_.counts.factorizations;
         ++info_.counts.matrix_uploads;
         info_.update_seconds = seconds_since(t0);
@@ -203,9 +204,6 @@ class DistributedSolver final : public LinearSolver {
 
 }  // namespace
 
-namespace {
-
-/// slab_granularity, with the input error of more ranks than groups of that many planes.
 int checked_granularity(const SolverSettings& settings, int nx, int ny, int nz, MPI_Comm comm) {
     const int g = slab_granularity(settings, nx, ny, nz, size_of(comm));
     if (size_of(comm) > (nx + g - 1) / g) {
@@ -219,8 +217,6 @@ int checked_granularity(const SolverSettings& settings, int nx, int ny, int nz, 
     }
     return g;
 }
-
-}  // namespace
 
 int slab_granularity(const SolverSettings& s, int nx, int ny, int nz, int ranks) {
     // The planes a spatial block spans along i, or CPR's level-0 aggregates: the split must
@@ -280,11 +276,6 @@ sim::NewtonSplit newton_split(const SolverSettings& settings, int nx, int ny, in
         MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MAX, comm);
     };
     if (slab) {
-        if (g != 1) {
-            throw NotSupported(
-                "slab storage with a split in groups of planes (cpr, thick "
-                "spatial blocks): the solver sets up on the whole system");
-        }
         s.slab = true;
         s.gather = [comm](const std::vector<double>& local, const std::vector<int>& wells,
                           std::vector<double>& whole) { gather_local(local, wells, whole, comm); };
@@ -326,20 +317,16 @@ std::unique_ptr<LinearSolver> make_slab_solver(const SolverSettings& settings, c
                                                bool gpu) {
     std::string why;
     if (!distributed_supports(settings, &why, gpu)) throw NotSupported(why);
-    if (settings.preconditioner == PreconditionerKind::block_jacobi &&
-        std::min(settings.block_shape[0], where.nx) > 1) {
-        throw NotSupported(
-            "block_jacobi on slabs the ranks generated (their split keeps no "
-            "blocks whole)");
+    if (gpu && settings.preconditioner == PreconditionerKind::cpr) {
+        throw NotSupported("cpr on GPU ranks' own slabs (it sets up on the whole system there)");
     }
-    if (settings.preconditioner == PreconditionerKind::cpr) {
-        throw NotSupported("cpr on slabs the ranks generated (it sets up on the whole system)");
-    }
+    const int g = checked_granularity(settings, where.nx, slab.ny(), slab.nz(), comm);
     return std::make_unique<DistributedSolver>(
         settings,
         [&](bool transpose, bool cpu_product) {
             return std::make_unique<DistributedGH>(slab, where.nx, where.global_wells,
-                                                   where.total_wells, comm, transpose, cpu_product);
+                                                   where.total_wells, comm, transpose, cpu_product,
+                                                   g);
         },
         comm, gpu, nullptr);
 }

@@ -5,7 +5,8 @@
 /// solves for its slab; x is gathered at the end), so everything around the solve is the
 /// one-process code. BiCGStab and QMR, without a preconditioner or with one that works cell by
 /// cell or column by column (point-block and vertical-line Jacobi: applied on the slab, each
-/// rank's rows are the one-process rows); the others are refused (NotSupported). The halo
+/// rank's rows are the one-process rows), spatial blocks (the split keeps them whole) and
+/// BiCGStab with CPR (its leading levels split, dist/distributed_cpr.hpp). The halo
 /// exchanges and cross-rank sums of the last solve are timed in info().halo_seconds and
 /// reduction_seconds.
 #include <mpi.h>
@@ -33,14 +34,16 @@ std::unique_ptr<LinearSolver> make_distributed_solver(const SolverSettings& sett
 /// over `ranks` ranks (spatial blocks along i, the aggregates of CPR's split levels; else 1):
 /// make_distributed_solver's split is slab_first_plane(nx, rank, ranks, slab_granularity(...)).
 int slab_granularity(const SolverSettings& settings, int nx, int ny, int nz, int ranks);
+/// slab_granularity over comm's ranks; InputError (solver.cpr.coarsening or
+/// solver.block_shape) when the ranks outnumber the groups of that many planes.
+int checked_granularity(const SolverSettings& settings, int nx, int ny, int nz, MPI_Comm comm);
 
 /// This rank's share of a simulation's host Newton loop (sim::NewtonSplit; design decision
 /// 51) for the solver `settings` makes on an nx x ny x nz grid over `comm`: its slab's cells
 /// with the halo planes to assemble, its planes to measure (rank 0 the wells' rows), the
 /// measures joined with dist::allreduce_canonical and MPI_MAX. With `slab`, the rank holds
 /// only its slab of the Jacobian (NewtonSplit::slab; make_slab_solver's solver on it; dx
-/// gathered to every rank): NotSupported where the split groups planes (cpr, spatial blocks
-/// thicker than a plane).
+/// gathered to every rank), its window that of slab_granularity's split.
 sim::NewtonSplit newton_split(const SolverSettings& settings, int nx, int ny, int nz, MPI_Comm comm,
                               bool slab = false);
 
@@ -52,8 +55,11 @@ struct SlabPlacement {
 };
 
 /// The same solver on a slab this rank generated itself (wells::generate_planes of
-/// DistributedGH::slab_window), so that no rank holds the whole system: solve() and
-/// update_values() take this rank's local vectors ([own cells, then its wells]) and its slab.
+/// DistributedGH::slab_window with slab_granularity's groups), so that no rank holds the whole
+/// system: solve() and update_values() take this rank's local vectors ([own cells, then its
+/// wells]) and its slab. CPU ranks take every preconditioner the distributed solver does (CPR
+/// on slabs: design decision 56); GPU ranks all but cpr (NotSupported: their CPR sets up on
+/// the whole system).
 std::unique_ptr<LinearSolver> make_slab_solver(const SolverSettings& settings, const GHMatrix& slab,
                                                const SlabPlacement& where, MPI_Comm comm,
                                                bool gpu = false);

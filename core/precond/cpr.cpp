@@ -49,8 +49,10 @@ void weights_on(const GHMatrix& A, CprWeights weights, std::vector<double>& w, c
         };
         bad[m] = cpr::impes_cell(D, K, &w[static_cast<std::size_t>(m * K)]) ? 0 : 1;
     }
-    throw_first(bad, accumulation ? "the accumulation block (no true-IMPES weights)"
-                                  : "the diagonal block (no quasi-IMPES weights)");
+    throw_first(bad,
+                accumulation ? "the accumulation block (no true-IMPES weights)"
+                             : "the diagonal block (no quasi-IMPES weights)",
+                part.cell_base);
 }
 
 }  // namespace
@@ -135,11 +137,12 @@ void stage2_on(const GHMatrix& A, std::vector<double>& inv, const Part& part) {
         const auto D = [&](int r, int c) { return A.at(kCenter, m, r, c); };
         bad[m] = cpr::invert_cell(D, K, &inv[static_cast<std::size_t>(m * kk)]) ? 0 : 1;
     }
-    throw_first(bad, "the diagonal block (stage 2)");
+    throw_first(bad, "the diagonal block (stage 2)", part.cell_base);
     part.each_well(static_cast<int>(d.size()), [&](int w) {
         if (!cpr::usable_pivot(d[w])) {
-            throw InputError("solver.preconditioner",
-                             "cpr: well " + std::to_string(w) + " has a zero diagonal");
+            throw InputError(
+                "solver.preconditioner",
+                "cpr: well " + std::to_string(part.well_number(w)) + " has a zero diagonal");
         }
         inv[static_cast<std::size_t>(M * kk) + w] = 1.0 / d[w];
     });

@@ -46,11 +46,14 @@ GHMatrix pressure_structure(const GHMatrix& A);
 // ---- stage 1's solver: structured aggregation multigrid ----------------------------------
 
 /// One level's share of a rank in a distributed cycle: its i-planes [first_plane, end_plane)
-/// of that level, and exchange(x), which fills planes first_plane - 1 and end_plane of a
-/// vector of that level (cells only) from the neighbouring ranks.
+/// of that level in the indexing of the level's vectors, and exchange(x), which fills planes
+/// first_plane - 1 and end_plane of a vector of that level (cells only) from the neighbouring
+/// ranks. origin: plane p of the level's vectors is the level's plane p + origin (0 where the
+/// vectors hold the whole level; CprPlanes::nx).
 struct CprLevelPart {
     int first_plane = 0, end_plane = 0;
     std::function<void(double*)> exchange;
+    int origin = 0;
 };
 
 /// What one rank of a distributed solve (dist/distributed_cpr.cpp) computes of CPR: the
@@ -59,6 +62,11 @@ struct CprLevelPart {
 /// lies there; gather(b) fills the other ranks' planes of a level-S vector (each rank computed
 /// its own), and level S and below run whole on every rank. The vectors keep the whole
 /// system's indexing; only a rank's entries (and the halo planes of x) are read or written.
+/// Or, where nx > 0 (slab storage, design decision 56), a split level's matrix and vectors hold
+/// only the rank's planes and one halo plane a side (level 0: the rank's slab of the system,
+/// the wells of its planes, `wells` all of them and `global_wells` their numbers in the whole
+/// system; CprLevelPart::origin where each level's slab starts), nx being level 0's planes in
+/// the whole grid; level S and below stay whole.
 /// The setup computes each split level's part of each rank alike (level 0: weights, pressure
 /// rows, stage 2's inverses; every split level: line pivots, the next level's operator rows,
 /// level S's gathered diagonal by diagonal), and agree(error), called by every rank after each
@@ -69,6 +77,8 @@ struct CprLevelPart {
 struct CprPlanes {
     std::vector<CprLevelPart> levels;
     std::vector<int> wells;
+    int nx = 0;                     ///< slab storage: level 0's planes in the whole grid
+    std::vector<int> global_wells;  ///< slab storage: the wells' numbers in the whole system
     std::function<void(double*)> gather;
     std::function<void(const InputError*)> agree;
     std::function<void(int*, int)> minimum;
@@ -87,6 +97,13 @@ std::array<int, 3> coarse_dims(int nx, int ny, int nz, const std::array<int, 3>&
 /// the one with wells, is never the inverted one), or one column is left (nx = ny = 1 and,
 /// when the factor's k is not 1, nz = 1), or max_levels. The last level's factor is 1.
 std::vector<cpr::LevelGrid> mg_grids(int nx, int ny, int nz, const MgOptions& options);
+
+/// The grids of a hierarchy whose leading levels a rank holds slabs of (planes.nx > 0, level
+/// 0's planes in the whole grid): mg_grids of the whole grid, each split level's planes those
+/// of its slab (its CprLevelPart, one halo plane a side where a neighbour has one) and sx the
+/// slab's place in the next level's aggregation; the levels after the split stay whole.
+std::vector<cpr::LevelGrid> mg_slab_grids(const CprPlanes& planes, int ny, int nz,
+                                          const MgOptions& options);
 
 /// The Galerkin product R A P of the cell part of A (K = 1; wells ignored) for piecewise-
 /// constant aggregation by `factor` (cpr::galerkin_row): coarse (I, J) = the sum of A(m, n)

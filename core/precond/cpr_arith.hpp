@@ -121,11 +121,15 @@ HEPTANE_HD double weighted(const double* w, int K, V v) {
     return acc;
 }
 
-/// A structured grid's sizes and the aggregation factor of one level.
+/// A structured grid's sizes and the aggregation factor of one level. sx: where a rank holds
+/// a slab of a level (a distributed CPR on slabs, design decision 56), fine plane i of the
+/// slab is plane i + sx of the coarse slab's aggregation, so aggregate I covers the fine
+/// slab's planes [I fx - sx, (I + 1) fx - sx) (0: the whole level, or aligned slabs).
 struct LevelGrid {
     int nx, ny, nz;
     int fx, fy, fz;
     int cx, cy, cz;  ///< the coarse grid: ceil(n / f)
+    int sx = 0;
 };
 
 /// Cell (i, j, k)'s index, k fastest.
@@ -135,17 +139,18 @@ HEPTANE_HD inline long long cell_index(int i, int j, int k, int ny, int nz) {
 
 /// The coarse cell of fine cell (i, j, k).
 HEPTANE_HD inline long long coarse_of(const LevelGrid& g, int i, int j, int k) {
-    return cell_index(i / g.fx, j / g.fy, k / g.fz, g.cy, g.cz);
+    return cell_index((i + g.sx) / g.fx, j / g.fy, k / g.fz, g.cy, g.cz);
 }
 
 /// f(m) for the fine cells of coarse cell (ic, jc, kc) in increasing index order (the order
 /// every aggregate sum takes).
 template <class F>
 HEPTANE_HD void each_member(const LevelGrid& g, int ic, int jc, int kc, F f) {
-    const int i1 = (ic + 1) * g.fx < g.nx ? (ic + 1) * g.fx : g.nx;
+    const int i0 = ic * g.fx - g.sx > 0 ? ic * g.fx - g.sx : 0;
+    const int i1 = (ic + 1) * g.fx - g.sx < g.nx ? (ic + 1) * g.fx - g.sx : g.nx;
     const int j1 = (jc + 1) * g.fy < g.ny ? (jc + 1) * g.fy : g.ny;
     const int k1 = (kc + 1) * g.fz < g.nz ? (kc + 1) * g.fz : g.nz;
-    for (int i = ic * g.fx; i < i1; ++i)
+    for (int i = i0; i < i1; ++i)
         for (int j = jc * g.fy; j < j1; ++j)
             for (int k = kc * g.fz; k < k1; ++k) f(i, j, k);
 }
@@ -168,7 +173,7 @@ HEPTANE_HD void galerkin_row(const LevelGrid& g, long long mc, A a, double v[7])
         for (int d = 0; d < 7; ++d) {
             const int in = i + di[d], jn = j + dj[d], kn = k + dk[d];
             if (in < 0 || in >= g.nx || jn < 0 || jn >= g.ny || kn < 0 || kn >= g.nz) continue;
-            const bool same = in / g.fx == ic && jn / g.fy == jc && kn / g.fz == kc;
+            const bool same = (in + g.sx) / g.fx == ic && jn / g.fy == jc && kn / g.fz == kc;
             const int to = same ? 3 : d;
             v[to] = canonical::add(v[to], a(d, m));
         }

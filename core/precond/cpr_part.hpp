@@ -31,6 +31,10 @@ struct Part {
     index_t read0, read1;           ///< cells read: the part and its halo planes
     const std::vector<int>* wells;  ///< null: all of them
     const CprLevelPart* split;      ///< null: the whole level
+    /// The whole level's numbers of the vectors' cell 0, column 0 and wells (slab storage:
+    /// CprPlanes::nx), which the setup's errors name.
+    index_t cell_base = 0, col_base = 0;
+    const std::vector<int>* well_numbers = nullptr;  ///< null: a well's index is its number
     Part(const GHMatrix& A, const CprPlanes* p, int level = 0)
         : split(p != nullptr ? p->part(level) : nullptr) {
         const index_t ny = A.ny(), plane = ny * A.nz();
@@ -40,6 +44,14 @@ struct Part {
         cell0 = first * plane, cell1 = end * plane;
         read0 = std::max(first - 1, 0) * plane, read1 = std::min(end + 1, A.nx()) * plane;
         wells = split != nullptr && level == 0 ? &p->wells : nullptr;
+        if (split != nullptr) {
+            cell_base = split->origin * plane, col_base = split->origin * ny;
+            if (level == 0 && p->nx > 0) well_numbers = &p->global_wells;
+        }
+    }
+    /// Well w's number in the whole system.
+    int well_number(int w) const {
+        return well_numbers != nullptr ? (*well_numbers)[static_cast<std::size_t>(w)] : w;
     }
     template <class F>
     void each_well(int nw, F f) const {
@@ -53,11 +65,13 @@ struct Part {
     void exchange(double* x) const {
         if (split != nullptr) split->exchange(x);
     }
-    /// The coarse cells of this part's planes on the next level (factor fx along i).
-    std::array<index_t, 2> coarse_cells(int fx, index_t coarse_plane, index_t all) const {
+    /// The coarse cells of this part's planes on the next level (g: this level's grid), in
+    /// the indexing of the next level's vectors (`all`: their cells).
+    std::array<index_t, 2> coarse_cells(const cpr::LevelGrid& g, index_t all) const {
         if (split == nullptr) return {0, all};
-        return {split->first_plane / fx * coarse_plane,
-                (split->end_plane + fx - 1) / fx * coarse_plane};
+        const index_t coarse_plane = static_cast<index_t>(g.cy) * g.cz;
+        return {(split->first_plane + g.sx) / g.fx * coarse_plane,
+                (split->end_plane + g.sx + g.fx - 1) / g.fx * coarse_plane};
     }
 };
 
@@ -75,13 +89,14 @@ void agreed(const CprPlanes* planes, F f) {
     planes->agree(error ? &*error : nullptr);
 }
 
-/// Throws the InputError of the first (lowest) cell `bad` marks.
-inline void throw_first(const std::vector<char>& bad, const std::string& what) {
+/// Throws the InputError of the first (lowest) cell `bad` marks (base: the whole level's
+/// number of bad[0]).
+inline void throw_first(const std::vector<char>& bad, const std::string& what, index_t base = 0) {
     const auto it = std::find(bad.begin(), bad.end(), 1);
     if (it == bad.end()) return;
     throw InputError(
         "solver.preconditioner",
-        "cpr: " + what + " of cell " + std::to_string(it - bad.begin()) + " is singular");
+        "cpr: " + what + " of cell " + std::to_string(base + (it - bad.begin())) + " is singular");
 }
 
 }  // namespace heptane::cpr_detail

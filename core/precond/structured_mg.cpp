@@ -55,15 +55,13 @@ std::vector<cpr::LevelGrid> mg_grids(int nx, int ny, int nz, const MgOptions& op
 
 namespace {
 
-/// galerkin_coarse on the coarse cells [c0, c1) (the others' rows are left as they are).
-void galerkin_on(const GHMatrix& A, const std::array<int, 3>& f, GHMatrix& C, index_t c0,
-                 index_t c1) {
-    const auto dims = coarse_dims(A.nx(), A.ny(), A.nz(), f);
-    if (A.block_size() != 1 || C.block_size() != 1 || C.nx() != dims[0] || C.ny() != dims[1] ||
-        C.nz() != dims[2]) {
-        throw std::invalid_argument("galerkin_coarse: K = 1 and coarse_dims expected");
+/// galerkin_coarse of A on grid g (its factors and coarse grid: A's and C's sizes) on the
+/// coarse cells [c0, c1) (the others' rows are left as they are).
+void galerkin_on(const GHMatrix& A, const cpr::LevelGrid& g, GHMatrix& C, index_t c0, index_t c1) {
+    if (A.block_size() != 1 || C.block_size() != 1 || A.nx() != g.nx || A.ny() != g.ny ||
+        A.nz() != g.nz || C.nx() != g.cx || C.ny() != g.cy || C.nz() != g.cz) {
+        throw std::invalid_argument("galerkin_coarse: K = 1 and the level's grids expected");
     }
-    const cpr::LevelGrid g{A.nx(), A.ny(), A.nz(), f[0], f[1], f[2], dims[0], dims[1], dims[2]};
     const auto a = [&](int d, long long m) { return A.at(d, m, 0, 0); };
 #pragma omp parallel for schedule(static) if (parallel_for(c1 - c0))
     for (index_t mc = c0; mc < c1; ++mc) {
@@ -77,7 +75,34 @@ void galerkin_on(const GHMatrix& A, const std::array<int, 3>& f, GHMatrix& C, in
 }  // namespace
 
 void galerkin_coarse(const GHMatrix& A, const std::array<int, 3>& f, GHMatrix& C) {
-    galerkin_on(A, f, C, 0, C.num_cells());
+    const auto dims = coarse_dims(A.nx(), A.ny(), A.nz(), f);
+    const cpr::LevelGrid g{A.nx(), A.ny(), A.nz(), f[0], f[1], f[2], dims[0], dims[1], dims[2]};
+    galerkin_on(A, g, C, 0, C.num_cells());
+}
+
+std::vector<cpr::LevelGrid> mg_slab_grids(const CprPlanes& planes, int ny, int nz,
+                                          const MgOptions& options) {
+    std::vector<cpr::LevelGrid> grids = mg_grids(planes.nx, ny, nz, options);
+    const auto split = static_cast<int>(planes.levels.size());
+    if (split >= static_cast<int>(grids.size())) {
+        throw std::invalid_argument("StructuredMg: the coarsest level must run whole");
+    }
+    const auto slab_planes = [&](int l) {  // the planes of level l's slab
+        const CprLevelPart& p = planes.levels[static_cast<std::size_t>(l)];
+        return std::min(p.end_plane + p.origin + 1, grids[static_cast<std::size_t>(l)].nx) -
+               p.origin;
+    };
+    for (int l = 0; l < split; ++l) {
+        cpr::LevelGrid& g = grids[static_cast<std::size_t>(l)];
+        const int origin = planes.levels[static_cast<std::size_t>(l)].origin;
+        const int coarse_origin =
+            l + 1 < split ? planes.levels[static_cast<std::size_t>(l) + 1].origin : 0;
+        g.sx = origin - coarse_origin * g.fx;
+        if (g.sx < 0) throw std::invalid_argument("StructuredMg: slabs not nested");
+        g.nx = slab_planes(l);
+        if (l + 1 < split) g.cx = slab_planes(l + 1);
+    }
+    return grids;
 }
 
 struct StructuredMg::Level {
@@ -97,7 +122,10 @@ StructuredMg::StructuredMg(StructuredMg&&) noexcept = default;
 StructuredMg::StructuredMg(const GHMatrix& A, const MgOptions& options, const CprPlanes* planes)
     : options_(options) {
     if (A.block_size() != 1) throw std::invalid_argument("StructuredMg: K = 1 expected");
-    const auto grids = mg_grids(A.nx(), A.ny(), A.nz(), options_);
+    const bool slabs = planes != nullptr && planes->nx > 0;
+    const auto grids = slabs ? mg_slab_grids(*planes, A.ny(), A.nz(), options_)
+                             : mg_grids(A.nx(), A.ny(), A.nz(), options_);
+    if (grids[0].nx != A.nx()) throw std::invalid_argument("StructuredMg: not level 0's slab");
     for (std::size_t l = 0; l < grids.size(); ++l) {
         auto L = std::make_unique<Level>();
         L->grid = grids[l];
@@ -134,15 +162,12 @@ void StructuredMg::update(const GHMatrix& A, const CprPlanes* planes) {
     for (int l = 1; l < levels(); ++l) {
         const Level& F = *levels_[static_cast<std::size_t>(l) - 1];
         GHMatrix& C = levels_[static_cast<std::size_t>(l)]->own;
-        const std::array<int, 3> f{F.grid.fx, F.grid.fy, F.grid.fz};
         if (!split(l - 1)) {
-            galerkin_coarse(*F.A, f, C);
+            galerkin_on(*F.A, F.grid, C, 0, C.num_cells());
             continue;
         }
-        const auto cells =
-            Part(*F.A, planes, l - 1)
-                .coarse_cells(F.grid.fx, static_cast<index_t>(C.ny()) * C.nz(), C.num_cells());
-        galerkin_on(*F.A, f, C, cells[0], cells[1]);
+        const auto cells = Part(*F.A, planes, l - 1).coarse_cells(F.grid, C.num_cells());
+        galerkin_on(*F.A, F.grid, C, cells[0], cells[1]);
         if (split(l)) {
             agreed(planes, [&] { set_up_level(l, planes); });
         } else {
@@ -169,10 +194,10 @@ void StructuredMg::set_up_level(int l, const CprPlanes* planes) {
     }
     const auto it = std::find(bad.begin(), bad.end(), 1);
     if (it != bad.end()) {
-        throw InputError("solver.preconditioner", "cpr: the line solve of multigrid level " +
-                                                      std::to_string(l) +
-                                                      " has an unusable pivot in column " +
-                                                      std::to_string(it - bad.begin()));
+        throw InputError("solver.preconditioner",
+                         "cpr: the line solve of multigrid level " + std::to_string(l) +
+                             " has an unusable pivot in column " +
+                             std::to_string(part.col_base + (it - bad.begin())));
     }
     if (l > 0 && l + 1 == levels() && B.rows() <= options_.coarsest_rows) {
         const auto n = static_cast<int>(B.rows());
@@ -191,8 +216,9 @@ void StructuredMg::set_up_level(int l, const CprPlanes* planes) {
     L.inv_d.resize(B.wells().d.size());
     part.each_well(static_cast<int>(L.inv_d.size()), [&](int w) {
         if (!cpr::usable_pivot(B.wells().d[w])) {
-            throw InputError("solver.preconditioner",
-                             "cpr: well " + std::to_string(w) + " has a zero diagonal");
+            throw InputError(
+                "solver.preconditioner",
+                "cpr: well " + std::to_string(part.well_number(w)) + " has a zero diagonal");
         }
         L.inv_d[w] = 1.0 / B.wells().d[w];
     });
@@ -284,7 +310,11 @@ void StructuredMg::sweep(int l, const double* b, double* x, bool from_zero, doub
             index_t cols[2 * G];
             int n = 0;
             for (index_t col = first; col < last; ++col) {
-                if (color < 0 || ((col / ny) + (col % ny)) % 2 == color) cols[n++] = col;
+                // the colour of the whole level's column (a slab's planes start at its origin)
+                const index_t whole_col = part.col_base + col;
+                if (color < 0 || ((whole_col / ny) + (whole_col % ny)) % 2 == color) {
+                    cols[n++] = col;
+                }
             }
             for (int g0 = 0; g0 < n; g0 += static_cast<int>(G)) {
                 const int g1 = std::min(n, g0 + static_cast<int>(G));
@@ -397,8 +427,7 @@ void StructuredMg::cycle(int l, const double* b, double* x, const CprPlanes* pla
     const index_t nc = C.A->num_cells();
     // Not a structured binding: OpenMP's outlined region captures c0, c1, and capturing a
     // binding is C++20 (clang refuses it in C++17).
-    const std::array<index_t, 2> coarse =
-        part.coarse_cells(g.fx, static_cast<index_t>(g.cy) * g.cz, nc);
+    const std::array<index_t, 2> coarse = part.coarse_cells(g, nc);
     const index_t c0 = coarse[0], c1 = coarse[1];
     double* bc = C.b.data();
     const double* bd = A.bdia().data();

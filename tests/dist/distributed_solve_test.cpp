@@ -208,6 +208,46 @@ TEST(DistributedSolve, SpatialBlocksAreKeptWholeAndGiveTheOneProcessBits) {
     EXPECT_FALSE(distributed_supports(blocks, nullptr, true));  // not on GPU ranks yet
 }
 
+/// The solver of `s` on the slab each rank generated of `spec` (split as `s` splits) against
+/// one process on the whole system: solution, iterations and history bit for bit, after an
+/// update of the values too, and the whole system's bytes an iteration. Returns the slab
+/// solver's setup error, if any, for the caller to check.
+void expect_slab_solver_is_one_process(const SolverSettings& s, const wells::ModelSpec& spec) {
+    const wells::Model whole = wells::generate(spec);
+    const int ranks = size_of(MPI_COMM_WORLD);
+    const int g = slab_granularity(s, spec.grid.nx, spec.grid.ny, spec.grid.nz, ranks);
+    const test::RankSlab part = test::rank_slab(spec, MPI_COMM_WORLD, g);
+    const SlabPlacement& where = part.where;
+    // the local vectors' layout
+    const DistributedGH layout(whole.system.matrix, MPI_COMM_WORLD, false, true, g);
+    const std::vector<double> b = layout.local(whole.system.rhs);
+    SolveOptions o;
+    o.tolerance = 1e-9;
+    o.max_iterations = 400;
+    GHMatrix A = whole.system.matrix, slab = part.model.system.matrix;
+    const auto serial = make_cpu_solver(s, A);
+    const auto mine = make_slab_solver(s, slab, where, MPI_COMM_WORLD);
+    // The whole system's bytes an iteration, though no rank has it.
+    EXPECT_NEAR(mine->info().bytes_per_iteration, serial->info().bytes_per_iteration,
+                1e-12 * serial->info().bytes_per_iteration);
+    for (int round = 0; round < 2; ++round) {
+        std::vector<double> x1(whole.system.rhs.size(), 0.0), x2(b.size(), 0.0);
+        const SolveResult r1 = serial->solve(whole.system.rhs, x1, o);
+        const SolveResult r2 = mine->solve(b, x2, o);
+        EXPECT_TRUE(test::same_solve(r1, r2));
+        EXPECT_TRUE(same_bits(layout.local(x1), x2));
+        EXPECT_GT(r1.iterations, 3);
+        for (double& v : A.bdia()) v *= 1.25;  // new values, the same structure
+        for (double& v : slab.bdia()) v *= 1.25;
+        serial->update_values(A);
+        mine->update_values(slab);
+    }
+    if (ranks > 1) {  // the whole vectors are not a rank's
+        std::vector<double> whole_x(whole.system.rhs.size(), 0.0);
+        EXPECT_THROW(mine->solve(whole.system.rhs, whole_x, o), std::invalid_argument);
+    }
+}
+
 TEST(DistributedSolve, SlabsEachRankGeneratesGiveTheOneProcessBits) {
     // No rank holds the whole system: each generates its window (wells::generate_planes) and
     // solves with its local vectors; the solution is one process's, bit for bit, and so is an
@@ -215,54 +255,52 @@ TEST(DistributedSolve, SlabsEachRankGeneratesGiveTheOneProcessBits) {
     std::vector<wells::WellSpec> wells = test::corner_wells(9, 5, 4);
     wells.push_back(test::make_well("MID", 4, 2, 0, 3, true, true));
     const wells::ModelSpec spec = test::two_phase_spec(9, 5, 4, wells);
-    wells::Model whole = wells::generate(spec);
-    const int ranks = size_of(MPI_COMM_WORLD);
-    const test::RankSlab part = test::rank_slab(spec, MPI_COMM_WORLD);
-    const SlabPlacement& where = part.where;
-    const DistributedGH layout(whole.system.matrix, MPI_COMM_WORLD);  // the local vectors' layout
-    const std::vector<double> b = layout.local(whole.system.rhs);
     for (Method method : {Method::bicgstab, Method::qmr}) {
         SCOPED_TRACE(to_string(method));
         SolverSettings s;
         s.method = method;
         s.preconditioner = PreconditionerKind::point_block_jacobi;
-        SolveOptions o;
-        o.tolerance = 1e-9;
-        o.max_iterations = 400;
-        GHMatrix A = whole.system.matrix, slab = part.model.system.matrix;
-        const auto serial = make_cpu_solver(s, A);
-        const auto mine = make_slab_solver(s, slab, where, MPI_COMM_WORLD);
-        // The whole system's bytes an iteration, though no rank has it.
-        EXPECT_NEAR(mine->info().bytes_per_iteration, serial->info().bytes_per_iteration,
-                    1e-12 * serial->info().bytes_per_iteration);
-        for (int round = 0; round < 2; ++round) {
-            std::vector<double> x1(whole.system.rhs.size(), 0.0), x2(b.size(), 0.0);
-            const SolveResult r1 = serial->solve(whole.system.rhs, x1, o);
-            const SolveResult r2 = mine->solve(b, x2, o);
-            EXPECT_TRUE(test::same_solve(r1, r2));
-            EXPECT_TRUE(same_bits(layout.local(x1), x2));
-            EXPECT_GT(r1.iterations, 3);
-            for (double& v : A.bdia()) v *= 1.25;  // new values, the same structure
-            for (double& v : slab.bdia()) v *= 1.25;
-            serial->update_values(A);
-            mine->update_values(slab);
-        }
-        if (ranks > 1) {  // the whole vectors are not a rank's
-            std::vector<double> whole_x(whole.system.rhs.size(), 0.0);
-            EXPECT_THROW(mine->solve(whole.system.rhs, whole_x, o), std::invalid_argument);
-        }
+        expect_slab_solver_is_one_process(s, spec);
     }
+    // Spatial blocks two planes thick: the windows follow the split that keeps them whole.
+    SolverSettings blocks;
+    blocks.preconditioner = PreconditionerKind::block_jacobi;
+    blocks.block_shape = {2, 5, 4};
+    if (size_of(MPI_COMM_WORLD) <= 4) expect_slab_solver_is_one_process(blocks, spec);
     // A slab that is not this rank's window is refused.
+    const test::RankSlab part = test::rank_slab(spec, MPI_COMM_WORLD);
     GHMatrix wrong(part.model.system.matrix.nx() + 1, 5, 4, 2);
-    EXPECT_THROW(DistributedGH(wrong, 9, where.global_wells, where.total_wells, MPI_COMM_WORLD),
-                 std::invalid_argument);
+    EXPECT_THROW(
+        DistributedGH(wrong, 9, part.where.global_wells, part.where.total_wells, MPI_COMM_WORLD),
+        std::invalid_argument);
 }
 
-void expect_newton_split_is_one_process(bool slab) {
+TEST(DistributedSolve, CprOnSlabsEachRankGeneratesIsOneProcessBitForBit) {
+    // CPR with no rank holding the whole system (design decision 56): each rank generates the
+    // window of CPR's split (groups of its split levels' aggregates) and holds its slab of
+    // level 0 and of every split level, their halo planes exchanged; the coarse levels are
+    // gathered. Every smoother, cycle, sweep count and weighting, and 3 x 2 x 1 aggregation,
+    // give one process's iterations, history and solution, after an update too.
+    const wells::ModelSpec spec = test::two_phase_spec(16, 6, 4, test::corner_wells(16, 6, 4));
+    for (const test::CprCase& c : test::cpr_cases()) {
+        SCOPED_TRACE(c.name);
+        expect_slab_solver_is_one_process(c.settings(30), spec);
+    }
+    SolverSettings three;
+    three.preconditioner = PreconditionerKind::cpr;
+    three.cpr.mg.factor = {3, 2, 1};
+    expect_slab_solver_is_one_process(three, spec);
+    // A GPU rank's CPR sets up on the whole system: not on its own slab.
+    const test::RankSlab part = test::rank_slab(
+        spec, MPI_COMM_WORLD, slab_granularity(three, 16, 6, 4, size_of(MPI_COMM_WORLD)));
+    EXPECT_THROW(
+        make_slab_solver(three, part.model.system.matrix, part.where, MPI_COMM_WORLD, true),
+        NotSupported);
+}
+
+void expect_newton_split_is_one_process(bool slab, const SolverSettings& s) {
     test::ThreeWellReservoir r;
     const grid::Grid3D& g = r.system->cells().grid();
-    SolverSettings s;
-    s.preconditioner = PreconditionerKind::point_block_jacobi;
     SolveOptions linear;
     linear.tolerance = 1e-10;
     linear.max_iterations = 500;
@@ -321,9 +359,18 @@ TEST(DistributedSolve, NewtonSplitGivesOneProcessMeasuresAndIterates) {
     // rank's slab, with its own planes' wells, solved on local vectors and dx gathered. Every
     // measure, solve and update of three Newton iterates is one process's on every rank; the
     // wells sit at both ends along i, so the CNV maxima and the sums come from different ranks.
+    SolverSettings pbj, cpr;
+    pbj.preconditioner = PreconditionerKind::point_block_jacobi;
+    cpr.preconditioner = PreconditionerKind::cpr;
+    cpr.cpr.weights = CprWeights::true_impes;  // the slab's accumulation blocks
     for (const bool slab : {false, true}) {
         SCOPED_TRACE(slab ? "slab storage" : "the whole Jacobian");
-        expect_newton_split_is_one_process(slab);
+        expect_newton_split_is_one_process(slab, pbj);
+        // CPR: 6 planes make 3 groups of level 0's aggregates.
+        if (size_of(MPI_COMM_WORLD) <= 3) {
+            SCOPED_TRACE("cpr");
+            expect_newton_split_is_one_process(slab, cpr);
+        }
     }
 }
 

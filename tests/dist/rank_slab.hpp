@@ -18,16 +18,17 @@ struct RankSlab {
     dist::SlabPlacement where;
 };
 
-inline RankSlab rank_slab(const wells::ModelSpec& spec, MPI_Comm comm) {
+/// g: the split's groups of planes (dist::slab_granularity).
+inline RankSlab rank_slab(const wells::ModelSpec& spec, MPI_Comm comm, int g = 1) {
     const int nx = spec.grid.nx, rank = dist::rank_of(comm), ranks = dist::size_of(comm);
-    const std::array<int, 2> w = dist::DistributedGH::slab_window(nx, rank, ranks);
+    const std::array<int, 2> w = dist::DistributedGH::slab_window(nx, rank, ranks, g);
     RankSlab s;
     s.where.nx = nx;
     s.where.total_wells = static_cast<index_t>(spec.wells.size());
-    s.model = wells::generate_planes(
-        spec,
-        {w[0], w[1], slab_first_plane(nx, rank, ranks), slab_first_plane(nx, rank + 1, ranks)},
-        s.where.global_wells);
+    s.model = wells::generate_planes(spec,
+                                     {w[0], w[1], slab_first_plane(nx, rank, ranks, g),
+                                      slab_first_plane(nx, rank + 1, ranks, g)},
+                                     s.where.global_wells);
     return s;
 }
 

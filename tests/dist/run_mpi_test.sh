@@ -2,10 +2,10 @@
 # heptane run and simulate under mpirun (issue 25): 2 and 3 ranks write one process's file,
 # bit for bit (heptane compare --rtol 0 --atol 0): run with BiCGStab, QMR and BiCGStab with
 # point-block Jacobi, with spatial block Jacobi (the split keeps its blocks whole) and with CPR
-# (level 0 and both stages split, the coarse levels gathered), the Egg model's Eclipse-file
-# deck (each CPU rank builds only its planes' system), simulate with the waterflood
-# regression deck's solver (BiCGStab with line Jacobi; CPU ranks hold only their slab of the
-# Jacobian) and with CPR; a preconditioner
+# (its leading levels split, the coarse levels gathered), each CPU rank building only its
+# planes' system, the Egg model's Eclipse-file deck, simulate with the waterflood regression
+# deck's solver (BiCGStab with line Jacobi) and with CPR (CPU ranks hold only their slab of
+# the Jacobian); a preconditioner
 # that does not run over ranks, too many ranks for the blocks, and another command, are exit 2.
 # With a fifth argument `gpu` the ranks solve on the GPU (--backend gpu: BiCGStab without a
 # preconditioner, with point-block and with line Jacobi, QMR with point-block Jacobi, each rank
@@ -57,9 +57,11 @@ cases=("bicgstab none" "qmr none" "bicgstab point_block_jacobi" "bicgstab block_
   "qmr point_block_jacobi" "bicgstab cpr")
 for case in "${cases[@]}"; do
   read -r method precond <<<"$case"
-  # The ranks build their own slabs but for CPR and spatial blocks (design decision 52)
-  slabs=0
-  [[ $precond != cpr && $precond != block_jacobi ]] && slabs=1
+  # The ranks build their own slabs (design decision 52; CPR on CPU ranks since decision 56,
+  # the slabs following the split of its aggregates and of the spatial blocks), but GPU
+  # ranks' CPR (set up on the whole system)
+  slabs=1
+  [[ $backend == gpu && $precond == cpr ]] && slabs=0
   agree "run $method $precond" run "$deck" --set "solver.method=$method" \
     --set "solver.preconditioner=$precond"
 done
@@ -71,11 +73,11 @@ if [[ $backend == cpu ]]; then
   agree "run egg_system (Eclipse files)" run "$(dirname "$0")/../../inputs/egg_system.yaml"
   run_cases=$((run_cases + 1))
 fi
-# A simulation's CPU ranks hold only their slab of the Jacobian (decision 51); GPU ranks and
-# CPR the whole one.
+# A simulation's CPU ranks hold only their slab of the Jacobian (decisions 51, 56), with CPR
+# too; GPU ranks the whole one.
+slabs=0
 [[ $backend == cpu ]] && slabs=1 slab_line="holds only its planes' Jacobian"
 agree "simulate" simulate "$sim_deck"
-slabs=0
 agree "simulate cpr" simulate "$sim_deck" --set solver.preconditioner=cpr
 simulations=2
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <stdexcept>
 #include <string>
 
 #include "core/base/errors.hpp"
@@ -245,6 +246,9 @@ DeviceCpr::DeviceCpr(const GHMatrix& A, DeviceGH& gh, const CprOptions& options,
       M_(A.num_cells()),
       nw_(static_cast<int>(A.num_wells())),
       planes_(planes) {
+    if (planes != nullptr && planes->nx > 0) {  // its kernels index the whole levels
+        throw std::invalid_argument("DeviceCpr: slab storage (CprPlanes::nx) is the CPU's");
+    }
     const auto grids = mg_grids(A.nx(), A.ny(), A.nz(), options_.mg);
     if (options_.mg.coarsest_rows > kMaxCoarsestRows) {
         throw NotSupported("cpr: coarsest_rows above " + std::to_string(kMaxCoarsestRows));
