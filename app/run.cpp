@@ -191,12 +191,12 @@ void report_system(std::ostream& out, const wells::Model& model, int K, long lon
 /// Whether the ranks of a run under mpirun each build only their own slab of the system
 /// (design decision 52) instead of the whole system on every rank: two-phase decks (the
 /// synthetic model's random streams are not per cell) that do not save the whole matrix
-/// (output.save_system), on CPU ranks with every preconditioner (the slabs follow the split
-/// of CPR's aggregates and spatial blocks; CPR on slabs: decision 56) and on GPU ranks with
-/// all but CPR (the GPU ranks' slab solver copies its slab to the device).
-bool ranks_build_slabs(const Deck& deck, bool gpu) {
+/// (output.save_system); every preconditioner the ranks take (the slabs follow the split of
+/// CPR's aggregates and of spatial blocks: decision 56), CPU and GPU ranks alike (the GPU
+/// ranks' slab solver copies its slab to the device).
+bool ranks_build_slabs(const Deck& deck) {
     return mpi_launched() && deck.model.model == wells::FluidModel::two_phase &&
-           !deck.output.save_system && solver_runs_on_own_slabs(deck, gpu);
+           !deck.output.save_system;
 }
 
 /// `heptane run` under mpirun with ranks_build_slabs: every rank reads the deck's fields
@@ -292,8 +292,7 @@ int cmd_run(const RunArgs& args, std::ostream& out, std::ostream& err, bool term
     const std::string output = command_output(args, deck);
     if (deck.system.present) return run_matrix_deck(deck, args, output, out, err, terminal);
     const Plan plan = plan_and_report(deck, err);
-    if (ranks_build_slabs(deck, plan.gpu))
-        return run_slabs(deck, args, plan, output, out, err, terminal);
+    if (ranks_build_slabs(deck)) return run_slabs(deck, args, plan, output, out, err, terminal);
 
     const auto t_setup = Clock::now();
     const wells::Model model = build_model(deck, true, &err);

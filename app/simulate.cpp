@@ -230,14 +230,13 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
     const wells::InitialState& init = deck.model.initial;
     const grid::CellState x0 =
         system->cells().equilibrium_state(init.pressure, init.datum_depth, init.water_saturation);
-    // Under mpirun CPU ranks hold only their slab of the Jacobian (design decisions 51, 56);
-    // GPU ranks hold the whole one.
-    const bool slabs = mpi_launched() && !plan.gpu && solver_runs_on_own_slabs(deck, false);
+    // Under mpirun the ranks hold only their slab of the Jacobian (design decisions 51, 56).
+    const bool slabs = mpi_launched();
     std::vector<int> slab_wells_global;  // the wells of this rank's planes (slabs)
     sim::SolverFactory factory = [&](const GHMatrix& J) {
         if (slabs) {
             return make_deck_slab_solver(deck, J, slab_wells_global,
-                                         static_cast<long long>(deck.model.wells.size()), false);
+                                         static_cast<long long>(deck.model.wells.size()), plan.gpu);
         }
         return make_deck_solver(deck, J, plan.gpu, plan.kernel);
     };
@@ -274,9 +273,8 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
 
     print_header(out, deck, model, plan);
     if (slabs) {
-        out << "  memory      each rank holds only its planes' Jacobian (design decisions 51, 56)\n";
-    } else if (mpi_launched()) {  // GPU ranks
-        out << "  memory      every rank holds the whole Jacobian (GPU ranks)\n";
+        out << "  memory      each rank holds only its planes' Jacobian (design decisions 51, "
+               "56)\n";
     }
     out << std::flush;
     const UnitFactors u = unit_factors(deck.units);

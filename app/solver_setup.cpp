@@ -225,10 +225,6 @@ std::unique_ptr<LinearSolver> make_deck_slab_solver(const Deck& deck, const GHMa
     }
 }
 
-bool solver_runs_on_own_slabs(const Deck& deck, bool gpu) {
-    return !(gpu && deck.solver.preconditioner == PreconditionerKind::cpr);
-}
-
 std::unique_ptr<LinearSolver> make_deck_solver(const Deck& deck, const Bsr& A, bool gpu,
                                                GpuKernel kernel) {
     if (!gpu) return make_cpu_solver(deck.solver, A);

@@ -77,10 +77,5 @@ std::unique_ptr<LinearSolver> make_deck_slab_solver(const Deck& deck, const MpiS
 std::unique_ptr<LinearSolver> make_deck_slab_solver(const Deck& deck, const GHMatrix& slab,
                                                     const std::vector<int>& global_wells,
                                                     long long total_wells, bool gpu);
-/// Whether the deck's solver runs on slabs that ranks hold alone: on CPU ranks every
-/// preconditioner they take (CPR since design decision 56; the slabs follow the split that
-/// keeps CPR's aggregates and spatial blocks whole), on GPU ranks all but CPR (whose device
-/// setup reads the whole system).
-bool solver_runs_on_own_slabs(const Deck& deck, bool gpu);
 
 }  // namespace heptane::app

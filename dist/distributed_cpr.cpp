@@ -41,8 +41,7 @@ int cpr_granularity(int nx, int ny, int nz, const CprOptions& options, int ranks
     return g;
 }
 
-CprSplit::CprSplit(const DistributedGH& D, const CprOptions& options, MPI_Comm comm, bool slabs)
-    : comm_(comm) {
+CprSplit::CprSplit(const DistributedGH& D, const CprOptions& options, MPI_Comm comm) : comm_(comm) {
     MPI_Comm_rank(comm, &rank_);
     MPI_Comm_size(comm, &ranks_);
     const GHMatrix& slab = D.slab();
@@ -54,22 +53,19 @@ CprSplit::CprSplit(const DistributedGH& D, const CprOptions& options, MPI_Comm c
             "cpr over MPI ranks needs a coarse level to gather (this grid's hierarchy has one "
             "level: see solver.cpr.coarsening and coarsest_rows)");
     }
+    // Level 0's vectors are the slab's: its wells all, numbered as the whole system's.
     const std::vector<int>& wells = D.global_wells();
-    if (slabs) {  // level 0's vectors are the slab's: its wells all, numbered as the whole's
-        planes_.nx = nx;
-        planes_.global_wells = wells;
-        for (std::size_t j = 0; j < wells.size(); ++j) planes_.wells.push_back(static_cast<int>(j));
-    } else {
-        planes_.wells = wells;
-    }
+    planes_.nx = nx;
+    planes_.global_wells = wells;
+    for (std::size_t j = 0; j < wells.size(); ++j) planes_.wells.push_back(static_cast<int>(j));
     planes_.gather = [this](double* b) { gather(b); };
     planes_.agree = [this](const InputError* mine) { agree(mine); };
     planes_.minimum = [comm](int* v, int n) {
         MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT, MPI_MIN, comm);
     };
     // Each split level's planes: level 0's divided by the factors along i above it (the split
-    // keeps groups of their product whole, so no aggregate crosses a boundary). With slab
-    // storage a level's vectors start at its halo plane below (origin).
+    // keeps groups of their product whole, so no aggregate crosses a boundary); a level's
+    // vectors start at its halo plane below (origin).
     const int mine[2] = {D.first_plane(), D.end_plane()};
     std::vector<int> all(2 * static_cast<std::size_t>(ranks_));
     MPI_Allgather(mine, 2, MPI_INT, all.data(), 2, MPI_INT, comm);
@@ -80,7 +76,7 @@ CprSplit::CprSplit(const DistributedGH& D, const CprOptions& options, MPI_Comm c
     for (int l = 0; l < split; ++l) {
         const cpr::LevelGrid& g = grids[static_cast<std::size_t>(l)];
         const auto [first, end] = planes_of(rank_, f);
-        const int origin = slabs ? std::max(first - 1, 0) : 0;
+        const int origin = std::max(first - 1, 0);
         Halo h;
         h.plane = static_cast<index_t>(g.ny) * g.nz;
         h.first = first - origin, h.end = end - origin;
@@ -91,7 +87,7 @@ CprSplit::CprSplit(const DistributedGH& D, const CprOptions& options, MPI_Comm c
         planes_.levels.push_back(
             {h.first, h.end, [this, l](double* x) { exchange(l, x); }, origin});
     }
-    if (slabs && slab.nx() != std::min(D.end_plane() + 1, nx) - planes_.levels[0].origin) {
+    if (slab.nx() != std::min(D.end_plane() + 1, nx) - planes_.levels[0].origin) {
         throw std::invalid_argument("CprSplit: the DistributedGH's slab is not level 0's");
     }
     // Level `split`'s entries of each rank, gathered.
@@ -110,10 +106,7 @@ DistributedCpr::DistributedCpr(const DistributedGH& D, const CprSplit& split,
       split_(split),
       M_(std::make_unique<CprPreconditioner>(D.slab(), options, &split.planes())),
       r_(static_cast<std::size_t>(D.slab().rows()), 0.0),
-      z_(r_.size(), 0.0) {
-    if (split.planes().nx == 0)
-        throw std::invalid_argument("DistributedCpr: slab storage expected");
-}
+      z_(r_.size(), 0.0) {}
 
 void CprSplit::agree(const InputError* mine) const {
     int first = mine != nullptr ? rank_ : ranks_;

@@ -8,9 +8,9 @@
 /// gathered (MPI_Allgatherv) and the hierarchy from there on is set up and cycled on every
 /// rank. Each rank's entries of z are the one-process bits. CprSplit is the split (the
 /// CprPlanes of core/precond/cpr.hpp with their MPI exchanges), which the CPU ranks'
-/// DistributedCpr and the GPU ranks' CPR (gpu/slab_solver.hpp) both run on. A CPU rank holds
+/// DistributedCpr and the GPU ranks' CPR (gpu/slab_solver.hpp) both run on. A rank holds
 /// only its slab of each split level (design decision 56): level 0 is its DistributedGH's
-/// slab, and no rank needs the whole system; a GPU rank's CPR sets up on the whole one.
+/// slab, and no rank needs the whole system.
 #include <mpi.h>
 
 #include <memory>
@@ -31,14 +31,13 @@ int cpr_granularity(int nx, int ny, int nz, const CprOptions& options, int ranks
 
 /// This rank's part of CPR's hierarchy: each split level's planes and the MPI exchange of their
 /// halo planes, the gather of the first whole level, level 0's wells of this rank, and the
-/// agreement on setup errors (CprPlanes). Vectors on the host, in the whole system's
-/// indexing, or (slab storage) each split level's in its slab's.
+/// agreement on setup errors (CprPlanes), each split level's vectors holding the rank's slab
+/// of it (CprPlanes::nx).
 class CprSplit {
   public:
-    /// D: this rank's slab, split with cpr_granularity; `slabs`: each split level's vectors
-    /// hold the rank's slab of it (CprPlanes::nx), else the whole level. NotSupported for a
-    /// hierarchy of one level (nothing to split it by).
-    CprSplit(const DistributedGH& D, const CprOptions& options, MPI_Comm comm, bool slabs);
+    /// D: this rank's slab, split with cpr_granularity. NotSupported for a hierarchy of one
+    /// level (nothing to split it by).
+    CprSplit(const DistributedGH& D, const CprOptions& options, MPI_Comm comm);
     CprSplit(const CprSplit&) = delete;  // planes_ calls back into this object
     CprSplit& operator=(const CprSplit&) = delete;
     const CprPlanes& planes() const { return planes_; }

@@ -92,15 +92,11 @@ class DistributedSolver final : public LinearSolver {
         int ranks = 1;
         MPI_Comm_size(comm, &ranks);
         const bool cpr = s_.preconditioner == PreconditionerKind::cpr;
-        if (cpr && gpu && whole == nullptr) {
-            throw std::logic_error(
-                "DistributedSolver: cpr on GPU ranks sets up on the whole system");
-        }
         if (gpu) {  // one GPU per rank of a node; the slab and its vectors on it
             const int device = gpu::select_device(node_rank(comm));
             D_ = make_slab(false, false);
-            if (cpr) split_ = std::make_unique<CprSplit>(*D_, s_.cpr, comm, false);
-            gpu_ = gpu::make_slab_solver(s_, D_->slab(), D_->layout(), *D_, whole,
+            if (cpr) split_ = std::make_unique<CprSplit>(*D_, s_.cpr, comm);
+            gpu_ = gpu::make_slab_solver(s_, D_->slab(), D_->layout(), *D_,
                                          split_ ? &split_->planes() : nullptr);
             info_ = gpu_->info();
             info_.kernel += " over " + std::to_string(ranks) + " MPI ranks (device " +
@@ -108,7 +104,7 @@ class DistributedSolver final : public LinearSolver {
         } else {
             D_ = make_slab(s_.method == Method::qmr, true);
             if (cpr) {  // on the slab (design decision 56)
-                split_ = std::make_unique<CprSplit>(*D_, s_.cpr, comm, true);
+                split_ = std::make_unique<CprSplit>(*D_, s_.cpr, comm);
                 M_ = std::make_unique<DistributedCpr>(*D_, *split_, s_.cpr);
             } else if (s_.preconditioner == PreconditionerKind::block_jacobi) {
                 M_ = std::make_unique<OwnPlanesPreconditioner>(*D_, s_);
@@ -145,7 +141,7 @@ class DistributedSolver final : public LinearSolver {
     void update_values(const GHMatrix& A) override {
         const auto t0 = Clock::now();
         local_ ? D_->update_slab(A) : D_->update(A);
-        if (gpu_) gpu_->update(D_->slab(), local_ ? nullptr : &A);
+        if (gpu_) gpu_->update(D_->slab());
         if (M_) M_->update(D_->slab());
         if (gpu_ || M_) ++info_.counts.factorizations;
         ++info_.counts.matrix_uploads;
@@ -317,9 +313,6 @@ std::unique_ptr<LinearSolver> make_slab_solver(const SolverSettings& settings, c
                                                bool gpu) {
     std::string why;
     if (!distributed_supports(settings, &why, gpu)) throw NotSupported(why);
-    if (gpu && settings.preconditioner == PreconditionerKind::cpr) {
-        throw NotSupported("cpr on GPU ranks' own slabs (it sets up on the whole system there)");
-    }
     const int g = checked_granularity(settings, where.nx, slab.ny(), slab.nz(), comm);
     return std::make_unique<DistributedSolver>(
         settings,

@@ -57,9 +57,8 @@ struct SlabPlacement {
 /// The same solver on a slab this rank generated itself (wells::generate_planes of
 /// DistributedGH::slab_window with slab_granularity's groups), so that no rank holds the whole
 /// system: solve() and update_values() take this rank's local vectors ([own cells, then its
-/// wells]) and its slab. CPU ranks take every preconditioner the distributed solver does (CPR
-/// on slabs: design decision 56); GPU ranks all but cpr (NotSupported: their CPR sets up on
-/// the whole system).
+/// wells]) and its slab, with every preconditioner the distributed solver takes (CPR on the
+/// rank's slabs: design decision 56).
 std::unique_ptr<LinearSolver> make_slab_solver(const SolverSettings& settings, const GHMatrix& slab,
                                                const SlabPlacement& where, MPI_Comm comm,
                                                bool gpu = false);

@@ -58,9 +58,8 @@ struct SlabTimes {
 class SlabSolver {
   public:
     virtual ~SlabSolver() = default;
-    /// New values of the slab (same structure): uploaded, the preconditioner re-factored;
-    /// `whole`: the whole system's new values, which CPR sets up on (required with cpr).
-    virtual void update(const GHMatrix& slab, const GHMatrix* whole = nullptr) = 0;
+    /// New values of the slab (same structure): uploaded, the preconditioner re-factored.
+    virtual void update(const GHMatrix& slab) = 0;
     /// Solves with this rank's local b and x ([owned cells, wells]); options.distribution
     /// must be the run's Distribution (its sums). Collective: every rank calls it.
     virtual SolveResult solve(const double* b, double* x, const SolveOptions& options) = 0;
@@ -70,16 +69,14 @@ class SlabSolver {
 
 /// BiCGStab or QMR (settings.method) on the slab with the settings' preconditioner (none,
 /// point_block_jacobi, line_jacobi: they work cell by cell or column by column, so each rank's
-/// rows are the one-process rows; QMR applies M^-1 and M^-T), or BiCGStab with cpr: the whole
-/// system `whole` set up on every rank's device (the one-process setup, so the same bits on
-/// each), applied on this rank's part of the hierarchy (`planes`: dist::CprSplit's; the halo
-/// planes of its split levels and the first whole level's right-hand side staged through the
-/// host to planes' exchange and gather; design decision 55). `neighbours`, `whole` and
-/// `planes` outlive the solver. NotSupported for other settings.
+/// rows are the one-process rows; QMR applies M^-1 and M^-T), or BiCGStab with cpr: set up
+/// and applied on the rank's slab and its part of the hierarchy (`planes`: dist::CprSplit's,
+/// with slab storage; the halo planes of its split levels and the first whole level's
+/// right-hand side staged through the host to planes' exchange and gather; design decisions
+/// 55, 56). `neighbours` and `planes` outlive the solver. NotSupported for other settings.
 std::unique_ptr<SlabSolver> make_slab_solver(const SolverSettings& settings, const GHMatrix& slab,
                                              const SlabLayout& layout,
                                              const SlabNeighbours& neighbours,
-                                             const GHMatrix* whole = nullptr,
                                              const CprPlanes* planes = nullptr);
 
 /// Makes device `local_rank % device_count()` this process's device (one GPU per rank on a

@@ -48,8 +48,8 @@ GHMatrix pressure_structure(const GHMatrix& A);
 /// One level's share of a rank in a distributed cycle: its i-planes [first_plane, end_plane)
 /// of that level in the indexing of the level's vectors, and exchange(x), which fills planes
 /// first_plane - 1 and end_plane of a vector of that level (cells only) from the neighbouring
-/// ranks. origin: plane p of the level's vectors is the level's plane p + origin (0 where the
-/// vectors hold the whole level; CprPlanes::nx).
+/// ranks. origin: plane p of the level's vectors (the rank's slab of the level) is the
+/// level's plane p + origin.
 struct CprLevelPart {
     int first_plane = 0, end_plane = 0;
     std::function<void(double*)> exchange;
@@ -60,13 +60,11 @@ struct CprLevelPart {
 /// leading levels 0 .. S - 1 (S = levels.size() >= 1) are split over the ranks, each rank its
 /// planes of each (no aggregate crosses a boundary) and, on level 0, the wells whose column
 /// lies there; gather(b) fills the other ranks' planes of a level-S vector (each rank computed
-/// its own), and level S and below run whole on every rank. The vectors keep the whole
-/// system's indexing; only a rank's entries (and the halo planes of x) are read or written.
-/// Or, where nx > 0 (slab storage, design decision 56), a split level's matrix and vectors hold
-/// only the rank's planes and one halo plane a side (level 0: the rank's slab of the system,
-/// the wells of its planes, `wells` all of them and `global_wells` their numbers in the whole
-/// system; CprLevelPart::origin where each level's slab starts), nx being level 0's planes in
-/// the whole grid; level S and below stay whole.
+/// its own), and level S and below run whole on every rank. A split level's matrix and
+/// vectors hold only the rank's planes and one halo plane a side (design decision 56; level 0:
+/// the rank's slab of the system, the wells of its planes, `wells` all of them and
+/// `global_wells` their numbers in the whole system; CprLevelPart::origin where each level's
+/// slab starts), nx being level 0's planes in the whole grid.
 /// The setup computes each split level's part of each rank alike (level 0: weights, pressure
 /// rows, stage 2's inverses; every split level: line pivots, the next level's operator rows,
 /// level S's gathered diagonal by diagonal), and agree(error), called by every rank after each
@@ -77,8 +75,8 @@ struct CprLevelPart {
 struct CprPlanes {
     std::vector<CprLevelPart> levels;
     std::vector<int> wells;
-    int nx = 0;                     ///< slab storage: level 0's planes in the whole grid
-    std::vector<int> global_wells;  ///< slab storage: the wells' numbers in the whole system
+    int nx = 0;                     ///< level 0's planes in the whole grid
+    std::vector<int> global_wells;  ///< the wells' numbers in the whole system
     std::function<void(double*)> gather;
     std::function<void(const InputError*)> agree;
     std::function<void(int*, int)> minimum;
@@ -98,8 +96,8 @@ std::array<int, 3> coarse_dims(int nx, int ny, int nz, const std::array<int, 3>&
 /// when the factor's k is not 1, nz = 1), or max_levels. The last level's factor is 1.
 std::vector<cpr::LevelGrid> mg_grids(int nx, int ny, int nz, const MgOptions& options);
 
-/// The grids of a hierarchy whose leading levels a rank holds slabs of (planes.nx > 0, level
-/// 0's planes in the whole grid): mg_grids of the whole grid, each split level's planes those
+/// The grids of a hierarchy whose leading levels a rank holds slabs of (planes.nx: level 0's
+/// planes in the whole grid): mg_grids of the whole grid, each split level's planes those
 /// of its slab (its CprLevelPart, one halo plane a side where a neighbour has one) and sx the
 /// slab's place in the next level's aggregation; the levels after the split stay whole.
 std::vector<cpr::LevelGrid> mg_slab_grids(const CprPlanes& planes, int ny, int nz,
@@ -121,7 +119,8 @@ void galerkin_coarse(const GHMatrix& A, const std::array<int, 3>& factor, GHMatr
 /// coarsest_sweeps sweeps (one column without wells: one exact line solve).
 class StructuredMg {
   public:
-    /// planes: one rank's part of a distributed setup (CprPlanes; null: the whole).
+    /// planes: one rank's part of a distributed setup (CprPlanes, A its slab of level 0; null:
+    /// the whole).
     StructuredMg(const GHMatrix& A, const MgOptions& options = {},
                  const CprPlanes* planes = nullptr);
     ~StructuredMg();
@@ -175,13 +174,14 @@ class StructuredMg {
 /// NotSupported.
 class CprPreconditioner : public Preconditioner {
   public:
-    /// planes: one rank's part of a distributed setup and apply (CprPlanes; null: the whole).
+    /// planes: one rank's part of a distributed setup and apply (CprPlanes, A the rank's slab;
+    /// null: the whole).
     explicit CprPreconditioner(const GHMatrix& A, const CprOptions& options = {},
                                const CprPlanes* planes = nullptr);
     ~CprPreconditioner() override;
     void apply(const double* r, double* z) const override;
-    /// apply on one rank's planes and wells (CprPlanes; r and z in the whole system's
-    /// indexing, only that rank's entries read and written): the one-process bits there.
+    /// apply on one rank's planes and wells (CprPlanes; r and z the slab's vectors, only that
+    /// rank's entries read and written): the one-process bits there.
     void apply(const double* r, double* z, const CprPlanes& planes) const;
     void apply_transpose(const double* r, double* z) const override;
     void update(const GHMatrix& A) override;

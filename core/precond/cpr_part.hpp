@@ -31,8 +31,8 @@ struct Part {
     index_t read0, read1;           ///< cells read: the part and its halo planes
     const std::vector<int>* wells;  ///< null: all of them
     const CprLevelPart* split;      ///< null: the whole level
-    /// The whole level's numbers of the vectors' cell 0, column 0 and wells (slab storage:
-    /// CprPlanes::nx), which the setup's errors name.
+    /// The whole level's numbers of the vectors' cell 0, column 0 and wells (a rank's slab),
+    /// which the setup's errors name.
     index_t cell_base = 0, col_base = 0;
     const std::vector<int>* well_numbers = nullptr;  ///< null: a well's index is its number
     Part(const GHMatrix& A, const CprPlanes* p, int level = 0)
@@ -46,7 +46,7 @@ struct Part {
         wells = split != nullptr && level == 0 ? &p->wells : nullptr;
         if (split != nullptr) {
             cell_base = split->origin * plane, col_base = split->origin * ny;
-            if (level == 0 && p->nx > 0) well_numbers = &p->global_wells;
+            if (level == 0) well_numbers = &p->global_wells;
         }
     }
     /// Well w's number in the whole system.

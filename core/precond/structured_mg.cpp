@@ -82,6 +82,7 @@ void galerkin_coarse(const GHMatrix& A, const std::array<int, 3>& f, GHMatrix& C
 
 std::vector<cpr::LevelGrid> mg_slab_grids(const CprPlanes& planes, int ny, int nz,
                                           const MgOptions& options) {
+    if (planes.nx <= 0) throw std::invalid_argument("mg_slab_grids: planes.nx not set");
     std::vector<cpr::LevelGrid> grids = mg_grids(planes.nx, ny, nz, options);
     const auto split = static_cast<int>(planes.levels.size());
     if (split >= static_cast<int>(grids.size())) {
@@ -122,9 +123,8 @@ StructuredMg::StructuredMg(StructuredMg&&) noexcept = default;
 StructuredMg::StructuredMg(const GHMatrix& A, const MgOptions& options, const CprPlanes* planes)
     : options_(options) {
     if (A.block_size() != 1) throw std::invalid_argument("StructuredMg: K = 1 expected");
-    const bool slabs = planes != nullptr && planes->nx > 0;
-    const auto grids = slabs ? mg_slab_grids(*planes, A.ny(), A.nz(), options_)
-                             : mg_grids(A.nx(), A.ny(), A.nz(), options_);
+    const auto grids = planes != nullptr ? mg_slab_grids(*planes, A.ny(), A.nz(), options_)
+                                         : mg_grids(A.nx(), A.ny(), A.nz(), options_);
     if (grids[0].nx != A.nx()) throw std::invalid_argument("StructuredMg: not level 0's slab");
     for (std::size_t l = 0; l < grids.size(); ++l) {
         auto L = std::make_unique<Level>();

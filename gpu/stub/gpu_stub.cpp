@@ -117,7 +117,7 @@ std::unique_ptr<sim::NewtonSystem> make_device_newton(const wells::TwoPhaseSyste
 
 std::unique_ptr<SlabSolver> make_slab_solver(const SolverSettings&, const GHMatrix&,
                                              const SlabLayout&, const SlabNeighbours&,
-                                             const GHMatrix*, const CprPlanes*) {
+                                             const CprPlanes*) {
     not_compiled("the GPU ranks' solver");
 }
 int select_device(int) { not_compiled("select_device"); }

@@ -290,12 +290,6 @@ TEST(DistributedSolve, CprOnSlabsEachRankGeneratesIsOneProcessBitForBit) {
     three.preconditioner = PreconditionerKind::cpr;
     three.cpr.mg.factor = {3, 2, 1};
     expect_slab_solver_is_one_process(three, spec);
-    // A GPU rank's CPR sets up on the whole system: not on its own slab.
-    const test::RankSlab part = test::rank_slab(
-        spec, MPI_COMM_WORLD, slab_granularity(three, 16, 6, 4, size_of(MPI_COMM_WORLD)));
-    EXPECT_THROW(
-        make_slab_solver(three, part.model.system.matrix, part.where, MPI_COMM_WORLD, true),
-        NotSupported);
 }
 
 void expect_newton_split_is_one_process(bool slab, const SolverSettings& s) {

@@ -4,12 +4,13 @@
 # point-block Jacobi, with spatial block Jacobi (the split keeps its blocks whole) and with CPR
 # (its leading levels split, the coarse levels gathered), each CPU rank building only its
 # planes' system, the Egg model's Eclipse-file deck, simulate with the waterflood regression
-# deck's solver (BiCGStab with line Jacobi) and with CPR (CPU ranks hold only their slab of
+# deck's solver (BiCGStab with line Jacobi) and with CPR (each rank holding only its slab of
 # the Jacobian); a preconditioner
 # that does not run over ranks, too many ranks for the blocks, and another command, are exit 2.
 # With a fifth argument `gpu` the ranks solve on the GPU (--backend gpu: BiCGStab without a
-# preconditioner, with point-block and with line Jacobi, QMR with point-block Jacobi, each rank
-# on its own planes' system, BiCGStab with CPR; simulate with line Jacobi and with CPR; the
+# preconditioner, with point-block and with line Jacobi, QMR with point-block Jacobi and
+# BiCGStab with CPR, each rank on its own planes' system; simulate with line Jacobi and with
+# CPR; the
 # proxy with QMR), still against one CPU process; exit 77 (skipped) without a CUDA device.
 #   run_mpi_test.sh HEPTANE MPIEXEC DECK SIMULATION_DECK [gpu]
 set -uo pipefail
@@ -57,11 +58,9 @@ cases=("bicgstab none" "qmr none" "bicgstab point_block_jacobi" "bicgstab block_
   "qmr point_block_jacobi" "bicgstab cpr")
 for case in "${cases[@]}"; do
   read -r method precond <<<"$case"
-  # The ranks build their own slabs (design decision 52; CPR on CPU ranks since decision 56,
-  # the slabs following the split of its aggregates and of the spatial blocks), but GPU
-  # ranks' CPR (set up on the whole system)
+  # The ranks build their own slabs (design decision 52; with CPR and spatial blocks since
+  # decision 56, the slabs following their split), CPU and GPU ranks alike
   slabs=1
-  [[ $backend == gpu && $precond == cpr ]] && slabs=0
   agree "run $method $precond" run "$deck" --set "solver.method=$method" \
     --set "solver.preconditioner=$precond"
 done
@@ -73,10 +72,9 @@ if [[ $backend == cpu ]]; then
   agree "run egg_system (Eclipse files)" run "$(dirname "$0")/../../inputs/egg_system.yaml"
   run_cases=$((run_cases + 1))
 fi
-# A simulation's CPU ranks hold only their slab of the Jacobian (decisions 51, 56), with CPR
-# too; GPU ranks the whole one.
-slabs=0
-[[ $backend == cpu ]] && slabs=1 slab_line="holds only its planes' Jacobian"
+# A simulation's ranks hold only their slab of the Jacobian (decisions 51, 56), with CPR too,
+# CPU and GPU ranks alike.
+slabs=1 slab_line="holds only its planes' Jacobian"
 agree "simulate" simulate "$sim_deck"
 agree "simulate cpr" simulate "$sim_deck" --set solver.preconditioner=cpr
 simulations=2

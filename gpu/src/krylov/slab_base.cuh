@@ -244,19 +244,19 @@ std::string num(double v) {
 /// joined across the ranks, and solve()'s frame (copies in and out, the true residual).
 class SlabBase : public SlabSolver {
   public:
-    /// whole, planes: cpr's (make_slab_solver), else null.
+    /// planes: cpr's (make_slab_solver), else null.
     SlabBase(const SolverSettings& s, const GHMatrix& slab, const SlabLayout& layout,
-             const SlabNeighbours& neighbours, const GHMatrix* whole, const CprPlanes* planes)
+             const SlabNeighbours& neighbours, const CprPlanes* planes)
         : made_(Clock::now()),
           layout_(layout),
           neighbours_(neighbours),
           rows_(slab.rows()),
           plane_cells_(static_cast<long long>(slab.ny()) * slab.nz()),
           op_(slab, default_variant()),
+          // CPR on the slab's operator, the rank's part of its hierarchy (design decision 56)
           M_(s.preconditioner == PreconditionerKind::cpr
-                 ? make_slab_cpr(*whole, s.cpr, *planes, layout.own_at, layout.wells_at)
+                 ? std::make_unique<DeviceCpr>(slab, op_, s.cpr, planes)
                  : upload_preconditioner(slab, s.preconditioner, s.block_shape)),
-          cpr_(s.preconditioner == PreconditionerKind::cpr),
           b_(rows_),
           x_(rows_),
           planes_(4 * static_cast<std::size_t>(layout.plane)),
@@ -277,14 +277,11 @@ class SlabBase : public SlabSolver {
     SlabBase(const SlabBase&) = delete;
     SlabBase& operator=(const SlabBase&) = delete;
 
-    void update(const GHMatrix& slab, const GHMatrix* whole) override {
-        if (cpr_ && whole == nullptr) {
-            throw std::invalid_argument("SlabSolver::update: cpr sets up on the whole system");
-        }
+    void update(const GHMatrix& slab) override {
         const auto t0 = Clock::now();
-        op_.update(slab);
+        op_.update(slab);  // first: CPR sets up from op_'s values
         if (M_) {
-            M_->update(cpr_ ? *whole : slab);
+            M_->update(slab);
             ++info_.counts.factorizations;
         }
         ++info_.counts.matrix_uploads;
@@ -520,7 +517,6 @@ class SlabBase : public SlabSolver {
     long long plane_cells_;  ///< cells of an i-plane (ny nz)
     DeviceGH op_;
     std::unique_ptr<DevicePreconditioner> M_;
-    bool cpr_;  ///< M_ is CPR (make_slab_cpr: set up on the whole system)
     Buffer<double> b_, x_;
     std::unique_ptr<Pinned> parts_;  ///< a pass's parts, written by its kernels
     std::size_t parts_size_ = 0;

@@ -10,8 +10,8 @@ namespace {
 class SlabBicgstab final : public SlabBase {
   public:
     SlabBicgstab(const SolverSettings& s, const GHMatrix& slab, const SlabLayout& layout,
-                 const SlabNeighbours& neighbours, const GHMatrix* whole, const CprPlanes* planes)
-        : SlabBase(s, slab, layout, neighbours, whole, planes),
+                 const SlabNeighbours& neighbours, const CprPlanes* planes)
+        : SlabBase(s, slab, layout, neighbours, planes),
           r_(rows_),
           r_hat_(rows_),
           p_(rows_),
@@ -136,8 +136,8 @@ class SlabBicgstab final : public SlabBase {
 std::unique_ptr<SlabSolver> make_slab_bicgstab(const SolverSettings& settings, const GHMatrix& slab,
                                                const SlabLayout& layout,
                                                const SlabNeighbours& neighbours,
-                                               const GHMatrix* whole, const CprPlanes* planes) {
-    return std::make_unique<SlabBicgstab>(settings, slab, layout, neighbours, whole, planes);
+                                               const CprPlanes* planes) {
+    return std::make_unique<SlabBicgstab>(settings, slab, layout, neighbours, planes);
 }
 
 }  // namespace heptane::gpu::detail

@@ -9,8 +9,8 @@ namespace {
 class SlabQmr final : public SlabBase {
   public:
     SlabQmr(const SolverSettings& s, const GHMatrix& slab, const SlabLayout& layout,
-            const SlabNeighbours& neighbours, const GHMatrix* whole, const CprPlanes* planes)
-        : SlabBase(s, slab, layout, neighbours, whole, planes),
+            const SlabNeighbours& neighbours, const CprPlanes* planes)
+        : SlabBase(s, slab, layout, neighbours, planes),
           r_(rows_),
           v_(rows_),
           w_(rows_),
@@ -128,9 +128,9 @@ class SlabQmr final : public SlabBase {
 
 std::unique_ptr<SlabSolver> make_slab_qmr(const SolverSettings& settings, const GHMatrix& slab,
                                           const SlabLayout& layout,
-                                          const SlabNeighbours& neighbours, const GHMatrix* whole,
+                                          const SlabNeighbours& neighbours,
                                           const CprPlanes* planes) {
-    return std::make_unique<SlabQmr>(settings, slab, layout, neighbours, whole, planes);
+    return std::make_unique<SlabQmr>(settings, slab, layout, neighbours, planes);
 }
 
 }  // namespace heptane::gpu::detail

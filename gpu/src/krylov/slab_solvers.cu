@@ -15,14 +15,14 @@ namespace heptane::gpu {
 namespace detail {
 
 /// The methods' slab solvers (slab_bicgstab.cu, slab_qmr.cu).
-/// whole, planes: cpr's (make_slab_solver), else null.
+/// planes: cpr's (make_slab_solver), else null.
 std::unique_ptr<SlabSolver> make_slab_bicgstab(const SolverSettings& settings, const GHMatrix& slab,
                                                const SlabLayout& layout,
                                                const SlabNeighbours& neighbours,
-                                               const GHMatrix* whole, const CprPlanes* planes);
+                                               const CprPlanes* planes);
 std::unique_ptr<SlabSolver> make_slab_qmr(const SolverSettings& settings, const GHMatrix& slab,
                                           const SlabLayout& layout,
-                                          const SlabNeighbours& neighbours, const GHMatrix* whole,
+                                          const SlabNeighbours& neighbours,
                                           const CprPlanes* planes);
 
 }  // namespace detail
@@ -30,7 +30,7 @@ std::unique_ptr<SlabSolver> make_slab_qmr(const SolverSettings& settings, const 
 std::unique_ptr<SlabSolver> make_slab_solver(const SolverSettings& settings, const GHMatrix& slab,
                                              const SlabLayout& layout,
                                              const SlabNeighbours& neighbours,
-                                             const GHMatrix* whole, const CprPlanes* planes) {
+                                             const CprPlanes* planes) {
     if (settings.method != Method::bicgstab && settings.method != Method::qmr) {
         throw NotSupported(std::string("method ") + to_string(settings.method) +
                            " does not run on GPU ranks yet (bicgstab and qmr do)");
@@ -46,14 +46,12 @@ std::unique_ptr<SlabSolver> make_slab_solver(const SolverSettings& settings, con
         if (settings.method != Method::bicgstab) {
             throw NotSupported("preconditioner cpr runs with bicgstab only (it has no transpose)");
         }
-        if (whole == nullptr || planes == nullptr) {
-            throw std::invalid_argument("make_slab_solver: cpr needs the whole system and planes");
-        }
+        if (planes == nullptr) throw std::invalid_argument("make_slab_solver: cpr needs planes");
     }
     if (settings.method == Method::qmr) {
-        return detail::make_slab_qmr(settings, slab, layout, neighbours, whole, planes);
+        return detail::make_slab_qmr(settings, slab, layout, neighbours, planes);
     }
-    return detail::make_slab_bicgstab(settings, slab, layout, neighbours, whole, planes);
+    return detail::make_slab_bicgstab(settings, slab, layout, neighbours, planes);
 }
 
 int select_device(int local_rank) {

@@ -240,11 +240,11 @@ __global__ void k_restrict(cpr::LevelGrid g, LevelView A, const double* b, const
     const int slot = static_cast<int>(t % kMemberLanes);
     const int kc = static_cast<int>(c % g.cz), jc = static_cast<int>((c / g.cz) % g.cy);
     const int ic = static_cast<int>(c / (static_cast<long long>(g.cz) * g.cy));
-    const auto member = [&](int q, int& i, int& j, int& k) {
-        i = ic * g.fx + q / (g.fy * g.fz);
+    const auto member = [&](int q, int& i, int& j, int& k) {  // each_member's box (with sx)
+        i = ic * g.fx - g.sx + q / (g.fy * g.fz);
         j = jc * g.fy + q / g.fz % g.fy;
         k = kc * g.fz + q % g.fz;
-        return q < g.fx * g.fy * g.fz && i < g.nx && j < g.ny && k < g.nz;
+        return q < g.fx * g.fy * g.fz && i >= 0 && i < g.nx && j < g.ny && k < g.nz;
     };
     int i = 0, j = 0, k = 0;
     double row = 0.0;
@@ -368,7 +368,8 @@ std::array<long long, 2> DeviceCpr::coarse_cells(int l) const {
     const cpr::LevelGrid& g = levels_[l]->g;
     const std::array<int, 2> part = span(l);
     const long long coarse_plane = static_cast<long long>(g.cy) * g.cz;
-    return {part[0] / g.fx * coarse_plane, (part[1] + g.fx - 1) / g.fx * coarse_plane};
+    return {(part[0] + g.sx) / g.fx * coarse_plane,
+            (part[1] + g.sx + g.fx - 1) / g.fx * coarse_plane};
 }
 
 WellSet DeviceCpr::wells_of(int l) const {
@@ -436,10 +437,13 @@ void DeviceCpr::smooth(int l, const double* b, double* x, bool from_zero, cudaSt
         pass(-1, from_zero, L.inv_d.get(), L.ax.get());
         return;
     }
+    // The colours are the whole level's (i + j) parity: a slab starting at an odd plane counts
+    // its rows' colours the other way round.
+    const int flip = split(l) ? planes_->part(l)->origin % 2 : 0;
     if (!from_zero) exchange(l, x, st);
-    pass(0, from_zero, nullptr, nullptr);
+    pass(0 ^ flip, from_zero, nullptr, nullptr);
     exchange(l, x, st);  // the other colour reads the neighbours' planes of this one
-    pass(1, false, nullptr, nullptr);
+    pass(1 ^ flip, false, nullptr, nullptr);
     if (ws.n > 0) {
         k_well_update<<<(ws.n + kLineWarps - 1) / kLineWarps, kLineWarps * 32,
                         kLineWarps * L.g.nz * sizeof(double), st>>>(A, L.inv_d.get(), omega, b, x,

@@ -29,12 +29,13 @@ class DeviceCpr final : public DevicePreconditioner {
   public:
     /// `gh` is the solver's operator (A's values on the device; it must outlive this). Runs
     /// the setup; InputError (solver.preconditioner) as the reference's for a singular block.
-    /// With `planes` (a GPU rank's part of a distributed CPR: dist::CprSplit's, outliving
-    /// this), the setup is still the whole system's (every rank computes the same bits), and
-    /// apply works on the rank's planes of the split levels and its wells only, as the CPU's
-    /// CprPreconditioner::apply(r, z, planes) does: the halo planes of each split level's x
-    /// and the first whole level's right-hand side go through host memory to planes'
-    /// exchange and gather, so apply is then host-synchronous (no CUDA graph, no `skip`).
+    /// With `planes` (a GPU rank's part of a distributed CPR: dist::CprSplit's with slab
+    /// storage, outliving this), A and gh are the rank's slab and the split levels are held
+    /// as slabs (decision 56): setup and apply work on the rank's planes of the split levels
+    /// and its wells, as the CPU's CprPreconditioner on a slab does; the halo planes of each
+    /// split level's x and the first whole level's right-hand side go through host memory to
+    /// planes' exchange and gather, so apply is then host-synchronous (no CUDA graph, no
+    /// `skip`).
     DeviceCpr(const GHMatrix& A, DeviceGH& gh, const CprOptions& options,
               const CprPlanes* planes = nullptr);
     ~DeviceCpr() override;
@@ -100,19 +101,10 @@ class DeviceCpr final : public DevicePreconditioner {
     double setup_seconds_ = 0.0;
     const CprPlanes* planes_ = nullptr;  ///< a GPU rank's part (null: the whole)
     Buffer<int> my_wells_;               ///< planes_->wells on the device
-    /// Host copies of the split levels' and the first whole level's vectors (the whole
-    /// level's indexing: planes' exchange and gather read and write them in place), pinned
-    /// so the planes' copies are DMA transfers.
+    /// Host copies of the split levels' and the first whole level's vectors (their slabs' and
+    /// the whole level's indexing: planes' exchange and gather read and write them in place),
+    /// pinned so the planes' copies are DMA transfers.
     std::vector<std::unique_ptr<Pinned>> stage_;
 };
-
-/// CPR for a GPU rank's slab solver (gpu/slab_solver.hpp, slab_cpr.cu): DeviceCpr on the
-/// whole system, uploaded to this device, with the rank's part `planes` (outliving it), on the
-/// slab's vectors: r's owned cell entries (from own_at) and wells (from wells_at) into the
-/// whole system's indexing, z's back. update() takes the whole system's new values.
-std::unique_ptr<DevicePreconditioner> make_slab_cpr(const GHMatrix& whole,
-                                                    const CprOptions& options,
-                                                    const CprPlanes& planes, long long own_at,
-                                                    long long wells_at);
 
 }  // namespace heptane::gpu::detail

@@ -246,10 +246,12 @@ DeviceCpr::DeviceCpr(const GHMatrix& A, DeviceGH& gh, const CprOptions& options,
       M_(A.num_cells()),
       nw_(static_cast<int>(A.num_wells())),
       planes_(planes) {
-    if (planes != nullptr && planes->nx > 0) {  // its kernels index the whole levels
-        throw std::invalid_argument("DeviceCpr: slab storage (CprPlanes::nx) is the CPU's");
+    if (planes != nullptr && planes->nx <= 0) {
+        throw std::invalid_argument("DeviceCpr: a rank's part holds slabs (CprPlanes::nx)");
     }
-    const auto grids = mg_grids(A.nx(), A.ny(), A.nz(), options_.mg);
+    const auto grids = planes != nullptr ? mg_slab_grids(*planes, A.ny(), A.nz(), options_.mg)
+                                         : mg_grids(A.nx(), A.ny(), A.nz(), options_.mg);
+    if (grids[0].nx != A.nx()) throw std::invalid_argument("DeviceCpr: not level 0's slab");
     if (options_.mg.coarsest_rows > kMaxCoarsestRows) {
         throw NotSupported("cpr: coarsest_rows above " + std::to_string(kMaxCoarsestRows));
     }
@@ -418,9 +420,22 @@ void DeviceCpr::setup() {
         }
     }
     std::vector<int> e = errors_.download();  // synchronizes
-    // Split: each rank checked its part (the first bad index of each check, in the whole
-    // system's numbering); the minimum over the ranks is the one-process result.
-    if (planes_ != nullptr) planes_->minimum(e.data(), static_cast<int>(e.size()));
+    // Split: each rank checked its part (the first bad index of each check in its slabs'
+    // numbering, here the whole system's); the minimum over the ranks is the one-process result.
+    if (planes_ != nullptr) {
+        const auto to_whole = [](int& v, long long base) {
+            if (v != INT_MAX) v = static_cast<int>(v + base);
+        };
+        const CprLevelPart& p0 = planes_->levels[0];
+        to_whole(e[kWeights], p0.origin * plane0);
+        to_whole(e[kStage2], p0.origin * plane0);
+        if (e[kWell] != INT_MAX) e[kWell] = planes_->global_wells.at(e[kWell]);
+        for (std::size_t l = 0; l < planes_->levels.size(); ++l) {
+            to_whole(e[kLevel0 + l],
+                     static_cast<long long>(planes_->levels[l].origin) * levels_[l]->g.ny);
+        }
+        planes_->minimum(e.data(), static_cast<int>(e.size()));
+    }
     setup_seconds_ = seconds_since(t0);
     const auto fail = [](const std::string& what) {
         throw InputError("solver.preconditioner", "cpr: " + what);
