@@ -1,5 +1,9 @@
 #include "dist/distributed_solver.hpp"
 
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>  // Open MPI's MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support
+#endif
+
 #include <algorithm>
 #include <chrono>
 #include <functional>
@@ -100,7 +104,10 @@ class DistributedSolver final : public LinearSolver {
                                          split_ ? &split_->planes() : nullptr);
             info_ = gpu_->info();
             info_.kernel += " over " + std::to_string(ranks) + " MPI ranks (device " +
-                            std::to_string(device) + ", host-staged halos)";
+                            std::to_string(device) + ", host-staged halos; " +
+                            (mpi_cuda_aware() ? "the MPI library reports CUDA support, unused"
+                                              : "the MPI library is not CUDA-aware") +
+                            ")";
         } else {
             D_ = make_slab(s_.method == Method::qmr, true);
             if (cpr) {  // on the slab (design decision 56)
@@ -199,6 +206,14 @@ class DistributedSolver final : public LinearSolver {
 };
 
 }  // namespace
+
+bool mpi_cuda_aware() {
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+    return MPIX_Query_cuda_support() == 1;
+#else
+    return false;
+#endif
+}
 
 int checked_granularity(const SolverSettings& settings, int nx, int ny, int nz, MPI_Comm comm) {
     const int g = slab_granularity(settings, nx, ny, nz, size_of(comm));

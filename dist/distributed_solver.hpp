@@ -23,6 +23,13 @@ namespace heptane::dist {
 /// Whether the distributed solver takes these settings (on GPU ranks with `gpu`), and why not.
 bool distributed_supports(const SolverSettings& s, std::string* why = nullptr, bool gpu = false);
 
+/// Whether the MPI library says it takes device pointers (Open MPI built with CUDA, and
+/// MPIX_Query_cuda_support() at run time); false where it cannot say. GPU ranks stage their
+/// halos through pinned host memory either way and say which in their kernel name (design
+/// decision 46): no library available to heptane's tests reports CUDA support, so a device-
+/// pointer path could not be tested and is not built.
+bool mpi_cuda_aware();
+
 /// The solver object of `settings` for A (every rank passes the same A) over `comm`; with
 /// `gpu`, each rank solves on a GPU of its node (gpu/slab_solver.hpp: BiCGStab, host-staged
 /// halos), with the same bits.

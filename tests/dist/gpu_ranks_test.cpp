@@ -145,6 +145,11 @@ TEST(GpuRanks, SlabsEachRankGeneratesAreOneCpuProcessBitForBit) {
         GHMatrix A = whole.system.matrix, slab = part.model.system.matrix;
         const auto cpu = make_cpu_solver(s, A);
         const auto mine = make_slab_solver(s, slab, part.where, MPI_COMM_WORLD, true);
+        // The halo path says whether the MPI library takes device pointers.
+        EXPECT_NE(mine->info().kernel.find(mpi_cuda_aware() ? "reports CUDA support"
+                                                            : "is not CUDA-aware"),
+                  std::string::npos)
+            << mine->info().kernel;
         for (int round = 0; round < 2; ++round) {
             std::vector<double> x1(whole.system.rhs.size(), 0.0);
             std::vector<double> b = layout.local(whole.system.rhs), x2(b.size(), 0.0);
