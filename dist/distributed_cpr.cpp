@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/base/errors.hpp"
+#include "dist/mpi_sum.hpp"
 
 namespace heptane::dist {
 namespace {
@@ -127,14 +128,12 @@ void CprSplit::agree(const InputError* mine) const {
 void CprSplit::exchange(int level, double* x) const {
     const auto t0 = std::chrono::steady_clock::now();
     const Halo& h = halos_[static_cast<std::size_t>(level)];
-    const int n = static_cast<int>(h.plane);
-    // The first owned plane goes down, the plane above comes up; then the other way.
-    MPI_Sendrecv(x + h.first * h.plane, n, MPI_DOUBLE, h.lo, 0,
-                 h.hi != MPI_PROC_NULL ? x + h.end * h.plane : x, n, MPI_DOUBLE, h.hi, 0, comm_,
-                 MPI_STATUS_IGNORE);
-    MPI_Sendrecv(x + (h.end - 1) * h.plane, n, MPI_DOUBLE, h.hi, 1,
-                 h.lo != MPI_PROC_NULL ? x + (h.first - 1) * h.plane : x, n, MPI_DOUBLE, h.lo, 1,
-                 comm_, MPI_STATUS_IGNORE);
+    // The first owned plane goes down, the last up; the halo planes come in around them
+    // (x itself stands in where there is no neighbour: MPI does not touch it).
+    double* lo = h.lo != MPI_PROC_NULL ? x + (h.first - 1) * h.plane : x;
+    double* hi = h.hi != MPI_PROC_NULL ? x + h.end * h.plane : x;
+    exchange_planes(x + h.first * h.plane, x + (h.end - 1) * h.plane, lo, hi,
+                    static_cast<int>(h.plane), h.lo, h.hi, comm_);
     halo_seconds_ += seconds_since(t0);
 }
 

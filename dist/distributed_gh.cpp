@@ -181,11 +181,7 @@ void DistributedGH::exchange(const double* first, const double* last, double* lo
     const auto t0 = std::chrono::steady_clock::now();
     const int below = lo_halo_ ? rank_ - 1 : MPI_PROC_NULL;
     const int above = hi_halo_ ? rank_ + 1 : MPI_PROC_NULL;
-    const int count = static_cast<int>(plane_ * K_);
-    MPI_Sendrecv(last, count, MPI_DOUBLE, above, 0, lo, count, MPI_DOUBLE, below, 0, comm_,
-                 MPI_STATUS_IGNORE);
-    MPI_Sendrecv(first, count, MPI_DOUBLE, below, 1, hi, count, MPI_DOUBLE, above, 1, comm_,
-                 MPI_STATUS_IGNORE);
+    exchange_planes(first, last, lo, hi, static_cast<int>(plane_ * K_), below, above, comm_);
     halo_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 

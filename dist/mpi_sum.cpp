@@ -52,6 +52,17 @@ int size_of(MPI_Comm comm) {
     return s;
 }
 
+void exchange_planes(const double* first, const double* last, double* lo, double* hi, int count,
+                     int below, int above, MPI_Comm comm) {
+    // Tag 0: a plane going up (the rank below's last), tag 1: going down.
+    MPI_Request r[4];
+    MPI_Irecv(lo, count, MPI_DOUBLE, below, 0, comm, &r[0]);
+    MPI_Irecv(hi, count, MPI_DOUBLE, above, 1, comm, &r[1]);
+    MPI_Isend(last, count, MPI_DOUBLE, above, 0, comm, &r[2]);
+    MPI_Isend(first, count, MPI_DOUBLE, below, 1, comm, &r[3]);
+    MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
+}
+
 namespace {
 
 /// Every rank's `mine` concatenated, with every rank's size known (counts[r]).

@@ -16,6 +16,13 @@ namespace heptane::dist {
 int rank_of(MPI_Comm comm);
 int size_of(MPI_Comm comm);
 
+/// A slab's halo exchange with its neighbours along i: `first` (this rank's first owned plane)
+/// to rank `below` and `last` to rank `above`, `lo` from below and `hi` from above, `count`
+/// doubles each, all four messages in flight at once (MPI_PROC_NULL where there is no
+/// neighbour; the buffers are then not touched).
+void exchange_planes(const double* first, const double* last, double* lo, double* hi, int count,
+                     int below, int above, MPI_Comm comm);
+
 /// Every rank's `mine`, concatenated in rank order, on every rank (Allgatherv).
 std::vector<double> allgather(const std::vector<double>& mine, MPI_Comm comm);
 
