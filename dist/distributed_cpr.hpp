@@ -4,7 +4,7 @@
 /// levels of the hierarchy (cpr_split_levels): level 0's weights, pressure rows and stage 2's
 /// inverses, every split level's line pivots, sweeps, restriction and prolongation and the next
 /// level's operator rows, the halo planes of each split level's vectors exchanged with the
-/// neighbouring ranks (MPI_Sendrecv). The first whole level's operator and right-hand side are
+/// neighbouring ranks (exchange_planes). The first whole level's operator and right-hand side are
 /// gathered (MPI_Allgatherv) and the hierarchy from there on is set up and cycled on every
 /// rank. Each rank's entries of z are the one-process bits. CprSplit is the split (the
 /// CprPlanes of core/precond/cpr.hpp with their MPI exchanges), which the CPU ranks'
