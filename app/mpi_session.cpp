@@ -98,9 +98,9 @@ std::unique_ptr<LinearSolver> make_mpi_solver([[maybe_unused]] const SolverSetti
 
 sim::NewtonSplit mpi_newton_split([[maybe_unused]] const SolverSettings& settings,
                                   [[maybe_unused]] int nx, [[maybe_unused]] int ny,
-                                  [[maybe_unused]] int nz, [[maybe_unused]] bool slab) {
+                                  [[maybe_unused]] int nz) {
 #ifdef HEPTANE_HAVE_MPI
-    return dist::newton_split(settings, nx, ny, nz, MPI_COMM_WORLD, slab);
+    return dist::newton_split(settings, nx, ny, nz, MPI_COMM_WORLD);
 #else
     throw Error("this heptane was built without MPI");
 #endif

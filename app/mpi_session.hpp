@@ -50,11 +50,9 @@ std::unique_ptr<LinearSolver> make_mpi_solver(const SolverSettings& settings, co
 
 /// This rank's share of a simulation's host Newton loop under mpirun (sim::NewtonSplit): the
 /// cells of its slab of the solver `settings` makes (with the halo planes) to assemble, its
-/// planes to measure, the measures joined over every rank with the one-process bits; with
-/// `slab`, only its slab of the Jacobian held (NewtonSplit::slab). Error in a build without
-/// MPI.
-sim::NewtonSplit mpi_newton_split(const SolverSettings& settings, int nx, int ny, int nz,
-                                  bool slab = false);
+/// planes to measure, the measures joined over every rank with the one-process bits, only its
+/// slab of the Jacobian held. Error in a build without MPI.
+sim::NewtonSplit mpi_newton_split(const SolverSettings& settings, int nx, int ny, int nz);
 
 /// The solver of `settings` over the ranks on this rank's own slab `slab` of a grid of nx
 /// i-planes (its planes and halo planes, the wells `global_wells` of its planes out of

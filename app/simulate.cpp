@@ -231,10 +231,9 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
     const grid::CellState x0 =
         system->cells().equilibrium_state(init.pressure, init.datum_depth, init.water_saturation);
     // Under mpirun the ranks hold only their slab of the Jacobian (design decisions 51, 56).
-    const bool slabs = mpi_launched();
-    std::vector<int> slab_wells_global;  // the wells of this rank's planes (slabs)
+    std::vector<int> slab_wells_global;  // the wells of this rank's planes (under mpirun)
     sim::SolverFactory factory = [&](const GHMatrix& J) {
-        if (slabs) {
+        if (mpi_launched()) {
             return make_deck_slab_solver(deck, J, slab_wells_global,
                                          static_cast<long long>(deck.model.wells.size()), plan.gpu);
         }
@@ -253,16 +252,14 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
     if (mpi_launched()) {  // before any output: too many ranks for the split is an input error
         const grid::Grid3D& g = system->cells().grid();
         try {
-            split = std::make_unique<sim::NewtonSplit>(
-                mpi_newton_split(deck.solver, g.nx, g.ny, g.nz, slabs));
+            split =
+                std::make_unique<sim::NewtonSplit>(mpi_newton_split(deck.solver, g.nx, g.ny, g.nz));
         } catch (const InputError& e) {
             deck.rethrow_located(e);
         }
-        if (slabs) {
-            const sim::NewtonSplit::Planes p = split->planes(static_cast<index_t>(g.ny) * g.nz);
-            slab_wells(system->wells().layout(), g.ny, g.nz, 2, p.first, p.count, p.own_first,
-                       p.own_end, &slab_wells_global);
-        }
+        const sim::NewtonSplit::Planes p = split->planes(static_cast<index_t>(g.ny) * g.nz);
+        slab_wells(system->wells().layout(), g.ny, g.nz, 2, p.first, p.count, p.own_first,
+                   p.own_end, &slab_wells_global);
     }
     sim::Simulator simulator(
         *system,
@@ -272,7 +269,7 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
         deck.schedule, solve_options(deck));
 
     print_header(out, deck, model, plan);
-    if (slabs) {
+    if (mpi_launched()) {
         out << "  memory      each rank holds only its planes' Jacobian (design decisions 51, "
                "56)\n";
     }

@@ -267,8 +267,8 @@ void gather_local(const std::vector<double>& local, const std::vector<int>& well
 
 }  // namespace
 
-sim::NewtonSplit newton_split(const SolverSettings& settings, int nx, int ny, int nz, MPI_Comm comm,
-                              bool slab) {
+sim::NewtonSplit newton_split(const SolverSettings& settings, int nx, int ny, int nz,
+                              MPI_Comm comm) {
     const int rank = rank_of(comm), ranks = size_of(comm);
     const int g = checked_granularity(settings, nx, ny, nz, comm);
     const int first = slab_first_plane(nx, rank, ranks, g);
@@ -286,11 +286,8 @@ sim::NewtonSplit newton_split(const SolverSettings& settings, int nx, int ny, in
     s.max = [comm](double* v, int n) {
         MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MAX, comm);
     };
-    if (slab) {
-        s.slab = true;
-        s.gather = [comm](const std::vector<double>& local, const std::vector<int>& wells,
-                          std::vector<double>& whole) { gather_local(local, wells, whole, comm); };
-    }
+    s.gather = [comm](const std::vector<double>& local, const std::vector<int>& wells,
+                      std::vector<double>& whole) { gather_local(local, wells, whole, comm); };
     return s;
 }
 

@@ -48,11 +48,11 @@ int checked_granularity(const SolverSettings& settings, int nx, int ny, int nz, 
 /// This rank's share of a simulation's host Newton loop (sim::NewtonSplit; design decision
 /// 51) for the solver `settings` makes on an nx x ny x nz grid over `comm`: its slab's cells
 /// with the halo planes to assemble, its planes to measure (rank 0 the wells' rows), the
-/// measures joined with dist::allreduce_canonical and MPI_MAX. With `slab`, the rank holds
-/// only its slab of the Jacobian (NewtonSplit::slab; make_slab_solver's solver on it; dx
-/// gathered to every rank), its window that of slab_granularity's split.
-sim::NewtonSplit newton_split(const SolverSettings& settings, int nx, int ny, int nz, MPI_Comm comm,
-                              bool slab = false);
+/// measures joined with dist::allreduce_canonical and MPI_MAX; the rank holds only its slab
+/// of the Jacobian (make_slab_solver's solver on it; dx gathered to every rank), its window
+/// that of slab_granularity's split.
+sim::NewtonSplit newton_split(const SolverSettings& settings, int nx, int ny, int nz,
+                              MPI_Comm comm);
 
 /// Where a rank's own slab lies in the whole system (DistributedGH's second constructor).
 struct SlabPlacement {

@@ -20,7 +20,7 @@ class HostNewton final : public NewtonSystem {
         if (split != nullptr) split_ = std::make_unique<NewtonSplit>(*split);
         state_.cells = initial;
         state_.p_bh = system_.wells().initial_bhp(initial);
-        if (split_ && split_->slab) {  // the assembled cells' planes and the own planes' wells
+        if (split_) {  // the assembled cells' planes and the own planes' wells
             planes_ = split_->planes(static_cast<index_t>(g.ny) * g.nz);
             jacobian_ = GHMatrix(planes_.count, g.ny, g.nz, 2);
             jacobian_.set_wells(slab_wells(system_.wells().layout(), g.ny, g.nz, 2, planes_.first,
@@ -39,7 +39,7 @@ class HostNewton final : public NewtonSystem {
         system_.cells().assemble(state_.cells, start_.cells, dt, res_, &jacobian_,
                                  split_ ? split_->assemble_begin : 0,
                                  split_ ? split_->assemble_end : M);
-        if (split_ && split_->slab) {
+        if (split_) {
             system_.wells().assemble_slab(state_.cells, state_.p_bh, controls, res_, res_wells_,
                                           jacobian_, planes_.first, planes_.own_first,
                                           planes_.own_end);
@@ -87,7 +87,7 @@ class HostNewton final : public NewtonSystem {
         if (!linear_) {
             linear_ = std::make_unique<NewtonLinearSolver>(make_solver_(jacobian_), defaults_);
         }
-        if (split_ && split_->slab) return solve_slab(tolerance);
+        if (split_) return solve_slab(tolerance);
         rhs_.resize(res_.size());
         for (std::size_t i = 0; i < res_.size(); ++i) rhs_[i] = -res_[i];
         dx_.assign(res_.size(), 0.0);
@@ -180,10 +180,10 @@ class HostNewton final : public NewtonSystem {
     SolveOptions defaults_;
     std::unique_ptr<NewtonLinearSolver> linear_;
     State state_, start_;
-    GHMatrix jacobian_;  ///< the whole grid's, or with split_->slab the rank's slab
+    GHMatrix jacobian_;  ///< the whole grid's, or with split_ the rank's slab
     std::vector<double> res_, res_wells_, rhs_, dx_, local_dx_;
-    NewtonSplit::Planes planes_;  ///< the slab's and the own cells' planes (split_->slab)
-    std::vector<int> own_wells_;  ///< the slab's wells' global numbers (split_->slab)
+    NewtonSplit::Planes planes_;  ///< the slab's and the own cells' planes (split_)
+    std::vector<int> own_wells_;  ///< the slab's wells' global numbers (split_)
 };
 
 }  // namespace

@@ -81,9 +81,9 @@ class NewtonSystem {
 /// wells' rows by the rank with holds_wells), and how the ranks join their parts of the
 /// measures: sums(pieces) the canonical sums (pieces[q]: this rank's pieces of sum q, the
 /// one-process bits), max(v, n) the elementwise maximum over the ranks, in place. Every rank
-/// keeps the whole state (the solver gathers dx on every rank) and assembles every well's
-/// residual. With `slab`, the rank holds only its slab of the Jacobian (the assembled cells'
-/// planes, the wells of its own planes: slab_wells' layout), the solver make_solver makes
+/// keeps the whole state (dx is gathered on every rank) and assembles every well's residual.
+/// The rank holds only its slab of the Jacobian (the assembled cells' planes, the wells of its
+/// own planes: slab_wells' layout; design decisions 51, 56), the solver make_solver makes
 /// from it takes the rank's local vectors ([its own cells' entries, then its wells']), and
 /// gather(local, wells, whole) fills the whole vector on every rank from each rank's local
 /// one (`wells`: the global numbers of its wells; cells in plane order, wells by number).
@@ -93,7 +93,6 @@ struct NewtonSplit {
     bool holds_wells = false;
     std::function<std::vector<double>(const std::vector<std::vector<PieceSums>>&)> sums;
     std::function<void(double*, int)> max;
-    bool slab = false;
     std::function<void(const std::vector<double>&, const std::vector<int>&, std::vector<double>&)>
         gather;
 

@@ -279,15 +279,14 @@ TEST(DistributedSolve, CprOnSlabsEachRankGeneratesIsOneProcessBitForBit) {
     expect_slab_solver_is_one_process(three, spec);
 }
 
-void expect_newton_split_is_one_process(bool slab, const SolverSettings& s) {
+void expect_newton_split_is_one_process(const SolverSettings& s) {
     test::ThreeWellReservoir r;
     const grid::Grid3D& g = r.system->cells().grid();
     SolveOptions linear;
     linear.tolerance = 1e-10;
     linear.max_iterations = 500;
-    const sim::NewtonSplit split = newton_split(s, g.nx, g.ny, g.nz, MPI_COMM_WORLD, slab);
-    EXPECT_EQ(split.slab, slab);
-    // Slab storage: the wells of this rank's planes (the slab solver's placement).
+    const sim::NewtonSplit split = newton_split(s, g.nx, g.ny, g.nz, MPI_COMM_WORLD);
+    // The wells of this rank's planes (the slab solver's placement).
     const sim::NewtonSplit::Planes p = split.planes(static_cast<index_t>(g.ny) * g.nz);
     SlabPlacement where;
     where.nx = g.nx;
@@ -299,11 +298,8 @@ void expect_newton_split_is_one_process(bool slab, const SolverSettings& s) {
     auto ranks = sim::make_host_newton(
         *r.system, r.x0,
         [&](const GHMatrix& J) {
-            if (slab) {
-                EXPECT_EQ(J.nx(), p.count);
-                return make_slab_solver(s, J, where, MPI_COMM_WORLD);
-            }
-            return make_distributed_solver(s, J, MPI_COMM_WORLD);
+            EXPECT_EQ(J.nx(), p.count);
+            return make_slab_solver(s, J, where, MPI_COMM_WORLD);
         },
         linear, &split);
     const auto controls = r.system->wells().initial_controls();
@@ -336,22 +332,19 @@ void expect_newton_split_is_one_process(bool slab, const SolverSettings& s) {
 TEST(DistributedSolve, NewtonSplitGivesOneProcessMeasuresAndIterates) {
     // A simulation's host Newton loop under mpirun: each rank assembles its slab's cells
     // (with the halo planes) and measures its planes (sim::NewtonSplit), the measures joined
-    // across the ranks; the Jacobian held whole on every rank, or (slab storage) only the
-    // rank's slab, with its own planes' wells, solved on local vectors and dx gathered. Every
+    // across the ranks; each rank holds only its slab of the Jacobian, with its own planes'
+    // wells, solved on local vectors, and dx is gathered. Every
     // measure, solve and update of three Newton iterates is one process's on every rank; the
     // wells sit at both ends along i, so the CNV maxima and the sums come from different ranks.
     SolverSettings pbj, cpr;
     pbj.preconditioner = PreconditionerKind::point_block_jacobi;
     cpr.preconditioner = PreconditionerKind::cpr;
     cpr.cpr.weights = CprWeights::true_impes;  // the slab's accumulation blocks
-    for (const bool slab : {false, true}) {
-        SCOPED_TRACE(slab ? "slab storage" : "the whole Jacobian");
-        expect_newton_split_is_one_process(slab, pbj);
-        // CPR: 6 planes make 3 groups of level 0's aggregates.
-        if (size_of(MPI_COMM_WORLD) <= 3) {
-            SCOPED_TRACE("cpr");
-            expect_newton_split_is_one_process(slab, cpr);
-        }
+    expect_newton_split_is_one_process(pbj);
+    // CPR: 6 planes make 3 groups of level 0's aggregates.
+    if (size_of(MPI_COMM_WORLD) <= 3) {
+        SCOPED_TRACE("cpr");
+        expect_newton_split_is_one_process(cpr);
     }
 }
 
