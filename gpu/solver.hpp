@@ -37,8 +37,8 @@ class GpuSolver : public LinearSolver {
     virtual InKernelPlan plan() const { return {}; }
 
     /// Whether the two calls below run: the Bdia solvers (in-kernel, multi-kernel) whose
-    /// preconditioner is set up on the device (none, point_block_jacobi, cpr). Line and
-    /// spatial-block Jacobi factor on the host.
+    /// preconditioner is set up on the device (none, point_block_jacobi, line_jacobi, cpr).
+    /// Spatial-block Jacobi factors on the host.
     virtual bool takes_device_values() const { return false; }
     /// update_values(A) from A's values on the device (the structure of the matrix the solver
     /// was made from): the same factors, bit for bit, as from a host copy of them.

@@ -22,6 +22,7 @@
 #include "core/ksparse/ksparse_params.hpp"
 #include "core/matrix/formats.hpp"
 #include "core/matrix/gh_matrix.hpp"
+#include "core/precond/block_smoothers.hpp"
 #include "gpu/spmv.hpp"
 
 namespace heptane::gpu {
@@ -186,6 +187,11 @@ struct CprDeviceSteps {
 CprDeviceSteps cpr_device_steps(const GHMatrix& A, const CprOptions& options,
                                 const std::vector<double>& r,
                                 BdiaVariant variant = default_variant());
+
+/// Vertical-line Jacobi's factors computed on the device from A's values (uploaded in
+/// `variant`, as a solver holds them): the pivot inverses and 1 / D per well, factor_lines'
+/// bits, or its InputError (the device-vs-reference tests). Only pinv and inv_d are set.
+LineFactors line_factors_on_device(const GHMatrix& A, BdiaVariant variant = default_variant());
 
 /// One sweep of a smoother on the device (block_jacobi with omega, or one chaotic block_gs
 /// sweep), from x: the device-vs-reference tests.

@@ -31,12 +31,6 @@ std::string num(double v) {
     return buf;
 }
 
-/// "(i, j, k)" of cell m (k fastest).
-std::string cell_name(const GHMatrix& A, index_t m) {
-    const index_t k = m % A.nz(), j = (m / A.nz()) % A.ny(), i = m / (A.nz() * A.ny());
-    return "(" + std::to_string(i) + ", " + std::to_string(j) + ", " + std::to_string(k) + ")";
-}
-
 /// inv = a^{-1} stored column-major (entry (r, c) at inv[c n + r]). Returns the reciprocal
 /// condition estimate of a; a value below kMinRcond (or NaN) means a is singular,
 /// ill-conditioned or not finite, and inv is then left unspecified.
@@ -55,16 +49,6 @@ bool usable(double rcond) { return rcond >= kMinRcond; }
 /// The (i, j, k) step to the neighbour of each diagonal d = 0..6 (-i, -j, -k, self, +k, +j, +i).
 constexpr int kStep[kStencilSize][3] = {{-1, 0, 0}, {0, -1, 0}, {0, 0, -1}, {0, 0, 0},
                                         {0, 0, 1},  {0, 1, 0},  {1, 0, 0}};
-
-/// The K x K block of diagonal d at cell m.
-Eigen::MatrixXd cell_block(const GHMatrix& A, int d, index_t m) {
-    const int K = A.block_size();
-    Eigen::MatrixXd b(K, K);
-    for (int r = 0; r < K; ++r) {
-        for (int c = 0; c < K; ++c) b(r, c) = A.at(d, m, r, c);
-    }
-    return b;
-}
 
 /// inv_d[w] = 1 / D[w]; a zero or non-finite D is an InputError.
 std::vector<double> invert_well_diagonal(const GHMatrix& A) {
@@ -263,34 +247,29 @@ LineFactors factor_lines(const GHMatrix& A) {
     const index_t kk = static_cast<index_t>(K) * K;
     const index_t columns = static_cast<index_t>(A.nx()) * A.ny();
     f.pinv.resize(static_cast<std::size_t>(f.cells * kk));
-    // rcond of each cell's pivot; a column stops at its first unusable pivot (the ones
-    // below it would use its inverse).
-    std::vector<double> rcond(static_cast<std::size_t>(f.cells), 1.0);
+    // cpr::line_block_pivots, the arithmetic the device factors with: the same bits. A column
+    // stops at its first unusable pivot (the ones below it would use its inverse).
+    std::vector<int> bad(static_cast<std::size_t>(columns));
+    const auto read = [&A](int d, int r, int c, index_t m) { return A.at(d, m, r, c); };
 #pragma omp parallel for schedule(static) if (parallel_worthwhile(A.rows()))
     for (index_t col = 0; col < columns; ++col) {
-        const index_t m0 = col * nz;
-        for (int k = 0; k < nz; ++k) {
-            const index_t m = m0 + k;
-            // P_0 = D_0;  P_k = D_k - L_k P_{k-1}^{-1} U_{k-1}
-            Eigen::MatrixXd p = cell_block(A, kCenter, m);
-            if (k > 0) {
-                const Eigen::Map<const Eigen::MatrixXd> prev(&f.pinv[(m - 1) * kk], K, K);
-                p -= cell_block(A, 2, m) * prev * cell_block(A, 4, m - 1);
-            }
-            rcond[m] = invert_block(p, &f.pinv[m * kk]);
-            if (!usable(rcond[m])) break;
-        }
+        bad[col] = cpr::line_block_pivots(read, K, col * nz, nz, &f.pinv[col * nz * kk]);
     }
-    for (index_t m = 0; m < f.cells; ++m) {
-        if (!usable(rcond[m])) {
-            throw InputError("solver.preconditioner",
-                             "the pivot block of the vertical-line solve at cell " +
-                                 cell_name(A, m) +
-                                 " is singular or ill-conditioned (reciprocal condition " +
-                                 num(rcond[m]) + "); line_jacobi cannot invert it");
-        }
+    for (index_t col = 0; col < columns; ++col) {
+        if (bad[col] >= 0) throw line_pivot_singular(A.nx(), A.ny(), nz, col * nz + bad[col]);
     }
     return f;
+}
+
+InputError line_pivot_singular(int nx, int ny, int nz, index_t m) {
+    (void)nx;
+    const index_t k = m % nz, j = (m / nz) % ny, i = m / (static_cast<index_t>(nz) * ny);
+    return InputError("solver.preconditioner",
+                      "the pivot block of the vertical-line solve at cell (" + std::to_string(i) +
+                          ", " + std::to_string(j) + ", " + std::to_string(k) +
+                          ") is singular or ill-conditioned (a pivot of its elimination at most "
+                          "K 1e-14 times its largest entry, or not finite); line_jacobi cannot "
+                          "invert it");
 }
 
 SpatialBlockFactors factor_spatial_blocks(const GHMatrix& A, std::array<int, 3> shape,

@@ -78,6 +78,9 @@ PointBlockFactors factor_point_blocks(const GHMatrix& A);
 InputError point_block_singular(int nx, int ny, int nz, index_t m);
 InputError well_diagonal_zero(std::size_t w, double d);
 LineFactors factor_lines(const GHMatrix& A);
+/// The error factor_lines throws (the device's factorization throws the same): the pivot
+/// block of cell m's vertical-line solve is singular.
+InputError line_pivot_singular(int nx, int ny, int nz, index_t m);
 SpatialBlockFactors factor_spatial_blocks(const GHMatrix& A, std::array<int, 3> shape,
                                           double max_bytes = 16.0e9);
 

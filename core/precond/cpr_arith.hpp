@@ -113,6 +113,41 @@ HEPTANE_HD bool invert_cell(D block, int K, double* inv) {
     return true;
 }
 
+/// Vertical-line Jacobi's block Thomas pivots of one column, cells m0 .. m0 + nz - 1 (A(d, r,
+/// c, m) reads Bdia): P_0 = D_0, P_k = D_k - (L_k P_{k-1}^{-1}) U_{k-1} (each product's sums
+/// left to right), each inverted by invert_cell into pinv + k K^2 (column-major, as
+/// block::line_solve reads it). Returns the first k whose pivot is unusable (the pivots below
+/// it are not computed), or -1. The host's factor_lines and the device's factorization both
+/// run it: the same bits.
+template <class A>
+HEPTANE_HD int line_block_pivots(const A& a, int K, long long m0, int nz, double* pinv) {
+    using namespace canonical;
+    const long long kk = static_cast<long long>(K) * K;
+    double lp[kMaxBlockSize * kMaxBlockSize];  // L_k P_{k-1}^{-1}, row-major
+    for (int k = 0; k < nz; ++k) {
+        const long long m = m0 + k;
+        if (k > 0) {
+            const double* prev = pinv + (k - 1) * kk;  // (r, c) at prev[c K + r]
+            for (int r = 0; r < K; ++r) {
+                for (int c = 0; c < K; ++c) {
+                    double acc = mul(a(2, r, 0, m), prev[c * K]);
+                    for (int j = 1; j < K; ++j) acc = add(acc, mul(a(2, r, j, m), prev[c * K + j]));
+                    lp[r * K + c] = acc;
+                }
+            }
+        }
+        const auto pivot = [&](int r, int c) {
+            const double d = a(3, r, c, m);
+            if (k == 0) return d;
+            double acc = mul(lp[r * K], a(4, 0, c, m - 1));
+            for (int j = 1; j < K; ++j) acc = add(acc, mul(lp[r * K + j], a(4, j, c, m - 1)));
+            return sub(d, acc);
+        };
+        if (!invert_cell(pivot, K, pinv + k * kk)) return k;
+    }
+    return -1;
+}
+
 /// sum_r w_r v(r), left to right.
 template <class V>
 HEPTANE_HD double weighted(const double* w, int K, V v) {

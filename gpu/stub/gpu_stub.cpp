@@ -56,6 +56,10 @@ CprDeviceSteps cpr_device_steps(const GHMatrix&, const CprOptions&, const std::v
     not_compiled("cpr_device_steps");
 }
 
+LineFactors line_factors_on_device(const GHMatrix&, BdiaVariant) {
+    not_compiled("line_factors_on_device");
+}
+
 std::vector<double> smoother_sweep(Method, const GHMatrix&, std::array<int, 3>, double,
                                    const std::vector<double>&, const std::vector<double>&) {
     not_compiled("smoother_sweep");

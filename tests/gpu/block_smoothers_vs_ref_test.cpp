@@ -30,9 +30,9 @@
 namespace heptane::gpu {
 namespace {
 
-constexpr PreconditionerKind kKinds[] = {
-    PreconditionerKind::point_block_jacobi, PreconditionerKind::line_jacobi,
-    PreconditionerKind::block_jacobi, PreconditionerKind::cpr};
+constexpr PreconditionerKind kKinds[] = {PreconditionerKind::point_block_jacobi,
+                                         PreconditionerKind::line_jacobi,
+                                         PreconditionerKind::block_jacobi, PreconditionerKind::cpr};
 
 GHSystem synthetic(int nx, int ny, int nz, int K) {
     return test::synthetic_model(nx, ny, nz, K, test::corner_wells(nx, ny, nz), 11, 1.2).system;
@@ -87,6 +87,54 @@ INSTANTIATE_TEST_SUITE_P(KindsAndBlockSizes, BlockPreconditionersOnDevice,
                          });
 
 class BlockSmoothersOnDevice : public test::GpuTest {};
+
+// Line Jacobi factored on the device (what a GPU Newton step does with J on the device): the
+// host's pivot inverses and well scales bit for bit, for every block size and both layouts.
+TEST_F(BlockSmoothersOnDevice, LineFactorsOnTheDeviceAreTheReferenceBitForBit) {
+    for (int K : {1, 2, 3, 4, 8, 16}) {
+        const GHSystem sys = synthetic(5, 4, 9, K);
+        const LineFactors ref = factor_lines(sys.matrix);
+        for (BdiaVariant variant : {BdiaVariant::cell_fastest, BdiaVariant::tiled}) {
+            const LineFactors f = line_factors_on_device(sys.matrix, variant);
+            EXPECT_EQ(f.pinv, ref.pinv) << "K = " << K;
+            EXPECT_EQ(f.inv_d, ref.inv_d) << "K = " << K;
+        }
+    }
+}
+
+// A singular pivot below the top of a column (every diagonal block nonsingular) and a zero
+// well diagonal: the device names what the host names.
+TEST_F(BlockSmoothersOnDevice, LineFactorErrorsOnTheDeviceAreTheReferenceMessages) {
+    const auto message = [](auto f) {
+        try {
+            f();
+        } catch (const InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    GHSystem sys = synthetic(3, 4, 5, 2);
+    GHMatrix& A = sys.matrix;
+    // Cell (1, 2, 3): D_3 = L_3 P_2^{-1} U_2, so P_3 = 0.
+    const index_t m = (1 * 4 + 2) * 5 + 3;
+    const LineFactors f = factor_lines(A);
+    std::array<double, 4> lp{};  // L_3 P_2^{-1}, row-major
+    for (int r = 0; r < 2; ++r)
+        for (int c = 0; c < 2; ++c)
+            for (int j = 0; j < 2; ++j)
+                lp[r * 2 + c] += A.at(2, m, r, j) * f.pinv[(m - 1) * 4 + c * 2 + j];
+    for (int r = 0; r < 2; ++r)
+        for (int c = 0; c < 2; ++c)
+            A.at(kCenter, m, r, c) =
+                lp[r * 2] * A.at(4, m - 1, 0, c) + lp[r * 2 + 1] * A.at(4, m - 1, 1, c);
+    const std::string host = message([&] { factor_lines(A); });
+    EXPECT_NE(host.find("(1, 2, 3)"), std::string::npos) << host;
+    EXPECT_EQ(message([&] { line_factors_on_device(A); }), host);
+    A.wells().d[1] = 0.0;
+    const std::string well = message([&] { factor_lines(A); });
+    EXPECT_NE(well.find("well 1"), std::string::npos) << well;
+    EXPECT_EQ(message([&] { line_factors_on_device(A); }), well);
+}
 
 TEST_F(BlockSmoothersOnDevice, LargeSpatialBlocksUseSeveralRowsPerThread) {
     // 8^3 cells x K = 2: 1,024 rows per block, two per thread of a 512-thread block.

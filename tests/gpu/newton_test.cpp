@@ -147,7 +147,11 @@ INSTANTIATE_TEST_SUITE_P(
                       SolverCase{"multi_kernel_point_block_tiled", GpuKernel::multi_kernel,
                                  PreconditionerKind::point_block_jacobi, BdiaVariant::tiled, true},
                       SolverCase{"multi_kernel_line", GpuKernel::multi_kernel,
-                                 PreconditionerKind::line_jacobi, BdiaVariant::cell_fastest,
+                                 PreconditionerKind::line_jacobi, BdiaVariant::cell_fastest, true},
+                      SolverCase{"multi_kernel_line_tiled", GpuKernel::multi_kernel,
+                                 PreconditionerKind::line_jacobi, BdiaVariant::tiled, true},
+                      SolverCase{"multi_kernel_block", GpuKernel::multi_kernel,
+                                 PreconditionerKind::block_jacobi, BdiaVariant::cell_fastest,
                                  false}),
     [](const ::testing::TestParamInfo<SolverCase>& i) { return i.param.name; });
 

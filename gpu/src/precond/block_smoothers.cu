@@ -116,66 +116,56 @@ __global__ void __launch_bounds__(kPrecondThreads)
     }
 }
 
-class DeviceLine final : public DevicePreconditioner {
-  public:
-    DeviceLine(const GHMatrix& A, const LineFactors& f)
-        : pinv_(f.pinv),
-          inv_d_(f.inv_d),
-          K_(A.block_size()),
-          nz_(A.nz()),
-          columns_(A.nx() * A.ny()),
-          cells_(A.num_cells()) {
-        lu_ = Buffer<double>(lu_values(A));
-        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(nullptr));  // the host copy dies here
-    }
-    void update(const GHMatrix& A) override {
-        const LineFactors f = factor_lines(A);
-        pinv_.upload(f.pinv);
-        inv_d_.upload(f.inv_d);
-        lu_.upload(lu_values(A));
-        HEPTANE_CUDA_CHECK(cudaStreamSynchronize(nullptr));  // the host copies die here
-    }
-    void apply(const double* r, double* z, cudaStream_t stream,
-               const int* skip = nullptr) const override {
-        launch<false>(r, z, stream, skip);
-    }
-    void apply_transpose(const double* r, double* z, cudaStream_t stream,
-                         const int* skip = nullptr) const override {
-        launch<true>(r, z, stream, skip);
-    }
-
-  private:
-    template <bool kTranspose>
-    void launch(const double* r, double* z, cudaStream_t stream, const int* skip) const {
-        const LineBdia A{lu_.get(), cells_, K_};
-        k_line<kTranspose>
-            <<<(columns_ + kPrecondThreads - 1) / kPrecondThreads, kPrecondThreads, 0, stream>>>(
-                A, pinv_.get(), columns_, nz_, r, z, skip);
-        HEPTANE_SYNC_CHECK(stream);
-        launch_scale_wells(inv_d_, cells_ * K_, r, z, stream, skip);
-    }
-
-    /// Diagonals 2 and 4 of Bdia in LineBdia's layout.
-    std::vector<double> lu_values(const GHMatrix& A) const {
-        const long long M = cells_, kk = static_cast<long long>(K_) * K_;
-        std::vector<double> lu(static_cast<std::size_t>(2 * kk * M));
-        for (int e = 0; e < 2; ++e) {
-            const int d = e == 0 ? 2 : 4;
-            for (int r = 0; r < K_; ++r) {
-                for (int c = 0; c < K_; ++c) {
-                    const double* src = A.bdia().data() + A.bdia_index(d, r, c, 0);
-                    std::copy(src, src + M,
-                              lu.begin() + ((static_cast<long long>(e) * K_ + r) * K_ + c) * M);
-                }
+/// Diagonals 2 and 4 of Bdia into LineBdia's layout (M cells).
+std::vector<double> line_diagonals(const GHMatrix& A) {
+    const long long M = A.num_cells(), K = A.block_size();
+    std::vector<double> lu(static_cast<std::size_t>(2 * K * K * M));
+    for (int e = 0; e < 2; ++e) {
+        const int d = e == 0 ? 2 : 4;
+        for (int r = 0; r < K; ++r) {
+            for (int c = 0; c < K; ++c) {
+                const double* src = A.bdia().data() + A.bdia_index(d, r, c, 0);
+                std::copy(src, src + M, lu.begin() + ((e * K + r) * K + c) * M);
             }
         }
-        return lu;
     }
+    return lu;
+}
 
-    Buffer<double> lu_, pinv_, inv_d_;
-    int K_, nz_, columns_;
-    long long cells_;
-};
+/// The same from A's values on the device.
+__global__ void k_line_diagonals(cpr_device::ARead A, long long M, double* lu) {
+    const long long kk = static_cast<long long>(A.K) * A.K;
+    for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+         i < 2 * kk * M; i += static_cast<long long>(gridDim.x) * blockDim.x) {
+        const long long m = i % M, q = i / M;  // q = (e K + r) K + c
+        const int e = static_cast<int>(q / kk), rc = static_cast<int>(q % kk);
+        lu[i] = A(e == 0 ? 2 : 4, rc / A.K, rc % A.K, m);
+    }
+}
+
+/// Well w's 1 / D (the preconditioners' well rows); a zero or non-finite D into err.
+__device__ void invert_well(const double* d, int w, double* inv_d, int* err) {
+    if (d[w] == 0.0 || !isfinite(d[w])) {
+        atomicMin(err, w);
+    } else {
+        inv_d[w] = 1.0 / d[w];
+    }
+}
+
+/// Vertical-line Jacobi's factors from A on the device: column i's pivots by
+/// cpr::line_block_pivots (factor_lines' arithmetic), then 1 / D per well; the first bad cell
+/// and well into err[0], err[1] (INT_MAX: none).
+__global__ void k_line_factor(cpr_device::ARead A, int columns, int nz, const double* d, int nw,
+                              double* pinv, double* inv_d, int* err) {
+    const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+    if (i < columns) {
+        const long long m0 = i * nz;
+        const int k = cpr::line_block_pivots(A, A.K, m0, nz, pinv + m0 * A.K * A.K);
+        if (k >= 0) atomicMin(err, static_cast<int>(m0 + k));
+    } else if (i < columns + nw) {
+        invert_well(d, static_cast<int>(i - columns), inv_d, err + 1);
+    }
+}
 
 // ---- spatial blocks ------------------------------------------------------------------------
 
@@ -363,12 +353,7 @@ __global__ void k_point_block_factor(cpr_device::ARead A, long long M, const dou
         const auto D = [&](int r, int c) { return A(kCenter, r, c, i); };
         if (!cpr::invert_cell(D, A.K, inv + i * A.K * A.K)) atomicMin(err, static_cast<int>(i));
     } else if (i < M + nw) {
-        const int w = static_cast<int>(i - M);
-        if (d[w] == 0.0 || !isfinite(d[w])) {
-            atomicMin(err + 1, w);
-        } else {
-            inv_d[w] = 1.0 / d[w];
-        }
+        invert_well(d, static_cast<int>(i - M), inv_d, err + 1);
     }
 }
 
@@ -405,6 +390,79 @@ void DevicePointBlock::apply_transpose(const double* r, double* z, cudaStream_t 
     const long long n = cell_rows_ + nw_;
     k_point_block_transpose<<<grid_for(n), kPrecondThreads, 0, stream>>>(view(), n, r, z, skip);
     HEPTANE_SYNC_CHECK(stream);
+}
+
+DeviceLine::DeviceLine(const GHMatrix& A, const LineFactors& f)
+    : lu_(line_diagonals(A)),
+      pinv_(f.pinv),
+      inv_d_(f.inv_d),
+      K_(A.block_size()),
+      nx_(A.nx()),
+      ny_(A.ny()),
+      nz_(A.nz()),
+      columns_(A.nx() * A.ny()),
+      cells_(A.num_cells()) {
+    HEPTANE_CUDA_CHECK(cudaStreamSynchronize(nullptr));  // the host copies die here
+}
+
+void DeviceLine::update(const GHMatrix& A) {
+    const LineFactors f = factor_lines(A);
+    pinv_.upload(f.pinv);
+    inv_d_.upload(f.inv_d);
+    lu_.upload(line_diagonals(A));
+    HEPTANE_CUDA_CHECK(cudaStreamSynchronize(nullptr));  // the host copies die here
+}
+
+void DeviceLine::update(const DeviceGH& gh, cudaStream_t stream) {
+    const BdiaView a = gh.view(false);
+    const cpr_device::ARead read = cpr_device::read_of(gh, K_);
+    const int nw = static_cast<int>(inv_d_.size());
+    if (errors_.size() == 0) errors_ = Buffer<int>(2);
+    const std::vector<int> none = {INT_MAX, INT_MAX};
+    errors_.upload(none, stream);
+    k_line_diagonals<<<grid_for(2LL * K_ * K_ * cells_), kPrecondThreads, 0, stream>>>(read, cells_,
+                                                                                       lu_.get());
+    HEPTANE_CUDA_CHECK(cudaGetLastError());
+    k_line_factor<<<static_cast<unsigned>((columns_ + nw + kPrecondThreads - 1) / kPrecondThreads),
+                    kPrecondThreads, 0, stream>>>(read, columns_, nz_, a.d, nw, pinv_.get(),
+                                                  inv_d_.get(), errors_.get());
+    HEPTANE_CUDA_CHECK(cudaGetLastError());
+    const std::vector<int> bad = errors_.download(stream);
+    // factor_lines' order: the wells' 1 / D first, then the columns.
+    if (bad[1] != INT_MAX) {
+        double d = 0.0;
+        HEPTANE_CUDA_CHECK(cudaMemcpy(&d, a.d + bad[1], sizeof d, cudaMemcpyDeviceToHost));
+        throw well_diagonal_zero(static_cast<std::size_t>(bad[1]), d);
+    }
+    if (bad[0] != INT_MAX) throw line_pivot_singular(nx_, ny_, nz_, bad[0]);
+}
+
+LineFactors DeviceLine::factors() const {
+    LineFactors f;
+    f.K = K_;
+    f.cells = cells_;
+    f.pinv = pinv_.download();
+    f.inv_d = inv_d_.download();
+    return f;
+}
+
+void DeviceLine::apply(const double* r, double* z, cudaStream_t stream, const int* skip) const {
+    launch<false>(r, z, stream, skip);
+}
+
+void DeviceLine::apply_transpose(const double* r, double* z, cudaStream_t stream,
+                                 const int* skip) const {
+    launch<true>(r, z, stream, skip);
+}
+
+template <bool kTranspose>
+void DeviceLine::launch(const double* r, double* z, cudaStream_t stream, const int* skip) const {
+    const LineBdia A{lu_.get(), cells_, K_};
+    k_line<kTranspose>
+        <<<(columns_ + kPrecondThreads - 1) / kPrecondThreads, kPrecondThreads, 0, stream>>>(
+            A, pinv_.get(), columns_, nz_, r, z, skip);
+    HEPTANE_SYNC_CHECK(stream);
+    launch_scale_wells(inv_d_, cells_ * K_, r, z, stream, skip);
 }
 
 void DevicePreconditioner::apply_transpose(const double*, double*, cudaStream_t, const int*) const {
@@ -640,6 +698,18 @@ std::vector<double> apply_preconditioner(const GHMatrix& A, PreconditionerKind k
     }
     HEPTANE_CUDA_CHECK(cudaDeviceSynchronize());
     return d_z.download();
+}
+
+LineFactors line_factors_on_device(const GHMatrix& A, BdiaVariant variant) {
+    using namespace detail;
+    const DeviceGH gh(A, variant);
+    LineFactors zeros;  // sizes only: the device computes every value
+    zeros.pinv.assign(static_cast<std::size_t>(A.num_cells()) * A.block_size() * A.block_size(),
+                      0.0);
+    zeros.inv_d.assign(static_cast<std::size_t>(A.num_wells()), 0.0);
+    DeviceLine line(A, zeros);
+    line.update(gh, nullptr);
+    return line.factors();
 }
 
 std::vector<double> smoother_sweep(Method method, const GHMatrix& A, std::array<int, 3> shape,

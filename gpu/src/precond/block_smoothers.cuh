@@ -78,6 +78,32 @@ class DevicePointBlock final : public DevicePreconditioner {
     int nw_;
 };
 
+/// Vertical-line Jacobi on the device: the pivot inverses of every (i, j) column and the
+/// diagonals 2 and 4 the line solve reads; one thread a column.
+class DeviceLine final : public DevicePreconditioner {
+  public:
+    DeviceLine(const GHMatrix& A, const LineFactors& f);
+    void apply(const double* r, double* z, cudaStream_t stream,
+               const int* skip = nullptr) const override;
+    void apply_transpose(const double* r, double* z, cudaStream_t stream,
+                         const int* skip = nullptr) const override;
+    void update(const GHMatrix& A) override;
+    /// New factors from A's values already on the device in `gh` (the same structure): the
+    /// bits of update(A) (cpr::line_block_pivots on the device), and the InputError of
+    /// factor_lines for a singular pivot or a zero well diagonal.
+    void update(const DeviceGH& gh, cudaStream_t stream);
+    LineFactors factors() const;  ///< pinv and inv_d from the device (tests)
+
+  private:
+    template <bool kTranspose>
+    void launch(const double* r, double* z, cudaStream_t stream, const int* skip) const;
+
+    Buffer<double> lu_, pinv_, inv_d_;
+    Buffer<int> errors_;  ///< the first bad cell and well of a device factorization
+    int K_, nx_, ny_, nz_, columns_;
+    long long cells_;
+};
+
 /// The uploaded preconditioner of `kind` (none: null), factored on the host.
 std::unique_ptr<DevicePreconditioner> upload_preconditioner(const GHMatrix& A,
                                                             PreconditionerKind kind,

@@ -77,8 +77,8 @@ std::unique_ptr<GpuSolver> make_multi_kernel_solver(Method method, const GHMatri
             gh_ptr->update(B);
             if (M_ptr != nullptr) M_ptr->update(B);
         };
-        // From the device: point-block Jacobi and CPR factor from gh's values there; line
-        // and spatial-block Jacobi factor on the host.
+        // From the device: point-block Jacobi, line Jacobi and CPR factor from gh's values
+        // there; spatial-block Jacobi factors on the host.
         if (options.preconditioner == PreconditionerKind::none) {
             setup.device_update = [gh_ptr](const DeviceSystemValues& B, cudaStream_t st) {
                 gh_ptr->update(B, st);
@@ -88,6 +88,12 @@ std::unique_ptr<GpuSolver> make_multi_kernel_solver(Method method, const GHMatri
             setup.device_update = [gh_ptr, pbj](const DeviceSystemValues& B, cudaStream_t st) {
                 gh_ptr->update(B, st);
                 pbj->update(*gh_ptr, st);
+            };
+        } else if (options.preconditioner == PreconditionerKind::line_jacobi) {
+            auto* const line = static_cast<DeviceLine*>(M_ptr);
+            setup.device_update = [gh_ptr, line](const DeviceSystemValues& B, cudaStream_t st) {
+                gh_ptr->update(B, st);
+                line->update(*gh_ptr, st);
             };
         } else if (options.preconditioner == PreconditionerKind::cpr) {
             auto* const cpr = static_cast<DeviceCpr*>(M_ptr);
