@@ -112,20 +112,44 @@ __global__ void __launch_bounds__(kK4MaxThreads)
     finish_rows_before(blocks);
 }
 
-/// K4's split rows: y[split_row[t] bs + r] = the sum of their segments' y_hat, in order.
-__global__ void ksparse_k4_reduce(const int* __restrict__ split_row,
-                                  const int* __restrict__ split_ptr,
-                                  const double* __restrict__ y_hat, double* __restrict__ y,
-                                  int splits, int bs, const int* skip) {
+/// K4's split rows: warps a block, each warp one split row.
+constexpr int kReduceWarps = 4;
+/// Values of a split row's segments a warp stages in shared memory at a time: 8 loads a lane.
+constexpr int kReduceStage = 256;
+
+/// K4's split rows: y[split_row[t] bs + r] = the sum of their segments' y_hat, in order. A
+/// row's segments are consecutive slots, so its values are one contiguous run: the warp
+/// stages it in shared memory kReduceStage values at a time (8 independent loads a lane) and
+/// lanes r < bs add their column left to right from there, so the sum waits on one memory
+/// latency a stage, not one a segment.
+__global__ void __launch_bounds__(32 * kReduceWarps)
+    ksparse_k4_reduce(const int* __restrict__ split_row, const int* __restrict__ split_ptr,
+                      const double* __restrict__ y_hat, double* __restrict__ y, int splits, int bs,
+                      const int* skip) {
     if (skipped(skip)) return;
-    const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-    if (i >= static_cast<long long>(splits) * bs) return;
-    const int t = static_cast<int>(i / bs), r = static_cast<int>(i % bs);
+    __shared__ double stage[kReduceWarps][kReduceStage];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const long long t = static_cast<long long>(blockIdx.x) * kReduceWarps + warp;
+    if (t >= splits) return;  // the whole warp
+    double* buf = stage[warp];
+    const long long v0 = static_cast<long long>(__ldg(split_ptr + t)) * bs;
+    const long long v1 = static_cast<long long>(__ldg(split_ptr + t + 1)) * bs;
+    const int per_stage = kReduceStage / bs * bs;  // whole segments
     double acc = 0.0;
-    for (int s = __ldg(split_ptr + t); s < __ldg(split_ptr + t + 1); ++s) {
-        acc = __dadd_rn(acc, __ldg(y_hat + static_cast<size_t>(s) * bs + r));
+    for (long long first = v0; first < v1; first += per_stage) {
+        const int count = static_cast<int>(v1 - first < per_stage ? v1 - first : per_stage);
+#pragma unroll
+        for (int u = 0; u < kReduceStage / 32; ++u) {
+            const int i = lane + 32 * u;
+            if (i < count) buf[i] = __ldg(y_hat + first + i);
+        }
+        __syncwarp();
+        if (lane < bs) {
+            for (int i = lane; i < count; i += bs) acc = __dadd_rn(acc, buf[i]);
+        }
+        __syncwarp();  // the next stage overwrites the buffer
     }
-    y[static_cast<size_t>(__ldg(split_row + t)) * bs + r] = acc;
+    if (lane < bs) y[static_cast<size_t>(__ldg(split_row + t)) * bs + lane] = acc;
 }
 
 /// The K4 instantiation for bs (8, 16, 32) and U loads in flight per lane (4, 8).
@@ -191,10 +215,9 @@ void k4_apply(const KsparseLaunch& l, const K4View& A, const double* x, double* 
     void* args[] = {&view, &x, &y, &y_hat, &skip};
     HEPTANE_CUDA_CHECK(cudaLaunchKernel(l.function, l.grid, l.block, args, l.shared, stream));
     if (splits == 0) return;
-    constexpr int kThreads = 256;
-    const long long n = static_cast<long long>(splits) * bs;
-    ksparse_k4_reduce<<<static_cast<unsigned>((n + kThreads - 1) / kThreads), kThreads, 0,
-                        stream>>>(split_row, split_ptr, y_hat, y, splits, bs, skip);
+    ksparse_k4_reduce<<<static_cast<unsigned>((splits + kReduceWarps - 1) / kReduceWarps),
+                        32 * kReduceWarps, 0, stream>>>(split_row, split_ptr, y_hat, y, splits, bs,
+                                                        skip);
     HEPTANE_CUDA_CHECK(cudaGetLastError());
 }
 
