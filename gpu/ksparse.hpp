@@ -30,8 +30,9 @@ using heptane::KsparseBalance;
 using heptane::KsparseKernel;
 using heptane::KsparseParams;
 
-/// y = A x on the device with a KSPARSE kernel: uploads A and x, launches, downloads y.
-/// For tests and one-off products. Throws NotSupported for a kernel that cannot take A's
+/// y = A x on the device with a KSPARSE kernel: uploads A and x, launches twice (y cleared
+/// in between, so the result is a repeated product's), downloads y. For tests and one-off
+/// products. Throws NotSupported for a kernel that cannot take A's
 /// block size or parameters (K1 above bs 5, K2 or K3 below 2 or above 128,
 /// more threads than the kernel's registers allow, K2 with more than 16 columns per thread) and
 /// std::invalid_argument for a wrong x.

@@ -574,6 +574,12 @@ void DeviceBsr::chunk(const Bsr& A, const KsparseParams& params) {
     slot_ = Buffer<int>(c.slot);
     split_row_ = Buffer<int>(c.split_row);
     split_ptr_ = Buffer<int>(c.split_ptr);
+    std::vector<int> slot_split(static_cast<size_t>(c.slots()));
+    for (int t = 0; t < splits_; ++t) {
+        for (int q = c.split_ptr[t]; q < c.split_ptr[t + 1]; ++q) slot_split[q] = t;
+    }
+    slot_split_ = Buffer<int>(slot_split);
+    arrivals_ = Buffer<unsigned>(std::vector<unsigned>(static_cast<size_t>(splits_), 0u));
     y_hat_ = Buffer<double>(static_cast<size_t>(c.slots()) * bs_);
 }
 
@@ -590,9 +596,9 @@ void DeviceBsr::apply(const double* x, double* y, cudaStream_t stream, const int
         if (chunks_ == 0) return;
         k4_apply(launch_,
                  {row_ptr_.get(), col_.get(), val_.get(), block_ptr_.get(), first_row_.get(),
-                  chunk_rows_.get(), slot_.get(), chunks_, launch_.params.lambda},
-                 x, y, y_hat_.get(), split_row_.get(), split_ptr_.get(), splits_, bs_, stream,
-                 skip);
+                  chunk_rows_.get(), slot_.get(), slot_split_.get(), split_ptr_.get(),
+                  split_row_.get(), arrivals_.get(), chunks_, launch_.params.lambda},
+                 x, y, y_hat_.get(), stream, skip);
         return;
     }
     if (!balanced_) {
@@ -641,6 +647,10 @@ std::vector<double> spmv_ksparse(const Bsr& A, const std::vector<double>& x,
     }
     const DeviceBsr dev(A, params);
     Buffer<double> dx(x), dy(n);
+    // Twice, y cleared in between: the second product is what a solver's later products get
+    // (K4's split-row counters must be back at zero).
+    dev.apply(dx.get(), dy.get(), nullptr);
+    HEPTANE_CUDA_CHECK(cudaMemsetAsync(dy.get(), 0, n * sizeof(double), nullptr));
     dev.apply(dx.get(), dy.get(), nullptr);
     HEPTANE_CUDA_CHECK(cudaDeviceSynchronize());
     return dy.download();

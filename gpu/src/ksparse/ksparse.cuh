@@ -33,6 +33,11 @@ struct K4View {
     const int* first_row;  ///< each chunk's first block row
     const int* rows;       ///< each chunk's block rows
     const int* slot;       ///< -1 (rows to y) or the y_hat block row of a split row's segment
+    // The split rows (ChunkedRows): the last of a row's segments to finish sums them into y.
+    const int* slot_split;  ///< each segment's split row t
+    const int* split_ptr;   ///< split rows + 1: each split row's first segment
+    const int* split_row;   ///< each split row's block row
+    unsigned* arrivals;     ///< each split row's segments finished in this product (0 between)
     int chunks;
     int chunk;  ///< blocks (and rows) per chunk at most: the shared memory per warp
 };
@@ -57,11 +62,10 @@ __device__ __forceinline__ bool skipped(const int* skip) { return skip != nullpt
 /// grid and shared memory for l.params (rows = chunks) are set by ksparse_plan.
 void plan_k4(int bs, KsparseLaunch& l);
 
-/// y = A x with K4 (launch from ksparse_plan over A.chunks), then the split rows' segments
-/// from y_hat into y (`splits` rows, split_row / split_ptr of ChunkedRows).
+/// y = A x with K4 (launch from ksparse_plan over A.chunks): one launch, the split rows'
+/// segments summed from y_hat into y by the last segment of each to finish.
 void k4_apply(const KsparseLaunch& l, const K4View& A, const double* x, double* y, double* y_hat,
-              const int* split_row, const int* split_ptr, int splits, int bs, cudaStream_t stream,
-              const int* skip);
+              cudaStream_t stream, const int* skip);
 
 /// The launch of params.kernel (or the default kernel for bs) over `rows` block rows of
 /// bs x bs; NotSupported when that kernel cannot take bs or the parameters break Table I's
@@ -114,6 +118,8 @@ class DeviceBsr {
     int lambda_ = 0;
     Buffer<int> row_ptr_, col_, seg_ptr_;
     Buffer<int> block_ptr_, first_row_, chunk_rows_, slot_, split_row_, split_ptr_;  // K4
+    Buffer<int> slot_split_;
+    Buffer<unsigned> arrivals_;
     Buffer<double> val_, y_hat_;
     int block_rows_, bs_, kernel_rows_;
     int chunks_ = 0, splits_ = 0;

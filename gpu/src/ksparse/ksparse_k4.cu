@@ -1,5 +1,5 @@
 // KSPARSE K4 (design decision 39, core/ksparse/chunked_bsr.hpp): one warp streams a chunk of
-// whole block rows, bs 8, 16 and 32; the split rows' segments summed by a second kernel. The
+// whole block rows, bs 8, 16 and 32; the last segment of a split row to finish sums them. The
 // host side of the chunked layout (DeviceBsr) is in ksparse.cu.
 #include <cuda_runtime.h>
 
@@ -16,6 +16,38 @@ namespace {
 /// K4: threads per block at most (16 warps), so a thread may keep 128 registers.
 constexpr int kK4MaxThreads = 512;
 
+/// The last segment of split row t to finish (its y_hat rows written by this warp): y's
+/// row = the sum of the row's segments' y_hat in order, as spmv_chunked adds them. The
+/// segments are consecutive slots, one contiguous run of values: the warp loads 256 of them
+/// at a time (8 a lane, independent), and lane r < BS takes its column's values left to
+/// right from the lanes holding them (shuffles), so the sum waits on one memory latency a
+/// stage, not one a segment. Values written by other blocks in this launch: loaded from L2.
+template <int BS>
+__device__ void sum_split_row(const K4View& A, const double* y_hat, double* y, int t) {
+    constexpr int kStage = 8;  // loads a lane
+    const int lane = threadIdx.x, r = lane % BS;
+    const long long v0 = static_cast<long long>(__ldg(A.split_ptr + t)) * BS;
+    const long long v1 = static_cast<long long>(__ldg(A.split_ptr + t + 1)) * BS;
+    double acc = 0.0;
+    for (long long first = v0; first < v1; first += 32 * kStage) {
+        double v[kStage];
+#pragma unroll
+        for (int u = 0; u < kStage; ++u) {
+            const long long i = first + 32 * u + lane;
+            v[u] = i < v1 ? __ldcg(y_hat + i) : 0.0;
+        }
+#pragma unroll
+        for (int u = 0; u < kStage; ++u) {
+#pragma unroll
+            for (int j = 0; j < 32 / BS; ++j) {
+                const double w = __shfl_sync(0xffffffffu, v[u], j * BS + r);
+                if (first + 32 * u + j * BS < v1) acc = __dadd_rn(acc, w);
+            }
+        }
+    }
+    if (lane < BS) y[static_cast<size_t>(__ldg(A.split_row + t)) * BS + lane] = acc;
+}
+
 /// K4 (design decision 39, core/ksparse/chunked_bsr.hpp): one warp per chunk of the chunked
 /// layout, i.e. whole block rows of at most `chunk` blocks together, or one segment of a
 /// longer row. The chunk's column-major values are one contiguous run: the warp reads it as
@@ -24,7 +56,7 @@ constexpr int kK4MaxThreads = 512;
 /// multiplied; the chunk's column indices and row starts are staged in the warp's shared
 /// memory first, so x needs no dependent global load. A block's slot sums meet in a butterfly over
 /// the lanes of the same row, then go to the row's accumulator; a finished row is written by lanes
-/// 0 .. BS - 1 (a segment's to y_hat, summed by ksparse_k4_reduce). Explicit fma and
+/// 0 .. BS - 1 (a segment's to y_hat, summed by sum_split_row). Explicit fma and
 /// round-to-nearest adds: the bits of spmv_chunked.
 template <int BS, int U>
 __global__ void __launch_bounds__(kK4MaxThreads)
@@ -110,46 +142,21 @@ __global__ void __launch_bounds__(kK4MaxThreads)
         }
     }
     finish_rows_before(blocks);
-}
-
-/// K4's split rows: warps a block, each warp one split row.
-constexpr int kReduceWarps = 4;
-/// Values of a split row's segments a warp stages in shared memory at a time: 8 loads a lane.
-constexpr int kReduceStage = 256;
-
-/// K4's split rows: y[split_row[t] bs + r] = the sum of their segments' y_hat, in order. A
-/// row's segments are consecutive slots, so its values are one contiguous run: the warp
-/// stages it in shared memory kReduceStage values at a time (8 independent loads a lane) and
-/// lanes r < bs add their column left to right from there, so the sum waits on one memory
-/// latency a stage, not one a segment.
-__global__ void __launch_bounds__(32 * kReduceWarps)
-    ksparse_k4_reduce(const int* __restrict__ split_row, const int* __restrict__ split_ptr,
-                      const double* __restrict__ y_hat, double* __restrict__ y, int splits, int bs,
-                      const int* skip) {
-    if (skipped(skip)) return;
-    __shared__ double stage[kReduceWarps][kReduceStage];
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    const long long t = static_cast<long long>(blockIdx.x) * kReduceWarps + warp;
-    if (t >= splits) return;  // the whole warp
-    double* buf = stage[warp];
-    const long long v0 = static_cast<long long>(__ldg(split_ptr + t)) * bs;
-    const long long v1 = static_cast<long long>(__ldg(split_ptr + t + 1)) * bs;
-    const int per_stage = kReduceStage / bs * bs;  // whole segments
-    double acc = 0.0;
-    for (long long first = v0; first < v1; first += per_stage) {
-        const int count = static_cast<int>(v1 - first < per_stage ? v1 - first : per_stage);
-#pragma unroll
-        for (int u = 0; u < kReduceStage / 32; ++u) {
-            const int i = lane + 32 * u;
-            if (i < count) buf[i] = __ldg(y_hat + first + i);
-        }
-        __syncwarp();
-        if (lane < bs) {
-            for (int i = lane; i < count; i += bs) acc = __dadd_rn(acc, buf[i]);
-        }
-        __syncwarp();  // the next stage overwrites the buffer
-    }
-    if (lane < bs) y[static_cast<size_t>(__ldg(split_row + t)) * bs + lane] = acc;
+    if (slot < 0) return;
+    // A split row's segment: the last of its segments to finish sums them (the counter's
+    // release after this warp's y_hat writes, its acquire before the loads; the last resets
+    // it for the next product).
+    __threadfence();
+    __syncwarp();
+    const int t = __ldg(A.slot_split + slot);
+    const unsigned segments =
+        static_cast<unsigned>(__ldg(A.split_ptr + t + 1) - __ldg(A.split_ptr + t));
+    unsigned last = 0;
+    if (lane == 0) last = atomicAdd(A.arrivals + t, 1u) == segments - 1 ? 1u : 0u;
+    if (__shfl_sync(0xffffffffu, last, 0) == 0) return;
+    __threadfence();
+    sum_split_row<BS>(A, y_hat, y, t);
+    if (lane == 0) A.arrivals[t] = 0;
 }
 
 /// The K4 instantiation for bs (8, 16, 32) and U loads in flight per lane (4, 8).
@@ -209,16 +216,10 @@ void plan_k4(int bs, KsparseLaunch& l) {
 }
 
 void k4_apply(const KsparseLaunch& l, const K4View& A, const double* x, double* y, double* y_hat,
-              const int* split_row, const int* split_ptr, int splits, int bs, cudaStream_t stream,
-              const int* skip) {
+              cudaStream_t stream, const int* skip) {
     K4View view = A;
     void* args[] = {&view, &x, &y, &y_hat, &skip};
     HEPTANE_CUDA_CHECK(cudaLaunchKernel(l.function, l.grid, l.block, args, l.shared, stream));
-    if (splits == 0) return;
-    ksparse_k4_reduce<<<static_cast<unsigned>((splits + kReduceWarps - 1) / kReduceWarps),
-                        32 * kReduceWarps, 0, stream>>>(split_row, split_ptr, y_hat, y, splits, bs,
-                                                        skip);
-    HEPTANE_CUDA_CHECK(cudaGetLastError());
 }
 
 }  // namespace heptane::gpu::detail
