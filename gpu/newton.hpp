@@ -10,10 +10,9 @@
 ///
 /// The linear stage: the solver object of `make_solver`, made from a host copy of the first
 /// Jacobian. A GPU solver that takes device values (gpu::GpuSolver::takes_device_values:
-/// no preconditioner, point-block Jacobi or CPR) gets every later Jacobian and each
-/// right-hand side on the device; any other solver (line or spatial-block Jacobi, whose
-/// factors are computed on the host, or a CPU solver) gets a host copy of J, b and x each
-/// Newton step.
+/// no preconditioner, point-block or line Jacobi, or CPR) gets every later Jacobian and each
+/// right-hand side on the device; any other solver (spatial-block Jacobi, whose factors are
+/// computed on the host, or a CPU solver) gets a host copy of J, b and x each Newton step.
 /// Without CUDA (the stub) make_device_newton throws NotCompiled.
 #include <memory>
 
