@@ -5,6 +5,7 @@
 /// the CPU's bits.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <array>
 #include <memory>
 
@@ -33,6 +34,28 @@ class DevicePreconditioner {
     /// Seconds of the last setup (construction or update) where measured apart, else 0.
     virtual double setup_seconds() const { return 0.0; }
 };
+
+/// Threads a block of the block preconditioners' kernels.
+constexpr int kPrecondThreads = 256;
+
+/// Blocks for `work` threads of kPrecondThreads (at most 65,535: the kernels stride).
+inline unsigned grid_for(long long work) {
+    return static_cast<unsigned>(std::max<long long>(
+        1, std::min<long long>((work + kPrecondThreads - 1) / kPrecondThreads, 65535)));
+}
+
+/// Well rows of any preconditioner: z_w = inv_d[w] r_w (block_smoothers.cu).
+void launch_scale_wells(const Buffer<double>& inv_d, long long cell_rows, const double* r,
+                        double* z, cudaStream_t stream, const int* skip);
+
+/// Well w's 1 / D (the preconditioners' well rows); a zero or non-finite D into err.
+__device__ inline void invert_well(const double* d, int w, double* inv_d, int* err) {
+    if (d[w] == 0.0 || !isfinite(d[w])) {
+        atomicMin(err, w);
+    } else {
+        inv_d[w] = 1.0 / d[w];
+    }
+}
 
 /// Point-block Jacobi factors as the fused in-kernel solver reads them: row i < cell_rows of
 /// cell m = i / K: z_i = block::inverse_row(inv + m K^2, K, i % K, r of cell m); well row i:
