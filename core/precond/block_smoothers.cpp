@@ -227,15 +227,25 @@ PointBlockFactors factor_point_blocks(const GHMatrix& A) {
     return f;
 }
 
-InputError point_block_singular(int nx, int ny, int nz, index_t m) {
-    (void)nx;
+namespace {
+
+/// The error of a singular block of cell m's elimination, `what` naming the block and
+/// `who` the preconditioner.
+InputError singular_block(const std::string& what, int ny, int nz, index_t m,
+                          const std::string& who) {
     const index_t k = m % nz, j = (m / nz) % ny, i = m / (static_cast<index_t>(nz) * ny);
     return InputError("solver.preconditioner",
-                      "the diagonal block of cell (" + std::to_string(i) + ", " +
-                          std::to_string(j) + ", " + std::to_string(k) +
+                      what + " (" + std::to_string(i) + ", " + std::to_string(j) + ", " +
+                          std::to_string(k) +
                           ") is singular or ill-conditioned (a pivot of its elimination at "
-                          "most K 1e-14 times its largest entry, or not finite); "
-                          "point_block_jacobi cannot invert it");
+                          "most K 1e-14 times its largest entry, or not finite); " +
+                          who + " cannot invert it");
+}
+
+}  // namespace
+
+InputError point_block_singular(int /*nx*/, int ny, int nz, index_t m) {
+    return singular_block("the diagonal block of cell", ny, nz, m, "point_block_jacobi");
 }
 
 LineFactors factor_lines(const GHMatrix& A) {
@@ -261,15 +271,9 @@ LineFactors factor_lines(const GHMatrix& A) {
     return f;
 }
 
-InputError line_pivot_singular(int nx, int ny, int nz, index_t m) {
-    (void)nx;
-    const index_t k = m % nz, j = (m / nz) % ny, i = m / (static_cast<index_t>(nz) * ny);
-    return InputError("solver.preconditioner",
-                      "the pivot block of the vertical-line solve at cell (" + std::to_string(i) +
-                          ", " + std::to_string(j) + ", " + std::to_string(k) +
-                          ") is singular or ill-conditioned (a pivot of its elimination at most "
-                          "K 1e-14 times its largest entry, or not finite); line_jacobi cannot "
-                          "invert it");
+InputError line_pivot_singular(int /*nx*/, int ny, int nz, index_t m) {
+    return singular_block("the pivot block of the vertical-line solve at cell", ny, nz, m,
+                          "line_jacobi");
 }
 
 SpatialBlockFactors factor_spatial_blocks(const GHMatrix& A, std::array<int, 3> shape,
