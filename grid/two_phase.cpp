@@ -1,5 +1,8 @@
 #include "grid/two_phase.hpp"
 
+#include <algorithm>
+#include <memory>
+
 #include "core/base/errors.hpp"
 #include "core/base/units.hpp"
 #include "grid/dual.hpp"
@@ -61,8 +64,16 @@ void TwoPhaseCells::assemble(const CellState& x, const CellState& x_old, double 
         j.first = slab ? begin : 0;
     }
     const StateView now{x.p.data(), x.sw.data()}, old{x_old.p.data(), x_old.sw.data()};
+    // The properties of the assembled cells and of their neighbours (one plane a side),
+    // first touched by the threads that read them.
+    const index_t plane = static_cast<index_t>(grid_.ny) * grid_.nz;
+    const index_t lo = std::max<index_t>(0, begin - plane), hi = std::min(M, end + plane);
+    const std::unique_ptr<double[]> values(new double[kCellProperties * (hi - lo)]);
+    const CellPropertiesView props{values.get(), hi - lo, lo};
 #pragma omp parallel for schedule(static)
-    for (index_t m = begin; m < end; ++m) assemble_cell(v, m, now, old, dt, res.data(), j);
+    for (index_t m = lo; m < hi; ++m) props.store(params_, m, x.p[m], x.sw[m]);
+#pragma omp parallel for schedule(static)
+    for (index_t m = begin; m < end; ++m) assemble_cell(v, m, now, old, props, dt, res.data(), j);
 }
 
 CellState TwoPhaseCells::equilibrium_state(double p_datum, double z_datum, double sw) const {

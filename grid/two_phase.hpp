@@ -111,8 +111,15 @@ HEPTANE_HD T phase_mobility(const TwoPhaseParams& prm, int phase, const T& sw) {
                          : water_relperm(prm.relperm, sw) / prm.water.viscosity;
 }
 
-HEPTANE_HD inline const PhaseProperties& phase_props(const TwoPhaseParams& prm, int phase) {
-    return phase == kOil ? prm.oil : prm.water;
+/// A phase's properties, a copy chosen field by field: on the device a reference chosen by a
+/// run-time phase would put the parameters in local memory.
+HEPTANE_HD inline PhaseProperties phase_props(const TwoPhaseParams& prm, int phase) {
+    const bool oil = phase == kOil;
+    PhaseProperties ph;
+    ph.density = oil ? prm.oil.density : prm.water.density;
+    ph.viscosity = oil ? prm.oil.viscosity : prm.water.viscosity;
+    ph.compressibility = oil ? prm.oil.compressibility : prm.water.compressibility;
+    return ph;
 }
 
 // ---- one cell's equations, on the host and the device (issue 23) ----------------------------
@@ -147,116 +154,177 @@ struct JacobianView {
     index_t first = 0;
 };
 
+/// x[i] of an array that stays unchanged while it is read (the state, the rock, the
+/// properties): on the device a read-only load, which the compiler may move ahead of the
+/// Jacobian's stores (they cannot alias it), so a cell's loads overlap.
+HEPTANE_HD inline double read_only(const double* x, index_t i) {
+#if defined(__CUDA_ARCH__)
+    return __ldg(x + i);
+#else
+    return x[i];
+#endif
+}
+
+/// A phase's density rho_a(p) and d rho_a / d p (per kPressureScale), and its mobility
+/// lambda_a(S_w) and d lambda_a / d S_w, at a cell's state. The derivatives are those the
+/// cell equations' dual numbers carry (one seeded unknown each, the others exactly 0), so
+/// rebuilding the duals from them gives the bits of evaluating the laws per face.
+struct PhaseState {
+    double rho, drho, mob, dmob;
+};
+
+HEPTANE_HD inline PhaseState phase_state(const TwoPhaseParams& prm, int a, double p, double sw) {
+    using D1 = Dual<1>;
+    const D1 rho = phase_density(phase_props(prm, a), D1::variable(p, 0, units::kPressureScale),
+                                 prm.reference_pressure);
+    const D1 mob = phase_mobility(prm, a, D1::variable(sw, 0));
+    return {rho.v, rho.d[0], mob.v, mob.d[0]};
+}
+
+/// Every cell's PhaseState of both phases, evaluated once a cell and read by the cell and
+/// its six neighbours (decision 43): 8 arrays, entry q of phase a of cell m at
+/// (4 a + q) stride + m - first, for the cells [first, first + stride).
+constexpr int kCellProperties = 8;
+struct CellPropertiesView {
+    double* values = nullptr;
+    index_t stride = 0;
+    index_t first = 0;
+
+    /// Both phases of cell m at (p, sw).
+    HEPTANE_HD void store(const TwoPhaseParams& prm, index_t m, double p, double sw) const {
+        for (int a = 0; a < 2; ++a) {
+            const PhaseState s = phase_state(prm, a, p, sw);
+            double* at = values + (4 * a * stride + m - first);
+            at[0] = s.rho;
+            at[stride] = s.drho;
+            at[2 * stride] = s.mob;
+            at[3 * stride] = s.dmob;
+        }
+    }
+    HEPTANE_HD PhaseState operator()(index_t m, int a) const {
+        const double* at = values + (4 * a * stride + m - first);
+        return {read_only(at, 0), read_only(at, stride), read_only(at, 2 * stride),
+                read_only(at, 3 * stride)};
+    }
+};
+
 /// Transmissibility of the face between cell m and its neighbour n across diagonal d.
 HEPTANE_HD inline double face_transmissibility(const TwoPhaseCellsView& v, index_t m, index_t n,
                                                int d) {
     switch (d) {
         case 0:
-            return v.tx[n];
+            return read_only(v.tx, n);
         case 1:
-            return v.ty[n];
+            return read_only(v.ty, n);
         case 2:
-            return v.tz[n];
+            return read_only(v.tz, n);
         case 4:
-            return v.tz[m];
+            return read_only(v.tz, m);
         case 5:
-            return v.ty[m];
+            return read_only(v.ty, m);
         case 6:
-            return v.tx[m];
+            return read_only(v.tx, m);
         default:
             return 0.0;
     }
 }
 
-/// Cell m's two scaled equations without well terms into res[2 m], res[2 m + 1], and with
-/// jac.bdia its seven 2 x 2 blocks of d res / d x (pressure columns per kPressureScale) and
-/// its accumulation block (identity blocks for an inactive cell). It writes cell m's entries
-/// only, so cells can run in any order or in parallel with the same bits.
-HEPTANE_HD inline void assemble_cell(const TwoPhaseCellsView& v, index_t m, StateView x,
-                                     StateView x_old, double dt, double* res, JacobianView jac) {
+/// Equation a (kOil or kWater) of cell m without well terms, scaled, into res[2 m + a], and
+/// with jac.bdia row a of its seven 2 x 2 blocks of d res / d x (pressure columns per
+/// kPressureScale) and of its accumulation block (identity rows for an inactive cell).
+/// props: the properties of m and its neighbours at x. It writes its own entries only, each
+/// once, so the equations can run in any order or in parallel with the same bits.
+HEPTANE_HD inline void assemble_equation(const TwoPhaseCellsView& v, index_t m, int a, StateView x,
+                                         StateView x_old, CellPropertiesView props, double dt,
+                                         double* res, JacobianView jac) {
     const TwoPhaseParams& prm = v.params;
     const double ps = units::kPressureScale;
     const double p_ref = prm.reference_pressure;
-    // Mass rate [kg/s] -> scaled volume rate [m^3/day] per phase.
-    const double scale[2] = {units::kTimeScale / prm.oil.density,
-                             units::kTimeScale / prm.water.density};
-    auto J = [&](int d, int r, int c) -> double& {
-        return jac.bdia[((d * 2 + r) * 2 + c) * jac.stride + m - jac.first];
+    const PhaseProperties ph = phase_props(prm, a);
+    // Mass rate [kg/s] -> scaled volume rate [m^3/day].
+    const double scale = units::kTimeScale / ph.density;
+    const bool jacobian = jac.bdia != nullptr;
+    auto J = [&](int d, int c) -> double& {
+        return jac.bdia[((d * 2 + a) * 2 + c) * jac.stride + m - jac.first];
     };
-    auto A = [&](int r, int c) -> double& {
-        return jac.accumulation[(r * 2 + c) * jac.stride + m - jac.first];
+    auto A = [&](int c) -> double& {
+        return jac.accumulation[(a * 2 + c) * jac.stride + m - jac.first];
     };
-    if (jac.bdia != nullptr) {
-        for (int d = 0; d < kStencilSize; ++d)
-            for (int r = 0; r < 2; ++r)
-                for (int c = 0; c < 2; ++c) J(d, r, c) = 0.0;
-    }
-    double r_cell[2] = {0.0, 0.0};
     // An inactive cell: residual 0, identity block (its neighbours' faces have T = 0).
     if (v.active != nullptr && v.active[m] == 0) {
-        if (jac.bdia != nullptr) {
-            J(kCenter, 0, 0) = J(kCenter, 1, 1) = 1.0;
-            for (int r = 0; r < 2; ++r)
-                for (int c = 0; c < 2; ++c) A(r, c) = r == c ? 1.0 : 0.0;
+        if (jacobian) {
+            for (int d = 0; d < kStencilSize; ++d)
+                for (int c = 0; c < 2; ++c) J(d, c) = d == kCenter && a == c ? 1.0 : 0.0;
+            for (int c = 0; c < 2; ++c) A(c) = a == c ? 1.0 : 0.0;
         }
-        res[2 * m] = res[2 * m + 1] = 0.0;
+        res[2 * m + a] = 0.0;
         return;
     }
-    const double pore_factor = v.volume[m] / dt;
+    // The diagonal block's row is summed from 0 in registers (accumulation, then the faces in
+    // d order) and written once; an off-diagonal block's row is its face's term added to 0.
+    double center[2] = {0.0, 0.0};
     // Accumulation: V/dt [(phi rho_a S_a)(x) - (phi rho_a S_a)(x_old)].
     using D2 = Dual<2>;
+    const double pore_factor = v.volume[m] / dt;
     const D2 p = D2::variable(x.p[m], kPressure, ps);
     const D2 sw = D2::variable(x.sw[m], kSaturation);
     const D2 phi = rock_porosity(v.porosity[m], prm.rock_compressibility, p, p_ref);
     const double phi_old =
         rock_porosity(v.porosity[m], prm.rock_compressibility, x_old.p[m], p_ref);
-    for (int a = 0; a < 2; ++a) {
-        const PhaseProperties& ph = phase_props(prm, a);
-        const D2 s = a == kWater ? sw : 1.0 - sw;
-        const double s_old = a == kWater ? x_old.sw[m] : 1.0 - x_old.sw[m];
-        const D2 acc = pore_factor * (phi * phase_density(ph, p, p_ref) * s -
-                                      phi_old * phase_density(ph, x_old.p[m], p_ref) * s_old);
-        const D2 r = acc * scale[a];
-        r_cell[a] += r.v;
-        if (jac.bdia != nullptr) {
-            for (int c = 0; c < 2; ++c) {
-                J(kCenter, a, c) += r.d[c];
-                A(a, c) = r.d[c];
-            }
-        }
+    const PhaseState own = props(m, a);
+    const D2 rho = D2::variable(own.rho, kPressure, own.drho);
+    const D2 s = a == kWater ? sw : 1.0 - sw;
+    const double s_old = a == kWater ? x_old.sw[m] : 1.0 - x_old.sw[m];
+    const D2 acc =
+        pore_factor * (phi * rho * s - phi_old * phase_density(ph, x_old.p[m], p_ref) * s_old);
+    const D2 r = acc * scale;
+    double r_cell = 0.0 + r.v;
+    for (int c = 0; c < 2; ++c) {
+        center[c] += r.d[c];
+        if (jacobian) A(c) = r.d[c];
     }
     // Fluxes through the six faces, upstream mobility, gravity.
     const index_t col = static_cast<index_t>(v.nz) * v.ny;
-    const index_t off[kStencilSize] = {-col, -v.nz, -1, 0, 1, v.nz, col};
+    const unsigned neighbours = stencil_neighbour_mask(v.nx, v.ny, v.nz, m);
+    using D4 = Dual<4>;  // d/d (p_m, S_w m, p_n, S_w n)
+    const D4 pm = D4::variable(x.p[m], 0, ps);
+    const D4 rho_m = D4::variable(own.rho, 0, own.drho);
     for (int d = 0; d < kStencilSize; ++d) {
         if (d == kCenter) continue;
-        if (!stencil_has_neighbour(v.nx, v.ny, v.nz, m, d)) continue;
-        const index_t n = m + off[d];
-        const double t = face_transmissibility(v, m, n, d);
-        if (t == 0.0) continue;
-        const double dz = v.depth[m] - v.depth[n];  // z_m - z_n
-        using D4 = Dual<4>;                         // d/d (p_m, S_w m, p_n, S_w n)
-        const D4 pm = D4::variable(x.p[m], 0, ps), swm = D4::variable(x.sw[m], 1);
-        const D4 pn = D4::variable(x.p[n], 2, ps), swn = D4::variable(x.sw[n], 3);
-        for (int a = 0; a < 2; ++a) {
-            const PhaseProperties& ph = phase_props(prm, a);
-            const D4 rho_m = phase_density(ph, pm, p_ref);
-            const D4 rho_n = phase_density(ph, pn, p_ref);
-            const D4 dphi = pm - pn - 0.5 * (rho_m + rho_n) * (prm.gravity * dz);
-            const D4 mob = value(dphi) >= 0.0 ? rho_m * phase_mobility(prm, a, swm)
-                                              : rho_n * phase_mobility(prm, a, swn);
-            const D4 flux = (t * scale[a]) * mob * dphi;
-            r_cell[a] += flux.v;
-            if (jac.bdia != nullptr) {
-                for (int c = 0; c < 2; ++c) {
-                    J(kCenter, a, c) += flux.d[c];
-                    J(d, a, c) += flux.d[2 + c];
-                }
+        const index_t step = d == 0 || d == 6 ? col : d == 1 || d == 5 ? v.nz : 1;
+        const index_t n = d < kCenter ? m - step : m + step;
+        const double t = (neighbours >> d & 1u) != 0 ? face_transmissibility(v, m, n, d) : 0.0;
+        if (t == 0.0) {
+            if (jacobian) {
+                for (int c = 0; c < 2; ++c) J(d, c) = 0.0;
             }
+            continue;
+        }
+        const double dz = read_only(v.depth, m) - read_only(v.depth, n);  // z_m - z_n
+        const D4 pn = D4::variable(read_only(x.p, n), 2, ps);
+        const PhaseState other = props(n, a);
+        const D4 rho_n = D4::variable(other.rho, 2, other.drho);
+        const D4 dphi = pm - pn - 0.5 * (rho_m + rho_n) * (prm.gravity * dz);
+        const D4 mob = value(dphi) >= 0.0 ? rho_m * D4::variable(own.mob, 1, own.dmob)
+                                          : rho_n * D4::variable(other.mob, 3, other.dmob);
+        const D4 flux = (t * scale) * mob * dphi;
+        r_cell += flux.v;
+        for (int c = 0; c < 2; ++c) {
+            center[c] += flux.d[c];
+            if (jacobian) J(d, c) = 0.0 + flux.d[2 + c];  // 0 + : -0 -> 0, as summed from 0
         }
     }
-    res[2 * m] = r_cell[0];
-    res[2 * m + 1] = r_cell[1];
+    if (jacobian) {
+        for (int c = 0; c < 2; ++c) J(kCenter, c) = center[c];
+    }
+    res[2 * m + a] = r_cell;
+}
+
+/// Both equations of cell m (assemble_equation).
+HEPTANE_HD inline void assemble_cell(const TwoPhaseCellsView& v, index_t m, StateView x,
+                                     StateView x_old, CellPropertiesView props, double dt,
+                                     double* res, JacobianView jac) {
+    for (int a = 0; a < 2; ++a) assemble_equation(v, m, a, x, x_old, props, dt, res, jac);
 }
 
 /// The cell part of the two-phase residual and Jacobian.
@@ -268,8 +336,9 @@ class TwoPhaseCells {
     /// If jac is not null (a K = 2 GHMatrix on the same grid) its Bdia is overwritten with
     /// d res / d x (pressure columns per kPressureScale), and its accumulation blocks
     /// (GHMatrix::accumulation) with the accumulation term's part of the diagonal blocks
-    /// (identity for an inactive cell). Parallel over cells; each cell
-    /// evaluates its own six faces, so the result does not depend on the thread count.
+    /// (identity for an inactive cell). Parallel over cells: first each cell's properties
+    /// (cell_properties), then each cell's equations over its own six faces, so the result
+    /// does not depend on the thread count.
     void assemble(const CellState& x, const CellState& x_old, double dt, std::vector<double>& res,
                   GHMatrix* jac) const;
     /// The same for the cells [begin, end) only (a rank of a distributed simulation): the

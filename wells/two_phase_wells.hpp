@@ -69,7 +69,7 @@ HEPTANE_HD void perforation_flow(const grid::TwoPhaseParams& prm, bool producer,
     // Mass flow out of the cell per phase [kg/s] -> scaled volume rate.
     if (producer) {
         for (int a = 0; a < 2; ++a) {
-            const grid::PhaseProperties& ph = grid::phase_props(prm, a);
+            const grid::PhaseProperties ph = grid::phase_props(prm, a);
             q[a] = wi * grid::phase_density(ph, pm, p_ref) * grid::phase_mobility(prm, a, sw) *
                    drawdown * (units::kTimeScale / ph.density);
         }
@@ -82,61 +82,75 @@ HEPTANE_HD void perforation_flow(const grid::TwoPhaseParams& prm, bool producer,
     }
 }
 
-/// Well w's terms under control ctl: adds its perforation flows to the cell residual
-/// res_cells (and with jac.bdia their derivatives to the cells' diagonal blocks), writes its
-/// equation to res_wells[w] and, with wj.d, its W, W^T values and D (every value of the well:
-/// zero where it has none). It touches its own cells only (wells never share a column), so
-/// wells can run in parallel with the same bits, after the cells' equations.
+/// Perforation l of well w under control ctl: with wj.d, its W and W^T values (zero where
+/// it has none); if the well is open, its flows added to its cell's residual res_cells (and
+/// with jac.bdia their derivatives to the cell's diagonal block). Returns its term of the
+/// well's rate equation (zero unless the well is open under rate control), a dual number in
+/// (p_m, S_w m, p_bh). It touches its own cell and values only (wells never share a column),
+/// so perforations can run in parallel with the same bits, after the cells' equations.
+HEPTANE_HD inline grid::Dual<3> assemble_perforation(const grid::TwoPhaseCellsView& cells,
+                                                     const TwoPhaseWellsView& v, int w,
+                                                     WellControl ctl, index_t l, grid::StateView x,
+                                                     const double* p_bh, double* res_cells,
+                                                     grid::JacobianView jac, WellJacobianView wj) {
+    using D3 = grid::Dual<3>;  // d/d (p_m, S_w m, p_bh)
+    const double ps = units::kPressureScale;
+    const index_t first = v.first[w], cell0 = v.cell0[w];
+    const index_t base = first + l * 2, m = cell0 + l;
+    const bool producer = v.producer[w] != 0;
+    if (wj.d != nullptr) {
+        for (int a = 0; a < 2; ++a) wj.w_vals[base + a] = wj.wt_vals[base + a] = 0.0;
+    }
+    if (!ctl.open) return D3(0.0);  // no flow: zero W, W^T; the cell sees nothing of this well
+    const D3 pb = D3::variable(p_bh[w], 2, ps);
+    const D3 pm = D3::variable(x.p[m], 0, ps);
+    const D3 sw = D3::variable(x.sw[m], 1);
+    D3 q[2];
+    perforation_flow(cells.params, producer, cells.depth[m] - cells.depth[cell0],
+                     v.wi[first / 2 + l], pm, sw, pb, q);
+    D3 perf_rate(0.0);  // this perforation's volume rate at reference density [m^3/day]
+    for (int a = 0; a < 2; ++a) {
+        res_cells[2 * m + a] += q[a].v;
+        perf_rate += q[a];
+        if (jac.bdia != nullptr) {
+            for (int c = 0; c < 2; ++c)
+                jac.bdia[((kCenter * 2 + a) * 2 + c) * jac.stride + m - jac.first] += q[a].d[c];
+        }
+        if (wj.d != nullptr) wj.wt_vals[base + a] = q[a].d[2];  // d eq(m, a) / d p_bh
+    }
+    if (ctl.kind != ControlKind::rate) return D3(0.0);
+    const D3 contribution = producer ? perf_rate : -perf_rate;
+    if (wj.d != nullptr)
+        for (int c = 0; c < 2; ++c) wj.w_vals[base + c] = contribution.d[c];
+    return contribution;
+}
+
+/// Well w's equation into res_wells[w] (and with wj.d its D entry): the BHP target for an
+/// open BHP well or a shut one, else rate_eq (its perforations' terms summed from 0 in order
+/// l = 0, 1, ...) against the rate target.
+HEPTANE_HD inline void well_equation(int w, WellControl ctl, const double* p_bh,
+                                     const grid::Dual<3>& rate_eq, double* res_wells,
+                                     WellJacobianView wj) {
+    if (!ctl.open || ctl.kind == ControlKind::bhp) {
+        res_wells[w] = (p_bh[w] - ctl.target) / units::kPressureScale;
+        if (wj.d != nullptr) wj.d[w] = 1.0;
+        return;
+    }
+    res_wells[w] = rate_eq.v - ctl.target * units::kTimeScale;
+    if (wj.d != nullptr) wj.d[w] = rate_eq.d[2];
+}
+
+/// Well w's terms under control ctl: its perforations in order (assemble_perforation), then
+/// its equation (well_equation).
 HEPTANE_HD inline void assemble_well(const grid::TwoPhaseCellsView& cells,
                                      const TwoPhaseWellsView& v, int w, WellControl ctl,
                                      grid::StateView x, const double* p_bh, double* res_cells,
                                      double* res_wells, grid::JacobianView jac,
                                      WellJacobianView wj) {
-    const double ps = units::kPressureScale;
-    const double ts = units::kTimeScale;
-    const index_t count = v.count[w], first = v.first[w], cell0 = v.cell0[w];
-    const bool producer = v.producer[w] != 0;
-    if (wj.d != nullptr) {
-        for (index_t i = first; i < first + 2 * count; ++i) wj.w_vals[i] = wj.wt_vals[i] = 0.0;
-        wj.d[w] = 0.0;
-    }
-    if (!ctl.open || ctl.kind == ControlKind::bhp) {
-        res_wells[w] = (p_bh[w] - ctl.target) / ps;
-        if (wj.d != nullptr) wj.d[w] = 1.0;
-    }
-    if (!ctl.open) return;     // no flow: zero W, W^T; the cells see nothing of this well
-    using D3 = grid::Dual<3>;  // d/d (p_m, S_w m, p_bh)
-    const D3 pb = D3::variable(p_bh[w], 2, ps);
-    D3 rate_eq(0.0);
-    for (index_t l = 0; l < count; ++l) {
-        const index_t m = cell0 + l;
-        const D3 pm = D3::variable(x.p[m], 0, ps);
-        const D3 sw = D3::variable(x.sw[m], 1);
-        D3 q[2];
-        perforation_flow(cells.params, producer, cells.depth[m] - cells.depth[cell0],
-                         v.wi[first / 2 + l], pm, sw, pb, q);
-        const index_t base = first + l * 2;
-        D3 perf_rate(0.0);  // this perforation's volume rate at reference density [m^3/day]
-        for (int a = 0; a < 2; ++a) {
-            res_cells[2 * m + a] += q[a].v;
-            perf_rate += q[a];
-            if (jac.bdia != nullptr) {
-                for (int c = 0; c < 2; ++c)
-                    jac.bdia[((kCenter * 2 + a) * 2 + c) * jac.stride + m - jac.first] += q[a].d[c];
-            }
-            if (wj.d != nullptr) wj.wt_vals[base + a] = q[a].d[2];  // d eq(m, a) / d p_bh
-        }
-        if (ctl.kind == ControlKind::rate) {
-            const D3 contribution = producer ? perf_rate : -perf_rate;
-            rate_eq += contribution;
-            if (wj.d != nullptr)
-                for (int c = 0; c < 2; ++c) wj.w_vals[base + c] = contribution.d[c];
-        }
-    }
-    if (ctl.kind == ControlKind::rate) {
-        res_wells[w] = rate_eq.v - ctl.target * ts;
-        if (wj.d != nullptr) wj.d[w] = rate_eq.d[2];
-    }
+    grid::Dual<3> rate_eq(0.0);
+    for (index_t l = 0; l < v.count[w]; ++l)
+        rate_eq += assemble_perforation(cells, v, w, ctl, l, x, p_bh, res_cells, jac, wj);
+    well_equation(w, ctl, p_bh, rate_eq, res_wells, wj);
 }
 
 /// Well w's rates under ctl at (x, p_bh) [m^3/s at reference density] (zero for a shut

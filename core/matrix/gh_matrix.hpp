@@ -43,6 +43,21 @@ HEPTANE_HD inline bool stencil_has_neighbour(int nx, int ny, int nz, index_t m, 
     }
 }
 
+/// stencil_has_neighbour for all seven diagonals at once: bit d set where there is a
+/// neighbour. One division chain a cell (a kernel's 64-bit divisions are costly).
+HEPTANE_HD inline unsigned stencil_neighbour_mask(int nx, int ny, int nz, index_t m) {
+    const index_t column = m / nz, i = column / ny;
+    const index_t k = m - column * nz, j = column - i * ny;
+    unsigned mask = 1u << kCenter;
+    if (i > 0) mask |= 1u << 0;
+    if (j > 0) mask |= 1u << 1;
+    if (k > 0) mask |= 1u << 2;
+    if (k < nz - 1) mask |= 1u << 4;
+    if (j < ny - 1) mask |= 1u << 5;
+    if (i < nx - 1) mask |= 1u << 6;
+    return mask;
+}
+
 /// Block-column offsets of the 7 diagonals: (-nz ny, -nz, -1, 0, +1, +nz, +nz ny).
 inline std::array<index_t, kStencilSize> stencil_offsets(int ny, int nz) {
     const index_t col = static_cast<index_t>(nz) * ny;

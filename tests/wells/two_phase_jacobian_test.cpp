@@ -4,8 +4,10 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include "common/test_systems.hpp"
 #include "core/base/eigen_interop.hpp"
@@ -172,6 +174,57 @@ TEST(TwoPhaseResidual, HydrostaticEquilibriumHasNoFlow) {
     // Pressure increases downwards by about rho_o g dz per layer.
     const double step = x.p[1] - x.p[0];
     EXPECT_NEAR(step, s.spec.two_phase.oil.density * units::kGravity * s.spec.grid.dz, 1e-3 * step);
+}
+
+TEST(TwoPhaseResidual, StoredPropertiesAreTheFaceDualsBitForBit) {
+    // The cell equations rebuild each face's dual numbers from a cell's stored PhaseState:
+    // the value and the seeded derivative must be those of evaluating the laws in the
+    // face's Dual<4> (the derivative seeded in slot 2, a neighbour's), and the other slots of
+    // that evaluation exactly +0, which the rebuilt dual has. Over pressures far off the
+    // reference and saturations across both end points (the clamps).
+    const grid::TwoPhaseParams prm = test::two_phase_spec(2, 2, 2, {}).two_phase;
+    using D4 = grid::Dual<4>;
+    Rng rng(21);
+    for (int k = 0; k < 2000; ++k) {
+        const double p = prm.reference_pressure * rng.uniform(0.2, 3.0);
+        const double sw = rng.uniform(-0.1, 1.1);
+        const D4 pn = D4::variable(p, 2, units::kPressureScale), swn = D4::variable(sw, 3);
+        for (int a = 0; a < 2; ++a) {
+            const grid::PhaseState s = grid::phase_state(prm, a, p, sw);
+            const D4 rho =
+                grid::phase_density(grid::phase_props(prm, a), pn, prm.reference_pressure);
+            const D4 mob = grid::phase_mobility(prm, a, swn);
+            const double got[4] = {s.rho, s.drho, s.mob, s.dmob};
+            const double want[4] = {rho.v, rho.d[2], mob.v, mob.d[3]};
+            for (int q = 0; q < 4; ++q) {
+                EXPECT_EQ(std::memcmp(&got[q], &want[q], sizeof(double)), 0)
+                    << "phase " << a << " entry " << q << ": " << got[q] << " vs " << want[q];
+            }
+            for (int slot : {0, 1, 3}) {
+                EXPECT_EQ(rho.d[slot], 0.0);
+                EXPECT_FALSE(std::signbit(rho.d[slot]));
+            }
+            for (int slot : {0, 1, 2}) {
+                EXPECT_EQ(mob.d[slot], 0.0);
+                EXPECT_FALSE(std::signbit(mob.d[slot]));
+            }
+        }
+    }
+}
+
+TEST(Stencil, NeighbourMaskIsEveryDiagonalsBoundaryTest) {
+    for (const auto& dims : {std::array<int, 3>{1, 1, 1}, {3, 4, 5}, {2, 1, 7}, {5, 6, 1}}) {
+        const index_t cells = static_cast<index_t>(dims[0]) * dims[1] * dims[2];
+        for (index_t m = 0; m < cells; ++m) {
+            const unsigned mask = stencil_neighbour_mask(dims[0], dims[1], dims[2], m);
+            for (int d = 0; d < kStencilSize; ++d) {
+                EXPECT_EQ((mask >> d & 1u) != 0,
+                          stencil_has_neighbour(dims[0], dims[1], dims[2], m, d))
+                    << dims[0] << " x " << dims[1] << " x " << dims[2] << " cell " << m << " d "
+                    << d;
+            }
+        }
+    }
 }
 
 TEST(TwoPhaseSystemTest, InitialSystemCarriesTheWellControls) {
