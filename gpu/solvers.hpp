@@ -193,6 +193,11 @@ CprDeviceSteps cpr_device_steps(const GHMatrix& A, const CprOptions& options,
 /// bits, or its InputError (the device-vs-reference tests). Only pinv and inv_d are set.
 LineFactors line_factors_on_device(const GHMatrix& A, BdiaVariant variant = default_variant());
 
+/// Point-block Jacobi's factors computed on the device from A's values (the Newton loop's
+/// path): factor_point_blocks' bits, or its InputError.
+PointBlockFactors point_block_factors_on_device(const GHMatrix& A,
+                                                BdiaVariant variant = default_variant());
+
 /// One sweep of a smoother on the device (block_jacobi with omega, or one chaotic block_gs
 /// sweep), from x: the device-vs-reference tests.
 std::vector<double> smoother_sweep(Method method, const GHMatrix& A, std::array<int, 3> shape,

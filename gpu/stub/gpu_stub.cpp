@@ -60,6 +60,10 @@ LineFactors line_factors_on_device(const GHMatrix&, BdiaVariant) {
     not_compiled("line_factors_on_device");
 }
 
+PointBlockFactors point_block_factors_on_device(const GHMatrix&, BdiaVariant) {
+    not_compiled("point_block_factors_on_device");
+}
+
 std::vector<double> smoother_sweep(Method, const GHMatrix&, std::array<int, 3>, double,
                                    const std::vector<double>&, const std::vector<double>&) {
     not_compiled("smoother_sweep");

@@ -136,6 +136,41 @@ TEST_F(BlockSmoothersOnDevice, LineFactorErrorsOnTheDeviceAreTheReferenceMessage
     EXPECT_EQ(message([&] { line_factors_on_device(A); }), well);
 }
 
+// Point-block Jacobi factored on the device (the Newton loop's path): the host's bits, and
+// the host's message for a singular block, then for a zero well diagonal as well (the
+// wells are inverted first, so their error wins on both sides).
+TEST_F(BlockSmoothersOnDevice, PointBlockFactorsOnTheDeviceAreTheReference) {
+    const auto message = [](auto f) {
+        try {
+            f();
+        } catch (const InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    for (int K : {1, 2, 3, 4, 8}) {
+        const GHSystem sys = synthetic(5, 4, 6, K);
+        const PointBlockFactors ref = factor_point_blocks(sys.matrix);
+        for (BdiaVariant variant : {BdiaVariant::cell_fastest, BdiaVariant::tiled}) {
+            const PointBlockFactors f = point_block_factors_on_device(sys.matrix, variant);
+            EXPECT_EQ(f.inv, ref.inv) << "K = " << K;
+            EXPECT_EQ(f.inv_d, ref.inv_d) << "K = " << K;
+        }
+    }
+    GHSystem sys = synthetic(3, 4, 5, 2);
+    GHMatrix& A = sys.matrix;
+    const index_t m = (2 * 4 + 1) * 5 + 2;  // cell (2, 1, 2): a zero diagonal block
+    for (int r = 0; r < 2; ++r)
+        for (int c = 0; c < 2; ++c) A.at(kCenter, m, r, c) = 0.0;
+    const std::string host = message([&] { factor_point_blocks(A); });
+    EXPECT_NE(host.find("(2, 1, 2)"), std::string::npos) << host;
+    EXPECT_EQ(message([&] { point_block_factors_on_device(A); }), host);
+    A.wells().d[1] = 0.0;
+    const std::string well = message([&] { factor_point_blocks(A); });
+    EXPECT_NE(well.find("well 1"), std::string::npos) << well;
+    EXPECT_EQ(message([&] { point_block_factors_on_device(A); }), well);
+}
+
 TEST_F(BlockSmoothersOnDevice, LargeSpatialBlocksUseSeveralRowsPerThread) {
     // 8^3 cells x K = 2: 1,024 rows per block, two per thread of a 512-thread block.
     const GHSystem sys = synthetic(10, 9, 12, 2);

@@ -271,20 +271,40 @@ __global__ void k_point_block_factor(cpr_device::ARead A, long long M, const dou
 void DevicePointBlock::update(const DeviceGH& gh, cudaStream_t stream) {
     const BdiaView a = gh.view(false);
     const long long M = static_cast<long long>(a.M);
+    int* err = errors_.reset(stream);
+    k_point_block_factor<<<static_cast<unsigned>((M + nw_ + kPrecondThreads - 1) / kPrecondThreads),
+                           kPrecondThreads, 0, stream>>>(cpr_device::read_of(gh, K_), M, a.d, nw_,
+                                                         inv_.get(), inv_d_.get(), err);
+    HEPTANE_CUDA_CHECK(cudaGetLastError());
+    errors_.check(a.d, stream, point_block_singular, a.nx, a.ny, a.nz);
+}
+
+PointBlockFactors DevicePointBlock::factors() const {
+    PointBlockFactors f;
+    f.K = K_;
+    f.cells = cell_rows_ / K_;
+    f.inv = inv_.download();
+    f.inv_d = inv_d_.download();
+    return f;
+}
+
+int* FactorErrors::reset(cudaStream_t stream) {
     if (errors_.size() == 0) errors_ = Buffer<int>(2);
     const std::vector<int> none = {INT_MAX, INT_MAX};
     errors_.upload(none, stream);
-    k_point_block_factor<<<static_cast<unsigned>((M + nw_ + kPrecondThreads - 1) / kPrecondThreads),
-                           kPrecondThreads, 0, stream>>>(cpr_device::read_of(gh, K_), M, a.d, nw_,
-                                                         inv_.get(), inv_d_.get(), errors_.get());
-    HEPTANE_CUDA_CHECK(cudaGetLastError());
+    return errors_.get();
+}
+
+void FactorErrors::check(const double* d, cudaStream_t stream,
+                         InputError (*cell_error)(int, int, int, index_t), int nx, int ny,
+                         int nz) const {
     const std::vector<int> bad = errors_.download(stream);
-    if (bad[0] != INT_MAX) throw point_block_singular(a.nx, a.ny, a.nz, bad[0]);
     if (bad[1] != INT_MAX) {
-        double d = 0.0;
-        HEPTANE_CUDA_CHECK(cudaMemcpy(&d, a.d + bad[1], sizeof d, cudaMemcpyDeviceToHost));
-        throw well_diagonal_zero(static_cast<std::size_t>(bad[1]), d);
+        double dw = 0.0;
+        HEPTANE_CUDA_CHECK(cudaMemcpy(&dw, d + bad[1], sizeof dw, cudaMemcpyDeviceToHost));
+        throw well_diagonal_zero(static_cast<std::size_t>(bad[1]), dw);
     }
+    if (bad[0] != INT_MAX) throw cell_error(nx, ny, nz, bad[0]);
 }
 
 void DevicePointBlock::apply(const double* r, double* z, cudaStream_t stream,
@@ -511,6 +531,20 @@ std::unique_ptr<GpuSolver> make_smoother_solver(Method method, const GHMatrix& A
 }
 
 }  // namespace detail
+
+PointBlockFactors point_block_factors_on_device(const GHMatrix& A, BdiaVariant variant) {
+    using namespace detail;
+    const DeviceGH gh(A, variant);
+    PointBlockFactors zeros;  // sizes only: the device computes every value
+    zeros.K = A.block_size();
+    zeros.cells = A.num_cells();
+    zeros.inv.assign(static_cast<std::size_t>(A.num_cells()) * A.block_size() * A.block_size(),
+                     0.0);
+    zeros.inv_d.assign(static_cast<std::size_t>(A.num_wells()), 0.0);
+    DevicePointBlock pb(zeros);
+    pb.update(gh, nullptr);
+    return pb.factors();
+}
 
 std::vector<double> apply_preconditioner(const GHMatrix& A, PreconditionerKind kind,
                                          std::array<int, 3> shape, const std::vector<double>& r,

@@ -57,6 +57,23 @@ __device__ inline void invert_well(const double* d, int w, double* inv_d, int* e
     }
 }
 
+/// The first bad cell and well a device factorization records (INT_MAX: none), thrown in the
+/// host's order: the wells' 1 / D are inverted before the cells (invert_well_diagonal), so a
+/// zero well diagonal is reported first, then the cell's error.
+class FactorErrors {
+  public:
+    /// Clears the record on `stream`: [0] the cell, [1] the well, for the kernel to atomicMin.
+    int* reset(cudaStream_t stream);
+    /// Reads the record back (synchronizing) and throws well_diagonal_zero (D read from d),
+    /// else cell_error(nx, ny, nz, m).
+    void check(const double* d, cudaStream_t stream,
+               InputError (*cell_error)(int nx, int ny, int nz, index_t m), int nx, int ny,
+               int nz) const;
+
+  private:
+    Buffer<int> errors_;
+};
+
 /// Point-block Jacobi factors as the fused in-kernel solver reads them: row i < cell_rows of
 /// cell m = i / K: z_i = block::inverse_row(inv + m K^2, K, i % K, r of cell m); well row i:
 /// z_i = inv_d[i - cell_rows] r_i.
@@ -89,13 +106,15 @@ class DevicePointBlock final : public DevicePreconditioner {
     void update(const GHMatrix& A) override;
     /// New factors from A's values already on the device in `gh` (the same structure): the
     /// bits of update(A), factored on the device; the InputError of factor_point_blocks for
-    /// a singular block or a zero well diagonal.
+    /// a singular block or a zero well diagonal (FactorErrors).
     void update(const DeviceGH& gh, cudaStream_t stream);
     PointBlockView view() const { return {inv_.get(), inv_d_.get(), cell_rows_, K_}; }
+    /// The factors, copied to the host (the device-vs-reference tests).
+    PointBlockFactors factors() const;
 
   private:
     Buffer<double> inv_, inv_d_;
-    Buffer<int> errors_;  ///< the first bad cell and well of a device factorization
+    FactorErrors errors_;
     long long cell_rows_;
     int K_;
     int nw_;
@@ -122,7 +141,7 @@ class DeviceLine final : public DevicePreconditioner {
     void launch(const double* r, double* z, cudaStream_t stream, const int* skip) const;
 
     Buffer<double> lu_, pinv_, inv_d_;
-    Buffer<int> errors_;  ///< the first bad cell and well of a device factorization
+    FactorErrors errors_;
     int K_, nx_, ny_, nz_, columns_;
     long long cells_;
 };

@@ -120,24 +120,15 @@ void DeviceLine::update(const DeviceGH& gh, cudaStream_t stream) {
     const BdiaView a = gh.view(false);
     const cpr_device::ARead read = cpr_device::read_of(gh, K_);
     const int nw = static_cast<int>(inv_d_.size());
-    if (errors_.size() == 0) errors_ = Buffer<int>(2);
-    const std::vector<int> none = {INT_MAX, INT_MAX};
-    errors_.upload(none, stream);
+    int* err = errors_.reset(stream);
     k_line_diagonals<<<grid_for(2LL * K_ * K_ * cells_), kPrecondThreads, 0, stream>>>(read, cells_,
                                                                                        lu_.get());
     HEPTANE_CUDA_CHECK(cudaGetLastError());
     k_line_factor<<<static_cast<unsigned>((columns_ + nw + kPrecondThreads - 1) / kPrecondThreads),
                     kPrecondThreads, 0, stream>>>(read, columns_, nz_, a.d, nw, pinv_.get(),
-                                                  inv_d_.get(), errors_.get());
+                                                  inv_d_.get(), err);
     HEPTANE_CUDA_CHECK(cudaGetLastError());
-    const std::vector<int> bad = errors_.download(stream);
-    // factor_lines' order: the wells' 1 / D first, then the columns.
-    if (bad[1] != INT_MAX) {
-        double d = 0.0;
-        HEPTANE_CUDA_CHECK(cudaMemcpy(&d, a.d + bad[1], sizeof d, cudaMemcpyDeviceToHost));
-        throw well_diagonal_zero(static_cast<std::size_t>(bad[1]), d);
-    }
-    if (bad[0] != INT_MAX) throw line_pivot_singular(nx_, ny_, nz_, bad[0]);
+    errors_.check(a.d, stream, line_pivot_singular, nx_, ny_, nz_);
 }
 
 LineFactors DeviceLine::factors() const {
