@@ -102,17 +102,35 @@ TEST_F(BlockSmoothersOnDevice, LineFactorsOnTheDeviceAreTheReferenceBitForBit) {
     }
 }
 
+/// What f throws as an InputError, or "no error".
+template <class F>
+std::string error_message(F f) {
+    try {
+        f();
+    } catch (const InputError& e) {
+        return std::string(e.what());
+    }
+    return std::string("no error");
+}
+
+/// A (one singular block at `cell`, "(i, j, k)") fails on the host and the device with the
+/// same message naming the cell; with well 1's diagonal zeroed as well, both name the well
+/// (the wells are inverted first).
+template <class Host, class Device>
+void expect_device_errors_are_the_hosts(GHMatrix& A, const std::string& cell, Host host,
+                                        Device device) {
+    const std::string on_host = error_message([&] { host(A); });
+    EXPECT_NE(on_host.find(cell), std::string::npos) << on_host;
+    EXPECT_EQ(error_message([&] { device(A); }), on_host);
+    A.wells().d[1] = 0.0;
+    const std::string well = error_message([&] { host(A); });
+    EXPECT_NE(well.find("well 1"), std::string::npos) << well;
+    EXPECT_EQ(error_message([&] { device(A); }), well);
+}
+
 // A singular pivot below the top of a column (every diagonal block nonsingular) and a zero
 // well diagonal: the device names what the host names.
 TEST_F(BlockSmoothersOnDevice, LineFactorErrorsOnTheDeviceAreTheReferenceMessages) {
-    const auto message = [](auto f) {
-        try {
-            f();
-        } catch (const InputError& e) {
-            return std::string(e.what());
-        }
-        return std::string("no error");
-    };
     GHSystem sys = synthetic(3, 4, 5, 2);
     GHMatrix& A = sys.matrix;
     // Cell (1, 2, 3): D_3 = L_3 P_2^{-1} U_2, so P_3 = 0.
@@ -127,27 +145,15 @@ TEST_F(BlockSmoothersOnDevice, LineFactorErrorsOnTheDeviceAreTheReferenceMessage
         for (int c = 0; c < 2; ++c)
             A.at(kCenter, m, r, c) =
                 lp[r * 2] * A.at(4, m - 1, 0, c) + lp[r * 2 + 1] * A.at(4, m - 1, 1, c);
-    const std::string host = message([&] { factor_lines(A); });
-    EXPECT_NE(host.find("(1, 2, 3)"), std::string::npos) << host;
-    EXPECT_EQ(message([&] { line_factors_on_device(A); }), host);
-    A.wells().d[1] = 0.0;
-    const std::string well = message([&] { factor_lines(A); });
-    EXPECT_NE(well.find("well 1"), std::string::npos) << well;
-    EXPECT_EQ(message([&] { line_factors_on_device(A); }), well);
+    expect_device_errors_are_the_hosts(
+        A, "(1, 2, 3)", [](const GHMatrix& B) { factor_lines(B); },
+        [](const GHMatrix& B) { line_factors_on_device(B); });
 }
 
 // Point-block Jacobi factored on the device (the Newton loop's path): the host's bits, and
 // the host's message for a singular block, then for a zero well diagonal as well (the
 // wells are inverted first, so their error wins on both sides).
 TEST_F(BlockSmoothersOnDevice, PointBlockFactorsOnTheDeviceAreTheReference) {
-    const auto message = [](auto f) {
-        try {
-            f();
-        } catch (const InputError& e) {
-            return std::string(e.what());
-        }
-        return std::string("no error");
-    };
     for (int K : {1, 2, 3, 4, 8}) {
         const GHSystem sys = synthetic(5, 4, 6, K);
         const PointBlockFactors ref = factor_point_blocks(sys.matrix);
@@ -162,13 +168,9 @@ TEST_F(BlockSmoothersOnDevice, PointBlockFactorsOnTheDeviceAreTheReference) {
     const index_t m = (2 * 4 + 1) * 5 + 2;  // cell (2, 1, 2): a zero diagonal block
     for (int r = 0; r < 2; ++r)
         for (int c = 0; c < 2; ++c) A.at(kCenter, m, r, c) = 0.0;
-    const std::string host = message([&] { factor_point_blocks(A); });
-    EXPECT_NE(host.find("(2, 1, 2)"), std::string::npos) << host;
-    EXPECT_EQ(message([&] { point_block_factors_on_device(A); }), host);
-    A.wells().d[1] = 0.0;
-    const std::string well = message([&] { factor_point_blocks(A); });
-    EXPECT_NE(well.find("well 1"), std::string::npos) << well;
-    EXPECT_EQ(message([&] { point_block_factors_on_device(A); }), well);
+    expect_device_errors_are_the_hosts(
+        A, "(2, 1, 2)", [](const GHMatrix& B) { factor_point_blocks(B); },
+        [](const GHMatrix& B) { point_block_factors_on_device(B); });
 }
 
 TEST_F(BlockSmoothersOnDevice, LargeSpatialBlocksUseSeveralRowsPerThread) {
