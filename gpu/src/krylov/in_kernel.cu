@@ -306,7 +306,7 @@ class InKernelSolver final : public GpuSolver {
     void update_values(const DeviceSystemValues& A) override {
         update_values_into(info_, M_ != nullptr, [&] {
             gh_.update(A, stream_.get());
-            if (M_) M_->update(gh_, stream_.get());
+            if (M_) M_->factor_on_device(gh_, stream_.get());
             HEPTANE_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
         });
     }

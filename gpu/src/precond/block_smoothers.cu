@@ -268,7 +268,7 @@ __global__ void k_point_block_factor(cpr_device::ARead A, long long M, const dou
 
 }  // namespace
 
-void DevicePointBlock::update(const DeviceGH& gh, cudaStream_t stream) {
+void DevicePointBlock::factor_on_device(const DeviceGH& gh, cudaStream_t stream) {
     const BdiaView a = gh.view(false);
     const long long M = static_cast<long long>(a.M);
     int* err = errors_.reset(stream);
@@ -286,6 +286,10 @@ PointBlockFactors DevicePointBlock::factors() const {
     f.inv = inv_.download();
     f.inv_d = inv_d_.download();
     return f;
+}
+
+void DevicePreconditioner::factor_on_device(const DeviceGH&, cudaStream_t) {
+    throw std::logic_error("this preconditioner factors on the host only");
 }
 
 int* FactorErrors::reset(cudaStream_t stream) {
@@ -542,7 +546,7 @@ PointBlockFactors point_block_factors_on_device(const GHMatrix& A, BdiaVariant v
                      0.0);
     zeros.inv_d.assign(static_cast<std::size_t>(A.num_wells()), 0.0);
     DevicePointBlock pb(zeros);
-    pb.update(gh, nullptr);
+    pb.factor_on_device(gh, nullptr);
     return pb.factors();
 }
 

@@ -19,8 +19,9 @@
 namespace heptane::gpu::detail {
 
 /// z = M^{-1} r on a stream; nothing while *skip != 0 (solver gates). update(A) factors
-/// new values of the same structure on the host and uploads them into the same buffers
-/// (point-block Jacobi and CPR also factor values already on the device).
+/// new values of the same structure on the host and uploads them into the same buffers;
+/// factor_on_device factors values already on the device (point-block and vertical-line
+/// Jacobi; CPR has its own, DeviceCpr::update).
 class DevicePreconditioner {
   public:
     virtual ~DevicePreconditioner() = default;
@@ -31,6 +32,11 @@ class DevicePreconditioner {
     virtual void apply_transpose(const double* r, double* z, cudaStream_t stream,
                                  const int* skip = nullptr) const;
     virtual void update(const GHMatrix& A) = 0;
+    /// Whether factor_on_device is there.
+    virtual bool factors_on_device() const { return false; }
+    /// New factors from the values of the same structure already on the device in `gh`, the
+    /// bits of update(A); std::logic_error where factors_on_device() is false.
+    virtual void factor_on_device(const DeviceGH& gh, cudaStream_t stream);
     /// Seconds of the last setup (construction or update) where measured apart, else 0.
     virtual double setup_seconds() const { return 0.0; }
 };
@@ -104,10 +110,10 @@ class DevicePointBlock final : public DevicePreconditioner {
     void apply_transpose(const double* r, double* z, cudaStream_t stream,
                          const int* skip = nullptr) const override;
     void update(const GHMatrix& A) override;
-    /// New factors from A's values already on the device in `gh` (the same structure): the
-    /// bits of update(A), factored on the device; the InputError of factor_point_blocks for
-    /// a singular block or a zero well diagonal (FactorErrors).
-    void update(const DeviceGH& gh, cudaStream_t stream);
+    bool factors_on_device() const override { return true; }
+    /// The InputError of factor_point_blocks for a singular block or a zero well diagonal
+    /// (FactorErrors).
+    void factor_on_device(const DeviceGH& gh, cudaStream_t stream) override;
     PointBlockView view() const { return {inv_.get(), inv_d_.get(), cell_rows_, K_}; }
     /// The factors, copied to the host (the device-vs-reference tests).
     PointBlockFactors factors() const;
@@ -130,10 +136,10 @@ class DeviceLine final : public DevicePreconditioner {
     void apply_transpose(const double* r, double* z, cudaStream_t stream,
                          const int* skip = nullptr) const override;
     void update(const GHMatrix& A) override;
-    /// New factors from A's values already on the device in `gh` (the same structure): the
-    /// bits of update(A) (cpr::line_block_pivots on the device), and the InputError of
-    /// factor_lines for a singular pivot or a zero well diagonal.
-    void update(const DeviceGH& gh, cudaStream_t stream);
+    bool factors_on_device() const override { return true; }
+    /// cpr::line_block_pivots on the device; the InputError of factor_lines for a singular
+    /// pivot or a zero well diagonal (FactorErrors).
+    void factor_on_device(const DeviceGH& gh, cudaStream_t stream) override;
     LineFactors factors() const;  ///< pinv and inv_d from the device (tests)
 
   private:

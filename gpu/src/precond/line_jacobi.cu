@@ -116,7 +116,7 @@ void DeviceLine::update(const GHMatrix& A) {
     HEPTANE_CUDA_CHECK(cudaStreamSynchronize(nullptr));  // the host copies die here
 }
 
-void DeviceLine::update(const DeviceGH& gh, cudaStream_t stream) {
+void DeviceLine::factor_on_device(const DeviceGH& gh, cudaStream_t stream) {
     const BdiaView a = gh.view(false);
     const cpr_device::ARead read = cpr_device::read_of(gh, K_);
     const int nw = static_cast<int>(inv_d_.size());
@@ -169,7 +169,7 @@ LineFactors line_factors_on_device(const GHMatrix& A, BdiaVariant variant) {
                       0.0);
     zeros.inv_d.assign(static_cast<std::size_t>(A.num_wells()), 0.0);
     DeviceLine line(A, zeros);
-    line.update(gh, nullptr);
+    line.factor_on_device(gh, nullptr);
     return line.factors();
 }
 

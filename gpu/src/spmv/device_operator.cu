@@ -79,21 +79,10 @@ std::unique_ptr<GpuSolver> make_multi_kernel_solver(Method method, const GHMatri
         };
         // From the device: point-block Jacobi, line Jacobi and CPR factor from gh's values
         // there; spatial-block Jacobi factors on the host.
-        if (options.preconditioner == PreconditionerKind::none) {
-            setup.device_update = [gh_ptr](const DeviceSystemValues& B, cudaStream_t st) {
+        if (M_ptr == nullptr || M_ptr->factors_on_device()) {
+            setup.device_update = [gh_ptr, M_ptr](const DeviceSystemValues& B, cudaStream_t st) {
                 gh_ptr->update(B, st);
-            };
-        } else if (options.preconditioner == PreconditionerKind::point_block_jacobi) {
-            auto* const pbj = static_cast<DevicePointBlock*>(M_ptr);
-            setup.device_update = [gh_ptr, pbj](const DeviceSystemValues& B, cudaStream_t st) {
-                gh_ptr->update(B, st);
-                pbj->update(*gh_ptr, st);
-            };
-        } else if (options.preconditioner == PreconditionerKind::line_jacobi) {
-            auto* const line = static_cast<DeviceLine*>(M_ptr);
-            setup.device_update = [gh_ptr, line](const DeviceSystemValues& B, cudaStream_t st) {
-                gh_ptr->update(B, st);
-                line->update(*gh_ptr, st);
+                if (M_ptr != nullptr) M_ptr->factor_on_device(*gh_ptr, st);
             };
         } else if (options.preconditioner == PreconditionerKind::cpr) {
             auto* const cpr = static_cast<DeviceCpr*>(M_ptr);
