@@ -1,11 +1,12 @@
 #pragma once
-/// @file The two-phase model's residual and Jacobian assembled on the GPU (issue 23, first
-/// part; CUDA-free header). The kernels run the host's code - grid::assemble_cell, one thread
-/// a cell, then wells::assemble_well, one thread a well - with the same arithmetic (dual
-/// numbers, canonical exp/log/pow, no fused multiply-add), so residual, Bdia, accumulation
-/// blocks and well arrays are the host assembly's bits. This first part takes the state from
-/// the host and hands results back for comparison and timing; keeping the state and the
-/// Newton update on the device is the issue's next part.
+/// @file The two-phase model's residual and Jacobian assembled on the GPU (issue 23; CUDA-free
+/// header). The kernels run the host's code - grid::CellPropertiesView::store a thread a cell,
+/// grid::assemble_equation a thread an equation, then wells::assemble_perforation a block a
+/// well - with the same arithmetic (dual numbers, canonical exp/log/pow, no fused
+/// multiply-add), so residual, Bdia, accumulation blocks and well arrays are the host
+/// assembly's bits (design decision 43). DeviceTwoPhase takes the state from the host and
+/// hands results back (comparison and `bench assembly`); the device Newton loop (newton.hpp)
+/// keeps them on the device.
 #include <memory>
 #include <vector>
 

@@ -4,8 +4,9 @@
 /// Simulator (sim/simulator.hpp) keeps the time steps, the schedule and the wells' controls,
 /// and asks a NewtonSystem for a few scalars per Newton step: HostNewton (here) is the
 /// reference, gpu::make_device_newton (gpu/newton.hpp) keeps everything on the GPU. Both run
-/// the same per-cell code (grid::assemble_cell, wells::assemble_well, sim/newton_terms.hpp)
-/// and the same canonical sums, so they give the same bits where their linear solvers do.
+/// the same per-cell code (grid::assemble_equation, wells::assemble_perforation,
+/// sim/newton_terms.hpp) and the same canonical sums, so they give the same bits where their linear
+/// solvers do.
 #include <array>
 #include <functional>
 #include <memory>
