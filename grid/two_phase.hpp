@@ -154,17 +154,6 @@ struct JacobianView {
     index_t first = 0;
 };
 
-/// x[i] of an array that stays unchanged while it is read (the state, the rock, the
-/// properties): on the device a read-only load, which the compiler may move ahead of the
-/// Jacobian's stores (they cannot alias it), so a cell's loads overlap.
-HEPTANE_HD inline double read_only(const double* x, index_t i) {
-#if defined(__CUDA_ARCH__)
-    return __ldg(x + i);
-#else
-    return x[i];
-#endif
-}
-
 /// A phase's density rho_a(p) and d rho_a / d p (per kPressureScale), and its mobility
 /// lambda_a(S_w) and d lambda_a / d S_w, at a cell's state. The derivatives are those the
 /// cell equations' dual numbers carry (one seeded unknown each, the others exactly 0), so
@@ -203,8 +192,7 @@ struct CellPropertiesView {
     }
     HEPTANE_HD PhaseState operator()(index_t m, int a) const {
         const double* at = values + (4 * a * stride + m - first);
-        return {read_only(at, 0), read_only(at, stride), read_only(at, 2 * stride),
-                read_only(at, 3 * stride)};
+        return {at[0], at[stride], at[2 * stride], at[3 * stride]};
     }
 };
 
@@ -213,17 +201,17 @@ HEPTANE_HD inline double face_transmissibility(const TwoPhaseCellsView& v, index
                                                int d) {
     switch (d) {
         case 0:
-            return read_only(v.tx, n);
+            return v.tx[n];
         case 1:
-            return read_only(v.ty, n);
+            return v.ty[n];
         case 2:
-            return read_only(v.tz, n);
+            return v.tz[n];
         case 4:
-            return read_only(v.tz, m);
+            return v.tz[m];
         case 5:
-            return read_only(v.ty, m);
+            return v.ty[m];
         case 6:
-            return read_only(v.tx, m);
+            return v.tx[m];
         default:
             return 0.0;
     }
@@ -300,8 +288,8 @@ HEPTANE_HD inline void assemble_equation(const TwoPhaseCellsView& v, index_t m, 
             }
             continue;
         }
-        const double dz = read_only(v.depth, m) - read_only(v.depth, n);  // z_m - z_n
-        const D4 pn = D4::variable(read_only(x.p, n), 2, ps);
+        const double dz = v.depth[m] - v.depth[n];  // z_m - z_n
+        const D4 pn = D4::variable(x.p[n], 2, ps);
         const PhaseState other = props(n, a);
         const D4 rho_n = D4::variable(other.rho, 2, other.drho);
         const D4 dphi = pm - pn - 0.5 * (rho_m + rho_n) * (prm.gravity * dz);
@@ -337,7 +325,7 @@ class TwoPhaseCells {
     /// d res / d x (pressure columns per kPressureScale), and its accumulation blocks
     /// (GHMatrix::accumulation) with the accumulation term's part of the diagonal blocks
     /// (identity for an inactive cell). Parallel over cells: first each cell's properties
-    /// (cell_properties), then each cell's equations over its own six faces, so the result
+    /// (CellPropertiesView), then each cell's equations over its own six faces, so the result
     /// does not depend on the thread count.
     void assemble(const CellState& x, const CellState& x_old, double dt, std::vector<double>& res,
                   GHMatrix* jac) const;
