@@ -40,7 +40,7 @@ struct TwoPhaseModel {
     Buffer<index_t> first, cell0, count;
     // state and results
     Buffer<double> p, sw, p_old, sw_old, p_bh, res, bdia, accumulation, w_vals, wt_vals, d;
-    Buffer<double> properties;  ///< grid::cell_properties of every cell at (p, sw)
+    Buffer<double> properties;  ///< every cell's grid::PhaseState of both phases at (p, sw)
     Buffer<double> rate_terms;  ///< each perforation's rate-equation term (w_vals' layout)
     Buffer<wells::WellControl> controls;
     bool has_active = false;
