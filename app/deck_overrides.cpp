@@ -1,6 +1,7 @@
 // `--set key.path=value` on the parsed deck tree, split from deck.cpp by concern.
 #include "app/deck_overrides.hpp"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,12 @@ std::vector<PathToken> parse_key_path(const std::string& path, const std::string
             if (close == std::string::npos || close == i + 1) bad();
             const std::string digits = path.substr(i + 1, close - i - 1);
             if (digits.find_first_not_of("0123456789") != std::string::npos) bad();
+            // No deck sequence is a billion long; the bound also keeps std::stoll in range.
+            const std::size_t first = std::min(digits.find_first_not_of('0'), digits.size());
+            if (digits.size() - first > 9) {
+                throw DeckError("--set " + arg,
+                                InputError(path, "index [" + digits + "] is out of range"));
+            }
             tokens.push_back({"", std::stoll(digits)});
             i = close + 1;
         }

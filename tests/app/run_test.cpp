@@ -177,6 +177,9 @@ TEST_F(RunTest, SetOverridesDeckKeysWithTheDecksValidation) {
         {"solver.methd=qmr", "--set solver.methd=qmr: solver.methd: unknown key"},
         {"solver.method=gmres", "--set solver.method=gmres: solver.method: 'gmres' is not allowed"},
         {"wells[7].radius=1", "--set wells[7].radius=1: wells: has no element [7]"},
+        {"wells[99999999999999999999].radius=1",
+         "--set wells[99999999999999999999].radius=1: wells[99999999999999999999].radius: index "
+         "[99999999999999999999] is out of range"},
         {"grid.dims=[4, 0, 4]", "--set grid.dims=[4, 0, 4]: grid.dims: every dimension"},
         {"solver", "--set solver: expected key.path=value"},
         {"wells[0].control={kind: rate", "the value is not valid YAML"},
