@@ -45,8 +45,8 @@ bool is_array(std::string_view k) {
 
 /// The sections after GRID (and EDIT): heptane's YAML deck gives fluid, wells and schedule.
 bool ends_grid(std::string_view k) {
-    return k == "PROPS" || k == "REGIONS" || k == "SOLUTION" || k == "SUMMARY" ||
-           k == "SCHEDULE" || k == "END";
+    return k == "PROPS" || k == "REGIONS" || k == "SOLUTION" || k == "SUMMARY" || k == "SCHEDULE" ||
+           k == "END";
 }
 
 bool is_edit(std::string_view k) {
@@ -173,7 +173,7 @@ class GridReader {
         Token t;
         while (src.tokens.next(t)) {
             if (t.text == "/") return values;
-            append_values(src.path, src.text, t, keyword, values, true);
+            append_values(src.path, src.text, t, keyword, values, cells(), true);
             if (values.size() > cells()) break;
         }
         src.fail(at, keyword + ": " +
@@ -203,11 +203,13 @@ class GridReader {
     }
 
     /// Numbers up to the '/' that ends a record (n* defaults as NaN); false at the file's end.
+    /// A record holds at most a value and a box (box_from refuses more).
     static bool read_record(Source& src, const std::string& keyword, std::vector<double>& items) {
+        constexpr std::size_t kMostItems = 7;
         Token t;
         while (src.tokens.next(t)) {
             if (t.text == "/") return true;
-            append_values(src.path, src.text, t, keyword, items, true);
+            append_values(src.path, src.text, t, keyword, items, kMostItems, true);
         }
         return false;
     }
@@ -343,8 +345,10 @@ class GridReader {
         if (keyword == "GRID") {
             runspec_ = false;
             if (!runspec_skipped_.empty()) {
-                data_.notes.push_back(src.path + ": RUNSPEC: not used (the YAML deck says what they "
-                                                 "describe): " + runspec_skipped_);
+                data_.notes.push_back(src.path +
+                                      ": RUNSPEC: not used (the YAML deck says what they "
+                                      "describe): " +
+                                      runspec_skipped_);
             }
         } else if (keyword == "DIMENS") {
             read_dimensions(src, t, keyword);
@@ -383,6 +387,7 @@ class GridReader {
         Token t;
         std::string coordinates;
         bool closed = false;
+        const std::size_t most = keyword == "SPECGRID" ? 5 : 3;
         while (src.tokens.next(t)) {
             if (t.text == "/") {
                 closed = true;
@@ -393,12 +398,14 @@ class GridReader {
                 items.push_back(0.0);
                 continue;
             }
-            append_values(src.path, src.text, t, keyword, items, true);
+            append_values(src.path, src.text, t, keyword, items, most, true);
         }
         if (!closed) src.fail(at, keyword + ": the file ends before the '/' that closes it");
-        if (items.size() < 3 || std::isnan(items[0]) || std::isnan(items[1]) ||
-            std::isnan(items[2])) {
-            src.fail(at, keyword + ": expected NX NY NZ, then '/'");
+        if (items.size() < 3 || items.size() > most || std::isnan(items[0]) ||
+            std::isnan(items[1]) || std::isnan(items[2])) {
+            src.fail(at, keyword + (keyword == "SPECGRID"
+                                        ? ": expected NX NY NZ [NUMRES [COORD]], then '/'"
+                                        : ": expected NX NY NZ, then '/'"));
         }
         if (keyword == "SPECGRID" && items.size() > 3 && !std::isnan(items[3]) && items[3] != 1.0)
             src.fail(at, "SPECGRID: several reservoirs (NUMRES > 1) are not supported");
@@ -416,22 +423,22 @@ class GridReader {
 
     EclipseGridData data_;
     Box full_, box_;
-    bool runspec_ = false;  ///< inside the RUNSPEC section of a whole .DATA file
+    bool runspec_ = false;         ///< inside the RUNSPEC section of a whole .DATA file
     std::string runspec_skipped_;  ///< the RUNSPEC keywords passed over, for the note
-    bool ended_ = false;    ///< past the GRID and EDIT sections: nothing more is read
+    bool ended_ = false;           ///< past the GRID and EDIT sections: nothing more is read
 };
 
 }  // namespace
 
-EclipseGridData read_eclipse_grid(const std::vector<std::string>& paths,
-                                  std::array<int, 3> dims) {
+EclipseGridData read_eclipse_grid(const std::vector<std::string>& paths, std::array<int, 3> dims) {
     if (dims[0] < 1 || dims[1] < 1 || dims[2] < 1)
         throw InputError("the grid dimensions must be positive");
     GridReader reader(dims);
     for (const std::string& path : paths) {
         if (reader.ended()) {
-            throw InputError(path + ": follows a file whose GRID section has ended (PROPS, "
-                                    "SCHEDULE, ...); give the files in deck order");
+            throw InputError(path +
+                             ": follows a file whose GRID section has ended (PROPS, "
+                             "SCHEDULE, ...); give the files in deck order");
         }
         std::vector<std::string> stack;
         reader.read_file(path, stack);

@@ -122,8 +122,8 @@ bool is_keyword(std::string_view token) {
 
 /// Values of one count "n*value" or a plain number; throws with the file position.
 void append_values(const std::string& path, std::string_view text, const Token& token,
-                   const std::string& keyword, std::vector<double>& values, bool defaults) {
-    // Guards against a typo such as 1000000000*5 exhausting memory.
+                   const std::string& keyword, std::vector<double>& values, std::size_t most,
+                   bool defaults) {
     constexpr std::int64_t kMaxRepeat = std::int64_t{1} << 31;
     const std::string_view t = token.text;
     const std::size_t star = t.find('*');
@@ -147,9 +147,11 @@ void append_values(const std::string& path, std::string_view text, const Token& 
         throw InputError(where(path, text, token.offset) + keyword + ": " + quote_input(t) +
                          " is not a repeat n*value with a positive integer n");
     }
+    // One past `most` is enough for the caller to see too many values (see the header).
+    const std::size_t room = most >= values.size() ? most - values.size() + 1 : 0;
+    const auto copies = std::min(static_cast<std::size_t>(count), room);
     if (value_text.empty() && defaults) {
-        values.insert(values.end(), static_cast<std::size_t>(count),
-                      std::numeric_limits<double>::quiet_NaN());
+        values.insert(values.end(), copies, std::numeric_limits<double>::quiet_NaN());
         return;
     }
     if (value_text.empty()) {
@@ -162,7 +164,7 @@ void append_values(const std::string& path, std::string_view text, const Token& 
         throw InputError(where(path, text, token.offset) + keyword + ": " + quote_input(t) +
                          " is not a repeat n*value with a finite number as value");
     }
-    values.insert(values.end(), static_cast<std::size_t>(count), v);
+    values.insert(values.end(), copies, v);
 }
 
 }  // namespace heptane::grid::detail

@@ -50,8 +50,11 @@ bool is_keyword(std::string_view token);
 
 /// Appends the values of one data token of `keyword`: a number, "n*value", or, where
 /// `defaults` is true, "n*" (n values left as they are: appended as NaN). Throws InputError
-/// at the token's line otherwise.
+/// at the token's line otherwise. `most` is the most values the keyword takes: a repeat
+/// that goes past it appends only up to most + 1 values, so the caller's "too many values"
+/// check reports it without a typo such as 2147483648*1 allocating the whole repeat.
 void append_values(const std::string& path, std::string_view text, const Token& token,
-                   const std::string& keyword, std::vector<double>& values, bool defaults = false);
+                   const std::string& keyword, std::vector<double>& values, std::size_t most,
+                   bool defaults = false);
 
 }  // namespace heptane::grid::detail

@@ -122,7 +122,8 @@ TEST(EclipseGrid, EveryMalformedFormIsAnErrorAtItsLine) {
         const char* text;
         const char* message;
     } cases[] = {
-        {"PERMX\n 1 2 3 /\n", ":1: PERMX: 3 values, the box has 6 cells (the whole grid of grid.dims [3, 2, 1])"},
+        {"PERMX\n 1 2 3 /\n",
+         ":1: PERMX: 3 values, the box has 6 cells (the whole grid of grid.dims [3, 2, 1])"},
         {"BOX\n 1 1 1 1 1 1 /\nPORO\n 1 2 /\n", ":3: PORO: 2 values, the box has 1 cells (BOX)"},
         {"PERMX\n 6*1\n", ":1: PERMX: the file ends before the '/'"},
         {"PERMX\n 6*1 /\nFAULTS\n 'F' 1 1 1 1 1 1 'X' /\n/\n",
@@ -130,7 +131,9 @@ TEST(EclipseGrid, EveryMalformedFormIsAnErrorAtItsLine) {
         {"SPECGRID\n 3 2 2 1 F /\n", ":1: SPECGRID 3 2 2 does not match grid.dims [3, 2, 1]"},
         {"SPECGRID\n 3 2 1 2 F /\n", ":1: SPECGRID: several reservoirs (NUMRES > 1)"},
         {"SPECGRID\n 3 2 1 1 T /\n", ":1: SPECGRID: radial (cylindrical) grids"},
-        {"SPECGRID\n 3 2 /\n", ":1: SPECGRID: expected NX NY NZ, then '/'"},
+        {"SPECGRID\n 3 2 /\n", ":1: SPECGRID: expected NX NY NZ [NUMRES [COORD]], then '/'"},
+        {"SPECGRID\n 3 2 1 1 F 7 /\n", ":1: SPECGRID: expected NX NY NZ [NUMRES [COORD]]"},
+        {"RUNSPEC\nDIMENS\n 3 2 1 1 /\n", ":2: DIMENS: expected NX NY NZ, then '/'"},
         {"RUNSPEC\nDIMENS\n 3 2 /\n", ":2: DIMENS: expected NX NY NZ, then '/'"},
         {"RUNSPEC\nDIMENS\n 4 2 1 /\nGRID\n", ":2: DIMENS 4 2 1 does not match grid.dims"},
         {"RUNSPEC\nPVT-M\nGRID\n", ":2: PVT-M units are not supported"},
@@ -138,9 +141,15 @@ TEST(EclipseGrid, EveryMalformedFormIsAnErrorAtItsLine) {
         {"MINVALUE\n PERMX /\n/\n", ":2: MINVALUE: a record is ARRAY bound [I1 I2 J1 J2 K1 K2] /"},
         {"PERMX\n 6*1 /\nMAXVALUE\n PERMX x /\n/\n", ":4: MAXVALUE: 'x' is not a finite number"},
         {"PERMX\n 6*1 /\nADD\n PERMX /\n/\n", ":4: ADD: a record is ARRAY constant"},
-        {"ACTNUM\n 5*1 /\n", ":1: ACTNUM: 5 values, the box has 6 cells (the whole grid of grid.dims [3, 2, 1])"},
-        {"TOPS\n 4*1 /\n", ":1: TOPS: 4 values, the box has 6 cells (the whole grid of grid.dims [3, 2, 1])"},
+        {"ACTNUM\n 5*1 /\n",
+         ":1: ACTNUM: 5 values, the box has 6 cells (the whole grid of grid.dims [3, 2, 1])"},
+        {"TOPS\n 4*1 /\n",
+         ":1: TOPS: 4 values, the box has 6 cells (the whole grid of grid.dims [3, 2, 1])"},
         {"MULTZ\n 7*1 /\n", ":1: MULTZ: more values than the grid's 6 cells"},
+        // A repeat far past the grid is refused without allocating it (the fuzzer's OOM).
+        {"PERMX\n 2147483648*1 /\n", ":1: PERMX: more values than the grid's 6 cells"},
+        {"EQUALS\n PERMX 1 2147483648* /\n/\n", ":2: EQUALS: a box is 6 integers"},
+        {"RUNSPEC\nDIMENS\n 3 2 2147483648*1 /\n", ":2: DIMENS: expected NX NY NZ, then '/'"},
         {"BOX\n 1 4 1 1 1 1 /\n", ":1: BOX: box item 2 (I) is '4'; it must be an integer 1..3"},
         {"ENDBOX\n 1 /\n", ":2: '1' is not a keyword"},
         {"COPY\n PERMX PERMY /\n/\n", ":2: COPY: PERMX is not defined yet"},
