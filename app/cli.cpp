@@ -201,6 +201,13 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                      "backend in one process, else on the host; host with the gpu backend "
                      "leaves the GPU the linear solves only)")
         ->check(CLI::IsMember({"auto", "host", "device"}));
+    simulate
+        ->add_option("--restart", sim_args.restart,
+                     "go on from the last accepted step of an earlier run's OUT.h5 (its "
+                     "/restart group, written at every report time and at the end): the "
+                     "same deck, or one with a later end_time or other settings from there; "
+                     "the new file holds the whole run, as if it had not stopped")
+        ->check(CLI::ExistingFile);
 
     std::string compare_a, compare_b;
     CompareOptions compare_opts;

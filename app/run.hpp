@@ -15,6 +15,7 @@ struct RunArgs {
     /// simulate --state: where the state and the Newton work live ("auto": the device with
     /// the gpu backend in one process, else the host; "host"; "device": the gpu backend only)
     std::string state = "auto";
+    std::string restart;  ///< simulate --restart: the earlier run's file; empty: none
 };
 
 /// Exit code 0 (converged), 1 (not converged: the result is still written), 2 (bad input,

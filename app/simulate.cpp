@@ -10,6 +10,7 @@
 #include "app/mpi_session.hpp"
 #include "app/output.hpp"
 #include "app/report.hpp"
+#include "app/restart.hpp"
 #include "app/simulation_output.hpp"
 #include "app/solver_setup.hpp"
 #include "core/base/units.hpp"
@@ -57,7 +58,9 @@ std::string control_text(const wells::WellControl& c, const UnitFactors& u) {
 /// updates a second; erased when done.
 class ProgressLine {
   public:
-    ProgressLine(std::ostream& err, bool on, double end) : err_(err), on_(on), end_(end) {}
+    /// From simulated time `begin` (a restart's) to `end` [s].
+    ProgressLine(std::ostream& err, bool on, double begin, double end)
+        : err_(err), on_(on), begin_(begin), end_(end) {}
     ~ProgressLine() { clear(); }
     void clear() {
         if (shown_) err_ << "\r" << std::string(width_, ' ') << "\r" << std::flush;
@@ -69,7 +72,7 @@ class ProgressLine {
         if (shown_ && now - last_ < std::chrono::milliseconds(100) && s.time < end_) return;
         last_ = now;
         const double elapsed = seconds_since(start_);
-        const double eta = elapsed * (end_ - s.time) / s.time;
+        const double eta = elapsed * (end_ - s.time) / (s.time - begin_);
         const std::string line = "  day " + day_text(s.time) + " / " + day_text(end_) + "  dt " +
                                  day_text(s.dt) + " d  newton " +
                                  std::to_string(s.newton_iterations) + "  linear " +
@@ -83,7 +86,7 @@ class ProgressLine {
   private:
     std::ostream& err_;
     bool on_;
-    double end_;
+    double begin_, end_;
     bool shown_ = false;
     std::size_t width_ = 0;
     Clock::time_point start_ = Clock::now(), last_{};
@@ -172,21 +175,29 @@ void print_wells(std::ostream& out, const Deck& deck, const sim::Simulator& sim)
     }
 }
 
-void print_totals(std::ostream& out, const sim::Simulator& sim, double wall, double output) {
+/// This process's part of the run: from `from` (a restart's checkpoint; empty from the start).
+void print_totals(std::ostream& out, const sim::Simulator& sim, const sim::Checkpoint& from,
+                  double wall, double output) {
     long long newton = 0, linear = 0;
     double parts[4] = {0.0, 0.0, 0.0, 0.0};
-    for (const sim::StepRecord& s : sim.steps()) {
-        newton += s.newton_iterations;
-        linear += s.linear_iterations;
-        parts[0] += s.assembly_seconds;
-        parts[1] += s.linear_setup_seconds;
-        parts[2] += s.linear_solve_seconds;
-        parts[3] += s.other_seconds;
+    const std::vector<sim::StepRecord>& steps = sim.steps();
+    for (auto s = steps.begin() + static_cast<std::ptrdiff_t>(from.steps.size()); s != steps.end();
+         ++s) {
+        newton += s->newton_iterations;
+        linear += s->linear_iterations;
+        parts[0] += s->assembly_seconds;
+        parts[1] += s->linear_setup_seconds;
+        parts[2] += s->linear_solve_seconds;
+        parts[3] += s->other_seconds;
     }
     long long all_linear = 0;
-    for (const sim::NewtonRecord& r : sim.newton()) all_linear += r.linear_iterations;
-    out << "  run         " << sim.steps().size() << " time steps, " << sim.cuts() << " cut"
-        << (sim.cuts() == 1 ? "" : "s") << "; " << with_commas(newton) << " Newton iterations, "
+    for (const sim::NewtonRecord& r : sim.newton()) {
+        if (r.attempt >= from.attempts) all_linear += r.linear_iterations;
+    }
+    const int cuts = sim.cuts() - from.cuts;
+    out << "  run         " << steps.size() - from.steps.size() << " time steps"
+        << (from.steps.empty() ? "" : " after the restart") << ", " << cuts << " cut"
+        << (cuts == 1 ? "" : "s") << "; " << with_commas(newton) << " Newton iterations, "
         << with_commas(linear) << " linear iterations";
     if (newton > 0) out << " (" << fixed(static_cast<double>(linear) / newton, 1) << " per Newton)";
     if (all_linear != linear) out << "; " << with_commas(all_linear) << " with the cut attempts'";
@@ -227,9 +238,17 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
     } catch (const InputError& e) {
         deck.rethrow_located(e);
     }
+    // The run starts from the deck's initial state, or goes on from an earlier run's file.
+    std::unique_ptr<RestartFile> restart;
+    if (!args.restart.empty()) {
+        restart = std::make_unique<RestartFile>(read_restart(args.restart, deck, model.grid));
+    }
     const wells::InitialState& init = deck.model.initial;
-    const grid::CellState x0 =
-        system->cells().equilibrium_state(init.pressure, init.datum_depth, init.water_saturation);
+    const sim::State start =
+        restart ? restart->checkpoint.state
+                : sim::starting_state(
+                      *system, system->cells().equilibrium_state(init.pressure, init.datum_depth,
+                                                                 init.water_saturation));
     // Under mpirun the ranks hold only their slab of the Jacobian (design decisions 51, 56).
     std::vector<int> slab_wells_global;  // the wells of this rank's planes (under mpirun)
     sim::SolverFactory factory = [&](const GHMatrix& J) {
@@ -263,12 +282,25 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
     }
     sim::Simulator simulator(
         *system,
-        on_device ? gpu::make_device_newton(*system, x0, std::move(factory), solve_options(deck))
-                  : sim::make_host_newton(*system, x0, std::move(factory), solve_options(deck),
+        on_device ? gpu::make_device_newton(*system, start, std::move(factory), solve_options(deck))
+                  : sim::make_host_newton(*system, start, std::move(factory), solve_options(deck),
                                           split.get()),
         deck.schedule, solve_options(deck));
+    if (restart) {
+        try {
+            simulator.resume(restart->checkpoint);
+        } catch (const InputError& e) {
+            throw InputError(args.restart + ": " + e.key(), e.detail());
+        }
+    }
 
     print_header(out, deck, model, plan);
+    const sim::Checkpoint from = restart ? restart->checkpoint : sim::Checkpoint{};
+    if (restart) {
+        out << "  restart     from " << args.restart << " at day " << day_text(from.time) << " ("
+            << from.steps.size() << " time steps, " << restart->frames.size()
+            << " report frames)\n";
+    }
     if (mpi_launched()) {
         out << "  memory      each rank holds only its planes' Jacobian (design decisions 51, "
                "56)\n";
@@ -276,6 +308,12 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
     out << std::flush;
     const UnitFactors u = unit_factors(deck.units);
     SimulationRecord rec;
+    if (restart) {
+        rec.frames = restart->frames;
+        rec.log = restart->log;
+        rec.restarted_from = args.restart + " at day " + day_text(from.time);
+        rec.log.push_back("day " + day_text(from.time) + ": restarted from " + args.restart);
+    }
     rec.deck = &deck;
     rec.model = &model;
     rec.simulator = &simulator;
@@ -283,7 +321,7 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
     rec.method = to_string(deck.solver.method);
     rec.backend = plan.backend;
     rec.kernel = plan.kernel_name;
-    ProgressLine progress(err, terminal, deck.schedule.end_time());
+    ProgressLine progress(err, terminal, from.time, deck.schedule.end_time());
     double output_seconds = 0.0;
     const auto write = [&]() {
         const auto t0 = Clock::now();
@@ -300,7 +338,10 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
 
     sim::Observer observer;
     observer.step = [&](const sim::StepRecord& s) {
-        if (s.step == 0) rec.allocations_after_first_step = gpu::device_allocations();
+        // This process's first step (a restart's is not step 0).
+        if (s.step == static_cast<int>(from.steps.size())) {
+            rec.allocations_after_first_step = gpu::device_allocations();
+        }
         progress.update(s);
         if (!terminal) {  // a log file gets a line per step
             out << "  step " << s.step + 1 << "  day " << day_text(s.time) << "  dt "
@@ -329,9 +370,10 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
     observer.cut = [&](double time, double dt, const std::string& why) {
         log(day_text(time) + ": step of " + day_text(dt) + " days cut: " + why);
     };
+    bool resumed = restart != nullptr;  // its first report is the file's last state
     observer.report = [&](int index, double time) {
-        rec.frames.push_back(report_frame(deck, simulator, time));
-        if (index > 0) {
+        if (!resumed) rec.frames.push_back(report_frame(deck, simulator, time));
+        if (index > 0 && !resumed) {
             const sim::StepRecord& s = simulator.steps().back();
             progress.clear();
             out << "  report " << index << "/" << deck.schedule.report_times.size() << "  day "
@@ -340,6 +382,7 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
                 << "  wall " << clock_text(seconds_since(t_start)) << '\n'
                 << std::flush;
         }
+        resumed = false;
         // The last report's file is written once, as the final one.
         if (static_cast<std::size_t>(index) < deck.schedule.report_times.size()) write();
     };
@@ -350,7 +393,7 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
     rec.message = outcome.message;
     write();
     print_wells(out, deck, simulator);
-    print_totals(out, simulator, seconds_since(t_start), output_seconds);
+    print_totals(out, simulator, from, seconds_since(t_start), output_seconds);
     if (const LinearSolver* solver = simulator.linear_solver()) {
         const SetupCounts c = solver->info().counts;
         out << "  linear      one solver object: ";

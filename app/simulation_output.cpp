@@ -7,6 +7,7 @@
 #include "app/atomic_file.hpp"
 #include "app/hdf5_file.hpp"
 #include "app/output.hpp"
+#include "app/restart.hpp"
 #include "core/base/units.hpp"
 
 namespace heptane::app {
@@ -143,6 +144,7 @@ void write_statistics(h5::File& f, const SimulationRecord& rec) {
     f.attr(g, "newton_iterations", newton_total);
     f.attr(g, "linear_iterations", linear_total);
     f.attr(g, "wall_seconds", rec.wall_seconds);
+    if (!rec.restarted_from.empty()) f.attr(g, "restarted_from", rec.restarted_from);
     if (const LinearSolver* solver = sim.linear_solver()) {
         const SetupCounts counts = solver->info().counts;
         f.attr(g, "solver_plans", static_cast<long long>(counts.plans));
@@ -210,6 +212,7 @@ void write_simulation_output(const std::string& h5_path, const SimulationRecord&
         }
         write_wells(f, deck, *rec.simulator);
         write_statistics(f, rec);
+        write_restart(f, rec.simulator->checkpoint(), g, deck.model.wells);
     }  // the HDF5 file is closed before the rename
     AtomicOutput xmf(xdmf_path(h5_path));
     write_xdmf(xmf.temp_path(), fs::path(h5_path).filename().string(), g, frames);

@@ -2,7 +2,8 @@
 /// @file The result file of `heptane simulate` (DESIGN section 7, /timesteps, /wells,
 /// /simulation) with a temporal XDMF sidecar, in the deck's unit system. Written whole under
 /// a temporary name and renamed, at every report time (a checkpoint: a crash loses at most
-/// one report interval) and at the end.
+/// one report interval; /restart holds what `simulate --restart` goes on from) and at the
+/// end.
 #include <string>
 #include <vector>
 
@@ -31,9 +32,10 @@ struct SimulationRecord {
     std::string status = "running";  ///< running (a checkpoint) | completed | failed | stopped
     std::string message;             ///< failed: where and why
     std::vector<std::string> log;    ///< well control changes and cut steps, one per line
+    std::string restarted_from;      ///< "FILE at day D" for a run that went on from a file
     double wall_seconds = 0.0;
-    /// Device allocations (gpu::device_allocations) after the first accepted step and now:
-    /// equal when no Newton step allocates (the solver object is set up once).
+    /// Device allocations (gpu::device_allocations) after this process's first accepted step
+    /// and now: equal when no Newton step allocates (the solver object is set up once).
     long long allocations_after_first_step = 0;
     long long allocations_now = 0;
 };

@@ -20,8 +20,9 @@
 
 namespace heptane::gpu {
 
+/// The run starts from `initial` (sim::starting_state, or a checkpoint's).
 std::unique_ptr<sim::NewtonSystem> make_device_newton(const wells::TwoPhaseSystem& system,
-                                                      const grid::CellState& initial,
+                                                      const sim::State& initial,
                                                       sim::SolverFactory make_solver,
                                                       SolveOptions linear);
 

@@ -2,6 +2,7 @@
 // host, OpenMP loops over the per-cell code of sim/newton_terms.hpp.
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <utility>
 
 #include "core/base/units.hpp"
@@ -13,13 +14,17 @@ namespace {
 
 class HostNewton final : public NewtonSystem {
   public:
-    HostNewton(const wells::TwoPhaseSystem& system, const grid::CellState& initial,
-               SolverFactory make_solver, SolveOptions linear, const NewtonSplit* split)
+    HostNewton(const wells::TwoPhaseSystem& system, const State& initial, SolverFactory make_solver,
+               SolveOptions linear, const NewtonSplit* split)
         : system_(system), make_solver_(std::move(make_solver)), defaults_(std::move(linear)) {
         const grid::Grid3D& g = system_.cells().grid();
         if (split != nullptr) split_ = std::make_unique<NewtonSplit>(*split);
-        state_.cells = initial;
-        state_.p_bh = system_.wells().initial_bhp(initial);
+        const auto M = static_cast<std::size_t>(g.num_cells());
+        if (initial.cells.p.size() != M || initial.cells.sw.size() != M ||
+            initial.p_bh.size() != static_cast<std::size_t>(system_.wells().layout().num_wells())) {
+            throw std::invalid_argument("make_host_newton: the initial state does not fit");
+        }
+        state_ = initial;
         if (split_) {  // the assembled cells' planes and the own planes' wells
             planes_ = split_->planes(static_cast<index_t>(g.ny) * g.nz);
             jacobian_ = GHMatrix(planes_.count, g.ny, g.nz, 2);
@@ -188,10 +193,16 @@ class HostNewton final : public NewtonSystem {
 
 }  // namespace
 
+State starting_state(const wells::TwoPhaseSystem& system, grid::CellState cells) {
+    State s;
+    s.p_bh = system.wells().initial_bhp(cells);
+    s.cells = std::move(cells);
+    return s;
+}
+
 std::unique_ptr<NewtonSystem> make_host_newton(const wells::TwoPhaseSystem& system,
-                                               const grid::CellState& initial,
-                                               SolverFactory make_solver, SolveOptions linear,
-                                               const NewtonSplit* split) {
+                                               const State& initial, SolverFactory make_solver,
+                                               SolveOptions linear, const NewtonSplit* split) {
     return std::make_unique<HostNewton>(system, initial, std::move(make_solver), std::move(linear),
                                         split);
 }

@@ -27,6 +27,9 @@ struct State {
     std::vector<double> p_bh;
 };
 
+/// The state a simulation starts from: `cells`, the wells at TwoPhaseWells::initial_bhp.
+State starting_state(const wells::TwoPhaseSystem& system, grid::CellState cells);
+
 /// What the convergence checks read of a residual R (cells 2 M, then wells): the canonical
 /// sums over the cells of R per phase and of the pore volume at the current pressure, the
 /// largest CNV term per phase, whether every entry is finite, ||R||_2 (canonical, all rows),
@@ -110,11 +113,12 @@ struct NewtonSplit {
 };
 
 /// The reference: the state on the host, the assembly of wells::TwoPhaseSystem, the solver
-/// object of `make_solver`. `system` outlives it; wells start at TwoPhaseWells::initial_bhp.
-/// With `split`, one rank's share of a distributed run (NewtonSplit).
+/// object of `make_solver`. `system` outlives it; the run starts from `initial`
+/// (starting_state, or a checkpoint's). With `split`, one rank's share of a distributed run
+/// (NewtonSplit).
 std::unique_ptr<NewtonSystem> make_host_newton(const wells::TwoPhaseSystem& system,
-                                               const grid::CellState& initial,
-                                               SolverFactory make_solver, SolveOptions linear,
+                                               const State& initial, SolverFactory make_solver,
+                                               SolveOptions linear,
                                                const NewtonSplit* split = nullptr);
 
 }  // namespace heptane::sim

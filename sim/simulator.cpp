@@ -71,8 +71,10 @@ struct Simulator::Attempt {
 
 Simulator::Simulator(const wells::TwoPhaseSystem& system, const grid::CellState& initial,
                      Schedule schedule, SolverFactory make_solver, SolveOptions linear)
-    : Simulator(system, make_host_newton(system, initial, std::move(make_solver), linear),
-                std::move(schedule), linear) {}
+    : Simulator(
+          system,
+          make_host_newton(system, starting_state(system, initial), std::move(make_solver), linear),
+          std::move(schedule), linear) {}
 
 Simulator::Simulator(const wells::TwoPhaseSystem& system, std::unique_ptr<NewtonSystem> newton,
                      Schedule schedule, SolveOptions linear_defaults)
@@ -88,6 +90,59 @@ Simulator::Simulator(const wells::TwoPhaseSystem& system, std::unique_ptr<Newton
         w.max_bhp = spec.max_bhp;
         wells_.push_back(w);
     }
+    dt_next_ = schedule_.dt.initial;
+    refresh_controls();
+}
+
+Checkpoint Simulator::checkpoint() const {
+    Checkpoint c;
+    c.time = time_;
+    c.dt_next = dt_next_;
+    c.report = static_cast<int>(next_report_);
+    c.events = static_cast<int>(next_event_);
+    c.attempts = attempts_;
+    c.cuts = cuts_;
+    c.state = newton_system_->state();
+    c.wells = wells_;
+    c.steps = steps_;
+    c.newton = newton_;
+    return c;
+}
+
+void Simulator::resume(const Checkpoint& c) {
+    if (c.wells.size() != wells_.size()) {
+        throw InputError("restart", "the run has " + std::to_string(c.wells.size()) +
+                                        " wells, this deck " + std::to_string(wells_.size()));
+    }
+    if (c.time > schedule_.end_time()) {
+        throw InputError("restart", "the run is at day " + days(c.time) +
+                                        ", past this deck's end_time (day " +
+                                        days(schedule_.end_time()) + ")");
+    }
+    // run() applies the events due at a time before the step from there: at c.time those
+    // before it were applied, those at it not yet.
+    const std::vector<WellEvent> events = events_in_order(schedule_);
+    std::size_t applied = 0;
+    while (applied < events.size() && events[applied].time < c.time) ++applied;
+    if (applied != static_cast<std::size_t>(c.events)) {
+        throw InputError("restart", "the run applied " + std::to_string(c.events) +
+                                        " well events before day " + days(c.time) +
+                                        ", this deck's schedule has " + std::to_string(applied));
+    }
+    // The report times passed are this deck's (a continuation may report at other times).
+    std::size_t reports = 0;
+    while (reports < schedule_.report_times.size() && schedule_.report_times[reports] <= c.time) {
+        ++reports;
+    }
+    time_ = c.time;
+    dt_next_ = c.dt_next;
+    next_report_ = reports;
+    next_event_ = applied;
+    attempts_ = c.attempts;
+    cuts_ = c.cuts;
+    wells_ = c.wells;
+    steps_ = c.steps;
+    newton_ = c.newton;
     refresh_controls();
 }
 
@@ -256,10 +311,10 @@ bool Simulator::newton_step(double dt, Attempt& a) {
 Outcome Simulator::run(const Observer& observer) {
     const TimeStepping& ts = schedule_.dt;
     const std::vector<WellEvent> events = events_in_order(schedule_);
-    std::size_t next_event = 0;
-    std::size_t next_report = 0;
-    double dt_next = ts.initial;
-    if (observer.report) observer.report(0, time_);
+    std::size_t& next_event = next_event_;
+    std::size_t& next_report = next_report_;
+    double& dt_next = dt_next_;
+    if (observer.report) observer.report(static_cast<int>(next_report), time_);
 
     while (next_report < schedule_.report_times.size()) {
         // Events due now apply before the step from here.

@@ -97,6 +97,33 @@ struct Observer {
     std::function<std::string()> stop;
 };
 
+/// The schedule's view of a well: its control as the deck and events set it, its limits,
+/// and whether it runs at a BHP limit instead of its rate.
+struct ScheduledWell {
+    bool open = true;
+    wells::ControlKind kind = wells::ControlKind::bhp;
+    double target = 0.0;
+    double min_bhp = 0.0, max_bhp = 0.0;
+    bool on_limit = false;
+    double shut_bhp = 0.0;  ///< the p_bh a shut well keeps
+};
+
+/// Everything a run carries from one accepted time step to the next (or from the start):
+/// with it a run goes on from there with the bits it would have had without stopping
+/// (Simulator::resume). `report` and `events` are the report times passed and the schedule
+/// events applied; the histories are the run's records so far.
+struct Checkpoint {
+    double time = 0.0;     ///< [s]
+    double dt_next = 0.0;  ///< the next step's proposed length [s]
+    int report = 0;
+    int events = 0;
+    int attempts = 0, cuts = 0;
+    State state;
+    std::vector<ScheduledWell> wells;
+    std::vector<StepRecord> steps;
+    std::vector<NewtonRecord> newton;
+};
+
 class Simulator {
   public:
     using SolverFactory = sim::SolverFactory;
@@ -111,8 +138,18 @@ class Simulator {
     Simulator(const wells::TwoPhaseSystem& system, std::unique_ptr<NewtonSystem> newton,
               Schedule schedule, SolveOptions linear_defaults);
 
-    /// Runs to the end time (or until a step cannot be completed).
+    /// Runs to the end time (or until a step cannot be completed). Observer::report is
+    /// called first with the report times passed so far and the time (0 and 0 from the start).
     Outcome run(const Observer& observer = {});
+
+    /// Where the run is: at the start, after an accepted step, or after run() returned (the
+    /// last accepted state: a failed step's attempts are undone).
+    Checkpoint checkpoint() const;
+    /// Before run(): go on from `c` as the run that made it would have. The NewtonSystem must
+    /// hold c.state already (made from it). InputError (key "restart") where `c` does not fit
+    /// this run: another number of wells, a time past the schedule's end, or another number
+    /// of schedule events before c.time than the run that made it applied.
+    void resume(const Checkpoint& c);
 
     /// The state now (NewtonSystem::state: a GPU's fields are copied to the host when they
     /// changed since the last call).
@@ -137,16 +174,7 @@ class Simulator {
     Convergence convergence(const ResidualMeasures& r, double dt) const;
 
   private:
-    /// The schedule's view of a well: its control as the deck and events set it, its limits,
-    /// and whether it runs at a BHP limit instead of its rate.
-    struct WellState {
-        bool open = true;
-        wells::ControlKind kind = wells::ControlKind::bhp;
-        double target = 0.0;
-        double min_bhp = 0.0, max_bhp = 0.0;
-        bool on_limit = false;
-        double shut_bhp = 0.0;  ///< the p_bh a shut well keeps
-    };
+    using WellState = ScheduledWell;
     struct Attempt;
 
     void apply_event(const WellEvent& e);
@@ -162,6 +190,9 @@ class Simulator {
     SolveOptions linear_defaults_;
 
     double time_ = 0.0;
+    double dt_next_ = 0.0;         ///< the next step's proposed length
+    std::size_t next_report_ = 0;  ///< report times passed
+    std::size_t next_event_ = 0;   ///< events applied (events_in_order)
     std::vector<WellState> wells_;
     std::vector<wells::WellControl> controls_;  ///< the active controls of wells_
 

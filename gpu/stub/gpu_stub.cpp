@@ -118,7 +118,7 @@ GHMatrix DeviceTwoPhase::jacobian() const { not_compiled("DeviceTwoPhase"); }
 double DeviceTwoPhase::minimal_bytes(bool) const { not_compiled("DeviceTwoPhase"); }
 
 std::unique_ptr<sim::NewtonSystem> make_device_newton(const wells::TwoPhaseSystem&,
-                                                      const grid::CellState&, sim::SolverFactory,
+                                                      const sim::State&, sim::SolverFactory,
                                                       SolveOptions) {
     not_compiled("the device Newton loop");
 }

@@ -346,5 +346,111 @@ TEST(Simulate, StopsAtTheWallClockLimitWithItsStepsWritten) {
     EXPECT_EQ(f.read("/wells/PR/bhp").values.size(), 1u);
 }
 
+/// Every /simulation per-step and per-solve array of `a` equals `b`'s, entry for entry.
+void expect_same_statistics(const std::string& a, const std::string& b) {
+    const h5::File fa = h5::File::open(a), fb = h5::File::open(b);
+    for (const char* name :
+         {"time", "dt", "newton_iterations", "linear_iterations", "cuts", "cnv", "mb",
+          "newton/attempt", "newton/step", "newton/linear_iterations", "newton/converged",
+          "newton/cnv", "newton/mb", "newton/linear_tolerance"}) {
+        const std::string path = std::string("/simulation/") + name;
+        EXPECT_EQ(fa.read(path).values, fb.read(path).values) << path;
+    }
+    for (const char* name : {"steps", "cuts", "newton_iterations", "linear_iterations"}) {
+        EXPECT_EQ(fa.attr_double("/simulation", name), fb.attr_double("/simulation", name)) << name;
+    }
+}
+
+// A run stopped after its first step (the wall-clock limit) and one ended at day 20 (a shut
+// well, a rate producer at its BHP limit), each restarted with the whole deck, and the
+// completed run extended to day 90: each file is the uninterrupted run's, every result and
+// statistic bit for bit.
+TEST(Simulate, ARestartGoesOnWithTheUninterruptedRunsBits) {
+    const std::string dir = fresh_dir("restart");
+    const std::string deck = source_path(kDeck);
+    const std::string full = dir + "/full.h5";
+    ASSERT_EQ(run_heptane({"simulate", deck, "-o", full}).code, kExitOk);
+
+    const std::string stopped = dir + "/stopped.h5", day20 = dir + "/day20.h5";
+    ASSERT_EQ(run_heptane({"simulate", deck, "-o", stopped, "--max-wall-time", "1e-9"}).code,
+              kExitFailed);
+    const CliResult early =
+        run_heptane({"simulate", deck, "-o", day20, "--set", "schedule.end_time=20", "--set",
+                     "schedule.events=[{time: 15, well: PB, status: shut}]"});
+    ASSERT_EQ(early.code, kExitOk) << early.err;
+    ASSERT_NE(early.out.find("PR -> BHP 3450 psi (BHP limit reached)"), std::string::npos)
+        << "the day-20 state should have a well at its limit\n"
+        << early.out;
+    {
+        const h5::File f = h5::File::open(day20);
+        const std::vector<double> shut = f.read("/restart/wells/open").values;
+        EXPECT_EQ(shut, (std::vector<double>{1.0, 0.0, 1.0}));  // PB shut at day 15
+    }
+    for (const std::string& from : {stopped, day20}) {
+        const std::string out = dir + "/restarted.h5";
+        const CliResult r = run_heptane({"simulate", deck, "-o", out, "--restart", from});
+        ASSERT_EQ(r.code, kExitOk) << r.out << r.err;
+        EXPECT_NE(r.out.find("  restart     from " + from + " at day "), std::string::npos)
+            << r.out;
+        const CliResult same = run_heptane({"compare", out, full, "--rtol", "0", "--atol", "0"});
+        EXPECT_EQ(same.code, kExitOk) << from << "\n" << same.out;
+        expect_same_statistics(out, full);
+        const h5::File f = h5::File::open(out);
+        EXPECT_EQ(f.attr_string("/simulation", "restarted_from").rfind(from + " at day ", 0), 0u);
+    }
+    // The completed run extended to day 90 is the 90-day run.
+    const std::string longer = dir + "/longer.h5", extended = dir + "/extended.h5";
+    ASSERT_EQ(run_heptane({"simulate", deck, "-o", longer, "--set", "schedule.end_time=90"}).code,
+              kExitOk);
+    ASSERT_EQ(run_heptane({"simulate", deck, "-o", extended, "--restart", full, "--set",
+                           "schedule.end_time=90"})
+                  .code,
+              kExitOk);
+    EXPECT_EQ(run_heptane({"compare", extended, longer, "--rtol", "0", "--atol", "0"}).code,
+              kExitOk);
+    expect_same_statistics(extended, longer);
+}
+
+TEST(Simulate, ARestartThatDoesNotFitItsDeckExitsWith2AndWritesNothing) {
+    const std::string dir = fresh_dir("restart_bad");
+    const std::string deck = source_path(kDeck);
+    const std::string day20 = dir + "/day20.h5", solved = dir + "/run.h5";
+    ASSERT_EQ(run_heptane({"simulate", deck, "-o", day20, "--set", "schedule.end_time=20", "--set",
+                           "schedule.events=[{time: 15, well: PB, status: shut}]"})
+                  .code,
+              kExitOk);
+    ASSERT_EQ(
+        run_heptane({"run", source_path("tests/app/decks/small_two_phase.yaml"), "-o", solved})
+            .code,
+        kExitOk);
+    const struct {
+        std::vector<std::string> args;
+        std::string message;
+    } bad[] = {
+        {{"--restart", solved}, solved + ": /restart: missing"},
+        {{"--restart", day20, "--set", "schedule.events=[]"},
+         day20 + ": restart: the run applied 1 well events before day 20, this deck's schedule "
+                 "has 0"},
+        {{"--restart", day20, "--set", "schedule.end_time=18", "--set",
+          "schedule.events=[{time: 15, well: PB, status: shut}]"},
+         day20 + ": restart: the run is at day 20, past this deck's end_time (day 18)"},
+        {{"--restart", day20, "--set", "grid.dims=[8, 6, 4]"},
+         day20 + ": /restart@nz: the file's grid is 8 x 6 x 3, this deck's 8 x 6 x 4"},
+        {{"--restart", day20, "--set", "wells[2].name=PX"},
+         day20 + ": /restart@well_names: the file's wells differ from this deck's"},
+        {{"--restart", day20, "--set", "units=metric"},
+         day20 + ": /@unit_system: 'field', this deck's is 'metric'"},
+    };
+    for (const auto& b : bad) {
+        std::vector<std::string> args = {"simulate", deck, "-o", dir + "/out.h5"};
+        args.insert(args.end(), b.args.begin(), b.args.end());
+        const CliResult r = run_heptane(args);
+        EXPECT_EQ(r.code, kExitBadInput) << b.message << "\n" << r.err;
+        EXPECT_NE(r.err.find(b.message), std::string::npos) << "expected '" << b.message << "' in\n"
+                                                            << r.err;
+        EXPECT_FALSE(fs::exists(dir + "/out.h5"));
+    }
+}
+
 }  // namespace
 }  // namespace heptane::app

@@ -293,10 +293,11 @@ void expect_newton_split_is_one_process(const SolverSettings& s) {
     where.total_wells = r.system->wells().layout().num_wells();
     slab_wells(r.system->wells().layout(), g.ny, g.nz, 2, p.first, p.count, p.own_first, p.own_end,
                &where.global_wells);
+    const sim::State start = sim::starting_state(*r.system, r.x0);
     auto serial = sim::make_host_newton(
-        *r.system, r.x0, [&](const GHMatrix& J) { return make_cpu_solver(s, J); }, linear);
+        *r.system, start, [&](const GHMatrix& J) { return make_cpu_solver(s, J); }, linear);
     auto ranks = sim::make_host_newton(
-        *r.system, r.x0,
+        *r.system, start,
         [&](const GHMatrix& J) {
             EXPECT_EQ(J.nx(), p.count);
             return make_slab_solver(s, J, where, MPI_COMM_WORLD);

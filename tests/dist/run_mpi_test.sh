@@ -5,7 +5,8 @@
 # (its leading levels split, the coarse levels gathered), each CPU rank building only its
 # planes' system, the Egg model's Eclipse-file deck, simulate with the waterflood regression
 # deck's solver (BiCGStab with line Jacobi) and with CPR (each rank holding only its slab of
-# the Jacobian); a preconditioner
+# the Jacobian), and simulate --restart from a 2-rank run's day-20 file (on 1, 2 and 3 ranks
+# the uninterrupted one-process run's file); a preconditioner
 # that does not run over ranks, too many ranks for the blocks, and another command, are exit 2.
 # With a fifth argument `gpu` the ranks solve on the GPU (--backend gpu: BiCGStab without a
 # preconditioner, with point-block and with line Jacobi, QMR with point-block Jacobi and
@@ -22,7 +23,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
 fail=0
-oks=0  # every case must run: each run case on 2 and 3 ranks, 2 simulate cases and the proxy
+oks=0  # every case must run: each run case on 2 and 3 ranks, 3 simulate cases and the proxy
 
 # agree NAME COMMAND DECK [ARGS...]: one process, then 2 and 3 ranks, the files compared.
 # slabs=1 before the call: the ranks must say they hold only their own planes' system (the
@@ -77,7 +78,19 @@ fi
 slabs=1 slab_line="holds only its planes' Jacobian"
 agree "simulate" simulate "$sim_deck"
 agree "simulate cpr" simulate "$sim_deck" --set solver.preconditioner=cpr
-simulations=2
+# A restart (design decision 57): the day-20 file of 2 ranks, gone on from on 1, 2 and 3
+# ranks, is the uninterrupted one-process run's file.
+"$mpiexec" -np 2 --oversubscribe "$heptane" simulate "$sim_deck" --backend "$backend" \
+  --set schedule.end_time=20 --set "schedule.events=[{time: 15, well: PB, status: shut}]" \
+  -o "$dir/day20.h5" </dev/null >"$dir/day20.log" 2>&1 ||
+  { echo "the day-20 run failed"; cat "$dir/day20.log"; fail=1; }
+"$heptane" simulate "$sim_deck" --backend cpu -o "$dir/whole.h5" </dev/null >"$dir/whole.log" 2>&1 ||
+  { echo "the whole run failed"; cat "$dir/whole.log"; fail=1; }
+slab_line="restart     from $dir/day20.h5 at day 20.00"
+agree "simulate --restart" simulate "$sim_deck" --restart "$dir/day20.h5"
+"$heptane" compare "$dir/one.h5" "$dir/whole.h5" --rtol 0 --atol 0 >"$dir/cmp.log" 2>&1 ||
+  { echo "DIFFER: the restarted run is not the uninterrupted one"; cat "$dir/cmp.log"; fail=1; }
+simulations=3
 
 "$mpiexec" -np 2 --oversubscribe "$heptane" bench spmv --grids 8 --K 1 </dev/null >"$dir/other.log" 2>&1 &&
   { echo "bench under mpirun: expected exit 2"; fail=1; }

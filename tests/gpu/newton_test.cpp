@@ -87,8 +87,9 @@ class DeviceNewton : public test::GpuTest, public ::testing::WithParamInterface<
 TEST_P(DeviceNewton, EveryStepGivesTheHostsBits) {
     const SolverCase& c = GetParam();
     Reservoir r;
-    auto host = sim::make_host_newton(*r.system, r.x0, cpu_factory(c.preconditioner), linear());
-    auto dev = make_device_newton(*r.system, r.x0, gpu_factory(c), linear());
+    const sim::State start = sim::starting_state(*r.system, r.x0);
+    auto host = sim::make_host_newton(*r.system, start, cpu_factory(c.preconditioner), linear());
+    auto dev = make_device_newton(*r.system, start, gpu_factory(c), linear());
     expect_same_state(*host, *dev, "initial");
     std::vector<wells::WellControl> controls = r.system->wells().initial_controls();
     const sim::UpdateLimits limits{0.2, 0.2};
@@ -161,8 +162,7 @@ INSTANTIATE_TEST_SUITE_P(
 /// reaches its BHP limit and returns to its rate, PB is shut and reopened.
 class DeviceSimulation : public test::GpuTest {};
 
-TEST_F(DeviceSimulation, TakesTheHostsStepsBitForBit) {
-    Reservoir r;
+sim::Schedule switching_schedule() {
     sim::Schedule s;
     s.present = true;
     s.report_times = {7.0 * kDay, 14.0 * kDay};
@@ -170,10 +170,20 @@ TEST_F(DeviceSimulation, TakesTheHostsStepsBitForBit) {
     s.dt.max = 5.0 * kDay;
     s.dt.min = 1e-4 * kDay;
     s.events = test::switching_events();
-    const SolverCase cpr{"cpr", GpuKernel::multi_kernel, PreconditionerKind::cpr,
-                         BdiaVariant::cell_fastest, true};
+    return s;
+}
+
+const SolverCase kCpr{"cpr", GpuKernel::multi_kernel, PreconditionerKind::cpr,
+                      BdiaVariant::cell_fastest, true};
+
+TEST_F(DeviceSimulation, TakesTheHostsStepsBitForBit) {
+    Reservoir r;
+    const sim::Schedule s = switching_schedule();
+    const SolverCase& cpr = kCpr;
     sim::Simulator host(*r.system, r.x0, s, cpu_factory(PreconditionerKind::cpr), linear());
-    sim::Simulator dev(*r.system, make_device_newton(*r.system, r.x0, gpu_factory(cpr), linear()),
+    sim::Simulator dev(*r.system,
+                       make_device_newton(*r.system, sim::starting_state(*r.system, r.x0),
+                                          gpu_factory(cpr), linear()),
                        s, linear());
     std::vector<std::string> log[2];
     sim::Observer obs[2];
@@ -215,6 +225,37 @@ TEST_F(DeviceSimulation, TakesTheHostsStepsBitForBit) {
     EXPECT_EQ(host.state().cells.p, dev.state().cells.p);
     EXPECT_EQ(host.state().cells.sw, dev.state().cells.sw);
     EXPECT_EQ(dev.residence(), "GPU (J handed to the solver on the device)");
+}
+
+// simulate --restart with the state on the device (design decision 57): a host run stopped
+// on day 5 (PB shut) goes on on the GPU from its checkpoint with the uninterrupted host run's
+// steps and state, bit for bit.
+TEST_F(DeviceSimulation, GoesOnFromAHostCheckpointWithTheHostsBits) {
+    Reservoir r;
+    const sim::Schedule s = switching_schedule();
+    sim::Simulator whole(*r.system, r.x0, s, cpu_factory(PreconditionerKind::cpr), linear());
+    ASSERT_TRUE(whole.run().completed);
+    sim::Simulator first(*r.system, r.x0, s, cpu_factory(PreconditionerKind::cpr), linear());
+    sim::Observer stop;
+    stop.stop = [&]() { return first.time() >= 5.0 * kDay ? "stop" : std::string(); };
+    first.run(stop);
+    const sim::Checkpoint c = first.checkpoint();
+    ASSERT_FALSE(c.wells[2].open);
+    sim::Simulator dev(*r.system,
+                       make_device_newton(*r.system, c.state, gpu_factory(kCpr), linear()), s,
+                       linear());
+    dev.resume(c);
+    ASSERT_TRUE(dev.run().completed);
+    ASSERT_EQ(dev.steps().size(), whole.steps().size());
+    for (std::size_t i = c.steps.size(); i < whole.steps().size(); ++i) {
+        const sim::StepRecord &a = whole.steps()[i], &b = dev.steps()[i];
+        EXPECT_EQ(a.time, b.time) << "step " << i;
+        EXPECT_EQ(a.linear_iterations, b.linear_iterations) << "step " << i;
+        EXPECT_EQ(a.bhp, b.bhp) << "step " << i;
+    }
+    EXPECT_EQ(whole.state().cells.p, dev.state().cells.p);
+    EXPECT_EQ(whole.state().cells.sw, dev.state().cells.sw);
+    EXPECT_EQ(whole.state().p_bh, dev.state().p_bh);
 }
 
 }  // namespace

@@ -341,6 +341,121 @@ TEST(Simulator, WellsFollowEventsAndLimits) {
     }
 }
 
+/// a and b, every value of every record but the timings, bit for bit.
+void expect_same_records(const Simulator& a, const Simulator& b) {
+    ASSERT_EQ(a.steps().size(), b.steps().size());
+    for (std::size_t i = 0; i < a.steps().size(); ++i) {
+        const StepRecord &x = a.steps()[i], &y = b.steps()[i];
+        EXPECT_EQ(x.step, y.step);
+        EXPECT_EQ(x.time, y.time) << "step " << i;
+        EXPECT_EQ(x.dt, y.dt) << "step " << i;
+        EXPECT_EQ(x.newton_iterations, y.newton_iterations) << "step " << i;
+        EXPECT_EQ(x.linear_iterations, y.linear_iterations) << "step " << i;
+        EXPECT_EQ(x.cuts, y.cuts) << "step " << i;
+        EXPECT_EQ(x.convergence.cnv, y.convergence.cnv) << "step " << i;
+        EXPECT_EQ(x.convergence.mb, y.convergence.mb) << "step " << i;
+        EXPECT_EQ(x.convergence.well, y.convergence.well) << "step " << i;
+        EXPECT_EQ(x.bhp, y.bhp) << "step " << i;
+        for (std::size_t w = 0; w < x.rates.size(); ++w) {
+            EXPECT_EQ(x.rates[w].oil, y.rates[w].oil) << "step " << i << " well " << w;
+            EXPECT_EQ(x.rates[w].water, y.rates[w].water) << "step " << i << " well " << w;
+            EXPECT_EQ(x.controls[w].open, y.controls[w].open);
+            EXPECT_EQ(x.controls[w].kind, y.controls[w].kind);
+            EXPECT_EQ(x.controls[w].target, y.controls[w].target);
+        }
+    }
+    ASSERT_EQ(a.newton().size(), b.newton().size());
+    for (std::size_t i = 0; i < a.newton().size(); ++i) {
+        const NewtonRecord &x = a.newton()[i], &y = b.newton()[i];
+        EXPECT_EQ(x.attempt, y.attempt);
+        EXPECT_EQ(x.step, y.step);
+        EXPECT_EQ(x.linear_iterations, y.linear_iterations) << "solve " << i;
+        EXPECT_EQ(x.tolerance, y.tolerance) << "solve " << i;
+        EXPECT_EQ(x.cnv, y.cnv) << "solve " << i;
+    }
+    EXPECT_EQ(a.cuts(), b.cuts());
+    EXPECT_EQ(a.state().cells.p, b.state().cells.p);
+    EXPECT_EQ(a.state().cells.sw, b.state().cells.sw);
+    EXPECT_EQ(a.state().p_bh, b.state().p_bh);
+    EXPECT_EQ(a.controls().size(), b.controls().size());
+}
+
+// A run stopped after k accepted steps and resumed from its checkpoint by a new simulator
+// (a new NewtonSystem and solver object) is the uninterrupted run, record for record, for
+// every k: at the start, mid-interval, with PB shut (day 4-7), with PR at its BHP limit, at
+// the end.
+TEST(Simulator, ResumedFromACheckpointItIsTheUninterruptedRun) {
+    Reservoir r;
+    Schedule s = schedule(14.0);
+    s.events = test::switching_events();
+    validate(s, r.spec.wells);
+    Simulator full(*r.system, r.x0, s, cpu_solver(), linear());
+    ASSERT_TRUE(full.run().completed);
+    const int n = static_cast<int>(full.steps().size());
+    bool shut = false, on_limit = false;
+    for (int k = 0; k <= n; ++k) {
+        Simulator first(*r.system, r.x0, s, cpu_solver(), linear());
+        Observer stop;
+        stop.stop = [&]() {
+            return static_cast<int>(first.steps().size()) >= k ? "stop" : std::string();
+        };
+        if (k > 0) first.run(stop);
+        const Checkpoint c = first.checkpoint();
+        ASSERT_EQ(static_cast<int>(c.steps.size()), std::min(k, n)) << "k " << k;
+        shut = shut || !c.wells[2].open;
+        on_limit = on_limit || c.wells[1].on_limit;
+
+        Simulator second(*r.system, make_host_newton(*r.system, c.state, cpu_solver(), linear()), s,
+                         linear());
+        second.resume(c);
+        int first_report = -1;
+        Observer obs;
+        obs.report = [&](int index, double) {
+            if (first_report < 0) first_report = index;
+        };
+        ASSERT_TRUE(second.run(obs).completed) << "k " << k;
+        EXPECT_EQ(first_report, c.report);
+        expect_same_records(second, full);
+    }
+    EXPECT_TRUE(shut) << "no checkpoint had PB shut";
+    EXPECT_TRUE(on_limit) << "no checkpoint had PR at its BHP limit";
+}
+
+TEST(Simulator, ResumeRefusesACheckpointThatDoesNotFitTheSchedule) {
+    Reservoir r;
+    Schedule s = schedule(14.0);
+    s.events = test::switching_events();
+    validate(s, r.spec.wells);
+    Simulator first(*r.system, r.x0, s, cpu_solver(), linear());
+    Observer stop;
+    stop.stop = [&]() { return first.time() > 8.0 * kDay ? "stop" : std::string(); };
+    first.run(stop);
+    const Checkpoint c = first.checkpoint();
+    const auto message = [&](const Schedule& other, const Checkpoint& from) {
+        Simulator sim(*r.system, make_host_newton(*r.system, from.state, cpu_solver(), linear()),
+                      other, linear());
+        try {
+            sim.resume(from);
+        } catch (const InputError& e) {
+            EXPECT_EQ(e.key(), "restart");
+            return e.detail();
+        }
+        return std::string("accepted");
+    };
+    EXPECT_EQ(message(s, c), "accepted");
+    Schedule fewer = s;
+    fewer.events.erase(std::remove_if(fewer.events.begin(), fewer.events.end(),
+                                      [](const WellEvent& e) { return e.time < 5.0 * kDay; }),
+                       fewer.events.end());
+    EXPECT_NE(message(fewer, c).find("well events before day"), std::string::npos);
+    Schedule shorter = s;
+    shorter.report_times = {7.0 * kDay};
+    EXPECT_NE(message(shorter, c).find("past this deck's end_time"), std::string::npos);
+    Checkpoint more_wells = c;
+    more_wells.wells.push_back({});
+    EXPECT_NE(message(s, more_wells).find("the run has 4 wells, this deck 3"), std::string::npos);
+}
+
 TEST(Simulator, CutsFailedStepsAndStopsWithAReason) {
     // A linear solver that cannot converge (one iteration to 1e-14): every attempt fails, the
     // step is cut max_cuts times and the run ends, not crashes.

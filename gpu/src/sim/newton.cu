@@ -145,7 +145,7 @@ double seconds_since(Clock::time_point t0) {
 
 class DeviceNewton final : public sim::NewtonSystem {
   public:
-    DeviceNewton(const wells::TwoPhaseSystem& system, const grid::CellState& initial,
+    DeviceNewton(const wells::TwoPhaseSystem& system, const sim::State& initial,
                  sim::SolverFactory make_solver, SolveOptions linear)
         : model_(system.cells(), system.wells()),
           make_solver_(std::move(make_solver)),
@@ -160,13 +160,13 @@ class DeviceNewton final : public sim::NewtonSystem {
           measures_(1),
           rates_(static_cast<std::size_t>(model_.nw)) {
         const auto M = static_cast<std::size_t>(model_.M);
-        if (initial.p.size() != M || initial.sw.size() != M) {
+        if (initial.cells.p.size() != M || initial.cells.sw.size() != M ||
+            initial.p_bh.size() != static_cast<std::size_t>(model_.nw)) {
             throw std::invalid_argument("make_device_newton: the initial state does not fit");
         }
-        state_.cells = initial;
-        state_.p_bh = system.wells().initial_bhp(initial);
-        model_.p.upload(initial.p);
-        model_.sw.upload(initial.sw);
+        state_ = initial;
+        model_.p.upload(initial.cells.p);
+        model_.sw.upload(initial.cells.sw);
         model_.p_bh.upload(state_.p_bh);
         counters_.zero();
         HEPTANE_CUDA_CHECK(cudaStreamSynchronize(nullptr));
@@ -334,7 +334,7 @@ class DeviceNewton final : public sim::NewtonSystem {
 }  // namespace
 
 std::unique_ptr<sim::NewtonSystem> make_device_newton(const wells::TwoPhaseSystem& system,
-                                                      const grid::CellState& initial,
+                                                      const sim::State& initial,
                                                       sim::SolverFactory make_solver,
                                                       SolveOptions linear) {
     return std::make_unique<DeviceNewton>(system, initial, std::move(make_solver),
