@@ -285,16 +285,22 @@ TEST(Simulator, JacobianMatchesFiniteDifferencesMidSimulation) {
     RecordProperty("worst_relative_error", std::to_string(worst));
 }
 
+/// 14 days of the three-well reservoir with test::switching_events (PB shut from day 4 to 7,
+/// PR's limit lowered on day 10).
+Schedule switching_schedule(const Reservoir& r) {
+    Schedule s = schedule(14.0);
+    s.events = test::switching_events();  // not in time order: applied in time order
+    validate(s, r.spec.wells);
+    return s;
+}
+
 TEST(Simulator, WellsFollowEventsAndLimits) {
     // PR produces 4 m^3/day until its BHP would fall below 5,900 psi (then BHP control),
     // and goes back to its rate when it can deliver it again at the limit (the injector
     // repressurizes while PB is shut from day 4 to day 7; on day 10 PR's limit drops to
     // 3,000 psi).
     Reservoir r;
-    Schedule s = schedule(14.0);
-    s.events = test::switching_events();  // not in time order: applied in time order
-    validate(s, r.spec.wells);
-    Simulator sim(*r.system, r.x0, s, cpu_solver(), linear());
+    Simulator sim(*r.system, r.x0, switching_schedule(r), cpu_solver(), linear());
     std::vector<ControlSwitch> log;
     Observer obs;
     obs.control = [&](const ControlSwitch& c) { log.push_back(c); };
@@ -386,9 +392,7 @@ void expect_same_records(const Simulator& a, const Simulator& b) {
 // the end.
 TEST(Simulator, ResumedFromACheckpointItIsTheUninterruptedRun) {
     Reservoir r;
-    Schedule s = schedule(14.0);
-    s.events = test::switching_events();
-    validate(s, r.spec.wells);
+    const Schedule s = switching_schedule(r);
     Simulator full(*r.system, r.x0, s, cpu_solver(), linear());
     ASSERT_TRUE(full.run().completed);
     const int n = static_cast<int>(full.steps().size());
@@ -423,9 +427,7 @@ TEST(Simulator, ResumedFromACheckpointItIsTheUninterruptedRun) {
 
 TEST(Simulator, ResumeRefusesACheckpointThatDoesNotFitTheSchedule) {
     Reservoir r;
-    Schedule s = schedule(14.0);
-    s.events = test::switching_events();
-    validate(s, r.spec.wells);
+    const Schedule s = switching_schedule(r);
     Simulator first(*r.system, r.x0, s, cpu_solver(), linear());
     Observer stop;
     stop.stop = [&]() { return first.time() > 8.0 * kDay ? "stop" : std::string(); };
