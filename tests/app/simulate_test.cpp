@@ -362,9 +362,9 @@ void expect_same_statistics(const std::string& a, const std::string& b) {
 }
 
 // A run stopped after its first step (the wall-clock limit) and one ended at day 20 (a shut
-// well, a rate producer at its BHP limit), each restarted with the whole deck, and the
-// completed run extended to day 90: each file is the uninterrupted run's, every result and
-// statistic bit for bit.
+// well, a rate producer at its BHP limit), each restarted with the whole deck, a failed run
+// rescued, and the completed run extended to day 90: each file is the uninterrupted run's,
+// every result (and but for the rescued run's failed attempts, statistic) bit for bit.
 TEST(Simulate, ARestartGoesOnWithTheUninterruptedRunsBits) {
     const std::string dir = fresh_dir("restart");
     const std::string deck = source_path(kDeck);
@@ -398,6 +398,19 @@ TEST(Simulate, ARestartGoesOnWithTheUninterruptedRunsBits) {
         const h5::File f = h5::File::open(out);
         EXPECT_EQ(f.attr_string("/simulation", "restarted_from").rfind(from + " at day ", 0), 0u);
     }
+    // A failed run (one BiCGStab iteration a solve) rescued with the deck's solver: the same
+    // results; the failed attempts stay in its history.
+    const std::string failed = dir + "/failed.h5", rescued = dir + "/rescued.h5";
+    ASSERT_EQ(run_heptane({"simulate", deck, "-o", failed, "--set", "solver.max_iterations=1",
+                           "--set", "schedule.max_cuts=2"})
+                  .code,
+              kExitFailed);
+    ASSERT_EQ(run_heptane({"simulate", deck, "-o", rescued, "--restart", failed}).code, kExitOk);
+    EXPECT_EQ(run_heptane({"compare", rescued, full, "--rtol", "0", "--atol", "0"}).code, kExitOk);
+    const h5::File f = h5::File::open(rescued);
+    EXPECT_EQ(f.attr_double("/simulation", "cuts"), 3.0);
+    EXPECT_EQ(f.read("/simulation/newton/step").values.size(),
+              h5::File::open(full).read("/simulation/newton/step").values.size() + 3);
     // The completed run extended to day 90 is the 90-day run.
     const std::string longer = dir + "/longer.h5", extended = dir + "/extended.h5";
     ASSERT_EQ(run_heptane({"simulate", deck, "-o", longer, "--set", "schedule.end_time=90"}).code,
