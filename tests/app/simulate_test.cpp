@@ -436,11 +436,26 @@ TEST(Simulate, ARestartThatDoesNotFitItsDeckExitsWith2AndWritesNothing) {
         run_heptane({"run", source_path("tests/app/decks/small_two_phase.yaml"), "-o", solved})
             .code,
         kExitOk);
+    // A /restart whose pressure has the wrong length (a file from elsewhere).
+    const std::string short_field = dir + "/short.h5";
+    {
+        h5::File f = h5::File::create(short_field);
+        f.attr("/", "unit_system", std::string("field"));
+        f.write("/restart/pressure", std::vector<double>(5, 2.0e7), {5});
+        for (const char* name : {"time", "dt_next"}) f.attr("/restart", name, 86400.0);
+        for (const char* name : {"report", "events", "attempts", "cuts"})
+            f.attr("/restart", name, 0LL);
+        f.attr("/restart", "nx", 8LL);
+        f.attr("/restart", "ny", 6LL);
+        f.attr("/restart", "nz", 3LL);
+        f.attr("/restart", "well_names", std::string("INJ\nPB\nPR"));
+    }
     const struct {
         std::vector<std::string> args;
         std::string message;
     } bad[] = {
         {{"--restart", solved}, solved + ": /restart: missing"},
+        {{"--restart", short_field}, short_field + ": /restart/pressure: 5 values, expected 144"},
         {{"--restart", day20, "--set", "schedule.events=[]"},
          day20 + ": restart: the run applied 1 well events before day 20, this deck's schedule "
                  "has 0"},
