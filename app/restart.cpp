@@ -170,6 +170,7 @@ void write_restart(h5::File& f, const sim::Checkpoint& c, const grid::Grid3D& gr
     f.write(g + "/bhp", c.state.p_bh, {nw}, "Pa");
     f.attr(g, "time", c.time);
     f.attr(g, "dt_next", c.dt_next);
+    f.attr(g, "dt_initial", c.dt_initial);
     f.attr(g, "report", static_cast<long long>(c.report));
     f.attr(g, "events", static_cast<long long>(c.events));
     f.attr(g, "attempts", static_cast<long long>(c.attempts));
@@ -285,6 +286,7 @@ RestartFile read_restart(const std::string& path, const Deck& deck, const grid::
     sim::Checkpoint& c = out.checkpoint;
     c.time = r.number(kGroup, "time");
     c.dt_next = r.number(kGroup, "dt_next");
+    c.dt_initial = r.number(kGroup, "dt_initial");
     if (!(c.time >= 0.0) || !std::isfinite(c.time)) {
         r.fail(std::string(kGroup) + "@time", "not a time");
     }

@@ -298,8 +298,14 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
     const sim::Checkpoint from = restart ? restart->checkpoint : sim::Checkpoint{};
     if (restart) {
         out << "  restart     from " << args.restart << " at day " << day_text(from.time) << " ("
-            << from.steps.size() << " time steps, " << restart->frames.size()
-            << " report frames)\n";
+            << from.steps.size() << " time steps, " << restart->frames.size() << " report frames)";
+        const double next = simulator.checkpoint().dt_next;
+        if (next != from.dt_next) {
+            out << "; next step " << day_text(next) << " day (the deck's "
+                << (next == deck.schedule.dt.max ? "dt_max" : "dt_initial") << ", not the file's "
+                << day_text(from.dt_next) << ")";
+        }
+        out << '\n';
     }
     if (mpi_launched()) {
         out << "  memory      each rank holds only its planes' Jacobian (design decisions 51, "

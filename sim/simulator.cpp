@@ -98,6 +98,7 @@ Checkpoint Simulator::checkpoint() const {
     Checkpoint c;
     c.time = time_;
     c.dt_next = dt_next_;
+    c.dt_initial = schedule_.dt.initial;
     c.report = static_cast<int>(next_report_);
     c.events = static_cast<int>(next_event_);
     c.attempts = attempts_;
@@ -135,7 +136,8 @@ void Simulator::resume(const Checkpoint& c) {
         ++reports;
     }
     time_ = c.time;
-    dt_next_ = c.dt_next;
+    const double next = c.dt_initial != schedule_.dt.initial ? schedule_.dt.initial : c.dt_next;
+    dt_next_ = std::min(next, schedule_.dt.max);
     next_report_ = reports;
     next_event_ = applied;
     attempts_ = c.attempts;

@@ -113,8 +113,9 @@ struct ScheduledWell {
 /// (Simulator::resume). `report` and `events` are the report times passed and the schedule
 /// events applied; the histories are the run's records so far.
 struct Checkpoint {
-    double time = 0.0;     ///< [s]
-    double dt_next = 0.0;  ///< the next step's proposed length [s]
+    double time = 0.0;        ///< [s]
+    double dt_next = 0.0;     ///< the next step's proposed length [s]
+    double dt_initial = 0.0;  ///< the schedule's first step length in the run that made it [s]
     int report = 0;
     int events = 0;
     int attempts = 0, cuts = 0;
@@ -146,7 +147,9 @@ class Simulator {
     /// last accepted state: a failed step's attempts are undone).
     Checkpoint checkpoint() const;
     /// Before run(): go on from `c` as the run that made it would have. The NewtonSystem must
-    /// hold c.state already (made from it). InputError (key "restart") where `c` does not fit
+    /// hold c.state already (made from it). The next step is c.dt_next, or this schedule's
+    /// dt.initial where it differs from c.dt_initial (a user's new first step), at most its
+    /// dt.max. InputError (key "restart") where `c` does not fit
     /// this run: another number of wells, a time past the schedule's end, or another number
     /// of schedule events before c.time than the run that made it applied.
     void resume(const Checkpoint& c);

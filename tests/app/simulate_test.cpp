@@ -442,7 +442,8 @@ TEST(Simulate, ARestartThatDoesNotFitItsDeckExitsWith2AndWritesNothing) {
         h5::File f = h5::File::create(short_field);
         f.attr("/", "unit_system", std::string("field"));
         f.write("/restart/pressure", std::vector<double>(5, 2.0e7), {5});
-        for (const char* name : {"time", "dt_next"}) f.attr("/restart", name, 86400.0);
+        for (const char* name : {"time", "dt_next", "dt_initial"})
+            f.attr("/restart", name, 86400.0);
         for (const char* name : {"report", "events", "attempts", "cuts"})
             f.attr("/restart", name, 0LL);
         f.attr("/restart", "nx", 8LL);

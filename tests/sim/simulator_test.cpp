@@ -458,6 +458,36 @@ TEST(Simulator, ResumeRefusesACheckpointThatDoesNotFitTheSchedule) {
     EXPECT_NE(message(s, more_wells).find("the run has 4 wells, this deck 3"), std::string::npos);
 }
 
+// What steers the run from a checkpoint may change: a new dt_initial is the next step, a
+// lower dt_max caps it.
+TEST(Simulator, ResumeTakesTheSchedulesNewFirstStepOrLowerMaximum) {
+    Reservoir r;
+    const Schedule s = switching_schedule(r);
+    Simulator first(*r.system, r.x0, s, cpu_solver(), linear());
+    Observer stop;
+    // Day 10 (an event) is a step's end; 4 days to the next stop, far from landing on it.
+    stop.stop = [&]() { return first.time() >= 10.0 * kDay ? "stop" : std::string(); };
+    first.run(stop);
+    const Checkpoint c = first.checkpoint();
+    ASSERT_EQ(c.time, 10.0 * kDay);
+    ASSERT_GT(c.dt_next, 1.0 * kDay);
+    const auto next_step = [&](const Schedule& other) {
+        Simulator sim(*r.system, make_host_newton(*r.system, c.state, cpu_solver(), linear()),
+                      other, linear());
+        sim.resume(c);
+        Observer once;
+        once.stop = [] { return std::string("one step"); };
+        sim.run(once);
+        return sim.steps().at(c.steps.size()).dt;
+    };
+    Schedule same = s, smaller_first = s, lower_max = s;
+    smaller_first.dt.initial = 0.25 * kDay;
+    lower_max.dt.max = 1.0 * kDay;
+    EXPECT_EQ(next_step(smaller_first), 0.25 * kDay);
+    EXPECT_EQ(next_step(lower_max), 1.0 * kDay);
+    EXPECT_GT(next_step(same), 1.0 * kDay);
+}
+
 TEST(Simulator, CutsFailedStepsAndStopsWithAReason) {
     // A linear solver that cannot converge (one iteration to 1e-14): every attempt fails, the
     // step is cut max_cuts times and the run ends, not crashes.
