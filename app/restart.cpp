@@ -2,13 +2,22 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 
 #include "core/base/errors.hpp"
+#include "core/base/units.hpp"
 
 namespace heptane::app {
 namespace {
 
 constexpr const char* kGroup = "/restart";
+
+/// %.6g days.
+std::string day_text(double seconds) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.6g", seconds / units::kDay);
+    return text;
+}
 
 std::string joined_names(const std::vector<wells::WellSpec>& wells) {
     std::string s;
@@ -195,6 +204,14 @@ void write_restart(h5::File& f, const sim::Checkpoint& c, const grid::Grid3D& gr
     f.write(w + "/max_bhp", column(c.wells, [](const Well& s) { return s.max_bhp; }), {nw});
     f.write(w + "/on_limit", column(c.wells, [](const Well& s) { return s.on_limit; }), {nw});
     f.write(w + "/shut_bhp", column(c.wells, [](const Well& s) { return s.shut_bhp; }), {nw});
+    // The deck's controls and limits, which the scheduled ones above started from: a restart's
+    // deck must have them (a change from there on is an event at the restart time).
+    using Spec = wells::WellSpec;
+    f.write(w + "/deck_kind", column(wells, [](const Spec& s) { return kind_code(s.control); }),
+            {nw});
+    f.write(w + "/deck_target", column(wells, [](const Spec& s) { return s.target; }), {nw});
+    f.write(w + "/deck_min_bhp", column(wells, [](const Spec& s) { return s.min_bhp; }), {nw});
+    f.write(w + "/deck_max_bhp", column(wells, [](const Spec& s) { return s.max_bhp; }), {nw});
 
     const std::string s = g + "/steps";
     const auto n = static_cast<hsize_t>(c.steps.size());
@@ -315,6 +332,26 @@ RestartFile read_restart(const std::string& path, const Deck& deck, const grid::
         s.on_limit = flag(r, g + "/wells/on_limit", on_limit[w]);
         s.shut_bhp = shut_bhp[w];
         c.wells.push_back(s);
+    }
+    // The deck's well controls and limits must be the earlier run's (the file's scheduled
+    // controls replace them: a changed one would be ignored).
+    const std::vector<double> deck_kind = v("deck_kind"), deck_target = v("deck_target"),
+                              deck_min = v("deck_min_bhp"), deck_max = v("deck_max_bhp");
+    for (std::size_t w = 0; w < nw; ++w) {
+        const wells::WellSpec& s = specs[w];
+        const char* key = kind_code(s.control) != deck_kind[w] || s.target != deck_target[w]
+                              ? "control"
+                          : s.min_bhp != deck_min[w] ? "min_bhp"
+                          : s.max_bhp != deck_max[w] ? "max_bhp"
+                                                     : nullptr;
+        if (key != nullptr) {
+            deck.rethrow_located(InputError(
+                "wells[" + std::to_string(w) + "]." + key,
+                "differs from the run of " + path +
+                    " (a restart goes on with that run's controls and limits; change them "
+                    "with a schedule event at the restart time, day " +
+                    day_text(c.time) + ")"));
+        }
     }
     read_steps(r, nw, c);
     read_newton(r, c);

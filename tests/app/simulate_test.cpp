@@ -467,6 +467,11 @@ TEST(Simulate, ARestartThatDoesNotFitItsDeckExitsWith2AndWritesNothing) {
          day20 + ": /restart@nz: the file's grid is 8 x 6 x 3, this deck's 8 x 6 x 4"},
         {{"--restart", day20, "--set", "wells[2].name=PX"},
          day20 + ": /restart@well_names: the file's wells differ from this deck's"},
+        {{"--restart", day20, "--set", "wells[2].control.value=100"},
+         "waterflood.yaml:24: wells[2].control: differs from the run of " + day20 +
+             " (a restart goes on with that run's controls and limits; change them with a "
+             "schedule event at the restart time, day 20)"},
+        {{"--restart", day20, "--set", "wells[0].max_bhp=6100"}, "wells[0].max_bhp: differs"},
         {{"--restart", day20, "--set", "units=metric"},
          day20 + ": /@unit_system: 'field', this deck's is 'metric'"},
     };
