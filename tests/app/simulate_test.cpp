@@ -362,9 +362,10 @@ void expect_same_statistics(const std::string& a, const std::string& b) {
 }
 
 // A run stopped after its first step (the wall-clock limit) and one ended at day 20 (a shut
-// well, a rate producer at its BHP limit), each restarted with the whole deck, a failed run
-// rescued, and the completed run extended to day 90: each file is the uninterrupted run's,
-// every result (and but for the rescued run's failed attempts, statistic) bit for bit.
+// well, a rate producer at its BHP limit), each restarted with the whole deck, a chain of
+// jobs on one file, a failed run rescued, and the completed run extended to day 90: each file is
+// the uninterrupted run's, every result (and but for the rescued run's failed attempts, statistic)
+// bit for bit.
 TEST(Simulate, ARestartGoesOnWithTheUninterruptedRunsBits) {
     const std::string dir = fresh_dir("restart");
     const std::string deck = source_path(kDeck);
@@ -398,6 +399,19 @@ TEST(Simulate, ARestartGoesOnWithTheUninterruptedRunsBits) {
         const h5::File f = h5::File::open(out);
         EXPECT_EQ(f.attr_string("/simulation", "restarted_from").rfind(from + " at day ", 0), 0u);
     }
+    // A batch queue's chain of jobs on one file: three stopped after a step each
+    // (--max-wall-time), the last to the end.
+    const std::string chain = dir + "/chain.h5";
+    for (int job = 0; job < 3; ++job) {
+        std::vector<std::string> args = {"simulate", deck, "-o", chain, "--max-wall-time", "1e-9"};
+        if (job > 0) args.insert(args.end(), {"--restart", chain});
+        ASSERT_EQ(run_heptane(args).code, kExitFailed) << "job " << job;
+        EXPECT_EQ(h5::File::open(chain).read("/simulation/time").values.size(),
+                  static_cast<std::size_t>(job + 1));
+    }
+    ASSERT_EQ(run_heptane({"simulate", deck, "-o", chain, "--restart", chain}).code, kExitOk);
+    EXPECT_EQ(run_heptane({"compare", chain, full, "--rtol", "0", "--atol", "0"}).code, kExitOk);
+    expect_same_statistics(chain, full);
     // A failed run (one BiCGStab iteration a solve) rescued with the deck's solver: the same
     // results; the failed attempts stay in its history.
     const std::string failed = dir + "/failed.h5", rescued = dir + "/rescued.h5";
