@@ -121,14 +121,18 @@ void Simulator::resume(const Checkpoint& c) {
                                         days(schedule_.end_time()) + ")");
     }
     // run() applies the events due at a time before the step from there: at c.time those
-    // before it were applied, those at it not yet.
+    // before it were applied; those at it not yet after an accepted step, already where a
+    // step from c.time failed.
     const std::vector<WellEvent> events = events_in_order(schedule_);
-    std::size_t applied = 0;
-    while (applied < events.size() && events[applied].time < c.time) ++applied;
-    if (applied != static_cast<std::size_t>(c.events)) {
-        throw InputError("restart", "the run applied " + std::to_string(c.events) +
-                                        " well events before day " + days(c.time) +
-                                        ", this deck's schedule has " + std::to_string(applied));
+    std::size_t before = 0, at = 0;
+    while (before < events.size() && events[before].time < c.time) ++before;
+    while (before + at < events.size() && events[before + at].time == c.time) ++at;
+    const auto applied = static_cast<std::size_t>(c.events);
+    if (applied != before && (at == 0 || applied != before + at)) {
+        throw InputError(
+            "restart", "the run applied " + std::to_string(c.events) + " well events up to day " +
+                           days(c.time) + ", this deck's schedule has " + std::to_string(before) +
+                           " before it" + (at > 0 ? " and " + std::to_string(at) + " at it" : ""));
     }
     // The report times passed are this deck's (a continuation may report at other times).
     std::size_t reports = 0;

@@ -151,7 +151,8 @@ class Simulator {
     /// dt.initial where it differs from c.dt_initial (a user's new first step), at most its
     /// dt.max. InputError (key "restart") where `c` does not fit
     /// this run: another number of wells, a time past the schedule's end, or another number
-    /// of schedule events before c.time than the run that made it applied.
+    /// of schedule events up to c.time than the run that made it applied (those before it,
+    /// or those at it too where a step from c.time failed after they were applied).
     void resume(const Checkpoint& c);
 
     /// The state now (NewtonSystem::state: a GPU's fields are copied to the host when they

@@ -472,8 +472,8 @@ TEST(Simulate, ARestartThatDoesNotFitItsDeckExitsWith2AndWritesNothing) {
         {{"--restart", solved}, solved + ": /restart: missing"},
         {{"--restart", short_field}, short_field + ": /restart/pressure: 5 values, expected 144"},
         {{"--restart", day20, "--set", "schedule.events=[]"},
-         day20 + ": restart: the run applied 1 well events before day 20, this deck's schedule "
-                 "has 0"},
+         day20 + ": restart: the run applied 1 well events up to day 20, this deck's schedule "
+                 "has 0 before it"},
         {{"--restart", day20, "--set", "schedule.end_time=18", "--set",
           "schedule.events=[{time: 15, well: PB, status: shut}]"},
          day20 + ": restart: the run is at day 20, past this deck's end_time (day 18)"},

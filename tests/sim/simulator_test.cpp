@@ -449,13 +449,54 @@ TEST(Simulator, ResumeRefusesACheckpointThatDoesNotFitTheSchedule) {
     fewer.events.erase(std::remove_if(fewer.events.begin(), fewer.events.end(),
                                       [](const WellEvent& e) { return e.time < 5.0 * kDay; }),
                        fewer.events.end());
-    EXPECT_NE(message(fewer, c).find("well events before day"), std::string::npos);
+    EXPECT_NE(message(fewer, c).find("the run applied 2 well events up to day"), std::string::npos);
     Schedule shorter = s;
     shorter.report_times = {7.0 * kDay};
     EXPECT_NE(message(shorter, c).find("past this deck's end_time"), std::string::npos);
     Checkpoint more_wells = c;
     more_wells.wells.push_back({});
     EXPECT_NE(message(s, more_wells).find("the run has 4 wells, this deck 3"), std::string::npos);
+}
+
+// A step from an event's time that failed leaves the checkpoint with the event applied (the
+// events due apply before the attempts): resumed from there, the run is the uninterrupted one.
+// Made here from the checkpoint after the step that lands on day 4, PB's shut applied to it
+// as run() applies it.
+TEST(Simulator, ResumesWithTheEventsAtItsTimeAppliedOrNot) {
+    Reservoir r;
+    const Schedule s = switching_schedule(r);
+    Simulator full(*r.system, r.x0, s, cpu_solver(), linear());
+    ASSERT_TRUE(full.run().completed);
+    Simulator first(*r.system, r.x0, s, cpu_solver(), linear());
+    Observer stop;
+    stop.stop = [&]() { return first.time() >= 4.0 * kDay ? "stop" : std::string(); };
+    first.run(stop);
+    Checkpoint c = first.checkpoint();
+    ASSERT_EQ(c.time, 4.0 * kDay);
+    ASSERT_EQ(c.events, 0);
+    ASSERT_TRUE(c.wells[2].open);
+    for (bool applied : {false, true}) {
+        if (applied) {  // Simulator::apply_event for PB's shut
+            c.events = 1;
+            c.wells[2].open = false;
+            c.wells[2].shut_bhp = c.state.p_bh[2];
+        }
+        Simulator second(*r.system, make_host_newton(*r.system, c.state, cpu_solver(), linear()), s,
+                         linear());
+        second.resume(c);
+        ASSERT_TRUE(second.run().completed);
+        expect_same_records(second, full);
+    }
+    c.events = 2;  // more than the deck has up to day 4
+    Simulator third(*r.system, make_host_newton(*r.system, c.state, cpu_solver(), linear()), s,
+                    linear());
+    try {
+        third.resume(c);
+        ADD_FAILURE() << "resume accepted 2 events up to day 4";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("has 0 before it and 1 at it"), std::string::npos)
+            << e.what();
+    }
 }
 
 // What steers the run from a checkpoint may change: a new dt_initial is the next step, a
