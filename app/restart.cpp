@@ -180,7 +180,6 @@ void write_restart(h5::File& f, const sim::Checkpoint& c, const grid::Grid3D& gr
     f.attr(g, "time", c.time);
     f.attr(g, "dt_next", c.dt_next);
     f.attr(g, "dt_initial", c.dt_initial);
-    f.attr(g, "report", static_cast<long long>(c.report));
     f.attr(g, "events", static_cast<long long>(c.events));
     f.attr(g, "attempts", static_cast<long long>(c.attempts));
     f.attr(g, "cuts", static_cast<long long>(c.cuts));
@@ -310,7 +309,6 @@ RestartFile read_restart(const std::string& path, const Deck& deck, const grid::
     if (!(c.dt_next > 0.0) || !std::isfinite(c.dt_next)) {
         r.fail(std::string(kGroup) + "@dt_next", "not a step length");
     }
-    c.report = static_cast<int>(r.count(kGroup, "report", 0, 1LL << 30));
     c.events = static_cast<int>(r.count(kGroup, "events", 0, 1LL << 30));
     c.attempts = static_cast<int>(r.count(kGroup, "attempts", 0, 1LL << 30));
     c.cuts = static_cast<int>(r.count(kGroup, "cuts", 0, 1LL << 30));

@@ -299,7 +299,7 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
     if (restart) {
         out << "  restart     from " << args.restart << " at day " << day_text(from.time) << " ("
             << from.steps.size() << " time steps, " << restart->frames.size() << " report frames)";
-        const double next = simulator.checkpoint().dt_next;
+        const double next = simulator.next_step();
         if (next != from.dt_next) {
             out << "; next step " << day_text(next) << " day (the deck's "
                 << (next == deck.schedule.dt.max ? "dt_max" : "dt_initial") << ", not the file's "

@@ -99,7 +99,6 @@ Checkpoint Simulator::checkpoint() const {
     c.time = time_;
     c.dt_next = dt_next_;
     c.dt_initial = schedule_.dt.initial;
-    c.report = static_cast<int>(next_report_);
     c.events = static_cast<int>(next_event_);
     c.attempts = attempts_;
     c.cuts = cuts_;

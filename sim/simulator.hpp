@@ -110,13 +110,12 @@ struct ScheduledWell {
 
 /// Everything a run carries from one accepted time step to the next (or from the start):
 /// with it a run goes on from there with the bits it would have had without stopping
-/// (Simulator::resume). `report` and `events` are the report times passed and the schedule
-/// events applied; the histories are the run's records so far.
+/// (Simulator::resume). `events` are the schedule events applied (the report times passed
+/// follow from the time and a schedule); the histories are the run's records so far.
 struct Checkpoint {
     double time = 0.0;        ///< [s]
     double dt_next = 0.0;     ///< the next step's proposed length [s]
     double dt_initial = 0.0;  ///< the schedule's first step length in the run that made it [s]
-    int report = 0;
     int events = 0;
     int attempts = 0, cuts = 0;
     State state;
@@ -162,6 +161,8 @@ class Simulator {
     const std::vector<wells::WellControl>& controls() const { return controls_; }
     const std::vector<StepRecord>& steps() const { return steps_; }
     const std::vector<NewtonRecord>& newton() const { return newton_; }
+    /// The next step's proposed length [s] (after resume: the one it chose).
+    double next_step() const { return dt_next_; }
     const wells::TwoPhaseSystem& system() const { return system_; }
     const Schedule& schedule() const { return schedule_; }
     /// Totals of the linear stage (zero before the first solve).

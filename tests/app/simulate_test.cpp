@@ -458,8 +458,7 @@ TEST(Simulate, ARestartThatDoesNotFitItsDeckExitsWith2AndWritesNothing) {
         f.write("/restart/pressure", std::vector<double>(5, 2.0e7), {5});
         for (const char* name : {"time", "dt_next", "dt_initial"})
             f.attr("/restart", name, 86400.0);
-        for (const char* name : {"report", "events", "attempts", "cuts"})
-            f.attr("/restart", name, 0LL);
+        for (const char* name : {"events", "attempts", "cuts"}) f.attr("/restart", name, 0LL);
         f.attr("/restart", "nx", 8LL);
         f.attr("/restart", "ny", 6LL);
         f.attr("/restart", "nz", 3LL);
