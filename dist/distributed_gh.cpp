@@ -185,6 +185,12 @@ void DistributedGH::exchange(const double* first, const double* last, double* lo
     halo_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+std::vector<unsigned char> DistributedGH::all_gather(const void* mine, int bytes) const {
+    std::vector<unsigned char> all(static_cast<std::size_t>(bytes) * ranks_);
+    MPI_Allgather(mine, bytes, MPI_BYTE, all.data(), bytes, MPI_BYTE, comm_);
+    return all;
+}
+
 gpu::SlabLayout DistributedGH::layout() const {
     gpu::SlabLayout l;
     l.plane = plane_ * K_;

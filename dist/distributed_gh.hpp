@@ -58,6 +58,9 @@ class DistributedGH final : public LinearOperator, public Distribution, public g
 
     /// The halo planes with the neighbouring ranks (gpu::SlabNeighbours; apply() uses it too).
     void exchange(const double* first, const double* last, double* lo, double* hi) const override;
+    std::vector<unsigned char> all_gather(const void* mine, int bytes) const override;
+    int rank() const override { return rank_; }
+    int ranks() const override { return ranks_; }
     /// Where this rank's entries sit in the slab's vectors.
     gpu::SlabLayout layout() const;
 

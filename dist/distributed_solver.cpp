@@ -104,7 +104,7 @@ class DistributedSolver final : public LinearSolver {
                                          split_ ? &split_->planes() : nullptr);
             info_ = gpu_->info();
             info_.kernel += " over " + std::to_string(ranks) + " MPI ranks (device " +
-                            std::to_string(device) + ", host-staged halos; " +
+                            std::to_string(device) + ", " + gpu_->halos() + "; " +
                             (mpi_cuda_aware() ? "the MPI library reports CUDA support, unused"
                                               : "the MPI library is not CUDA-aware") +
                             ")";

@@ -29,6 +29,10 @@ struct DeviceInfo {
 /// One entry per usable device (empty when device_count() == 0).
 std::vector<DeviceInfo> list_devices();
 
+/// Whether device `from` can read and write device `to`'s memory directly (peer access over
+/// NVLink or PCIe); false without CUDA, for from == to, or on any CUDA error.
+bool peer_access(int from, int to);
+
 /// CUDA runtime and driver versions as "runtime X.Y, driver X.Y"; "not compiled" for the
 /// stub.
 std::string runtime_version();

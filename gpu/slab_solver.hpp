@@ -2,18 +2,21 @@
 /// @file A GPU rank's solver in a distributed run (issue 25, CUDA-free header): the rank's slab
 /// of the GH system (dist::DistributedGH: its i-planes, one halo plane on each side that has a
 /// neighbour, its wells) on its GPU, and BiCGStab or QMR with every vector on the device. The
-/// iteration is core/krylov/krylov.cpp's, pass for pass; what crosses the ranks goes through
-/// the host:
+/// iteration is core/krylov/krylov.cpp's, pass for pass; what crosses the ranks:
 /// - before each product (A x, and A^T x for QMR: the same halo planes of its x) the slab's
-///   first and last owned planes are copied to pinned host
-///   memory, exchanged with the neighbours (SlabNeighbours, MPI in dist/) and the received
-///   planes copied into the halo planes (host-staged halos);
+///   first and last owned planes go to the neighbours: where every rank is on one node with
+///   a GPU of its own and peer access to the others, the GPUs write them into each other's
+///   memory (peer halos, gpu/src/base/peer_halo.cuh, design decision 58; CPR's exchanges and
+///   gather too); otherwise they are copied to pinned host memory, exchanged
+///   (SlabNeighbours, MPI in dist/) and copied into the halo planes (host-staged halos);
 /// - each fused pass's sums leave the device as PassParts (core/base/piece_sums.hpp: the sums
 ///   of the whole global chunks it holds, the loose terms at its edges and its wells' terms),
 ///   joined across the ranks by the Distribution with the one-process bits.
 /// So 1, 2, 3 or 4 GPU ranks give the bits of one CPU process (and of one GPU). Without CUDA
 /// (the stub) make_slab_solver throws NotCompiled.
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "core/base/piece_sums.hpp"
 #include "core/krylov/krylov.hpp"
@@ -44,6 +47,12 @@ class SlabNeighbours {
     /// each; a side without a neighbour is left alone). Collective between neighbours.
     virtual void exchange(const double* first, const double* last, double* lo,
                           double* hi) const = 0;
+    /// Every rank's `bytes` bytes at `mine`, in rank order (the peer halos' set-up: which
+    /// node and GPU each rank has, and its memory handle). Collective over every rank.
+    virtual std::vector<unsigned char> all_gather(const void* mine, int bytes) const = 0;
+    /// This rank's number and the ranks' count.
+    virtual int rank() const = 0;
+    virtual int ranks() const = 0;
 };
 
 /// Where a solve's wall time went on this rank (the last solve).
@@ -65,6 +74,8 @@ class SlabSolver {
     virtual SolveResult solve(const double* b, double* x, const SolveOptions& options) = 0;
     virtual SolverInfo info() const = 0;
     virtual SlabTimes times() const = 0;
+    /// How the halo planes travel: "host-staged halos" or "peer halos (...)".
+    virtual std::string halos() const = 0;
 };
 
 /// BiCGStab or QMR (settings.method) on the slab with the settings' preconditioner (none,
@@ -72,8 +83,10 @@ class SlabSolver {
 /// rows are the one-process rows; QMR applies M^-1 and M^-T), or BiCGStab with cpr: set up
 /// and applied on the rank's slab and its part of the hierarchy (`planes`: dist::CprSplit's,
 /// with slab storage; the halo planes of its split levels and the first whole level's
-/// right-hand side staged through the host to planes' exchange and gather; design decisions
-/// 55, 56). `neighbours` and `planes` outlive the solver. NotSupported for other settings.
+/// right-hand side by peer access, or staged through the host to planes' exchange and
+/// gather; design decisions 55, 56, 58). `neighbours` and `planes` outlive the solver.
+/// NotSupported for other settings. The constructor is collective (the peer halos' set-up).
+/// InputError (key HEPTANE_HALO) for a bad HEPTANE_HALO, or for `peer` where it cannot be had.
 std::unique_ptr<SlabSolver> make_slab_solver(const SolverSettings& settings, const GHMatrix& slab,
                                              const SlabLayout& layout,
                                              const SlabNeighbours& neighbours,

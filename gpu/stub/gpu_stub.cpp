@@ -24,6 +24,7 @@ namespace {
 bool compiled_with_cuda() { return false; }
 int device_count() { return 0; }
 std::vector<DeviceInfo> list_devices() { return {}; }
+bool peer_access(int, int) { return false; }
 std::string runtime_version() { return "not compiled"; }
 std::pair<std::size_t, std::size_t> device_memory() { return {0, 0}; }
 long long device_allocations() { return 0; }

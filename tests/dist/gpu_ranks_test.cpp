@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include <array>
+#include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
@@ -152,6 +153,68 @@ TEST(GpuRanks, SlabsEachRankGeneratesAreOneCpuProcessBitForBit) {
             << mine->info().kernel;
         test::expect_slab_solves_agree(*cpu, *mine, A, slab, whole.system.rhs, layout, o);
     }
+}
+
+/// Runs f with HEPTANE_HALO set to `mode` (null: unset), then unsets it.
+template <class F>
+void with_halo(const char* mode, F&& f) {
+    if (mode != nullptr) setenv("HEPTANE_HALO", mode, 1);
+    try {
+        f();
+    } catch (...) {
+        unsetenv("HEPTANE_HALO");
+        throw;
+    }
+    unsetenv("HEPTANE_HALO");
+}
+
+TEST(GpuRanks, HaloPlanesGoByPeerAccessWhereEachRankHasAGpuOfItsOwn) {
+    // Design decision 58: the GPUs move the halo planes themselves (CUDA IPC, device flags)
+    // where every rank of the node has a GPU of its own and its neighbours' GPUs are
+    // peer-accessible (ctest runs on one node, rank r on device r); host-staged otherwise and
+    // with HEPTANE_HALO=host. One CPU process's bits either way, with point-block Jacobi (the
+    // products' exchanges) and with CPR (its split levels' too).
+    if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device";
+    const int ranks = size_of(MPI_COMM_WORLD);
+    bool peer = ranks > 1 && ranks <= gpu::device_count();
+    for (int r = 0; peer && r + 1 < ranks; ++r) {
+        peer = gpu::peer_access(r, r + 1) && gpu::peer_access(r + 1, r);
+    }
+    const wells::ModelSpec spec = test::two_phase_spec(40, 14, 9, test::corner_wells(40, 14, 9));
+    wells::Model model = wells::generate(spec);
+    SolverSettings pbj;
+    pbj.preconditioner = PreconditionerKind::point_block_jacobi;
+    const SolverSettings cpr = test::cpr_cases()[0].settings(40);
+    for (const char* mode : {"auto", "host"}) {
+        SCOPED_TRACE(mode);
+        const bool expect_peer = peer && std::string(mode) == "auto";
+        with_halo(mode, [&] {
+            for (const SolverSettings& s : {pbj, cpr}) {
+                const auto solver =
+                    make_distributed_solver(s, model.system.matrix, MPI_COMM_WORLD, true);
+                const std::string& kernel = solver->info().kernel;
+                EXPECT_NE(kernel.find(expect_peer ? "peer halos" : "host-staged halos"),
+                          std::string::npos)
+                    << kernel;
+                expect_cpu_bits(model.system.matrix, model.system.rhs, s);
+            }
+        });
+    }
+    // Required where it cannot be had: an input error on every rank, naming the variable.
+    if (ranks > 1 && !peer) {
+        with_halo("peer", [&] {
+            const std::string e = test::input_error_of(
+                [&] { make_distributed_solver(pbj, model.system.matrix, MPI_COMM_WORLD, true); });
+            EXPECT_NE(e.find("HEPTANE_HALO: peer halos are not usable"), std::string::npos) << e;
+        });
+    }
+    with_halo("nvlink", [&] {
+        const std::string e = test::input_error_of(
+            [&] { make_distributed_solver(pbj, model.system.matrix, MPI_COMM_WORLD, true); });
+        EXPECT_NE(e.find("HEPTANE_HALO: 'nvlink' is not one of auto, host, peer"),
+                  std::string::npos)
+            << e;
+    });
 }
 
 TEST(GpuRanks, RefusesWhatTheyDoNotRun) {

@@ -36,6 +36,15 @@ std::vector<DeviceInfo> list_devices() {
     return out;
 }
 
+bool peer_access(int from, int to) {
+    int can = 0;
+    if (from == to || cudaDeviceCanAccessPeer(&can, from, to) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    return can != 0;
+}
+
 std::string runtime_version() {
     int runtime = 0, driver = 0;
     (void)cudaRuntimeGetVersion(&runtime);

@@ -28,6 +28,7 @@
 #include "gpu/src/base/buffer.cuh"
 #include "gpu/src/base/canonical_reduce.cuh"
 #include "gpu/src/base/cuda_check.cuh"
+#include "gpu/src/base/peer_halo.cuh"
 #include "gpu/src/base/solver_state.cuh"
 #include "gpu/src/precond/block_smoothers.cuh"
 #include "gpu/src/precond/cpr.cuh"
@@ -264,6 +265,13 @@ class SlabBase : public SlabSolver {
         HEPTANE_CUDA_CHECK(cudaEventCreateWithFlags(&halo_in_, cudaEventDisableTiming));
         HEPTANE_CUDA_CHECK(cudaEventCreateWithFlags(&x_ready_, cudaEventDisableTiming));
         HEPTANE_CUDA_CHECK(cudaEventCreateWithFlags(&pass_done_, cudaEventDisableTiming));
+        // The halo planes by peer access where every rank can (collective): channel 0 the
+        // products', channel 1 CPR's (design decision 58).
+        auto* cpr = s.preconditioner == PreconditionerKind::cpr ? static_cast<DeviceCpr*>(M_.get())
+                                                                : nullptr;
+        peer_ = PeerHalo::connect(neighbours, layout.lo_halo, layout.hi_halo, layout.plane,
+                                  cpr != nullptr ? cpr->gather_rows() : 0);
+        if (peer_ && cpr != nullptr) cpr->use_peer(peer_.get(), 1);
         info_.backend = "gpu";
         info_.kernel = "multi_kernel/slab";
         info_.counts.matrix_uploads = 1;
@@ -312,6 +320,7 @@ class SlabBase : public SlabSolver {
                                                cudaMemcpyDeviceToHost, st));
         }
         HEPTANE_CUDA_CHECK(cudaStreamSynchronize(st));
+        if (peer_) peer_->check();
         const auto t_end = Clock::now();
         times_.transfer_seconds += std::chrono::duration<double>(t_end - t_down).count();
         info_.solve_seconds = std::chrono::duration<double>(t_end - t_start).count();
@@ -320,6 +329,9 @@ class SlabBase : public SlabSolver {
 
     SolverInfo info() const override { return info_; }
     SlabTimes times() const override { return times_; }
+    std::string halos() const override {
+        return peer_ ? PeerHalo::name() : std::string("host-staged halos");
+    }
 
   protected:
     /// The method's iteration on b_ and x_ (core/krylov/krylov.cpp's, with the device vectors).
@@ -401,6 +413,7 @@ class SlabBase : public SlabSolver {
     template <int Q>
     std::array<double, Q> join(const Launched& l) {
         HEPTANE_CUDA_CHECK(cudaEventSynchronize(pass_done_));  // the parts are in host memory
+        if (peer_) peer_->check();
         const auto t0 = Clock::now();
         const long long whole = l.whole, count = l.loose.count();
         const LooseEntries& loose = l.loose;
@@ -454,6 +467,22 @@ class SlabBase : public SlabSolver {
         const double* own = x + layout_.own_at;
         HEPTANE_CUDA_CHECK(cudaEventRecord(x_ready_, st));
         HEPTANE_CUDA_CHECK(cudaStreamWaitEvent(cp, x_ready_, 0));
+        if (peer_) {  // the GPUs move the planes: nothing for the host to wait for
+            const auto t0 = Clock::now();
+            peer_->exchange(0, layout_.lo_halo ? own : nullptr,
+                            layout_.hi_halo ? own + layout_.own - plane : nullptr,
+                            layout_.lo_halo ? x + layout_.own_at - plane : nullptr,
+                            layout_.hi_halo ? x + layout_.own_at + layout_.own : nullptr, plane,
+                            cp);
+            HEPTANE_CUDA_CHECK(cudaEventRecord(halo_in_, cp));
+            op_.apply_rows(x, y, ib, ie, true, transpose, st);  // interior cells and wells
+            HEPTANE_CUDA_CHECK(cudaStreamWaitEvent(st, halo_in_, 0));
+            times_.halo_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+            ++times_.halo_exchanges;
+            op_.apply_rows(x, y, c0, ib == ie ? c1 : ib, false, transpose, st);  // the edges
+            if (ib != ie) op_.apply_rows(x, y, ie, c1, false, transpose, st);
+            return;
+        }
         if (layout_.lo_halo) {
             HEPTANE_CUDA_CHECK(cudaMemcpyAsync(first, own, bytes, cudaMemcpyDeviceToHost, cp));
         }
@@ -517,6 +546,7 @@ class SlabBase : public SlabSolver {
     long long plane_cells_;  ///< cells of an i-plane (ny nz)
     DeviceGH op_;
     std::unique_ptr<DevicePreconditioner> M_;
+    std::unique_ptr<PeerHalo> peer_;  ///< null: host-staged halos
     Buffer<double> b_, x_;
     std::unique_ptr<Pinned> parts_;  ///< a pass's parts, written by its kernels
     std::size_t parts_size_ = 0;

@@ -10,6 +10,7 @@
 #include "core/precond/cpr.hpp"
 #include "gpu/solvers.hpp"
 #include "gpu/src/base/cuda_check.cuh"
+#include "gpu/src/base/peer_halo.cuh"
 #include "gpu/src/base/solver_state.cuh"
 #include "gpu/src/precond/cpr_device.cuh"
 
@@ -390,6 +391,12 @@ void DeviceCpr::exchange(int l, double* x, cudaStream_t st) const {
     };
     const bool lo = first > 0, hi = end < L.g.nx;  // the neighbouring ranks (planes' order)
     if (!lo && !hi) return;                        // one rank: nothing to send or receive
+    if (peer_ != nullptr) {                        // the GPUs move the planes, queued on st
+        peer_->exchange(
+            peer_channel_, lo ? x + first * plane : nullptr, hi ? x + (end - 1) * plane : nullptr,
+            lo ? x + (first - 1) * plane : nullptr, hi ? x + end * plane : nullptr, plane, st);
+        return;
+    }
     if (lo) copy(h + first * plane, x + first * plane, cudaMemcpyDeviceToHost);
     if (hi) copy(h + (end - 1) * plane, x + (end - 1) * plane, cudaMemcpyDeviceToHost);
     HEPTANE_CUDA_CHECK(cudaStreamSynchronize(st));
@@ -399,6 +406,10 @@ void DeviceCpr::exchange(int l, double* x, cudaStream_t st) const {
 }
 
 void DeviceCpr::gather(int l, double* b, long long c0, long long c1, cudaStream_t st) const {
+    if (peer_ != nullptr) {  // the GPUs write their parts into each other's b, queued on st
+        peer_->gather(b, c0, c1, levels_[l]->M, st);
+        return;
+    }
     const Pinned& h = *stage_[l];
     HEPTANE_CUDA_CHECK(cudaMemcpyAsync(h.get() + c0, b + c0, (c1 - c0) * sizeof(double),
                                        cudaMemcpyDeviceToHost, st));
@@ -510,7 +521,32 @@ void DeviceCpr::cycle(int l, const double* b, double* x, cudaStream_t st, const 
     for (int s = 0; s < o.post_sweeps; ++s) smooth(l, b, x, false, st, skip);
 }
 
+long long DeviceCpr::gather_rows() const {
+    return planes_ != nullptr ? levels_[planes_->levels.size()]->M : 0;
+}
+
 void DeviceCpr::apply(const double* r, double* z, cudaStream_t st, const int* skip) const {
+    if (peer_ == nullptr || skip != nullptr) {
+        apply_kernels(r, z, st, skip);
+        return;
+    }
+    // No host step: one graph per (r, z), captured at its first apply (the kernels' rounds are
+    // counted on the device, so a replay is the next round).
+    auto it = std::find_if(graphs_.begin(), graphs_.end(),
+                           [&](const Captured& c) { return c.r == r && c.z == z; });
+    if (it == graphs_.end()) {
+        cudaGraph_t graph = nullptr;
+        HEPTANE_CUDA_CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+        apply_kernels(r, z, st, nullptr);
+        HEPTANE_CUDA_CHECK(cudaStreamEndCapture(st, &graph));
+        graphs_.push_back({r, z, std::make_unique<GraphExec>(graph)});
+        HEPTANE_CUDA_CHECK(cudaGraphDestroy(graph));
+        it = graphs_.end() - 1;
+    }
+    HEPTANE_CUDA_CHECK(cudaGraphLaunch(it->exec->get(), st));
+}
+
+void DeviceCpr::apply_kernels(const double* r, double* z, cudaStream_t st, const int* skip) const {
     const Level& L0 = *levels_[0];
     const std::array<int, 2> part = span(0);
     const int i0 = part[0], i1 = part[1];

@@ -17,6 +17,7 @@
 #include "core/precond/cpr_arith.hpp"
 #include "core/precond/cpr_options.hpp"
 #include "gpu/src/base/buffer.cuh"
+#include "gpu/src/base/solver_state.cuh"
 #include "gpu/src/precond/block_smoothers.cuh"
 #include "gpu/src/spmv/device_gh.cuh"
 
@@ -24,6 +25,7 @@ namespace heptane::gpu::detail {
 
 struct LevelView;
 struct WellSet;
+class PeerHalo;
 
 class DeviceCpr final : public DevicePreconditioner {
   public:
@@ -35,7 +37,7 @@ class DeviceCpr final : public DevicePreconditioner {
     /// and its wells, as the CPU's CprPreconditioner on a slab does; the halo planes of each
     /// split level's x and the first whole level's right-hand side go through host memory to
     /// planes' exchange and gather, so apply is then host-synchronous (no CUDA graph, no
-    /// `skip`).
+    /// `skip`), unless use_peer() gives it peer halos.
     DeviceCpr(const GHMatrix& A, DeviceGH& gh, const CprOptions& options,
               const CprPlanes* planes = nullptr);
     ~DeviceCpr() override;
@@ -49,6 +51,16 @@ class DeviceCpr final : public DevicePreconditioner {
     void update(const double* accumulation);
     /// The last setup's wall time (its kernels and the check of their flags).
     double setup_seconds() const override { return setup_seconds_; }
+    /// The split levels' halo planes (on `channel`) and the first whole level's gather by
+    /// peer access (`peer` outlives this) instead of through the host: apply() then has no host
+    /// step and is captured into a CUDA graph per (r, z) and replayed (design decision 58).
+    void use_peer(PeerHalo* peer, int channel) {
+        peer_ = peer;
+        peer_channel_ = channel;
+        graphs_.clear();
+    }
+    /// The rows of the first whole level, which a split hierarchy gathers (0 when whole).
+    long long gather_rows() const;
 
     // For the device-vs-reference tests (gpu::cpr_device_steps).
     int levels() const { return static_cast<int>(levels_.size()); }
@@ -105,6 +117,17 @@ class DeviceCpr final : public DevicePreconditioner {
     /// the whole level's indexing: planes' exchange and gather read and write them in place),
     /// pinned so the planes' copies are DMA transfers.
     std::vector<std::unique_ptr<Pinned>> stage_;
+    PeerHalo* peer_ = nullptr;  ///< the split levels' halo planes by peer access (null: host)
+    int peer_channel_ = 0;
+    /// With peer_: apply's kernels for one (r, z), captured at its first apply.
+    struct Captured {
+        const double* r;
+        double* z;
+        std::unique_ptr<GraphExec> exec;
+    };
+    mutable std::vector<Captured> graphs_;
+    /// apply's kernels (captured or launched).
+    void apply_kernels(const double* r, double* z, cudaStream_t st, const int* skip) const;
 };
 
 }  // namespace heptane::gpu::detail

@@ -357,6 +357,7 @@ void DeviceCpr::upload_accumulation(const GHMatrix& A) {
 void DeviceCpr::setup() {
     const cudaStream_t st = nullptr;
     HEPTANE_CUDA_CHECK(cudaDeviceSynchronize());  // the values' upload is not the setup
+    graphs_.clear();  // captured with the last setup's buffers: captured again at next use
     const auto t0 = SetupClock::now();
     errors_.upload(no_errors(levels()));
     int* err = errors_.get();
