@@ -365,6 +365,7 @@ void run_problem(ProxyRun& run, ProblemRun& p, const ModelAt& model_at, wells::M
     p.update_seconds = median(updates);
     const SolverInfo info = solver->info();
     p.kernel = info.kernel;
+    if (!info.halo_path.empty()) p.halo_path = info.halo_path;
     p.workspace_bytes = static_cast<double>(info.workspace_bytes);
     p.bytes_per_iteration = info.bytes_per_iteration;
     out << "  setup " << fixed(p.setup_seconds, 3) << " s (" << info.kernel << "), update_values "

@@ -19,7 +19,7 @@ namespace heptane::app {
 
 /// The version of the report's schema (docs/PROXY.md, "Report"); a change of a key is a new
 /// version.
-constexpr int kProxyReportVersion = 2;
+constexpr int kProxyReportVersion = 3;
 
 /// Run rules of version 1 (docs/PROXY.md, "Run rules").
 constexpr double kProxyTolerance = 1e-6;          ///< ||b - A x|| / ||b|| of the defined solve
@@ -76,6 +76,8 @@ struct ProblemRun {
     long long rank_cells = 0, rank_wells = 0;  ///< this rank's share (all of it in one process)
     bool gpu = false;
     std::string kernel;  ///< the solver object's own description
+    /// How the halo planes travel (SolverInfo::halo_path; "none" in one process).
+    std::string halo_path = "none";
     double workspace_bytes = 0.0, bytes_per_iteration = 0.0;
     // phases (seconds)
     double generation_seconds = 0.0, setup_seconds = 0.0, update_seconds = 0.0;

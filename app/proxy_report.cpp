@@ -205,6 +205,7 @@ std::string proxy_report_yaml(const ProxyRun& run) {
     y << YAML::EndMap;
 
     kv(y, "ranks", run.ranks);
+    kv(y, "halo_path", d.halo_path);
     phases(y, run);
 
     validation(y, d.validation);

@@ -103,8 +103,12 @@ class DistributedSolver final : public LinearSolver {
             gpu_ = gpu::make_slab_solver(s_, D_->slab(), D_->layout(), *D_,
                                          split_ ? &split_->planes() : nullptr);
             info_ = gpu_->info();
+            info_.halo_path = gpu_->halos();
             info_.kernel += " over " + std::to_string(ranks) + " MPI ranks (device " +
-                            std::to_string(device) + ", " + gpu_->halos() + "; " +
+                            std::to_string(device) + ", " +
+                            (info_.halo_path == "peer" ? "peer halos: CUDA IPC, device flags"
+                                                       : "host-staged halos") +
+                            "; " +
                             (mpi_cuda_aware() ? "the MPI library reports CUDA support, unused"
                                               : "the MPI library is not CUDA-aware") +
                             ")";
@@ -120,6 +124,7 @@ class DistributedSolver final : public LinearSolver {
             }
             info_.backend = "cpu";
             info_.kernel = "reference over " + std::to_string(ranks) + " MPI ranks";
+            info_.halo_path = "mpi";
             info_.cost = s_.method == Method::qmr ? qmr_cpu_cost() : bicgstab_cpu_cost();
         }
         const auto bytes_of = [&](const GHMatrix& M) {

@@ -74,7 +74,7 @@ class SlabSolver {
     virtual SolveResult solve(const double* b, double* x, const SolveOptions& options) = 0;
     virtual SolverInfo info() const = 0;
     virtual SlabTimes times() const = 0;
-    /// How the halo planes travel: "host-staged halos" or "peer halos (...)".
+    /// How the halo planes travel: "peer" (peer access) or "host-staged".
     virtual std::string halos() const = 0;
 };
 

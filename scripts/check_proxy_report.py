@@ -23,10 +23,11 @@ except ImportError:
     sys.exit("check_proxy_report.py: needs PyYAML (Debian package python3-yaml)")
 
 SCHEMA_NAME = "heptane-proxy-report"
-SCHEMA_VERSION = 2
-# Version 1: per_rank entries without the halo, reduction and transfer medians (its reports,
-# docs/proxy/2026-11-24_*, still check).
-KNOWN_VERSIONS = (1, 2)
+SCHEMA_VERSION = 3
+# Version 2: no halo_path (the reports up to 2026-11-26); version 1: per_rank entries without
+# the halo, reduction and transfer medians too (docs/proxy/2026-11-24_*). Both still check.
+KNOWN_VERSIONS = (1, 2, 3)
+HALO_PATHS = ("none", "mpi", "host-staged", "peer")
 
 NUM = "number"  # int or float, finite, >= 0
 INT = "int"
@@ -77,6 +78,7 @@ SCHEMA = {
         "bytes_per_iteration": NUM,
     },
     "ranks": INT,
+    "halo_path": STR,
     "phases": {
         "setup": {"generation_seconds": NUM, "solver_setup_seconds": NUM,
                   "update_values_seconds": NUM},
@@ -110,8 +112,9 @@ REQUIRED_CHECKS = ["reference_agreement", "defined_solve_converged", "reproducib
                    "true_residual"]
 
 
-def check_type(value, kind, where, problems):
-    """Appends to `problems` where `value` does not have the schema type `kind`."""
+def check_type(value, kind, where, problems, version=SCHEMA_VERSION):
+    """Appends to `problems` where `value` does not have the schema type `kind` (of schema
+    `version`)."""
     if isinstance(kind, dict):
         if not isinstance(value, dict):
             problems.append(f"{where}: expected a mapping, found {type(value).__name__}")
@@ -120,22 +123,22 @@ def check_type(value, kind, where, problems):
             if key not in value:
                 problems.append(f"{where}.{key}: missing")
             else:
-                check_type(value[key], sub, f"{where}.{key}", problems)
+                check_type(value[key], sub, f"{where}.{key}", problems, version)
         for key in value:
             if key not in kind:
-                problems.append(f"{where}.{key}: not in schema version {SCHEMA_VERSION}")
+                problems.append(f"{where}.{key}: not in schema version {version}")
         return
     if isinstance(kind, tuple):
         tag, sub = kind
         if tag == "optional":
             if value is not None:
-                check_type(value, sub, where, problems)
+                check_type(value, sub, where, problems, version)
             return
         if not isinstance(value, list):
             problems.append(f"{where}: expected a list")
             return
         for i, item in enumerate(value):
-            check_type(item, sub, f"{where}[{i}]", problems)
+            check_type(item, sub, f"{where}[{i}]", problems, version)
         return
     if kind == STR:
         ok = isinstance(value, str)
@@ -218,6 +221,14 @@ def check_consistency(r, problems):
         problems.append(f"per_rank: {len(r['per_rank'])} entries for {r['ranks']} ranks")
     elif sum(x["cells"] for x in r["per_rank"]) != p["cells"]:
         problems.append("per_rank: the ranks' cells do not add up to problem.cells")
+    if "halo_path" in r:
+        halo, backend = r["halo_path"], r["solver"]["backend"]
+        if halo not in HALO_PATHS:
+            problems.append(f"halo_path: {halo!r} is not one of {HALO_PATHS}")
+        elif halo == "none" and r["ranks"] > 1:
+            problems.append(f"halo_path: none with {r['ranks']} ranks")
+        elif (halo == "mpi") != (backend == "cpu") and halo != "none":
+            problems.append(f"halo_path: {halo} on the {backend} backend")
 
     t = r["phases"]["timed"]
     fom = r["figure_of_merit"]
@@ -281,9 +292,13 @@ def main():
         return 2
     problems = []
     schema = SCHEMA
-    if isinstance(report, dict) and report.get("schema_version") == 1:
-        schema = dict(SCHEMA, per_rank=("list", RANK_V1))
-    check_type(report, schema, "report", problems)
+    if isinstance(report, dict) and report.get("schema_version") in (1, 2):
+        schema = {k: v for k, v in SCHEMA.items() if k != "halo_path"}
+        if report["schema_version"] == 1:
+            schema["per_rank"] = ("list", RANK_V1)
+    version = report.get("schema_version") if isinstance(report, dict) else None
+    check_type(report, schema, "report", problems,
+               version if version in KNOWN_VERSIONS else SCHEMA_VERSION)
     if not problems:
         check_consistency(report, problems)
     if not problems:

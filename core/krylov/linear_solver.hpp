@@ -41,7 +41,7 @@ struct SolverInfo {
     /// The preconditioner's part of the last setup or update, where measured apart (the GPU
     /// CPR's setup on the device; 0 elsewhere).
     double preconditioner_setup_seconds = 0.0;
-    double solve_seconds = 0.0;   ///< the last solve (device events on the GPU)
+    double solve_seconds = 0.0;  ///< the last solve (device events on the GPU)
     /// Memory the object holds beyond the caller's matrix: device bytes (GPU) or the
     /// preconditioner's factors (CPU).
     std::size_t workspace_bytes = 0;
@@ -54,6 +54,10 @@ struct SolverInfo {
     double reduction_seconds = 0.0;
     double transfer_seconds = 0.0;
     double gather_seconds = 0.0;
+    /// How a distributed run's halo planes travel: "mpi" (CPU ranks: host memory through MPI),
+    /// "host-staged" (GPU ranks: through pinned host memory and MPI) or "peer" (GPU ranks: the
+    /// GPUs write into each other's memory, design decision 58); "" in one process.
+    std::string halo_path;
 };
 
 /// A solver of A x = b for one matrix structure.

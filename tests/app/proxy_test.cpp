@@ -99,6 +99,7 @@ TEST(Proxy, SmallCpuRunIsValidAndItsReportSaysSo) {
         for (const YAML::Node& c : v["validation"]) EXPECT_TRUE(c["passed"].as<bool>());
     }
     EXPECT_EQ(y["ranks"].as<int>(), 1);
+    EXPECT_EQ(y["halo_path"].as<std::string>(), "none");  // one process: no halo planes
     EXPECT_EQ(y["per_rank"].size(), 1u);
     EXPECT_TRUE(y["machine"]["gpu"].IsNull());
     EXPECT_FALSE(y["build"]["git_commit"].as<std::string>().empty());

@@ -196,6 +196,7 @@ TEST(GpuRanks, HaloPlanesGoByPeerAccessWhereEachRankHasAGpuOfItsOwn) {
                 EXPECT_NE(kernel.find(expect_peer ? "peer halos" : "host-staged halos"),
                           std::string::npos)
                     << kernel;
+                EXPECT_EQ(solver->info().halo_path, expect_peer ? "peer" : "host-staged");
                 expect_cpu_bits(model.system.matrix, model.system.rhs, s);
             }
         });

@@ -107,11 +107,15 @@ refused() {
   [[ -e "$dir/x.h5" ]] && { echo "a refused run wrote its output"; fail=1; }
 }
 # The proxy under mpirun: each rank's share is --dims, the grid two of them along i; VALID,
-# a report of 2 ranks whose per-rank cells add up (scripts/check_proxy_report.py).
+# a report of 2 ranks whose per-rank cells add up (scripts/check_proxy_report.py), and the halo
+# path the ranks took (CPU ranks: mpi; GPU ranks: host-staged or peer, as the GPUs allow).
 checker="$(dirname "$0")/../../scripts/check_proxy_report.py"
+halo="^halo_path: mpi$"
+[[ $backend == gpu ]] && halo="^halo_path: (host-staged|peer)$"
 if "$mpiexec" -np 2 --oversubscribe "$heptane" proxy --backend "$backend" --dims 20 20 4 \
     --min-seconds 0.2 --report "$dir/proxy.yaml" </dev/null >"$dir/proxy.log" 2>&1 &&
   grep -q "^ranks: 2" "$dir/proxy.yaml" && grep -q "nx: 40" "$dir/proxy.yaml" &&
+  grep -Eq "$halo" "$dir/proxy.yaml" &&
   python3 "$checker" "$dir/proxy.yaml" --require-valid >>"$dir/proxy.log" 2>&1; then
   echo "ok: proxy on 2 ranks is VALID with a checked report"
   oks=$((oks + 1))

@@ -4,7 +4,8 @@
 # - the report passes (--require-valid);
 # - each deliberately broken copy fails with exit 1 and names what is wrong: a failed check in a
 #   VALID report, a missing key, a key the schema does not know, a figure of merit that is not
-#   its definition, another schema version, an official run with deviations, a string where a
+#   its definition, another schema version, an unknown halo path or none with several ranks, a
+#   version 2 report with version 3's halo_path, an official run with deviations, a string where a
 #   number belongs, a missing or failed secondary variant, a kernel sum that is not the sum;
 # - a file that is not YAML exits 2.
 set -euo pipefail
@@ -54,7 +55,11 @@ broken missing_key 'del r["figure_of_merit"]["gdof_iterations_per_second"]' \
 broken unknown_key 'r["problem"]["colour"] = "blue"' "report.problem.colour: not in schema"
 broken fom 'r["figure_of_merit"]["unknowns_per_second"] *= 1.01' \
   "figure_of_merit.unknowns_per_second"
-broken version 'r["schema_version"] = 3' "schema_version: this checker knows (1, 2)"
+broken version 'r["schema_version"] = 4' "schema_version: this checker knows (1, 2, 3)"
+broken halo_path 'r["halo_path"] = "nvlink"' "halo_path: 'nvlink' is not one of"
+broken halo_path_ranks 'r["ranks"] = 2; r["per_rank"].append(dict(r["per_rank"][0], cells=0))' \
+  "halo_path: none with 2 ranks"
+broken v2_with_halo_path 'r["schema_version"] = 2' "report.halo_path: not in schema version 2"
 broken rank_medians 'del r["per_rank"][0]["halo_seconds_median"]' \
   "report.per_rank[0].halo_seconds_median: missing"
 broken official 'r["official"] = True' "official: true with deviations"

@@ -240,11 +240,6 @@ std::string why_not(const std::vector<Card>& cards, int me, int device) {
 
 }  // namespace
 
-std::string PeerHalo::name() {
-    return "peer halos (each GPU writes its planes into the other GPUs' memory: CUDA IPC, "
-           "device flags)";
-}
-
 PeerHalo::Side PeerHalo::side(void* base, int s) const {
     auto* at = static_cast<unsigned char*>(base) + side_at_[s];
     Side out;

@@ -57,9 +57,6 @@ class PeerHalo {
     /// after synchronizing with the exchanges' streams.
     void check() const;
 
-    /// The path's name for reports.
-    static std::string name();
-
   private:
     PeerHalo() = default;
 

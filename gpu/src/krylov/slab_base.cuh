@@ -329,9 +329,7 @@ class SlabBase : public SlabSolver {
 
     SolverInfo info() const override { return info_; }
     SlabTimes times() const override { return times_; }
-    std::string halos() const override {
-        return peer_ ? PeerHalo::name() : std::string("host-staged halos");
-    }
+    std::string halos() const override { return peer_ ? "peer" : "host-staged"; }
 
   protected:
     /// The method's iteration on b_ and x_ (core/krylov/krylov.cpp's, with the device vectors).
