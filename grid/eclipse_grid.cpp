@@ -37,9 +37,9 @@ std::string number_text(double v) {
 }
 
 bool is_array(std::string_view k) {
-    static constexpr std::string_view kArrays[] = {"PERMX",  "PERMY", "PERMZ", "PORO", "NTG",
-                                                   "ACTNUM", "DX",    "DY",    "DZ",   "TOPS",
-                                                   "MULTX",  "MULTY", "MULTZ"};
+    static constexpr std::string_view kArrays[] = {
+        "PERMX", "PERMY", "PERMZ", "PORO",  "NTG",    "ACTNUM", "DX",     "DY",    "DZ",
+        "TOPS",  "MULTX", "MULTY", "MULTZ", "MULTX-", "MULTY-", "MULTZ-", "MULTPV"};
     return std::find(std::begin(kArrays), std::end(kArrays), k) != std::end(kArrays);
 }
 
@@ -110,6 +110,14 @@ class GridReader {
                 runspec_ = true;
             } else if (keyword == "DIMENS" || keyword == "SPECGRID") {
                 read_dimensions(src, t, keyword);
+            } else if (keyword == "DXV" || keyword == "DYV" || keyword == "DZV") {
+                read_size_vector(src, t, keyword);
+            } else if (keyword == "GRIDOPTS") {
+                read_gridopts(src, t);
+            } else if (keyword == "FAULTS") {
+                read_faults(src, t);
+            } else if (keyword == "MULTFLT") {
+                read_multflt(src, t);
             } else if (ends_grid(keyword)) {
                 ended_ = true;
                 data_.notes.push_back(where(src.path, src.text, t.offset) + keyword +
@@ -130,7 +138,8 @@ class GridReader {
             } else {
                 src.fail(t, quote_input(keyword) +
                                 " is not a GRID-section keyword heptane applies (it reads "
-                                "PERMX/Y/Z, PORO, NTG, ACTNUM, DX, DY, DZ, TOPS, MULTX/Y/Z, "
+                                "PERMX/Y/Z, PORO, NTG, ACTNUM, DX, DY, DZ, DXV, DYV, DZV, TOPS, "
+                                "MULTX/Y/Z, MULTX-/Y-/Z-, MULTPV, GRIDOPTS, FAULTS, MULTFLT, "
                                 "BOX, ENDBOX, EQUALS, MULTIPLY, ADD, COPY, MINVALUE, MAXVALUE, "
                                 "INCLUDE, SPECGRID, and the RUNSPEC section's DIMENS and units)");
             }
@@ -184,6 +193,7 @@ class GridReader {
     }
 
     void read_array(Source& src, const Token& at, const std::string& keyword) {
+        check_negative_multiplier(src, at, keyword);
         const std::vector<double> values = read_values(src, at, keyword);
         Box b = box_;
         const bool top_layer_only = keyword == "TOPS" && b.r == full_.r &&
@@ -275,6 +285,7 @@ class GridReader {
                 src.fail(record,
                          keyword + ": " + quote_input(name) + " is not an array heptane reads");
             }
+            check_negative_multiplier(src, record, name);
             std::vector<double> items;
             if (!read_record(src, keyword, items))
                 src.fail(record, keyword + ": the file ends before the record's '/'");
@@ -318,6 +329,159 @@ class GridReader {
             if (keyword == "MINVALUE") x = std::max(x, value);
             if (keyword == "MAXVALUE") x = std::min(x, value);
         });
+    }
+
+    /// MULTX- and the other negative-direction multipliers, refused after GRIDOPTS 'NO'.
+    void check_negative_multiplier(const Source& src, const Token& at,
+                                   const std::string& keyword) const {
+        if (keyword.back() == '-' && !negative_multipliers_) {
+            src.fail(at, keyword +
+                             ": GRIDOPTS says 'NO' to negative-direction multipliers "
+                             "(give GRIDOPTS 'YES' /)");
+        }
+    }
+
+    /// DXV NX values / (DYV, DZV): every cell's DX (DY, DZ) by its column (row, layer).
+    void read_size_vector(Source& src, const Token& at, const std::string& keyword) {
+        const int axis = keyword[1] - 'X';
+        const auto count = static_cast<std::size_t>(data_.dims[axis]);
+        std::vector<double> values;
+        Token t;
+        bool closed = false;
+        while (src.tokens.next(t)) {
+            if (t.text == "/") {
+                closed = true;
+                break;
+            }
+            append_values(src.path, src.text, t, keyword, values, count);
+            if (values.size() > count) break;
+        }
+        if (!closed && values.size() <= count)
+            src.fail(at, keyword + ": the file ends before the '/' that closes its data");
+        if (values.size() != count) {
+            src.fail(at, keyword + ": " + std::to_string(values.size()) + " values, the grid has " +
+                             std::to_string(count) + " cells along " +
+                             std::string("IJK").substr(static_cast<std::size_t>(axis), 1) +
+                             " (grid.dims " + dims_text() + ")");
+        }
+        std::vector<double>& a = array(std::string(1, 'D') + keyword[1]);
+        for_box(full_, [&](std::size_t cell, std::size_t) {
+            const std::size_t i = cell % static_cast<std::size_t>(data_.dims[0]);
+            const std::size_t j = cell / static_cast<std::size_t>(data_.dims[0]) %
+                                  static_cast<std::size_t>(data_.dims[1]);
+            const std::size_t k = cell / (static_cast<std::size_t>(data_.dims[0]) * data_.dims[1]);
+            a[cell] = values[axis == 0 ? i : axis == 1 ? j : k];
+        });
+    }
+
+    /// The words and numbers of one record up to its '/' (quotes removed); false at the file's
+    /// end.
+    static bool read_words(Source& src, std::vector<Token>& words) {
+        Token t;
+        while (src.tokens.next(t)) {
+            if (t.text == "/") return true;
+            words.push_back(t);
+        }
+        return false;
+    }
+
+    /// GRIDOPTS TRANMULT [NRMULT [NRPINC]] /.
+    void read_gridopts(Source& src, const Token& at) {
+        std::vector<Token> words;
+        if (!read_words(src, words))
+            src.fail(at, "GRIDOPTS: the file ends before the '/' that closes it");
+        if (words.empty() || words.size() > 3)
+            src.fail(at, "GRIDOPTS: expected TRANMULT [NRMULT [NRPINC]], then '/'");
+        const std::string tranmult(unquoted(words[0].text));
+        if (tranmult != "YES" && tranmult != "NO" && tranmult != "1*") {
+            src.fail(words[0],
+                     "GRIDOPTS: TRANMULT is " + quote_input(tranmult) + "; it must be YES or NO");
+        }
+        negative_multipliers_ = tranmult == "YES";  // Eclipse's default is NO
+        data_.tranmult = negative_multipliers_ ? "YES" : "NO";
+        const char* what[3] = {"", "NRMULT (MULTNUM regions)", "NRPINC (PINCHNUM regions)"};
+        for (std::size_t q = 1; q < words.size(); ++q) {
+            std::vector<double> v;
+            append_values(src.path, src.text, words[q], "GRIDOPTS", v, 1, true);
+            if (v.size() != 1 || (!std::isnan(v[0]) && v[0] != 0.0)) {
+                src.fail(words[q], std::string("GRIDOPTS: ") + what[q] + " is " +
+                                       quote_input(words[q].text) +
+                                       "; regions are not supported (0 or defaulted)");
+            }
+        }
+    }
+
+    /// FACE of a FAULTS record: X, Y, Z (or I, J, K), with an optional + or -.
+    static bool fault_face(std::string_view f, int& axis, int& side) {
+        if (f.empty() || f.size() > 2) return false;
+        const char a = f[0];
+        axis = a == 'X' || a == 'I' ? 0 : a == 'Y' || a == 'J' ? 1 : a == 'Z' || a == 'K' ? 2 : -1;
+        side = f.size() == 2 && f[1] == '-' ? -1 : 1;
+        return axis >= 0 && (f.size() == 1 || f[1] == '+' || f[1] == '-');
+    }
+
+    /// FAULTS: NAME I1 I2 J1 J2 K1 K2 FACE / records until an empty one.
+    void read_faults(Source& src, const Token& at) {
+        for (;;) {
+            std::vector<Token> words;
+            if (!read_words(src, words))
+                src.fail(at, "FAULTS: the file ends before the '/' that ends its records");
+            if (words.empty()) return;  // the empty record
+            const Token& record = words[0];
+            if (words.size() != 8)
+                src.fail(record, "FAULTS: a record is NAME I1 I2 J1 J2 K1 K2 FACE /");
+            std::vector<double> items;
+            for (std::size_t q = 1; q < 7; ++q)
+                append_values(src.path, src.text, words[q], "FAULTS", items, 6);
+            if (items.size() != 6)
+                src.fail(record, "FAULTS: a record is NAME I1 I2 J1 J2 K1 K2 FACE /");
+            EclipseGridData::FaultFace face;
+            const std::string_view f = unquoted(words[7].text);
+            if (!fault_face(f, face.axis, face.side)) {
+                src.fail(words[7], "FAULTS: FACE is " + quote_input(f) +
+                                       "; it must be X, Y or Z (or I, J, K), with + or -");
+            }
+            const Box b = box_from(src, record, "FAULTS", items, 0, full_, true);
+            if (b.r[2 * face.axis] != b.r[2 * face.axis + 1]) {
+                const std::string d = std::string("IJK").substr(face.axis, 1);
+                src.fail(record, "FAULTS: a face along " + std::string("XYZ").substr(face.axis, 1) +
+                                     " needs " + d + "1 = " + d + "2 (one layer of cells)");
+            }
+            face.box = b.r;
+            data_.faults[std::string(unquoted(record.text))].push_back(face);
+        }
+    }
+
+    /// MULTFLT: NAME multiplier / records until an empty one; NAME may end with '*'.
+    void read_multflt(Source& src, const Token& at) {
+        for (;;) {
+            std::vector<Token> words;
+            if (!read_words(src, words))
+                src.fail(at, "MULTFLT: the file ends before the '/' that ends its records");
+            if (words.empty()) return;  // the empty record
+            const Token& record = words[0];
+            std::vector<double> value;
+            if (words.size() == 2) append_values(src.path, src.text, words[1], "MULTFLT", value, 1);
+            if (value.size() != 1) src.fail(record, "MULTFLT: a record is NAME multiplier /");
+            if (!std::isfinite(value[0]) || value[0] < 0.0) {
+                src.fail(words[1], "MULTFLT: the multiplier is " + quote_input(words[1].text) +
+                                       "; it must be finite and >= 0");
+            }
+            const std::string name(unquoted(record.text));
+            const bool pattern = !name.empty() && name.back() == '*';
+            const std::string stem = pattern ? name.substr(0, name.size() - 1) : name;
+            bool found = false;
+            for (const auto& [fault, faces] : data_.faults) {
+                if (pattern ? fault.compare(0, stem.size(), stem) != 0 : fault != name) continue;
+                found = true;
+                for (const EclipseGridData::FaultFace& face : faces)
+                    data_.fault_multipliers.emplace_back(face, value[0]);
+            }
+            if (!found) {
+                src.fail(record, "MULTFLT: no fault " + quote_input(name) +
+                                     " (FAULTS defines the faults before MULTFLT names them)");
+            }
+        }
     }
 
     void read_include(Source& src, const Token& at, std::vector<std::string>& stack) {
@@ -423,9 +587,10 @@ class GridReader {
 
     EclipseGridData data_;
     Box full_, box_;
-    bool runspec_ = false;         ///< inside the RUNSPEC section of a whole .DATA file
-    std::string runspec_skipped_;  ///< the RUNSPEC keywords passed over, for the note
-    bool ended_ = false;           ///< past the GRID and EDIT sections: nothing more is read
+    bool runspec_ = false;              ///< inside the RUNSPEC section of a whole .DATA file
+    std::string runspec_skipped_;       ///< the RUNSPEC keywords passed over, for the note
+    bool ended_ = false;                ///< past the GRID and EDIT sections: nothing more is read
+    bool negative_multipliers_ = true;  ///< GRIDOPTS' TRANMULT (not given: allowed)
 };
 
 }  // namespace

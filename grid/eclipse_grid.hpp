@@ -16,12 +16,36 @@ struct EclipseGridData {
     std::map<std::string, std::vector<double>> arrays;
     std::string units;               ///< FIELD, METRIC or LAB where RUNSPEC says; else empty
     std::vector<std::string> notes;  ///< what of the files was not read, for stderr
+
+    /// A face set of a fault (FAULTS): the cells of `box` (0-based, inclusive i0 i1 j0 j1 k0
+    /// k1) and their face towards +axis (side +1) or -axis (side -1), axis 0 = x.
+    struct FaultFace {
+        std::array<int, 6> box{0, 0, 0, 0, 0, 0};
+        int axis = 0;
+        int side = 1;
+    };
+    /// The faults FAULTS defined, by name, with their faces in file order.
+    std::map<std::string, std::vector<FaultFace>> faults;
+    /// Each MULTFLT record's multiplier of each face of the faults it named, in file order
+    /// (they multiply: two records of one fault give their product).
+    std::vector<std::pair<FaultFace, double>> fault_multipliers;
+    std::string tranmult;  ///< GRIDOPTS' TRANMULT (YES or NO) where the files give GRIDOPTS
 };
 
 /// Reads `path` for a grid of `dims` cells. Applied in file order:
-/// - arrays PERMX PERMY PERMZ PORO NTG ACTNUM DX DY DZ TOPS MULTX MULTY MULTZ: one value per
-///   cell of the current box, `n*value` repeats, `n*` leaves n cells as they are; TOPS over the
-///   whole grid may give the top layer only (nx * ny values);
+/// - arrays PERMX PERMY PERMZ PORO NTG ACTNUM DX DY DZ TOPS MULTX MULTY MULTZ MULTX- MULTY-
+///   MULTZ- MULTPV: one value per cell of the current box, `n*value` repeats, `n*` leaves n
+///   cells as they are; TOPS over the whole grid may give the top layer only (nx * ny
+///   values);
+/// - DXV, DYV, DZV: nx (ny, nz) sizes, one for each column (row, layer) of cells: DX (DY, DZ)
+///   of every cell, whatever the box;
+/// - GRIDOPTS TRANMULT [NRMULT [NRPINC]] /: TRANMULT YES or NO (NO refuses MULTX- and the
+///   other negative-direction multipliers, as Eclipse does); region counts other than 0 are
+///   refused (MULTNUM and PINCHNUM regions are not read);
+/// - FAULTS: records NAME I1 I2 J1 J2 K1 K2 FACE / (FACE X, Y, Z or I, J, K, with + or -; a
+///   face along x needs I1 = I2, and so on), ended by an empty record; MULTFLT: records NAME
+///   multiplier / (NAME may end with '*': every fault it starts), each multiplying the
+///   transmissibility of its faults' faces;
 /// - BOX i1 i2 j1 j2 k1 k2 / (1-based, inclusive) sets the box of the arrays and edits that
 ///   follow, ENDBOX restores the whole grid;
 /// - EQUALS (ARRAY value), MULTIPLY (ARRAY factor), ADD (ARRAY constant), COPY (FROM TO),
@@ -43,7 +67,6 @@ struct EclipseGridData {
 EclipseGridData read_eclipse_grid(const std::string& path, std::array<int, 3> dims);
 
 /// The files in order, as one GRID section (arrays and boxes carry over from file to file).
-EclipseGridData read_eclipse_grid(const std::vector<std::string>& paths,
-                                  std::array<int, 3> dims);
+EclipseGridData read_eclipse_grid(const std::vector<std::string>& paths, std::array<int, 3> dims);
 
 }  // namespace heptane::grid

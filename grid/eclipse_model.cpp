@@ -1,5 +1,6 @@
 #include "grid/eclipse_model.hpp"
 
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <memory>
@@ -45,6 +46,61 @@ bool all_equal(const std::vector<double>& v) {
     return true;
 }
 
+/// The transmissibility multipliers of each cell's +i, +j, +k face (rock.multx, multy,
+/// multz; left empty where nothing multiplies): MULTX/Y/Z on the cell's own face, MULTX-/Y-/Z-
+/// of the next cell along the axis on the face they share, and each MULTFLT record on its
+/// faults' faces (a face on the grid's edge has no flow to multiply).
+void apply_face_multipliers(const Grid3D& g, const EclipseGridSpec& spec, const EclipseGridData& d,
+                            RockFields& rock) {
+    const auto n = static_cast<std::size_t>(g.num_cells());
+    const auto every = [](index_t) { return true; };
+    const auto ok = [](double v) { return std::isnan(v) || (std::isfinite(v) && v >= 0.0); };
+    std::vector<double>* mult[3] = {&rock.multx, &rock.multy, &rock.multz};
+    const char* plus_name[3] = {"MULTX", "MULTY", "MULTZ"};
+    const char* minus_name[3] = {"MULTX-", "MULTY-", "MULTZ-"};
+    const int size[3] = {g.nx, g.ny, g.nz};
+    const auto face_of = [&](int a) -> std::vector<double>& {  // created at 1 on first use
+        if (mult[a]->empty()) mult[a]->assign(n, 1.0);
+        return *mult[a];
+    };
+    // The cell whose + face along a is the - face of cell (i, j, k) (none at the edge: -1).
+    const auto below = [&](std::array<int, 3> ijk, int a) -> index_t {
+        if (ijk[a] == 0) return -1;
+        --ijk[a];
+        return g.cell(ijk[0], ijk[1], ijk[2]);
+    };
+    for (int a = 0; a < 3; ++a) {
+        if (const auto* values = find(d, plus_name[a])) {
+            *mult[a] = to_cells(g, spec, plus_name[a], *values, 1.0, every, ok, "finite and >= 0");
+            for (double& v : *mult[a]) v = std::isnan(v) ? 1.0 : v;  // not given: 1
+        }
+        if (const auto* values = find(d, minus_name[a])) {
+            const std::vector<double> minus =
+                to_cells(g, spec, minus_name[a], *values, 1.0, every, ok, "finite and >= 0");
+            std::vector<double>& face = face_of(a);
+            for (index_t m = 0; m < g.num_cells(); ++m) {
+                const double v = minus[static_cast<std::size_t>(m)];
+                const index_t b = below(g.ijk(m), a);
+                if (b >= 0 && !std::isnan(v)) face[static_cast<std::size_t>(b)] *= v;
+            }
+        }
+    }
+    for (const auto& [f, value] : d.fault_multipliers) {
+        std::vector<double>& face = face_of(f.axis);
+        for (int k = f.box[4]; k <= f.box[5]; ++k) {
+            for (int j = f.box[2]; j <= f.box[3]; ++j) {
+                for (int i = f.box[0]; i <= f.box[1]; ++i) {
+                    const std::array<int, 3> ijk{i, j, k};
+                    const index_t m = g.cell(i, j, k);
+                    const index_t owner =
+                        f.side > 0 ? (ijk[f.axis] + 1 < size[f.axis] ? m : -1) : below(ijk, f.axis);
+                    if (owner >= 0) face[static_cast<std::size_t>(owner)] *= value;
+                }
+            }
+        }
+    }
+}
+
 }  // namespace
 
 EclipseGridData read_grid_files(Grid3D& grid, const EclipseGridSpec& spec) {
@@ -61,8 +117,8 @@ EclipseGridData read_grid_files(Grid3D& grid, const EclipseGridSpec& spec) {
                                        "have grid.cell_size)");
     }
     if (sizes == 3 && spec.has_cell_size) {
-        throw InputError("grid.cell_size", "the files of " + spec.key +
-                                               " give DX, DY and DZ: remove grid.cell_size");
+        throw InputError("grid.cell_size",
+                         "the files of " + spec.key + " give DX, DY and DZ: remove grid.cell_size");
     }
     const bool tops = find(d, "TOPS") != nullptr;
     if (tops && spec.has_depth) {
@@ -76,8 +132,8 @@ EclipseGridData read_grid_files(Grid3D& grid, const EclipseGridSpec& spec) {
                                        "depths come with per-cell sizes)");
     }
     if (!spec.has_depth && !tops) {
-        throw InputError(spec.key, files_text(spec) +
-                                       ": DX, DY and DZ need TOPS in the files (or grid.depth)");
+        throw InputError(
+            spec.key, files_text(spec) + ": DX, DY and DZ need TOPS in the files (or grid.depth)");
     }
     const double unit = length_unit(spec, d);
     const auto every = [](index_t) { return true; };
@@ -125,7 +181,8 @@ void apply_eclipse_rock(const Grid3D& g, const EclipseGridSpec& spec, const Ecli
     // ACTNUM first: the other arrays need values in active cells only.
     std::vector<std::uint8_t> active(n, 1);
     if (const auto* actnum = find(d, "ACTNUM")) {
-        // Eclipse's default is 1: cells no keyword set (SPE1's EQUALS ACTNUM 0 in boxes) are active.
+        // Eclipse's default is 1: cells no keyword set (SPE1's EQUALS ACTNUM 0 in boxes) are
+        // active.
         const auto flag = [](double v) { return std::isnan(v) || v == 0.0 || v == 1.0; };
         const auto a = to_cells(g, spec, "ACTNUM", *actnum, 1.0, every, flag, "0 or 1");
         for (std::size_t m = 0; m < n; ++m) active[m] = a[m] != 0.0 ? 1 : 0;
@@ -167,22 +224,22 @@ void apply_eclipse_rock(const Grid3D& g, const EclipseGridSpec& spec, const Ecli
         rock.ky = to_cells(g, spec, "PERMY", *find(d, "PERMY"), md, is_active, ok, rule);
         rock.kz = to_cells(g, spec, "PERMZ", *find(d, "PERMZ"), md, is_active, ok, rule);
     }
-    std::vector<double>* mult[3] = {&rock.multx, &rock.multy, &rock.multz};
-    const char* mult_name[3] = {"MULTX", "MULTY", "MULTZ"};
-    for (int a = 0; a < 3; ++a) {
-        const auto* values = find(d, mult_name[a]);
-        if (values == nullptr) continue;
-        const auto ok = [](double v) { return std::isnan(v) || (std::isfinite(v) && v >= 0.0); };
-        *mult[a] = to_cells(g, spec, mult_name[a], *values, 1.0, every, ok, "finite and >= 0");
-        for (double& v : *mult[a]) v = std::isnan(v) ? 1.0 : v;  // not given: 1
-    }
+    apply_face_multipliers(g, spec, d, rock);
     if (rock.kx.size() != n || rock.ky.size() != n || rock.kz.size() != n ||
         rock.porosity.size() != n) {
         throw Error("apply_eclipse_rock: every field comes from the files or the deck");
     }
-    // NTG scales pore volume and horizontal flow; a cell without pore volume is inactive.
+    std::vector<double> multpv(n, 1.0);
+    if (const auto* a = find(d, "MULTPV")) {  // default 1 where no keyword set it
+        const auto ok = [](double v) { return std::isnan(v) || (std::isfinite(v) && v >= 0.0); };
+        multpv = to_cells(g, spec, "MULTPV", *a, 1.0, is_active, ok, "finite and >= 0");
+        for (double& v : multpv) v = std::isnan(v) ? 1.0 : v;
+    }
+    // NTG scales pore volume and horizontal flow, MULTPV pore volume alone (porosity then
+    // holds the pore volume per bulk volume); a cell without pore volume is inactive.
     for (std::size_t m = 0; m < n; ++m) {
-        if (active[m] && !(rock.porosity[m] * ntg[m] * g.volume(static_cast<index_t>(m)) > 0.0))
+        if (active[m] &&
+            !(rock.porosity[m] * ntg[m] * multpv[m] * g.volume(static_cast<index_t>(m)) > 0.0))
             active[m] = 0;
         if (!active[m]) {
             rock.kx[m] = rock.ky[m] = rock.kz[m] = rock.porosity[m] = 0.0;
@@ -193,6 +250,7 @@ void apply_eclipse_rock(const Grid3D& g, const EclipseGridSpec& spec, const Ecli
             rock.kx[m] *= ntg[m];
             rock.ky[m] *= ntg[m];
         }
+        if (multpv[m] != 1.0) rock.porosity[m] *= multpv[m];
     }
     std::size_t count = 0;
     for (std::uint8_t a : active) count += a;

@@ -1,13 +1,13 @@
 #pragma once
 /// @file A reservoir as Eclipse GRID-section files describe it (deck key grid.eclipse, issue
 /// 20): the cells' sizes and depths (DX, DY, DZ, TOPS), which cells are active (ACTNUM and
-/// pore volume), and the rock (PERMX/Y/Z, PORO, NTG, MULTX/Y/Z). Design decision 35.
+/// pore volume), and the rock (PERMX/Y/Z, PORO, NTG, MULTPV, the face multipliers MULTX/Y/Z,
+/// MULTX-/Y-/Z- and FAULTS with MULTFLT). Design decision 35.
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "core/base/errors.hpp"
-
 #include "grid/eclipse_grid.hpp"
 #include "grid/grid3d.hpp"
 #include "grid/rock.hpp"
@@ -29,10 +29,10 @@ std::vector<double> eclipse_to_cells(const Grid3D& g, const std::string& key,
         const index_t m = eclipse_to_cell(g, n);
         const double v = values[static_cast<std::size_t>(n)];
         if (check(m) && !rule(v)) {
-            throw InputError(key, source + ": " + name + " of cell " + cell_text(g, m) + " is " +
-                                      (std::isnan(v) ? std::string("not given")
-                                                     : std::to_string(v)) +
-                                      "; it must be " + requirement);
+            throw InputError(key,
+                             source + ": " + name + " of cell " + cell_text(g, m) + " is " +
+                                 (std::isnan(v) ? std::string("not given") : std::to_string(v)) +
+                                 "; it must be " + requirement);
         }
         out[static_cast<std::size_t>(m)] = v * scale;
     }
@@ -64,12 +64,14 @@ EclipseGridData read_grid_files(Grid3D& grid, const EclipseGridSpec& spec);
 /// Fills `rock` from the files' arrays where they give them (see build_rock):
 /// PERMX, PERMY, PERMZ (all three, mD) unless the deck gave rock.permeability, PORO unless
 /// it gave rock.porosity; NTG (default 1) multiplies porosity and the horizontal
-/// permeabilities (OPM's rule); MULTX/Y/Z (>= 0) become the face multipliers. A cell is
-/// active when ACTNUM (default 1) is not 0 and its pore volume PORO NTG V is > 0; inactive
+/// permeabilities (OPM's rule), MULTPV (default 1) porosity; the face multipliers are MULTX/Y/Z
+/// of the face's minus-side cell times MULTX-/Y-/Z- of its plus-side cell times each MULTFLT
+/// of a fault face it is (all >= 0). A cell is
+/// active when ACTNUM (default 1) is not 0 and its pore volume PORO NTG MULTPV V is > 0; inactive
 /// cells get permeability and porosity 0. `permeability_given` / `porosity_given`: the deck
 /// gave that field, so the files may not (InputError naming both).
 void apply_eclipse_rock(const Grid3D& grid, const EclipseGridSpec& spec,
-                        const EclipseGridData& data, bool permeability_given,
-                        bool porosity_given, RockFields& rock);
+                        const EclipseGridData& data, bool permeability_given, bool porosity_given,
+                        RockFields& rock);
 
 }  // namespace heptane::grid

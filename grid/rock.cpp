@@ -91,14 +91,17 @@ std::map<std::string, std::vector<double>> read_eclipse_arrays(const Grid3D& gri
                                                                const std::set<std::string>& names,
                                                                const std::string& required) {
     const std::string key = key_of(spec, "file");
-    EclipseGridData data =
-        load_file(key, [&] { return read_eclipse_grid(spec.file, {grid.nx, grid.ny, grid.nz}); });
+    EclipseGridData data = load_file(key, [&] {
+        return read_eclipse_grid(spec.file, {grid.nx, grid.ny, grid.nz});
+    });
     const auto grid_eclipse = [&](const std::string& what) {
         return InputError(key, spec.file + ": " + what +
                                    "; a rock field file holds PERMX, PERMY, PERMZ and PORO only: "
                                    "give this file as grid.eclipse, where the rest applies");
     };
     if (!data.notes.empty() || !data.units.empty()) throw grid_eclipse("is a whole Eclipse deck");
+    if (!data.faults.empty()) throw grid_eclipse("defines FAULTS");
+    if (!data.tranmult.empty()) throw grid_eclipse("gives GRIDOPTS");
     std::map<std::string, std::vector<double>> arrays;
     for (auto& [name, values] : data.arrays) {
         if (name != "PERMX" && name != "PERMY" && name != "PERMZ" && name != "PORO")
@@ -118,8 +121,8 @@ void scatter_eclipse(const Grid3D& grid, const FieldSpec& spec, const std::strin
                      const std::vector<double>& values, double scale, Valid valid,
                      const char* requirement, std::vector<double>& out) {
     const auto every = [](index_t) { return true; };
-    out = eclipse_to_cells(grid, key_of(spec, "file"), spec.file, name, values, scale, every,
-                           valid, requirement);
+    out = eclipse_to_cells(grid, key_of(spec, "file"), spec.file, name, values, scale, every, valid,
+                           requirement);
 }
 
 void build_permeability(const Grid3D& grid, const FieldSpec& spec, RockFields& rock) {
@@ -309,9 +312,8 @@ index_t RockFields::num_active() const {
     return n;
 }
 
-RockFields build_rock(const Grid3D& grid, const FieldSpec& permeability,
-                      const FieldSpec& porosity, const EclipseGridSpec* files,
-                      const EclipseGridData* eclipse) {
+RockFields build_rock(const Grid3D& grid, const FieldSpec& permeability, const FieldSpec& porosity,
+                      const EclipseGridSpec* files, const EclipseGridData* eclipse) {
     grid.validate();
     RockFields rock;
     const auto in_files = [&](const char* name) {
@@ -342,8 +344,9 @@ RockFields build_rock(const Grid3D& grid, const FieldSpec& permeability,
     };
     if (!positive(rock.kx) && !positive(rock.ky) && !positive(rock.kz)) {
         if (in_files("PERMX")) {
-            throw InputError(files->key, "every active cell has permeability 0 in every "
-                                         "direction: nothing can flow");
+            throw InputError(files->key,
+                             "every active cell has permeability 0 in every "
+                             "direction: nothing can flow");
         }
         const bool file =
             permeability.kind == FieldKind::eclipse || permeability.kind == FieldKind::spe10;

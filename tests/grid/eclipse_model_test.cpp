@@ -1,6 +1,7 @@
 // The reservoir the Eclipse files describe (grid/eclipse_model.hpp, issue 20): per-cell sizes
 // and depths from DX, DY, DZ and TOPS in the file's units, active cells from ACTNUM and pore
-// volume, rock with NTG and the MULTX/Y/Z face multipliers, and the TPFA transmissibilities of
+// volume, rock with NTG, MULTPV and the face multipliers (MULTX/Y/Z, MULTX-/Y-/Z-, FAULTS with
+// MULTFLT), and the TPFA transmissibilities of
 // such a grid, each against values worked out by hand.
 #include "grid/eclipse_model.hpp"
 
@@ -138,8 +139,9 @@ TEST(EclipseModel, ActiveCellsNtgAndMultipliers) {
 
 // Values are needed in active cells only: an inactive cell may be left unset.
 TEST(EclipseModel, InactiveCellsNeedNoValues) {
-    const TempFile file("ACTNUM\n 1 0 /\nPORO\n 0.3 1* /\nPERMX\n 7 1* /\nPERMY\n 7 1* /\n"
-                        "PERMZ\n 7 1* /\n");
+    const TempFile file(
+        "ACTNUM\n 1 0 /\nPORO\n 0.3 1* /\nPERMX\n 7 1* /\nPERMY\n 7 1* /\n"
+        "PERMZ\n 7 1* /\n");
     const Grid3D g = make_grid(2, 1, 1);
     const EclipseGridSpec spec = spec_of(file);
     const RockFields rock = rock_of(g, spec, read_eclipse_grid(file.path(), {2, 1, 1}));
@@ -197,6 +199,110 @@ TEST(EclipseModel, TransmissibilitiesWithPerCellSizesMultipliersAndInactiveCells
     EXPECT_EQ(m.tx[1], 0.0);  // into the inactive cell
 }
 
+// The index of cell (i, j, k) (0-based) in the k-fastest order of the grid.
+std::size_t at(const Grid3D& g, int i, int j, int k) {
+    return static_cast<std::size_t>(g.cell(i, j, k));
+}
+
+// MULTX- and the other negative-direction multipliers act on the face a cell shares with the
+// cell before it; FAULTS with MULTFLT on the faces they list (multiplying, record after record,
+// a pattern 'F*' naming every fault it starts); a face on the grid's edge has no flow to
+// multiply; MULTPV scales the pore volume. Each against the values worked out by hand.
+TEST(EclipseModel, NegativeMultipliersFaultsAndPoreVolumeMultipliers) {
+    const Grid3D g = make_grid(3, 2, 2);
+    const TempFile file(
+        "GRIDOPTS\n 'YES' 0 /\nPORO\n 12*0.2 /\n"
+        "EQUALS\n 'MULTX-' 0.5 2 2 1 1 1 1 /\n MULTZ- 0.25 3 3 2 2 2 2 /\n/\n"
+        "FAULTS\n"
+        " 'F1' 2 2 1 2 1 2 'X' /\n"   // the +x faces of i = 2: between i = 2 and 3
+        " 'F1' 1 3 1 1 2 2 'Z-' /\n"  // the -z faces of k = 2, j = 1: between k = 1 and 2
+        " 'G2' 3 3 1 1 1 1 I /\n"     // the +x face of the last column: the grid's edge
+        "/\n"
+        "MULTFLT\n 'F1' 0.1 /\n 'F*' 0.5 /\n G2 0 /\n/\n"
+        "MULTPV\n 12*1 /\nEQUALS\n MULTPV 3 1 1 1 1 1 1 /\n/\n");
+    const EclipseGridSpec spec = spec_of(file);
+    const EclipseGridData d = read_eclipse_grid(file.path(), {3, 2, 2});
+    ASSERT_EQ(d.faults.size(), 2u);
+    EXPECT_EQ(d.faults.at("F1").size(), 2u);
+    const RockFields rock = rock_of(g, spec, d);
+    std::vector<double> multx(12, 1.0), multz(12, 1.0);
+    multx[at(g, 0, 0, 0)] = 0.5;  // MULTX- of (1, 0, 0)
+    for (int j = 0; j < 2; ++j)
+        for (int k = 0; k < 2; ++k) multx[at(g, 1, j, k)] = 0.1 * 0.5;  // F1's x faces
+    for (int i = 0; i < 3; ++i) multz[at(g, i, 0, 0)] = 0.1 * 0.5;      // F1's z faces
+    multz[at(g, 2, 1, 0)] = 0.25;                                       // MULTZ- of (2, 1, 1)
+    EXPECT_EQ(rock.multx, multx);
+    EXPECT_TRUE(rock.multy.empty());  // nothing multiplies a y face
+    EXPECT_EQ(rock.multz, multz);
+    std::vector<double> porosity(12, 0.2);
+    porosity[at(g, 0, 0, 0)] = 0.2 * 3.0;
+    EXPECT_EQ(rock.porosity, porosity);
+    // The transmissibilities carry them: F1's x face at 0.05 of the plain one.
+    RockFields plain = rock;
+    plain.multx.clear();
+    plain.multz.clear();
+    const Transmissibilities t = tpfa_transmissibilities(g, rock);
+    const Transmissibilities u = tpfa_transmissibilities(g, plain);
+    EXPECT_GT(u.tx[at(g, 1, 0, 0)], 0.0);
+    EXPECT_EQ(t.tx[at(g, 1, 0, 0)], u.tx[at(g, 1, 0, 0)] * 0.05);
+    EXPECT_EQ(t.tz[at(g, 0, 0, 0)], u.tz[at(g, 0, 0, 0)] * 0.05);
+    EXPECT_EQ(t.tx[at(g, 0, 1, 0)], u.tx[at(g, 0, 1, 0)]);  // no keyword on that face
+}
+
+TEST(EclipseModel, FaultAndMultiplierErrorsNameTheLine) {
+    const auto error = [](const std::string& text) {
+        const TempFile file("PORO\n 6*0.2 /\n" + text);
+        const Grid3D g = make_grid(3, 2, 1);
+        return input_error_of([&] {
+            rock_of(g, spec_of(file), read_eclipse_grid(file.path(), {3, 2, 1}));
+        });
+    };
+    EXPECT_THAT(error("GRIDOPTS\n NO /\nMULTX-\n 6*1 /\n"),
+                HasSubstr(":5: MULTX-: GRIDOPTS says 'NO'"));
+    EXPECT_THAT(error("GRIDOPTS\n 1* /\nEQUALS\n MULTY- 2 /\n/\n"),
+                HasSubstr("GRIDOPTS says 'NO'"));
+    EXPECT_THAT(error("GRIDOPTS\n YES 2 /\n"), HasSubstr("NRMULT (MULTNUM regions) is '2'"));
+    EXPECT_THAT(error("GRIDOPTS\n MAYBE /\n"), HasSubstr("TRANMULT is 'MAYBE'"));
+    EXPECT_THAT(error("FAULTS\n F 1 2 1 1 1 1 X /\n/\n"),
+                HasSubstr(":4: FAULTS: a face along X needs I1 = I2"));
+    EXPECT_THAT(error("FAULTS\n F 1 1 1 1 1 1 W /\n/\n"), HasSubstr("FACE is 'W'"));
+    EXPECT_THAT(error("FAULTS\n F 1 1 1 3 1 1 Y /\n/\n"), HasSubstr("box item 4 (J) is '3'"));
+    EXPECT_THAT(error("FAULTS\n F 1 1 1 1 1 X /\n/\n"), HasSubstr("a record is NAME I1 I2"));
+    EXPECT_THAT(error("FAULTS\n F 1 1 1 1 1 1 X /\n/\nMULTFLT\n G 0.5 /\n/\n"),
+                HasSubstr(":7: MULTFLT: no fault 'G'"));
+    EXPECT_THAT(
+        error("MULTFLT\n F 0.5 /\n/\nFAULTS\n F 1 1 1 1 1 1 X /\n/\n"),
+        HasSubstr(
+            ":4: MULTFLT: no fault 'F' (FAULTS defines the faults before MULTFLT names them)"));
+    EXPECT_THAT(error("FAULTS\n F 1 1 1 1 1 1 X /\n/\nMULTFLT\n F -1 /\n/\n"),
+                HasSubstr("MULTFLT: the multiplier is '-1'"));
+    EXPECT_THAT(error("FAULTS\n F 1 1 1 1 1 1 X /\n"), HasSubstr("ends before the '/'"));
+    EXPECT_THAT(error("MULTX-\n 1 1 -2 1 1 1 /\n"),
+                HasSubstr("MULTX- of cell (i, j, k) = (2, 0, 0) is -2"));
+    EXPECT_THAT(error("MULTPV\n 1 1 -2 1 1 1 /\n"),
+                HasSubstr("MULTPV of cell (i, j, k) = (2, 0, 0) is -2"));
+    EXPECT_THAT(error("DXV\n 10 20 /\n"), HasSubstr("DXV: 2 values, the grid has 3 cells along I"));
+    EXPECT_THAT(error("DZV\n 1* /\n"), HasSubstr("DZV"));
+}
+
+// DXV, DYV, DZV: a size per column, row and layer; with TOPS of the top layer the depths stack.
+TEST(EclipseModel, SizeVectorsGiveEveryCellItsColumnsRowsAndLayersSize) {
+    const TempFile file("DXV\n 10 20 30 /\nDYV\n 5 /\nDZV\n 2 4 /\nTOPS\n 3*100 /\n");
+    Grid3D g = make_grid(3, 1, 2);
+    EclipseGridSpec spec = spec_of(file);
+    read_grid_files(g, spec);
+    ASSERT_FALSE(g.uniform());
+    for (int i = 0; i < 3; ++i) {
+        for (int k = 0; k < 2; ++k) {
+            const index_t m = g.cell(i, 0, k);
+            EXPECT_EQ(g.size_x(m), 10.0 * (i + 1));
+            EXPECT_EQ(g.size_y(m), 5.0);
+            EXPECT_EQ(g.size_z(m), k == 0 ? 2.0 : 4.0);
+            EXPECT_EQ(g.centre_depth(m), k == 0 ? 101.0 : 104.0);  // top + layers above + dz / 2
+        }
+    }
+}
+
 // A whole .DATA deck: RUNSPEC gives dims and units, the reading stops at PROPS, and both are
 // said in the notes (for stderr), never silently.
 TEST(EclipseModel, AWholeDeckIsReadUpToItsGridSection) {
@@ -207,15 +313,18 @@ TEST(EclipseModel, AWholeDeckIsReadUpToItsGridSection) {
     EXPECT_EQ(d.units, "METRIC");
     EXPECT_EQ(d.arrays.at("PORO"), (std::vector<double>{0.2, 0.2}));
     ASSERT_EQ(d.notes.size(), 2u);
-    EXPECT_THAT(d.notes[0], HasSubstr("RUNSPEC: not used (the YAML deck says what they describe): TITLE, OIL, WATER, START"));
+    EXPECT_THAT(
+        d.notes[0],
+        HasSubstr(
+            "RUNSPEC: not used (the YAML deck says what they describe): TITLE, OIL, WATER, START"));
     EXPECT_THAT(d.notes[1], HasSubstr(":16: PROPS: the file is not read from here on"));
     // A second file after the end of the first's GRID section is out of order.
     const TempFile more("PERMX\n 2*1 /\n");
-    EXPECT_THAT(input_error_of([&] {
-                    read_eclipse_grid(std::vector<std::string>{file.path(), more.path()},
-                                      {2, 1, 1});
-                }),
-                HasSubstr("give the files in deck order"));
+    EXPECT_THAT(
+        input_error_of([&] {
+            read_eclipse_grid(std::vector<std::string>{file.path(), more.path()}, {2, 1, 1});
+        }),
+        HasSubstr("give the files in deck order"));
 }
 
 }  // namespace
@@ -301,7 +410,8 @@ TEST(EclipseModel, Spe9DeckGivesPerCellDepths) {
     // Cell (1, 0, 0): top 9052.89809421 ft (the file's second TOPS value), DZ 20 ft.
     EXPECT_DOUBLE_EQ(g.centre_depth(g.cell(1, 0, 0)), 9052.89809421 * ft + 0.5 * 20 * ft);
     // Cell (0, 0, 2): top 9000 + 20 + 15 ft, DZ 26 ft.
-    EXPECT_DOUBLE_EQ(g.centre_depth(g.cell(0, 0, 2)), ((9000.0 * ft + 20 * ft) + 15 * ft) + 13 * ft);
+    EXPECT_DOUBLE_EQ(g.centre_depth(g.cell(0, 0, 2)),
+                     ((9000.0 * ft + 20 * ft) + 15 * ft) + 13 * ft);
     const RockFields rock = rock_of(g, spec, d);
     EXPECT_EQ(rock.num_active(), 9000);
     EXPECT_EQ(rock.porosity[g.cell(0, 0, 14)], 0.157);

@@ -452,6 +452,12 @@ TEST(BuildRockErrors, EclipseSpecs) {
     EXPECT_EQ(e.key(), "rock.permeability.file");
     EXPECT_THAT(e.detail(), HasSubstr("defines ACTNUM; a rock field file holds PERMX, PERMY, "
                                       "PERMZ and PORO only: give this file as grid.eclipse"));
+    const TempFile faults("PERMX\n 4*1.0 /\nFAULTS\n F 1 1 1 1 1 1 Z /\n/\n");
+    EXPECT_THAT(error_of(g, eclipse_spec("rock.permeability", faults.path()), poro).detail(),
+                HasSubstr("defines FAULTS; a rock field file"));
+    const TempFile gridopts("GRIDOPTS\n YES /\nPERMX\n 4*1.0 /\n");
+    EXPECT_THAT(error_of(g, eclipse_spec("rock.permeability", gridopts.path()), poro).detail(),
+                HasSubstr("gives GRIDOPTS; a rock field file"));
 
     FieldSpec ratio = eclipse_spec("rock.permeability", no_permx.path());
     ratio.kv_kh = -1.0;
