@@ -17,8 +17,8 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kFlags = 64;  ///< flags a receive side: a chunk's, or a sender's
-constexpr long long kChunkMin =
-    2048;  ///< entries a chunk, at least (fewer chunks for a small plane)
+/// Entries a chunk, at least (a small plane moves in fewer chunks).
+constexpr long long kChunkMin = 2048;
 constexpr unsigned long long kWaitNs = 60ull * 1000 * 1000 * 1000;  ///< a receive's patience
 
 /// The chunks a plane of `count` entries moves in: sender and receiver compute the same.
