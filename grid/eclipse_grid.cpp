@@ -118,6 +118,8 @@ class GridReader {
                 read_faults(src, t);
             } else if (keyword == "MULTFLT") {
                 read_multflt(src, t);
+            } else if (keyword == "MINPV") {
+                read_minpv(src, t);
             } else if (ends_grid(keyword)) {
                 ended_ = true;
                 data_.notes.push_back(where(src.path, src.text, t.offset) + keyword +
@@ -136,12 +138,13 @@ class GridReader {
                                 ": corner-point geometry is not supported (heptane reads "
                                 "Cartesian grids: DX, DY, DZ and TOPS)");
             } else {
-                src.fail(t, quote_input(keyword) +
-                                " is not a GRID-section keyword heptane applies (it reads "
-                                "PERMX/Y/Z, PORO, NTG, ACTNUM, DX, DY, DZ, DXV, DYV, DZV, TOPS, "
-                                "MULTX/Y/Z, MULTX-/Y-/Z-, MULTPV, GRIDOPTS, FAULTS, MULTFLT, "
-                                "BOX, ENDBOX, EQUALS, MULTIPLY, ADD, COPY, MINVALUE, MAXVALUE, "
-                                "INCLUDE, SPECGRID, and the RUNSPEC section's DIMENS and units)");
+                src.fail(t,
+                         quote_input(keyword) +
+                             " is not a GRID-section keyword heptane applies (it reads "
+                             "PERMX/Y/Z, PORO, NTG, ACTNUM, DX, DY, DZ, DXV, DYV, DZV, TOPS, "
+                             "MULTX/Y/Z, MULTX-/Y-/Z-, MULTPV, MINPV, GRIDOPTS, FAULTS, MULTFLT, "
+                             "BOX, ENDBOX, EQUALS, MULTIPLY, ADD, COPY, MINVALUE, MAXVALUE, "
+                             "INCLUDE, SPECGRID, and the RUNSPEC section's DIMENS and units)");
             }
         }
         stack.pop_back();
@@ -409,6 +412,21 @@ class GridReader {
                                        "; regions are not supported (0 or defaulted)");
             }
         }
+    }
+
+    /// MINPV value /.
+    void read_minpv(Source& src, const Token& at) {
+        std::vector<Token> words;
+        if (!read_words(src, words))
+            src.fail(at, "MINPV: the file ends before the '/' that closes it");
+        std::vector<double> value;
+        if (words.size() == 1) append_values(src.path, src.text, words[0], "MINPV", value, 1);
+        if (value.size() != 1) src.fail(at, "MINPV: expected one pore volume, then '/'");
+        if (!std::isfinite(value[0]) || value[0] < 0.0) {
+            src.fail(words[0], "MINPV: the pore volume is " + quote_input(words[0].text) +
+                                   "; it must be finite and >= 0");
+        }
+        data_.minpv = value[0];
     }
 
     /// FACE of a FAULTS record: X, Y, Z (or I, J, K), with an optional + or -.

@@ -3,6 +3,7 @@
 /// arrays, boxes, edit keywords and includes, in file order. The deck's grid.eclipse
 /// (grid/eclipse_model.hpp) and rock fields of kind eclipse (grid/rock.cpp) read through it.
 #include <array>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -30,6 +31,9 @@ struct EclipseGridData {
     /// (they multiply: two records of one fault give their product).
     std::vector<std::pair<FaultFace, double>> fault_multipliers;
     std::string tranmult;  ///< GRIDOPTS' TRANMULT (YES or NO) where the files give GRIDOPTS
+    /// MINPV: cells of less pore volume are inactive (the file's unit: rb with FIELD, m^3
+    /// METRIC, cm^3 LAB); NaN where not given.
+    double minpv = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// Reads `path` for a grid of `dims` cells. Applied in file order:
@@ -42,6 +46,7 @@ struct EclipseGridData {
 /// - GRIDOPTS TRANMULT [NRMULT [NRPINC]] /: TRANMULT YES or NO (NO refuses MULTX- and the
 ///   other negative-direction multipliers, as Eclipse does); region counts other than 0 are
 ///   refused (MULTNUM and PINCHNUM regions are not read);
+/// - MINPV value /: the least pore volume of an active cell (>= 0);
 /// - FAULTS: records NAME I1 I2 J1 J2 K1 K2 FACE / (FACE X, Y, Z or I, J, K, with + or -; a
 ///   face along x needs I1 = I2, and so on), ended by an empty record; MULTFLT: records NAME
 ///   multiplier / (NAME may end with '*': every fault it starts), each multiplying the

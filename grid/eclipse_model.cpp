@@ -40,6 +40,12 @@ double length_unit(const EclipseGridSpec& spec, const EclipseGridData& d) {
     return spec.length_unit;
 }
 
+/// [m^3] per pore volume of the files (MINPV): rb with FIELD units, else the length unit cubed.
+double pore_volume_unit(const EclipseGridSpec& spec, const EclipseGridData& d) {
+    const double unit = length_unit(spec, d);
+    return unit == units::kFoot ? units::kStockTankBarrel : unit * unit * unit;
+}
+
 bool all_equal(const std::vector<double>& v) {
     for (double x : v)
         if (x != v[0]) return false;
@@ -236,11 +242,13 @@ void apply_eclipse_rock(const Grid3D& g, const EclipseGridSpec& spec, const Ecli
         for (double& v : multpv) v = std::isnan(v) ? 1.0 : v;
     }
     // NTG scales pore volume and horizontal flow, MULTPV pore volume alone (porosity then
-    // holds the pore volume per bulk volume); a cell without pore volume is inactive.
+    // holds the pore volume per bulk volume); a cell without pore volume, or with less than
+    // MINPV, is inactive.
+    const double least = std::isnan(d.minpv) ? 0.0 : d.minpv * pore_volume_unit(spec, d);
     for (std::size_t m = 0; m < n; ++m) {
-        if (active[m] &&
-            !(rock.porosity[m] * ntg[m] * multpv[m] * g.volume(static_cast<index_t>(m)) > 0.0))
-            active[m] = 0;
+        const double pore_volume =
+            rock.porosity[m] * ntg[m] * multpv[m] * g.volume(static_cast<index_t>(m));
+        if (active[m] && !(pore_volume > 0.0 && pore_volume >= least)) active[m] = 0;
         if (!active[m]) {
             rock.kx[m] = rock.ky[m] = rock.kz[m] = rock.porosity[m] = 0.0;
             continue;
@@ -256,8 +264,8 @@ void apply_eclipse_rock(const Grid3D& g, const EclipseGridSpec& spec, const Ecli
     for (std::uint8_t a : active) count += a;
     if (count == 0) {
         throw InputError(spec.key, files_text(spec) +
-                                       ": no cell is active (ACTNUM 0 or no pore volume "
-                                       "everywhere)");
+                                       ": no cell is active (ACTNUM 0, or no pore volume "
+                                       "or less than MINPV, everywhere)");
     }
     if (count < n) rock.active = std::move(active);
 }

@@ -102,6 +102,7 @@ std::map<std::string, std::vector<double>> read_eclipse_arrays(const Grid3D& gri
     if (!data.notes.empty() || !data.units.empty()) throw grid_eclipse("is a whole Eclipse deck");
     if (!data.faults.empty()) throw grid_eclipse("defines FAULTS");
     if (!data.tranmult.empty()) throw grid_eclipse("gives GRIDOPTS");
+    if (!std::isnan(data.minpv)) throw grid_eclipse("gives MINPV");
     std::map<std::string, std::vector<double>> arrays;
     for (auto& [name, values] : data.arrays) {
         if (name != "PERMX" && name != "PERMY" && name != "PERMZ" && name != "PORO")

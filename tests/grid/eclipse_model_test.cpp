@@ -285,6 +285,38 @@ TEST(EclipseModel, FaultAndMultiplierErrorsNameTheLine) {
     EXPECT_THAT(error("DZV\n 1* /\n"), HasSubstr("DZV"));
 }
 
+// MINPV: a cell of less pore volume than it is inactive; its unit is m^3 with metres, rb with
+// feet (FIELD), worked out by hand.
+TEST(EclipseModel, MinpvMakesCellsOfLessPoreVolumeInactive) {
+    // Cells of 10 x 10 x 1 (100 m^3, or 100 ft^3 = 2.8317 m^3 = 17.81 rb); PORO 0.2, 0.01, 0.05.
+    const TempFile file(
+        "DX\n 3*10 /\nDY\n 3*10 /\nDZ\n 3*1 /\nTOPS\n 3*0 /\n"
+        "PORO\n 0.2 0.01 0.05 /\nMINPV\n 5 /\n");
+    Grid3D g = make_grid(3, 1, 1);
+    EclipseGridSpec spec = spec_of(file);
+    const EclipseGridData d = read_grid_files(g, spec);
+    EXPECT_EQ(d.minpv, 5.0);
+    // Metres: pore volumes 20, 1, 5 m^3: the second is below 5, the third is not.
+    EXPECT_EQ(rock_of(g, spec, d).active, (std::vector<std::uint8_t>{1, 0, 1}));
+    // Feet: 3.56, 0.178, 0.89 rb: none reaches 5 rb, and against 0.5 rb the second is below.
+    Grid3D gf = make_grid(3, 1, 1);
+    EclipseGridSpec feet = spec_of(file);
+    feet.length_unit = units::kFoot;
+    const EclipseGridData df = read_grid_files(gf, feet);
+    EXPECT_THAT(input_error_of([&] { rock_of(gf, feet, df); }),
+                HasSubstr("no cell is active (ACTNUM 0, or no pore volume or less than MINPV"));
+    EclipseGridData half = df;
+    half.minpv = 0.5;
+    EXPECT_EQ(rock_of(gf, feet, half).active, (std::vector<std::uint8_t>{1, 0, 1}));
+    const auto error = [](const std::string& text) {
+        const TempFile bad("PORO\n 6*0.2 /\n" + text);
+        return input_error_of([&] { read_eclipse_grid(bad.path(), {3, 2, 1}); });
+    };
+    EXPECT_THAT(error("MINPV\n -1 /\n"), HasSubstr(":4: MINPV: the pore volume is '-1'"));
+    EXPECT_THAT(error("MINPV\n 1 2 /\n"), HasSubstr(":3: MINPV: expected one pore volume"));
+    EXPECT_THAT(error("MINPV\n 1\n"), HasSubstr("MINPV: the file ends before the '/'"));
+}
+
 // DXV, DYV, DZV: a size per column, row and layer; with TOPS of the top layer the depths stack.
 TEST(EclipseModel, SizeVectorsGiveEveryCellItsColumnsRowsAndLayersSize) {
     const TempFile file("DXV\n 10 20 30 /\nDYV\n 5 /\nDZV\n 2 4 /\nTOPS\n 3*100 /\n");
