@@ -458,6 +458,9 @@ TEST(BuildRockErrors, EclipseSpecs) {
     const TempFile gridopts("GRIDOPTS\n YES /\nPERMX\n 4*1.0 /\n");
     EXPECT_THAT(error_of(g, eclipse_spec("rock.permeability", gridopts.path()), poro).detail(),
                 HasSubstr("gives GRIDOPTS; a rock field file"));
+    const TempFile minpv("MINPV\n 1 /\nPERMX\n 4*1.0 /\n");
+    EXPECT_THAT(error_of(g, eclipse_spec("rock.permeability", minpv.path()), poro).detail(),
+                HasSubstr("gives MINPV; a rock field file"));
 
     FieldSpec ratio = eclipse_spec("rock.permeability", no_permx.path());
     ratio.kv_kh = -1.0;
