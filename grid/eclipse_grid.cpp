@@ -438,13 +438,21 @@ class GridReader {
         return axis >= 0 && (f.size() == 1 || f[1] == '+' || f[1] == '-');
     }
 
-    /// FAULTS: NAME I1 I2 J1 J2 K1 K2 FACE / records until an empty one.
-    void read_faults(Source& src, const Token& at) {
+    /// f(words) for each record of `keyword` up to the empty one that ends the list.
+    template <class F>
+    static void each_record(Source& src, const Token& at, const std::string& keyword, F f) {
         for (;;) {
             std::vector<Token> words;
             if (!read_words(src, words))
-                src.fail(at, "FAULTS: the file ends before the '/' that ends its records");
+                src.fail(at, keyword + ": the file ends before the '/' that ends its records");
             if (words.empty()) return;  // the empty record
+            f(words);
+        }
+    }
+
+    /// FAULTS: NAME I1 I2 J1 J2 K1 K2 FACE / records until an empty one.
+    void read_faults(Source& src, const Token& at) {
+        each_record(src, at, "FAULTS", [&](const std::vector<Token>& words) {
             const Token& record = words[0];
             if (words.size() != 8)
                 src.fail(record, "FAULTS: a record is NAME I1 I2 J1 J2 K1 K2 FACE /");
@@ -467,16 +475,12 @@ class GridReader {
             }
             face.box = b.r;
             data_.faults[std::string(unquoted(record.text))].push_back(face);
-        }
+        });
     }
 
     /// MULTFLT: NAME multiplier / records until an empty one; NAME may end with '*'.
     void read_multflt(Source& src, const Token& at) {
-        for (;;) {
-            std::vector<Token> words;
-            if (!read_words(src, words))
-                src.fail(at, "MULTFLT: the file ends before the '/' that ends its records");
-            if (words.empty()) return;  // the empty record
+        each_record(src, at, "MULTFLT", [&](const std::vector<Token>& words) {
             const Token& record = words[0];
             std::vector<double> value;
             if (words.size() == 2) append_values(src.path, src.text, words[1], "MULTFLT", value, 1);
@@ -499,7 +503,7 @@ class GridReader {
                 src.fail(record, "MULTFLT: no fault " + quote_input(name) +
                                      " (FAULTS defines the faults before MULTFLT names them)");
             }
-        }
+        });
     }
 
     void read_include(Source& src, const Token& at, std::vector<std::string>& stack) {
