@@ -414,19 +414,25 @@ class GridReader {
         }
     }
 
+    /// The one number of `word`, finite and >= 0 (else an error naming it `what`).
+    static double non_negative(const Source& src, const Token& word, const std::string& keyword,
+                               const std::string& what) {
+        std::vector<double> v;
+        append_values(src.path, src.text, word, keyword, v, 1);
+        if (v.size() != 1 || !std::isfinite(v[0]) || v[0] < 0.0) {
+            src.fail(word, keyword + ": " + what + " is " + quote_input(word.text) +
+                               "; it must be finite and >= 0");
+        }
+        return v[0];
+    }
+
     /// MINPV value /.
     void read_minpv(Source& src, const Token& at) {
         std::vector<Token> words;
         if (!read_words(src, words))
             src.fail(at, "MINPV: the file ends before the '/' that closes it");
-        std::vector<double> value;
-        if (words.size() == 1) append_values(src.path, src.text, words[0], "MINPV", value, 1);
-        if (value.size() != 1) src.fail(at, "MINPV: expected one pore volume, then '/'");
-        if (!std::isfinite(value[0]) || value[0] < 0.0) {
-            src.fail(words[0], "MINPV: the pore volume is " + quote_input(words[0].text) +
-                                   "; it must be finite and >= 0");
-        }
-        data_.minpv = value[0];
+        if (words.size() != 1) src.fail(at, "MINPV: expected one pore volume, then '/'");
+        data_.minpv = non_negative(src, words[0], "MINPV", "the pore volume");
     }
 
     /// FACE of a FAULTS record: X, Y, Z (or I, J, K), with an optional + or -.
@@ -482,13 +488,8 @@ class GridReader {
     void read_multflt(Source& src, const Token& at) {
         each_record(src, at, "MULTFLT", [&](const std::vector<Token>& words) {
             const Token& record = words[0];
-            std::vector<double> value;
-            if (words.size() == 2) append_values(src.path, src.text, words[1], "MULTFLT", value, 1);
-            if (value.size() != 1) src.fail(record, "MULTFLT: a record is NAME multiplier /");
-            if (!std::isfinite(value[0]) || value[0] < 0.0) {
-                src.fail(words[1], "MULTFLT: the multiplier is " + quote_input(words[1].text) +
-                                       "; it must be finite and >= 0");
-            }
+            if (words.size() != 2) src.fail(record, "MULTFLT: a record is NAME multiplier /");
+            const double value = non_negative(src, words[1], "MULTFLT", "the multiplier");
             const std::string name(unquoted(record.text));
             const bool pattern = !name.empty() && name.back() == '*';
             const std::string stem = pattern ? name.substr(0, name.size() - 1) : name;
@@ -497,7 +498,7 @@ class GridReader {
                 if (pattern ? fault.compare(0, stem.size(), stem) != 0 : fault != name) continue;
                 found = true;
                 for (const EclipseGridData::FaultFace& face : faces)
-                    data_.fault_multipliers.emplace_back(face, value[0]);
+                    data_.fault_multipliers.emplace_back(face, value);
             }
             if (!found) {
                 src.fail(record, "MULTFLT: no fault " + quote_input(name) +
