@@ -293,7 +293,12 @@ std::unique_ptr<PeerHalo> PeerHalo::connect(const SlabNeighbours& neighbours, bo
     Card card{};
     if (gethostname(card.host, sizeof card.host - 1) != 0) card.host[0] = '\0';
     std::memcpy(card.uuid, p.uuid.bytes, 16);
-    HEPTANE_CUDA_CHECK(cudaIpcGetMemHandle(&card.handle, link->mine_));
+    // A system without CUDA IPC (some virtual machines) keeps the host-staged path.
+    std::string why;
+    if (const cudaError_t e = cudaIpcGetMemHandle(&card.handle, link->mine_); e != cudaSuccess) {
+        (void)cudaGetLastError();
+        why = std::string("cudaIpcGetMemHandle failed: ") + cudaGetErrorString(e);
+    }
     card.mode = mode;
     const std::vector<Card> cards = gather_all(neighbours, card);
 
@@ -302,7 +307,7 @@ std::unique_ptr<PeerHalo> PeerHalo::connect(const SlabNeighbours& neighbours, bo
         wanted = wanted && c.mode != 0;
         required = required || c.mode == 2;
     }
-    std::string why = why_not(cards, rank, device);
+    if (why.empty()) why = why_not(cards, rank, device);
     for (int r = 0; r < ranks && wanted && why.empty(); ++r) {
         if (r == rank) continue;
         void*& theirs = link->theirs_[static_cast<std::size_t>(r)];
@@ -322,10 +327,11 @@ std::unique_ptr<PeerHalo> PeerHalo::connect(const SlabNeighbours& neighbours, bo
     if (wanted && first_failing < 0) return link;
     link.reset();  // closes what was opened
     if (required) {
-        throw InputError(
-            "HEPTANE_HALO",
-            "peer halos are not usable: " +
-                (why.empty() ? "rank " + std::to_string(first_failing) + " cannot use them" : why));
+        const std::string reason =
+            !why.empty()         ? why
+            : first_failing >= 0 ? "rank " + std::to_string(first_failing) + " cannot use them"
+                                 : "a rank's HEPTANE_HALO is host";
+        throw InputError("HEPTANE_HALO", "peer halos are not usable: " + reason);
     }
     return nullptr;
 }
