@@ -38,8 +38,9 @@ std::string number_text(double v) {
 
 bool is_array(std::string_view k) {
     static constexpr std::string_view kArrays[] = {
-        "PERMX", "PERMY", "PERMZ", "PORO",  "NTG",    "ACTNUM", "DX",     "DY",    "DZ",
-        "TOPS",  "MULTX", "MULTY", "MULTZ", "MULTX-", "MULTY-", "MULTZ-", "MULTPV"};
+        "PERMX",  "PERMY",  "PERMZ",  "PORO",    "NTG",     "ACTNUM", "DX",
+        "DY",     "DZ",     "TOPS",   "MULTX",   "MULTY",   "MULTZ",  "MULTX-",
+        "MULTY-", "MULTZ-", "MULTPV", "MULTNUM", "FLUXNUM", "OPERNUM"};
     return std::find(std::begin(kArrays), std::end(kArrays), k) != std::end(kArrays);
 }
 
@@ -47,6 +48,11 @@ bool is_array(std::string_view k) {
 bool ends_grid(std::string_view k) {
     return k == "PROPS" || k == "REGIONS" || k == "SOLUTION" || k == "SUMMARY" || k == "SCHEDULE" ||
            k == "END";
+}
+
+/// EQUALREG, MULTIREG, ADDREG, COPYREG: edits over the cells of one region number.
+bool is_region_edit(std::string_view k) {
+    return k == "EQUALREG" || k == "MULTIREG" || k == "ADDREG" || k == "COPYREG";
 }
 
 bool is_edit(std::string_view k) {
@@ -100,6 +106,8 @@ class GridReader {
                 read_array(src, t, keyword);
             } else if (is_edit(keyword)) {
                 read_edit(src, t, keyword);
+            } else if (is_region_edit(keyword)) {
+                read_region_edit(src, t, keyword);
             } else if (keyword == "BOX") {
                 box_ = read_box(src, t, keyword, full_, true);
             } else if (keyword == "ENDBOX") {
@@ -143,6 +151,7 @@ class GridReader {
                              " is not a GRID-section keyword heptane applies (it reads "
                              "PERMX/Y/Z, PORO, NTG, ACTNUM, DX, DY, DZ, DXV, DYV, DZV, TOPS, "
                              "MULTX/Y/Z, MULTX-/Y-/Z-, MULTPV, MINPV, GRIDOPTS, FAULTS, MULTFLT, "
+                             "MULTNUM, FLUXNUM, OPERNUM, EQUALREG, MULTIREG, ADDREG, COPYREG, "
                              "BOX, ENDBOX, EQUALS, MULTIPLY, ADD, COPY, MINVALUE, MAXVALUE, "
                              "INCLUDE, SPECGRID, and the RUNSPEC section's DIMENS and units)");
             }
@@ -503,6 +512,76 @@ class GridReader {
             if (!found) {
                 src.fail(record, "MULTFLT: no fault " + quote_input(name) +
                                      " (FAULTS defines the faults before MULTFLT names them)");
+            }
+        });
+    }
+
+    /// EQUALREG (ARRAY value), MULTIREG (ARRAY factor), ADDREG (ARRAY constant), COPYREG
+    /// (FROM TO): records ending with a region number and optionally the region array (M:
+    /// MULTNUM, the default; F: FLUXNUM; O: OPERNUM), over the whole grid whatever the box; a
+    /// region array not given puts every cell in region 1.
+    void read_region_edit(Source& src, const Token& at, const std::string& keyword) {
+        each_record(src, at, keyword, [&](const std::vector<Token>& words) {
+            const Token& record = words[0];
+            const bool copy = keyword == "COPYREG";
+            const std::string form = keyword + ": a record is " +
+                                     (copy ? "FROM TO" : "ARRAY value") + " region [M|F|O] /";
+            if (words.size() != 3 && words.size() != 4) src.fail(record, form);
+            const std::string target(unquoted(words[copy ? 1 : 0].text));
+            const std::string source(unquoted(words[0].text));
+            for (const std::string& name : {source, target}) {
+                if (!is_array(name)) {
+                    src.fail(record,
+                             keyword + ": " + quote_input(name) + " is not an array heptane reads");
+                }
+            }
+            check_negative_multiplier(src, record, target);
+            double value = 0.0;
+            if (!copy) {
+                std::vector<double> v;
+                append_values(src.path, src.text, words[1], keyword, v, 1);
+                if (v.size() != 1) src.fail(record, form);
+                value = v[0];
+            }
+            std::vector<double> number;
+            append_values(src.path, src.text, words[2], keyword, number, 1);
+            if (number.size() != 1 || number[0] != std::floor(number[0]) || number[0] < 1) {
+                src.fail(words[2], keyword + ": the region number is " +
+                                       quote_input(words[2].text) + "; it must be an integer >= 1");
+            }
+            std::string region = "MULTNUM";
+            if (words.size() == 4) {
+                const std::string_view r = unquoted(words[3].text);
+                region = r == "M" ? "MULTNUM" : r == "F" ? "FLUXNUM" : r == "O" ? "OPERNUM" : "";
+                if (region.empty()) {
+                    src.fail(words[3], keyword + ": the region array is " + quote_input(r) +
+                                           "; it must be M (MULTNUM), F (FLUXNUM) or O (OPERNUM)");
+                }
+            }
+            const auto regions = data_.arrays.find(region);
+            const auto in_region = [&](std::size_t cell) {
+                const bool given =
+                    regions != data_.arrays.end() && !std::isnan(regions->second[cell]);
+                return (given ? regions->second[cell] : 1.0) == number[0];
+            };
+            if (keyword == "EQUALREG") {
+                std::vector<double>& a = array(target);
+                for (std::size_t c = 0; c < cells(); ++c)
+                    if (in_region(c)) a[c] = value;
+                return;
+            }
+            const auto from = data_.arrays.find(source);
+            if (from == data_.arrays.end()) {
+                src.fail(record,
+                         keyword + ": " + source + " is not defined yet (give it before the edit)");
+            }
+            const std::vector<double> values = from->second;  // `target` may be inserted below
+            std::vector<double>& a = array(target);
+            for (std::size_t c = 0; c < cells(); ++c) {
+                if (!in_region(c)) continue;
+                if (copy) a[c] = values[c];
+                if (keyword == "MULTIREG") a[c] *= value;
+                if (keyword == "ADDREG") a[c] += value;
             }
         });
     }

@@ -46,6 +46,10 @@ struct EclipseGridData {
 /// - GRIDOPTS TRANMULT [NRMULT [NRPINC]] /: TRANMULT YES or NO (NO refuses MULTX- and the
 ///   other negative-direction multipliers, as Eclipse does); region counts other than 0 are
 ///   refused (MULTNUM and PINCHNUM regions are not read);
+/// - MULTNUM, FLUXNUM, OPERNUM (arrays, as above) and the region edits EQUALREG (ARRAY value),
+///   MULTIREG (ARRAY factor), ADDREG (ARRAY constant), COPYREG (FROM TO): records ending with a
+///   region number and the region array (M, the default; F; O), over every cell of that region
+///   whatever the box (a region array not given: every cell in region 1);
 /// - MINPV value /: the least pore volume of an active cell (>= 0);
 /// - FAULTS: records NAME I1 I2 J1 J2 K1 K2 FACE / (FACE X, Y, Z or I, J, K, with + or -; a
 ///   face along x needs I1 = I2, and so on), ended by an empty record; MULTFLT: records NAME

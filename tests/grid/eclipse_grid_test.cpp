@@ -84,6 +84,43 @@ TEST(EclipseGrid, EditsApplyInFileOrder) {
     expect_array(d.arrays.at("MULTZ"), {nan, nan, nan, 0.1, 0.1, 0.1});  // j 2 of the grid
 }
 
+// Region edits: each record acts on the cells of one region number of MULTNUM (the default),
+// FLUXNUM or OPERNUM, whatever the box; without the region array every cell is in region 1.
+TEST(EclipseGrid, RegionEditsActOnTheirRegionsCells) {
+    const std::string text =
+        "PERMX\n 1 2 3 4 5 6 /\n"
+        "MULTNUM\n 1 1 2 2 3 3 /\n"
+        "FLUXNUM\n 2 1 2 1 2 1 /\n"
+        "BOX\n 1 1 1 1 1 1 /\n"  // a box does not limit them
+        "EQUALREG\n PORO 0.2 1 /\n PORO 0.3 2 M /\n PORO 0.1 3 /\n/\n"
+        "MULTIREG\n PERMX 10 2 /\n PERMX 0.5 2 F /\n/\n"
+        "ADDREG\n PERMX 100 3 M /\n/\n"
+        "COPYREG\n PERMX PERMY 1 F /\n/\n"
+        "ENDBOX\n"
+        "EQUALREG\n NTG 0.9 1 O /\n/\n";  // no OPERNUM: every cell is in region 1
+    const TempFile file(text);
+    const EclipseGridData d = read_eclipse_grid(file.path(), {3, 2, 1});
+    expect_array(d.arrays.at("PORO"), {0.2, 0.2, 0.3, 0.3, 0.1, 0.1});
+    // MULTNUM 2 times 10 (cells 2, 3), FLUXNUM 2 halved (0, 2, 4), MULTNUM 3 plus 100 (4, 5).
+    expect_array(d.arrays.at("PERMX"), {0.5, 2, 15, 40, 102.5, 106});
+    expect_array(d.arrays.at("PERMY"), {nan, 2, nan, 40, nan, 106});  // FLUXNUM 1's cells
+    expect_array(d.arrays.at("NTG"), {0.9, 0.9, 0.9, 0.9, 0.9, 0.9});
+    const auto error = [](const std::string& edit) {
+        const TempFile bad("PERMX\n 6*1 /\nMULTNUM\n 6*1 /\n" + edit);
+        return input_error_of([&] { read_eclipse_grid(bad.path(), {3, 2, 1}); });
+    };
+    EXPECT_THAT(error("MULTIREG\n PERMX 2 0 /\n/\n"),
+                HasSubstr(":6: MULTIREG: the region number is '0'; it must be an integer >= 1"));
+    EXPECT_THAT(error("EQUALREG\n PORO 0.2 1 X /\n/\n"),
+                HasSubstr("EQUALREG: the region array is 'X'; it must be M (MULTNUM)"));
+    EXPECT_THAT(error("ADDREG\n PORO 1 1 /\n/\n"), HasSubstr("ADDREG: PORO is not defined yet"));
+    EXPECT_THAT(error("COPYREG\n PERMX 1 /\n/\n"),
+                HasSubstr("COPYREG: a record is FROM TO region [M|F|O] /"));
+    EXPECT_THAT(error("EQUALREG\n SWAT 0.2 1 /\n/\n"),
+                HasSubstr("EQUALREG: 'SWAT' is not an array heptane reads"));
+    EXPECT_THAT(error("EQUALREG\n PORO 0.2 1 /\n"), HasSubstr("ends before the '/'"));
+}
+
 TEST(EclipseGrid, IncludesAreRelativeNestedAndCycleSafe) {
     namespace fs = std::filesystem;
     const TempFile top_name;
