@@ -108,6 +108,8 @@ class DistributedSolver final : public LinearSolver {
                             std::to_string(device) + ", " +
                             (info_.halo_path == "peer" ? "peer halos: CUDA IPC, device flags"
                                                        : "host-staged halos") +
+                            (gpu_->joins() == "device" ? "; sums joined on the devices"
+                                                       : "; sums joined through the host") +
                             "; " +
                             (mpi_cuda_aware() ? "the MPI library reports CUDA support, unused"
                                               : "the MPI library is not CUDA-aware") +

@@ -9,9 +9,12 @@
 ///   memory (peer halos, gpu/src/base/peer_halo.cuh, design decision 58; CPR's exchanges and
 ///   gather too); otherwise they are copied to pinned host memory, exchanged
 ///   (SlabNeighbours, MPI in dist/) and copied into the halo planes (host-staged halos);
-/// - each fused pass's sums leave the device as PassParts (core/base/piece_sums.hpp: the sums
-///   of the whole global chunks it holds, the loose terms at its edges and its wells' terms),
-///   joined across the ranks by the Distribution with the one-process bits.
+/// - each fused pass's sums as PassParts (core/base/piece_sums.hpp: the sums of the whole
+///   global chunks it holds, the loose terms at its edges and its wells' terms): with peer
+///   access between every rank's GPU (or one rank) BiCGStab's iteration runs on the device and
+///   the GPUs gather every rank's parts and join them themselves (core/base/join_plan.hpp,
+///   design decision 59); otherwise the parts go to the host and the Distribution joins them;
+///   the one-process bits either way.
 /// So 1, 2, 3 or 4 GPU ranks give the bits of one CPU process (and of one GPU). Without CUDA
 /// (the stub) make_slab_solver throws NotCompiled.
 #include <memory>
@@ -76,6 +79,10 @@ class SlabSolver {
     virtual SlabTimes times() const = 0;
     /// How the halo planes travel: "peer" (peer access) or "host-staged".
     virtual std::string halos() const = 0;
+    /// Where each pass's sums are joined across the ranks: "device" (BiCGStab where every
+    /// other rank's GPU is reached by peer access, or one rank: the iteration runs on the
+    /// device, design decision 59) or "host" (PassParts through the Distribution).
+    virtual std::string joins() const = 0;
 };
 
 /// BiCGStab or QMR (settings.method) on the slab with the settings' preconditioner (none,
@@ -86,7 +93,8 @@ class SlabSolver {
 /// right-hand side by peer access, or staged through the host to planes' exchange and
 /// gather; design decisions 55, 56, 58). `neighbours` and `planes` outlive the solver.
 /// NotSupported for other settings. The constructor is collective (the peer halos' set-up).
-/// InputError (key HEPTANE_HALO) for a bad HEPTANE_HALO, or for `peer` where it cannot be had.
+/// InputError (key HEPTANE_HALO) for a bad HEPTANE_HALO, or for `peer` where it cannot be had;
+/// the same (key HEPTANE_JOINS: auto, host, device) for the joins.
 std::unique_ptr<SlabSolver> make_slab_solver(const SolverSettings& settings, const GHMatrix& slab,
                                              const SlabLayout& layout,
                                              const SlabNeighbours& neighbours,

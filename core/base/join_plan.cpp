@@ -10,7 +10,7 @@
 
 namespace heptane {
 
-JoinPlan make_join_plan(const std::vector<RankEntries>& ranks) {
+JoinPlan make_join_plan(const std::vector<RankHolding>& ranks) {
     const long long chunk = vec::kChunk;
     const auto count = static_cast<long long>(ranks.size());
     JoinPlan plan;
@@ -22,7 +22,7 @@ JoinPlan make_join_plan(const std::vector<RankEntries>& ranks) {
     std::vector<Layout> at(ranks.size());
     long long cells = 0, wells = 0;
     for (long long r = 0; r < count; ++r) {
-        const RankEntries& e = ranks[static_cast<std::size_t>(r)];
+        const RankHolding& e = ranks[static_cast<std::size_t>(r)];
         if (e.c0 != cells || e.cells < 0) {
             throw std::invalid_argument("make_join_plan: rank " + std::to_string(r) +
                                         "'s cell entries do not follow the rank before it");

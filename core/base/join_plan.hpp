@@ -17,7 +17,7 @@ namespace heptane {
 
 /// What one rank of a distributed run holds (as its Distribution says): global cell entries
 /// [c0, c0 + cells) and the global well rows `well_rows` (after every cell entry).
-struct RankEntries {
+struct RankHolding {
     long long c0 = 0, cells = 0;
     std::vector<index_t> well_rows;
 };
@@ -42,7 +42,7 @@ struct JoinPlan {
 /// The plan for ranks that tile the cell entries in rank order (each c0 where the one before
 /// it ends) and hold the wells between them (every row from the last cell entry on exactly
 /// once); std::invalid_argument otherwise.
-JoinPlan make_join_plan(const std::vector<RankEntries>& ranks);
+JoinPlan make_join_plan(const std::vector<RankHolding>& ranks);
 
 /// The Q sums from a joined buffer, as the device computes them (canonical::reduce of each
 /// chunk that is not whole, the pairwise tree over the chunk sums): vec::fused_sums's bits.

@@ -23,12 +23,12 @@ bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; 
 
 /// The joined buffer of a pass of two sums whose terms of global entry g are t[0][g], t[1][g]:
 /// each rank's whole chunks reduced, its loose terms kept, as slab_base.cuh's kernels lay them.
-std::vector<double> joined_parts(const JoinPlan& plan, const std::vector<RankEntries>& ranks,
+std::vector<double> joined_parts(const JoinPlan& plan, const std::vector<RankHolding>& ranks,
                                  const std::vector<double> (&t)[2]) {
     constexpr int Q = 2;
     std::vector<double> out(static_cast<std::size_t>(Q * plan.offset.back()), -7.0);
     for (std::size_t r = 0; r < ranks.size(); ++r) {
-        const RankEntries& e = ranks[r];
+        const RankHolding& e = ranks[r];
         const ChunkSpan span = chunk_span(e.c0, e.cells);
         const long long whole = span.whole();
         const long long head_end = whole > 0 ? span.first : e.c0 + e.cells;
@@ -67,7 +67,7 @@ TEST(JoinPlan, AnySplitOverTheRanksGivesTheOneProcessBits) {
                                           : static_cast<long long>(rng.uniform() * cells));
             }
             std::sort(cuts.begin(), cuts.end());
-            std::vector<RankEntries> ranks(static_cast<std::size_t>(R));
+            std::vector<RankHolding> ranks(static_cast<std::size_t>(R));
             for (int r = 0; r < R; ++r) {
                 ranks[r].c0 = cuts[r];
                 ranks[r].cells = cuts[r + 1] - cuts[r];
@@ -97,7 +97,7 @@ TEST(JoinPlan, WholeChunksAreReadNotReduced) {
     // Two ranks, 3 chunks and a bit each: the first rank holds chunks 0-2 whole, the second
     // 4-6; chunk 3 (split) and chunk 7 (the second rank's tail and the wells) are terms.
     const long long c = vec::kChunk;
-    std::vector<RankEntries> ranks(2);
+    std::vector<RankHolding> ranks(2);
     ranks[0] = {0, 3 * c + 5, {}};
     ranks[1] = {3 * c + 5, 4 * c + 7 - 5, {7 * c + 7, 7 * c + 8}};
     const JoinPlan plan = make_join_plan(ranks);
@@ -112,11 +112,11 @@ TEST(JoinPlan, WholeChunksAreReadNotReduced) {
 }
 
 TEST(JoinPlan, RanksThatDoNotTileTheEntriesAreRefused) {
-    std::vector<RankEntries> gap = {{0, 10, {}}, {11, 5, {}}};
+    std::vector<RankHolding> gap = {{0, 10, {}}, {11, 5, {}}};
     EXPECT_THROW(make_join_plan(gap), std::invalid_argument);
-    std::vector<RankEntries> twice = {{0, 10, {10}}, {10, 5, {10}}};
+    std::vector<RankHolding> twice = {{0, 10, {10}}, {10, 5, {10}}};
     EXPECT_THROW(make_join_plan(twice), std::invalid_argument);
-    std::vector<RankEntries> inside = {{0, 10, {3}}};
+    std::vector<RankHolding> inside = {{0, 10, {3}}};
     EXPECT_THROW(make_join_plan(inside), std::invalid_argument);
 }
 

@@ -155,17 +155,27 @@ TEST(GpuRanks, SlabsEachRankGeneratesAreOneCpuProcessBitForBit) {
     }
 }
 
-/// Runs f with HEPTANE_HALO set to `mode` (null: unset), then unsets it.
+/// Runs f with environment variable `name` set to `value` (null: unset), then unsets it.
 template <class F>
-void with_halo(const char* mode, F&& f) {
-    if (mode != nullptr) setenv("HEPTANE_HALO", mode, 1);
+void with_env(const char* name, const char* value, F&& f) {
+    if (value != nullptr) setenv(name, value, 1);
     try {
         f();
     } catch (...) {
-        unsetenv("HEPTANE_HALO");
+        unsetenv(name);
         throw;
     }
-    unsetenv("HEPTANE_HALO");
+    unsetenv(name);
+}
+
+/// Whether ctest's ranks (rank r on device r) each have a GPU of their own, all reachable by
+/// peer access (what the peer halos need).
+bool ranks_reach_each_other(int ranks) {
+    bool peer = ranks > 1 && ranks <= gpu::device_count();
+    for (int r = 0; peer && r + 1 < ranks; ++r) {
+        peer = gpu::peer_access(r, r + 1) && gpu::peer_access(r + 1, r);
+    }
+    return peer;
 }
 
 TEST(GpuRanks, HaloPlanesGoByPeerAccessWhereEachRankHasAGpuOfItsOwn) {
@@ -176,10 +186,7 @@ TEST(GpuRanks, HaloPlanesGoByPeerAccessWhereEachRankHasAGpuOfItsOwn) {
     // products' exchanges) and with CPR (its split levels' too).
     if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device";
     const int ranks = size_of(MPI_COMM_WORLD);
-    bool peer = ranks > 1 && ranks <= gpu::device_count();
-    for (int r = 0; peer && r + 1 < ranks; ++r) {
-        peer = gpu::peer_access(r, r + 1) && gpu::peer_access(r + 1, r);
-    }
+    const bool peer = ranks_reach_each_other(ranks);
     const wells::ModelSpec spec = test::two_phase_spec(40, 14, 9, test::corner_wells(40, 14, 9));
     wells::Model model = wells::generate(spec);
     SolverSettings pbj;
@@ -188,7 +195,7 @@ TEST(GpuRanks, HaloPlanesGoByPeerAccessWhereEachRankHasAGpuOfItsOwn) {
     for (const char* mode : {"auto", "host"}) {
         SCOPED_TRACE(mode);
         const bool expect_peer = peer && std::string(mode) == "auto";
-        with_halo(mode, [&] {
+        with_env("HEPTANE_HALO", mode, [&] {
             for (const SolverSettings& s : {pbj, cpr}) {
                 const auto solver =
                     make_distributed_solver(s, model.system.matrix, MPI_COMM_WORLD, true);
@@ -203,16 +210,77 @@ TEST(GpuRanks, HaloPlanesGoByPeerAccessWhereEachRankHasAGpuOfItsOwn) {
     }
     // Required where it cannot be had: an input error on every rank, naming the variable.
     if (ranks > 1 && !peer) {
-        with_halo("peer", [&] {
+        with_env("HEPTANE_HALO", "peer", [&] {
             const std::string e = test::input_error_of(
                 [&] { make_distributed_solver(pbj, model.system.matrix, MPI_COMM_WORLD, true); });
             EXPECT_NE(e.find("HEPTANE_HALO: peer halos are not usable"), std::string::npos) << e;
         });
     }
-    with_halo("nvlink", [&] {
+    with_env("HEPTANE_HALO", "nvlink", [&] {
         const std::string e = test::input_error_of(
             [&] { make_distributed_solver(pbj, model.system.matrix, MPI_COMM_WORLD, true); });
         EXPECT_NE(e.find("HEPTANE_HALO: 'nvlink' is not one of auto, host, peer"),
+                  std::string::npos)
+            << e;
+    });
+}
+
+TEST(GpuRanks, SumsAreJoinedOnTheDevicesWhereTheGpusReachEachOther) {
+    // Design decision 59: where every other rank's GPU is reached by peer access (or there is
+    // one rank and nothing is gathered through the host), BiCGStab's iteration runs on the
+    // devices, each pass's sums joined by the GPUs; HEPTANE_JOINS=host keeps the host's joins.
+    // One CPU process's bits either way: converged, and stopped by max_iterations.
+    if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device";
+    const int ranks = size_of(MPI_COMM_WORLD);
+    const bool peer = ranks_reach_each_other(ranks);
+    const wells::ModelSpec spec = test::two_phase_spec(40, 14, 9, test::corner_wells(40, 14, 9));
+    wells::Model model = wells::generate(spec);
+    GHMatrix& A = model.system.matrix;
+    SolverSettings pbj;
+    pbj.preconditioner = PreconditionerKind::point_block_jacobi;
+    const SolverSettings cpr = test::cpr_cases()[0].settings(40);
+    for (const char* mode : {"auto", "host"}) {
+        SCOPED_TRACE(mode);
+        with_env("HEPTANE_JOINS", mode, [&] {
+            for (const SolverSettings& s : {pbj, cpr}) {
+                SCOPED_TRACE(to_string(s.preconditioner));
+                const bool cpr_gathers = s.preconditioner == PreconditionerKind::cpr;
+                const bool on_device =
+                    std::string(mode) == "auto" && (peer || (ranks == 1 && !cpr_gathers));
+                const auto solver = make_distributed_solver(s, A, MPI_COMM_WORLD, true);
+                EXPECT_NE(solver->info().kernel.find(on_device ? "sums joined on the devices"
+                                                               : "sums joined through the host"),
+                          std::string::npos)
+                    << solver->info().kernel;
+                SolveOptions o;  // stopped early: the status, history and x of iteration 5
+                o.tolerance = 1e-12;
+                o.max_iterations = 5;
+                const auto cpu = make_cpu_solver(s, A);
+                std::vector<double> x1(model.system.rhs.size(), 0.0), x2 = x1;
+                const SolveResult r1 = cpu->solve(model.system.rhs, x1, o);
+                const SolveResult r2 = solver->solve(model.system.rhs, x2, o);
+                EXPECT_EQ(r1.status, SolveStatus::max_iterations);
+                EXPECT_TRUE(test::same_solve(r1, r2));
+                EXPECT_TRUE(same_bits(x1, x2));
+                expect_cpu_bits(A, model.system.rhs, s);  // converged (and A's values changed)
+            }
+        });
+    }
+    // Required where it cannot be had (QMR always joins through the host), or a bad value: an
+    // input error on every rank, naming the variable.
+    with_env("HEPTANE_JOINS", "device", [&] {
+        SolverSettings qmr = pbj;
+        qmr.method = Method::qmr;
+        const std::string e =
+            test::input_error_of([&] { make_distributed_solver(qmr, A, MPI_COMM_WORLD, true); });
+        EXPECT_NE(e.find("HEPTANE_JOINS: sums cannot be joined on the device: QMR"),
+                  std::string::npos)
+            << e;
+    });
+    with_env("HEPTANE_JOINS", "gpu", [&] {
+        const std::string e =
+            test::input_error_of([&] { make_distributed_solver(pbj, A, MPI_COMM_WORLD, true); });
+        EXPECT_NE(e.find("HEPTANE_JOINS: 'gpu' is not one of auto, host, device"),
                   std::string::npos)
             << e;
     });

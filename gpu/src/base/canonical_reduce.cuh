@@ -215,20 +215,26 @@ class ChunkReduction {
     }
 
     /// Writes this chunk's N sums to partial[q][blockIdx.x]; the block that finishes last
-    /// combines all chunks in the canonical tree. Release/acquire: each block's partials are
-    /// written, then a __threadfence() orders them before its atomicAdd on `counter`; the
-    /// last block reads them from L2 (__ldcg), bypassing its possibly stale L1. The counter
-    /// is reset for the next kernel on the stream.
+    /// combines all chunks in the canonical tree (finish_sums).
     __device__ bool finish(double* const (&partial)[N], unsigned* counter, double (&total)[N]) {
         __shared__ double scratch[33];
-        __shared__ bool last;
         double sums[N];
         chunk_sums(sums, scratch);
+        return finish_sums(sums, partial, counter, total);
+    }
+
+    /// The same with this chunk's sums given (a chunk summed elsewhere: another GPU's, design
+    /// decision 59). Release/acquire: each block's partials are written, then a
+    /// __threadfence() orders them before its atomicAdd on `counter`; the last block reads
+    /// them from L2 (__ldcg), bypassing its possibly stale L1. The counter is reset for the
+    /// next kernel on the stream. Every thread of the block calls it.
+    __device__ bool finish_sums(const double (&sums)[N], double* const (&partial)[N],
+                                unsigned* counter, double (&total)[N]) {
+        __shared__ double scratch[33];
+        __shared__ bool last;
         if (threadIdx.x == 0) {
 #pragma unroll
             for (int q = 0; q < N; ++q) partial[q][blockIdx.x] = sums[q];
-        }
-        if (threadIdx.x == 0) {
             __threadfence();
             last = atomicAdd(counter, 1u) == gridDim.x - 1;
         }

@@ -18,6 +18,7 @@
 #include "gpu/src/base/canonical_reduce.cuh"
 #include "gpu/src/base/cuda_check.cuh"
 #include "gpu/src/base/solver_state.cuh"
+#include "gpu/src/krylov/bicgstab_steps.cuh"
 #include "gpu/src/krylov/multi_kernel_common.cuh"
 #include "gpu/src/precond/block_smoothers.cuh"
 #include "gpu/src/spmv/device_gh.cuh"
@@ -38,20 +39,7 @@ __global__ void __launch_bounds__(kChunkThreads)
     double total[1];
     const bool last = reduce_chunk<1>(
         w, [&](long long i, GroupSum(&g)[1]) { g[0].add(mul(r_hat[i], r[i])); }, total);
-    if (!last || threadIdx.x != 0) return;
-    SolverState& s = *w.st;
-    const double rho = total[0];
-    switch (s.bicg.check_rho(rho, s.max_restarts)) {
-        case kRhoNonFinite:
-            return s.fail(rho, kDetailRhoNonFinite, s.iterations + 1);
-        case kRhoZero:
-            return s.fail(rho, kDetailRhoZero, s.iterations + 1);
-        case kRhoRestart:
-            s.restart_pending = 1;  // r = b - A x, r_hat = r, p = r (k_residual)
-            return s.update_gates();
-        default:
-            s.bicg.accept_rho(rho);
-    }
+    if (last && threadIdx.x == 0) RhoStep{}(*w.st, total, w.history);
 }
 
 /// Restart (after the SpMV r = A x): r = b - r, r_hat = r, ||r||; rho = ||r||^2, p = r next.
@@ -70,17 +58,11 @@ __global__ void __launch_bounds__(kChunkThreads)
         },
         total);
     if (!last || threadIdx.x != 0) return;
-    SolverState& s = *w.st;
-    const double r_norm = sqrt(total[0]);
     if (mode_init) {
-        s.bicg.start(r_norm);
-        s.record(0, r_norm, w.history);
+        StartStep{}(*w.st, total, w.history);
     } else {
-        s.bicg.restart(r_norm);
-        s.restarts = s.bicg.restarts;
-        s.restart_pending = 0;
+        RestartStep{}(*w.st, total, w.history);
     }
-    s.update_gates();
 }
 
 /// p = r (first iteration, after a restart) or p = r + beta (p - omega v); preconditioned:
@@ -103,9 +85,7 @@ __global__ void __launch_bounds__(kChunkThreads)
     double total[1];
     const bool last = reduce_chunk<1>(
         w, [&](long long i, GroupSum(&g)[1]) { g[0].add(mul(r_hat[i], v[i])); }, total);
-    if (!last || threadIdx.x != 0) return;
-    SolverState& s = *w.st;
-    if (!s.bicg.accept_sigma(total[0])) s.fail(total[0], kDetailSigma, s.iterations + 1);
+    if (last && threadIdx.x == 0) SigmaStep{}(*w.st, total, w.history);
 }
 
 /// s = r - alpha v; ||s||; half step when ||s|| / ||b|| <= tol. Preconditioned (s_hat not
@@ -126,13 +106,7 @@ __global__ void __launch_bounds__(kChunkThreads)
             g[0].add(mul(si, si));
         },
         total);
-    if (!last || threadIdx.x != 0) return;
-    SolverState& s = *w.st;
-    s.s_norm = sqrt(total[0]);
-    if (BicgstabRecurrence::half_step(s.s_norm, s.bnorm, s.tolerance)) {
-        s.half_step = 1;
-        s.update_gates();
-    }
+    if (last && threadIdx.x == 0) HalfStep{}(*w.st, total, w.history);
 }
 
 /// (t, t) and (t, s); omega = (t, s) / (t, t).
@@ -147,9 +121,7 @@ __global__ void __launch_bounds__(kChunkThreads)
             g[1].add(mul(t[i], s_vec[i]));
         },
         total);
-    if (!last || threadIdx.x != 0) return;
-    SolverState& s = *w.st;
-    if (!s.bicg.accept_t(total[0], total[1])) s.fail(total[0], kDetailTT, s.iterations + 1);
+    if (last && threadIdx.x == 0) OmegaStep{}(*w.st, total, w.history);
 }
 
 /// x = x + alpha p + omega s^;  r = s - omega t;  ||r||; the iteration's status (s^ = s
@@ -176,23 +148,7 @@ __global__ void __launch_bounds__(kChunkThreads)
             }
         },
         total);
-    if (!last || threadIdx.x != 0) return;
-    SolverState& s = *w.st;
-    const int it = s.iterations + 1;
-    if (half) {
-        s.record(it, s.s_norm, w.history);  // converged by construction
-        return;
-    }
-    s.r_norm = sqrt(total[0]);
-    if (s.record(it, s.r_norm, w.history)) return;
-    if (!s.bicg.next(s.r_norm)) {  // omega = 0: the next beta would divide by omega
-        s.fail(0.0, kDetailOmega, it);
-        return;
-    }
-    if (it >= s.max_iterations) {
-        s.status = kMaxIterations;
-        s.update_gates();
-    }
+    if (last && threadIdx.x == 0) IterationStep{}(*w.st, total, w.history);
 }
 
 /// The multi-kernel BiCGStab object, right-preconditioned by linearity when the setup has a

@@ -9,9 +9,12 @@
 /// Everything here has internal linkage: each including file gets its own copy.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,6 +33,8 @@
 #include "gpu/src/base/cuda_check.cuh"
 #include "gpu/src/base/peer_halo.cuh"
 #include "gpu/src/base/solver_state.cuh"
+#include "gpu/src/krylov/bicgstab_steps.cuh"
+#include "gpu/src/krylov/slab_joins.cuh"
 #include "gpu/src/precond/block_smoothers.cuh"
 #include "gpu/src/precond/cpr.cuh"
 #include "gpu/src/spmv/device_gh.cuh"
@@ -192,16 +197,21 @@ struct LooseEntries {
     __host__ __device__ long long count() const { return nh + nt + nw; }
 };
 
+__device__ bool skipped(const int* skip) { return skip != nullptr && *skip != 0; }
+
 template <class Op>
-__global__ void __launch_bounds__(kThreads) k_each(Op op, RankEntries e) {
+__global__ void __launch_bounds__(kThreads) k_each(Op op, RankEntries e, const int* skip) {
+    if (skipped(skip)) return;
     const long long j = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (j < e.count) op(e(j));
 }
 
 /// Block b: the canonical sums of the entries [base + b kChunk, base + (b + 1) kChunk) into
-/// out[q gridDim.x + b].
+/// out[q gridDim.x + b]. Nothing while *skip != 0 (here and below: solver gates).
 template <int Q, class Pass>
-__global__ void __launch_bounds__(kChunkThreads) k_chunks(Pass pass, long long base, double* out) {
+__global__ void __launch_bounds__(kChunkThreads)
+    k_chunks(Pass pass, long long base, double* out, const int* skip) {
+    if (skipped(skip)) return;
     __shared__ double warps[Q][kChunkWarps];
     __shared__ double scratch[33];
     const long long n = static_cast<long long>(gridDim.x) * kChunk;
@@ -222,7 +232,9 @@ __global__ void __launch_bounds__(kChunkThreads) k_chunks(Pass pass, long long b
 
 /// Thread j: loose entry j's terms into out[q count + j].
 template <int Q, class Pass>
-__global__ void __launch_bounds__(kThreads) k_loose(Pass pass, LooseEntries e, double* out) {
+__global__ void __launch_bounds__(kThreads)
+    k_loose(Pass pass, LooseEntries e, double* out, const int* skip) {
+    if (skipped(skip)) return;
     const long long j = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
     const long long count = e.count();
     if (j >= count) return;
@@ -233,6 +245,48 @@ __global__ void __launch_bounds__(kThreads) k_loose(Pass pass, LooseEntries e, d
 }
 
 unsigned blocks_for(long long n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
+
+/// What the ranks' HEPTANE_JOINS say together (0: host, 1: auto, 2: device; host wins, then
+/// device) and the most entries a pass of one sum can leave as parts on all ranks together.
+struct JoinsAgreed {
+    int mode = 1;
+    long long units = 0;
+};
+
+/// Collective. InputError (key HEPTANE_JOINS) on every rank for a value other than auto, host
+/// or device on any rank.
+JoinsAgreed agree_on_joins(const SlabNeighbours& n, const SlabLayout& layout) {
+    const char* v = std::getenv("HEPTANE_JOINS");
+    int mode = 1;
+    if (v != nullptr && std::strcmp(v, "auto") != 0) {
+        mode = std::strcmp(v, "host") == 0 ? 0 : std::strcmp(v, "device") == 0 ? 2 : -1;
+    }
+    // A rank's parts of one sum: its whole chunks, at most 2 chunks' loose cell entries (the
+    // head and the tail, or every entry where it holds no whole chunk), its wells.
+    struct Card {
+        long long units;
+        long long mode;
+    };
+    const Card mine{layout.own / vec::kChunk + 2 * vec::kChunk + layout.wells, mode};
+    const std::vector<unsigned char> bytes = n.all_gather(&mine, static_cast<int>(sizeof mine));
+    std::vector<Card> cards(static_cast<std::size_t>(n.ranks()));
+    std::memcpy(cards.data(), bytes.data(), cards.size() * sizeof(Card));
+    JoinsAgreed out;
+    bool host = false, device = false, bad = false;
+    for (const Card& c : cards) {
+        out.units += c.units;
+        host = host || c.mode == 0;
+        device = device || c.mode == 2;
+        bad = bad || c.mode < 0;
+    }
+    if (bad) {
+        throw InputError("HEPTANE_JOINS",
+                         mode < 0 ? "'" + std::string(v) + "' is not one of auto, host, device"
+                                  : "another rank's value is not one of auto, host, device");
+    }
+    out.mode = host ? 0 : device ? 2 : 1;
+    return out;
+}
 
 std::string num(double v) {
     char buf[32];
@@ -245,9 +299,10 @@ std::string num(double v) {
 /// joined across the ranks, and solve()'s frame (copies in and out, the true residual).
 class SlabBase : public SlabSolver {
   public:
-    /// planes: cpr's (make_slab_solver), else null.
+    /// planes: cpr's (make_slab_solver), else null. `device_steps`: the method can run its
+    /// iteration on the device with the sums joined there (BiCGStab; design decision 59).
     SlabBase(const SolverSettings& s, const GHMatrix& slab, const SlabLayout& layout,
-             const SlabNeighbours& neighbours, const CprPlanes* planes)
+             const SlabNeighbours& neighbours, const CprPlanes* planes, bool device_steps)
         : made_(Clock::now()),
           layout_(layout),
           neighbours_(neighbours),
@@ -265,13 +320,33 @@ class SlabBase : public SlabSolver {
         HEPTANE_CUDA_CHECK(cudaEventCreateWithFlags(&halo_in_, cudaEventDisableTiming));
         HEPTANE_CUDA_CHECK(cudaEventCreateWithFlags(&x_ready_, cudaEventDisableTiming));
         HEPTANE_CUDA_CHECK(cudaEventCreateWithFlags(&pass_done_, cudaEventDisableTiming));
+        // Every rank's HEPTANE_JOINS and the most a pass's parts can take on the ranks
+        // together (collective).
+        const JoinsAgreed joins = agree_on_joins(neighbours, layout);
         // The halo planes by peer access where every rank can (collective): channel 0 the
-        // products', channel 1 CPR's (design decision 58).
+        // products', channel 1 CPR's (design decision 58); its gather also the pass parts of
+        // the sums joined on the device (decision 59).
         auto* cpr = s.preconditioner == PreconditionerKind::cpr ? static_cast<DeviceCpr*>(M_.get())
                                                                 : nullptr;
+        const long long cpr_rows = cpr != nullptr ? cpr->gather_rows() : 0;
         peer_ = PeerHalo::connect(neighbours, layout.lo_halo, layout.hi_halo, layout.plane,
-                                  cpr != nullptr ? cpr->gather_rows() : 0);
+                                  std::max(cpr_rows, joins.mode != 0 ? 2 * joins.units : 0));
         if (peer_ && cpr != nullptr) cpr->use_peer(peer_.get(), 1);
+        // The sums joined on the device where no step of an iteration needs the host: the
+        // other ranks' parts come by peer access (or there are none), as do CPR's gathers.
+        std::string why;
+        if (!device_steps) {
+            why = "QMR joins its sums through the host";
+        } else if (!peer_ && neighbours.ranks() > 1) {
+            why = "the other ranks' GPUs are not reached by peer access (no peer halos)";
+        } else if (!peer_ && cpr_rows > 0) {
+            why = "CPR's first whole level is gathered through the host";
+        }
+        if (joins.mode == 2 && !why.empty()) {
+            throw InputError("HEPTANE_JOINS", "sums cannot be joined on the device: " + why);
+        }
+        device_joins_ = joins.mode != 0 && why.empty();
+        join_units_ = 2 * joins.units;
         info_.backend = "gpu";
         info_.kernel = "multi_kernel/slab";
         info_.counts.matrix_uploads = 1;
@@ -330,6 +405,7 @@ class SlabBase : public SlabSolver {
     SolverInfo info() const override { return info_; }
     SlabTimes times() const override { return times_; }
     std::string halos() const override { return peer_ ? "peer" : "host-staged"; }
+    std::string joins() const override { return device_joins_ ? "device" : "host"; }
 
   protected:
     /// The method's iteration on b_ and x_ (core/krylov/krylov.cpp's, with the device vectors).
@@ -360,8 +436,8 @@ class SlabBase : public SlabSolver {
     }
 
     template <class Op>
-    void each(Op op) {
-        k_each<<<blocks_for(entries_.count), kThreads, 0, stream_.get()>>>(op, entries_);
+    void each(Op op, const int* skip = nullptr) {
+        k_each<<<blocks_for(entries_.count), kThreads, 0, stream_.get()>>>(op, entries_, skip);
         HEPTANE_SYNC_CHECK(stream_.get());
     }
 
@@ -377,34 +453,51 @@ class SlabBase : public SlabSolver {
         return join<Q>(launch<Q>(pass));
     }
 
-    /// Launches a fused pass; its parts are in host memory once pass_done_ has happened, so
-    /// work that does not need the sums can be launched before join().
-    template <int Q, class Pass>
-    Launched launch(Pass pass) {
-        const cudaStream_t st = stream_.get();
+    /// Where a fused pass's parts come from on this rank: the whole global chunks of its cell
+    /// entries (k_chunks from slab entry `first`) and the loose entries.
+    struct PassGeometry {
+        long long whole = 0, first = 0;
+        LooseEntries loose{};
+    };
+    PassGeometry geometry() const {
         const long long c0 = dist_->cell_offset(), cells = dist_->cells();
         const ChunkSpan span = chunk_span(c0, cells);
         const long long whole = span.whole();
         const long long head_end = whole > 0 ? span.first : c0 + cells;
         const long long tail_begin = whole > 0 ? span.last : c0 + cells;
         const long long slab_of = layout_.own_at - c0;  // slab index of global cell entry g - g
-        const LooseEntries loose{layout_.own_at,          head_end - c0,    tail_begin + slab_of,
-                                 c0 + cells - tail_begin, layout_.wells_at, layout_.wells};
-        const long long count = loose.count();
-        ensure_parts(static_cast<std::size_t>(Q * (whole + count)));
-        double* d_chunks = parts_->get();  // mapped host memory (unified addressing)
-        double* d_loose = d_chunks + Q * whole;
-        if (whole > 0) {
-            k_chunks<Q><<<static_cast<unsigned>(whole), kChunkThreads, 0, st>>>(
-                pass, span.first + slab_of, d_chunks);
+        return {whole, span.first + slab_of,
+                LooseEntries{layout_.own_at, head_end - c0, tail_begin + slab_of,
+                             c0 + cells - tail_begin, layout_.wells_at, layout_.wells}};
+    }
+
+    /// A fused pass's kernels on the solve's stream, its parts into `out`: the whole chunks'
+    /// sums (Q g.whole, q-major), then the loose terms (Q g.loose.count()); gated by `skip`.
+    template <int Q, class Pass>
+    void launch_parts(Pass pass, const PassGeometry& g, double* out, const int* skip) {
+        const cudaStream_t st = stream_.get();
+        if (g.whole > 0) {
+            k_chunks<Q><<<static_cast<unsigned>(g.whole), kChunkThreads, 0, st>>>(pass, g.first,
+                                                                                  out, skip);
             HEPTANE_SYNC_CHECK(st);
         }
+        const long long count = g.loose.count();
         if (count > 0) {
-            k_loose<Q><<<blocks_for(count), kThreads, 0, st>>>(pass, loose, d_loose);
+            k_loose<Q>
+                <<<blocks_for(count), kThreads, 0, st>>>(pass, g.loose, out + Q * g.whole, skip);
             HEPTANE_SYNC_CHECK(st);
         }
-        HEPTANE_CUDA_CHECK(cudaEventRecord(pass_done_, st));
-        return {whole, loose};
+    }
+
+    /// Launches a fused pass; its parts are in host memory once pass_done_ has happened, so
+    /// work that does not need the sums can be launched before join().
+    template <int Q, class Pass>
+    Launched launch(Pass pass) {
+        const PassGeometry g = geometry();
+        ensure_parts(static_cast<std::size_t>(Q * (g.whole + g.loose.count())));
+        launch_parts<Q>(pass, g, parts_->get(), nullptr);  // mapped host memory
+        HEPTANE_CUDA_CHECK(cudaEventRecord(pass_done_, stream_.get()));
+        return {g.whole, g.loose};
     }
 
     /// The sums of the pass launched last, joined across the ranks.
@@ -439,13 +532,104 @@ class SlabBase : public SlabSolver {
 
     double dot(const double* u, const double* v) { return sums<1>(DotPass{u, v})[0]; }
 
+    // ---- the sums joined on the device (design decision 59) --------------------------------
+
+    /// Every rank's entries of this solve's Distribution (collective).
+    std::vector<RankHolding> every_rank_entries() const {
+        const std::vector<index_t>& wells = dist_->well_rows();
+        const long long mine[3] = {dist_->cell_offset(), dist_->cells(),
+                                   static_cast<long long>(wells.size())};
+        const std::vector<unsigned char> counts =
+            neighbours_.all_gather(mine, static_cast<int>(sizeof mine));
+        std::vector<RankHolding> out(static_cast<std::size_t>(neighbours_.ranks()));
+        long long most = 0;
+        for (std::size_t r = 0; r < out.size(); ++r) {
+            long long c[3];
+            std::memcpy(c, counts.data() + r * sizeof mine, sizeof mine);
+            out[r].c0 = c[0];
+            out[r].cells = c[1];
+            out[r].well_rows.resize(static_cast<std::size_t>(c[2]));
+            most = std::max(most, c[2]);
+        }
+        if (most == 0) return out;
+        std::vector<index_t> rows(static_cast<std::size_t>(most), -1);
+        std::copy(wells.begin(), wells.end(), rows.begin());
+        const std::vector<unsigned char> all =
+            neighbours_.all_gather(rows.data(), static_cast<int>(rows.size() * sizeof(index_t)));
+        for (std::size_t r = 0; r < out.size(); ++r) {
+            std::memcpy(out[r].well_rows.data(), all.data() + r * rows.size() * sizeof(index_t),
+                        out[r].well_rows.size() * sizeof(index_t));
+        }
+        return out;
+    }
+
+    /// Before a solve with the sums joined on the device: the join plan of this solve's
+    /// Distribution (collective where it is new), the device state reset for `opt` and a
+    /// history of opt.max_iterations. True when what a captured iteration reads was made anew.
+    bool prepare_device(const SolveOptions& opt) {
+        bool fresh = false;
+        if (!joins_ || joins_for_ != dist_) {
+            joins_ = std::make_unique<DeviceJoins>(make_join_plan(every_rank_entries()));
+            joins_for_ = dist_;
+            geometry_ = geometry();
+            if (peer_ && 2 * joins_->plan().offset.back() > join_units_) {
+                throw std::logic_error("SlabBase: the joined parts outgrow the peer gather");
+            }
+            fresh = true;
+        }
+        if (!state_) state_ = std::make_unique<DeviceState>(opt);
+        const auto capacity = static_cast<std::size_t>(opt.max_iterations) + 1;
+        if (history_.size() < capacity) {
+            history_ = Buffer<double>(capacity);
+            fresh = true;
+        }
+        state_->reset(opt, stream_.get());
+        return fresh;
+    }
+
+    /// A fused pass joined on the device: its parts into this rank's place in the joined
+    /// buffer, the other ranks' into the rest (the peer gather), then k_join, whose last block
+    /// applies `step` to the device state. Gated by `skip`, all but the gather: every rank
+    /// runs the same gathers, and the ranks' states are the same bits.
+    template <int Q, class Pass, class Step>
+    void join_on_device(Pass pass, Step step, const int* skip) {
+        const std::vector<long long>& at = joins_->plan().offset;
+        const auto r = static_cast<std::size_t>(neighbours_.rank());
+        double* joined = joins_->joined();
+        launch_parts<Q>(pass, geometry_, joined + Q * at[r], skip);
+        if (peer_) peer_->gather(joined, Q * at[r], Q * at[r + 1], Q * at.back(), stream_.get());
+        joins_->join<Q>(step, state_->device(), history_.get(), skip, stream_.get());
+    }
+
+    /// Replays `exec` (one iteration) in batches of kCheckInterval, looking at the device state
+    /// after each (progress reported), until the solve has ended or opt.max_iterations
+    /// iterations were launched (replay_iterations of the one-GPU solvers).
+    void replay(cudaGraphExec_t exec, const SolveOptions& opt) {
+        constexpr int kCheckInterval = 16;  // GpuSolveOptions::check_interval's default
+        SolverState host = state_->download(stream_.get());
+        int launched = 0;
+        while (host.status == kRunning && launched < opt.max_iterations) {
+            const int batch = std::min(kCheckInterval, opt.max_iterations - launched);
+            for (int i = 0; i < batch; ++i)
+                HEPTANE_CUDA_CHECK(cudaGraphLaunch(exec, stream_.get()));
+            launched += batch;
+            host = state_->download(stream_.get());
+            if (peer_) peer_->check();
+            if (opt.progress && host.iterations > 0) {
+                opt.progress(host.iterations, host.relative_residual);
+            }
+        }
+    }
+
     /// y = A x (A^T x with `transpose`) on the slab. With neighbours, the halo planes of x
     /// travel through the host while the GPU computes the rows that do not need them (the
     /// interior cells and the wells); the edge planes' rows follow once the halo planes are in.
-    void product(double* x, double* y, bool transpose = false) {
+    /// The rows' kernels are gated by `skip`, the exchange is not (every rank runs the same
+    /// exchanges whatever its state).
+    void product(double* x, double* y, bool transpose = false, const int* skip = nullptr) {
         const cudaStream_t st = stream_.get();
         if (!layout_.lo_halo && !layout_.hi_halo) {
-            op_.apply(x, y, transpose, st);
+            op_.apply(x, y, transpose, st, skip);
             return;
         }
         const long long plane = layout_.plane, K = plane / plane_cells_;
@@ -473,12 +657,12 @@ class SlabBase : public SlabSolver {
                             layout_.hi_halo ? x + layout_.own_at + layout_.own : nullptr, plane,
                             cp);
             HEPTANE_CUDA_CHECK(cudaEventRecord(halo_in_, cp));
-            op_.apply_rows(x, y, ib, ie, true, transpose, st);  // interior cells and wells
+            op_.apply_rows(x, y, ib, ie, true, transpose, st, skip);  // interior cells, wells
             HEPTANE_CUDA_CHECK(cudaStreamWaitEvent(st, halo_in_, 0));
             times_.halo_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
             ++times_.halo_exchanges;
-            op_.apply_rows(x, y, c0, ib == ie ? c1 : ib, false, transpose, st);  // the edges
-            if (ib != ie) op_.apply_rows(x, y, ie, c1, false, transpose, st);
+            op_.apply_rows(x, y, c0, ib == ie ? c1 : ib, false, transpose, st, skip);  // edges
+            if (ib != ie) op_.apply_rows(x, y, ie, c1, false, transpose, st, skip);
             return;
         }
         if (layout_.lo_halo) {
@@ -488,7 +672,7 @@ class SlabBase : public SlabSolver {
             HEPTANE_CUDA_CHECK(cudaMemcpyAsync(last, own + layout_.own - plane, bytes,
                                                cudaMemcpyDeviceToHost, cp));
         }
-        op_.apply_rows(x, y, ib, ie, true, transpose, st);   // interior cells and wells, meanwhile
+        op_.apply_rows(x, y, ib, ie, true, transpose, st, skip);  // interior, wells, meanwhile
         HEPTANE_CUDA_CHECK(cudaEventSynchronize(x_ready_));  // x computed: time the exchange only
         const auto t0 = Clock::now();
         HEPTANE_CUDA_CHECK(cudaStreamSynchronize(cp));
@@ -505,8 +689,8 @@ class SlabBase : public SlabSolver {
         HEPTANE_CUDA_CHECK(cudaStreamWaitEvent(st, halo_in_, 0));
         times_.halo_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
         ++times_.halo_exchanges;
-        op_.apply_rows(x, y, c0, ib == ie ? c1 : ib, false, transpose, st);  // the edge planes
-        if (ib != ie) op_.apply_rows(x, y, ie, c1, false, transpose, st);
+        op_.apply_rows(x, y, c0, ib == ie ? c1 : ib, false, transpose, st, skip);  // the edges
+        if (ib != ie) op_.apply_rows(x, y, ie, c1, false, transpose, st, skip);
     }
 
     /// r = b - A x; returns ||r||.
@@ -519,6 +703,10 @@ class SlabBase : public SlabSolver {
     /// as SolverFrame::trivial.
     bool start(SolveResult& result, double& bnorm) {
         bnorm = std::sqrt(dot(b_.get(), b_.get()));
+        return goes_on(result, bnorm);
+    }
+    /// The same with ||b|| known.
+    bool goes_on(SolveResult& result, double bnorm) {
         if (!std::isfinite(bnorm)) {
             result.status = SolveStatus::non_finite;
             result.detail = "||b|| is not finite";
@@ -552,6 +740,14 @@ class SlabBase : public SlabSolver {
     RankEntries entries_;
     SolverInfo info_;
     SlabTimes times_;
+    // The sums joined on the device (design decision 59):
+    bool device_joins_ = false;
+    long long join_units_ = 0;  ///< the peer gather's room for parts
+    std::unique_ptr<DeviceJoins> joins_;
+    const Distribution* joins_for_ = nullptr;  ///< the Distribution joins_ was planned for
+    PassGeometry geometry_;                    ///< of joins_for_
+    std::unique_ptr<DeviceState> state_;
+    Buffer<double> history_;
 };
 
 }  // namespace

@@ -10,7 +10,7 @@ class SlabQmr final : public SlabBase {
   public:
     SlabQmr(const SolverSettings& s, const GHMatrix& slab, const SlabLayout& layout,
             const SlabNeighbours& neighbours, const CprPlanes* planes)
-        : SlabBase(s, slab, layout, neighbours, planes),
+        : SlabBase(s, slab, layout, neighbours, planes, false),
           r_(rows_),
           v_(rows_),
           w_(rows_),

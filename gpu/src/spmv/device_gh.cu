@@ -147,7 +147,7 @@ void DeviceGH::apply(const double* x, double* y, bool transpose, cudaStream_t st
 }
 
 void DeviceGH::apply_rows(const double* x, double* y, unsigned begin, unsigned end, bool wells,
-                          bool transpose, cudaStream_t stream) const {
+                          bool transpose, cudaStream_t stream, const int* skip) const {
     if (variant_ == BdiaVariant::cell_fastest_x2 || begin > end || end > M_) {
         throw std::invalid_argument(
             "DeviceGH::apply_rows: a cell range of the cell_fastest or "
@@ -157,7 +157,7 @@ void DeviceGH::apply_rows(const double* x, double* y, unsigned begin, unsigned e
     v.cell_begin = begin;
     v.cell_end = end;
     v.with_wells = wells ? 1 : 0;
-    if (end > begin || wells) launch_bdia_spmv(v, K_, variant_, transpose, x, y, stream, nullptr);
+    if (end > begin || wells) launch_bdia_spmv(v, K_, variant_, transpose, x, y, stream, skip);
 }
 
 }  // namespace heptane::gpu::detail

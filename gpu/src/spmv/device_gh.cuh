@@ -67,8 +67,9 @@ class DeviceGH final : public DeviceOperator {
                const int* skip = nullptr) const override;
     /// The rows of cells [begin, end) of y = A x (A^T x with `transpose`), and the well rows
     /// when `wells`; the other rows of y are left alone. The cell_fastest and tiled layouts.
+    /// Gated by `skip` as apply().
     void apply_rows(const double* x, double* y, unsigned begin, unsigned end, bool wells,
-                    bool transpose, cudaStream_t stream) const;
+                    bool transpose, cudaStream_t stream, const int* skip = nullptr) const;
 
   private:
     BdiaVariant variant_;
