@@ -67,6 +67,42 @@ std::string_view unquoted(std::string_view t) {
     return t;
 }
 
+/// An OPERATE operation: R = apply(R, X, alpha, beta) (the Eclipse manual's table).
+struct Operation {
+    const char* name;
+    bool reads_target;  ///< uses R (POLY, MULTIPLY): the target must be defined
+    double (*apply)(double r, double x, double a, double b);
+};
+
+constexpr Operation kOperations[] = {
+    {"MULTA", false, [](double, double x, double a, double b) { return a * x + b; }},
+    {"POLY", true, [](double r, double x, double a, double b) { return r + a * std::pow(x, b); }},
+    {"SLOG", false, [](double, double x, double a, double b) { return std::pow(10.0, a + b * x); }},
+    {"LOG10", false, [](double, double x, double, double) { return std::log10(x); }},
+    {"LOGE", false, [](double, double x, double, double) { return std::log(x); }},
+    {"INV", false, [](double, double x, double, double) { return 1.0 / x; }},
+    {"MULTX", false, [](double, double x, double a, double) { return a * x; }},
+    {"ADDX", false, [](double, double x, double a, double) { return a + x; }},
+    {"COPY", false, [](double, double x, double, double) { return x; }},
+    {"MAXLIM", false, [](double, double x, double a, double) { return std::min(a, x); }},
+    {"MINLIM", false, [](double, double x, double a, double) { return std::max(a, x); }},
+    {"MULTP", false, [](double, double x, double a, double b) { return a * std::pow(x, b); }},
+    {"ABS", false, [](double, double x, double, double) { return std::abs(x); }},
+    {"MULTIPLY", true, [](double r, double x, double, double) { return r * x; }},
+};
+
+const Operation* operation(const std::string& name) {
+    for (const Operation& o : kOperations)
+        if (name == o.name) return &o;
+    return nullptr;
+}
+
+std::string operation_names() {
+    std::string out;
+    for (const Operation& o : kOperations) out += (out.empty() ? "" : ", ") + std::string(o.name);
+    return out;
+}
+
 /// One file being read: its text, tokens and name, for messages.
 struct Source {
     std::string path;
@@ -128,6 +164,8 @@ class GridReader {
                 read_multflt(src, t);
             } else if (keyword == "MINPV") {
                 read_minpv(src, t);
+            } else if (keyword == "OPERATE") {
+                read_operate(src, t);
             } else if (ends_grid(keyword)) {
                 ended_ = true;
                 data_.notes.push_back(where(src.path, src.text, t.offset) + keyword +
@@ -146,14 +184,14 @@ class GridReader {
                                 ": corner-point geometry is not supported (heptane reads "
                                 "Cartesian grids: DX, DY, DZ and TOPS)");
             } else {
-                src.fail(t,
-                         quote_input(keyword) +
-                             " is not a GRID-section keyword heptane applies (it reads "
-                             "PERMX/Y/Z, PORO, NTG, ACTNUM, DX, DY, DZ, DXV, DYV, DZV, TOPS, "
-                             "MULTX/Y/Z, MULTX-/Y-/Z-, MULTPV, MINPV, GRIDOPTS, FAULTS, MULTFLT, "
-                             "MULTNUM, FLUXNUM, OPERNUM, EQUALREG, MULTIREG, ADDREG, COPYREG, "
-                             "BOX, ENDBOX, EQUALS, MULTIPLY, ADD, COPY, MINVALUE, MAXVALUE, "
-                             "INCLUDE, SPECGRID, and the RUNSPEC section's DIMENS and units)");
+                src.fail(
+                    t, quote_input(keyword) +
+                           " is not a GRID-section keyword heptane applies (it reads "
+                           "PERMX/Y/Z, PORO, NTG, ACTNUM, DX, DY, DZ, DXV, DYV, DZV, TOPS, "
+                           "MULTX/Y/Z, MULTX-/Y-/Z-, MULTPV, MINPV, GRIDOPTS, FAULTS, MULTFLT, "
+                           "MULTNUM, FLUXNUM, OPERNUM, EQUALREG, MULTIREG, ADDREG, COPYREG, "
+                           "BOX, ENDBOX, EQUALS, MULTIPLY, ADD, COPY, MINVALUE, MAXVALUE, OPERATE, "
+                           "INCLUDE, SPECGRID, and the RUNSPEC section's DIMENS and units)");
             }
         }
         stack.pop_back();
@@ -582,6 +620,78 @@ class GridReader {
                 if (copy) a[c] = values[c];
                 if (keyword == "MULTIREG") a[c] *= value;
                 if (keyword == "ADDREG") a[c] += value;
+            }
+        });
+    }
+
+    /// OPERATE: TARGET I1 I2 J1 J2 K1 K2 OPERATION SOURCE [alpha [beta]] / records until an
+    /// empty one: the target array R = f(R, X) on the box's cells, X the source array; a
+    /// defaulted box item (n*) is the current BOX's (or the whole grid's), alpha and beta
+    /// default to 0.
+    void read_operate(Source& src, const Token& at) {
+        each_record(src, at, "OPERATE", [&](const std::vector<Token>& words) {
+            const Token& record = words[0];
+            const std::string form =
+                "OPERATE: a record is TARGET I1 I2 J1 J2 K1 K2 OPERATION SOURCE [alpha [beta]] /";
+            std::vector<double> box;  // the box items: numbers up to the operation's name
+            std::size_t w = 1;
+            for (; w < words.size() && box.size() < 6 && !is_keyword(unquoted(words[w].text)); ++w)
+                append_values(src.path, src.text, words[w], "OPERATE", box, 6, true);
+            if (box.size() != 6 || w + 2 > words.size() || w + 4 < words.size())
+                src.fail(record, form);
+            const std::string target(unquoted(record.text));
+            const std::string op(unquoted(words[w].text));
+            const std::string source(unquoted(words[w + 1].text));
+            const Operation* f = operation(op);
+            if (f == nullptr) {
+                src.fail(words[w], "OPERATE: the operation is " + quote_input(op) +
+                                       "; it must be one of " + operation_names());
+            }
+            for (const std::string& name : {target, source}) {
+                if (!is_array(name)) {
+                    src.fail(record,
+                             "OPERATE: " + quote_input(name) + " is not an array heptane reads");
+                }
+            }
+            check_negative_multiplier(src, record, target);
+            std::vector<double> params;
+            for (std::size_t q = w + 2; q < words.size(); ++q)
+                append_values(src.path, src.text, words[q], "OPERATE", params, 2, true);
+            if (params.size() > 2) src.fail(record, form);
+            params.resize(2, 0.0);
+            const double alpha = std::isnan(params[0]) ? 0.0 : params[0];
+            const double beta = std::isnan(params[1]) ? 0.0 : params[1];
+            const Box b = box_from(src, record, "OPERATE", box, 0, box_, false);
+            const auto from = data_.arrays.find(source);
+            if (from == data_.arrays.end()) {
+                src.fail(record,
+                         "OPERATE: " + source + " is not defined yet (give it before the edit)");
+            }
+            if (f->reads_target && data_.arrays.count(target) == 0) {
+                src.fail(record,
+                         "OPERATE: " + op + " reads " + target + ", which is not defined yet");
+            }
+            const std::vector<double> x = from->second;  // `target` may be inserted below
+            std::vector<double>& r = array(target);
+            for (int k = b.r[4]; k <= b.r[5]; ++k) {
+                for (int j = b.r[2]; j <= b.r[3]; ++j) {
+                    for (int i = b.r[0]; i <= b.r[1]; ++i) {
+                        const std::size_t c = index(i, j, k);
+                        const std::string cell = " at cell (" + std::to_string(i + 1) + ", " +
+                                                 std::to_string(j + 1) + ", " +
+                                                 std::to_string(k + 1) + ")";
+                        if (std::isnan(x[c]) || (f->reads_target && std::isnan(r[c]))) {
+                            src.fail(record, "OPERATE: " + (std::isnan(x[c]) ? source : target) +
+                                                 " has no value" + cell);
+                        }
+                        const double v = f->apply(r[c], x[c], alpha, beta);
+                        if (!std::isfinite(v)) {
+                            src.fail(record, "OPERATE: " + op + " of " + source + " = " +
+                                                 number_text(x[c]) + " is not finite" + cell);
+                        }
+                        r[c] = v;
+                    }
+                }
             }
         });
     }

@@ -61,6 +61,14 @@ struct EclipseGridData {
 ///   MINVALUE / MAXVALUE (ARRAY bound): records ended by '/', the list by an empty record;
 ///   each record may end with a box (1-based; `n*` or a missing item takes it from the
 ///   previous record of the keyword, or from BOX or the whole grid);
+/// - OPERATE: records TARGET I1 I2 J1 J2 K1 K2 OPERATION SOURCE [alpha [beta]] /, the list
+///   ended by an empty record: TARGET = f(TARGET, SOURCE) on the box's cells with the Eclipse
+///   manual's operations (MULTA alpha X + beta, POLY R + alpha X^beta, SLOG 10^(alpha + beta
+///   X), LOG10, LOGE, INV 1 / X, MULTX alpha X, ADDX X + alpha, COPY, MAXLIM min(alpha, X),
+///   MINLIM max(alpha, X), MULTP alpha X^beta, ABS, MULTIPLY R X); a defaulted box item is the
+///   current BOX's (or the whole grid's), alpha and beta default to 0; a source cell without a
+///   value, a result that is not finite, or POLY / MULTIPLY on a target not yet defined is an
+///   error;
 /// - INCLUDE 'file' / : the file's keywords, relative to the including file, nested; an
 ///   include cycle is an error;
 /// - GRID, EDIT, ECHO, NOECHO and INIT are accepted and do nothing (INIT asks for the arrays

@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -119,6 +120,88 @@ TEST(EclipseGrid, RegionEditsActOnTheirRegionsCells) {
     EXPECT_THAT(error("EQUALREG\n SWAT 0.2 1 /\n/\n"),
                 HasSubstr("EQUALREG: 'SWAT' is not an array heptane reads"));
     EXPECT_THAT(error("EQUALREG\n PORO 0.2 1 /\n"), HasSubstr("ends before the '/'"));
+}
+
+// OPERATE: each operation of the Eclipse manual's table on its box, R = f(R, X); a defaulted box
+// item is the current BOX's; POLY and MULTIPLY read the target; alpha, beta default to 0.
+TEST(EclipseGrid, OperateAppliesEachOperationOnItsBox) {
+    const std::string text =
+        "PERMX\n 1 2 3 4 5 6 /\n"
+        "OPERATE\n"
+        " PERMZ 6* MULTX PERMX 0.1 /\n"
+        " PERMY 1 3 1 1 1 1 MULTA PERMX 2 1 /\n"  // row j = 1 only
+        " PERMY 1 3 1 1 1 1 POLY PERMX 1 2 /\n"   // R + X^2 there
+        " PORO 6* SLOG PERMX -2 0.5 /\n"
+        " NTG 6* INV PERMX /\n"
+        " MULTX 6* MAXLIM PERMX 3.5 /\n"
+        " MULTY 6* MINLIM PERMX 2.5 /\n"
+        " MULTZ 6* MULTP PERMX 2 0.5 /\n"
+        " DX 6* ADDX PERMX 10 /\n"
+        " DY 6* COPY PERMX /\n"
+        " DZ 6* LOG10 PERMX /\n"
+        " TOPS 6* LOGE PERMX /\n"
+        " MULTPV 6* MULTA PERMX -1 /\n"  // beta defaulted: -X
+        " MULTPV 6* ABS MULTPV /\n"
+        " PERMX 6* MULTIPLY PERMZ /\n"
+        "/\n"
+        "BOX\n 2 3 2 2 1 1 /\n"
+        "OPERATE\n NTG 6* ADDX DY 100 /\n/\n"  // the BOX's cells 4 and 5
+        "ENDBOX\n";
+    const TempFile file(text);
+    const EclipseGridData d = read_eclipse_grid(file.path(), {3, 2, 1});
+    std::vector<double> x = {1, 2, 3, 4, 5, 6}, z, poro, ntg, mx, my, mz, dx, dz, tops, px;
+    for (double v : x) {
+        z.push_back(0.1 * v);
+        poro.push_back(std::pow(10.0, -2 + 0.5 * v));
+        ntg.push_back(1.0 / v);
+        mx.push_back(std::min(3.5, v));
+        my.push_back(std::max(2.5, v));
+        mz.push_back(2 * std::pow(v, 0.5));
+        dx.push_back(v + 10);
+        dz.push_back(std::log10(v));
+        tops.push_back(std::log(v));
+        px.push_back(v * (0.1 * v));
+    }
+    ntg[4] = 105;
+    ntg[5] = 106;
+    expect_array(d.arrays.at("PERMZ"), z);
+    expect_array(d.arrays.at("PERMY"), {3 + 1, 5 + 4, 7 + 9, nan, nan, nan});
+    expect_array(d.arrays.at("PORO"), poro);
+    expect_array(d.arrays.at("NTG"), ntg);
+    expect_array(d.arrays.at("MULTX"), mx);
+    expect_array(d.arrays.at("MULTY"), my);
+    expect_array(d.arrays.at("MULTZ"), mz);
+    expect_array(d.arrays.at("DX"), dx);
+    expect_array(d.arrays.at("DY"), x);
+    expect_array(d.arrays.at("DZ"), dz);
+    expect_array(d.arrays.at("TOPS"), tops);
+    expect_array(d.arrays.at("MULTPV"), x);
+    expect_array(d.arrays.at("PERMX"), px);
+    const auto error = [](const std::string& edit) {
+        const TempFile bad("PERMX\n 0 5*1 /\n" + edit);
+        return input_error_of([&] { read_eclipse_grid(bad.path(), {3, 2, 1}); });
+    };
+    EXPECT_THAT(error("OPERATE\n PERMZ 6* SQRT PERMX /\n/\n"),
+                HasSubstr(":4: OPERATE: the operation is 'SQRT'; it must be one of MULTA, POLY"));
+    EXPECT_THAT(error("OPERATE\n PERMZ 6* MULTX PERMQ 1 /\n/\n"),
+                HasSubstr("OPERATE: 'PERMQ' is not an array heptane reads"));
+    EXPECT_THAT(error("OPERATE\n PERMZ 1 1 MULTX PERMX 1 /\n/\n"),
+                HasSubstr("OPERATE: a record is TARGET I1 I2 J1 J2 K1 K2 OPERATION SOURCE"));
+    EXPECT_THAT(error("OPERATE\n PERMZ 6* MULTA PERMX 1 2 3 /\n/\n"),
+                HasSubstr("OPERATE: a record is TARGET"));
+    EXPECT_THAT(error("OPERATE\n PERMZ 6* LOG10 PORO /\n/\n"),
+                HasSubstr("OPERATE: PORO is not defined yet"));
+    EXPECT_THAT(error("OPERATE\n PERMY 6* POLY PERMX 1 1 /\n/\n"),
+                HasSubstr("OPERATE: POLY reads PERMY, which is not defined yet"));
+    EXPECT_THAT(error("OPERATE\n PERMZ 6* LOG10 PERMX /\n/\n"),
+                HasSubstr(":4: OPERATE: LOG10 of PERMX = 0 is not finite at cell (1, 1, 1)"));
+    EXPECT_THAT(error("BOX\n 1 1 1 1 1 1 /\nPORO\n 0.2 /\nENDBOX\n"
+                      "OPERATE\n PERMZ 6* MULTX PORO 1 /\n/\n"),
+                HasSubstr("OPERATE: PORO has no value at cell (2, 1, 1)"));
+    EXPECT_THAT(error("OPERATE\n PERMZ 1 4 6* MULTX PERMX 1 /\n/\n"),
+                HasSubstr("OPERATE: a record is TARGET"));
+    EXPECT_THAT(error("OPERATE\n PERMZ 6* MULTX PERMX 1 /\n"),
+                HasSubstr("OPERATE: the file ends before the '/' that ends its records"));
 }
 
 TEST(EclipseGrid, IncludesAreRelativeNestedAndCycleSafe) {
