@@ -1,0 +1,164 @@
+// The GRID section's cell sizes and connections (grid/eclipse_reader.hpp): DXV, DYV, DZV,
+// GRIDOPTS, MINPV, FAULTS and MULTFLT, and the negative-direction multipliers' check.
+#include <cmath>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/base/errors.hpp"
+#include "core/base/text.hpp"
+#include "grid/eclipse_reader.hpp"
+
+namespace heptane::grid::detail {
+
+/// MULTX- and the other negative-direction multipliers, refused after GRIDOPTS 'NO'.
+void GridReader::check_negative_multiplier(const Source& src, const Token& at,
+                                           const std::string& keyword) const {
+    if (keyword.back() == '-' && !negative_multipliers_) {
+        src.fail(at, keyword +
+                         ": GRIDOPTS says 'NO' to negative-direction multipliers "
+                         "(give GRIDOPTS 'YES' /)");
+    }
+}
+
+/// DXV NX values / (DYV, DZV): every cell's DX (DY, DZ) by its column (row, layer).
+void GridReader::read_size_vector(Source& src, const Token& at, const std::string& keyword) {
+    const int axis = keyword[1] - 'X';
+    const auto count = static_cast<std::size_t>(data_.dims[axis]);
+    std::vector<double> values;
+    Token t;
+    bool closed = false;
+    while (src.tokens.next(t)) {
+        if (t.text == "/") {
+            closed = true;
+            break;
+        }
+        append_values(src.path, src.text, t, keyword, values, count);
+        if (values.size() > count) break;
+    }
+    if (!closed && values.size() <= count)
+        src.fail(at, keyword + ": the file ends before the '/' that closes its data");
+    if (values.size() != count) {
+        src.fail(at, keyword + ": " + std::to_string(values.size()) + " values, the grid has " +
+                         std::to_string(count) + " cells along " +
+                         std::string("IJK").substr(static_cast<std::size_t>(axis), 1) +
+                         " (grid.dims " + dims_text() + ")");
+    }
+    std::vector<double>& a = array(std::string(1, 'D') + keyword[1]);
+    for_box(full_, [&](std::size_t cell, std::size_t) {
+        const std::size_t i = cell % static_cast<std::size_t>(data_.dims[0]);
+        const std::size_t j = cell / static_cast<std::size_t>(data_.dims[0]) %
+                              static_cast<std::size_t>(data_.dims[1]);
+        const std::size_t k = cell / (static_cast<std::size_t>(data_.dims[0]) * data_.dims[1]);
+        a[cell] = values[axis == 0 ? i : axis == 1 ? j : k];
+    });
+}
+
+/// GRIDOPTS TRANMULT [NRMULT [NRPINC]] /.
+void GridReader::read_gridopts(Source& src, const Token& at) {
+    std::vector<Token> words;
+    if (!read_words(src, words))
+        src.fail(at, "GRIDOPTS: the file ends before the '/' that closes it");
+    if (words.empty() || words.size() > 3)
+        src.fail(at, "GRIDOPTS: expected TRANMULT [NRMULT [NRPINC]], then '/'");
+    const std::string tranmult(unquoted(words[0].text));
+    if (tranmult != "YES" && tranmult != "NO" && tranmult != "1*") {
+        src.fail(words[0],
+                 "GRIDOPTS: TRANMULT is " + quote_input(tranmult) + "; it must be YES or NO");
+    }
+    negative_multipliers_ = tranmult == "YES";  // Eclipse's default is NO
+    data_.tranmult = negative_multipliers_ ? "YES" : "NO";
+    const char* what[3] = {"", "NRMULT (MULTNUM regions)", "NRPINC (PINCHNUM regions)"};
+    for (std::size_t q = 1; q < words.size(); ++q) {
+        std::vector<double> v;
+        append_values(src.path, src.text, words[q], "GRIDOPTS", v, 1, true);
+        if (v.size() != 1 || (!std::isnan(v[0]) && v[0] != 0.0)) {
+            src.fail(words[q], std::string("GRIDOPTS: ") + what[q] + " is " +
+                                   quote_input(words[q].text) +
+                                   "; regions are not supported (0 or defaulted)");
+        }
+    }
+}
+
+/// The one number of `word`, finite and >= 0 (else an error naming it `what`).
+double GridReader::non_negative(const Source& src, const Token& word, const std::string& keyword,
+                                const std::string& what) {
+    std::vector<double> v;
+    append_values(src.path, src.text, word, keyword, v, 1);
+    if (v.size() != 1 || !std::isfinite(v[0]) || v[0] < 0.0) {
+        src.fail(word, keyword + ": " + what + " is " + quote_input(word.text) +
+                           "; it must be finite and >= 0");
+    }
+    return v[0];
+}
+
+/// MINPV value /.
+void GridReader::read_minpv(Source& src, const Token& at) {
+    std::vector<Token> words;
+    if (!read_words(src, words)) src.fail(at, "MINPV: the file ends before the '/' that closes it");
+    if (words.size() != 1) src.fail(at, "MINPV: expected one pore volume, then '/'");
+    data_.minpv = non_negative(src, words[0], "MINPV", "the pore volume");
+}
+
+/// FACE of a FAULTS record: X, Y, Z (or I, J, K), with an optional + or -.
+bool GridReader::fault_face(std::string_view f, int& axis, int& side) {
+    if (f.empty() || f.size() > 2) return false;
+    const char a = f[0];
+    axis = a == 'X' || a == 'I' ? 0 : a == 'Y' || a == 'J' ? 1 : a == 'Z' || a == 'K' ? 2 : -1;
+    side = f.size() == 2 && f[1] == '-' ? -1 : 1;
+    return axis >= 0 && (f.size() == 1 || f[1] == '+' || f[1] == '-');
+}
+
+/// FAULTS: NAME I1 I2 J1 J2 K1 K2 FACE / records until an empty one.
+void GridReader::read_faults(Source& src, const Token& at) {
+    each_record(src, at, "FAULTS", [&](const std::vector<Token>& words) {
+        const Token& record = words[0];
+        if (words.size() != 8)
+            src.fail(record, "FAULTS: a record is NAME I1 I2 J1 J2 K1 K2 FACE /");
+        std::vector<double> items;
+        for (std::size_t q = 1; q < 7; ++q)
+            append_values(src.path, src.text, words[q], "FAULTS", items, 6);
+        if (items.size() != 6)
+            src.fail(record, "FAULTS: a record is NAME I1 I2 J1 J2 K1 K2 FACE /");
+        EclipseGridData::FaultFace face;
+        const std::string_view f = unquoted(words[7].text);
+        if (!fault_face(f, face.axis, face.side)) {
+            src.fail(words[7], "FAULTS: FACE is " + quote_input(f) +
+                                   "; it must be X, Y or Z (or I, J, K), with + or -");
+        }
+        const Box b = box_from(src, record, "FAULTS", items, 0, full_, true);
+        if (b.r[2 * face.axis] != b.r[2 * face.axis + 1]) {
+            const std::string d = std::string("IJK").substr(face.axis, 1);
+            src.fail(record, "FAULTS: a face along " + std::string("XYZ").substr(face.axis, 1) +
+                                 " needs " + d + "1 = " + d + "2 (one layer of cells)");
+        }
+        face.box = b.r;
+        data_.faults[std::string(unquoted(record.text))].push_back(face);
+    });
+}
+
+/// MULTFLT: NAME multiplier / records until an empty one; NAME may end with '*'.
+void GridReader::read_multflt(Source& src, const Token& at) {
+    each_record(src, at, "MULTFLT", [&](const std::vector<Token>& words) {
+        const Token& record = words[0];
+        if (words.size() != 2) src.fail(record, "MULTFLT: a record is NAME multiplier /");
+        const double value = non_negative(src, words[1], "MULTFLT", "the multiplier");
+        const std::string name(unquoted(record.text));
+        const bool pattern = !name.empty() && name.back() == '*';
+        const std::string stem = pattern ? name.substr(0, name.size() - 1) : name;
+        bool found = false;
+        for (const auto& [fault, faces] : data_.faults) {
+            if (pattern ? fault.compare(0, stem.size(), stem) != 0 : fault != name) continue;
+            found = true;
+            for (const EclipseGridData::FaultFace& face : faces)
+                data_.fault_multipliers.emplace_back(face, value);
+        }
+        if (!found) {
+            src.fail(record, "MULTFLT: no fault " + quote_input(name) +
+                                 " (FAULTS defines the faults before MULTFLT names them)");
+        }
+    });
+}
+
+}  // namespace heptane::grid::detail

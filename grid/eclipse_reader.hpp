@@ -1,0 +1,216 @@
+#pragma once
+/// @file The GRID-section reader's state (grid/eclipse_grid.hpp's read_eclipse_grid), shared by
+/// the files that hold its keywords by concern: eclipse_grid.cpp (files, includes, RUNSPEC,
+/// arrays and boxes), eclipse_edits.cpp (EQUALS and the other edits, the region edits,
+/// OPERATE) and eclipse_connections.cpp (cell sizes, GRIDOPTS, MINPV, FAULTS, MULTFLT).
+#include <array>
+#include <cstddef>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/base/errors.hpp"
+#include "grid/eclipse_grid.hpp"
+#include "grid/text_input.hpp"
+
+namespace heptane::grid::detail {
+
+constexpr double kUnset = std::numeric_limits<double>::quiet_NaN();
+
+/// 0-based inclusive ranges of i, j, k.
+struct Box {
+    std::array<int, 6> r{0, 0, 0, 0, 0, 0};  // i0 i1 j0 j1 k0 k1
+    std::size_t size() const {
+        return static_cast<std::size_t>(r[1] - r[0] + 1) * (r[3] - r[2] + 1) * (r[5] - r[4] + 1);
+    }
+};
+
+inline std::string number_text(double v) {
+    std::ostringstream s;
+    s << v;
+    return s.str();
+}
+
+/// An array the reader keeps (PERMX ... OPERNUM).
+bool is_array(std::string_view k);
+
+/// A token without its quotes ('PERMX' -> PERMX).
+inline std::string_view unquoted(std::string_view t) {
+    if (t.size() >= 2 && (t.front() == '\'' || t.front() == '"') && t.back() == t.front())
+        return t.substr(1, t.size() - 2);
+    return t;
+}
+
+/// One file being read: its text, tokens and name, for messages.
+struct Source {
+    std::string path;
+    std::string text;
+    EclipseTokenizer tokens;
+    Source(std::string p, std::string t) : path(std::move(p)), text(std::move(t)), tokens(text) {}
+    [[noreturn]] void fail(const Token& at, const std::string& what) const {
+        throw InputError(where(path, text, at.offset) + what);
+    }
+};
+
+class GridReader {
+  public:
+    explicit GridReader(std::array<int, 3> dims) {
+        data_.dims = dims;
+        full_.r = {0, dims[0] - 1, 0, dims[1] - 1, 0, dims[2] - 1};
+        box_ = full_;
+    }
+
+    void read_file(const std::string& path, std::vector<std::string>& stack);
+
+    EclipseGridData take() { return std::move(data_); }
+
+    /// "[nx, ny, nz]", the deck's grid.dims.
+    std::string dims_text() const {
+        return "[" + std::to_string(data_.dims[0]) + ", " + std::to_string(data_.dims[1]) + ", " +
+               std::to_string(data_.dims[2]) + "]";
+    }
+
+    bool ended() const { return ended_; }
+
+  private:
+    std::size_t cells() const { return full_.size(); }
+
+    std::size_t index(int i, int j, int k) const {
+        return static_cast<std::size_t>(i) +
+               static_cast<std::size_t>(data_.dims[0]) *
+                   (static_cast<std::size_t>(j) + static_cast<std::size_t>(data_.dims[1]) * k);
+    }
+
+    template <class F>
+    void for_box(const Box& b, F f) const {
+        std::size_t n = 0;
+        for (int k = b.r[4]; k <= b.r[5]; ++k)
+            for (int j = b.r[2]; j <= b.r[3]; ++j)
+                for (int i = b.r[0]; i <= b.r[1]; ++i) f(index(i, j, k), n++);
+    }
+
+    std::vector<double>& array(const std::string& name) {
+        auto [it, inserted] = data_.arrays.try_emplace(name);
+        if (inserted) it->second.assign(cells(), kUnset);
+        return it->second;
+    }
+
+    /// The words and numbers of one record up to its '/' (quotes removed); false at the file's
+    /// end.
+    static bool read_words(Source& src, std::vector<Token>& words) {
+        Token t;
+        while (src.tokens.next(t)) {
+            if (t.text == "/") return true;
+            words.push_back(t);
+        }
+        return false;
+    }
+
+    /// f(words) for each record of `keyword` up to the empty one that ends the list.
+    template <class F>
+    static void each_record(Source& src, const Token& at, const std::string& keyword, F f) {
+        for (;;) {
+            std::vector<Token> words;
+            if (!read_words(src, words))
+                src.fail(at, keyword + ": the file ends before the '/' that ends its records");
+            if (words.empty()) return;  // the empty record
+            f(words);
+        }
+    }
+
+    // ---- files, includes, RUNSPEC, arrays and boxes (eclipse_grid.cpp) -------------------------
+
+    /// Data tokens up to '/', values appended (defaults as NaN).
+    std::vector<double> read_values(Source& src, const Token& at, const std::string& keyword);
+
+    void read_array(Source& src, const Token& at, const std::string& keyword);
+
+    /// Numbers up to the '/' that ends a record (n* defaults as NaN); false at the file's end.
+    /// A record holds at most a value and a box (box_from refuses more).
+    static bool read_record(Source& src, const std::string& keyword, std::vector<double>& items);
+
+    /// A box from up to six 1-based integers (n* defaults take `fallback`'s), then '/' when
+    /// `own_keyword` (BOX), or ended by the '/' of a record.
+    Box read_box(Source& src, const Token& at, const std::string& keyword, const Box& fallback,
+                 bool own_keyword);
+
+    Box box_from(const Source& src, const Token& at, const std::string& keyword,
+                 const std::vector<double>& items, std::size_t first, const Box& fallback,
+                 bool all_six) const;
+
+    void read_include(Source& src, const Token& at, std::vector<std::string>& stack);
+
+    /// RUNSPEC: DIMENS and the unit system are read; every other keyword there describes
+    /// what the YAML deck gives (phases, tables, dimensions of arrays heptane does not use)
+    /// and is passed over, named once in the notes. GRID ends the section.
+    void read_runspec_token(Source& src, const Token& t, const std::string& keyword);
+
+    /// The token is the first of its line (a keyword, not a word of a record: START's JUN).
+    static bool starts_line(const Source& src, const Token& t);
+
+    /// TITLE's line of free text.
+    static void skip_line(Source& src);
+
+    /// DIMENS NX NY NZ / or SPECGRID NX NY NZ NUMRES COORD /: must match the deck's grid.
+    void read_dimensions(Source& src, const Token& at, const std::string& keyword);
+
+    // ---- edits (eclipse_edits.cpp) -------------------------------------------------------------
+
+    /// EQUALS, MULTIPLY, ADD, COPY, MINVALUE, MAXVALUE: records until an empty one.
+    void read_edit(Source& src, const Token& at, const std::string& keyword);
+
+    void apply_edit(const Source& src, const Token& at, const std::string& keyword,
+                    const std::string& from, const std::string& to, double value, const Box& b);
+
+    /// EQUALREG (ARRAY value), MULTIREG (ARRAY factor), ADDREG (ARRAY constant), COPYREG
+    /// (FROM TO): records ending with a region number and optionally the region array (M:
+    /// MULTNUM, the default; F: FLUXNUM; O: OPERNUM), over the whole grid whatever the box; a
+    /// region array not given puts every cell in region 1.
+    void read_region_edit(Source& src, const Token& at, const std::string& keyword);
+
+    /// OPERATE: TARGET I1 I2 J1 J2 K1 K2 OPERATION SOURCE [alpha [beta]] / records until an
+    /// empty one: the target array R = f(R, X) on the box's cells, X the source array; a
+    /// defaulted box item (n*) is the current BOX's (or the whole grid's), alpha and beta
+    /// default to 0.
+    void read_operate(Source& src, const Token& at);
+
+    // ---- cell sizes and connections (eclipse_connections.cpp) ----------------------------------
+
+    /// MULTX- and the other negative-direction multipliers, refused after GRIDOPTS 'NO'.
+    void check_negative_multiplier(const Source& src, const Token& at,
+                                   const std::string& keyword) const;
+
+    /// DXV NX values / (DYV, DZV): every cell's DX (DY, DZ) by its column (row, layer).
+    void read_size_vector(Source& src, const Token& at, const std::string& keyword);
+
+    /// GRIDOPTS TRANMULT [NRMULT [NRPINC]] /.
+    void read_gridopts(Source& src, const Token& at);
+
+    /// The one number of `word`, finite and >= 0 (else an error naming it `what`).
+    static double non_negative(const Source& src, const Token& word, const std::string& keyword,
+                               const std::string& what);
+
+    /// MINPV value /.
+    void read_minpv(Source& src, const Token& at);
+
+    /// FACE of a FAULTS record: X, Y, Z (or I, J, K), with an optional + or -.
+    static bool fault_face(std::string_view f, int& axis, int& side);
+
+    /// FAULTS: NAME I1 I2 J1 J2 K1 K2 FACE / records until an empty one.
+    void read_faults(Source& src, const Token& at);
+
+    /// MULTFLT: NAME multiplier / records until an empty one; NAME may end with '*'.
+    void read_multflt(Source& src, const Token& at);
+
+    EclipseGridData data_;
+    Box full_, box_;
+    bool runspec_ = false;              ///< inside the RUNSPEC section of a whole .DATA file
+    std::string runspec_skipped_;       ///< the RUNSPEC keywords passed over, for the note
+    bool ended_ = false;                ///< past the GRID and EDIT sections: nothing more is read
+    bool negative_multipliers_ = true;  ///< GRIDOPTS' TRANMULT (not given: allowed)
+};
+
+}  // namespace heptane::grid::detail
