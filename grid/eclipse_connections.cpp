@@ -1,5 +1,6 @@
 // The GRID section's cell sizes and connections (grid/eclipse_reader.hpp): DXV, DYV, DZV,
 // GRIDOPTS, MINPV, FAULTS and MULTFLT, and the negative-direction multipliers' check.
+#include <climits>
 #include <cmath>
 #include <cstddef>
 #include <string>
@@ -158,6 +159,84 @@ void GridReader::read_multflt(Source& src, const Token& at) {
             src.fail(record, "MULTFLT: no fault " + quote_input(name) +
                                  " (FAULTS defines the faults before MULTFLT names them)");
         }
+    });
+}
+
+/// MULTREGT: FROM TO multiplier [directions [NNC-type [M|F|O]]] / records until an empty one.
+void GridReader::read_multregt(Source& src, const Token& at) {
+    each_record(src, at, "MULTREGT", [&](const std::vector<Token>& words) {
+        const Token& record = words[0];
+        const std::string form =
+            "MULTREGT: a record is FROM TO multiplier [directions [NNC-type [M|F|O]]] /";
+        std::vector<const Token*> items;  // n* expanded to n defaults (null)
+        for (const Token& w : words) {
+            if (w.text.size() > 1 && w.text.back() == '*') {
+                std::vector<double> defaults;
+                append_values(src.path, src.text, w, "MULTREGT", defaults, 6, true);
+                items.insert(items.end(), defaults.size(), nullptr);
+            } else {
+                items.push_back(&w);
+            }
+            if (items.size() > 6) src.fail(record, form);
+        }
+        if (items.size() < 3 || items[2] == nullptr) src.fail(record, form);
+        EclipseGridData::RegionMultiplier r;
+        const auto region = [&](const Token* t) {  // 0: every region
+            if (t == nullptr) return 0;
+            std::vector<double> v;
+            append_values(src.path, src.text, *t, "MULTREGT", v, 1);
+            if (v.size() != 1 || v[0] != std::floor(v[0]) || v[0] == 0.0 ||
+                std::abs(v[0]) > INT_MAX) {
+                src.fail(*t, "MULTREGT: the region number is " + quote_input(t->text) +
+                                 "; it must be an integer >= 1 (negative or defaulted: every "
+                                 "region)");
+            }
+            return v[0] < 0.0 ? 0 : static_cast<int>(v[0]);
+        };
+        r.from = region(items[0]);
+        r.to = region(items[1]);
+        r.multiplier = non_negative(src, *items[2], "MULTREGT", "the multiplier");
+        if (items.size() > 3 && items[3] != nullptr) {
+            const std::string_view d = unquoted(items[3]->text);
+            r.directions = 0;
+            for (char c : d) {
+                const int bit = c == 'X' ? 1 : c == 'Y' ? 2 : c == 'Z' ? 4 : 0;
+                if (bit == 0 || (r.directions & bit) != 0) {
+                    r.directions = 0;
+                    break;
+                }
+                r.directions |= bit;
+            }
+            if (r.directions == 0) {
+                src.fail(*items[3], "MULTREGT: the directions are " + quote_input(d) +
+                                        "; they must be X, Y, Z, XY, XZ, YZ or XYZ");
+            }
+        }
+        if (items.size() > 4 && items[4] != nullptr) {
+            const std::string_view type = unquoted(items[4]->text);
+            if (type != "ALL" && type != "NNC" && type != "NONNC" && type != "NOAQUNNC") {
+                src.fail(*items[4], "MULTREGT: the NNC type is " + quote_input(type) +
+                                        "; it must be ALL, NNC, NONNC or NOAQUNNC");
+            }
+            r.adjacent = type != "NNC";
+        }
+        if (items.size() > 5 && items[5] != nullptr) {
+            const std::string_view a = unquoted(items[5]->text);
+            r.regions = a == "M" ? "MULTNUM" : a == "F" ? "FLUXNUM" : a == "O" ? "OPERNUM" : "";
+            if (r.regions.empty()) {
+                src.fail(*items[5], "MULTREGT: the region array is " + quote_input(a) +
+                                        "; it must be M (MULTNUM), F (FLUXNUM) or O (OPERNUM)");
+            }
+        } else if (!data_.region_multipliers.empty()) {
+            r.regions = data_.region_multipliers.back().regions;
+        }
+        r.where = where(src.path, src.text, record.offset);
+        if (!r.adjacent) {
+            data_.notes.push_back(r.where +
+                                  "MULTREGT: a record for non-neighbour connections (NNC) only; "
+                                  "a 7-point grid has none, so it multiplies nothing");
+        }
+        data_.region_multipliers.push_back(std::move(r));
     });
 }
 

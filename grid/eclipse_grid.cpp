@@ -86,6 +86,8 @@ void GridReader::read_file(const std::string& path, std::vector<std::string>& st
             read_faults(src, t);
         } else if (keyword == "MULTFLT") {
             read_multflt(src, t);
+        } else if (keyword == "MULTREGT") {
+            read_multregt(src, t);
         } else if (keyword == "MINPV") {
             read_minpv(src, t);
         } else if (keyword == "OPERATE") {
@@ -108,14 +110,15 @@ void GridReader::read_file(const std::string& path, std::vector<std::string>& st
                             ": corner-point geometry is not supported (heptane reads "
                             "Cartesian grids: DX, DY, DZ and TOPS)");
         } else {
-            src.fail(t,
-                     quote_input(keyword) +
-                         " is not a GRID-section keyword heptane applies (it reads "
-                         "PERMX/Y/Z, PORO, NTG, ACTNUM, DX, DY, DZ, DXV, DYV, DZV, TOPS, "
-                         "MULTX/Y/Z, MULTX-/Y-/Z-, MULTPV, MINPV, GRIDOPTS, FAULTS, MULTFLT, "
-                         "MULTNUM, FLUXNUM, OPERNUM, EQUALREG, MULTIREG, ADDREG, COPYREG, "
-                         "BOX, ENDBOX, EQUALS, MULTIPLY, ADD, COPY, MINVALUE, MAXVALUE, OPERATE, "
-                         "INCLUDE, SPECGRID, and the RUNSPEC section's DIMENS and units)");
+            src.fail(
+                t,
+                quote_input(keyword) +
+                    " is not a GRID-section keyword heptane applies (it reads "
+                    "PERMX/Y/Z, PORO, NTG, ACTNUM, DX, DY, DZ, DXV, DYV, DZV, TOPS, "
+                    "MULTX/Y/Z, MULTX-/Y-/Z-, MULTPV, MINPV, GRIDOPTS, FAULTS, MULTFLT, MULTREGT, "
+                    "MULTNUM, FLUXNUM, OPERNUM, EQUALREG, MULTIREG, ADDREG, COPYREG, "
+                    "BOX, ENDBOX, EQUALS, MULTIPLY, ADD, COPY, MINVALUE, MAXVALUE, OPERATE, "
+                    "INCLUDE, SPECGRID, and the RUNSPEC section's DIMENS and units)");
         }
     }
     stack.pop_back();

@@ -30,6 +30,20 @@ struct EclipseGridData {
     /// Each MULTFLT record's multiplier of each face of the faults it named, in file order
     /// (they multiply: two records of one fault give their product).
     std::vector<std::pair<FaultFace, double>> fault_multipliers;
+    /// A MULTREGT record: the transmissibility of a connection between a cell of region
+    /// `from` and one of region `to` of the region array `regions` (MULTNUM, FLUXNUM or
+    /// OPERNUM), along `directions` (bits: 1 x, 2 y, 4 z), times `multiplier`; a region 0 is
+    /// every region of the array; `adjacent` is false for a record of non-neighbour
+    /// connections only (NNC), which a 7-point grid does not have.
+    struct RegionMultiplier {
+        std::string regions = "MULTNUM";
+        int from = 0, to = 0;
+        double multiplier = 1.0;
+        int directions = 7;
+        bool adjacent = true;
+        std::string where;  ///< "file:line: " of the record, for messages
+    };
+    std::vector<RegionMultiplier> region_multipliers;  ///< MULTREGT's records, in file order
     std::string tranmult;  ///< GRIDOPTS' TRANMULT (YES or NO) where the files give GRIDOPTS
     /// MINPV: cells of less pore volume are inactive (the file's unit: rb with FIELD, m^3
     /// METRIC, cm^3 LAB); NaN where not given.
@@ -55,6 +69,13 @@ struct EclipseGridData {
 ///   face along x needs I1 = I2, and so on), ended by an empty record; MULTFLT: records NAME
 ///   multiplier / (NAME may end with '*': every fault it starts), each multiplying the
 ///   transmissibility of its faults' faces;
+/// - MULTREGT: records FROM TO multiplier [directions [NNC-type [M|F|O]]] /, ended by an empty
+///   record: the transmissibility between cells of regions FROM and TO of MULTNUM (M, the
+///   default for the first record; a later defaulted one takes the record before's), FLUXNUM
+///   (F) or OPERNUM (O) along the directions (X, Y, Z, XY, XZ, YZ or XYZ, the default); a
+///   defaulted or negative region number is every region; NNC-type ALL (default), NNC (no
+///   connection here: a note says so), NONNC or NOAQUNNC. Applied once the arrays are final
+///   (grid/eclipse_model.hpp), as OPM applies them;
 /// - BOX i1 i2 j1 j2 k1 k2 / (1-based, inclusive) sets the box of the arrays and edits that
 ///   follow, ENDBOX restores the whole grid;
 /// - EQUALS (ARRAY value), MULTIPLY (ARRAY factor), ADD (ARRAY constant), COPY (FROM TO),

@@ -1,10 +1,14 @@
 #include "grid/eclipse_model.hpp"
 
+#include <algorithm>
 #include <array>
+#include <climits>
 #include <cmath>
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "core/base/errors.hpp"
 #include "core/base/units.hpp"
@@ -52,10 +56,98 @@ bool all_equal(const std::vector<double>& v) {
     return true;
 }
 
+/// MULTREGT's multipliers of each cell's +i, +j, +k face (empty: none), as OPM reads the
+/// records: a record of two regions (or of each pair a defaulted region number makes)
+/// replaces an earlier record of the same two regions, whatever their region arrays; a record
+/// of one region with itself multiplies every connection of that region's cells (once where
+/// both cells are in it), on top of the pair's. A record for non-neighbour connections only
+/// (NNC) multiplies nothing here.
+std::array<std::vector<double>, 3> region_multipliers(const Grid3D& g, const EclipseGridSpec& spec,
+                                                      const EclipseGridData& d) {
+    using Record = EclipseGridData::RegionMultiplier;
+    const std::vector<Record>& records = d.region_multipliers;
+    std::array<std::vector<double>, 3> out;
+    if (records.empty()) return out;
+    // Each region array a record names, by cell (a cell it does not set is in region 1).
+    std::map<std::string, std::vector<int>> region;
+    std::map<std::string, std::vector<int>> numbers;  // the region numbers each array has
+    const auto every = [](index_t) { return true; };
+    const auto integer = [](double v) {
+        return std::isnan(v) || (v >= 1.0 && v == std::floor(v) && v <= INT_MAX);
+    };
+    for (const Record& r : records) {
+        if (region.count(r.regions) != 0) continue;
+        const auto* values = find(d, r.regions.c_str());
+        if (values == nullptr) {
+            throw InputError(spec.key, r.where + "MULTREGT: " + r.regions +
+                                           " is not defined (its records' regions are its "
+                                           "numbers)");
+        }
+        const std::vector<double> cells =
+            to_cells(g, spec, r.regions.c_str(), *values, 1.0, every, integer, "an integer >= 1");
+        std::vector<int>& v = region[r.regions];
+        for (double x : cells) v.push_back(std::isnan(x) ? 1 : static_cast<int>(x));
+        std::vector<int> unique = v;
+        std::sort(unique.begin(), unique.end());
+        unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
+        numbers[r.regions] = std::move(unique);
+    }
+    // The records in force: the last of each pair of regions, the last of each region alone.
+    std::map<std::pair<int, int>, std::size_t> pairs;
+    std::map<int, std::size_t> alone;
+    for (std::size_t q = 0; q < records.size(); ++q) {
+        const Record& r = records[q];
+        const std::vector<int>& all = numbers.at(r.regions);
+        const std::vector<int> from = r.from != 0 ? std::vector<int>{r.from} : all;
+        const std::vector<int> to = r.to != 0 ? std::vector<int>{r.to} : all;
+        if (from.size() == 1 && to.size() == 1 && from[0] == to[0]) {
+            alone[from[0]] = q;
+            continue;
+        }
+        for (int a : from)
+            for (int b : to)
+                if (a != b) pairs[{std::min(a, b), std::max(a, b)}] = q;
+    }
+    // The factor of record q (found in `map` for key) on a connection along `axis` whose
+    // cells are in regions of array `name`.
+    const auto factor = [&](const auto& map, const auto& key, const std::string& name, int axis) {
+        const auto it = map.find(key);
+        if (it == map.end()) return 1.0;
+        const Record& r = records[it->second];
+        const bool applies = r.regions == name && r.adjacent && ((r.directions >> axis) & 1) != 0;
+        return applies ? r.multiplier : 1.0;
+    };
+    const int size[3] = {g.nx, g.ny, g.nz};
+    const auto n = static_cast<std::size_t>(g.num_cells());
+    for (index_t m = 0; m < g.num_cells(); ++m) {
+        const std::array<int, 3> ijk = g.ijk(m);
+        for (int a = 0; a < 3; ++a) {
+            if (ijk[a] + 1 >= size[a]) continue;  // the grid's edge: no connection
+            std::array<int, 3> next = ijk;
+            ++next[a];
+            const index_t p = g.cell(next[0], next[1], next[2]);
+            double f = 1.0;
+            for (const auto& [name, r] : region) {
+                const int lo =
+                    std::min(r[static_cast<std::size_t>(m)], r[static_cast<std::size_t>(p)]);
+                const int hi =
+                    std::max(r[static_cast<std::size_t>(m)], r[static_cast<std::size_t>(p)]);
+                if (lo != hi) f *= factor(pairs, std::make_pair(lo, hi), name, a);
+                f *= factor(alone, lo, name, a);
+                if (lo != hi) f *= factor(alone, hi, name, a);
+            }
+            if (f == 1.0) continue;
+            if (out[a].empty()) out[a].assign(n, 1.0);
+            out[a][static_cast<std::size_t>(m)] *= f;
+        }
+    }
+    return out;
+}
+
 /// The transmissibility multipliers of each cell's +i, +j, +k face (rock.multx, multy,
 /// multz; left empty where nothing multiplies): MULTX/Y/Z on the cell's own face, MULTX-/Y-/Z-
-/// of the next cell along the axis on the face they share, and each MULTFLT record on its
-/// faults' faces (a face on the grid's edge has no flow to multiply).
+/// of the next cell along the axis on the face they share, each MULTFLT record on its
+/// faults' faces (a face on the grid's edge has no flow to multiply) and MULTREGT's records.
 void apply_face_multipliers(const Grid3D& g, const EclipseGridSpec& spec, const EclipseGridData& d,
                             RockFields& rock) {
     const auto n = static_cast<std::size_t>(g.num_cells());
@@ -104,6 +196,12 @@ void apply_face_multipliers(const Grid3D& g, const EclipseGridSpec& spec, const 
                 }
             }
         }
+    }
+    const std::array<std::vector<double>, 3> regional = region_multipliers(g, spec, d);
+    for (int a = 0; a < 3; ++a) {
+        if (regional[a].empty()) continue;
+        std::vector<double>& face = face_of(a);
+        for (std::size_t m = 0; m < n; ++m) face[m] *= regional[a][m];
     }
 }
 

@@ -205,6 +205,10 @@ class GridReader {
     /// MULTFLT: NAME multiplier / records until an empty one; NAME may end with '*'.
     void read_multflt(Source& src, const Token& at);
 
+    /// MULTREGT: FROM TO multiplier [directions [NNC-type [M|F|O]]] / records until an empty
+    /// one (EclipseGridData::RegionMultiplier; applied by grid/eclipse_model.cpp).
+    void read_multregt(Source& src, const Token& at);
+
     EclipseGridData data_;
     Box full_, box_;
     bool runspec_ = false;              ///< inside the RUNSPEC section of a whole .DATA file

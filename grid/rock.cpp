@@ -99,6 +99,7 @@ std::map<std::string, std::vector<double>> read_eclipse_arrays(const Grid3D& gri
                                    "; a rock field file holds PERMX, PERMY, PERMZ and PORO only: "
                                    "give this file as grid.eclipse, where the rest applies");
     };
+    if (!data.region_multipliers.empty()) throw grid_eclipse("gives MULTREGT");
     if (!data.notes.empty() || !data.units.empty()) throw grid_eclipse("is a whole Eclipse deck");
     if (!data.faults.empty()) throw grid_eclipse("defines FAULTS");
     if (!data.tranmult.empty()) throw grid_eclipse("gives GRIDOPTS");

@@ -58,8 +58,8 @@ struct EclipseGridData;
 /// 0, or no pore volume) takes no part in the flow: its permeabilities and porosity are 0, and
 /// the generators give it an identity block row and column (issue 20, design decision 35).
 struct RockFields {
-    std::vector<double> kx, ky, kz;  ///< permeability [m^2] (NTG already applied to kx, ky)
-    std::vector<double> porosity;    ///< [-] at the reference pressure (NTG applied)
+    std::vector<double> kx, ky, kz;    ///< permeability [m^2] (NTG already applied to kx, ky)
+    std::vector<double> porosity;      ///< [-] at the reference pressure (NTG applied)
     std::vector<std::uint8_t> active;  ///< 1: active; empty: every cell is active
     /// Transmissibility multipliers of each cell's +i, +j, +k face (Eclipse MULTX/Y/Z);
     /// empty: 1.

@@ -25,8 +25,9 @@ double face(const Grid3D& g, const RockFields& rock, index_t m, index_t n, int a
         return harmonic_transmissibility(k[m], k[n], area, length);
     }
     const auto area = [&](index_t c) {
-        return axis == 0 ? g.size_y(c) * g.size_z(c)
-                         : axis == 1 ? g.size_x(c) * g.size_z(c) : g.size_x(c) * g.size_y(c);
+        return axis == 0   ? g.size_y(c) * g.size_z(c)
+               : axis == 1 ? g.size_x(c) * g.size_z(c)
+                           : g.size_x(c) * g.size_y(c);
     };
     const auto length = [&](index_t c) {
         return axis == 0 ? g.size_x(c) : axis == 1 ? g.size_y(c) : g.size_z(c);

@@ -249,6 +249,68 @@ TEST(EclipseModel, NegativeMultipliersFaultsAndPoreVolumeMultipliers) {
     EXPECT_EQ(t.tx[at(g, 0, 1, 0)], u.tx[at(g, 0, 1, 0)]);  // no keyword on that face
 }
 
+// MULTREGT as OPM reads it, worked out by hand on a 3 x 2 x 1 grid: MULTNUM (i fastest)
+// 1 1 2 / 3 3 2, FLUXNUM 1 2 1 / 1 2 1. The records in force: FLUXNUM's defaulted "every region
+// with 2" (pair 1-2, 0.7) replaces MULTNUM's 1-2 (0.5), whatever the arrays; MULTNUM's 2-3 along
+// x (0.1); region 3 alone along y (0.2) on every connection of region 3's cells.
+TEST(EclipseModel, RegionMultipliersActBetweenRegions) {
+    const Grid3D g = make_grid(3, 2, 1);
+    const TempFile file(
+        "PORO\n 6*0.2 /\nMULTNUM\n 1 1 2 3 3 2 /\nFLUXNUM\n 1 2 1 1 2 1 /\n"
+        "MULTREGT\n"
+        " 1 2 0.5 /\n"
+        " 2 3 0.1 X /\n"
+        " 3 3 0.2 'Y' /\n"
+        " 1* 2 0.7 XYZ ALL F /\n"
+        " -1 4 0.9 Z 1* /\n"  // FLUXNUM again (the record before's), every region with 4: none
+        "/\n");
+    const EclipseGridData d = read_eclipse_grid(file.path(), {3, 2, 1});
+    ASSERT_EQ(d.region_multipliers.size(), 5u);
+    EXPECT_EQ(d.region_multipliers[4].regions, "FLUXNUM");
+    EXPECT_EQ(d.region_multipliers[4].from, 0);  // negative: every region
+    const RockFields rock = rock_of(g, spec_of(file), d);
+    std::vector<double> multx(6, 1.0), multy(6, 1.0);
+    multx[at(g, 0, 0, 0)] = 0.7;        // FLUXNUM 1-2
+    multx[at(g, 1, 0, 0)] = 0.7;        // FLUXNUM 2-1 (MULTNUM 1-2 replaced)
+    multx[at(g, 0, 1, 0)] = 0.7;        // FLUXNUM 1-2 (MULTNUM 3-3: along y only)
+    multx[at(g, 1, 1, 0)] = 0.7 * 0.1;  // FLUXNUM 2-1 and MULTNUM 3-2 along x
+    multy[at(g, 0, 0, 0)] = 0.2;        // MULTNUM 1-3: region 3's cell, along y
+    multy[at(g, 1, 0, 0)] = 0.2;
+    EXPECT_EQ(rock.multx, multx);
+    EXPECT_EQ(rock.multy, multy);
+    EXPECT_TRUE(rock.multz.empty());
+    // A record for non-neighbour connections only multiplies nothing, and a note says so.
+    const TempFile nnc("PORO\n 6*0.2 /\nMULTNUM\n 6*1 /\nMULTREGT\n 1 1 0.5 XYZ NNC /\n/\n");
+    const EclipseGridData dn = read_eclipse_grid(nnc.path(), {3, 2, 1});
+    ASSERT_EQ(dn.notes.size(), 1u);
+    EXPECT_THAT(dn.notes[0], HasSubstr(":6: MULTREGT: a record for non-neighbour connections"));
+    EXPECT_TRUE(rock_of(g, spec_of(nnc), dn).multx.empty());
+    const auto error = [&](const std::string& text) {
+        const TempFile bad("PORO\n 6*0.2 /\nMULTNUM\n 1 1 2 3 3 1.5 /\n" + text);
+        return input_error_of([&] {
+            rock_of(g, spec_of(bad), read_eclipse_grid(bad.path(), {3, 2, 1}));
+        });
+    };
+    EXPECT_THAT(error("MULTREGT\n 1 2 0.5 /\n/\n"),
+                HasSubstr("MULTNUM of cell (i, j, k) = (2, 1, 0) is 1.5"));
+    EXPECT_THAT(error("MULTREGT\n 1 2 0.5 2* F /\n/\n"),
+                HasSubstr(":6: MULTREGT: FLUXNUM is not defined"));
+    EXPECT_THAT(error("MULTREGT\n 0 2 0.5 /\n/\n"),
+                HasSubstr(":6: MULTREGT: the region number is '0'; it must be an integer >= 1"));
+    EXPECT_THAT(error("MULTREGT\n 1 2 -1 /\n/\n"), HasSubstr("MULTREGT: the multiplier is '-1'"));
+    EXPECT_THAT(error("MULTREGT\n 1 2 0.5 XX /\n/\n"),
+                HasSubstr("MULTREGT: the directions are 'XX'; they must be X, Y, Z, XY"));
+    EXPECT_THAT(error("MULTREGT\n 1 2 0.5 XYZ SOME /\n/\n"),
+                HasSubstr("MULTREGT: the NNC type is 'SOME'; it must be ALL, NNC"));
+    EXPECT_THAT(error("MULTREGT\n 1 2 0.5 XYZ ALL Q /\n/\n"),
+                HasSubstr("MULTREGT: the region array is 'Q'"));
+    EXPECT_THAT(error("MULTREGT\n 1 2 /\n/\n"),
+                HasSubstr(":6: MULTREGT: a record is FROM TO multiplier"));
+    EXPECT_THAT(error("MULTREGT\n 1 2 0.5 X ALL M 7 /\n/\n"),
+                HasSubstr("MULTREGT: a record is FROM TO multiplier"));
+    EXPECT_THAT(error("MULTREGT\n 1 2 0.5 /\n"), HasSubstr("ends before the '/'"));
+}
+
 TEST(EclipseModel, FaultAndMultiplierErrorsNameTheLine) {
     const auto error = [](const std::string& text) {
         const TempFile file("PORO\n 6*0.2 /\n" + text);

@@ -461,6 +461,9 @@ TEST(BuildRockErrors, EclipseSpecs) {
     const TempFile minpv("MINPV\n 1 /\nPERMX\n 4*1.0 /\n");
     EXPECT_THAT(error_of(g, eclipse_spec("rock.permeability", minpv.path()), poro).detail(),
                 HasSubstr("gives MINPV; a rock field file"));
+    const TempFile multregt("PERMX\n 4*1.0 /\nMULTREGT\n 1 2 0.5 /\n/\n");
+    EXPECT_THAT(error_of(g, eclipse_spec("rock.permeability", multregt.path()), poro).detail(),
+                HasSubstr("gives MULTREGT; a rock field file"));
 
     FieldSpec ratio = eclipse_spec("rock.permeability", no_permx.path());
     ratio.kv_kh = -1.0;
