@@ -42,7 +42,7 @@ bool is_array(std::string_view k) {
     static constexpr std::string_view kArrays[] = {
         "PERMX",  "PERMY",  "PERMZ",  "PORO",    "NTG",     "ACTNUM", "DX",
         "DY",     "DZ",     "TOPS",   "MULTX",   "MULTY",   "MULTZ",  "MULTX-",
-        "MULTY-", "MULTZ-", "MULTPV", "MULTNUM", "FLUXNUM", "OPERNUM"};
+        "MULTY-", "MULTZ-", "MULTPV", "MULTNUM", "FLUXNUM", "OPERNUM", "MINPVV"};
     return std::find(std::begin(kArrays), std::end(kArrays), k) != std::end(kArrays);
 }
 

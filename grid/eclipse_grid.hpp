@@ -52,7 +52,7 @@ struct EclipseGridData {
 
 /// Reads `path` for a grid of `dims` cells. Applied in file order:
 /// - arrays PERMX PERMY PERMZ PORO NTG ACTNUM DX DY DZ TOPS MULTX MULTY MULTZ MULTX- MULTY-
-///   MULTZ- MULTPV: one value per cell of the current box, `n*value` repeats, `n*` leaves n
+///   MULTZ- MULTPV MINPVV: one value per cell of the current box, `n*value` repeats, `n*` leaves n
 ///   cells as they are; TOPS over the whole grid may give the top layer only (nx * ny
 ///   values);
 /// - DXV, DYV, DZV: nx (ny, nz) sizes, one for each column (row, layer) of cells: DX (DY, DZ)
@@ -64,7 +64,8 @@ struct EclipseGridData {
 ///   MULTIREG (ARRAY factor), ADDREG (ARRAY constant), COPYREG (FROM TO): records ending with a
 ///   region number and the region array (M, the default; F; O), over every cell of that region
 ///   whatever the box (a region array not given: every cell in region 1);
-/// - MINPV value /: the least pore volume of an active cell (>= 0);
+/// - MINPV value /: the least pore volume of an active cell (>= 0); the array MINPVV, each
+///   cell's own (grid/eclipse_model.cpp refuses both);
 /// - FAULTS: records NAME I1 I2 J1 J2 K1 K2 FACE / (FACE X, Y, Z or I, J, K, with + or -; a
 ///   face along x needs I1 = I2, and so on), ended by an empty record; MULTFLT: records NAME
 ///   multiplier / (NAME may end with '*': every fault it starts), each multiplying the

@@ -341,12 +341,24 @@ void apply_eclipse_rock(const Grid3D& g, const EclipseGridSpec& spec, const Ecli
     }
     // NTG scales pore volume and horizontal flow, MULTPV pore volume alone (porosity then
     // holds the pore volume per bulk volume); a cell without pore volume, or with less than
-    // MINPV, is inactive.
-    const double least = std::isnan(d.minpv) ? 0.0 : d.minpv * pore_volume_unit(spec, d);
+    // MINPV (or its MINPVV), is inactive.
+    // MINPVV: a least pore volume for each cell (0 where not given), instead of MINPV's one.
+    std::vector<double> least(n, std::isnan(d.minpv) ? 0.0 : d.minpv);
+    if (const auto* a = find(d, "MINPVV")) {
+        if (!std::isnan(d.minpv)) {
+            throw InputError(spec.key, files_text(spec) +
+                                           ": gives both MINPV and MINPVV; give one (simulators "
+                                           "differ on which applies where both are given)");
+        }
+        const auto ok = [](double v) { return std::isnan(v) || (std::isfinite(v) && v >= 0.0); };
+        least = to_cells(g, spec, "MINPVV", *a, 1.0, is_active, ok, "finite and >= 0");
+        for (double& v : least) v = std::isnan(v) ? 0.0 : v;
+    }
+    const double pv_unit = pore_volume_unit(spec, d);
     for (std::size_t m = 0; m < n; ++m) {
         const double pore_volume =
             rock.porosity[m] * ntg[m] * multpv[m] * g.volume(static_cast<index_t>(m));
-        if (active[m] && !(pore_volume > 0.0 && pore_volume >= least)) active[m] = 0;
+        if (active[m] && !(pore_volume > 0.0 && pore_volume >= least[m] * pv_unit)) active[m] = 0;
         if (!active[m]) {
             rock.kx[m] = rock.ky[m] = rock.kz[m] = rock.porosity[m] = 0.0;
             continue;

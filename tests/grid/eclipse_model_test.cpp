@@ -377,6 +377,23 @@ TEST(EclipseModel, MinpvMakesCellsOfLessPoreVolumeInactive) {
     EXPECT_THAT(error("MINPV\n -1 /\n"), HasSubstr(":4: MINPV: the pore volume is '-1'"));
     EXPECT_THAT(error("MINPV\n 1 2 /\n"), HasSubstr(":3: MINPV: expected one pore volume"));
     EXPECT_THAT(error("MINPV\n 1\n"), HasSubstr("MINPV: the file ends before the '/'"));
+    // MINPVV: each cell its own least pore volume (0 where not given): 20 m^3 against 25, 1
+    // against 0.5, 5 unset.
+    const TempFile each(
+        "DX\n 3*10 /\nDY\n 3*10 /\nDZ\n 3*1 /\nTOPS\n 3*0 /\n"
+        "PORO\n 0.2 0.01 0.05 /\nMINPVV\n 25 0.5 1* /\n");
+    Grid3D ge = make_grid(3, 1, 1);
+    const EclipseGridSpec each_spec = spec_of(each);
+    const EclipseGridData de = read_grid_files(ge, each_spec);
+    EXPECT_EQ(rock_of(ge, each_spec, de).active, (std::vector<std::uint8_t>{0, 1, 1}));
+    EclipseGridData both = de;
+    both.minpv = 1.0;
+    EXPECT_THAT(input_error_of([&] { rock_of(ge, each_spec, both); }),
+                HasSubstr("gives both MINPV and MINPVV; give one"));
+    EclipseGridData negative = de;
+    negative.arrays.at("MINPVV")[1] = -1.0;
+    EXPECT_THAT(input_error_of([&] { rock_of(ge, each_spec, negative); }),
+                HasSubstr("MINPVV of cell (i, j, k) = (1, 0, 0) is -1"));
 }
 
 // DXV, DYV, DZV: a size per column, row and layer; with TOPS of the top layer the depths stack.
