@@ -1,8 +1,9 @@
 #pragma once
 /// @file What a GPU rank's BiCGStab and QMR share (slab_bicgstab.cu, slab_qmr.cu;
-/// gpu/slab_solver.hpp, issue 25): the fused passes' element work, the chunk and loose-entry
-/// kernels, pinned host memory and SlabBase (the slab's vectors, halo exchanges, cross-rank sums
-/// and the setup). A fused pass runs as two kernels: one block per whole global chunk (the
+/// gpu/slab_solver.hpp, issue 25): the chunk and loose-entry kernels, pinned host memory and
+/// SlabBase (the slab's vectors, halo exchanges, cross-rank sums - joined through the host, or
+/// on the devices with slab_joins.cuh - and the setup); the passes' element work is in
+/// slab_passes.cuh. A fused pass runs as two kernels: one block per whole global chunk (the
 /// canonical tree of the chunk, as ChunkReduction computes it for the one-GPU solvers) and one
 /// thread per loose entry (the edges of the rank's cells that share a chunk with a neighbour, and
 /// the wells), which writes its terms; both apply the pass's element work once per entry.
@@ -35,6 +36,7 @@
 #include "gpu/src/base/solver_state.cuh"
 #include "gpu/src/krylov/bicgstab_steps.cuh"
 #include "gpu/src/krylov/slab_joins.cuh"
+#include "gpu/src/krylov/slab_passes.cuh"
 #include "gpu/src/precond/block_smoothers.cuh"
 #include "gpu/src/precond/cpr.cuh"
 #include "gpu/src/spmv/device_gh.cuh"
@@ -46,139 +48,6 @@ using namespace heptane::canonical;
 using Clock = std::chrono::steady_clock;
 
 constexpr int kThreads = 256;
-
-// ---- the passes: element work of slab entry i and its Q terms ----------------------------
-
-struct DotPass {  // (u, v)
-    const double* u;
-    const double* v;
-    __device__ void operator()(long long i, double (&t)[1]) const { t[0] = mul(u[i], v[i]); }
-};
-
-struct ResidualPass {  // r = b - (A x in r); ||r||^2
-    const double* b;
-    double* r;
-    __device__ void operator()(long long i, double (&t)[1]) const {
-        const double ri = sub(b[i], mul(1.0, r[i]));
-        r[i] = ri;
-        t[0] = mul(ri, ri);
-    }
-};
-
-struct SPass {  // s = r - alpha v; ||s||^2
-    const double* r;
-    const double* v;
-    double* s;
-    double alpha;
-    __device__ void operator()(long long i, double (&t)[1]) const {
-        s[i] = sub(r[i], mul(alpha, v[i]));
-        t[0] = mul(s[i], s[i]);
-    }
-};
-
-struct TPass {  // (t, t), (t, s)
-    const double* tv;
-    const double* s;
-    __device__ void operator()(long long i, double (&t)[2]) const {
-        t[0] = mul(tv[i], tv[i]);
-        t[1] = mul(tv[i], s[i]);
-    }
-};
-
-struct XrPass {  // x += alpha p^ + omega s^; r = s - omega t; ||r||^2, (r_hat, r)
-    double* x;
-    double* r;
-    const double *p, *sp, *s, *tv, *r_hat;
-    double alpha, omega;
-    __device__ void operator()(long long i, double (&t)[2]) const {
-        x[i] = add(x[i], mul_add(omega, sp[i], mul(alpha, p[i])));
-        r[i] = sub(s[i], mul(omega, tv[i]));
-        t[0] = mul(r[i], r[i]);
-        t[1] = mul(r_hat[i], r[i]);
-    }
-};
-
-// ---- element work without sums -------------------------------------------------------------
-
-struct CopyOp {
-    const double* from;
-    double* to;
-    __device__ void operator()(long long i) const { to[i] = from[i]; }
-};
-
-struct PUpdateOp {  // p^ = r^ + beta (p^ - omega v^)
-    const double* rp;
-    double* p;
-    const double* vp;
-    double beta, omega;
-    __device__ void operator()(long long i) const {
-        p[i] = mul_add(beta, sub(p[i], mul(omega, vp[i])), rp[i]);
-    }
-};
-
-struct AxpyOp {  // y = a x + y
-    double a;
-    const double* x;
-    double* y;
-    __device__ void operator()(long long i) const { y[i] = mul_add(a, x[i], y[i]); }
-};
-
-struct XpbyOp {  // y = x + b y (vec::xpby)
-    const double* x;
-    double b;
-    double* y;
-    __device__ void operator()(long long i) const { y[i] = mul_add(b, y[i], x[i]); }
-};
-
-// ---- QMR's fused passes (core/krylov/krylov.cpp's qmr(), element for element) --------------
-
-struct QmrScalePass {  // v = v / rho;  w = w / xi;  z = z / xi (z null: z is w);  z^T v
-    double* v;
-    double* w;
-    double* z;
-    double v_scale, w_scale;
-    __device__ void operator()(long long i, double (&t)[1]) const {
-        v[i] = mul(v_scale, v[i]);
-        w[i] = mul(w_scale, w[i]);
-        double zi = w[i];
-        if (z != nullptr) {
-            z[i] = mul(w_scale, z[i]);
-            zi = z[i];
-        }
-        t[0] = mul(zi, v[i]);
-    }
-};
-
-struct QmrVPass {  // v = a - beta v;  ||v||^2 (v~ from p~, and w~ from A^T q)
-    double* v;
-    const double* a;
-    double beta;
-    __device__ void operator()(long long i, double (&t)[1]) const {
-        v[i] = mul_add(-beta, v[i], a[i]);
-        t[0] = mul(v[i], v[i]);
-    }
-};
-
-struct QmrUpdatePass {  // d = eta p + c d;  s = eta p~ + c s;  x += d;  r -= s;  ||r||^2
-    double *d, *s, *x, *r;
-    const double *p, *pt;
-    double eta, c;
-    __device__ void operator()(long long i, double (&t)[1]) const {
-        d[i] = mul_add(c, d[i], mul(eta, p[i]));
-        s[i] = mul_add(c, s[i], mul(eta, pt[i]));
-        x[i] = mul_add(1.0, d[i], x[i]);
-        r[i] = mul_add(-1.0, s[i], r[i]);
-        t[0] = mul(r[i], r[i]);
-    }
-};
-
-struct XmayOp {  // z = x - a y
-    const double* x;
-    double a;
-    const double* y;
-    double* z;
-    __device__ void operator()(long long i) const { z[i] = sub(x[i], mul(a, y[i])); }
-};
 
 /// The rank's entries in the slab: j < own is owned cell entry j, the rest the wells.
 struct RankEntries {
@@ -245,48 +114,6 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 unsigned blocks_for(long long n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
-
-/// What the ranks' HEPTANE_JOINS say together (0: host, 1: auto, 2: device; host wins, then
-/// device) and the most entries a pass of one sum can leave as parts on all ranks together.
-struct JoinsAgreed {
-    int mode = 1;
-    long long units = 0;
-};
-
-/// Collective. InputError (key HEPTANE_JOINS) on every rank for a value other than auto, host
-/// or device on any rank.
-JoinsAgreed agree_on_joins(const SlabNeighbours& n, const SlabLayout& layout) {
-    const char* v = std::getenv("HEPTANE_JOINS");
-    int mode = 1;
-    if (v != nullptr && std::strcmp(v, "auto") != 0) {
-        mode = std::strcmp(v, "host") == 0 ? 0 : std::strcmp(v, "device") == 0 ? 2 : -1;
-    }
-    // A rank's parts of one sum: its whole chunks, at most 2 chunks' loose cell entries (the
-    // head and the tail, or every entry where it holds no whole chunk), its wells.
-    struct Card {
-        long long units;
-        long long mode;
-    };
-    const Card mine{layout.own / vec::kChunk + 2 * vec::kChunk + layout.wells, mode};
-    const std::vector<unsigned char> bytes = n.all_gather(&mine, static_cast<int>(sizeof mine));
-    std::vector<Card> cards(static_cast<std::size_t>(n.ranks()));
-    std::memcpy(cards.data(), bytes.data(), cards.size() * sizeof(Card));
-    JoinsAgreed out;
-    bool host = false, device = false, bad = false;
-    for (const Card& c : cards) {
-        out.units += c.units;
-        host = host || c.mode == 0;
-        device = device || c.mode == 2;
-        bad = bad || c.mode < 0;
-    }
-    if (bad) {
-        throw InputError("HEPTANE_JOINS",
-                         mode < 0 ? "'" + std::string(v) + "' is not one of auto, host, device"
-                                  : "another rank's value is not one of auto, host, device");
-    }
-    out.mode = host ? 0 : device ? 2 : 1;
-    return out;
-}
 
 std::string num(double v) {
     char buf[32];

@@ -5,14 +5,20 @@
 /// chunks - a whole chunk's sum read, a split chunk's terms reduced - a block an aligned run of
 /// them and, in its last block, the canonical tree over the runs (the one-GPU solvers' tree over
 /// the same chunks, so the one-process bits), then applies the solver's step to its device
-/// state. No
-/// host step: a GPU rank's BiCGStab then runs as the one-GPU multi-kernel solver does, a graph
-/// replayed with a look at the state every check_interval iterations.
+/// state. No host step: a GPU rank's BiCGStab then runs as the one-GPU multi-kernel solver
+/// does, a graph replayed with a look at the state every check_interval iterations. Also what
+/// the ranks' HEPTANE_JOINS agree on.
 #include <cuda_runtime.h>
 
+#include <cstdlib>
+#include <cstring>
+#include <string>
 #include <vector>
 
+#include "core/base/errors.hpp"
 #include "core/base/join_plan.hpp"
+#include "core/base/vector_ops.hpp"
+#include "gpu/slab_solver.hpp"
 #include "gpu/src/base/buffer.cuh"
 #include "gpu/src/base/canonical_reduce.cuh"
 #include "gpu/src/base/cuda_check.cuh"
@@ -20,6 +26,48 @@
 
 namespace heptane::gpu::detail {
 namespace {
+
+/// What the ranks' HEPTANE_JOINS say together (0: host, 1: auto, 2: device; host wins, then
+/// device) and the most entries a pass of one sum can leave as parts on all ranks together.
+struct JoinsAgreed {
+    int mode = 1;
+    long long units = 0;
+};
+
+/// Collective. InputError (key HEPTANE_JOINS) on every rank for a value other than auto, host
+/// or device on any rank.
+JoinsAgreed agree_on_joins(const SlabNeighbours& n, const SlabLayout& layout) {
+    const char* v = std::getenv("HEPTANE_JOINS");
+    int mode = 1;
+    if (v != nullptr && std::strcmp(v, "auto") != 0) {
+        mode = std::strcmp(v, "host") == 0 ? 0 : std::strcmp(v, "device") == 0 ? 2 : -1;
+    }
+    // A rank's parts of one sum: its whole chunks, at most 2 chunks' loose cell entries (the
+    // head and the tail, or every entry where it holds no whole chunk), its wells.
+    struct Card {
+        long long units;
+        long long mode;
+    };
+    const Card mine{layout.own / vec::kChunk + 2 * vec::kChunk + layout.wells, mode};
+    const std::vector<unsigned char> bytes = n.all_gather(&mine, static_cast<int>(sizeof mine));
+    std::vector<Card> cards(static_cast<std::size_t>(n.ranks()));
+    std::memcpy(cards.data(), bytes.data(), cards.size() * sizeof(Card));
+    JoinsAgreed out;
+    bool host = false, device = false, bad = false;
+    for (const Card& c : cards) {
+        out.units += c.units;
+        host = host || c.mode == 0;
+        device = device || c.mode == 2;
+        bad = bad || c.mode < 0;
+    }
+    if (bad) {
+        throw InputError("HEPTANE_JOINS",
+                         mode < 0 ? "'" + std::string(v) + "' is not one of auto, host, device"
+                                  : "another rank's value is not one of auto, host, device");
+    }
+    out.mode = host ? 0 : device ? 2 : 1;
+    return out;
+}
 
 /// JoinPlan on the device.
 struct JoinView {
