@@ -58,6 +58,15 @@ RockFields rock_of(const Grid3D& g, const EclipseGridSpec& spec, const EclipseGr
     return rock;
 }
 
+/// The InputError of reading `text` as the files of a 3 x 2 x 1 grid and building its rock.
+std::string rock_error_of(const std::string& text) {
+    const TempFile file(text);
+    const Grid3D g = make_grid(3, 2, 1);
+    return input_error_of([&] {
+        rock_of(g, spec_of(file), read_eclipse_grid(file.path(), {3, 2, 1}));
+    });
+}
+
 // One size and layer tops that stack: the uniform grid (bitwise that of the YAML grid).
 TEST(EclipseModel, UniformSizesAndStackedTopsKeepTheGridUniform) {
     const TempFile file("DX\n 4*8 /\nDY\n 4*8 /\nDZ\n 4*4 /\nTOPS\n 2*4000 2*4004 /\n");
@@ -285,11 +294,8 @@ TEST(EclipseModel, RegionMultipliersActBetweenRegions) {
     ASSERT_EQ(dn.notes.size(), 1u);
     EXPECT_THAT(dn.notes[0], HasSubstr(":6: MULTREGT: a record for non-neighbour connections"));
     EXPECT_TRUE(rock_of(g, spec_of(nnc), dn).multx.empty());
-    const auto error = [&](const std::string& text) {
-        const TempFile bad("PORO\n 6*0.2 /\nMULTNUM\n 1 1 2 3 3 1.5 /\n" + text);
-        return input_error_of([&] {
-            rock_of(g, spec_of(bad), read_eclipse_grid(bad.path(), {3, 2, 1}));
-        });
+    const auto error = [](const std::string& text) {
+        return rock_error_of("PORO\n 6*0.2 /\nMULTNUM\n 1 1 2 3 3 1.5 /\n" + text);
     };
     EXPECT_THAT(error("MULTREGT\n 1 2 0.5 /\n/\n"),
                 HasSubstr("MULTNUM of cell (i, j, k) = (2, 1, 0) is 1.5"));
@@ -313,11 +319,7 @@ TEST(EclipseModel, RegionMultipliersActBetweenRegions) {
 
 TEST(EclipseModel, FaultAndMultiplierErrorsNameTheLine) {
     const auto error = [](const std::string& text) {
-        const TempFile file("PORO\n 6*0.2 /\n" + text);
-        const Grid3D g = make_grid(3, 2, 1);
-        return input_error_of([&] {
-            rock_of(g, spec_of(file), read_eclipse_grid(file.path(), {3, 2, 1}));
-        });
+        return rock_error_of("PORO\n 6*0.2 /\n" + text);
     };
     EXPECT_THAT(error("GRIDOPTS\n NO /\nMULTX-\n 6*1 /\n"),
                 HasSubstr(":5: MULTX-: GRIDOPTS says 'NO'"));

@@ -5,9 +5,11 @@
 /// and for breakdown. Plus small RAII helpers: stream, graph, events, pinned state copy.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -154,6 +156,28 @@ class DeviceState {
     SolverState* device_ = nullptr;
     SolverState* host_ = nullptr;
 };
+
+/// Replays the graph of one iteration in batches of check_interval launches, looking at the
+/// device state after each batch only (the host's one round trip), until the solve has ended
+/// or max_iterations iterations were launched; `look` (if given), then progress, after each look.
+inline void replay_iterations(cudaGraphExec_t exec, const DeviceState& state,
+                              const GpuSolveOptions& options, cudaStream_t st,
+                              const std::function<void()>& look = {}) {
+    const SolveOptions& opt = options.solve;
+    SolverState host = state.download(st);
+    int launched = 0;
+    while (host.status == kRunning && launched < opt.max_iterations) {
+        const int batch =
+            std::min(std::max(options.check_interval, 1), opt.max_iterations - launched);
+        for (int i = 0; i < batch; ++i) HEPTANE_CUDA_CHECK(cudaGraphLaunch(exec, st));
+        launched += batch;
+        host = state.download(st);
+        if (look) look();
+        if (opt.progress && host.iterations > 0) {
+            opt.progress(host.iterations, host.relative_residual);
+        }
+    }
+}
 
 class Stream {
   public:

@@ -98,26 +98,6 @@ __device__ void each_entry(const Work& w, F f) {
     }
 }
 
-/// Replays the graph of one iteration in batches of check_interval launches, looking at the
-/// device state after each batch only (the host's one round trip), until the solve has ended
-/// or max_iterations iterations were launched; progress after each look.
-inline void replay_iterations(cudaGraphExec_t exec, const DeviceState& state,
-                              const GpuSolveOptions& options, cudaStream_t st) {
-    const SolveOptions& opt = options.solve;
-    SolverState host = state.download(st);
-    int launched = 0;
-    while (host.status == kRunning && launched < opt.max_iterations) {
-        const int batch =
-            std::min(std::max(options.check_interval, 1), opt.max_iterations - launched);
-        for (int i = 0; i < batch; ++i) HEPTANE_CUDA_CHECK(cudaGraphLaunch(exec, st));
-        launched += batch;
-        host = state.download(st);
-        if (opt.progress && host.iterations > 0) {
-            opt.progress(host.iterations, host.relative_residual);
-        }
-    }
-}
-
 // The kernels both solvers launch (internal linkage: each .cu file has its own copy).
 namespace {
 

@@ -428,24 +428,15 @@ class SlabBase : public SlabSolver {
         joins_->join<Q>(step, state_->device(), history_.get(), skip, stream_.get());
     }
 
-    /// Replays `exec` (one iteration) in batches of kCheckInterval, looking at the device state
-    /// after each (progress reported), until the solve has ended or opt.max_iterations
-    /// iterations were launched (replay_iterations of the one-GPU solvers).
+    /// Replays `exec` (one iteration) as the one-GPU solvers do (replay_iterations: batches
+    /// of GpuSolveOptions::check_interval), checking after each look that no peer receive
+    /// gave up.
     void replay(cudaGraphExec_t exec, const SolveOptions& opt) {
-        constexpr int kCheckInterval = 16;  // GpuSolveOptions::check_interval's default
-        SolverState host = state_->download(stream_.get());
-        int launched = 0;
-        while (host.status == kRunning && launched < opt.max_iterations) {
-            const int batch = std::min(kCheckInterval, opt.max_iterations - launched);
-            for (int i = 0; i < batch; ++i)
-                HEPTANE_CUDA_CHECK(cudaGraphLaunch(exec, stream_.get()));
-            launched += batch;
-            host = state_->download(stream_.get());
+        GpuSolveOptions options;
+        options.solve = opt;
+        replay_iterations(exec, *state_, options, stream_.get(), [&] {
             if (peer_) peer_->check();
-            if (opt.progress && host.iterations > 0) {
-                opt.progress(host.iterations, host.relative_residual);
-            }
-        }
+        });
     }
 
     /// y = A x (A^T x with `transpose`) on the slab. With neighbours, the halo planes of x
