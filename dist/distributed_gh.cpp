@@ -307,21 +307,7 @@ int DistributedGH::plane_of_rank(int r) const {
 }
 
 GHMatrix DistributedGH::own_planes() const {
-    GHMatrix own(end_plane_ - first_plane_, slab_.ny(), slab_.nz(), K_);
-    const index_t Ms = slab_.num_cells(), Mo = own.num_cells(), shift = lo_halo_ * plane_;
-    const index_t entries = static_cast<index_t>(kStencilSize) * K_ * K_;
-    for (index_t e = 0; e < entries; ++e) {
-        for (index_t m = 0; m < Mo; ++m) own.bdia()[e * Mo + m] = slab_.bdia()[e * Ms + m + shift];
-    }
-    WellArrays w = slab_.wells();  // every slab well is in an owned column
-    for (index_t& c : w.cell0) c -= shift;
-    if (!w.well_of_column.empty()) {
-        const auto columns = static_cast<std::ptrdiff_t>(shift / slab_.nz());
-        w.well_of_column.erase(w.well_of_column.begin(), w.well_of_column.begin() + columns);
-        w.well_of_column.resize(static_cast<std::size_t>(own.nx()) * own.ny());
-    }
-    own.set_wells(std::move(w));
-    return own;
+    return planes_of(slab_, lo_halo_, end_plane_ - first_plane_);
 }
 
 }  // namespace heptane::dist

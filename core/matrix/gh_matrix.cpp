@@ -1,5 +1,6 @@
 #include "core/matrix/gh_matrix.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -37,6 +38,36 @@ WellArrays slab_wells(const WellArrays& whole, int ny, int nz, int K, int slab_f
     }
     if (w.d.empty()) w.well_of_column.clear();  // no wells here
     return w;
+}
+
+GHMatrix planes_of(const GHMatrix& A, int first, int count) {
+    if (first < 0 || count < 1 || first + count > A.nx()) {
+        throw std::invalid_argument("planes_of: planes [" + std::to_string(first) + ", " +
+                                    std::to_string(first + count) + ") of " +
+                                    std::to_string(A.nx()));
+    }
+    const int K = A.block_size();
+    GHMatrix own(count, A.ny(), A.nz(), K);
+    const index_t plane = static_cast<index_t>(A.ny()) * A.nz();
+    const index_t Ma = A.num_cells(), Mo = own.num_cells(), shift = first * plane;
+    const index_t entries = static_cast<index_t>(kStencilSize) * K * K;
+    for (index_t e = 0; e < entries; ++e) {
+        std::copy_n(A.bdia().begin() + e * Ma + shift, Mo, own.bdia().begin() + e * Mo);
+    }
+    WellArrays w = A.wells();
+    for (index_t& c : w.cell0) {
+        if (c < shift || c >= shift + Mo) {
+            throw std::invalid_argument("planes_of: a well's column lies outside the planes");
+        }
+        c -= shift;
+    }
+    if (!w.well_of_column.empty()) {
+        const auto columns = static_cast<std::ptrdiff_t>(shift / A.nz());
+        w.well_of_column.erase(w.well_of_column.begin(), w.well_of_column.begin() + columns);
+        w.well_of_column.resize(static_cast<std::size_t>(count) * A.ny());
+    }
+    own.set_wells(std::move(w));
+    return own;
 }
 
 GHMatrix::GHMatrix(int nx, int ny, int nz, int block_size)

@@ -172,6 +172,13 @@ class GHMatrix {
     std::vector<double> accumulation_;
 };
 
+/// The i-planes [first, first + count) of A as a matrix of their own, with every one of A's
+/// wells (std::invalid_argument when a well's column lies outside them). The blocks that
+/// couple the planes to those left out stay in Bdia, where nothing reads them (a grid's
+/// boundary blocks are padding): what a preconditioner whose blocks lie inside the planes is
+/// factored on (a rank's owned planes, without its halo planes).
+GHMatrix planes_of(const GHMatrix& A, int first, int count);
+
 /// The structure of a GH matrix: grid, K and well layout (first, cell0, count,
 /// well_of_column), everything but the values. A solver set up for one matrix runs on any
 /// matrix of the same structure (GPU solvers keep this, not the matrix).

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/SparseCore>
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <tuple>
@@ -231,6 +232,32 @@ TEST(GHSpmv, NonFiniteInputStaysInItsRows) {
     C.product(model.system.matrix, x.data(), yc.data());
     EXPECT_TRUE(std::isfinite(yc[0]) && std::isfinite(yc[1]));
     EXPECT_TRUE(std::isnan(yc[2]) && std::isnan(yc[4]));
+}
+
+TEST(GHMatrixChecks, PlanesOfHoldThosePlanesRowsAndWells) {
+    // planes_of(A, 2, 3) of a 6 x 4 x 3 grid with two wells in planes 2 and 4: a vector that
+    // lives on planes 2..4 gives, on the middle plane (whose stencil stays inside) and on the
+    // wells, the rows of A bit for bit; a well outside the planes is refused.
+    for (int K : {1, 2}) {
+        SCOPED_TRACE("K = " + std::to_string(K));
+        const auto model = test::synthetic_model(
+            6, 4, 3, K, {test::make_well("P", 2, 1, 0, 2), test::make_well("I", 4, 3, 1, 1, true)});
+        const GHMatrix& A = model.system.matrix;
+        const GHMatrix own = planes_of(A, 2, 3);
+        ASSERT_EQ(own.nx(), 3);
+        ASSERT_EQ(own.num_wells(), 2);
+        const index_t plane = 4 * 3 * K, cells = A.cell_unknowns();
+        std::vector<double> x = random_vector(static_cast<std::size_t>(A.rows()), 11);
+        std::fill(x.begin(), x.begin() + 2 * plane, 0.0);          // planes 0, 1
+        std::fill(x.begin() + 5 * plane, x.begin() + cells, 0.0);  // plane 5
+        std::vector<double> xo(x.begin() + 2 * plane, x.begin() + 5 * plane);
+        xo.insert(xo.end(), x.begin() + cells, x.end());
+        const std::vector<double> y = spmv(A, x), yo = spmv(own, xo);
+        for (index_t i = 0; i < plane; ++i) EXPECT_EQ(yo[plane + i], y[3 * plane + i]) << i;
+        for (index_t w = 0; w < 2; ++w) EXPECT_EQ(yo[3 * plane + w], y[cells + w]) << w;
+        EXPECT_THROW(planes_of(A, 3, 3), std::invalid_argument);  // well P is in plane 2
+        EXPECT_THROW(planes_of(A, 2, 5), std::invalid_argument);  // past the grid
+    }
 }
 
 TEST(GHMatrixChecks, SetWellsRejectsInconsistentArrays) {
