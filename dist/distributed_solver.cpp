@@ -303,10 +303,6 @@ bool distributed_supports(const SolverSettings& s, std::string* why, bool gpu) {
     if (s.method != Method::bicgstab && s.method != Method::qmr) {
         reason = std::string("method ") + to_string(s.method) + " does not run over " +
                  (gpu ? "GPU" : "MPI") + " ranks yet (bicgstab and qmr do)";
-    } else if (gpu && s.preconditioner == PreconditionerKind::block_jacobi) {
-        reason = std::string("preconditioner ") + to_string(s.preconditioner) +
-                 " does not run on GPU ranks yet (none, point_block_jacobi, line_jacobi and cpr "
-                 "do; block_jacobi runs on CPU ranks)";
     } else if (s.preconditioner == PreconditionerKind::cpr && s.method != Method::bicgstab) {
         reason = "preconditioner cpr runs with bicgstab only (it has no transpose for qmr)";
     }

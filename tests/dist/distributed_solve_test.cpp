@@ -205,7 +205,7 @@ TEST(DistributedSolve, SpatialBlocksAreKeptWholeAndGiveTheOneProcessBits) {
     }
     SolverSettings blocks;
     blocks.preconditioner = PreconditionerKind::block_jacobi;
-    EXPECT_FALSE(distributed_supports(blocks, nullptr, true));  // not on GPU ranks yet
+    EXPECT_TRUE(distributed_supports(blocks, nullptr, true));  // GPU ranks: gpu_ranks_test.cpp
 }
 
 /// The solver of `s` on the slab each rank generated of `spec` (split as `s` splits) against

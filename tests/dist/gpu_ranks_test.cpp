@@ -1,8 +1,8 @@
 // BiCGStab and QMR on GPU ranks (gpu/slab_solver.hpp through dist::make_distributed_solver),
 // run by ctest under mpirun with 1 to 4 ranks sharing the machine's GPUs: iterations, residual
 // histories (QMR's quasi-residuals too) and solution are one CPU process's, bit for bit, without a
-// preconditioner, with point-block and vertical-line Jacobi and (BiCGStab) with CPR, after an
-// update of the values too.
+// preconditioner, with point-block, vertical-line and spatial-block Jacobi and (BiCGStab) with
+// CPR, after an update of the values too.
 // The systems are large enough for whole 4096-entry chunks between slab edges that cut chunks (the
 // device's chunk sums and loose terms both count). Skipped without a CUDA device.
 #include <gtest/gtest.h>
@@ -88,6 +88,29 @@ TEST(GpuRanks, TwoPhaseWithCellAndColumnPreconditionersIsOneCpuProcessBitForBit)
     }
 }
 
+TEST(GpuRanks, SpatialBlocksAreOneCpuProcessBitForBit) {
+    // Spatial-block Jacobi on GPU ranks (design decision 60): the split keeps each block's
+    // planes on one rank, and a rank factors its blocks on its owned planes without the halo
+    // planes, so its blocks are the one-process blocks; BiCGStab and QMR (M^-T) give one CPU
+    // process's bits, after an update too. Built on the slab with its halo planes, the blocks
+    // are shifted by a plane on every rank but the first: a different preconditioner.
+    if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device";
+    const wells::ModelSpec spec = test::two_phase_spec(24, 19, 11, test::corner_wells(24, 19, 11));
+    wells::Model model = wells::generate(spec);
+    for (std::array<int, 3> shape : {std::array<int, 3>{3, 5, 4}, std::array<int, 3>{2, 2, 2}}) {
+        for (Method method : {Method::bicgstab, Method::qmr}) {
+            SCOPED_TRACE(std::string(to_string(method)) + ", block_shape [" +
+                         std::to_string(shape[0]) + ", " + std::to_string(shape[1]) + ", " +
+                         std::to_string(shape[2]) + "]");
+            SolverSettings s;
+            s.method = method;
+            s.preconditioner = PreconditionerKind::block_jacobi;
+            s.block_shape = shape;
+            expect_cpu_bits(model.system.matrix, model.system.rhs, s);
+        }
+    }
+}
+
 TEST(GpuRanks, CprIsOneCpuProcessBitForBit) {
     // CPR on GPU ranks (design decision 55): each rank sets up its part of the hierarchy on
     // its device (the split levels' rows of its planes, the first whole level gathered) and
@@ -133,6 +156,10 @@ TEST(GpuRanks, SlabsEachRankGeneratesAreOneCpuProcessBitForBit) {
     std::vector<std::pair<std::string, SolverSettings>> cases = {{"bicgstab pbj", pbj}};
     pbj.method = Method::qmr;
     cases.emplace_back("qmr pbj", pbj);
+    SolverSettings blocks;  // the windows of slabs in groups of 3 planes
+    blocks.preconditioner = PreconditionerKind::block_jacobi;
+    blocks.block_shape = {3, 5, 4};
+    cases.emplace_back("bicgstab block_jacobi 3 x 5 x 4", blocks);
     for (const test::CprCase& c : test::cpr_cases()) cases.emplace_back(c.name, c.settings(40));
     SolveOptions o;
     o.tolerance = 1e-9;
@@ -292,12 +319,20 @@ TEST(GpuRanks, RefusesWhatTheyDoNotRun) {
     EXPECT_TRUE(distributed_supports(qmr, nullptr, true));
     SolverSettings blocks;
     blocks.preconditioner = PreconditionerKind::block_jacobi;
+    EXPECT_TRUE(distributed_supports(blocks, nullptr, true));
+    // The smoothers as solvers do not run over ranks, nor QMR with CPR (no transpose).
+    SolverSettings smoother;
+    smoother.method = Method::block_gs;
     std::string why;
-    EXPECT_FALSE(distributed_supports(blocks, &why, true));
-    EXPECT_NE(why.find("block_jacobi"), std::string::npos);
+    EXPECT_FALSE(distributed_supports(smoother, &why, true));
+    EXPECT_NE(why.find("block_gs"), std::string::npos) << why;
+    SolverSettings qmr_cpr = qmr;
+    qmr_cpr.preconditioner = PreconditionerKind::cpr;
+    EXPECT_FALSE(distributed_supports(qmr_cpr, &why, true));
+    EXPECT_NE(why.find("cpr"), std::string::npos) << why;
     if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device";
     const auto model = test::synthetic_model(6, 4, 3, 2, {});
-    EXPECT_THROW(make_distributed_solver(blocks, model.system.matrix, MPI_COMM_WORLD, true),
+    EXPECT_THROW(make_distributed_solver(smoother, model.system.matrix, MPI_COMM_WORLD, true),
                  NotSupported);
 }
 

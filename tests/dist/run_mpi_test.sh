@@ -6,13 +6,12 @@
 # planes' system, the Egg model's Eclipse-file deck, simulate with the waterflood regression
 # deck's solver (BiCGStab with line Jacobi) and with CPR (each rank holding only its slab of
 # the Jacobian), and simulate --restart from a 2-rank run's day-20 file (on 1, 2 and 3 ranks
-# the uninterrupted one-process run's file); a preconditioner
-# that does not run over ranks, too many ranks for the blocks, and another command, are exit 2.
-# With a fifth argument `gpu` the ranks solve on the GPU (--backend gpu: BiCGStab without a
-# preconditioner, with point-block and with line Jacobi, QMR with point-block Jacobi and
-# BiCGStab with CPR, each rank on its own planes' system; simulate with line Jacobi and with
-# CPR; the
-# proxy with QMR), still against one CPU process; exit 77 (skipped) without a CUDA device.
+# the uninterrupted one-process run's file); too many ranks for the blocks, and another command,
+# are exit 2. With a fifth argument `gpu` the ranks solve on the GPU (--backend gpu: BiCGStab
+# without a preconditioner, with point-block, line and spatial-block Jacobi, QMR with
+# point-block Jacobi and BiCGStab with CPR, each rank on its own planes' system; simulate with
+# line Jacobi and with CPR; the proxy with QMR), still against one CPU process; exit 77
+# (skipped) without a CUDA device.
 #   run_mpi_test.sh HEPTANE MPIEXEC DECK SIMULATION_DECK [gpu]
 set -uo pipefail
 heptane=$1 mpiexec=$2 deck=$3 sim_deck=$4 backend=${5:-cpu}
@@ -56,7 +55,7 @@ agree() {
 cases=("bicgstab none" "qmr none" "bicgstab point_block_jacobi" "bicgstab block_jacobi"
   "bicgstab cpr")
 [[ $backend == gpu ]] && cases=("bicgstab none" "bicgstab line_jacobi" "bicgstab point_block_jacobi"
-  "qmr point_block_jacobi" "bicgstab cpr")
+  "qmr point_block_jacobi" "bicgstab block_jacobi" "bicgstab cpr")
 for case in "${cases[@]}"; do
   read -r method precond <<<"$case"
   # The ranks build their own slabs (design decision 52; with CPR and spatial blocks since
@@ -149,13 +148,9 @@ if [[ $backend == cpu ]] && ! "$heptane" info 2>/dev/null | grep -q "device 0:";
   grep -q "backend gpu" "$dir/gpu.log" && [[ $code -eq 3 && ! -e "$dir/gpu.h5" ]] ||
     { echo "backend gpu without a device under mpirun: expected exit 3 (got $code)"; cat "$dir/gpu.log"; fail=1; }
 fi
-# Spatial blocks are not on GPU ranks yet; on CPU ranks the split keeps them whole, and 2
-# ranks for one block of 12 planes are an input error.
-if [[ $backend == gpu ]]; then
-  refused solver.preconditioner solver.preconditioner=block_jacobi
-else
-  refused solver.block_shape solver.preconditioner=block_jacobi "solver.block_shape=[12, 4, 4]"
-fi
+# The split keeps spatial blocks whole (CPU and GPU ranks), so 2 ranks for one block of 12
+# planes are an input error.
+refused solver.block_shape solver.preconditioner=block_jacobi "solver.block_shape=[12, 4, 4]"
 # A simulation with more ranks than groups of CPR's level-0 aggregates (the deck's 8 planes
 # in one group of 8): exit 2 naming the key, before anything is written.
 "$mpiexec" -np 2 --oversubscribe "$heptane" simulate "$sim_deck" --backend "$backend" \

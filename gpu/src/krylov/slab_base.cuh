@@ -139,7 +139,8 @@ class SlabBase : public SlabSolver {
           // CPR on the slab's operator, the rank's part of its hierarchy (design decision 56)
           M_(s.preconditioner == PreconditionerKind::cpr
                  ? std::make_unique<DeviceCpr>(slab, op_, s.cpr, planes)
-                 : upload_preconditioner(slab, s.preconditioner, s.block_shape)),
+                 : upload_preconditioner(slab, s.preconditioner, s.block_shape,
+                                         layout.lo_halo ? 1 : 0, layout.hi_halo ? 1 : 0)),
           b_(rows_),
           x_(rows_),
           planes_(4 * static_cast<std::size_t>(layout.plane)),

@@ -35,14 +35,7 @@ std::unique_ptr<SlabSolver> make_slab_solver(const SolverSettings& settings, con
         throw NotSupported(std::string("method ") + to_string(settings.method) +
                            " does not run on GPU ranks yet (bicgstab and qmr do)");
     }
-    const PreconditionerKind p = settings.preconditioner;
-    if (p != PreconditionerKind::none && p != PreconditionerKind::point_block_jacobi &&
-        p != PreconditionerKind::line_jacobi && p != PreconditionerKind::cpr) {
-        throw NotSupported(std::string("preconditioner ") + to_string(p) +
-                           " does not run on GPU ranks yet (none, point_block_jacobi, "
-                           "line_jacobi and cpr do)");
-    }
-    if (p == PreconditionerKind::cpr) {
+    if (settings.preconditioner == PreconditionerKind::cpr) {
         if (settings.method != Method::bicgstab) {
             throw NotSupported("preconditioner cpr runs with bicgstab only (it has no transpose)");
         }

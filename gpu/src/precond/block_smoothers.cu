@@ -131,14 +131,23 @@ void allow_shared(const void* kernel, std::size_t bytes) {
     }
 }
 
+/// Spatial-block Jacobi. On a GPU rank (design decision 60) the slab's first `lo` and last
+/// `hi` planes are other ranks' (its halo planes): the blocks are factored on the owned planes
+/// alone (planes_of), so they are the one-process blocks, and applied to the slab's vectors
+/// from the first owned cell on; the wells follow the slab's cells.
 class DeviceSpatial final : public DevicePreconditioner {
   public:
-    DeviceSpatial(const GHMatrix& A, const SpatialBlockFactors& f, std::array<int, 3> shape)
-        : blocks_(f), shape_(shape), cell_rows_(A.cell_unknowns()) {
+    DeviceSpatial(const GHMatrix& A, std::array<int, 3> shape, int lo, int hi)
+        : lo_(lo),
+          hi_(hi),
+          shape_(shape),
+          blocks_(factor(A)),
+          cell_at_(static_cast<long long>(lo) * A.ny() * A.nz() * A.block_size()),
+          wells_at_(A.cell_unknowns()) {
         allow_shared(reinterpret_cast<const void*>(&k_spatial<false>), blocks_.shared_bytes());
         allow_shared(reinterpret_cast<const void*>(&k_spatial<true>), blocks_.shared_bytes());
     }
-    void update(const GHMatrix& A) override { blocks_.update(factor_spatial_blocks(A, shape_)); }
+    void update(const GHMatrix& A) override { blocks_.update(factor(A)); }
     void apply(const double* r, double* z, cudaStream_t stream,
                const int* skip = nullptr) const override {
         launch<false>(r, z, stream, skip);
@@ -149,17 +158,23 @@ class DeviceSpatial final : public DevicePreconditioner {
     }
 
   private:
+    SpatialBlockFactors factor(const GHMatrix& A) const {
+        if (lo_ == 0 && hi_ == 0) return factor_spatial_blocks(A, shape_);
+        return factor_spatial_blocks(planes_of(A, lo_, A.nx() - lo_ - hi_), shape_);
+    }
     template <bool kTranspose>
     void launch(const double* r, double* z, cudaStream_t stream, const int* skip) const {
         k_spatial<kTranspose><<<static_cast<unsigned>(blocks_.blocking.blocks()), blocks_.threads,
-                                blocks_.shared_bytes(), stream>>>(geometry(blocks_), r, z, skip);
+                                blocks_.shared_bytes(), stream>>>(geometry(blocks_), r + cell_at_,
+                                                                  z + cell_at_, skip);
         HEPTANE_SYNC_CHECK(stream);
-        launch_scale_wells(blocks_.inv_d, cell_rows_, r, z, stream, skip);
+        launch_scale_wells(blocks_.inv_d, wells_at_, r, z, stream, skip);
     }
 
+    int lo_, hi_;
+    std::array<int, 3> shape_;  // before blocks_, which factor() makes
     SpatialUpload blocks_;
-    std::array<int, 3> shape_;
-    long long cell_rows_;
+    long long cell_at_, wells_at_;
 };
 
 // ---- smoother sweeps -------------------------------------------------------------------------
@@ -331,7 +346,8 @@ void DevicePreconditioner::apply_transpose(const double*, double*, cudaStream_t,
 
 std::unique_ptr<DevicePreconditioner> upload_preconditioner(const GHMatrix& A,
                                                             PreconditionerKind kind,
-                                                            std::array<int, 3> shape) {
+                                                            std::array<int, 3> shape, int lo_halo,
+                                                            int hi_halo) {
     switch (kind) {
         case PreconditionerKind::none:
             return nullptr;
@@ -340,7 +356,7 @@ std::unique_ptr<DevicePreconditioner> upload_preconditioner(const GHMatrix& A,
         case PreconditionerKind::line_jacobi:
             return std::make_unique<DeviceLine>(A, factor_lines(A));
         case PreconditionerKind::block_jacobi:
-            return std::make_unique<DeviceSpatial>(A, factor_spatial_blocks(A, shape), shape);
+            return std::make_unique<DeviceSpatial>(A, shape, lo_halo, hi_halo);
         case PreconditionerKind::cpr:  // set up from the solver's device matrix
             throw std::logic_error("upload_preconditioner: cpr is made by DeviceCpr");
     }

@@ -152,10 +152,13 @@ class DeviceLine final : public DevicePreconditioner {
     long long cells_;
 };
 
-/// The uploaded preconditioner of `kind` (none: null), factored on the host.
+/// The uploaded preconditioner of `kind` (none: null), factored on the host. A GPU rank's slab
+/// passes its halo planes (its first `lo_halo` and last `hi_halo` i-planes, other ranks'):
+/// block_jacobi's blocks leave them out (the others work cell by cell or column by column).
 std::unique_ptr<DevicePreconditioner> upload_preconditioner(const GHMatrix& A,
                                                             PreconditionerKind kind,
-                                                            std::array<int, 3> shape);
+                                                            std::array<int, 3> shape,
+                                                            int lo_halo = 0, int hi_halo = 0);
 
 /// Spatial-block inverses on the device (the preconditioner and the smoother upload them
 /// the same way): block b's column-major inverse at inv + offset[b], 1 / D per well.
