@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -18,16 +21,35 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-int cpr_split_levels(int nx, int ny, int nz, const CprOptions& options, int ranks) {
+int cpr_split_cap() {
+    const char* v = std::getenv("HEPTANE_CPR_SPLIT");
+    if (v == nullptr || std::strcmp(v, "auto") == 0) return std::numeric_limits<int>::max();
+    char* end = nullptr;
+    const long n = std::strtol(v, &end, 10);
+    if (end == v || *end != '\0' || n < 1 || n > 64) {
+        throw InputError("HEPTANE_CPR_SPLIT",
+                         std::string("'") + v + "' is not auto or a number of levels (1 to 64)");
+    }
+    return static_cast<int>(n);
+}
+
+int cpr_split_levels(int nx, int ny, int nz, const CprOptions& options, int ranks,
+                     long long min_cells) {
     const auto grids = mg_grids(nx, ny, nz, options.mg);
     if (grids.size() < 2) return 0;
+    const int cap = cpr_split_cap();
+    if (cap != std::numeric_limits<int>::max()) min_cells = 0;  // HEPTANE_CPR_SPLIT decides
     int split = 1;
     long long g = grids[0].fx;
-    // One more level while it leaves the coarsest whole and every rank a group of planes (a
-    // W-cycle visits level 1 twice and splits level 0 only).
-    while (options.mg.cycle == MgCycle::v && static_cast<std::size_t>(split) + 2 <= grids.size()) {
-        const long long wider = g * grids[static_cast<std::size_t>(split)].fx;
+    // One more level while it leaves the coarsest whole, every rank a group of planes and
+    // (min_cells) each rank on average at least min_cells of its cells; a W-cycle visits
+    // level 1 twice and splits level 0 only.
+    while (options.mg.cycle == MgCycle::v && split < cap &&
+           static_cast<std::size_t>(split) + 2 <= grids.size()) {
+        const cpr::LevelGrid& next = grids[static_cast<std::size_t>(split)];
+        const long long wider = g * next.fx;
         if (ranks > (nx + wider - 1) / wider) break;
+        if (static_cast<long long>(next.nx) * next.ny * next.nz < min_cells * ranks) break;
         g = wider;
         ++split;
     }
@@ -36,19 +58,22 @@ int cpr_split_levels(int nx, int ny, int nz, const CprOptions& options, int rank
 
 int cpr_granularity(int nx, int ny, int nz, const CprOptions& options, int ranks) {
     const auto grids = mg_grids(nx, ny, nz, options.mg);
-    const int split = cpr_split_levels(nx, ny, nz, options, ranks);
+    const int split = cpr_split_levels(nx, ny, nz, options, ranks);  // the most levels
     int g = 1;
     for (int l = 0; l < split; ++l) g *= grids[static_cast<std::size_t>(l)].fx;
     return g;
 }
 
-CprSplit::CprSplit(const DistributedGH& D, const CprOptions& options, MPI_Comm comm) : comm_(comm) {
+CprSplit::CprSplit(const DistributedGH& D, const CprOptions& options, MPI_Comm comm,
+                   long long min_cells)
+    : comm_(comm) {
     MPI_Comm_rank(comm, &rank_);
     MPI_Comm_size(comm, &ranks_);
     const GHMatrix& slab = D.slab();
     const int nx = D.nx(), ny = slab.ny(), nz = slab.nz();
     const auto grids = mg_grids(nx, ny, nz, options.mg);
-    const int split = cpr_split_levels(nx, ny, nz, options, ranks_);
+    const int split = cpr_split_levels(nx, ny, nz, options, ranks_, min_cells);
+    levels_ = static_cast<int>(grids.size());
     if (split == 0) {
         throw NotSupported(
             "cpr over MPI ranks needs a coarse level to gather (this grid's hierarchy has one "

@@ -23,10 +23,22 @@ namespace heptane::dist {
 
 /// The leading levels of the hierarchy a distributed CPR splits over `ranks` ranks: as many as
 /// leave the coarsest level whole and every rank a group of level-0 planes that their
-/// aggregates along i do not cut (0: a hierarchy of one level; 1 with a W-cycle).
-int cpr_split_levels(int nx, int ny, int nz, const CprOptions& options, int ranks);
+/// aggregates along i do not cut (0: a hierarchy of one level; 1 with a W-cycle), and of
+/// those beyond level 0 only levels of at least `min_cells` cells a rank (on average). Where
+/// HEPTANE_CPR_SPLIT names a number (cpr_split_cap), at most that many and no min_cells.
+int cpr_split_levels(int nx, int ny, int nz, const CprOptions& options, int ranks,
+                     long long min_cells = 0);
+/// GPU ranks split a level beyond level 0 only while it keeps each rank this many cells on
+/// average (design decision 61): below, its kernels are latency-bound whatever a rank's share,
+/// and gathering it once and running the rest of the cycle whole on every GPU costs less
+/// than the peer exchanges of its halo planes (measured on SPE10 over 2 and 4 H100s).
+inline constexpr long long kGpuSplitMinCells = 65536;
+/// The environment's HEPTANE_CPR_SPLIT: at most that many levels split (1 to 64), or no cap
+/// (unset or auto: INT_MAX); InputError (key HEPTANE_CPR_SPLIT) for another value.
+int cpr_split_cap();
 /// The planes a distributed CPR needs kept whole along i: the product of the split levels'
-/// aggregation factors along i.
+/// aggregation factors along i, for the most levels cpr_split_levels splits (min_cells 0), so
+/// a split of fewer levels keeps them whole too.
 int cpr_granularity(int nx, int ny, int nz, const CprOptions& options, int ranks);
 
 /// This rank's part of CPR's hierarchy: each split level's planes and the MPI exchange of their
@@ -35,12 +47,17 @@ int cpr_granularity(int nx, int ny, int nz, const CprOptions& options, int ranks
 /// of it (CprPlanes::nx).
 class CprSplit {
   public:
-    /// D: this rank's slab, split with cpr_granularity. NotSupported for a hierarchy of one
-    /// level (nothing to split it by).
-    CprSplit(const DistributedGH& D, const CprOptions& options, MPI_Comm comm);
+    /// D: this rank's slab, split with cpr_granularity; the levels split are
+    /// cpr_split_levels(..., min_cells). NotSupported for a hierarchy of one level (nothing
+    /// to split it by).
+    CprSplit(const DistributedGH& D, const CprOptions& options, MPI_Comm comm,
+             long long min_cells = 0);
     CprSplit(const CprSplit&) = delete;  // planes_ calls back into this object
     CprSplit& operator=(const CprSplit&) = delete;
     const CprPlanes& planes() const { return planes_; }
+    /// The levels split over the ranks, and the hierarchy's levels.
+    int split_levels() const { return static_cast<int>(planes_.levels.size()); }
+    int levels() const { return levels_; }
 
     /// Wall seconds in the halo exchanges and the gathers since the last reset.
     double halo_seconds() const { return halo_seconds_; }
@@ -60,6 +77,7 @@ class CprSplit {
 
     MPI_Comm comm_;
     int rank_ = 0, ranks_ = 1;
+    int levels_ = 0;  ///< the hierarchy's
     CprPlanes planes_;
     std::vector<Halo> halos_;           ///< the split levels'
     std::vector<int> counts_, displs_;  ///< the first whole level's entries of every rank

@@ -99,7 +99,8 @@ class DistributedSolver final : public LinearSolver {
         if (gpu) {  // one GPU per rank of a node; the slab and its vectors on it
             const int device = gpu::select_device(node_rank(comm));
             D_ = make_slab(false, false);
-            if (cpr) split_ = std::make_unique<CprSplit>(*D_, s_.cpr, comm);
+            // A GPU rank gathers the levels too small to pay for their exchanges (decision 61).
+            if (cpr) split_ = std::make_unique<CprSplit>(*D_, s_.cpr, comm, kGpuSplitMinCells);
             gpu_ = gpu::make_slab_solver(s_, D_->slab(), D_->layout(), *D_,
                                          split_ ? &split_->planes() : nullptr);
             info_ = gpu_->info();
@@ -128,6 +129,10 @@ class DistributedSolver final : public LinearSolver {
             info_.kernel = "reference over " + std::to_string(ranks) + " MPI ranks";
             info_.halo_path = "mpi";
             info_.cost = s_.method == Method::qmr ? qmr_cpu_cost() : bicgstab_cpu_cost();
+        }
+        if (split_) {
+            info_.kernel += "; CPR's first " + std::to_string(split_->split_levels()) + " of " +
+                            std::to_string(split_->levels()) + " levels split over the ranks";
         }
         const auto bytes_of = [&](const GHMatrix& M) {
             return iteration_bytes(s_.method, s_.preconditioner, s_.block_shape, M,
@@ -223,6 +228,14 @@ bool mpi_cuda_aware() {
 }
 
 int checked_granularity(const SolverSettings& settings, int nx, int ny, int nz, MPI_Comm comm) {
+    if (settings.preconditioner == PreconditionerKind::cpr) {
+        // Every rank must split the same levels: their HEPTANE_CPR_SPLIT agreed on.
+        const int mine = cpr_split_cap();
+        int lo = mine, hi = mine;
+        MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, comm);
+        MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, comm);
+        if (lo != hi) throw InputError("HEPTANE_CPR_SPLIT", "the ranks' values differ");
+    }
     const int g = slab_granularity(settings, nx, ny, nz, size_of(comm));
     if (size_of(comm) > (nx + g - 1) / g) {
         const bool cpr = settings.preconditioner == PreconditionerKind::cpr;

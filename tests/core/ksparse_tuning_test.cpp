@@ -20,6 +20,7 @@
 #include <tuple>
 #include <vector>
 
+#include "common/scoped_env.hpp"
 #include "core/base/errors.hpp"
 
 namespace heptane {
@@ -594,32 +595,7 @@ TEST_F(TuningCacheTest, TunedOrDefault) {
     EXPECT_EQ(tuned_or_default(cache, kH200, KsparseKernel::k3, 90).nb, 0);
 }
 
-/// Sets or unsets an environment variable for one scope, then restores it.
-class ScopedEnv {
-  public:
-    ScopedEnv(const char* name, const char* value) : name_(name) {
-        const char* old = std::getenv(name);
-        had_ = old != nullptr;
-        if (had_) old_ = old;
-        if (value != nullptr)
-            ::setenv(name, value, 1);
-        else
-            ::unsetenv(name);
-    }
-    ~ScopedEnv() {
-        if (had_)
-            ::setenv(name_.c_str(), old_.c_str(), 1);
-        else
-            ::unsetenv(name_.c_str());
-    }
-    ScopedEnv(const ScopedEnv&) = delete;
-    ScopedEnv& operator=(const ScopedEnv&) = delete;
-
-  private:
-    std::string name_;
-    bool had_ = false;
-    std::string old_;
-};
+using test::ScopedEnv;
 
 TEST(TuningCacheDefaultPath, FollowsTheEnvironment) {
     {

@@ -11,6 +11,7 @@
 
 #include "common/input_error.hpp"
 #include "common/same_bits.hpp"
+#include "common/scoped_env.hpp"
 #include "common/test_systems.hpp"
 #include "common/three_well_reservoir.hpp"
 #include "core/base/errors.hpp"
@@ -172,6 +173,48 @@ TEST(DistributedSolve, CprIsOneProcessBitForBit) {
     EXPECT_TRUE(distributed_supports(one, nullptr, true));
     one.method = Method::qmr;
     EXPECT_FALSE(distributed_supports(one));
+}
+
+TEST(DistributedSolve, CprSplitsLevelsOfEnoughCellsAndTheEnvironmentCapsThem) {
+    // 16 x 6 x 4 (384 cells) -> 8 x 3 x 4 (96) -> 4 x 2 x 4 (32) -> 2 x 1 x 4 (8): the most
+    // levels split are 3 on 1-2 ranks and 2 on 3-4 (groups of level-0 planes); with min_cells
+    // (GPU ranks' rule, decision 61) a level beyond 0 is split only with that many cells a
+    // rank; HEPTANE_CPR_SPLIT=N splits at most N and sets the rule aside. Any split gives one
+    // process's bits (level 0 alone here: the first whole level 96 cells).
+    const wells::ModelSpec spec = test::two_phase_spec(16, 6, 4, test::corner_wells(16, 6, 4));
+    wells::Model model = wells::generate(spec);
+    GHMatrix& A = model.system.matrix;
+    const int ranks = size_of(MPI_COMM_WORLD);
+    SolverSettings s;
+    s.preconditioner = PreconditionerKind::cpr;
+    s.cpr.mg.coarsest_rows = 30;
+    const auto split = [&](long long min_cells) {
+        return cpr_split_levels(16, 6, 4, s.cpr, ranks, min_cells);
+    };
+    EXPECT_EQ(split(0), ranks <= 2 ? 3 : 2);
+    EXPECT_EQ(split(40), ranks <= 2 ? 2 : 1);  // 96 cells >= 40 a rank on 1-2 ranks; 32 < 40
+    EXPECT_EQ(split(1000), 1);
+    {
+        const test::ScopedEnv cap("HEPTANE_CPR_SPLIT", "1");
+        EXPECT_EQ(split(0), 1);
+        expect_solver_objects_agree(s, A, model.system.rhs);
+    }
+    {
+        const test::ScopedEnv cap("HEPTANE_CPR_SPLIT", "2");
+        EXPECT_EQ(split(1000), 2);  // the cap decides, not min_cells
+    }
+    {
+        const test::ScopedEnv cap("HEPTANE_CPR_SPLIT", "auto");
+        EXPECT_EQ(split(0), ranks <= 2 ? 3 : 2);
+    }
+    for (const char* bad : {"0", "two", "3x", "-1"}) {
+        const test::ScopedEnv cap("HEPTANE_CPR_SPLIT", bad);
+        const std::string e =
+            test::input_error_of([&] { make_distributed_solver(s, A, MPI_COMM_WORLD); });
+        EXPECT_NE(e.find("HEPTANE_CPR_SPLIT: '" + std::string(bad) + "' is not auto or a number"),
+                  std::string::npos)
+            << e;
+    }
 }
 
 TEST(DistributedSolve, SpatialBlocksAreKeptWholeAndGiveTheOneProcessBits) {

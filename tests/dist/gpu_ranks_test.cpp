@@ -16,6 +16,7 @@
 
 #include "common/input_error.hpp"
 #include "common/same_bits.hpp"
+#include "common/scoped_env.hpp"
 #include "common/test_systems.hpp"
 #include "core/base/errors.hpp"
 #include "core/krylov/linear_solver.hpp"
@@ -34,6 +35,13 @@ namespace heptane::dist {
 namespace {
 
 using test::same_bits;
+
+/// Runs f with environment variable `name` set to `value` (null: unset), then restores it.
+template <class F>
+void with_env(const char* name, const char* value, F&& f) {
+    const test::ScopedEnv env(name, value);
+    f();
+}
 
 void expect_cpu_bits(GHMatrix& A, const std::vector<double>& rhs, const SolverSettings& s) {
     SolveOptions o;
@@ -124,12 +132,25 @@ TEST(GpuRanks, CprIsOneCpuProcessBitForBit) {
     wells::Model model = wells::generate(spec);
     GHMatrix& A = model.system.matrix;
     const int ranks = size_of(MPI_COMM_WORLD);
-    for (const test::CprCase& c : test::cpr_cases()) {
-        SCOPED_TRACE(c.name);
-        // 40 x 14 x 9 -> 20 x 7 -> 10 x 4 -> 5 x 2 -> 3 x 1 (x 9 = 27 rows: inverted)
-        const SolverSettings s = c.settings(40);
-        const int split = cpr_split_levels(A.nx(), A.ny(), A.nz(), s.cpr, ranks);
-        EXPECT_EQ(split, c.cycle == MgCycle::w ? 1 : ranks <= 3 ? 4 : 3);
+    {
+        // Every level the grid allows split (HEPTANE_CPR_SPLIT), not GPU ranks' rule, which
+        // gathers level 1 of a grid this small (decision 61; the next block).
+        const test::ScopedEnv every("HEPTANE_CPR_SPLIT", "64");
+        for (const test::CprCase& c : test::cpr_cases()) {
+            SCOPED_TRACE(c.name);
+            // 40 x 14 x 9 -> 20 x 7 -> 10 x 4 -> 5 x 2 -> 3 x 1 (x 9 = 27 rows: inverted)
+            const SolverSettings s = c.settings(40);
+            const int split = cpr_split_levels(A.nx(), A.ny(), A.nz(), s.cpr, ranks);
+            EXPECT_EQ(split, c.cycle == MgCycle::w ? 1 : ranks <= 3 ? 4 : 3);
+            expect_cpu_bits(A, model.system.rhs, s);
+        }
+    }
+    {
+        // GPU ranks' own split: level 1's 1,260 cells are under kGpuSplitMinCells a rank.
+        const SolverSettings s = test::cpr_cases()[0].settings(40);
+        const auto solver = make_distributed_solver(s, A, MPI_COMM_WORLD, true);
+        EXPECT_NE(solver->info().kernel.find("CPR's first 1 of 5 levels split"), std::string::npos)
+            << solver->info().kernel;
         expect_cpu_bits(A, model.system.rhs, s);
     }
     // A singular block in the last plane: only the last rank's part meets it, and every rank
@@ -180,19 +201,6 @@ TEST(GpuRanks, SlabsEachRankGeneratesAreOneCpuProcessBitForBit) {
             << mine->info().kernel;
         test::expect_slab_solves_agree(*cpu, *mine, A, slab, whole.system.rhs, layout, o);
     }
-}
-
-/// Runs f with environment variable `name` set to `value` (null: unset), then unsets it.
-template <class F>
-void with_env(const char* name, const char* value, F&& f) {
-    if (value != nullptr) setenv(name, value, 1);
-    try {
-        f();
-    } catch (...) {
-        unsetenv(name);
-        throw;
-    }
-    unsetenv(name);
 }
 
 /// Whether ctest's ranks (rank r on device r) each have a GPU of their own, all reachable by
