@@ -130,8 +130,8 @@ std::vector<double> blank_inactive(std::vector<double> values, const grid::RockF
 namespace {
 
 /// Per-cell geometry: the sizes and centre depths, and the hexahedral mesh of write_xdmf (each
-/// cell's 8 corners in VTK order; axes as the 3DCoRectMesh's: X = depth, Y = y, Z = x, x and y
-/// accumulated along each row of cells).
+/// cell's 8 corners in VTK order; axes as the 3DCoRectMesh's: X = depth, Y = y, Z = x; box
+/// cells' x and y accumulated along each row of cells, corner-point cells' own corners).
 void write_cell_geometry(h5::File& f, const grid::Grid3D& g, const std::vector<hsize_t>& shape) {
     const grid::CellGeometry& c = *g.geometry;
     f.write("/grid/cell_dx", c.dx, shape, "m");
@@ -155,8 +155,17 @@ void write_cell_geometry(h5::File& f, const grid::Grid3D& g, const std::vector<h
         y_lo[m] = j == 0 ? 0.0 : y_lo[m - step_j] + c.dy[m - step_j];
     }
     for (index_t m = 0; m < M; ++m) {
-        const double x0 = x_lo[m], y0 = y_lo[m];
         const auto n = static_cast<std::size_t>(m);
+        if (c.corner_point()) {  // the cell's own corners: (depth, y, x) of corner ci + 2 cj + 4 ck
+            for (int v = 0; v < 8; ++v) {
+                const int at = 3 * (corner[v][2] + 2 * corner[v][1] + 4 * corner[v][0]);
+                for (int a = 0; a < 3; ++a)
+                    nodes[24 * n + 3 * v + a] = c.corners[24 * n + at + 2 - a];
+                connectivity[8 * n + v] = static_cast<std::int32_t>(8 * m + v);
+            }
+            continue;
+        }
+        const double x0 = x_lo[m], y0 = y_lo[m];
         const double top = c.depth[n] - 0.5 * c.dz[n];
         const double lo[3] = {top, y0, x0}, size[3] = {c.dz[n], c.dy[n], c.dx[n]};
         for (int v = 0; v < 8; ++v) {

@@ -82,16 +82,18 @@ void print_system_summary(std::ostream& out, const Deck& deck, const wells::Mode
     if (!deck.title.empty()) out << " (" << deck.title << ")";
     out << '\n';
     // Inactive cells (ACTNUM, no pore volume) are counted; per-cell sizes come from the files.
-    const std::string active =
-        model.rock.active.empty()
-            ? std::string()
-            : " (" + with_commas(model.rock.num_active()) + " active, " +
-                  with_commas(g.num_cells() - model.rock.num_active()) + " inactive)";
+    const std::string active = model.rock.active.empty()
+                                   ? std::string()
+                                   : " (" + with_commas(model.rock.num_active()) + " active, " +
+                                         with_commas(g.num_cells() - model.rock.num_active()) +
+                                         " inactive)";
     const std::string sizes =
-        g.uniform() ? " of " + general(g.dx / u.length) + " x " + general(g.dy / u.length) +
-                          " x " + general(g.dz / u.length) + " " + u.length_name + ", top at " +
+        g.uniform() ? " of " + general(g.dx / u.length) + " x " + general(g.dy / u.length) + " x " +
+                          general(g.dz / u.length) + " " + u.length_name + ", top at " +
                           general(g.top_depth / u.length) + " " + u.length_name
-                    : " of their own sizes and depths (DX, DY, DZ, TOPS)";
+        : g.geometry->corner_point() ? " in corner-point geometry (COORD, ZCORN), top at " +
+                                           general(g.top_depth / u.length) + " " + u.length_name
+                                     : " of their own sizes and depths (DX, DY, DZ, TOPS)";
     row(out, "grid",
         std::to_string(g.nx) + " x " + std::to_string(g.ny) + " x " + std::to_string(g.nz) + " = " +
             with_commas(g.num_cells()) + " cells" + active + sizes + " (k-fastest ordering)");

@@ -13,6 +13,7 @@
 #include "core/base/errors.hpp"
 #include "core/matrix/matrix_market.hpp"
 #include "grid/eclipse_grid.hpp"
+#include "grid/eclipse_model.hpp"
 #include "grid/loaders.hpp"
 
 namespace heptane::fuzz {
@@ -73,12 +74,18 @@ void matrix_market(const std::uint8_t* data, std::size_t size) {
 }
 
 void eclipse(const std::uint8_t* data, std::size_t size) {
-    // The GRID-section reader on a few grids (the length picks one, so every byte is text):
+    // The GRID-section reader and the cells it describes on a few grids (the length picks one,
+    // so every byte is text):
     // the test grid, SPE9's, the Egg model's, one cell.
     static constexpr std::array<int, 3> kDims[] = {{3, 2, 1}, {24, 25, 15}, {60, 60, 7}, {1, 1, 1}};
     const std::string path = scratch_file("grid.inc", chars(data), size);
     try {
-        grid::read_eclipse_grid(path, kDims[size % 4]);
+        // The reader, then the cells' geometry (DX .. TOPS, or COORD and ZCORN).
+        grid::Grid3D g;
+        g.nx = kDims[size % 4][0], g.ny = kDims[size % 4][1], g.nz = kDims[size % 4][2];
+        grid::EclipseGridSpec spec;
+        spec.files = {path};
+        grid::read_grid_files(g, spec);
     } catch (const InputError&) {
     }
 }

@@ -1,4 +1,5 @@
 // The GRID section's cell sizes and connections (grid/eclipse_reader.hpp): DXV, DYV, DZV,
+// COORD and ZCORN,
 // GRIDOPTS, MINPV, FAULTS and MULTFLT, and the negative-direction multipliers' check.
 #include <climits>
 #include <cmath>
@@ -54,6 +55,42 @@ void GridReader::read_size_vector(Source& src, const Token& at, const std::strin
         const std::size_t k = cell / (static_cast<std::size_t>(data_.dims[0]) * data_.dims[1]);
         a[cell] = values[axis == 0 ? i : axis == 1 ? j : k];
     });
+}
+
+/// COORD (6 (NX + 1) (NY + 1) values) or ZCORN (8 NX NY NZ) /: corner-point geometry, over the
+/// whole grid (not inside a BOX).
+void GridReader::read_corner_point(Source& src, const Token& at, const std::string& keyword) {
+    if (box_.r != full_.r) {
+        src.fail(at, keyword +
+                         ": corner-point geometry inside a BOX is not supported (give it "
+                         "for the whole grid, after ENDBOX)");
+    }
+    const auto nx = static_cast<std::size_t>(data_.dims[0]);
+    const auto ny = static_cast<std::size_t>(data_.dims[1]);
+    const auto nz = static_cast<std::size_t>(data_.dims[2]);
+    const bool coord = keyword == "COORD";
+    const std::size_t count = coord ? 6 * (nx + 1) * (ny + 1) : 8 * nx * ny * nz;
+    std::vector<double> values;
+    Token t;
+    bool closed = false;
+    while (src.tokens.next(t)) {
+        if (t.text == "/") {
+            closed = true;
+            break;
+        }
+        append_values(src.path, src.text, t, keyword, values, count);
+        if (values.size() > count) break;
+    }
+    if (!closed && values.size() <= count)
+        src.fail(at, keyword + ": the file ends before the '/' that closes its data");
+    if (values.size() != count) {
+        src.fail(at, keyword + ": " + std::to_string(values.size()) + " values; grid.dims " +
+                         dims_text() + " needs " + std::to_string(count) +
+                         (coord ? " (6 for each of the (NX + 1) (NY + 1) pillars)"
+                                : " (8 corner depths a cell)"));
+    }
+    (coord ? data_.coord : data_.zcorn) = std::move(values);
+    (coord ? data_.coord_where : data_.zcorn_where) = where(src.path, src.text, at.offset);
 }
 
 /// GRIDOPTS TRANMULT [NRMULT [NRPINC]] /.

@@ -40,8 +40,8 @@ bool is_edit(std::string_view k) {
 
 bool is_array(std::string_view k) {
     static constexpr std::string_view kArrays[] = {
-        "PERMX",  "PERMY",  "PERMZ",  "PORO",    "NTG",     "ACTNUM", "DX",
-        "DY",     "DZ",     "TOPS",   "MULTX",   "MULTY",   "MULTZ",  "MULTX-",
+        "PERMX",  "PERMY",  "PERMZ",  "PORO",    "NTG",     "ACTNUM",  "DX",
+        "DY",     "DZ",     "TOPS",   "MULTX",   "MULTY",   "MULTZ",   "MULTX-",
         "MULTY-", "MULTZ-", "MULTPV", "MULTNUM", "FLUXNUM", "OPERNUM", "MINPVV"};
     return std::find(std::begin(kArrays), std::end(kArrays), k) != std::end(kArrays);
 }
@@ -106,15 +106,13 @@ void GridReader::read_file(const std::string& path, std::vector<std::string>& st
             Token next;
             if (probe.next(next) && next.text == "/") src.tokens = probe;
         } else if (keyword == "COORD" || keyword == "ZCORN") {
-            src.fail(t, keyword +
-                            ": corner-point geometry is not supported (heptane reads "
-                            "Cartesian grids: DX, DY, DZ and TOPS)");
+            read_corner_point(src, t, keyword);
         } else {
             src.fail(
                 t,
                 quote_input(keyword) +
                     " is not a GRID-section keyword heptane applies (it reads "
-                    "PERMX/Y/Z, PORO, NTG, ACTNUM, DX, DY, DZ, DXV, DYV, DZV, TOPS, "
+                    "PERMX/Y/Z, PORO, NTG, ACTNUM, DX, DY, DZ, DXV, DYV, DZV, TOPS, COORD, ZCORN, "
                     "MULTX/Y/Z, MULTX-/Y-/Z-, MULTPV, MINPV, GRIDOPTS, FAULTS, MULTFLT, MULTREGT, "
                     "MULTNUM, FLUXNUM, OPERNUM, EQUALREG, MULTIREG, ADDREG, COPYREG, "
                     "BOX, ENDBOX, EQUALS, MULTIPLY, ADD, COPY, MINVALUE, MAXVALUE, OPERATE, "

@@ -48,6 +48,12 @@ struct EclipseGridData {
     /// MINPV: cells of less pore volume are inactive (the file's unit: rb with FIELD, m^3
     /// METRIC, cm^3 LAB); NaN where not given.
     double minpv = std::numeric_limits<double>::quiet_NaN();
+    /// Corner-point geometry where the files give it (else empty), in the file's units:
+    /// COORD's pillars (x, y, z at the top, then at the bottom; i fastest over NX + 1, then j
+    /// over NY + 1) and ZCORN's corner depths (Eclipse order: i fastest over 2 NX, then j over
+    /// 2 NY, then k over 2 NZ); "file:line: " of each keyword, for messages.
+    std::vector<double> coord, zcorn;
+    std::string coord_where, zcorn_where;
 };
 
 /// Reads `path` for a grid of `dims` cells. Applied in file order:
@@ -57,6 +63,8 @@ struct EclipseGridData {
 ///   values);
 /// - DXV, DYV, DZV: nx (ny, nz) sizes, one for each column (row, layer) of cells: DX (DY, DZ)
 ///   of every cell, whatever the box;
+/// - COORD (6 (nx + 1) (ny + 1) values) and ZCORN (8 nx ny nz): corner-point geometry over the
+///   whole grid (refused inside a BOX), kept as given (grid/corner_point.hpp builds the cells);
 /// - GRIDOPTS TRANMULT [NRMULT [NRPINC]] /: TRANMULT YES or NO (NO refuses MULTX- and the
 ///   other negative-direction multipliers, as Eclipse does); region counts other than 0 are
 ///   refused (MULTNUM and PINCHNUM regions are not read);
@@ -100,8 +108,8 @@ struct EclipseGridData {
 ///   or LAB, `units`) and is otherwise passed over; PROPS, REGIONS, SOLUTION, SUMMARY,
 ///   SCHEDULE or END ends the reading (the YAML deck gives fluid, wells and schedule). Both
 ///   are said in `notes`.
-/// Anything else is an InputError naming file, line and keyword: other keywords (COORD and
-/// ZCORN: corner-point geometry is not supported), a count that does not fill the box, an
+/// Anything else is an InputError naming file, line and keyword: other keywords, a count that
+/// does not fill the box (or COORD's, ZCORN's counts), an
 /// edit of an array not yet defined, a box outside the grid, a missing '/'.
 EclipseGridData read_eclipse_grid(const std::string& path, std::array<int, 3> dims);
 

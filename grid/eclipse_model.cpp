@@ -12,6 +12,7 @@
 
 #include "core/base/errors.hpp"
 #include "core/base/units.hpp"
+#include "grid/corner_point.hpp"
 
 namespace heptane::grid {
 namespace {
@@ -205,6 +206,44 @@ void apply_face_multipliers(const Grid3D& g, const EclipseGridSpec& spec, const 
     }
 }
 
+/// The files' corner-point geometry (COORD and ZCORN) as the grid's cells.
+void apply_corner_point(Grid3D& grid, const EclipseGridSpec& spec, const EclipseGridData& d) {
+    if (d.coord.empty() || d.zcorn.empty()) {
+        throw InputError(spec.key,
+                         files_text(spec) + ": " +
+                             (d.coord.empty() ? "ZCORN needs COORD" : "COORD needs ZCORN") +
+                             " (corner-point geometry takes both)");
+    }
+    for (const char* name : {"DX", "DY", "DZ", "TOPS"}) {
+        if (find(d, name) != nullptr) {
+            throw InputError(spec.key, files_text(spec) + ": " + name +
+                                           " and COORD / ZCORN both give the cells' geometry: "
+                                           "keep one of them");
+        }
+    }
+    if (spec.has_cell_size) {
+        throw InputError("grid.cell_size", "the files of " + spec.key +
+                                               " give COORD and ZCORN: remove grid.cell_size");
+    }
+    if (spec.has_depth) {
+        throw InputError("grid.depth",
+                         "the files of " + spec.key + " give COORD and ZCORN: remove grid.depth");
+    }
+    CornerPointInput in;
+    in.nx = grid.nx, in.ny = grid.ny, in.nz = grid.nz;
+    in.coord = &d.coord, in.zcorn = &d.zcorn;
+    in.unit = length_unit(spec, d);
+    in.active = find(d, "ACTNUM");
+    in.coord_where = d.coord_where, in.zcorn_where = d.zcorn_where;
+    in.key = spec.key;
+    auto geometry = std::make_shared<CellGeometry>(corner_point_cells(in));
+    double top = geometry->corners[2];
+    for (std::size_t c = 2; c < geometry->corners.size(); c += 3)
+        top = std::min(top, geometry->corners[c]);
+    grid.top_depth = top;
+    grid.geometry = std::move(geometry);
+}
+
 }  // namespace
 
 EclipseGridData read_grid_files(Grid3D& grid, const EclipseGridSpec& spec) {
@@ -213,6 +252,10 @@ EclipseGridData read_grid_files(Grid3D& grid, const EclipseGridSpec& spec) {
         d = read_eclipse_grid(spec.files, {grid.nx, grid.ny, grid.nz});
     } catch (const InputError& e) {
         throw InputError(spec.key, e.detail());
+    }
+    if (!d.coord.empty() || !d.zcorn.empty()) {
+        apply_corner_point(grid, spec, d);
+        return d;
     }
     const int sizes = (find(d, "DX") ? 1 : 0) + (find(d, "DY") ? 1 : 0) + (find(d, "DZ") ? 1 : 0);
     if (sizes != 0 && sizes != 3) {

@@ -186,6 +186,10 @@ class GridReader {
     /// DXV NX values / (DYV, DZV): every cell's DX (DY, DZ) by its column (row, layer).
     void read_size_vector(Source& src, const Token& at, const std::string& keyword);
 
+    /// COORD (6 (NX + 1) (NY + 1) values) or ZCORN (8 NX NY NZ) /: corner-point geometry, over
+    /// the whole grid (not inside a BOX).
+    void read_corner_point(Source& src, const Token& at, const std::string& keyword);
+
     /// GRIDOPTS TRANMULT [NRMULT [NRPINC]] /.
     void read_gridopts(Source& src, const Token& at);
 

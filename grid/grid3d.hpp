@@ -13,6 +13,11 @@ namespace heptane::grid {
 struct CellGeometry {
     std::vector<double> dx, dy, dz;
     std::vector<double> depth;  ///< depth of the cell centre, down > 0
+    /// Corner-point cells (grid/corner_point.hpp), else empty (box cells): bulk volume, the
+    /// geometric half-transmissibility of each face (6 a cell: -x, +x, -y, +y, -z, +z) and the
+    /// 8 corners (x, y, depth; 24 a cell).
+    std::vector<double> volume, half, corners;
+    bool corner_point() const { return !half.empty(); }
 };
 
 /// nx x ny x nz cells; k = layer, 0 at the top. SI units. Cells have one size (dx, dy, dz,
@@ -46,7 +51,9 @@ struct Grid3D {
         return geometry ? geometry->depth[m] : top_depth + (m % nz + 0.5) * dz;
     }
     double volume(index_t m) const {
-        return geometry ? geometry->dx[m] * geometry->dy[m] * geometry->dz[m] : dx * dy * dz;
+        if (!geometry) return dx * dy * dz;
+        return geometry->corner_point() ? geometry->volume[m]
+                                        : geometry->dx[m] * geometry->dy[m] * geometry->dz[m];
     }
 
     /// Throws InputError (keys grid.dims, grid.cell_size) for non-positive sizes or a grid

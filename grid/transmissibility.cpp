@@ -24,6 +24,12 @@ double face(const Grid3D& g, const RockFields& rock, index_t m, index_t n, int a
         const double length = axis == 0 ? g.dx : axis == 1 ? g.dy : g.dz;
         return harmonic_transmissibility(k[m], k[n], area, length);
     }
+    if (g.geometry->corner_point()) {  // each half from its face's geometry
+        const std::vector<double>& h = g.geometry->half;
+        const double ta = k[m] * h[6 * m + 2 * axis + 1], tb = k[n] * h[6 * n + 2 * axis];
+        const double sum = ta + tb;
+        return sum > 0.0 ? ta * tb / sum : 0.0;
+    }
     const auto area = [&](index_t c) {
         return axis == 0   ? g.size_y(c) * g.size_z(c)
                : axis == 1 ? g.size_x(c) * g.size_z(c)

@@ -13,7 +13,8 @@ namespace heptane::grid {
 /// the two half-cell transmissibilities: T = 1 / (L/2 / (k_a A) + L/2 / (k_b A))
 /// = 2 A / L * k_a k_b / (k_a + k_b), and 0 when either permeability is 0. With per-cell
 /// sizes each half uses its own cell's: t_a = 2 k_a A_a / L_a, T = t_a t_b / (t_a + t_b)
-/// (OPM's Cartesian rule). T is times the face's multiplier (MULTX/Y/Z of the cell on its -
+/// (OPM's Cartesian rule); corner-point cells take t = k half, half their face's geometric
+/// factor (grid/corner_point.hpp). T is times the face's multiplier (MULTX/Y/Z of the cell on its -
 /// side), and 0 when either cell is inactive.
 struct Transmissibilities {
     std::vector<double> tx, ty, tz;

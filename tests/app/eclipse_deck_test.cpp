@@ -83,6 +83,31 @@ TEST_F(EclipseDeck, RunWritesTheMaskBlanksAndTheCellMesh) {
     EXPECT_EQ(topology[0]->attributes.at("NumberOfElements"), "120");
 }
 
+// The same reservoir in corner-point geometry (COORD, ZCORN: layers dipping 1 ft a column):
+// the run converges on the same active cells, and the mesh is each cell's own corners.
+TEST_F(EclipseDeck, CornerPointDeckRunsAndWritesItsCorners) {
+    const std::string out = path("corner.h5");
+    const CliResult r = run_heptane({"run", source_path("tests/app/decks/eclipse_corner.yaml"),
+                                     "-o", out, "--backend", "cpu"});
+    ASSERT_EQ(r.code, kExitOk) << r.err << r.out;
+    EXPECT_THAT(r.out, HasSubstr("6 x 5 x 4 cells (99 active), K = 2"));
+    EXPECT_THAT(r.out, HasSubstr("converged"));
+    const h5::File f = h5::File::open(out);
+    // Cell (0, 0, 1): top corners at 12002 and 12003 ft (pillars 0 and 1), bottom 3 ft
+    // lower: centre 12004 ft.
+    const h5::Dataset depth = f.read("/grid/cell_depth");
+    EXPECT_NEAR(depth.values[1], 12004.0 * 0.3048, 1e-9);
+    // Its hexahedron: vertex 0 the top corner on pillar (0, 0), vertex 1 (one step in depth)
+    // the bottom one, vertex 4 (one step in x: the mesh's Z) the top corner on pillar (1, 0).
+    const h5::Dataset nodes = f.read("/grid/mesh/nodes");
+    ASSERT_EQ(nodes.dims, (std::vector<hsize_t>{960, 3}));
+    const std::size_t cell = 8 * 3;  // cell 1's first node, 3 values a node
+    EXPECT_NEAR(nodes.values[cell + 0], 12002.0 * 0.3048, 1e-9);
+    EXPECT_NEAR(nodes.values[cell + 3], 12005.0 * 0.3048, 1e-9);
+    EXPECT_NEAR(nodes.values[cell + 12 + 0], 12003.0 * 0.3048, 1e-9);
+    EXPECT_NEAR(nodes.values[cell + 12 + 2], 20.0 * 0.3048, 1e-9);
+}
+
 // NaN in an inactive cell of both files is the blank; anywhere else it is a difference.
 TEST_F(EclipseDeck, CompareAcceptsBlanksOnlyInInactiveCells) {
     const std::string a = path("a.h5"), b = path("b.h5");
