@@ -1,6 +1,7 @@
 // The GRID section's cell sizes and connections (grid/eclipse_reader.hpp): DXV, DYV, DZV,
 // COORD and ZCORN,
 // GRIDOPTS, MINPV, FAULTS and MULTFLT, and the negative-direction multipliers' check.
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstddef>
@@ -91,6 +92,36 @@ void GridReader::read_corner_point(Source& src, const Token& at, const std::stri
     }
     (coord ? data_.coord : data_.zcorn) = std::move(values);
     (coord ? data_.coord_where : data_.zcorn_where) = where(src.path, src.text, at.offset);
+}
+
+/// MAPAXES x1 y1 x0 y0 x2 y2 /: where the grid lies on a map; nothing in the model changes.
+void GridReader::read_mapaxes(Source& src, const Token& at) {
+    std::vector<Token> words;
+    if (!read_words(src, words))
+        src.fail(at, "MAPAXES: the file ends before the '/' that closes it");
+    double v = 0.0;
+    if (words.size() != 6 || !std::all_of(words.begin(), words.end(), [&](const Token& w) {
+            return parse_double(w.text, v);
+        })) {
+        src.fail(at, "MAPAXES: expected 6 numbers (x1 y1 x0 y0 x2 y2), then '/'");
+    }
+    data_.notes.push_back(where(src.path, src.text, at.offset) +
+                          "MAPAXES: the map's axes only place the grid on a map; heptane keeps "
+                          "the files' x and y (the output's mesh is in them)");
+}
+
+/// GRIDUNIT unit [MAP] /: the unit the grid's lengths are in (checked against the one they
+/// are read in by grid/eclipse_model.cpp).
+void GridReader::read_gridunit(Source& src, const Token& at) {
+    std::vector<Token> words;
+    if (!read_words(src, words))
+        src.fail(at, "GRIDUNIT: the file ends before the '/' that closes it");
+    const std::string unit = words.empty() ? std::string() : std::string(unquoted(words[0].text));
+    if (words.empty() || words.size() > 2 || (unit != "FEET" && unit != "METRES" && unit != "CM")) {
+        src.fail(at, "GRIDUNIT: expected FEET, METRES or CM [MAP], then '/'");
+    }
+    data_.gridunit = unit;
+    data_.gridunit_where = where(src.path, src.text, at.offset);
 }
 
 /// GRIDOPTS TRANMULT [NRMULT [NRPINC]] /.

@@ -107,12 +107,17 @@ void GridReader::read_file(const std::string& path, std::vector<std::string>& st
             if (probe.next(next) && next.text == "/") src.tokens = probe;
         } else if (keyword == "COORD" || keyword == "ZCORN") {
             read_corner_point(src, t, keyword);
+        } else if (keyword == "MAPAXES") {
+            read_mapaxes(src, t);
+        } else if (keyword == "GRIDUNIT") {
+            read_gridunit(src, t);
         } else {
             src.fail(
                 t,
                 quote_input(keyword) +
                     " is not a GRID-section keyword heptane applies (it reads "
                     "PERMX/Y/Z, PORO, NTG, ACTNUM, DX, DY, DZ, DXV, DYV, DZV, TOPS, COORD, ZCORN, "
+                    "MAPAXES, GRIDUNIT, "
                     "MULTX/Y/Z, MULTX-/Y-/Z-, MULTPV, MINPV, GRIDOPTS, FAULTS, MULTFLT, MULTREGT, "
                     "MULTNUM, FLUXNUM, OPERNUM, EQUALREG, MULTIREG, ADDREG, COPYREG, "
                     "BOX, ENDBOX, EQUALS, MULTIPLY, ADD, COPY, MINVALUE, MAXVALUE, OPERATE, "

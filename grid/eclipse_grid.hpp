@@ -54,6 +54,8 @@ struct EclipseGridData {
     /// 2 NY, then k over 2 NZ); "file:line: " of each keyword, for messages.
     std::vector<double> coord, zcorn;
     std::string coord_where, zcorn_where;
+    /// GRIDUNIT's unit (FEET, METRES or CM) where the files give it, and its "file:line: ".
+    std::string gridunit, gridunit_where;
 };
 
 /// Reads `path` for a grid of `dims` cells. Applied in file order:
@@ -65,6 +67,8 @@ struct EclipseGridData {
 ///   of every cell, whatever the box;
 /// - COORD (6 (nx + 1) (ny + 1) values) and ZCORN (8 nx ny nz): corner-point geometry over the
 ///   whole grid (refused inside a BOX), kept as given (grid/corner_point.hpp builds the cells);
+///   MAPAXES (6 numbers: a note, nothing changes) and GRIDUNIT (FEET, METRES or CM [MAP]: must
+///   be the unit the lengths are read in, grid/eclipse_model.cpp checks);
 /// - GRIDOPTS TRANMULT [NRMULT [NRPINC]] /: TRANMULT YES or NO (NO refuses MULTX- and the
 ///   other negative-direction multipliers, as Eclipse does); region counts other than 0 are
 ///   refused (MULTNUM and PINCHNUM regions are not read);

@@ -253,6 +253,20 @@ EclipseGridData read_grid_files(Grid3D& grid, const EclipseGridSpec& spec) {
     } catch (const InputError& e) {
         throw InputError(spec.key, e.detail());
     }
+    if (!d.gridunit.empty()) {  // GRIDUNIT must say the unit the lengths are read in
+        const double unit = length_unit(spec, d);
+        const double said = d.gridunit == "FEET" ? units::kFoot : d.gridunit == "CM" ? 0.01 : 1.0;
+        if (said != unit) {
+            throw InputError(spec.key,
+                             d.gridunit_where + "GRIDUNIT: " + d.gridunit +
+                                 ", but the files' lengths are read in " +
+                                 (unit == units::kFoot ? "ft"
+                                  : unit == 0.01       ? "cm"
+                                  : unit == 1.0        ? "m"
+                                                       : "another unit") +
+                                 " (RUNSPEC FIELD, METRIC or LAB, else the deck's units)");
+        }
+    }
     if (!d.coord.empty() || !d.zcorn.empty()) {
         apply_corner_point(grid, spec, d);
         return d;

@@ -190,6 +190,12 @@ class GridReader {
     /// the whole grid (not inside a BOX).
     void read_corner_point(Source& src, const Token& at, const std::string& keyword);
 
+    /// MAPAXES x1 y1 x0 y0 x2 y2 /: where the grid lies on a map (a note: nothing changes).
+    void read_mapaxes(Source& src, const Token& at);
+
+    /// GRIDUNIT unit [MAP] /: FEET, METRES or CM (EclipseGridData::gridunit).
+    void read_gridunit(Source& src, const Token& at);
+
     /// GRIDOPTS TRANMULT [NRMULT [NRPINC]] /.
     void read_gridopts(Source& src, const Token& at);
 

@@ -208,5 +208,29 @@ TEST(CornerPoint, ErrorsNameTheFileLineAndKeyword) {
                           "its bottom"));
 }
 
+// What corner-point decks carry with their geometry: MAPAXES (a note, nothing changes) and
+// GRIDUNIT (the unit the lengths are read in, else an error).
+TEST(CornerPoint, MapAxesIsANoteAndGridUnitMustBeTheFilesUnit) {
+    const std::string metric = "RUNSPEC\nMETRIC\nGRID\n";
+    const std::string cp = two_cells(0.0);
+    {
+        const TempFile file(metric + "MAPAXES\n 0 100 0 0 100 0 /\nGRIDUNIT\n 'METRES' /\n" + cp);
+        Grid3D g = make_grid(2, 1, 1);
+        EclipseGridSpec spec;
+        spec.files = {file.path()};
+        const EclipseGridData d = read_grid_files(g, spec);
+        ASSERT_FALSE(d.notes.empty());
+        EXPECT_THAT(d.notes[0],
+                    HasSubstr(":4: MAPAXES: the map's axes only place the grid on a map"));
+        EXPECT_NEAR(g.volume(0), 10.0 * 10.0 * 2.0, 1e-12);  // metres, as given
+    }
+    EXPECT_THAT(error_of(metric + "GRIDUNIT\n FEET /\n" + cp, 2, 1, 1),
+                HasSubstr(":4: GRIDUNIT: FEET, but the files' lengths are read in m"));
+    EXPECT_THAT(error_of("GRIDUNIT\n MILES /\n", 2, 1, 1),
+                HasSubstr(":1: GRIDUNIT: expected FEET, METRES or CM [MAP], then '/'"));
+    EXPECT_THAT(error_of("MAPAXES\n 0 100 0 /\n", 2, 1, 1),
+                HasSubstr(":1: MAPAXES: expected 6 numbers (x1 y1 x0 y0 x2 y2), then '/'"));
+}
+
 }  // namespace
 }  // namespace heptane::grid
