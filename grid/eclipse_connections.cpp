@@ -25,10 +25,10 @@ void GridReader::check_negative_multiplier(const Source& src, const Token& at,
     }
 }
 
-/// DXV NX values / (DYV, DZV): every cell's DX (DY, DZ) by its column (row, layer).
-void GridReader::read_size_vector(Source& src, const Token& at, const std::string& keyword) {
-    const int axis = keyword[1] - 'X';
-    const auto count = static_cast<std::size_t>(data_.dims[axis]);
+/// The values of `keyword` up to its '/' (n*value repeats), at most count + 1 of them: the
+/// caller says what a count other than `count` means.
+std::vector<double> GridReader::read_counted(Source& src, const Token& at,
+                                             const std::string& keyword, std::size_t count) {
     std::vector<double> values;
     Token t;
     bool closed = false;
@@ -42,6 +42,14 @@ void GridReader::read_size_vector(Source& src, const Token& at, const std::strin
     }
     if (!closed && values.size() <= count)
         src.fail(at, keyword + ": the file ends before the '/' that closes its data");
+    return values;
+}
+
+/// DXV NX values / (DYV, DZV): every cell's DX (DY, DZ) by its column (row, layer).
+void GridReader::read_size_vector(Source& src, const Token& at, const std::string& keyword) {
+    const int axis = keyword[1] - 'X';
+    const auto count = static_cast<std::size_t>(data_.dims[axis]);
+    std::vector<double> values = read_counted(src, at, keyword, count);
     if (values.size() != count) {
         src.fail(at, keyword + ": " + std::to_string(values.size()) + " values, the grid has " +
                          std::to_string(count) + " cells along " +
@@ -71,19 +79,7 @@ void GridReader::read_corner_point(Source& src, const Token& at, const std::stri
     const auto nz = static_cast<std::size_t>(data_.dims[2]);
     const bool coord = keyword == "COORD";
     const std::size_t count = coord ? 6 * (nx + 1) * (ny + 1) : 8 * nx * ny * nz;
-    std::vector<double> values;
-    Token t;
-    bool closed = false;
-    while (src.tokens.next(t)) {
-        if (t.text == "/") {
-            closed = true;
-            break;
-        }
-        append_values(src.path, src.text, t, keyword, values, count);
-        if (values.size() > count) break;
-    }
-    if (!closed && values.size() <= count)
-        src.fail(at, keyword + ": the file ends before the '/' that closes its data");
+    std::vector<double> values = read_counted(src, at, keyword, count);
     if (values.size() != count) {
         src.fail(at, keyword + ": " + std::to_string(values.size()) + " values; grid.dims " +
                          dims_text() + " needs " + std::to_string(count) +

@@ -183,6 +183,10 @@ class GridReader {
     void check_negative_multiplier(const Source& src, const Token& at,
                                    const std::string& keyword) const;
 
+    /// The values of `keyword` up to its '/' (n*value repeats), at most count + 1 of them.
+    static std::vector<double> read_counted(Source& src, const Token& at,
+                                            const std::string& keyword, std::size_t count);
+
     /// DXV NX values / (DYV, DZV): every cell's DX (DY, DZ) by its column (row, layer).
     void read_size_vector(Source& src, const Token& at, const std::string& keyword);
 

@@ -1,7 +1,9 @@
 #pragma once
 // The CPR settings the distributed tests run on CPU and GPU ranks: each smoother and cycle,
-// no pre-smoothing with two sweeps after, both weightings; and the system whose last block is
-// singular, which only the last rank's part of the setup meets.
+// no pre-smoothing with two sweeps after, both weightings; spatial-block Jacobi's cases; and the
+// system whose last block is singular, which only the last rank's part of the setup meets.
+#include <array>
+#include <string>
 #include <vector>
 
 #include "core/krylov/solver_settings.hpp"
@@ -35,6 +37,29 @@ inline std::vector<CprCase> cpr_cases() {
             {"line_jacobi, V", MgSmoother::line_jacobi, MgCycle::v, 1, 1, CprWeights::quasi_impes},
             {"no pre-smoothing, 2 after, true-IMPES", MgSmoother::line_gs, MgCycle::v, 0, 2,
              CprWeights::true_impes}};
+}
+
+/// Spatial-block Jacobi with BiCGStab and with QMR for each block shape, named for a trace.
+struct BlockCase {
+    std::string name;
+    SolverSettings settings;
+};
+
+inline std::vector<BlockCase> block_cases(const std::vector<std::array<int, 3>>& shapes) {
+    std::vector<BlockCase> cases;
+    for (const std::array<int, 3>& shape : shapes) {
+        for (Method method : {Method::bicgstab, Method::qmr}) {
+            BlockCase c;
+            c.name = std::string(method == Method::bicgstab ? "bicgstab" : "qmr") +
+                     ", block_shape [" + std::to_string(shape[0]) + ", " +
+                     std::to_string(shape[1]) + ", " + std::to_string(shape[2]) + "]";
+            c.settings.method = method;
+            c.settings.preconditioner = PreconditionerKind::block_jacobi;
+            c.settings.block_shape = shape;
+            cases.push_back(c);
+        }
+    }
+    return cases;
 }
 
 /// A copy of A whose last cell's diagonal block is zero.

@@ -231,20 +231,14 @@ TEST(DistributedSolve, SpatialBlocksAreKeptWholeAndGiveTheOneProcessBits) {
                           slab_first_plane(8, r, ranks, shape[0]) == 8,
                       true);
         }
-        for (Method method : {Method::bicgstab, Method::qmr}) {
-            SCOPED_TRACE(std::string(to_string(method)) + ", block_shape [" +
-                         std::to_string(shape[0]) + ", " + std::to_string(shape[1]) + ", " +
-                         std::to_string(shape[2]) + "]");
-            SolverSettings s;
-            s.method = method;
-            s.preconditioner = PreconditionerKind::block_jacobi;
-            s.block_shape = shape;
-            if (ranks > (8 + shape[0] - 1) / shape[0]) {
-                EXPECT_THROW(make_distributed_solver(s, A, MPI_COMM_WORLD), InputError);
-                continue;
-            }
-            expect_solver_objects_agree(s, A, model.system.rhs);
+    }
+    for (const test::BlockCase& c : test::block_cases({{2, 2, 2}, {3, 5, 4}})) {
+        SCOPED_TRACE(c.name);
+        if (ranks > (8 + c.settings.block_shape[0] - 1) / c.settings.block_shape[0]) {
+            EXPECT_THROW(make_distributed_solver(c.settings, A, MPI_COMM_WORLD), InputError);
+            continue;
         }
+        expect_solver_objects_agree(c.settings, A, model.system.rhs);
     }
     SolverSettings blocks;
     blocks.preconditioner = PreconditionerKind::block_jacobi;

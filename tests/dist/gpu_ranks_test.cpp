@@ -105,17 +105,9 @@ TEST(GpuRanks, SpatialBlocksAreOneCpuProcessBitForBit) {
     if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device";
     const wells::ModelSpec spec = test::two_phase_spec(24, 19, 11, test::corner_wells(24, 19, 11));
     wells::Model model = wells::generate(spec);
-    for (std::array<int, 3> shape : {std::array<int, 3>{3, 5, 4}, std::array<int, 3>{2, 2, 2}}) {
-        for (Method method : {Method::bicgstab, Method::qmr}) {
-            SCOPED_TRACE(std::string(to_string(method)) + ", block_shape [" +
-                         std::to_string(shape[0]) + ", " + std::to_string(shape[1]) + ", " +
-                         std::to_string(shape[2]) + "]");
-            SolverSettings s;
-            s.method = method;
-            s.preconditioner = PreconditionerKind::block_jacobi;
-            s.block_shape = shape;
-            expect_cpu_bits(model.system.matrix, model.system.rhs, s);
-        }
+    for (const test::BlockCase& c : test::block_cases({{3, 5, 4}, {2, 2, 2}})) {
+        SCOPED_TRACE(c.name);
+        expect_cpu_bits(model.system.matrix, model.system.rhs, c.settings);
     }
 }
 
