@@ -126,6 +126,10 @@ void cut_planes(grid::Grid3D& g, grid::RockFields& rock, int first, int end) {
         geo->dy = planes_of(g.geometry->dy, plane, first, end);
         geo->dz = planes_of(g.geometry->dz, plane, first, end);
         geo->depth = planes_of(g.geometry->depth, plane, first, end);
+        // Corner-point cells: a volume, 6 half transmissibilities and 24 corner values each.
+        geo->volume = planes_of(g.geometry->volume, plane, first, end);
+        geo->half = planes_of(g.geometry->half, 6 * plane, first, end);
+        geo->corners = planes_of(g.geometry->corners, 24 * plane, first, end);
         g.geometry = std::move(geo);
     }
     g.nx = end - first;

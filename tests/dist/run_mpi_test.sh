@@ -3,9 +3,9 @@
 # bit for bit (heptane compare --rtol 0 --atol 0): run with BiCGStab, QMR and BiCGStab with
 # point-block Jacobi, with spatial block Jacobi (the split keeps its blocks whole) and with CPR
 # (its leading levels split, the coarse levels gathered), each CPU rank building only its
-# planes' system, the Egg model's Eclipse-file deck, simulate with the waterflood regression
-# deck's solver (BiCGStab with line Jacobi) and with CPR (each rank holding only its slab of
-# the Jacobian), and simulate --restart from a 2-rank run's day-20 file (on 1, 2 and 3 ranks
+# planes' system, the Egg model's Eclipse-file deck and a corner-point one, simulate with the
+# waterflood regression deck's solver (BiCGStab with line Jacobi) and with CPR (each rank
+# holding only its slab of the Jacobian), and simulate --restart from a 2-rank run's day-20 file (on 1, 2 and 3 ranks
 # the uninterrupted one-process run's file); too many ranks for the blocks, and another command,
 # are exit 2. With a fifth argument `gpu` the ranks solve on the GPU (--backend gpu: BiCGStab
 # without a preconditioner, with point-block, line and spatial-block Jacobi, QMR with
@@ -70,7 +70,9 @@ run_cases=${#cases[@]}
 if [[ $backend == cpu ]]; then
   slabs=1
   agree "run egg_system (Eclipse files)" run "$(dirname "$0")/../../inputs/egg_system.yaml"
-  run_cases=$((run_cases + 1))
+  # Corner-point cells (COORD, ZCORN): each rank's planes keep their volumes, faces and corners.
+  agree "run eclipse_corner (corner-point)" run "$(dirname "$0")/../app/decks/eclipse_corner.yaml"
+  run_cases=$((run_cases + 2))
 fi
 # A simulation's ranks hold only their slab of the Jacobian (decisions 51, 56), with CPR too,
 # CPU and GPU ranks alike.
