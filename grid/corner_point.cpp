@@ -104,6 +104,23 @@ CellGeometry corner_point_cells(const CornerPointInput& in) {
                          static_cast<std::size_t>(nx) * (j + static_cast<std::size_t>(ny) * k)];
         return std::isnan(a) || a != 0.0;
     };
+    // A cell's bottom is not above its top on any of its pillars.
+    for (int k = 0; k < nz; ++k) {
+        for (int j = 0; j < ny; ++j) {
+            for (int i = 0; i < nx; ++i) {
+                for (int c = 0; c < 4; ++c) {
+                    if (z_of(i, j, k, c + 4) < z_of(i, j, k, c)) {
+                        throw InputError(in.key, in.zcorn_where + "ZCORN: cell " +
+                                                     ijk_text(i, j, k) + "'s bottom corner " +
+                                                     std::to_string(c) + " (depth " +
+                                                     std::to_string(z_of(i, j, k, c + 4)) +
+                                                     " m) is above its top one (" +
+                                                     std::to_string(z_of(i, j, k, c)) + " m)");
+                    }
+                }
+            }
+        }
+    }
     // Neighbouring active cells share whole faces: the 4 corner depths match.
     const int step[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
     for (int k = 0; k < nz; ++k) {

@@ -34,9 +34,10 @@ struct CornerPointInput {
 /// face's transmissibility is then t_a t_b / (t_a + t_b), t = k half. corners holds each
 /// cell's 8 corners (x, y, depth), corner c = ci + 2 cj + 4 ck.
 /// Throws InputError(key, "...") for a non-finite value, a pillar whose top and bottom depths
-/// are equal, and two neighbouring active cells whose shared face does not match (a corner
-/// depth apart by more than 1e-6 m + 1e-9 of the depth: a fault's throw, or a gap or overlap
-/// between layers), naming the cells.
+/// are equal, a cell whose bottom corner lies above its top one on a pillar, and two
+/// neighbouring active cells whose shared face does not match (a corner depth apart by more
+/// than 1e-6 m + 1e-9 of the depth: a fault's throw, or a gap or overlap between layers),
+/// naming the cells.
 CellGeometry corner_point_cells(const CornerPointInput& in);
 
 }  // namespace heptane::grid

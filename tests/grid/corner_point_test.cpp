@@ -202,6 +202,15 @@ TEST(CornerPoint, ErrorsNameTheFileLineAndKeyword) {
     EXPECT_THAT(error_of(cp, 2, 1, 1, true), HasSubstr("grid.cell_size: the files of "));
     EXPECT_THAT(error_of("BOX\n 1 1 1 1 1 1 /\n" + cp, 2, 1, 1),
                 HasSubstr(":3: COORD: corner-point geometry inside a BOX is not supported"));
+    const std::string upside_down = corner_text(
+        2, 1, 1,
+        [](int pi, int pj) {
+            return std::array<double, 6>{10.0 * pi, 10.0 * pj, 0.0, 10.0 * pi, 10.0 * pj, 100.0};
+        },
+        [](int, int, int, int c) { return c >> 2 ? 10.0 : 12.0; });
+    EXPECT_THAT(error_of(upside_down, 2, 1, 1),
+                HasSubstr("ZCORN: cell (i, j, k) = (0, 0, 0)'s bottom corner 0 (depth 10.000000 m) "
+                          "is above its top one (12.000000 m)"));
     const std::string flat = "COORD\n 36*0 /\n" + zcorn;
     EXPECT_THAT(error_of(flat, 2, 1, 1),
                 HasSubstr("COORD: pillar (i, j) = (0, 0) has the same depth at its top and "
