@@ -194,7 +194,9 @@ CellGeometry corner_point_cells(const CornerPointInput& in) {
                     const Point d = minus(face_centre[axis][1], face_centre[axis][0]);
                     return std::sqrt(dot(d, d));
                 };
-                g.dx[m] = length(0), g.dy[m] = length(1), g.dz[m] = length(2);
+                // DZ is the thickness: the depth between the top and bottom faces' centres.
+                g.dx[m] = length(0), g.dy[m] = length(1);
+                g.dz[m] = face_centre[2][1][2] - face_centre[2][0][2];
                 g.depth[m] = centre[2];
                 g.volume[m] = hexahedron_volume(p);
             }

@@ -25,10 +25,11 @@ struct CornerPointInput {
     std::string coord_where, zcorn_where, key;
 };
 
-/// The cells in heptane's order (m = k + nz (j + ny i)): dx, dy, dz the distances between the
-/// centres of opposite faces (Peaceman's cell sizes), depth the centre's (the mean of the
-/// corners, as Eclipse and OPM take it), volume the trilinear hexahedron's (exact: Gauss
-/// quadrature of the Jacobian), half[6 m + 2 axis + side] = |A . d| / (d . d) for the face
+/// The cells in heptane's order (m = k + nz (j + ny i)): dx, dy the distances between the
+/// centres of the opposite x and y faces, dz the thickness (the depth between the top and
+/// bottom faces' centres, as Eclipse and OPM take it): Peaceman's cell sizes; depth the centre's
+/// (the mean of the corners, as Eclipse and OPM take it), volume the trilinear hexahedron's (exact:
+/// Gauss quadrature of the Jacobian), half[6 m + 2 axis + side] = |A . d| / (d . d) for the face
 /// towards -axis (side 0) or +axis (side 1), A its area vector (half the cross product of its
 /// diagonals), d from the cell's centre to the face's centre (0 for a degenerate cell); a
 /// face's transmissibility is then t_a t_b / (t_a + t_b), t = k half. corners holds each

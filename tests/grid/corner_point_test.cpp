@@ -132,8 +132,8 @@ TEST(CornerPoint, ShearedColumnByHand) {
     // (x 3, depth 1) to the face's (x 4, depth 2) d = (1, 0, 1): half 12 / 2 = 6; from cell
     // 1's (x 5.5, depth 3.5) d = (-1.5, 0, -1.5): 18 / 4.5 = 4. A slanted -x face of cell 0:
     // area (6, 0, -6), d = (-2, 0, 0): half 12 / 4 = 3 (the box's 2 A / L: A = 6, L = 4).
-    // Its vertical size, between its top and bottom faces' centres (2, 1.5, 0) and
-    // (4, 1.5, 2): 2 sqrt 2.
+    // Its thickness, the depth between its top and bottom faces' centres (2, 1.5, 0) and
+    // (4, 1.5, 2): 2 (not the 2 sqrt 2 between the two points).
     const std::string cp = corner_text(
         1, 1, 2,
         [](int pi, int pj) {
@@ -154,7 +154,8 @@ TEST(CornerPoint, ShearedColumnByHand) {
     EXPECT_NEAR(c.half[6 * 0 + 0], 3.0, 1e-12);  // cell 0, -x
     EXPECT_NEAR(g.size_x(0), 4.0, 1e-12);
     EXPECT_NEAR(g.size_y(0), 3.0, 1e-12);
-    EXPECT_NEAR(g.size_z(0), 2.0 * std::sqrt(2.0), 1e-12);
+    EXPECT_NEAR(g.size_z(0), 2.0, 1e-12);
+    EXPECT_NEAR(g.size_z(1), 3.0, 1e-12);
     RockFields rock;
     rock.kx = rock.ky = rock.kz = {2.0, 2.0};
     rock.porosity = {0.2, 0.2};
