@@ -156,6 +156,8 @@ CellGeometry corner_point_cells(const CornerPointInput& in) {
     g.dx.resize(n), g.dy.resize(n), g.dz.resize(n), g.depth.resize(n), g.volume.resize(n);
     g.half.resize(6 * n), g.corners.resize(24 * n);
     // A face's corners in cyclic order: the two other axes' bits (0,0), (1,0), (1,1), (0,1).
+    // Each cell's values are its own: any thread count gives the same bits.
+#pragma omp parallel for schedule(static)
     for (int i = 0; i < nx; ++i) {
         for (int j = 0; j < ny; ++j) {
             for (int k = 0; k < nz; ++k) {
