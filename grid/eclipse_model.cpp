@@ -286,7 +286,15 @@ EclipseGridData read_grid_files(Grid3D& grid, const EclipseGridSpec& spec) {
         throw InputError("grid.depth",
                          "the files of " + spec.key + " give TOPS: remove grid.depth");
     }
-    if (sizes == 0 && !tops) return d;
+    if (sizes == 0 && !tops) {  // the deck's grid.cell_size (and grid.depth)
+        if (!spec.has_cell_size) {
+            throw InputError("grid.cell_size",
+                             "is required: the files of " + spec.key +
+                                 " give no cell geometry (DX, DY, DZ and TOPS, or COORD and "
+                                 "ZCORN)");
+        }
+        return d;
+    }
     if (sizes == 0) {
         throw InputError(spec.key, files_text(spec) +
                                        ": TOPS needs DX, DY and DZ in the files (per-cell "

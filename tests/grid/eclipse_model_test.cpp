@@ -114,6 +114,14 @@ TEST(EclipseModel, GeometryErrorsNameTheFileAndTheRule) {
     const TempFile negative("DX\n 1 /\nDY\n 1 /\nDZ\n -1 /\nTOPS\n 0 /\n");
     EXPECT_THAT(input_error_of([&] { read_grid_files(g, spec_of(negative)); }),
                 HasSubstr("DZ of cell (i, j, k) = (0, 0, 0) is -1"));
+    // No geometry in the files: the deck's grid.cell_size is required, not a default.
+    const TempFile rock_only("PORO\n 0.2 /\n");
+    EXPECT_THAT(input_error_of([&] { read_grid_files(g, spec_of(rock_only)); }),
+                HasSubstr("grid.cell_size: is required: the files of grid.eclipse give no cell "
+                          "geometry"));
+    EclipseGridSpec sized = spec_of(rock_only);
+    sized.has_cell_size = true;
+    EXPECT_NO_THROW(read_grid_files(g, sized));
     EclipseGridSpec both = spec_of(no_tops);
     both.has_cell_size = true;
     try {
