@@ -121,13 +121,13 @@ TEST_P(InactiveCellsSolve, GivesTheSmallerGridsSolution) {
 
 INSTANTIATE_TEST_SUITE_P(
     EveryCpuSolver, InactiveCellsSolve,
-    ::testing::Values(SolverCase{"bicgstab", Method::bicgstab, PreconditionerKind::none},
-                      SolverCase{"qmr", Method::qmr, PreconditionerKind::none},
-                      SolverCase{"bicgstab_point", Method::bicgstab,
-                                 PreconditionerKind::point_block_jacobi},
-                      SolverCase{"bicgstab_line", Method::bicgstab, PreconditionerKind::line_jacobi},
-                      SolverCase{"qmr_blocks", Method::qmr, PreconditionerKind::block_jacobi},
-                      SolverCase{"block_gs", Method::block_gs, PreconditionerKind::none}),
+    ::testing::Values(
+        SolverCase{"bicgstab", Method::bicgstab, PreconditionerKind::none},
+        SolverCase{"qmr", Method::qmr, PreconditionerKind::none},
+        SolverCase{"bicgstab_point", Method::bicgstab, PreconditionerKind::point_block_jacobi},
+        SolverCase{"bicgstab_line", Method::bicgstab, PreconditionerKind::line_jacobi},
+        SolverCase{"qmr_blocks", Method::qmr, PreconditionerKind::block_jacobi},
+        SolverCase{"block_gs", Method::block_gs, PreconditionerKind::none}),
     [](const ::testing::TestParamInfo<SolverCase>& i) { return std::string(i.param.name); });
 
 // The synthetic generator gives inactive cells the same identity rows (its random blocks would
@@ -146,6 +146,8 @@ TEST(InactiveCells, SyntheticModelIsolatesThem) {
     spec.model = wells::FluidModel::synthetic;
     spec.synthetic.components = 3;
     spec.eclipse.files = {file};
+    spec.eclipse.has_cell_size =
+        true;  // the file gives no geometry: spec.grid's sizes are the deck's
     spec.permeability.value = {100.0, 100.0, 100.0};  // the deck's defaults
     spec.porosity.value = {0.2, 0.0, 0.0};
     spec.permeability.defaulted = spec.porosity.defaulted = true;
