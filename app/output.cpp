@@ -149,7 +149,7 @@ void write_cell_geometry(h5::File& f, const grid::Grid3D& g, const std::vector<h
     // neighbours come first in k-fastest order.
     const index_t step_i = static_cast<index_t>(g.ny) * g.nz, step_j = g.nz;
     std::vector<double> x_lo(static_cast<std::size_t>(M)), y_lo(static_cast<std::size_t>(M));
-    for (index_t m = 0; m < M; ++m) {
+    for (index_t m = 0; !c.corner_point() && m < M; ++m) {  // box cells only
         const auto [i, j, k] = g.ijk(m);
         x_lo[m] = i == 0 ? 0.0 : x_lo[m - step_i] + c.dx[m - step_i];
         y_lo[m] = j == 0 ? 0.0 : y_lo[m - step_j] + c.dy[m - step_j];

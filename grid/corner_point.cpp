@@ -58,18 +58,17 @@ CellGeometry corner_point_cells(const CornerPointInput& in) {
     const int nx = in.nx, ny = in.ny, nz = in.nz;
     const std::vector<double>& coord = *in.coord;
     const std::vector<double>& zcorn = *in.zcorn;
-    for (std::size_t n = 0; n < coord.size(); ++n) {
-        if (!std::isfinite(coord[n])) {
-            throw InputError(in.key, in.coord_where + "COORD: value " + std::to_string(n + 1) +
-                                         " is not finite");
+    const auto finite = [&](const std::vector<double>& v, const std::string& where,
+                            const char* name) {
+        for (std::size_t n = 0; n < v.size(); ++n) {
+            if (!std::isfinite(v[n] * in.unit)) {
+                throw InputError(
+                    in.key, where + name + ": value " + std::to_string(n + 1) + " is not finite");
+            }
         }
-    }
-    for (std::size_t n = 0; n < zcorn.size(); ++n) {
-        if (!std::isfinite(zcorn[n])) {
-            throw InputError(in.key, in.zcorn_where + "ZCORN: value " + std::to_string(n + 1) +
-                                         " is not finite");
-        }
-    }
+    };
+    finite(coord, in.coord_where, "COORD");
+    finite(zcorn, in.zcorn_where, "ZCORN");
     // Pillar (pi, pj): its top and bottom points, metres.
     const auto pillar = [&](int pi, int pj, int end) {
         const std::size_t at = 6 * (static_cast<std::size_t>(pj) * (nx + 1) + pi) + 3 * end;

@@ -7,13 +7,17 @@
 namespace heptane::grid {
 namespace {
 
+/// Two half-cell transmissibilities in series: ta tb / (ta + tb), 0 when both are 0.
+double in_series(double ta, double tb) {
+    const double sum = ta + tb;
+    return sum > 0.0 ? ta * tb / sum : 0.0;
+}
+
 /// Harmonic average of two half-cell transmissibilities 2 k A / L, each with its own cell's
 /// sizes (per-cell geometry).
 double harmonic_of_halves(double ka, double area_a, double length_a, double kb, double area_b,
                           double length_b) {
-    const double ta = 2.0 * ka * area_a / length_a, tb = 2.0 * kb * area_b / length_b;
-    const double sum = ta + tb;
-    return sum > 0.0 ? ta * tb / sum : 0.0;
+    return in_series(2.0 * ka * area_a / length_a, 2.0 * kb * area_b / length_b);
 }
 
 /// The transmissibility of the face between m and its neighbour n along `axis` (0 = x).
@@ -26,9 +30,7 @@ double face(const Grid3D& g, const RockFields& rock, index_t m, index_t n, int a
     }
     if (g.geometry->corner_point()) {  // each half from its face's geometry
         const std::vector<double>& h = g.geometry->half;
-        const double ta = k[m] * h[6 * m + 2 * axis + 1], tb = k[n] * h[6 * n + 2 * axis];
-        const double sum = ta + tb;
-        return sum > 0.0 ? ta * tb / sum : 0.0;
+        return in_series(k[m] * h[6 * m + 2 * axis + 1], k[n] * h[6 * n + 2 * axis]);
     }
     const auto area = [&](index_t c) {
         return axis == 0   ? g.size_y(c) * g.size_z(c)
