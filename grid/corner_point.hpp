@@ -1,9 +1,10 @@
 #pragma once
 /// @file Corner-point geometry (Eclipse COORD and ZCORN) as the cells of heptane's structured
 /// grid (design decision 62): each cell's 8 corners on its 4 pillars, its bulk volume, centre,
-/// sizes and the geometric half-transmissibility of each face, for a grid whose neighbouring
-/// active cells share whole faces (no fault throws, no gaps between layers): the 7-point GH
-/// stencil has no non-neighbour connections.
+/// sizes and the geometric half-transmissibility of each face. Where a fault's throw moves
+/// one column against the next, the faces' overlaps give the stencil neighbours' halves and
+/// the non-neighbour connections between other layers (design decision 63); the cells of one
+/// column must share whole faces (a gap or an overlap between layers would need PINCH).
 #include <string>
 #include <vector>
 
@@ -34,11 +35,20 @@ struct CornerPointInput {
 /// diagonals), d from the cell's centre to the face's centre (0 for a degenerate cell); a
 /// face's transmissibility is then t_a t_b / (t_a + t_b), t = k half. corners holds each
 /// cell's 8 corners (x, y, depth), corner c = ci + 2 cj + 4 ck.
+/// Faults: two neighbouring columns (across an i or a j face) match when, in every layer,
+/// the 4 corner depths of the shared face agree within 1e-6 m + 1e-9 of the depth (whatever
+/// ACTNUM says); their cells are as above. Otherwise (a throw) each pair of active cells of
+/// the two columns connects through the overlap of their faces on the two shared pillars:
+/// the polygon between the higher top and the lower bottom, thicker than that tolerance
+/// somewhere; its area vector A and centre give each side's half |A . d| / (d . d), d from
+/// the cell's centre to the overlap's (as OPM computes a fault face's). The same layer's
+/// halves replace half[] across the face (0 without an overlap or with an inactive cell);
+/// other layers' are the non-neighbour connections nnc, sorted by (a, b).
 /// Throws InputError(key, "...") for a non-finite value, a pillar whose top and bottom depths
-/// are equal, a cell whose bottom corner lies above its top one on a pillar, and two
-/// neighbouring active cells whose shared face does not match (a corner depth apart by more
-/// than 1e-6 m + 1e-9 of the depth: a fault's throw, or a gap or overlap between layers),
-/// naming the cells.
+/// are equal, a cell whose bottom corner lies above its top one on a pillar, and two active
+/// cells of one column whose shared face does not match (a corner depth apart by more than
+/// that tolerance: a gap or an overlap between layers, which would need PINCH), naming the
+/// cells.
 CellGeometry corner_point_cells(const CornerPointInput& in);
 
 }  // namespace heptane::grid

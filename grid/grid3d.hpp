@@ -9,6 +9,14 @@
 
 namespace heptane::grid {
 
+/// A connection between two cells that are not stencil neighbours (design decision 63): where a
+/// fault's throw puts cell a of one column against cells of other layers of the next column.
+struct CellConnection {
+    index_t a = 0, b = 0;               ///< a < b: a in the column on the minus side
+    int axis = 0;                       ///< 0: b's column is a's + i; 1: + j
+    double half_a = 0.0, half_b = 0.0;  ///< each side's geometric half transmissibility
+};
+
 /// Per-cell sizes and depths (issue 20: Eclipse DX, DY, DZ and TOPS), k-fastest, SI [m].
 struct CellGeometry {
     std::vector<double> dx, dy, dz;
@@ -17,6 +25,9 @@ struct CellGeometry {
     /// geometric half-transmissibility of each face (6 a cell: -x, +x, -y, +y, -z, +z) and the
     /// 8 corners (x, y, depth; 24 a cell).
     std::vector<double> volume, half, corners;
+    /// Corner-point grids with faults: the non-neighbour connections that a throw makes
+    /// between the layers of neighbouring columns (grid/corner_point.hpp); empty otherwise.
+    std::vector<CellConnection> nnc;  ///< sorted by (a, b)
     bool corner_point() const { return !half.empty(); }
 };
 

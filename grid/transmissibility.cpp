@@ -76,6 +76,15 @@ Transmissibilities tpfa_transmissibilities(const Grid3D& grid, const RockFields&
             (*out[axis])[m] = value;
         }
     }
+    if (grid.geometry != nullptr) {
+        for (const CellConnection& c : grid.geometry->nnc) {
+            if (!rock.is_active(c.a) || !rock.is_active(c.b)) continue;
+            const std::vector<double>& k = c.axis == 0 ? rock.kx : rock.ky;
+            double value = in_series(k[c.a] * c.half_a, k[c.b] * c.half_b);
+            if (!mult[c.axis]->empty()) value *= (*mult[c.axis])[c.a];
+            if (value > 0.0) t.nnc.push_back({c.a, c.b, value});
+        }
+    }
     return t;
 }
 

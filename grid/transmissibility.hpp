@@ -16,8 +16,18 @@ namespace heptane::grid {
 /// (OPM's Cartesian rule); corner-point cells take t = k half, half their face's geometric
 /// factor (grid/corner_point.hpp). T is times the face's multiplier (MULTX/Y/Z of the cell on its -
 /// side), and 0 when either cell is inactive.
+/// A non-neighbour connection's transmissibility (a < b; grid/corner_point.hpp's faults).
+struct NncTransmissibility {
+    index_t a = 0, b = 0;
+    double t = 0.0;
+};
+
+/// nnc: the connections of CellGeometry::nnc with T > 0 (both cells active), in its order:
+/// T = t_a t_b / (t_a + t_b), t = k half with the permeability of the face's axis, times the
+/// face multiplier of a (the cell on the - side, as for a stencil face).
 struct Transmissibilities {
     std::vector<double> tx, ty, tz;
+    std::vector<NncTransmissibility> nnc;
 };
 
 Transmissibilities tpfa_transmissibilities(const Grid3D& grid, const RockFields& rock);

@@ -1,7 +1,9 @@
-// Corner-point geometry (grid/corner_point.hpp, design decision 62): COORD and ZCORN read as
-// grid.eclipse files, against the Cartesian grid they describe (box cells), a sheared
+// Corner-point geometry (grid/corner_point.hpp, design decisions 62 and 63): COORD and ZCORN
+// read as grid.eclipse files, against the Cartesian grid they describe (box cells), a sheared
 // column worked out by hand (volume, depths, sizes, the half-transmissibilities of slanted
-// faces), and the errors: a fault's throw between active cells, counts, mixed geometry.
+// faces), faults' throws worked out by hand (the overlaps' halves across the face and the
+// non-neighbour connections, in i and in j, sloping, with inactive cells), and the errors: a
+// gap between the layers of a column, counts, mixed geometry.
 #include "grid/corner_point.hpp"
 
 #include <gmock/gmock.h>
@@ -12,6 +14,7 @@
 #include <functional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/input_error.hpp"
@@ -123,6 +126,7 @@ TEST(CornerPoint, BoxesAreTheCartesianGrid) {
     }
     EXPECT_GT(ta.tx[0], 0.0);
     EXPECT_DOUBLE_EQ(a.top_depth, 1000.0);
+    EXPECT_TRUE(a.geometry->nnc.empty());  // matching columns: no fault
 }
 
 TEST(CornerPoint, ShearedColumnByHand) {
@@ -176,16 +180,321 @@ std::string two_cells(double throw_m, const std::string& before = "") {
                         });
 }
 
-TEST(CornerPoint, AThrowBetweenActiveCellsIsRefusedWithTheCells) {
-    EXPECT_NO_THROW(read(two_cells(0.0), 2, 1, 1));
-    const std::string e = error_of(two_cells(5.0), 2, 1, 1);
+TEST(CornerPoint, AThrowBetweenActiveCellsIsConnectedThroughTheOverlap) {
+    // Cells 10-12 m deep, 10 m x 10 m; the second 1 m deeper: they share 11-12 m of the face
+    // x = 10, area 10, centre (10, 5, 11.5). From cell 0's centre (5, 5, 11) d = (5, 0, 0.5):
+    // half 10 * 5 / 25.25; from cell 1's (15, 5, 12) d = (-5, 0, -0.5): the same.
+    const Grid3D g = read(two_cells(1.0), 2, 1, 1);
+    const CellGeometry& c = *g.geometry;
+    EXPECT_NEAR(c.half[6 * 0 + 1], 50.0 / 25.25, 1e-12);
+    EXPECT_NEAR(c.half[6 * 1 + 0], 50.0 / 25.25, 1e-12);
+    EXPECT_TRUE(c.nnc.empty());  // one layer: no other layers to connect
+    // A throw of 5 m: cells 10-12 and 15-17 m deep do not touch: no connection.
+    const Grid3D far = read(two_cells(5.0), 2, 1, 1);
+    EXPECT_EQ(far.geometry->half[6 * 0 + 1], 0.0);
+    EXPECT_EQ(far.geometry->half[6 * 1 + 0], 0.0);
+    EXPECT_TRUE(far.geometry->nnc.empty());
+    EXPECT_NO_THROW(read(two_cells(5.0, "ACTNUM\n 1 0 /\n"), 2, 1, 1));
+}
+
+/// Two columns of three 2 m layers from 1000 m deep on vertical pillars, along i (axis 0:
+/// nx = 2, columns 10 and 20 m wide in x, 10 m in y) or along j (axis 1: ny = 2, x and y
+/// swapped). The second column's corners are `throw0` deeper on the first shared pillar
+/// (y = 0, or x = 0) and `throw1` on the second (y = 10, or x = 10), and as much on its far
+/// pillars. Cells are m = k (first column) and 3 + k (second); in the fault's plane (x = 10,
+/// or y = 10) "along" is the distance from the first shared pillar.
+std::string two_columns(int axis, double throw0, double throw1, const std::string& before = "") {
+    const double wide[3] = {0.0, 10.0, 30.0};
+    return before + corner_text(
+                        axis == 0 ? 2 : 1, axis == 0 ? 1 : 2, 3,
+                        [=](int pi, int pj) {
+                            const double x = axis == 0 ? wide[pi] : 10.0 * pi;
+                            const double y = axis == 0 ? 10.0 * pj : wide[pj];
+                            return std::array<double, 6>{x, y, 900.0, x, y, 1100.0};
+                        },
+                        [=](int i, int j, int k, int c) {
+                            const bool second = (axis == 0 ? i : j) == 1;
+                            const int along = axis == 0 ? (c >> 1) & 1 : c & 1;
+                            const double shift = second ? (along == 0 ? throw0 : throw1) : 0.0;
+                            return 1000.0 + 2.0 * (k + (c >> 2)) + shift;
+                        });
+}
+
+Grid3D read_columns(int axis, double throw0, double throw1, const std::string& before = "") {
+    return read(two_columns(axis, throw0, throw1, before), axis == 0 ? 2 : 1, axis == 0 ? 1 : 2, 3);
+}
+
+/// |A . d| / (d . d) for an overlap of `area` [m^2] in the fault's plane (10 m across from the
+/// first column's far side) with its centre at (along, depth), seen from a cell centre at
+/// (across, 5, cell_depth): across 5 in the first column, 20 in the second.
+double expected_half(double area, double along, double depth, double across, double cell_depth) {
+    const double d0 = 10.0 - across, d1 = along - 5.0, d2 = depth - cell_depth;
+    return area * std::abs(d0) / (d0 * d0 + d1 * d1 + d2 * d2);
+}
+
+/// An overlap in the fault's plane: its area and centre (along, depth).
+struct PlaneOverlap {
+    double area, along, depth;
+};
+
+/// The area and centroid of the polygon (along, depth) by the shoelace formula (vertices in
+/// order), independent of the code under test's 3D triangle fan.
+PlaneOverlap shoelace(const std::vector<std::array<double, 2>>& v) {
+    double twice = 0.0, x = 0.0, y = 0.0;
+    for (std::size_t r = 0; r < v.size(); ++r) {
+        const auto& p = v[r];
+        const auto& q = v[(r + 1) % v.size()];
+        const double w = p[0] * q[1] - q[0] * p[1];
+        twice += w;
+        x += (p[0] + q[0]) * w;
+        y += (p[1] + q[1]) * w;
+    }
+    return {std::abs(twice) / 2.0, x / (3.0 * twice), y / (3.0 * twice)};
+}
+
+void expect_connection(const CellConnection& c, index_t a, index_t b, int axis, double half_a,
+                       double half_b) {
+    EXPECT_EQ(c.a, a);
+    EXPECT_EQ(c.b, b);
+    EXPECT_EQ(c.axis, axis);
+    EXPECT_NEAR(c.half_a, half_a, 1e-12 * half_a) << "(" << a << ", " << b << ")";
+    EXPECT_NEAR(c.half_b, half_b, 1e-12 * half_b) << "(" << a << ", " << b << ")";
+}
+
+/// The halves of the stencil's face between cells k and 3 + k across the fault.
+std::pair<double, double> stencil_halves(const Grid3D& g, int axis, int k) {
+    const CellGeometry& c = *g.geometry;
+    return {c.half[6 * k + 2 * axis + 1], c.half[6 * (3 + k) + 2 * axis]};
+}
+
+TEST(CornerPoint, AThrowOfHalfALayerConnectsEachLayerToTheNextOneDown) {
+    for (int axis : {0, 1}) {
+        SCOPED_TRACE("axis " + std::to_string(axis));
+        // The first column's layer k is 1000 + 2k to 1002 + 2k m deep, centre (5, 5, 1001 +
+        // 2k); the second's 1 m deeper, centre (20, 5, 1002 + 2k). Layer k of each shares
+        // 1001 + 2k to 1002 + 2k: 1 m x 10 m, centre depth 1001.5 + 2k: d = (5, 0, 0.5) and
+        // (-10, 0, -0.5).
+        const Grid3D g = read_columns(axis, 1.0, 1.0);
+        for (int k = 0; k < 3; ++k) {
+            const auto [a, b] = stencil_halves(g, axis, k);
+            EXPECT_NEAR(a, 10.0 * 5.0 / 25.25, 1e-12) << k;
+            EXPECT_NEAR(b, 10.0 * 10.0 / 100.25, 1e-12) << k;
+            EXPECT_NEAR(a, expected_half(10.0, 5.0, 1001.5 + 2 * k, 5.0, 1001.0 + 2 * k), 1e-12);
+            EXPECT_NEAR(b, expected_half(10.0, 5.0, 1001.5 + 2 * k, 20.0, 1002.0 + 2 * k), 1e-12);
+        }
+        // The first column's layer k + 1 (1002 + 2k to 1004 + 2k) meets the second's layer k
+        // (1001 + 2k to 1003 + 2k) on 1002 + 2k to 1003 + 2k: area 10, centre depth 1002.5 +
+        // 2k; d = (5, 0, -0.5) and (-10, 0, 0.5). No other pair overlaps.
+        const std::vector<CellConnection>& nnc = g.geometry->nnc;
+        ASSERT_EQ(nnc.size(), 2u);
+        expect_connection(nnc[0], 1, 3, axis, 50.0 / 25.25, 100.0 / 100.25);
+        expect_connection(nnc[1], 2, 4, axis, 50.0 / 25.25, 100.0 / 100.25);
+        // Conservation of face area: each connection's area back from its half (A = half
+        // d . d / |d_across|, the overlaps' centres as above) sums, over a cell's faulted face,
+        // to the part of it the other column covers (it covers 1001 to 1007 m, or 1000 to
+        // 1006): first column 10, 20, 20 m^2, second 20, 20, 10.
+        const auto area = [](double half, double across, double depth, double cell_depth) {
+            const double d0 = 10.0 - across, d2 = depth - cell_depth;
+            return half * (d0 * d0 + d2 * d2) / std::abs(d0);
+        };
+        const double first[3] = {10.0, 20.0, 20.0}, second[3] = {20.0, 20.0, 10.0};
+        for (int k = 0; k < 3; ++k) {
+            const auto [a, b] = stencil_halves(g, axis, k);
+            double sum_a = area(a, 5.0, 1001.5 + 2 * k, 1001.0 + 2 * k);
+            double sum_b = area(b, 20.0, 1001.5 + 2 * k, 1002.0 + 2 * k);
+            for (const CellConnection& c : nnc) {
+                const double depth = 1000.5 + 2.0 * static_cast<double>(c.a);  // its centre
+                if (c.a == k) sum_a += area(c.half_a, 5.0, depth, 1001.0 + 2 * k);
+                if (c.b == 3 + k) sum_b += area(c.half_b, 20.0, depth, 1002.0 + 2 * k);
+            }
+            EXPECT_NEAR(sum_a, first[k], 1e-11) << k;
+            EXPECT_NEAR(sum_b, second[k], 1e-11) << k;
+        }
+    }
+}
+
+// The connections' transmissibilities: the two halves in series with the permeability of the
+// face's axis, times the face multiplier of the cell on its - side (MULTX, MULTFLT), none with
+// an inactive cell.
+TEST(CornerPoint, ConnectionsTransmissibilitiesTakeTheFacesMultiplier) {
+    for (int axis : {0, 1}) {
+        SCOPED_TRACE("axis " + std::to_string(axis));
+        const Grid3D g = read_columns(axis, 1.0, 1.0);
+        RockFields rock = rock_for(g);
+        const std::vector<double>& k = axis == 0 ? rock.kx : rock.ky;
+        const std::vector<CellConnection>& nnc = g.geometry->nnc;
+        ASSERT_EQ(nnc.size(), 2u);
+        const Transmissibilities t = tpfa_transmissibilities(g, rock);
+        ASSERT_EQ(t.nnc.size(), 2u);
+        for (int n = 0; n < 2; ++n) {
+            const CellConnection& c = nnc[n];
+            const double ta = k[c.a] * c.half_a, tb = k[c.b] * c.half_b;
+            EXPECT_EQ(t.nnc[n].a, c.a);
+            EXPECT_EQ(t.nnc[n].b, c.b);
+            EXPECT_DOUBLE_EQ(t.nnc[n].t, ta * tb / (ta + tb)) << n;
+        }
+        std::vector<double>& mult = axis == 0 ? rock.multx : rock.multy;
+        mult.assign(static_cast<std::size_t>(g.num_cells()), 1.0);
+        mult[1] = 0.5;   // the first connection's - side
+        mult[3] = 0.25;  // a cell on its + side: not its multiplier
+        const Transmissibilities half = tpfa_transmissibilities(g, rock);
+        EXPECT_DOUBLE_EQ(half.nnc[0].t, 0.5 * t.nnc[0].t);
+        EXPECT_DOUBLE_EQ(half.nnc[1].t, t.nnc[1].t);
+        rock.active.assign(static_cast<std::size_t>(g.num_cells()), 1);
+        rock.active[4] = 0;
+        const Transmissibilities without = tpfa_transmissibilities(g, rock);
+        ASSERT_EQ(without.nnc.size(), 1u);
+        EXPECT_EQ(without.nnc[0].b, 3);
+    }
+}
+
+TEST(CornerPoint, AThrowLargerThanALayerConnectsTwoLayersDown) {
+    for (int axis : {0, 1}) {
+        SCOPED_TRACE("axis " + std::to_string(axis));
+        // The second column 2.5 m deeper: its layer k is 1002.5 + 2k to 1004.5 + 2k, centre
+        // 1003.5 + 2k; no layer meets its own. Layer 1 of the first meets layer 0 of the
+        // second on 1002.5-1004 (area 15, centre 1003.25), layer 2 meets layer 0 on
+        // 1004-1004.5 (area 5, centre 1004.25) and layer 1 on 1004.5-1006 (area 15, 1005.25).
+        const Grid3D g = read_columns(axis, 2.5, 2.5);
+        for (int k = 0; k < 3; ++k) {
+            EXPECT_EQ(stencil_halves(g, axis, k).first, 0.0) << k;
+            EXPECT_EQ(stencil_halves(g, axis, k).second, 0.0) << k;
+        }
+        const std::vector<CellConnection>& nnc = g.geometry->nnc;
+        ASSERT_EQ(nnc.size(), 3u);
+        // Cell 1: d = (5, 0, 0.25); cell 3: (-10, 0, -0.25): 75 / 25.0625, 150 / 100.0625.
+        expect_connection(nnc[0], 1, 3, axis, 75.0 / 25.0625, 150.0 / 100.0625);
+        // Cell 2: d = (5, 0, -0.75); cell 3: (-10, 0, 0.75).
+        expect_connection(nnc[1], 2, 3, axis, 25.0 / 25.5625, 50.0 / 100.5625);
+        // Cell 2: d = (5, 0, 0.25); cell 4: (-10, 0, -0.25).
+        expect_connection(nnc[2], 2, 4, axis, 75.0 / 25.0625, 150.0 / 100.0625);
+    }
+}
+
+TEST(CornerPoint, ASlopingThrowsOverlapsAgainstTheirPolygonsByHand) {
+    // The second column thrown t0 on the first shared pillar and t1 on the second; depths
+    // below relative to the first column's layer k top (1000 + 2k), along = 10 s. Its layer k'
+    // is 2 (k' - k) + t0 + (t1 - t0) s to 2 m deeper; its centre 1001 + 2k' + (t0 + t1) / 2.
+    struct Case {
+        double t0, t1;
+        int dk;                                      // k' - k
+        double thickness_integral;                   // of the overlap's over s in [0, 1]
+        std::vector<std::array<double, 2>> polygon;  // (along, depth - 1000 - 2k)
+        std::vector<std::array<index_t, 2>> pairs;   // (k, k') with k' = k + dk, k in [0, 3)
+    };
+    const std::vector<Case> cases = {
+        // Tops 0 and 0.5 + s do not cross: thickness 2 - (0.5 + s), integral 1.
+        {0.5, 1.5, 0, 1.0, {{0, 0.5}, {10, 1.5}, {10, 2}, {0, 2}}, {{0, 0}, {1, 1}, {2, 2}}},
+        // Layer k' = k - 1, -1.5 + s to 0.5 + s: thickness 0.5 + s, integral 1.
+        {0.5, 1.5, -1, 1.0, {{0, 0}, {10, 0}, {10, 1.5}, {0, 0.5}}, {{1, 0}, {2, 1}}},
+        // Tops 0 and -0.5 + 2s cross at s = 0.25, so do the bottoms 2 and 1.5 + 2s: thickness
+        // 1.5 + 2s then 2.5 - 2s, integral 0.4375 + 0.9375.
+        {-0.5,
+         1.5,
+         0,
+         1.375,
+         {{0, 0}, {2.5, 0}, {10, 1.5}, {10, 2}, {2.5, 2}, {0, 1.5}},
+         {{0, 0}, {1, 1}, {2, 2}}},
+        // k' = k + 1, 1.5 + 2s to 3.5 + 2s: thickness 0.5 - 2s up to s = 0.25, integral 0.0625.
+        {-0.5, 1.5, 1, 0.0625, {{0, 1.5}, {2.5, 2}, {0, 2}}, {{0, 1}, {1, 2}}},
+        // k' = k - 1, -2.5 + 2s to -0.5 + 2s: thickness 2s - 0.5 from s = 0.25, integral 0.5625.
+        {-0.5, 1.5, -1, 0.5625, {{2.5, 0}, {10, 0}, {10, 1.5}}, {{1, 0}, {2, 1}}},
+    };
+    for (int axis : {0, 1}) {
+        // Conservation of face area: cell 1's faulted face (20 m^2) is covered whole, so the
+        // areas back from its halves (A = half d . d / |d_across|) sum to 20 for each throw.
+        double covered[2] = {0.0, 0.0};  // throws (0.5, 1.5) and (-0.5, 1.5)
+        for (const Case& c : cases) {
+            SCOPED_TRACE("axis " + std::to_string(axis) + ", throws " + std::to_string(c.t0) +
+                         " and " + std::to_string(c.t1) + ", k' - k " + std::to_string(c.dk));
+            const Grid3D g = read_columns(axis, c.t0, c.t1);
+            const PlaneOverlap o = shoelace(c.polygon);
+            const double area = 10.0 * c.thickness_integral;  // d(along) = 10 ds
+            EXPECT_NEAR(o.area, area, 1e-12);                 // the hand polygon is the integral's
+            for (const auto& [k, kb] : c.pairs) {
+                const double depth = 1000.0 + 2.0 * k + o.depth;
+                const double half_a = expected_half(area, o.along, depth, 5.0, 1001.0 + 2 * k);
+                const double half_b =
+                    expected_half(area, o.along, depth, 20.0, 1001.0 + 2 * kb + (c.t0 + c.t1) / 2);
+                double got = 0.0;  // cell k's half
+                if (c.dk == 0) {
+                    const auto [a, b] = stencil_halves(g, axis, static_cast<int>(k));
+                    EXPECT_NEAR(a, half_a, 1e-12 * half_a) << k;
+                    EXPECT_NEAR(b, half_b, 1e-12 * half_b) << k;
+                    got = a;
+                } else {
+                    const CellConnection* found = nullptr;
+                    for (const CellConnection& n : g.geometry->nnc) {
+                        if (n.a == k && n.b == 3 + kb) found = &n;
+                    }
+                    ASSERT_NE(found, nullptr) << k << " against " << kb;
+                    expect_connection(*found, k, 3 + kb, axis, half_a, half_b);
+                    got = found->half_a;
+                }
+                if (k == 1) {
+                    const double d1 = o.along - 5.0, d2 = depth - 1003.0;
+                    covered[c.t0 < 0.0] += got * (25.0 + d1 * d1 + d2 * d2) / 5.0;
+                }
+            }
+        }
+        EXPECT_NEAR(covered[0], 20.0, 1e-11);
+        EXPECT_NEAR(covered[1], 20.0, 1e-11);
+        // Only the listed pairs connect, sorted by (a, b).
+        const auto list = [&](double t0, double t1) {
+            std::vector<std::array<index_t, 2>> ab;
+            const Grid3D g = read_columns(axis, t0, t1);
+            for (const CellConnection& n : g.geometry->nnc) ab.push_back({n.a, n.b});
+            return ab;
+        };
+        EXPECT_EQ(list(0.5, 1.5), (std::vector<std::array<index_t, 2>>{{1, 3}, {2, 4}}));
+        EXPECT_EQ(list(-0.5, 1.5),
+                  (std::vector<std::array<index_t, 2>>{{0, 4}, {1, 3}, {1, 5}, {2, 4}}));
+    }
+}
+
+TEST(CornerPoint, AnInactiveCellHasNoConnectionsAndTheOthersAreUnchanged) {
+    for (int axis : {0, 1}) {
+        SCOPED_TRACE("axis " + std::to_string(axis));
+        // The 1 m throw with the second column's layer 1 (cell 4) inactive: Eclipse number
+        // 3 (i = 1, k = 1 of 2 x 1 x 3) or 3 (j = 1, k = 1 of 1 x 2 x 3).
+        const Grid3D all = read_columns(axis, 1.0, 1.0);
+        const Grid3D g = read_columns(axis, 1.0, 1.0, "ACTNUM\n 1 1 1 0 1 1 /\n");
+        const std::vector<CellConnection>& nnc = g.geometry->nnc;
+        ASSERT_EQ(nnc.size(), 1u);  // (2, 4) is gone
+        expect_connection(nnc[0], 1, 3, axis, 50.0 / 25.25, 100.0 / 100.25);
+        EXPECT_EQ(stencil_halves(g, axis, 1).first, 0.0);
+        EXPECT_EQ(stencil_halves(g, axis, 1).second, 0.0);
+        const std::vector<double>& h = g.geometry->half;
+        for (std::size_t r = 0; r < h.size(); ++r) {
+            const auto across = static_cast<std::size_t>(2 * axis);
+            if (r == 6 * 1 + across + 1 || r == 6 * 4 + across) continue;
+            EXPECT_EQ(h[r], all.geometry->half[r]) << r;
+        }
+    }
+}
+
+TEST(CornerPoint, AGapBetweenTheLayersOfAColumnIsRefusedWithTheCells) {
+    // One column, layers 10-12 and 12.5-14 m deep.
+    const auto column = [](const std::string& before) {
+        return before +
+               corner_text(
+                   1, 1, 2,
+                   [](int pi, int pj) {
+                       return std::array<double, 6>{10.0 * pi, 10.0 * pj, 0.0,
+                                                    10.0 * pi, 10.0 * pj, 100.0};
+                   },
+                   [](int, int, int k, int c) {
+                       return std::array<double, 4>{10.0, 12.0, 12.5, 14.0}[2 * k + (c >> 2)];
+                   });
+    };
+    const std::string e = error_of(column(""), 1, 1, 2);
     EXPECT_THAT(e, HasSubstr("grid.eclipse"));
     EXPECT_THAT(e, HasSubstr(":3: ZCORN: the face between cells (i, j, k) = (0, 0, 0) and "
-                             "(i, j, k) = (1, 0, 0) does not match (corner depths 10.000000 "
-                             "and 15.000000 m"));
-    EXPECT_THAT(e, HasSubstr("no non-neighbour connections"));
+                             "(i, j, k) = (0, 0, 1) does not match (corner depths 12.000000 "
+                             "and 12.500000 m"));
+    EXPECT_THAT(e, HasSubstr("would need PINCH"));
     // With one of them inactive there is no face to connect.
-    EXPECT_NO_THROW(read(two_cells(5.0, "ACTNUM\n 1 0 /\n"), 2, 1, 1));
+    EXPECT_NO_THROW(read(column("ACTNUM\n 1 0 /\n"), 1, 1, 2));
 }
 
 TEST(CornerPoint, ErrorsNameTheFileLineAndKeyword) {
