@@ -33,6 +33,26 @@ index_t well_at(const GHMatrix& A, index_t m) {
     return (w >= 0 && perforates(A.wells(), w, m)) ? w : -1;
 }
 
+/// Number of non-neighbour entries of cell m's row.
+index_t nnc_count(const GHMatrix& A, index_t m) {
+    return A.has_nnc() ? A.nnc().ptr[m + 1] - A.nnc().ptr[m] : 0;
+}
+
+/// Sorts entries [begin, end) of a CSR or BSR row by column, each moving with its `width`
+/// values (a row with non-neighbour entries, which are written after the stencil's).
+void sort_row(std::vector<std::int32_t>& col, std::vector<double>& val, index_t begin, index_t end,
+              index_t width) {
+    std::vector<std::pair<std::int32_t, index_t>> order;
+    for (index_t p = begin; p < end; ++p) order.emplace_back(col[p], p);
+    std::sort(order.begin(), order.end());
+    std::vector<double> values;
+    for (const auto& [c, p] : order) {
+        values.insert(values.end(), val.begin() + p * width, val.begin() + (p + 1) * width);
+    }
+    for (index_t q = 0; q < end - begin; ++q) col[begin + q] = order[q].first;
+    std::copy(values.begin(), values.end(), val.begin() + begin * width);
+}
+
 void write_comment(std::ostream& out, const std::string& comment) {
     std::istringstream lines(comment);
     for (std::string line; std::getline(lines, line);) out << '%' << line << '\n';
@@ -75,7 +95,8 @@ std::vector<double> unpad_vector(const GHMatrix& A, const std::vector<double>& x
 index_t bsr_blocks(const GHMatrix& A) {
     const index_t K = A.block_size();
     const index_t well_block_rows = (A.num_wells() + K - 1) / K;
-    return A.h_nonzeros() / (K * K) + 2 * A.wells().num_perforations() + well_block_rows;
+    return A.h_nonzeros() / (K * K) + A.nnc().num_entries() + 2 * A.wells().num_perforations() +
+           well_block_rows;
 }
 
 std::size_t bsr_bytes(const GHMatrix& A) {
@@ -117,7 +138,7 @@ Bsr to_bsr(const GHMatrix& A) {
     for (index_t m = 0; m < M; ++m) {
         index_t n = 0;
         for (int d = 0; d < kStencilSize; ++d) n += A.has_neighbour(m, d) ? 1 : 0;
-        total += n + (well_at(A, m) >= 0 ? 1 : 0);
+        total += n + nnc_count(A, m) + (well_at(A, m) >= 0 ? 1 : 0);
         out.row_ptr[m + 1] = checked_int32(total, "BSR blocks");
     }
     for (index_t b = 0; b < well_block_rows; ++b) {
@@ -138,6 +159,12 @@ Bsr to_bsr(const GHMatrix& A) {
                 for (int c = 0; c < K; ++c) block[r * K + c] = A.at(d, m, r, c);
             ++p;
         }
+        for (index_t e = 0; e < nnc_count(A, m); ++e, ++p) {  // then sorted in with the stencil's
+            const index_t at = A.nnc().ptr[m] + e;
+            out.col[p] = static_cast<std::int32_t>(A.nnc().col[at]);
+            std::copy_n(A.nnc().vals.begin() + at * kk, kk, out.val.begin() + p * kk);
+        }
+        if (nnc_count(A, m) > 0) sort_row(out.col, out.val, out.row_ptr[m], p, kk);
         const index_t w = well_at(A, m);
         if (w >= 0) {  // column w % K of block (m, M + w / K) holds d eq_cell / d p_bh
             out.col[p] = static_cast<std::int32_t>(M + w / K);
@@ -179,7 +206,7 @@ Csr to_csr(const GHMatrix& A) {
     for (index_t m = 0; m < M; ++m) {
         index_t n = 0;
         for (int d = 0; d < kStencilSize; ++d) n += A.has_neighbour(m, d) ? K : 0;
-        n += well_at(A, m) >= 0 ? 1 : 0;
+        n += nnc_count(A, m) * K + (well_at(A, m) >= 0 ? 1 : 0);
         for (int r = 0; r < K; ++r) out.row_ptr[m * K + r + 1] = static_cast<std::int32_t>(n);
     }
     for (index_t w = 0; w < nw; ++w) {
@@ -201,6 +228,14 @@ Csr to_csr(const GHMatrix& A) {
                     out.val[p] = A.at(d, m, r, c);
                 }
             }
+            for (index_t e = 0; e < nnc_count(A, m); ++e) {
+                const index_t at = A.nnc().ptr[m] + e;
+                for (int c = 0; c < K; ++c, ++p) {
+                    out.col[p] = static_cast<std::int32_t>(A.nnc().col[at] * K + c);
+                    out.val[p] = A.nnc().vals[(at * K + r) * K + c];
+                }
+            }
+            if (nnc_count(A, m) > 0) sort_row(out.col, out.val, out.row_ptr[m * K + r], p, 1);
             if (w >= 0) {
                 out.col[p] = static_cast<std::int32_t>(mk + w);
                 out.val[p] = wells.wt_vals[wells.first[w] + (m - wells.cell0[w]) * K + r];

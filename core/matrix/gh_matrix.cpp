@@ -40,6 +40,39 @@ WellArrays slab_wells(const WellArrays& whole, int ny, int nz, int K, int slab_f
     return w;
 }
 
+NncArrays nnc_layout(index_t cells, int K, const std::vector<std::array<index_t, 2>>& pairs) {
+    std::vector<std::array<index_t, 2>> entries;  // (row, column), both directions
+    entries.reserve(2 * pairs.size());
+    for (const auto& pr : pairs) {
+        if (pr[0] < 0 || pr[1] < 0 || pr[0] >= cells || pr[1] >= cells || pr[0] == pr[1]) {
+            throw std::invalid_argument("nnc_layout: connection (" + std::to_string(pr[0]) + ", " +
+                                        std::to_string(pr[1]) + ") of " + std::to_string(cells) +
+                                        " cells");
+        }
+        entries.push_back({pr[0], pr[1]});
+        entries.push_back({pr[1], pr[0]});
+    }
+    std::sort(entries.begin(), entries.end());
+    if (std::adjacent_find(entries.begin(), entries.end()) != entries.end()) {
+        throw std::invalid_argument("nnc_layout: a connection given twice");
+    }
+    NncArrays n;
+    if (entries.empty()) return n;
+    n.ptr.assign(static_cast<std::size_t>(cells) + 1, 0);
+    for (const auto& e : entries) ++n.ptr[e[0] + 1];
+    for (index_t m = 0; m < cells; ++m) n.ptr[m + 1] += n.ptr[m];
+    n.col.resize(entries.size());
+    for (std::size_t e = 0; e < entries.size(); ++e) n.col[e] = entries[e][1];
+    n.mirror.resize(entries.size());
+    for (std::size_t e = 0; e < entries.size(); ++e) {  // entry (col, row) in row col
+        const index_t row = entries[e][1];
+        const auto begin = n.col.begin() + n.ptr[row], end = n.col.begin() + n.ptr[row + 1];
+        n.mirror[e] = std::lower_bound(begin, end, entries[e][0]) - n.col.begin();
+    }
+    n.vals.assign(entries.size() * static_cast<std::size_t>(K) * K, 0.0);
+    return n;
+}
+
 GHMatrix planes_of(const GHMatrix& A, int first, int count) {
     if (first < 0 || count < 1 || first + count > A.nx()) {
         throw std::invalid_argument("planes_of: planes [" + std::to_string(first) + ", " +
@@ -117,10 +150,49 @@ void GHMatrix::set_wells(WellArrays wells) {
     wells_ = std::move(wells);
 }
 
+void GHMatrix::set_nnc(NncArrays nnc) {
+    auto fail = [](const std::string& what) {
+        throw std::invalid_argument("GHMatrix::set_nnc: " + what);
+    };
+    const index_t M = num_cells(), entries = nnc.num_entries();
+    if (entries == 0) {
+        if (!nnc.ptr.empty() || !nnc.mirror.empty() || !nnc.vals.empty()) fail("stray arrays");
+        nnc_ = NncArrays{};
+        return;
+    }
+    if (static_cast<index_t>(nnc.ptr.size()) != M + 1 || nnc.ptr[0] != 0 || nnc.ptr[M] != entries ||
+        static_cast<index_t>(nnc.mirror.size()) != entries ||
+        static_cast<index_t>(nnc.vals.size()) != entries * k_ * k_) {
+        fail("ptr must have M + 1 offsets to col's entries, mirror one and vals K K an entry");
+    }
+    const auto off = offsets();
+    for (index_t m = 0; m < M; ++m) {
+        if (nnc.ptr[m + 1] < nnc.ptr[m]) fail("ptr decreases at cell " + std::to_string(m));
+        for (index_t e = nnc.ptr[m]; e < nnc.ptr[m + 1]; ++e) {
+            const index_t n = nnc.col[e];
+            if (n < 0 || n >= M || (e > nnc.ptr[m] && n <= nnc.col[e - 1])) {
+                fail("row " + std::to_string(m) + "'s columns are not ascending cells");
+            }
+            for (int d = 0; d < kStencilSize; ++d) {
+                if (has_neighbour(m, d) && n == m + off[d]) {
+                    fail("entry (" + std::to_string(m) + ", " + std::to_string(n) +
+                         ") is a stencil block");
+                }
+            }
+            const index_t t = nnc.mirror[e];
+            if (t < nnc.ptr[n] || t >= nnc.ptr[n + 1] || nnc.col[t] != m || nnc.mirror[t] != e) {
+                fail("entry (" + std::to_string(m) + ", " + std::to_string(n) + ") has no mirror");
+            }
+        }
+    }
+    nnc_ = std::move(nnc);
+}
+
 index_t GHMatrix::h_nonzeros() const { return nonzeros(nx_, ny_, nz_, k_, 0, 0); }
 
 index_t GHMatrix::nonzeros() const {
-    return nonzeros(nx_, ny_, nz_, k_, wells_.num_perforations(), num_wells());
+    return nonzeros(nx_, ny_, nz_, k_, wells_.num_perforations(), num_wells()) +
+           nnc_.num_entries() * k_ * k_;
 }
 
 index_t GHMatrix::nonzeros(index_t x, index_t y, index_t z, int K, index_t perforations,
@@ -138,7 +210,9 @@ std::size_t GHMatrix::storage_bytes() const {
     const std::size_t nw = static_cast<std::size_t>(num_wells());
     return bdia_.size() * sizeof(double) + (wells_.w_vals.size() + wells_.wt_vals.size()) * 8 +
            nw * (3 * sizeof(index_t) + sizeof(double)) +
-           wells_.well_of_column.size() * sizeof(std::int32_t);
+           wells_.well_of_column.size() * sizeof(std::int32_t) +
+           (nnc_.ptr.size() + nnc_.col.size() + nnc_.mirror.size()) * sizeof(index_t) +
+           nnc_.vals.size() * sizeof(double);
 }
 
 GHStructure::GHStructure(const GHMatrix& A)
@@ -149,19 +223,22 @@ GHStructure::GHStructure(const GHMatrix& A)
       first(A.wells().first),
       cell0(A.wells().cell0),
       count(A.wells().count),
-      well_of_column(A.wells().well_of_column) {}
+      well_of_column(A.wells().well_of_column),
+      nnc_ptr(A.nnc().ptr),
+      nnc_col(A.nnc().col) {}
 
 bool GHStructure::matches(const GHMatrix& A) const {
     const WellArrays& w = A.wells();
     return nx == A.nx() && ny == A.ny() && nz == A.nz() && K == A.block_size() &&
            first == w.first && cell0 == w.cell0 && count == w.count &&
-           well_of_column == w.well_of_column;
+           well_of_column == w.well_of_column && nnc_ptr == A.nnc().ptr && nnc_col == A.nnc().col;
 }
 
 void GHStructure::check(const GHMatrix& A, const char* who) const {
     if (!matches(A)) {
         throw std::invalid_argument(std::string(who) +
-                                    ": the new matrix has another structure (grid, K or wells) "
+                                    ": the new matrix has another structure (grid, K, wells or "
+                                    "non-neighbour connections) "
                                     "than the one the solver was set up for");
     }
 }

@@ -9,6 +9,8 @@
 ///                         D:     Nw x Nw diagonal
 ///
 /// Unknowns: the M K cell unknowns (cell m, component c at m K + c), then Nw well unknowns.
+/// H may also hold blocks outside the stencil, the non-neighbour connections of a faulted
+/// grid (NncArrays, design decision 63).
 #include <array>
 #include <cstdint>
 #include <string>
@@ -86,6 +88,28 @@ struct WellArrays {
     index_t num_perforations() const;
 };
 
+/// Non-neighbour connections (design decision 63): cell-to-cell blocks outside the 7-point
+/// stencil, where a fault's throw puts a cell against cells of other layers of the next
+/// column (grid/corner_point.hpp). Stored by cell row, each connection in both of its rows:
+/// row m's entries e in [ptr[m], ptr[m + 1]) with columns col[e] ascending, the K x K block of
+/// entry e at vals[e K K], (r, c) at vals[(e K + r) K + c]; mirror[e] is the entry of the
+/// same connection in row col[e] (what the transposed product reads). A cell's row sums add
+/// these terms after its stencil terms and before its well term.
+struct NncArrays {
+    std::vector<index_t> ptr;     ///< M + 1 offsets into col (empty: no connections)
+    std::vector<index_t> col;     ///< the other cell of each entry
+    std::vector<index_t> mirror;  ///< the entry (col[e], m) of entry e = (m, col[e])
+    std::vector<double> vals;     ///< K K values an entry
+
+    index_t num_entries() const { return static_cast<index_t>(col.size()); }
+    bool empty() const { return col.empty(); }
+};
+
+/// The layout of the connections between the cell pairs `pairs` (each pair once, in either
+/// order and any sequence) of an M-cell system with K x K blocks, its values zero
+/// (std::invalid_argument for a cell out of range, a cell paired with itself or a pair twice).
+NncArrays nnc_layout(index_t cells, int K, const std::vector<std::array<index_t, 2>>& pairs);
+
 /// The wells of a slab of i-planes (a rank's part of a distributed system): of `whole` (a
 /// grid of ny x nz cells a plane, K values a perforated cell), the wells whose column lies in
 /// the planes [own_first, own_end), in their global order, their cells shifted to a slab that
@@ -139,6 +163,15 @@ class GHMatrix {
     /// (std::invalid_argument: inconsistent arrays are a programming error).
     void set_wells(WellArrays wells);
 
+    /// The non-neighbour connections (empty for a 7-point system). Values change in place;
+    /// the layout only through set_nnc, which checks it.
+    bool has_nnc() const { return !nnc_.empty(); }
+    const NncArrays& nnc() const { return nnc_; }
+    NncArrays& nnc() { return nnc_; }
+    /// Installs connections after checking their layout (nnc_layout's; std::invalid_argument
+    /// for arrays of other sizes, an entry on a stencil block or a mirror that is not one).
+    void set_nnc(NncArrays nnc);
+
     /// The accumulation term's part of each cell's diagonal block (d acc_m / d x_m, scaled as
     /// the residual; flux and well terms excluded), for CPR's true-IMPES weights (design
     /// decision 36). Same layout as the centre diagonal of Bdia: (r, c) of cell m at
@@ -155,20 +188,22 @@ class GHMatrix {
     /// Structural nonzeros of H (padding excluded): (7 nx ny nz - 2 nx ny - 2 ny nz
     /// - 2 nx nz) K^2 (seed 002 section 5.3).
     index_t h_nonzeros() const;
-    /// Structural nonzeros of GH: h_nonzeros() + 2 K (perforated cells) + Nw.
+    /// Structural nonzeros of GH: h_nonzeros() + 2 K (perforated cells) + Nw + K^2 (entries
+    /// of the non-neighbour connections).
     index_t nonzeros() const;
     /// The same for a system of these dimensions, perforations and wells (one a distributed
     /// run holds no rank of whole).
     static index_t nonzeros(index_t nx, index_t ny, index_t nz, int K, index_t perforations,
                             index_t wells);
     /// Bytes of Bdia (padding included) plus the compact well arrays (8-byte values and
-    /// indices, 4-byte column map).
+    /// indices, 4-byte column map) and the connections' arrays.
     std::size_t storage_bytes() const;
 
   private:
     int nx_ = 0, ny_ = 0, nz_ = 0, k_ = 0;
     std::vector<double> bdia_;
     WellArrays wells_;
+    NncArrays nnc_;
     std::vector<double> accumulation_;
 };
 
@@ -176,16 +211,19 @@ class GHMatrix {
 /// wells (std::invalid_argument when a well's column lies outside them). The blocks that
 /// couple the planes to those left out stay in Bdia, where nothing reads them (a grid's
 /// boundary blocks are padding): what a preconditioner whose blocks lie inside the planes is
-/// factored on (a rank's owned planes, without its halo planes).
+/// factored on (a rank's owned planes, without its halo planes). A's non-neighbour
+/// connections are not copied (such factors read the stencil's blocks only).
 GHMatrix planes_of(const GHMatrix& A, int first, int count);
 
-/// The structure of a GH matrix: grid, K and well layout (first, cell0, count,
-/// well_of_column), everything but the values. A solver set up for one matrix runs on any
-/// matrix of the same structure (GPU solvers keep this, not the matrix).
+/// The structure of a GH matrix: grid, K, well layout (first, cell0, count,
+/// well_of_column) and the connections' layout (ptr, col), everything but the values. A solver set
+/// up for one matrix runs on any matrix of the same structure (GPU solvers keep this, not the
+/// matrix).
 struct GHStructure {
     int nx = 0, ny = 0, nz = 0, K = 0;
     std::vector<index_t> first, cell0, count;
     std::vector<std::int32_t> well_of_column;
+    std::vector<index_t> nnc_ptr, nnc_col;
 
     explicit GHStructure(const GHMatrix& A);
     bool matches(const GHMatrix& A) const;

@@ -139,7 +139,8 @@ void for_each_block_row(const SpatialBlockFactors& F, const double* in, Store st
 }
 
 /// (A x)_row of cell m, component r, in core/spmv/spmv.cpp's order: the diagonals d = 0..6 whose
-/// neighbour lies inside the grid, each over c, then the well term of a perforated cell.
+/// neighbour lies inside the grid, each over c, then the non-neighbour terms, then the well
+/// term of a perforated cell.
 double cell_row_product(const GHMatrix& A, const double* x, index_t m, int r,
                         const std::array<index_t, kStencilSize>& off) {
     const int K = A.block_size();
@@ -148,6 +149,13 @@ double cell_row_product(const GHMatrix& A, const double* x, index_t m, int r,
         if (!A.has_neighbour(m, d)) continue;
         const double* xn = x + (m + off[d]) * K;
         for (int c = 0; c < K; ++c) acc = add(acc, mul(A.at(d, m, r, c), xn[c]));
+    }
+    if (A.has_nnc()) {  // the non-neighbour connections' terms
+        const NncArrays& nnc = A.nnc();
+        for (index_t e = nnc.ptr[m]; e < nnc.ptr[m + 1]; ++e) {
+            const double* xn = x + nnc.col[e] * K;
+            for (int c = 0; c < K; ++c) acc = add(acc, mul(nnc.vals[(e * K + r) * K + c], xn[c]));
+        }
     }
     const WellArrays& wells = A.wells();
     if (A.num_wells() > 0) {

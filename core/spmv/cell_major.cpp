@@ -81,7 +81,8 @@ inline void cell_rows(const double* blocks, const double* x, index_t m,
         const double* xn = x + (m + off[d]) * K;
         for (int c = 0; c < K; ++c) {  // the K rows' chains side by side
             const double xc = xn[c];
-            for (int r = 0; r < K; ++r) acc[r] = canonical::mul_add(b[block_entry(K, r, c)], xc, acc[r]);
+            for (int r = 0; r < K; ++r)
+                acc[r] = canonical::mul_add(b[block_entry(K, r, c)], xc, acc[r]);
         }
     }
 }
@@ -95,36 +96,41 @@ void product_k(const GHMatrix& A, const std::vector<double>& v, bool transpose, 
     const WellArrays& wells = A.wells();
     const std::vector<double>& well_cols = transpose ? wells.w_vals : wells.wt_vals;
     const bool have_wells = A.num_wells() > 0;
+    const bool have_nnc = A.has_nnc();
     const index_t mk = A.cell_unknowns();
-    for_each_column(A, [&](index_t col) {
-        const index_t i = col / ny, j = col % ny;
-        bool exists[kStencilSize] = {i > 0, j > 0, true, true, true, j < ny - 1, i < nx - 1};
-        const bool lateral = exists[0] && exists[1] && exists[5] && exists[6];
-        const int w = have_wells ? wells.well_of_column[col] : -1;
-        for (int k = 0; k < nz; ++k) {
-            const index_t m = col * nz + k;
-            exists[2] = k > 0;
-            exists[4] = k < nz - 1;
-            const double* blocks = v.data() + m * kStencilSize * kk;
-            double acc[K] = {};
-            if constexpr (K <= kColumnMajorMaxK) {  // K = 8: no gain measured
-                for (index_t q = 0; q < kStencilSize * kk; q += 8)  // a cache line each
-                    __builtin_prefetch(blocks + kPrefetchCells * kStencilSize * kk + q);
-            }
-            if (lateral && exists[2] && exists[4]) {
-                cell_rows<K, true>(blocks, x, m, off, exists, acc);
-            } else {
-                cell_rows<K, false>(blocks, x, m, off, exists, acc);
-            }
-            if (w >= 0 && m >= wells.cell0[w] && m < wells.cell0[w] + wells.count[w]) {
-                const index_t base = wells.first[w] + (m - wells.cell0[w]) * K;
-                for (int r = 0; r < K; ++r) {
-                    acc[r] = canonical::mul_add(well_cols[base + r], x[mk + w], acc[r]);
+    for_each_column(
+        A,
+        [&](index_t col) {
+            const index_t i = col / ny, j = col % ny;
+            bool exists[kStencilSize] = {i > 0, j > 0, true, true, true, j < ny - 1, i < nx - 1};
+            const bool lateral = exists[0] && exists[1] && exists[5] && exists[6];
+            const int w = have_wells ? wells.well_of_column[col] : -1;
+            for (int k = 0; k < nz; ++k) {
+                const index_t m = col * nz + k;
+                exists[2] = k > 0;
+                exists[4] = k < nz - 1;
+                const double* blocks = v.data() + m * kStencilSize * kk;
+                double acc[K] = {};
+                if constexpr (K <= kColumnMajorMaxK) {                  // K = 8: no gain measured
+                    for (index_t q = 0; q < kStencilSize * kk; q += 8)  // a cache line each
+                        __builtin_prefetch(blocks + kPrefetchCells * kStencilSize * kk + q);
                 }
+                if (lateral && exists[2] && exists[4]) {
+                    cell_rows<K, true>(blocks, x, m, off, exists, acc);
+                } else {
+                    cell_rows<K, false>(blocks, x, m, off, exists, acc);
+                }
+                if (have_nnc) nnc_row_terms(A.nnc(), K, transpose, m, x, acc);
+                if (w >= 0 && m >= wells.cell0[w] && m < wells.cell0[w] + wells.count[w]) {
+                    const index_t base = wells.first[w] + (m - wells.cell0[w]) * K;
+                    for (int r = 0; r < K; ++r) {
+                        acc[r] = canonical::mul_add(well_cols[base + r], x[mk + w], acc[r]);
+                    }
+                }
+                for (int r = 0; r < K; ++r) y[m * K + r] = acc[r];
             }
-            for (int r = 0; r < K; ++r) y[m * K + r] = acc[r];
-        }
-    }, range.begin, range.end);
+        },
+        range.begin, range.end);
 }
 
 }  // namespace

@@ -78,7 +78,8 @@ inline void cell_sums(const double* const (&a)[kStencilSize][K][K],
 /// neighbour's K values of x once. For the transpose, diagonal d reads the block of the
 /// neighbour n = m + off[d] in the mirrored diagonal 6 - d with (r, c) swapped, and the well
 /// arrays swap roles. For a fixed row the terms are added in the canonical order over
-/// (d, c), then the well term, whichever sweep runs (kSpmvCellAtATime, kSpmvAllRows).
+/// (d, c), then the non-neighbour terms, then the well term, whichever sweep runs
+/// (kSpmvCellAtATime, kSpmvAllRows).
 template <int K, bool transpose>
 void gh_product_k(const GHMatrix& A, const double* x, double* y, ColumnRange range) {
     const int nz = A.nz();
@@ -89,6 +90,8 @@ void gh_product_k(const GHMatrix& A, const double* x, double* y, ColumnRange ran
     const WellArrays& wells = A.wells();
     const std::vector<double>& well_cols = transpose ? wells.w_vals : wells.wt_vals;
     const bool have_wells = A.num_wells() > 0;
+    const NncArrays& nnc = A.nnc();
+    const bool have_nnc = A.has_nnc();
     const bool prefetch = 8.0 * static_cast<double>(bdia.size()) >= kSpmvPrefetchMinBytes;
     // Entry (r, c) of block (m, m + off[d]) for cell m: H's diagonal d at m, or H^T's: entry
     // (c, r) of the mirrored diagonal at the neighbour. Cell m + k's entry is k further on.
@@ -203,6 +206,7 @@ void gh_product_k(const GHMatrix& A, const double* x, double* y, ColumnRange ran
             for (int k = 0; k < nz; ++k) {
                 const index_t m = m0 + k;
                 double* acc_m = acc.data() + static_cast<std::size_t>(k) * K;
+                if (have_nnc) nnc_row_terms(nnc, K, transpose, m, x, acc_m);
                 if (w >= 0 && m >= wells.cell0[w] && m < wells.cell0[w] + wells.count[w]) {
                     const index_t base = wells.first[w] + (m - wells.cell0[w]) * K;
                     for (int r = 0; r < K; ++r) {

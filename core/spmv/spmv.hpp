@@ -3,6 +3,7 @@
 /// checked against these.
 #include <vector>
 
+#include "core/base/canonical.hpp"
 #include "core/matrix/formats.hpp"
 #include "core/matrix/gh_matrix.hpp"
 
@@ -21,6 +22,28 @@ void spmv_transpose(const GHMatrix& A, const double* x, double* y);
 /// The well rows of y = GH x (GH^T x with transpose): each well's perforated cells' terms in
 /// order, then D (the canonical order). Shared by the products of every layout.
 void well_rows_product(const GHMatrix& A, const double* x, double* y, bool transpose = false);
+
+/// Adds cell m's non-neighbour terms to its K row sums acc (row m of H's connections, or of
+/// H^T's: entry e's mirror block transposed), each row's terms in entry order, then over c.
+/// Shared by the products of every layout: the canonical order is the stencil's terms, these,
+/// then the well term.
+template <class Acc>
+inline void nnc_row_terms(const NncArrays& nnc, int K, bool transpose, index_t m, const double* x,
+                          Acc& acc) {
+    const index_t kk = static_cast<index_t>(K) * K;
+    for (index_t e = nnc.ptr[m]; e < nnc.ptr[m + 1]; ++e) {
+        const double* xn = x + nnc.col[e] * K;
+        const double* block = nnc.vals.data() + (transpose ? nnc.mirror[e] : e) * kk;
+        for (int r = 0; r < K; ++r) {
+            double sum = acc[r];
+            for (int c = 0; c < K; ++c) {
+                sum =
+                    canonical::mul_add(transpose ? block[c * K + r] : block[r * K + c], xn[c], sum);
+            }
+            acc[r] = sum;
+        }
+    }
+}
 
 /// The rows a product computes: the cells of the (i, j) columns [begin, end) (column i ny + j:
 /// a range of i-planes is a range of columns) and, with `wells`, the well rows; the other rows
