@@ -74,6 +74,20 @@ std::string human_bytes(double bytes) {
     return fixed(bytes, u == 0 ? 0 : 1) + " " + units[u];
 }
 
+std::string cells_note(const wells::Model& model) {
+    std::vector<std::string> parts;
+    if (!model.rock.active.empty())
+        parts.push_back(with_commas(model.rock.num_active()) + " active");
+    const grid::Grid3D& g = model.grid;
+    if (g.geometry != nullptr && !g.geometry->nnc.empty()) {
+        parts.push_back(with_commas(static_cast<long long>(g.geometry->nnc.size())) +
+                        " fault connections");
+    }
+    std::string note;
+    for (const std::string& p : parts) note += (note.empty() ? " (" : ", ") + p;
+    return note.empty() ? note : note + ")";
+}
+
 void print_system_summary(std::ostream& out, const Deck& deck, const wells::Model& model) {
     const UnitFactors u = unit_factors(deck.units);
     const grid::Grid3D& g = model.grid;
@@ -91,9 +105,14 @@ void print_system_summary(std::ostream& out, const Deck& deck, const wells::Mode
         g.uniform() ? " of " + general(g.dx / u.length) + " x " + general(g.dy / u.length) + " x " +
                           general(g.dz / u.length) + " " + u.length_name + ", top at " +
                           general(g.top_depth / u.length) + " " + u.length_name
-        : g.geometry->corner_point() ? " in corner-point geometry (COORD, ZCORN), top at " +
-                                           general(g.top_depth / u.length) + " " + u.length_name
-                                     : " of their own sizes and depths (DX, DY, DZ, TOPS)";
+        : g.geometry->corner_point()
+            ? " in corner-point geometry (COORD, ZCORN), top at " +
+                  general(g.top_depth / u.length) + " " + u.length_name +
+                  (g.geometry->nnc.empty()
+                       ? std::string()
+                       : ", " + with_commas(static_cast<long long>(g.geometry->nnc.size())) +
+                             " non-neighbour connections across faults")
+            : " of their own sizes and depths (DX, DY, DZ, TOPS)";
     row(out, "grid",
         std::to_string(g.nx) + " x " + std::to_string(g.ny) + " x " + std::to_string(g.nz) + " = " +
             with_commas(g.num_cells()) + " cells" + active + sizes + " (k-fastest ordering)");

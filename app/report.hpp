@@ -30,6 +30,10 @@ double host_memory_bytes();
 /// Grid, model, K, wells, unknowns, nonzeros and the bytes of each storage form.
 void print_system_summary(std::ostream& out, const Deck& deck, const wells::Model& model);
 
+/// What the terminal's system line says after the cells: " (N active, C fault connections)",
+/// either part where the model has it, or nothing.
+std::string cells_note(const wells::Model& model);
+
 /// Build configuration and the CUDA devices found.
 void print_build_info(std::ostream& out);
 

@@ -181,11 +181,9 @@ double run_solve(RunRecord& run, const Deck& deck, const Plan& plan, const Matri
 void report_system(std::ostream& out, const wells::Model& model, int K, long long wells,
                    long long rows, long long nonzeros) {
     out << "  system      " << model.grid.nx << " x " << model.grid.ny << " x " << model.grid.nz
-        << " cells"
-        << (model.rock.active.empty() ? std::string()
-                                      : " (" + with_commas(model.rock.num_active()) + " active)")
-        << ", K = " << K << ", " << wells << " wells: " << with_commas(rows) << " unknowns, "
-        << with_commas(nonzeros) << " nonzeros\n";
+        << " cells" << cells_note(model) << ", K = " << K << ", " << wells
+        << " wells: " << with_commas(rows) << " unknowns, " << with_commas(nonzeros)
+        << " nonzeros\n";
 }
 
 /// Whether the ranks of a run under mpirun each build only their own slab of the system
@@ -206,6 +204,7 @@ int run_slabs(const Deck& deck, const RunArgs& args, const Plan& plan, const std
               std::ostream& out, std::ostream& err, bool terminal) {
     const auto t_setup = Clock::now();
     wells::Model model = build_model(deck, false, &err);  // notes once, from the whole deck
+    plan_for_model(deck, plan, model, err);               // its refusals
     std::unique_ptr<MpiSlab> slab;
     try {
         slab = std::make_unique<MpiSlab>(deck.model, &model, &deck.solver);
@@ -291,11 +290,12 @@ int cmd_run(const RunArgs& args, std::ostream& out, std::ostream& err, bool term
     }
     const std::string output = command_output(args, deck);
     if (deck.system.present) return run_matrix_deck(deck, args, output, out, err, terminal);
-    const Plan plan = plan_and_report(deck, err);
+    Plan plan = plan_and_report(deck, err);
     if (ranks_build_slabs(deck)) return run_slabs(deck, args, plan, output, out, err, terminal);
 
     const auto t_setup = Clock::now();
     const wells::Model model = build_model(deck, true, &err);
+    plan = plan_for_model(deck, plan, model, err);
     const double setup_seconds = seconds_since(t_setup);
     const GHSystem& sys = model.system;
     const GHMatrix& A = sys.matrix;

@@ -100,9 +100,7 @@ void print_header(std::ostream& out, const Deck& deck, const wells::Model& model
     out << "heptane simulate: " << deck.path << (deck.title.empty() ? "" : " (" + deck.title + ")")
         << '\n';
     out << "  system      " << g.nx << " x " << g.ny << " x " << g.nz << " cells"
-        << (model.rock.active.empty() ? std::string()
-                                      : " (" + with_commas(model.rock.num_active()) + " active)")
-        << ", K = 2, " << deck.model.wells.size() << " wells: "
+        << cells_note(model) << ", K = 2, " << deck.model.wells.size() << " wells: "
         << with_commas(2 * g.num_cells() + static_cast<long long>(deck.model.wells.size()))
         << " unknowns\n";
     out << "  schedule    " << day_text(s.end_time()) << " days, " << s.report_times.size()
@@ -228,9 +226,10 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
                        "without one is solved once by heptane run"));
     }
     const std::string output = command_output(args, deck);
-    const Plan plan = plan_and_report(deck, err);
+    const Plan deck_plan = plan_and_report(deck, err);
 
     const wells::Model model = build_model(deck, false, &err);
+    const Plan plan = plan_for_model(deck, deck_plan, model, err);
     std::unique_ptr<wells::TwoPhaseSystem> system;
     try {  // the well indices are checked here (a radius too large for its cell)
         system = std::make_unique<wells::TwoPhaseSystem>(model.grid, model.rock,

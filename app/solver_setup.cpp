@@ -164,6 +164,31 @@ Plan plan_and_report(const Deck& deck, std::ostream& err) {
     return plan;
 }
 
+Plan plan_for_model(const Deck& deck, Plan plan, const wells::Model& model, std::ostream& err) {
+    const std::size_t connections =
+        model.grid.geometry != nullptr ? model.grid.geometry->nnc.size() : 0;
+    if (connections == 0) return plan;
+    const std::string what = "the faults of grid.eclipse give " + std::to_string(connections) +
+                             " non-neighbour connections";
+    if (mpi_launched()) {
+        deck.rethrow_located(InputError(
+            "grid.eclipse", what + "; the solvers over MPI ranks do not take them yet: run the "
+                                   "deck in one process"));
+    }
+    if (!plan.gpu) return plan;
+    if (deck.solver.backend == Backend::gpu) {
+        deck.rethrow_located(InputError(
+            "solver.backend", what + "; the GPU solvers do not take them yet: use backend cpu"));
+    }
+    err << "heptane: backend auto: solving on the CPU, the GPU solver cannot take this deck: "
+        << what << '\n';
+    plan.gpu = false;
+    plan.backend = "cpu";
+    plan.kernel_name = "reference";
+    plan.fallback = what;
+    return plan;
+}
+
 SolveOptions solve_options(const Deck& deck) {
     SolveOptions options;
     options.tolerance = deck.solver.tolerance;

@@ -48,6 +48,12 @@ std::string command_output(const RunArgs& args, const Deck& deck);
 /// plan_backend, and on `err` why the CPU runs the solves when backend auto falls back.
 Plan plan_and_report(const Deck& deck, std::ostream& err);
 
+/// The plan for the model built from the deck: where its grid has non-neighbour connections
+/// (a faulted corner-point grid, design decision 63), which only the CPU solvers of one process
+/// take yet, backend gpu is an input error at solver.backend and auto falls back to the CPU
+/// (said on `err`); under mpirun they are an input error at grid.eclipse. Else `plan`.
+Plan plan_for_model(const Deck& deck, Plan plan, const wells::Model& model, std::ostream& err);
+
 /// The per-solve options of the deck: tolerance and max_iterations.
 SolveOptions solve_options(const Deck& deck);
 

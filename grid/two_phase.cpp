@@ -19,6 +19,34 @@ TwoPhaseCells::TwoPhaseCells(const Grid3D& grid, const RockFields& rock,
         volume_[m] = grid_.volume(m);
         depth_[m] = grid_.centre_depth(m);
     }
+    if (!trans_.nnc.empty()) {
+        nnc_ = nnc_layout(M, 1, nnc_pairs());
+        nnc_t_.resize(nnc_.col.size());
+        for (index_t row = 0; row < M; ++row) {  // each connection's T in both of its rows
+            for (index_t e = nnc_.ptr[row]; e < nnc_.ptr[row + 1]; ++e) {
+                const index_t lo = std::min(row, nnc_.col[e]), hi = std::max(row, nnc_.col[e]);
+                const auto it = std::lower_bound(
+                    trans_.nnc.begin(), trans_.nnc.end(), std::array<index_t, 2>{lo, hi},
+                    [](const NncTransmissibility& c, const std::array<index_t, 2>& key) {
+                        return c.a < key[0] || (c.a == key[0] && c.b < key[1]);
+                    });
+                nnc_t_[e] = it->t;
+            }
+        }
+    }
+}
+
+std::vector<std::array<index_t, 2>> TwoPhaseCells::nnc_pairs() const {
+    std::vector<std::array<index_t, 2>> pairs;
+    pairs.reserve(trans_.nnc.size());
+    for (const NncTransmissibility& c : trans_.nnc) pairs.push_back({c.a, c.b});
+    return pairs;
+}
+
+GHMatrix TwoPhaseCells::zero_jacobian() const {
+    GHMatrix J(grid_.nx, grid_.ny, grid_.nz, 2);
+    if (has_nnc()) J.set_nnc(nnc_layout(grid_.num_cells(), 2, nnc_pairs()));
+    return J;
 }
 
 TwoPhaseCellsView TwoPhaseCells::view() const {
@@ -33,6 +61,11 @@ TwoPhaseCellsView TwoPhaseCells::view() const {
     v.tx = trans_.tx.data();
     v.ty = trans_.ty.data();
     v.tz = trans_.tz.data();
+    if (!nnc_.empty()) {
+        v.nnc_ptr = nnc_.ptr.data();
+        v.nnc_col = nnc_.col.data();
+        v.nnc_t = nnc_t_.data();
+    }
     v.params = params_;
     return v;
 }
@@ -62,6 +95,14 @@ void TwoPhaseCells::assemble(const CellState& x, const CellState& x_old, double 
         j.accumulation = jac->accumulation_for_writing().data();
         j.stride = jac->num_cells();
         j.first = slab ? begin : 0;
+        if (!nnc_.empty()) {
+            if (slab || jac->nnc().ptr != nnc_.ptr || jac->nnc().col != nnc_.col) {
+                throw NotSupported(
+                    "TwoPhaseCells::assemble: a grid with non-neighbour connections is assembled "
+                    "whole, into a Jacobian laid out by nnc_pairs()");
+            }
+            j.nnc = jac->nnc().vals.data();
+        }
     }
     const StateView now{x.p.data(), x.sw.data()}, old{x_old.p.data(), x_old.sw.data()};
     // The properties of the assembled cells and of their neighbours (one plane a side),

@@ -14,6 +14,7 @@
 /// Se = (S_w - swc) / (1 - swc - sor) clamped to [0, 1].
 /// Scaling (core/base/units.hpp): equations are divided by rho_a_ref and multiplied by
 /// kTimeScale (m^3/day); pressure unknowns are in units of kPressureScale (bar).
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -134,6 +135,12 @@ struct TwoPhaseCellsView {
     const double* tx = nullptr;            ///< TPFA transmissibilities (grid/transmissibility)
     const double* ty = nullptr;
     const double* tz = nullptr;
+    /// Non-neighbour connections (design decision 63), by cell row as the Jacobian's
+    /// NncArrays: cell m's entries e in [nnc_ptr[m], nnc_ptr[m + 1]), the other cell
+    /// nnc_col[e], its transmissibility nnc_t[e]. nnc_ptr null: none.
+    const index_t* nnc_ptr = nullptr;
+    const index_t* nnc_col = nullptr;
+    const double* nnc_t = nullptr;
     TwoPhaseParams params;
 };
 
@@ -145,13 +152,15 @@ struct StateView {
 
 /// Where the Jacobian's cell part goes: Bdia entry (d, r, c) of cell m at
 /// ((d 2 + r) 2 + c) stride + m - first (stride M on the host, the device's padded Mp; first:
-/// the first cell the storage holds, a rank's slab of i-planes, else 0), and the
-/// accumulation blocks at (r 2 + c) stride + m - first. bdia null: the residual only.
+/// the first cell the storage holds, a rank's slab of i-planes, else 0), the
+/// accumulation blocks at (r 2 + c) stride + m - first and the non-neighbour blocks (whole
+/// grids only). bdia null: the residual only.
 struct JacobianView {
     double* bdia = nullptr;
     double* accumulation = nullptr;
     index_t stride = 0;
     index_t first = 0;
+    double* nnc = nullptr;  ///< NncArrays::vals: entry e's (r, c) at (e 2 + r) 2 + c
 };
 
 /// A phase's density rho_a(p) and d rho_a / d p (per kPressureScale), and its mobility
@@ -277,6 +286,21 @@ HEPTANE_HD inline void assemble_equation(const TwoPhaseCellsView& v, index_t m, 
     using D4 = Dual<4>;  // d/d (p_m, S_w m, p_n, S_w n)
     const D4 pm = D4::variable(x.p[m], 0, ps);
     const D4 rho_m = D4::variable(own.rho, 0, own.drho);
+    // The flux of phase a from m to n through transmissibility t, added to the row's residual
+    // and diagonal block; its d / d (p_n, S_w n) is the off-diagonal block's row.
+    const auto face_flux = [&](index_t n, double t) {
+        const double dz = v.depth[m] - v.depth[n];  // z_m - z_n
+        const D4 pn = D4::variable(x.p[n], 2, ps);
+        const PhaseState other = props(n, a);
+        const D4 rho_n = D4::variable(other.rho, 2, other.drho);
+        const D4 dphi = pm - pn - 0.5 * (rho_m + rho_n) * (prm.gravity * dz);
+        const D4 mob = value(dphi) >= 0.0 ? rho_m * D4::variable(own.mob, 1, own.dmob)
+                                          : rho_n * D4::variable(other.mob, 3, other.dmob);
+        const D4 flux = (t * scale) * mob * dphi;
+        r_cell += flux.v;
+        for (int c = 0; c < 2; ++c) center[c] += flux.d[c];
+        return flux;
+    };
     for (int d = 0; d < kStencilSize; ++d) {
         if (d == kCenter) continue;
         const index_t step = d == 0 || d == 6 ? col : d == 1 || d == 5 ? v.nz : 1;
@@ -288,18 +312,18 @@ HEPTANE_HD inline void assemble_equation(const TwoPhaseCellsView& v, index_t m, 
             }
             continue;
         }
-        const double dz = v.depth[m] - v.depth[n];  // z_m - z_n
-        const D4 pn = D4::variable(x.p[n], 2, ps);
-        const PhaseState other = props(n, a);
-        const D4 rho_n = D4::variable(other.rho, 2, other.drho);
-        const D4 dphi = pm - pn - 0.5 * (rho_m + rho_n) * (prm.gravity * dz);
-        const D4 mob = value(dphi) >= 0.0 ? rho_m * D4::variable(own.mob, 1, own.dmob)
-                                          : rho_n * D4::variable(other.mob, 3, other.dmob);
-        const D4 flux = (t * scale) * mob * dphi;
-        r_cell += flux.v;
+        const D4 flux = face_flux(n, t);
         for (int c = 0; c < 2; ++c) {
-            center[c] += flux.d[c];
             if (jacobian) J(d, c) = 0.0 + flux.d[2 + c];  // 0 + : -0 -> 0, as summed from 0
+        }
+    }
+    // The non-neighbour connections, after the stencil's faces (their blocks' order).
+    if (v.nnc_ptr != nullptr) {
+        for (index_t e = v.nnc_ptr[m]; e < v.nnc_ptr[m + 1]; ++e) {
+            const D4 flux = face_flux(v.nnc_col[e], v.nnc_t[e]);
+            for (int c = 0; c < 2; ++c) {
+                if (jacobian) jac.nnc[(e * 2 + a) * 2 + c] = 0.0 + flux.d[2 + c];
+            }
         }
     }
     if (jacobian) {
@@ -349,6 +373,12 @@ class TwoPhaseCells {
     const std::vector<double>& volumes() const { return volume_; }
     const std::vector<double>& depths() const { return depth_; }
     const Transmissibilities& transmissibilities() const { return trans_; }
+    /// The non-neighbour connections' cell pairs, for the Jacobian's layout (nnc_layout): its
+    /// entries are then in the order of view()'s.
+    std::vector<std::array<index_t, 2>> nnc_pairs() const;
+    bool has_nnc() const { return !nnc_.empty(); }
+    /// A zero K = 2 Jacobian of the whole grid, laid out for assemble (its connections).
+    GHMatrix zero_jacobian() const;
 
   private:
     Grid3D grid_;
@@ -356,6 +386,8 @@ class TwoPhaseCells {
     TwoPhaseParams params_;
     Transmissibilities trans_;
     std::vector<double> volume_, depth_;  ///< per cell, from the grid (volume(m), centre_depth(m))
+    NncArrays nnc_;                       ///< the connections' layout (K = 1), by cell row
+    std::vector<double> nnc_t_;           ///< each entry's transmissibility
 };
 
 }  // namespace heptane::grid

@@ -32,7 +32,7 @@ class HostNewton final : public NewtonSystem {
                                            planes_.count, planes_.own_first, planes_.own_end,
                                            &own_wells_));
         } else {
-            jacobian_ = GHMatrix(g.nx, g.ny, g.nz, 2);
+            jacobian_ = system_.cells().zero_jacobian();
         }
     }
 

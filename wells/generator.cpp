@@ -242,8 +242,7 @@ std::vector<double> TwoPhaseSystem::residual(const grid::CellState& x,
 GHSystem TwoPhaseSystem::linearize(const grid::CellState& x, const std::vector<double>& p_bh,
                                    const grid::CellState& x_old, double dt) const {
     GHSystem sys;
-    const grid::Grid3D& g = cells_.grid();
-    sys.matrix = GHMatrix(g.nx, g.ny, g.nz, 2);
+    sys.matrix = cells_.zero_jacobian();
     std::vector<double> res, res_wells;
     cells_.assemble(x, x_old, dt, res, &sys.matrix);
     wells_.assemble(x, p_bh, res, res_wells, &sys.matrix);

@@ -14,6 +14,7 @@
 
 #include "app/cli.hpp"
 #include "app/hdf5_file.hpp"
+#include "app/solver_setup.hpp"
 #include "common/cli_runner.hpp"
 #include "common/mini_xml.hpp"
 #include "common/temp_file.hpp"
@@ -87,8 +88,8 @@ TEST_F(EclipseDeck, RunWritesTheMaskBlanksAndTheCellMesh) {
 // the run converges on the same active cells, and the mesh is each cell's own corners.
 TEST_F(EclipseDeck, CornerPointDeckRunsAndWritesItsCorners) {
     const std::string out = path("corner.h5");
-    const CliResult r = run_heptane({"run", source_path("tests/app/decks/eclipse_corner.yaml"),
-                                     "-o", out, "--backend", "cpu"});
+    const CliResult r = run_heptane(
+        {"run", source_path("tests/app/decks/eclipse_corner.yaml"), "-o", out, "--backend", "cpu"});
     ASSERT_EQ(r.code, kExitOk) << r.err << r.out;
     EXPECT_THAT(r.out, HasSubstr("6 x 5 x 4 cells (99 active), K = 2"));
     EXPECT_THAT(r.out, HasSubstr("converged"));
@@ -106,6 +107,41 @@ TEST_F(EclipseDeck, CornerPointDeckRunsAndWritesItsCorners) {
     EXPECT_NEAR(nodes.values[cell + 3], 12005.0 * 0.3048, 1e-9);
     EXPECT_NEAR(nodes.values[cell + 12 + 0], 12003.0 * 0.3048, 1e-9);
     EXPECT_NEAR(nodes.values[cell + 12 + 2], 20.0 * 0.3048, 1e-9);
+}
+
+// A fault's throw of 2.5 ft (eclipse_fault.grdecl) puts each of the 5 rows of faces across it
+// against other layers: layers 2 - 1, 3 - 2, 4 - 2 and 4 - 3 (1-based, the thrown side second)
+// overlap, 4 connections a row, 20 in all. The CPU solves the system with them (the true
+// residual is recomputed with them); the GPU's storage has none yet: backend gpu is an input
+// error at solver.backend, auto falls back to the CPU; under mpirun grid.eclipse is.
+TEST_F(EclipseDeck, FaultedDeckRunsWithItsConnectionsOnTheCpu) {
+    const std::string deck_path = source_path("tests/app/decks/eclipse_fault.yaml");
+    const std::string out = path("fault.h5");
+    const CliResult r = run_heptane({"run", deck_path, "-o", out, "--backend", "cpu"});
+    ASSERT_EQ(r.code, kExitOk) << r.err << r.out;
+    EXPECT_THAT(r.out, HasSubstr("6 x 5 x 4 cells (99 active, 20 fault connections), K = 2"));
+    EXPECT_THAT(r.out, HasSubstr("converged"));
+    // 2,958 nonzeros: the corner-point deck's 2,798 and 4 per direction of each connection.
+    EXPECT_THAT(r.out, HasSubstr("2,958 nonzeros"));
+
+    const Deck deck = load_deck(deck_path);
+    const wells::Model model = build_model(deck, false);
+    Plan gpu;
+    gpu.gpu = true;
+    gpu.backend = "gpu";
+    std::ostringstream err;
+    const Plan automatic = plan_for_model(deck, gpu, model, err);
+    EXPECT_FALSE(automatic.gpu);
+    EXPECT_EQ(automatic.backend, "cpu");
+    EXPECT_THAT(err.str(), HasSubstr("20 non-neighbour connections"));
+    Deck on_gpu = load_deck(deck_path, {"solver.backend=gpu"});
+    try {
+        plan_for_model(on_gpu, gpu, model, err);
+        ADD_FAILURE() << "backend gpu was accepted";
+    } catch (const InputError& e) {
+        EXPECT_THAT(e.what(), HasSubstr("solver.backend: the faults of grid.eclipse give 20 "
+                                        "non-neighbour connections; the GPU solvers do not"));
+    }
 }
 
 // NaN in an inactive cell of both files is the blank; anywhere else it is a difference.
@@ -140,7 +176,8 @@ TEST_F(EclipseDeck, EggModelReadsFromItsOwnFiles) {
     ASSERT_EQ(r.code, kExitOk) << r.err;
     EXPECT_THAT(r.out, HasSubstr("25,200 cells (18,553 active, 6,647 inactive) of 8 x 8 x 4 m, "
                                  "top at 4000 m"));
-    EXPECT_THAT(r.err, HasSubstr("Egg_Model_ECL.DATA:92: PROPS: the file is not read from here on"));
+    EXPECT_THAT(r.err,
+                HasSubstr("Egg_Model_ECL.DATA:92: PROPS: the file is not read from here on"));
     EXPECT_THAT(r.err, HasSubstr("RUNSPEC: not used (the YAML deck says what they describe): "
                                  "TITLE, UNIFOUT, OIL, WATER, NUMRES, TABDIMS"));
 }
@@ -162,7 +199,8 @@ TEST_F(EclipseDeck, DeckErrorsNameTheKey) {
         EXPECT_FALSE(fs::exists(path("x.h5")));
         return r.err;
     };
-    EXPECT_THAT(error("  eclipse: missing.grdecl\n"), HasSubstr("deck.yaml:7: grid.eclipse: no such file"));
+    EXPECT_THAT(error("  eclipse: missing.grdecl\n"),
+                HasSubstr("deck.yaml:7: grid.eclipse: no such file"));
     EXPECT_THAT(error("  eclipse: []\n"), HasSubstr("grid.eclipse: give a file or a list"));
     EXPECT_THAT(error("  eclipse: eclipse_actnum.grdecl\n  cell_size: [1, 1, 1]\n"),
                 HasSubstr("deck.yaml:8: grid.cell_size: the files of grid.eclipse give DX, DY "

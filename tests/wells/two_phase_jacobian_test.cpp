@@ -14,6 +14,7 @@
 #include "core/base/random.hpp"
 #include "core/base/units.hpp"
 #include "core/matrix/formats.hpp"
+#include "grid/corner_point.hpp"
 
 namespace heptane {
 namespace {
@@ -31,6 +32,31 @@ Problem make_setup(int nx, int ny, int nz, std::vector<wells::WellSpec> wells) {
     return s;
 }
 
+/// The spec's box grid as corner-point cells with the columns i >= nx / 2 thrown down by 1.5
+/// layers (design decision 63): non-neighbour connections across the fault.
+void add_fault(wells::ModelSpec& spec) {
+    grid::Grid3D& g = spec.grid;
+    std::vector<double> coord, zcorn;
+    for (int pj = 0; pj <= g.ny; ++pj) {
+        for (int pi = 0; pi <= g.nx; ++pi) {
+            for (double z : {g.top_depth - 10.0, g.top_depth + 10.0 + 3.0 * g.nz * g.dz})
+                for (double v : {pi * g.dx, pj * g.dy, z}) coord.push_back(v);
+        }
+    }
+    for (int k = 0; k < g.nz; ++k)
+        for (int bottom = 0; bottom < 2; ++bottom)
+            for (int j = 0; j < 2 * g.ny; ++j)
+                for (int i = 0; i < 2 * g.nx; ++i)
+                    zcorn.push_back(g.top_depth + (k + bottom) * g.dz +
+                                    (i / 2 >= g.nx / 2 ? 1.5 * g.dz : 0.0));
+    grid::CornerPointInput in;
+    in.nx = g.nx, in.ny = g.ny, in.nz = g.nz;
+    in.coord = &coord;
+    in.zcorn = &zcorn;
+    in.key = "grid.eclipse";
+    g.geometry = std::make_shared<grid::CellGeometry>(grid::corner_point_cells(in));
+}
+
 /// A state away from every kink: pressures hydrostatic +- 5 bar (no upwind ties), water
 /// saturations strictly inside (swc, 1 - sor) (no relperm clamping).
 CellState random_state(const wells::TwoPhaseSystem& sys, std::uint64_t seed) {
@@ -43,11 +69,14 @@ CellState random_state(const wells::TwoPhaseSystem& sys, std::uint64_t seed) {
     return x;
 }
 
-TEST(TwoPhaseJacobian, MatchesCentralFiniteDifferences) {
+class TwoPhaseJacobianGrids : public ::testing::TestWithParam<bool> {};  // with a fault
+
+TEST_P(TwoPhaseJacobianGrids, MatchesCentralFiniteDifferences) {
     const int nx = 6, ny = 5, nz = 4;
     auto wells = test::corner_wells(nx, ny, nz);  // BHP and rate, producers and injectors
     wells.push_back(test::make_well("MID", 3, 2, 1, 2, true, true));
-    const Problem s = make_setup(nx, ny, nz, wells);
+    Problem s = make_setup(nx, ny, nz, wells);
+    if (GetParam()) add_fault(s.spec);
     ASSERT_GT(s.spec.two_phase.gravity, 0.0);
     const wells::TwoPhaseSystem sys(s.spec.grid, s.rock, s.spec.two_phase, s.spec.wells);
     const CellState x = random_state(sys, 1);
@@ -61,6 +90,9 @@ TEST(TwoPhaseJacobian, MatchesCentralFiniteDifferences) {
     const double dt = s.spec.dt;
 
     const GHSystem lin = sys.linearize(x, p_bh, x_old, dt);
+    // The fault's connections: a throw of 1.5 layers puts layer k against layers k - 1 and
+    // k - 2 of the other side (0 + 1 + 2 + 2 pairs a row of columns), each entry twice.
+    EXPECT_EQ(lin.matrix.nnc().num_entries(), GetParam() ? 2 * 5 * ny : 0);
     const Eigen::MatrixXd J = Eigen::MatrixXd(to_eigen(to_csr(lin.matrix)));
     const std::vector<double> r0 = sys.residual(x, p_bh, x_old, dt);
     for (std::size_t i = 0; i < r0.size(); ++i) ASSERT_DOUBLE_EQ(lin.rhs[i], -r0[i]) << i;
@@ -140,10 +172,19 @@ TEST(TwoPhaseJacobian, AccumulationBlocksAreTheTimeTermAlone) {
     EXPECT_LE(worst, 1e-12);
 }
 
-TEST(TwoPhaseResidual, FluxesConserveMass) {
-    // With x_old = x and no wells, R is the sum of face fluxes: each appears with opposite
-    // signs in its two cells, so every phase sums to zero (up to rounding).
-    const Problem s = make_setup(5, 4, 3, {});
+INSTANTIATE_TEST_SUITE_P(Grids, TwoPhaseJacobianGrids, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                             return info.param ? "Faulted" : "Box";
+                         });
+
+class TwoPhaseResidualGrids : public ::testing::TestWithParam<bool> {};  // with a fault
+
+TEST_P(TwoPhaseResidualGrids, FluxesConserveMass) {
+    // With x_old = x and no wells, R is the sum of face fluxes (a fault's connections
+    // included): each appears with opposite signs in its two cells, so every phase sums to
+    // zero (up to rounding).
+    Problem s = make_setup(6, 4, 3, {});
+    if (GetParam()) add_fault(s.spec);
     const wells::TwoPhaseSystem sys(s.spec.grid, s.rock, s.spec.two_phase, {});
     const CellState x = random_state(sys, 9);
     const auto r = sys.residual(x, {}, x, s.spec.dt);
@@ -156,7 +197,13 @@ TEST(TwoPhaseResidual, FluxesConserveMass) {
         EXPECT_GT(sum_abs, 0.0);
         EXPECT_LE(std::abs(sum), 1e-12 * sum_abs) << "phase " << a;
     }
+    EXPECT_EQ(sys.cells().has_nnc(), GetParam());
 }
+
+INSTANTIATE_TEST_SUITE_P(Grids, TwoPhaseResidualGrids, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                             return info.param ? "Faulted" : "Box";
+                         });
 
 TEST(TwoPhaseResidual, HydrostaticEquilibriumHasNoFlow) {
     // Oil in hydrostatic equilibrium and immobile water (S_w = swc): no cell has a flux.

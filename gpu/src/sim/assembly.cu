@@ -105,6 +105,11 @@ wells::TwoPhaseWellsView TwoPhaseModel::wells_view() const {
 }
 
 TwoPhaseModel::TwoPhaseModel(const grid::TwoPhaseCells& cells, const wells::TwoPhaseWells& wells) {
+    if (cells.has_nnc()) {
+        throw NotSupported(
+            "the device assembly has no non-neighbour connections (design decision 63): a "
+            "faulted grid's Newton loop runs on the host");
+    }
     const grid::Grid3D& g = cells.grid();
     nx = g.nx;
     ny = g.ny;

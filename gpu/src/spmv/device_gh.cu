@@ -21,6 +21,11 @@ std::vector<int> to_int(const std::vector<index_t>& v, const char* what) {
 
 /// Bdia in the device layout of `variant` (zero padding cells up to Mp).
 std::vector<double> device_layout(const GHMatrix& A, BdiaVariant variant, unsigned Mp) {
+    if (A.has_nnc()) {
+        throw NotSupported(
+            "the GPU's GH storage has no non-neighbour connections (design decision 63): a "
+            "faulted grid's system runs on the CPU");
+    }
     const int K = A.block_size();
     const index_t M = A.num_cells();
     const index_t entries = static_cast<index_t>(kStencilSize) * K * K;
