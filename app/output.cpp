@@ -363,6 +363,14 @@ void write_run_output(const std::string& h5_path, const RunRecord& run) {
                 f.write("/system/wells/well_of_column", w.well_of_column,
                         {static_cast<hsize_t>(g.nx), static_cast<hsize_t>(g.ny)});
             }
+            if (A.has_nnc()) {  // a faulted grid's connections (design decision 63)
+                const NncArrays& n = A.nnc();
+                const auto entries = static_cast<hsize_t>(n.num_entries());
+                f.write("/system/nnc/ptr", n.ptr, {static_cast<hsize_t>(M) + 1});
+                f.write("/system/nnc/col", n.col, {entries});
+                f.write("/system/nnc/vals", n.vals,
+                        {entries, static_cast<hsize_t>(K), static_cast<hsize_t>(K)});
+            }
         }
 
         // /solution

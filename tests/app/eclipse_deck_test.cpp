@@ -118,9 +118,13 @@ TEST_F(EclipseDeck, CornerPointDeckRunsAndWritesItsCorners) {
 TEST_F(EclipseDeck, FaultedDeckRunsWithItsConnectionsOnTheCpu) {
     const std::string deck_path = source_path("tests/app/decks/eclipse_fault.yaml");
     const std::string out = path("fault.h5");
-    const CliResult r = run_heptane({"run", deck_path, "-o", out, "--backend", "cpu"});
+    const CliResult r = run_heptane(
+        {"run", deck_path, "-o", out, "--backend", "cpu", "--set", "output.save_system=true"});
     ASSERT_EQ(r.code, kExitOk) << r.err << r.out;
     EXPECT_THAT(r.out, HasSubstr("6 x 5 x 4 cells (99 active, 20 fault connections), K = 2"));
+    const h5::File f = h5::File::open(out);  // the saved system has them, in both rows
+    EXPECT_EQ(f.read("/system/nnc/ptr").dims, (std::vector<hsize_t>{121}));
+    EXPECT_EQ(f.read("/system/nnc/vals").dims, (std::vector<hsize_t>{40, 2, 2}));
     EXPECT_THAT(r.out, HasSubstr("converged"));
     // 2,958 nonzeros: the corner-point deck's 2,798 and 4 per direction of each connection.
     EXPECT_THAT(r.out, HasSubstr("2,958 nonzeros"));
