@@ -176,12 +176,24 @@ Plan plan_for_model(const Deck& deck, Plan plan, const wells::Model& model, std:
                                    "deck in one process"));
     }
     if (!plan.gpu) return plan;
-    if (deck.solver.backend == Backend::gpu) {
-        deck.rethrow_located(InputError(
-            "solver.backend", what + "; the GPU solvers do not take them yet: use backend cpu"));
+    const SolverSettings& s = deck.solver;
+    std::string key, why;
+    if (is_smoother(s.method)) {
+        key = "solver.method";
+        why = "the GPU's block smoothers do not take them yet: use bicgstab or qmr, or backend cpu";
+    } else if (plan.kernel == GpuKernel::in_kernel) {
+        if (!s.gpu_kernel_given) {  // the multi-kernel solver's Bdia products take them
+            plan.kernel = GpuKernel::multi_kernel;
+            plan.kernel_name = to_string(plan.kernel);
+            return plan;
+        }
+        key = "solver.gpu_kernel";
+        why = "the in-kernel solver does not take them: use gpu_kernel multi_kernel";
     }
+    if (key.empty()) return plan;
+    if (s.backend == Backend::gpu) deck.rethrow_located(InputError(key, what + "; " + why));
     err << "heptane: backend auto: solving on the CPU, the GPU solver cannot take this deck: "
-        << what << '\n';
+        << what << " (" << why << ")\n";
     plan.gpu = false;
     plan.backend = "cpu";
     plan.kernel_name = "reference";

@@ -113,9 +113,9 @@ TEST_F(EclipseDeck, CornerPointDeckRunsAndWritesItsCorners) {
 // A fault's throw of 2.5 ft (eclipse_fault.grdecl) puts each of the 5 rows of faces across it
 // against other layers: layers 2 - 1, 3 - 2, 4 - 2 and 4 - 3 (1-based, the thrown side second)
 // overlap, 4 connections a row, 20 in all. The CPU solves the system with them (the true
-// residual is recomputed with them); the GPU's storage has none yet: backend gpu is an input
-// error at solver.backend, auto falls back to the CPU; under mpirun grid.eclipse is.
-TEST_F(EclipseDeck, FaultedDeckRunsWithItsConnectionsOnTheCpu) {
+// residual is recomputed with them) and saves them with the system; where the GPU may run
+// them (plan_for_model) is checked here, the GPU's bits in tests/gpu/simulate_test.cpp.
+TEST_F(EclipseDeck, FaultedDeckRunsWithItsConnections) {
     const std::string deck_path = source_path("tests/app/decks/eclipse_fault.yaml");
     const std::string out = path("fault.h5");
     const CliResult r = run_heptane(
@@ -129,24 +129,37 @@ TEST_F(EclipseDeck, FaultedDeckRunsWithItsConnectionsOnTheCpu) {
     // 2,958 nonzeros: the corner-point deck's 2,798 and 4 per direction of each connection.
     EXPECT_THAT(r.out, HasSubstr("2,958 nonzeros"));
 
-    const Deck deck = load_deck(deck_path);
-    const wells::Model model = build_model(deck, false);
+    // The GPU: the multi-kernel solver takes them (the in-kernel one where the deck did not
+    // name it), the in-kernel solver and the block smoothers do not.
+    const wells::Model model = build_model(load_deck(deck_path), false);
     Plan gpu;
     gpu.gpu = true;
     gpu.backend = "gpu";
+    gpu.kernel = GpuKernel::in_kernel;
     std::ostringstream err;
-    const Plan automatic = plan_for_model(deck, gpu, model, err);
-    EXPECT_FALSE(automatic.gpu);
-    EXPECT_EQ(automatic.backend, "cpu");
-    EXPECT_THAT(err.str(), HasSubstr("20 non-neighbour connections"));
-    Deck on_gpu = load_deck(deck_path, {"solver.backend=gpu"});
-    try {
-        plan_for_model(on_gpu, gpu, model, err);
-        ADD_FAILURE() << "backend gpu was accepted";
-    } catch (const InputError& e) {
-        EXPECT_THAT(e.what(), HasSubstr("solver.backend: the faults of grid.eclipse give 20 "
-                                        "non-neighbour connections; the GPU solvers do not"));
-    }
+    const Plan taken = plan_for_model(load_deck(deck_path), gpu, model, err);
+    EXPECT_TRUE(taken.gpu);
+    EXPECT_EQ(taken.kernel, GpuKernel::multi_kernel);
+    EXPECT_EQ(err.str(), "");
+    const auto refused = [&](const std::vector<std::string>& set) {
+        try {
+            plan_for_model(load_deck(deck_path, set), gpu, model, err);
+        } catch (const InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    EXPECT_THAT(refused({"solver.backend=gpu", "solver.gpu_kernel=in_kernel"}),
+                HasSubstr("solver.gpu_kernel: the faults of grid.eclipse give 20 non-neighbour "
+                          "connections; the in-kernel solver does not take them"));
+    const std::vector<std::string> smoother{"solver.method=block_gs", "solver.preconditioner=none"};
+    std::vector<std::string> on_gpu = smoother;
+    on_gpu.push_back("solver.backend=gpu");
+    EXPECT_THAT(refused(on_gpu), HasSubstr("solver.method: the faults of grid.eclipse give 20"));
+    const Plan fallback = plan_for_model(load_deck(deck_path, smoother), gpu, model, err);
+    EXPECT_FALSE(fallback.gpu);
+    EXPECT_EQ(fallback.backend, "cpu");
+    EXPECT_THAT(err.str(), HasSubstr("solving on the CPU"));
 }
 
 // The faulted deck simulated (water injected next to the fault for 60 days): from the output

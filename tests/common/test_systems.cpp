@@ -5,10 +5,12 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <sstream>
 
 #include "core/base/random.hpp"
 #include "core/base/units.hpp"
+#include "grid/corner_point.hpp"
 
 namespace heptane::test {
 
@@ -140,6 +142,51 @@ double gh_spmv_tolerance(const GHMatrix& A, const std::vector<double>& x) {
            << failures << " of " << ref.size() << " entries differ:" << bad.str();
 }
 
+GHMatrix with_connections(int nx, int ny, int nz, int K, std::uint64_t seed) {
+    GHMatrix A = synthetic_model(nx, ny, nz, K, corner_wells(nx, ny, nz), seed).system.matrix;
+    grid::Grid3D g;
+    g.nx = nx, g.ny = ny, g.nz = nz;
+    std::vector<std::array<index_t, 2>> pairs;
+    for (int i = 0; i < nx; ++i) {
+        for (int j = 0; j < ny; ++j) {
+            for (int k = 0; k < nz; ++k) {
+                if (i + 1 < nx && k + 1 < nz)
+                    pairs.push_back({g.cell(i, j, k), g.cell(i + 1, j, k + 1)});
+                if (j + 1 < ny && k + 2 < nz)
+                    pairs.push_back({g.cell(i, j + 1, k + 2), g.cell(i, j, k)});
+            }
+        }
+    }
+    NncArrays nnc = nnc_layout(A.num_cells(), K, pairs);
+    Rng rng(seed + 1);
+    for (double& v : nnc.vals) v = rng.uniform(-0.1, 0.1);
+    A.set_nnc(std::move(nnc));
+    return A;
+}
+
+void add_fault(wells::ModelSpec& spec) {
+    grid::Grid3D& g = spec.grid;
+    std::vector<double> coord, zcorn;
+    for (int pj = 0; pj <= g.ny; ++pj) {
+        for (int pi = 0; pi <= g.nx; ++pi) {
+            for (double z : {g.top_depth - 10.0, g.top_depth + 10.0 + 3.0 * g.nz * g.dz})
+                for (double v : {pi * g.dx, pj * g.dy, z}) coord.push_back(v);
+        }
+    }
+    for (int k = 0; k < g.nz; ++k)
+        for (int bottom = 0; bottom < 2; ++bottom)
+            for (int j = 0; j < 2 * g.ny; ++j)
+                for (int i = 0; i < 2 * g.nx; ++i)
+                    zcorn.push_back(g.top_depth + (k + bottom) * g.dz +
+                                    (i / 2 >= g.nx / 2 ? 1.5 * g.dz : 0.0));
+    grid::CornerPointInput in;
+    in.nx = g.nx, in.ny = g.ny, in.nz = g.nz;
+    in.coord = &coord;
+    in.zcorn = &zcorn;
+    in.key = "grid.eclipse";
+    g.geometry = std::make_shared<grid::CellGeometry>(grid::corner_point_cells(in));
+}
+
 }  // namespace heptane::test
 
 namespace heptane::test {
@@ -183,8 +230,8 @@ std::string actnum_grid_text(int nx, int ny, int nz, int i0, int j0, const int* 
 /// wells' columns (1 in the big grid: the box starts at i = j = 1). Box-relative wells: an
 /// injector in the box's first column, perforated through it, and a producer in its last,
 /// in the top layer.
-wells::ModelSpec actnum_spec(const std::string& file_path, const std::string& text, int nx,
-                             int ny, int nz, int shift, int box_nx, int box_ny, int box_nz) {
+wells::ModelSpec actnum_spec(const std::string& file_path, const std::string& text, int nx, int ny,
+                             int nz, int shift, int box_nx, int box_ny, int box_nz) {
     {
         std::ofstream out(file_path);
         out << text;
@@ -212,12 +259,12 @@ ActnumPair actnum_pair(const std::string& folder, int nx, int ny, int nz) {
     const int box[5] = {1, nx - 2, 1, ny - 2, nz - 2};
     ActnumPair p;
     const int bx = nx - 2, by = ny - 2, bz = nz - 1;
-    p.spec_with_actnum = actnum_spec(folder + "/with_actnum.grdecl",
-                                     actnum_grid_text(nx, ny, nz, 0, 0, box), nx, ny, nz, 1, bx,
-                                     by, bz);
-    p.spec_removed = actnum_spec(folder + "/removed.grdecl",
-                                 actnum_grid_text(bx, by, bz, 1, 1, nullptr), bx, by, bz, 0, bx,
-                                 by, bz);
+    p.spec_with_actnum =
+        actnum_spec(folder + "/with_actnum.grdecl", actnum_grid_text(nx, ny, nz, 0, 0, box), nx, ny,
+                    nz, 1, bx, by, bz);
+    p.spec_removed =
+        actnum_spec(folder + "/removed.grdecl", actnum_grid_text(bx, by, bz, 1, 1, nullptr), bx, by,
+                    bz, 0, bx, by, bz);
     p.with_actnum = wells::generate(p.spec_with_actnum, true);
     p.removed = wells::generate(p.spec_removed, true);
     return p;

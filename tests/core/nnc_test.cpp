@@ -19,32 +19,6 @@
 namespace heptane {
 namespace {
 
-/// A synthetic system on nx x ny x nz with wells at the corners and connections between the
-/// cells (i, j, k) and (i + 1, j, k + 1) or (i, j + 1, k + 2) where those exist (what a
-/// throw gives), their blocks random and small against the diagonal.
-GHMatrix with_connections(int nx, int ny, int nz, int K, std::uint64_t seed) {
-    GHMatrix A =
-        test::synthetic_model(nx, ny, nz, K, test::corner_wells(nx, ny, nz), seed).system.matrix;
-    grid::Grid3D g;
-    g.nx = nx, g.ny = ny, g.nz = nz;
-    std::vector<std::array<index_t, 2>> pairs;
-    for (int i = 0; i < nx; ++i) {
-        for (int j = 0; j < ny; ++j) {
-            for (int k = 0; k < nz; ++k) {
-                if (i + 1 < nx && k + 1 < nz)
-                    pairs.push_back({g.cell(i, j, k), g.cell(i + 1, j, k + 1)});
-                if (j + 1 < ny && k + 2 < nz)
-                    pairs.push_back({g.cell(i, j + 1, k + 2), g.cell(i, j, k)});
-            }
-        }
-    }
-    NncArrays nnc = nnc_layout(A.num_cells(), K, pairs);
-    Rng rng(seed + 1);
-    for (double& v : nnc.vals) v = rng.uniform(-0.1, 0.1);
-    A.set_nnc(std::move(nnc));
-    return A;
-}
-
 /// The matrix assembled entry by entry from its definition (stencil, connections, wells).
 Eigen::MatrixXd dense(const GHMatrix& A) {
     const int K = A.block_size();
@@ -120,7 +94,7 @@ TEST(Nnc, SetNncRefusesStencilBlocksAndBrokenMirrors) {
 // products give the Bdia product's bits.
 TEST(Nnc, EveryProductAddsTheConnections) {
     for (int K : {1, 2, 3, 6, 8}) {
-        const GHMatrix A = with_connections(5, 4, 6, K, 11 + K);
+        const GHMatrix A = test::with_connections(5, 4, 6, K, 11 + K);
         ASSERT_TRUE(A.has_nnc());
         const Eigen::MatrixXd D = dense(A);
         const std::vector<double> x = test::random_vector(static_cast<std::size_t>(A.rows()), 3);
@@ -162,7 +136,7 @@ TEST(Nnc, EveryProductAddsTheConnections) {
 // Block Gauss-Seidel reads each block's residual row by row: with the connections' terms in
 // it, the sweeps reach the system's solution (without them they would stall at another one).
 TEST(Nnc, BlockGaussSeidelSolvesWithTheConnections) {
-    const GHMatrix A = with_connections(6, 5, 8, 2, 5);
+    const GHMatrix A = test::with_connections(6, 5, 8, 2, 5);
     const std::vector<double> b = test::random_vector(static_cast<std::size_t>(A.rows()), 8);
     const SpatialBlockFactors F = factor_spatial_blocks(A, {2, 2, 4});
     std::vector<double> x(b.size(), 0.0);

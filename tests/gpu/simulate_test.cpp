@@ -81,6 +81,47 @@ TEST_F(SimulateOnGpu, CprRunKeepsItsJacobianOnTheDeviceAndGivesTheCpuBits) {
     }
 }
 
+// A faulted corner-point deck (design decision 63) on the GPU: the multi-kernel solver takes
+// its non-neighbour connections (the deck names no kernel: the in-kernel one is set aside) and
+// writes the CPU's file bit for bit with each preconditioner; the simulation keeps its state on
+// the host (the device assembly has no connections) and gives the CPU's bits too.
+TEST_F(SimulateOnGpu, FaultedDeckIsTheCpuRunBitForBit) {
+    const std::string deck = test::source_path("tests/app/decks/eclipse_fault.yaml");
+    for (const char* pc : {"none", "point_block_jacobi", "line_jacobi", "cpr"}) {
+        SCOPED_TRACE(pc);
+        std::vector<std::string> files;
+        for (const char* backend : {"cpu", "gpu"}) {
+            files.push_back(
+                (fs::path(::testing::TempDir()) / (std::string("fault_") + pc + "_" + backend +
+                                                   "_" + std::to_string(::getpid()) + ".h5"))
+                    .string());
+            const test::CliResult r =
+                test::run_heptane({"run", deck, "-o", files.back(), "--backend", backend, "--set",
+                                   std::string("solver.preconditioner=") + pc});
+            ASSERT_EQ(r.code, kExitOk) << r.out << r.err;
+            if (std::string(backend) == "gpu") {
+                EXPECT_NE(r.out.find("multi_kernel"), std::string::npos) << r.out;
+            }
+        }
+        const test::CliResult cmp =
+            test::run_heptane({"compare", files[1], files[0], "--rtol", "0", "--atol", "0"});
+        EXPECT_EQ(cmp.code, kExitOk) << cmp.out;
+    }
+    const std::string flood = test::source_path("tests/app/decks/eclipse_fault_sim.yaml");
+    std::vector<std::string> runs;
+    for (const char* backend : {"cpu", "gpu"}) {
+        runs.push_back((fs::path(::testing::TempDir()) / (std::string("fault_sim_") + backend +
+                                                          "_" + std::to_string(::getpid()) + ".h5"))
+                           .string());
+        const test::CliResult r =
+            test::run_heptane({"simulate", flood, "-o", runs.back(), "--backend", backend});
+        ASSERT_EQ(r.code, kExitOk) << r.out << r.err;
+    }
+    EXPECT_EQ(h5::File::open(runs[1]).attr_string("/simulation", "state"), "host");
+    const test::CliResult cmp = test::run_heptane({"compare", runs[1], runs[0], "--rtol", "0"});
+    EXPECT_EQ(cmp.code, kExitOk) << cmp.out;
+}
+
 TEST_F(SimulateOnGpu, MultiKernelRunAgreesWithTheCpuRun) {
     const std::string cpu = run("cpu_mk", {"--backend", "cpu"});
     const std::string gpu =

@@ -238,6 +238,38 @@ TEST_F(GpuSolverEdges, ZeroRhsMaxIterationsAndNonFinite) {
     }
 }
 
+// A faulted two-phase system (design decision 63): the multi-kernel BiCGStab and QMR give the
+// reference's bits (their Bdia products add the connections in its order); the in-kernel
+// solvers refuse it.
+TEST_F(GpuSolverEdges, FaultConnectionsGiveTheReferenceBits) {
+    wells::ModelSpec spec = test::two_phase_spec(8, 5, 6, test::corner_wells(8, 5, 6));
+    test::add_fault(spec);
+    const wells::Model model = wells::generate(spec);
+    const GHMatrix& A = model.system.matrix;
+    ASSERT_TRUE(A.has_nnc());
+    const GHOperator op(A);
+    for (Method method : {Method::bicgstab, Method::qmr}) {
+        SCOPED_TRACE(name(method));
+        SolveOptions options;
+        options.tolerance = 1e-10;
+        options.max_iterations = 2000;
+        std::vector<double> x_cpu(model.system.rhs.size(), 0.0);
+        const double* b = model.system.rhs.data();
+        const SolveResult cpu = method == Method::qmr ? qmr(op, b, x_cpu.data(), options)
+                                                      : bicgstab(op, b, x_cpu.data(), options);
+        ASSERT_EQ(cpu.status, SolveStatus::converged) << cpu.detail;
+        GpuSolveOptions o;
+        o.solve = options;
+        std::vector<double> x(x_cpu.size(), 0.0);
+        const SolveResult r = solve(method, GpuKernel::multi_kernel, A, model.system.rhs, x, o);
+        EXPECT_EQ(r.iterations, cpu.iterations);
+        EXPECT_EQ(r.history, cpu.history);
+        EXPECT_EQ(x, x_cpu);
+        std::vector<double> y(x_cpu.size(), 0.0);
+        EXPECT_THROW(solve(method, GpuKernel::in_kernel, A, model.system.rhs, y, o), NotSupported);
+    }
+}
+
 TEST_F(GpuSolverEdges, QmrBreakdownIsReported) {
     // Two cells in one column, K = 1: A = [[0, 1], [1, 0]] and b = e1, so p = q = e1 and
     // epsilon = q^T A p = 0 at the first iteration (core's Qmr.BreakdownEpsilonZeroIsReported).

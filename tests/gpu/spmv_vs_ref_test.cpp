@@ -51,6 +51,29 @@ INSTANTIATE_TEST_SUITE_P(AllK, SpmvVsRef,
                                                               BdiaVariant::tiled)),
                          param_name);
 
+class SpmvConnections : public test::GpuTest {};
+
+// A faulted grid's non-neighbour connections (design decision 63): the device adds each row's
+// connection terms after its stencil terms and before its well term, as the reference does,
+// in every layout, for A x and A^T x (the mirror entries' blocks transposed).
+TEST_F(SpmvConnections, FaultConnectionsAreTheReferencesBits) {
+    for (int K : {1, 2, 3, 4, 8}) {
+        SCOPED_TRACE("K = " + std::to_string(K));
+        const GHMatrix A = test::with_connections(7, 5, 9, K, 3 + K);
+        ASSERT_TRUE(A.has_nnc());
+        const auto x = test::random_vector(static_cast<std::size_t>(A.rows()), 9);
+        const std::vector<double> y = spmv(A, x), yt = spmv_transpose(A, x);
+        GHMatrix plain = A;  // the check can fail: without them the product differs
+        plain.set_nnc(NncArrays{});
+        EXPECT_FALSE(same_bits(y, spmv_device(plain, x, BdiaVariant::cell_fastest)));
+        for (BdiaVariant v :
+             {BdiaVariant::cell_fastest, BdiaVariant::cell_fastest_x2, BdiaVariant::tiled}) {
+            EXPECT_TRUE(same_bits(y, spmv_device(A, x, v))) << to_string(v);
+            EXPECT_TRUE(same_bits(yt, spmv_device(A, x, v, true))) << to_string(v);
+        }
+    }
+}
+
 class SpmvRows : public test::GpuTest {};
 
 TEST_F(SpmvRows, ARangeOfCellsAndTheWellsAreTheFullProductsRowsTheRestIsKept) {

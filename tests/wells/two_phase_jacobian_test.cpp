@@ -14,7 +14,6 @@
 #include "core/base/random.hpp"
 #include "core/base/units.hpp"
 #include "core/matrix/formats.hpp"
-#include "grid/corner_point.hpp"
 
 namespace heptane {
 namespace {
@@ -30,31 +29,6 @@ Problem make_setup(int nx, int ny, int nz, std::vector<wells::WellSpec> wells) {
     Problem s{test::two_phase_spec(nx, ny, nz, std::move(wells)), {}};
     s.rock = grid::build_rock(s.spec.grid, s.spec.permeability, s.spec.porosity);
     return s;
-}
-
-/// The spec's box grid as corner-point cells with the columns i >= nx / 2 thrown down by 1.5
-/// layers (design decision 63): non-neighbour connections across the fault.
-void add_fault(wells::ModelSpec& spec) {
-    grid::Grid3D& g = spec.grid;
-    std::vector<double> coord, zcorn;
-    for (int pj = 0; pj <= g.ny; ++pj) {
-        for (int pi = 0; pi <= g.nx; ++pi) {
-            for (double z : {g.top_depth - 10.0, g.top_depth + 10.0 + 3.0 * g.nz * g.dz})
-                for (double v : {pi * g.dx, pj * g.dy, z}) coord.push_back(v);
-        }
-    }
-    for (int k = 0; k < g.nz; ++k)
-        for (int bottom = 0; bottom < 2; ++bottom)
-            for (int j = 0; j < 2 * g.ny; ++j)
-                for (int i = 0; i < 2 * g.nx; ++i)
-                    zcorn.push_back(g.top_depth + (k + bottom) * g.dz +
-                                    (i / 2 >= g.nx / 2 ? 1.5 * g.dz : 0.0));
-    grid::CornerPointInput in;
-    in.nx = g.nx, in.ny = g.ny, in.nz = g.nz;
-    in.coord = &coord;
-    in.zcorn = &zcorn;
-    in.key = "grid.eclipse";
-    g.geometry = std::make_shared<grid::CellGeometry>(grid::corner_point_cells(in));
 }
 
 /// A state away from every kink: pressures hydrostatic +- 5 bar (no upwind ties), water
@@ -76,7 +50,7 @@ TEST_P(TwoPhaseJacobianGrids, MatchesCentralFiniteDifferences) {
     auto wells = test::corner_wells(nx, ny, nz);  // BHP and rate, producers and injectors
     wells.push_back(test::make_well("MID", 3, 2, 1, 2, true, true));
     Problem s = make_setup(nx, ny, nz, wells);
-    if (GetParam()) add_fault(s.spec);
+    if (GetParam()) test::add_fault(s.spec);
     ASSERT_GT(s.spec.two_phase.gravity, 0.0);
     const wells::TwoPhaseSystem sys(s.spec.grid, s.rock, s.spec.two_phase, s.spec.wells);
     const CellState x = random_state(sys, 1);
@@ -184,7 +158,7 @@ TEST_P(TwoPhaseResidualGrids, FluxesConserveMass) {
     // included): each appears with opposite signs in its two cells, so every phase sums to
     // zero (up to rounding).
     Problem s = make_setup(6, 4, 3, {});
-    if (GetParam()) add_fault(s.spec);
+    if (GetParam()) test::add_fault(s.spec);
     const wells::TwoPhaseSystem sys(s.spec.grid, s.rock, s.spec.two_phase, {});
     const CellState x = random_state(sys, 9);
     const auto r = sys.residual(x, {}, x, s.spec.dt);

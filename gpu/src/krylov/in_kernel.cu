@@ -92,6 +92,11 @@ InKernelPlan in_kernel_plan(const GHMatrix& A, const GpuSolveOptions& options, M
     if (method != Method::bicgstab && method != Method::qmr) {
         throw NotSupported("in-kernel solvers: bicgstab and qmr only");
     }
+    if (A.has_nnc()) {  // its row sums read the stencil and the wells only (decision 63)
+        throw NotSupported(
+            "in-kernel solvers: a system with non-neighbour connections runs with the "
+            "multi-kernel solver (gpu_kernel multi_kernel)");
+    }
     const std::string name = solver_name(method);
     const DeviceLimits lim = device_limits(method);
     const void* kernel = kernel_for(method, A.block_size());

@@ -385,6 +385,11 @@ std::size_t SpatialUpload::shared_bytes() const { return block_shared_bytes(max_
 
 DeviceSmoother::DeviceSmoother(const GHMatrix& A, std::array<int, 3> shape)
     : gh_(A, BdiaVariant::cell_fastest), shape_(shape), blocks_(factor_spatial_blocks(A, shape)) {
+    if (A.has_nnc()) {  // the sweeps' row residuals read the stencil only (decision 63)
+        throw NotSupported(
+            "the GPU's block smoothers: a system with non-neighbour connections runs them on "
+            "the CPU");
+    }
     allow_shared(reinterpret_cast<const void*>(&k_sweep), blocks_.shared_bytes());
     // Bdia's structural blocks and the inverses once, b and x read, x written.
     bytes_ = 8.0 * static_cast<double>(A.nonzeros()) +

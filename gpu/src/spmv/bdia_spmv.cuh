@@ -1,9 +1,9 @@
 #pragma once
 /// @file Bdia + wells SpMV kernels (seed 002 sections 6.1-6.2) in three variants, templated
 /// on K. Every variant sums each row in the canonical order of core/base/canonical.hpp (over d,
-/// then c, then the well term, no fused multiply-add), so all of them - and the CPU
-/// reference - produce the same bits. The instantiations are spread over bdia_spmv_k*.cu so
-/// they compile in parallel; bdia_spmv.cu dispatches on K.
+/// then c, then the non-neighbour connections, then the well term, no fused multiply-add), so all
+/// of them - and the CPU reference - produce the same bits. The instantiations are spread over
+/// bdia_spmv_k*.cu so they compile in parallel; bdia_spmv.cu dispatches on K.
 #include <cuda_runtime.h>
 
 #include "core/base/canonical.hpp"
@@ -135,11 +135,26 @@ __device__ __forceinline__ void well_rows_warps(const BdiaView& v, const double*
     }
 }
 
-/// Adds cell m's well coupling to acc and stores the row (the reference's order).
-template <int K>
+/// Adds cell m's non-neighbour terms and its well coupling to acc and stores the row (the
+/// reference's order: the connections in entry order, each over c, then the well term).
+template <int K, bool kTranspose = false>
 __device__ __forceinline__ void finish_cell(const BdiaView& v, unsigned m, double (&acc)[K],
                                             const double* __restrict__ x, double* __restrict__ y) {
     using namespace heptane::canonical;
+    if (v.nnc_ptr != nullptr) {
+        for (int e = v.nnc_ptr[m]; e < v.nnc_ptr[m + 1]; ++e) {
+            const double* xn = x + static_cast<size_t>(v.nnc_col[e]) * K;
+            const double* block = v.nnc_vals + static_cast<size_t>(v.nnc_block[e]) * K * K;
+#pragma unroll
+            for (int r = 0; r < K; ++r) {
+#pragma unroll
+                for (int c = 0; c < K; ++c) {
+                    acc[r] = mul_add(__ldg(block + (kTranspose ? c * K + r : r * K + c)),
+                                     __ldg(xn + c), acc[r]);
+                }
+            }
+        }
+    }
     int base = 0;
     const int w = well_of(v, m, K, base);
     if (w >= 0) {
@@ -211,7 +226,7 @@ __global__ void __launch_bounds__(kThreads)
                 }
             }
         }
-        finish_cell<K>(v, m, acc, x, y);
+        finish_cell<K, kTranspose>(v, m, acc, x, y);
     }
     if (v.with_wells) well_rows_warps<K>(v, x, y);
 }
@@ -279,7 +294,8 @@ int resident_grid(Kernel kernel, unsigned items) {
 template <int K>
 void launch_k(const BdiaView& v, BdiaVariant variant, bool transpose, const double* x, double* y,
               cudaStream_t stream, const int* skip) {
-    const unsigned rows = v.cell_end - v.cell_begin + (v.with_wells ? static_cast<unsigned>(v.nw) : 0u);
+    const unsigned rows =
+        v.cell_end - v.cell_begin + (v.with_wells ? static_cast<unsigned>(v.nw) : 0u);
     auto run = [&](auto kernel, unsigned items) {
         kernel<<<resident_grid(kernel, items), kThreads, 0, stream>>>(v, x, y, skip);
         HEPTANE_SYNC_CHECK(stream);

@@ -21,11 +21,6 @@ std::vector<int> to_int(const std::vector<index_t>& v, const char* what) {
 
 /// Bdia in the device layout of `variant` (zero padding cells up to Mp).
 std::vector<double> device_layout(const GHMatrix& A, BdiaVariant variant, unsigned Mp) {
-    if (A.has_nnc()) {
-        throw NotSupported(
-            "the GPU's GH storage has no non-neighbour connections (design decision 63): a "
-            "faulted grid's system runs on the CPU");
-    }
     const int K = A.block_size();
     const index_t M = A.num_cells();
     const index_t entries = static_cast<index_t>(kStencilSize) * K * K;
@@ -71,14 +66,29 @@ DeviceGH::DeviceGH(const GHMatrix& A, BdiaVariant variant)
         wt_vals_ = Buffer<double>(w.wt_vals);
         d_ = Buffer<double>(w.d);
     }
+    if (A.has_nnc()) {
+        const NncArrays& n = A.nnc();
+        if (n.num_entries() >= std::numeric_limits<int>::max()) {
+            throw NotSupported("device GH: 2^31 non-neighbour entries or more");
+        }
+        nnc_ptr_ = Buffer<int>(to_int(n.ptr, "nnc ptr"));
+        nnc_col_ = Buffer<int>(to_int(n.col, "nnc col"));
+        std::vector<int> self(n.col.size());
+        for (std::size_t e = 0; e < self.size(); ++e) self[e] = static_cast<int>(e);
+        nnc_self_ = Buffer<int>(self);
+        nnc_mirror_ = Buffer<int>(to_int(n.mirror, "nnc mirror"));
+        nnc_vals_ = Buffer<double>(n.vals);
+    }
     HEPTANE_CUDA_CHECK(cudaStreamSynchronize(nullptr));  // the host vectors die here
 }
 
 void DeviceGH::update(const GHMatrix& A) {
     if (A.block_size() != K_ || A.nx() != nx_ || A.ny() != ny_ || A.nz() != nz_ ||
-        static_cast<int>(A.num_wells()) != nw_ || A.wells().w_vals.size() != w_vals_.size()) {
+        static_cast<int>(A.num_wells()) != nw_ || A.wells().w_vals.size() != w_vals_.size() ||
+        A.nnc().vals.size() != nnc_vals_.size()) {
         throw std::invalid_argument("DeviceGH::update: the matrix has another structure");
     }
+    if (A.has_nnc()) nnc_vals_.upload(A.nnc().vals);
     bdia_.upload(device_layout(A, variant_, Mp_));
     if (nw_ > 0) {
         w_vals_.upload(A.wells().w_vals);
@@ -101,6 +111,9 @@ __global__ void k_tile(const double* src, long long entries, unsigned M, double*
 }  // namespace
 
 void DeviceGH::update(const DeviceSystemValues& A, cudaStream_t stream) {
+    if (nnc_vals_.size() > 0) {  // the device assembly has no connections (decision 63)
+        throw NotSupported("DeviceGH::update: device values of a system with connections");
+    }
     const std::size_t entries = static_cast<std::size_t>(kStencilSize) * K_ * K_;
     if (variant_ == BdiaVariant::tiled) {
         const long long n = static_cast<long long>(entries) * M_;
@@ -143,6 +156,12 @@ BdiaView DeviceGH::view(bool transpose) const {
     v.cell_begin = 0;
     v.cell_end = M_;
     v.with_wells = 1;
+    if (nnc_vals_.size() > 0) {
+        v.nnc_ptr = nnc_ptr_.get();
+        v.nnc_col = nnc_col_.get();
+        v.nnc_block = transpose ? nnc_mirror_.get() : nnc_self_.get();
+        v.nnc_vals = nnc_vals_.get();
+    }
     return v;
 }
 

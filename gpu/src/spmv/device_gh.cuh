@@ -40,6 +40,14 @@ struct BdiaView {
     /// halo planes travel, then its edge planes: gpu/src/krylov/bicgstab_slab.cu).
     unsigned cell_begin, cell_end;
     int with_wells;
+    /// Non-neighbour connections (design decision 63; GHMatrix::nnc()), or nnc_ptr null: row
+    /// m's entries [nnc_ptr[m], nnc_ptr[m + 1]), column nnc_col[e], block nnc_vals[e K K ..];
+    /// for the transpose nnc_block[e] is the mirror entry (whose block is read transposed),
+    /// else e itself. Only the Bdia products read them (the in-kernel solvers refuse them).
+    const int* nnc_ptr;
+    const int* nnc_col;
+    const int* nnc_block;
+    const double* nnc_vals;
 };
 
 class DeviceGH final : public DeviceOperator {
@@ -78,6 +86,8 @@ class DeviceGH final : public DeviceOperator {
     Buffer<double> bdia_;
     Buffer<int> well_of_column_, first_, cell0_, count_;
     Buffer<double> w_vals_, wt_vals_, d_;
+    Buffer<int> nnc_ptr_, nnc_col_, nnc_self_, nnc_mirror_;
+    Buffer<double> nnc_vals_;
 };
 
 /// Launches the Bdia product for block size K (explicit instantiations in bdia_spmv.cu).
