@@ -283,6 +283,7 @@ void GridReader::read_multregt(Source& src, const Token& at) {
                                         "; it must be ALL, NNC, NONNC or NOAQUNNC");
             }
             r.adjacent = type != "NNC";
+            r.nnc = type != "NONNC";
         }
         if (items.size() > 5 && items[5] != nullptr) {
             const std::string_view a = unquoted(items[5]->text);
@@ -297,8 +298,9 @@ void GridReader::read_multregt(Source& src, const Token& at) {
         r.where = where(src.path, src.text, record.offset);
         if (!r.adjacent) {
             data_.notes.push_back(r.where +
-                                  "MULTREGT: a record for non-neighbour connections (NNC) only; "
-                                  "a 7-point grid has none, so it multiplies nothing");
+                                  "MULTREGT: a record for non-neighbour connections (NNC) only: "
+                                  "it multiplies the connections of faults' throws, nothing "
+                                  "on a grid without them");
         }
         data_.region_multipliers.push_back(std::move(r));
     });

@@ -34,13 +34,15 @@ struct EclipseGridData {
     /// `from` and one of region `to` of the region array `regions` (MULTNUM, FLUXNUM or
     /// OPERNUM), along `directions` (bits: 1 x, 2 y, 4 z), times `multiplier`; a region 0 is
     /// every region of the array; `adjacent` is false for a record of non-neighbour
-    /// connections only (NNC), which a 7-point grid does not have.
+    /// connections only (NNC type NNC), `nnc` false for one of neighbour connections only
+    /// (NONNC): a faulted grid's non-neighbour connections (design decision 63).
     struct RegionMultiplier {
         std::string regions = "MULTNUM";
         int from = 0, to = 0;
         double multiplier = 1.0;
         int directions = 7;
         bool adjacent = true;
+        bool nnc = true;
         std::string where;  ///< "file:line: " of the record, for messages
     };
     std::vector<RegionMultiplier> region_multipliers;  ///< MULTREGT's records, in file order

@@ -57,67 +57,99 @@ bool all_equal(const std::vector<double>& v) {
     return true;
 }
 
-/// MULTREGT's multipliers of each cell's +i, +j, +k face (empty: none), as OPM reads the
-/// records: a record of two regions (or of each pair a defaulted region number makes)
-/// replaces an earlier record of the same two regions, whatever their region arrays; a record
-/// of one region with itself multiplies every connection of that region's cells (once where
-/// both cells are in it), on top of the pair's. A record for non-neighbour connections only
-/// (NNC) multiplies nothing here.
-std::array<std::vector<double>, 3> region_multipliers(const Grid3D& g, const EclipseGridSpec& spec,
-                                                      const EclipseGridData& d) {
+/// MULTREGT's factor on a connection, as OPM reads the records: a record of two regions (or
+/// of each pair a defaulted region number makes) replaces an earlier record of the same two
+/// regions, whatever their region arrays; a record of one region with itself multiplies every
+/// connection of that region's cells (once where both cells are in it), on top of the pair's.
+/// A record applies to the grid's neighbour connections unless its NNC type is NNC, to the
+/// faults' non-neighbour connections (design decision 63) unless it is NONNC.
+class RegionFactors {
+  public:
     using Record = EclipseGridData::RegionMultiplier;
-    const std::vector<Record>& records = d.region_multipliers;
-    std::array<std::vector<double>, 3> out;
-    if (records.empty()) return out;
-    // Each region array a record names, by cell (a cell it does not set is in region 1).
-    std::map<std::string, std::vector<int>> region;
-    std::map<std::string, std::vector<int>> numbers;  // the region numbers each array has
-    const auto every = [](index_t) { return true; };
-    const auto integer = [](double v) {
-        return std::isnan(v) || (v >= 1.0 && v == std::floor(v) && v <= INT_MAX);
-    };
-    for (const Record& r : records) {
-        if (region.count(r.regions) != 0) continue;
-        const auto* values = find(d, r.regions.c_str());
-        if (values == nullptr) {
-            throw InputError(spec.key, r.where + "MULTREGT: " + r.regions +
-                                           " is not defined (its records' regions are its "
-                                           "numbers)");
+
+    RegionFactors(const Grid3D& g, const EclipseGridSpec& spec, const EclipseGridData& d)
+        : records_(d.region_multipliers) {
+        if (records_.empty()) return;
+        // Each region array a record names, by cell (a cell it does not set is in region 1).
+        std::map<std::string, std::vector<int>> numbers;  // the region numbers each array has
+        const auto every = [](index_t) { return true; };
+        const auto integer = [](double v) {
+            return std::isnan(v) || (v >= 1.0 && v == std::floor(v) && v <= INT_MAX);
+        };
+        for (const Record& r : records_) {
+            if (region_.count(r.regions) != 0) continue;
+            const auto* values = find(d, r.regions.c_str());
+            if (values == nullptr) {
+                throw InputError(spec.key, r.where + "MULTREGT: " + r.regions +
+                                               " is not defined (its records' regions are its "
+                                               "numbers)");
+            }
+            const std::vector<double> cells = to_cells(g, spec, r.regions.c_str(), *values, 1.0,
+                                                       every, integer, "an integer >= 1");
+            std::vector<int>& v = region_[r.regions];
+            for (double x : cells) v.push_back(std::isnan(x) ? 1 : static_cast<int>(x));
+            std::vector<int> unique = v;
+            std::sort(unique.begin(), unique.end());
+            unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
+            numbers[r.regions] = std::move(unique);
         }
-        const std::vector<double> cells =
-            to_cells(g, spec, r.regions.c_str(), *values, 1.0, every, integer, "an integer >= 1");
-        std::vector<int>& v = region[r.regions];
-        for (double x : cells) v.push_back(std::isnan(x) ? 1 : static_cast<int>(x));
-        std::vector<int> unique = v;
-        std::sort(unique.begin(), unique.end());
-        unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
-        numbers[r.regions] = std::move(unique);
-    }
-    // The records in force: the last of each pair of regions, the last of each region alone.
-    std::map<std::pair<int, int>, std::size_t> pairs;
-    std::map<int, std::size_t> alone;
-    for (std::size_t q = 0; q < records.size(); ++q) {
-        const Record& r = records[q];
-        const std::vector<int>& all = numbers.at(r.regions);
-        const std::vector<int> from = r.from != 0 ? std::vector<int>{r.from} : all;
-        const std::vector<int> to = r.to != 0 ? std::vector<int>{r.to} : all;
-        if (from.size() == 1 && to.size() == 1 && from[0] == to[0]) {
-            alone[from[0]] = q;
-            continue;
+        // The records in force: the last of each pair of regions, the last of each region alone.
+        for (std::size_t q = 0; q < records_.size(); ++q) {
+            const Record& r = records_[q];
+            const std::vector<int>& all = numbers.at(r.regions);
+            const std::vector<int> from = r.from != 0 ? std::vector<int>{r.from} : all;
+            const std::vector<int> to = r.to != 0 ? std::vector<int>{r.to} : all;
+            if (from.size() == 1 && to.size() == 1 && from[0] == to[0]) {
+                alone_[from[0]] = q;
+                continue;
+            }
+            for (int a : from)
+                for (int b : to)
+                    if (a != b) pairs_[{std::min(a, b), std::max(a, b)}] = q;
         }
-        for (int a : from)
-            for (int b : to)
-                if (a != b) pairs[{std::min(a, b), std::max(a, b)}] = q;
     }
-    // The factor of record q (found in `map` for key) on a connection along `axis` whose
-    // cells are in regions of array `name`.
-    const auto factor = [&](const auto& map, const auto& key, const std::string& name, int axis) {
+
+    bool empty() const { return records_.empty(); }
+
+    /// The factor on the connection of cells m and p along `axis` (0 = x), a non-neighbour
+    /// connection with `nnc`.
+    double operator()(index_t m, index_t p, int axis, bool nnc) const {
+        double f = 1.0;
+        for (const auto& [name, r] : region_) {
+            const int rm = r[static_cast<std::size_t>(m)], rp = r[static_cast<std::size_t>(p)];
+            const int lo = std::min(rm, rp), hi = std::max(rm, rp);
+            if (lo != hi) f *= factor(pairs_, std::make_pair(lo, hi), name, axis, nnc);
+            f *= factor(alone_, lo, name, axis, nnc);
+            if (lo != hi) f *= factor(alone_, hi, name, axis, nnc);
+        }
+        return f;
+    }
+
+  private:
+    /// The factor of record q (found in `map` for key) on a connection along `axis` whose
+    /// cells are in regions of array `name`.
+    template <class Map, class Key>
+    double factor(const Map& map, const Key& key, const std::string& name, int axis,
+                  bool nnc) const {
         const auto it = map.find(key);
         if (it == map.end()) return 1.0;
-        const Record& r = records[it->second];
-        const bool applies = r.regions == name && r.adjacent && ((r.directions >> axis) & 1) != 0;
+        const Record& r = records_[it->second];
+        const bool applies =
+            r.regions == name && (nnc ? r.nnc : r.adjacent) && ((r.directions >> axis) & 1) != 0;
         return applies ? r.multiplier : 1.0;
-    };
+    }
+
+    const std::vector<Record>& records_;
+    std::map<std::string, std::vector<int>> region_;
+    std::map<std::pair<int, int>, std::size_t> pairs_;
+    std::map<int, std::size_t> alone_;
+};
+
+/// MULTREGT's multipliers of each cell's +i, +j, +k face (empty: none).
+std::array<std::vector<double>, 3> region_multipliers(const Grid3D& g,
+                                                      const RegionFactors& regions) {
+    std::array<std::vector<double>, 3> out;
+    if (regions.empty()) return out;
     const int size[3] = {g.nx, g.ny, g.nz};
     const auto n = static_cast<std::size_t>(g.num_cells());
     for (index_t m = 0; m < g.num_cells(); ++m) {
@@ -126,17 +158,7 @@ std::array<std::vector<double>, 3> region_multipliers(const Grid3D& g, const Ecl
             if (ijk[a] + 1 >= size[a]) continue;  // the grid's edge: no connection
             std::array<int, 3> next = ijk;
             ++next[a];
-            const index_t p = g.cell(next[0], next[1], next[2]);
-            double f = 1.0;
-            for (const auto& [name, r] : region) {
-                const int lo =
-                    std::min(r[static_cast<std::size_t>(m)], r[static_cast<std::size_t>(p)]);
-                const int hi =
-                    std::max(r[static_cast<std::size_t>(m)], r[static_cast<std::size_t>(p)]);
-                if (lo != hi) f *= factor(pairs, std::make_pair(lo, hi), name, a);
-                f *= factor(alone, lo, name, a);
-                if (lo != hi) f *= factor(alone, hi, name, a);
-            }
+            const double f = regions(m, g.cell(next[0], next[1], next[2]), a, false);
             if (f == 1.0) continue;
             if (out[a].empty()) out[a].assign(n, 1.0);
             out[a][static_cast<std::size_t>(m)] *= f;
@@ -198,11 +220,49 @@ void apply_face_multipliers(const Grid3D& g, const EclipseGridSpec& spec, const 
             }
         }
     }
-    const std::array<std::vector<double>, 3> regional = region_multipliers(g, spec, d);
+    const RegionFactors regions(g, spec, d);
+    const std::array<std::vector<double>, 3> regional = region_multipliers(g, regions);
     for (int a = 0; a < 3; ++a) {
         if (regional[a].empty()) continue;
         std::vector<double>& face = face_of(a);
         for (std::size_t m = 0; m < n; ++m) face[m] *= regional[a][m];
+    }
+    // Each fault connection's own: the + face's MULTX/Y (and MULTFLT) of its - side cell, the
+    // - face's MULTX-/Y- of its + side cell, MULTREGT of its two cells' regions.
+    if (g.geometry == nullptr || g.geometry->nnc.empty()) return;
+    std::array<std::vector<double>, 2> own, minus;  // the + face's, the - face's (empty: 1)
+    for (int a = 0; a < 2; ++a) {
+        if (const auto* values = find(d, plus_name[a])) {
+            own[a] = to_cells(g, spec, plus_name[a], *values, 1.0, every, ok, "finite and >= 0");
+        }
+        if (const auto* values = find(d, minus_name[a])) {
+            minus[a] = to_cells(g, spec, minus_name[a], *values, 1.0, every, ok, "finite and >= 0");
+        }
+    }
+    const auto value = [](const std::vector<double>& v, index_t m) {
+        return v.empty() || std::isnan(v[static_cast<std::size_t>(m)])
+                   ? 1.0
+                   : v[static_cast<std::size_t>(m)];
+    };
+    std::array<std::vector<double>, 2> faults;  // MULTFLT on each cell's + face
+    for (const auto& [f, factor] : d.fault_multipliers) {
+        if (f.axis > 1) continue;  // no connection of a column's layers is a fault's
+        std::vector<double>& face = faults[f.axis];
+        if (face.empty()) face.assign(n, 1.0);
+        for (int k = f.box[4]; k <= f.box[5]; ++k) {
+            for (int j = f.box[2]; j <= f.box[3]; ++j) {
+                for (int i = f.box[0]; i <= f.box[1]; ++i) {
+                    const std::array<int, 3> ijk{i, j, k};
+                    const index_t owner = f.side > 0 ? g.cell(i, j, k) : below(ijk, f.axis);
+                    if (owner >= 0) face[static_cast<std::size_t>(owner)] *= factor;
+                }
+            }
+        }
+    }
+    rock.nnc_mult.clear();
+    for (const CellConnection& c : g.geometry->nnc) {
+        rock.nnc_mult.push_back(value(own[c.axis], c.a) * value(minus[c.axis], c.b) *
+                                value(faults[c.axis], c.a) * regions(c.a, c.b, c.axis, true));
     }
 }
 

@@ -64,6 +64,10 @@ struct RockFields {
     /// Transmissibility multipliers of each cell's +i, +j, +k face (Eclipse MULTX/Y/Z);
     /// empty: 1.
     std::vector<double> multx, multy, multz;
+    /// Each fault connection's multiplier (CellGeometry::nnc's order; empty: 1): MULTX/Y and
+    /// MULTFLT of its - side cell's face, MULTX-/Y- of its + side cell's, MULTREGT of its
+    /// cells' regions (design decision 63).
+    std::vector<double> nnc_mult;
 
     bool is_active(index_t m) const { return active.empty() || active[m] != 0; }
     index_t num_active() const;

@@ -77,11 +77,18 @@ Transmissibilities tpfa_transmissibilities(const Grid3D& grid, const RockFields&
         }
     }
     if (grid.geometry != nullptr) {
-        for (const CellConnection& c : grid.geometry->nnc) {
+        const std::vector<CellConnection>& nnc = grid.geometry->nnc;
+        if (!rock.nnc_mult.empty() && rock.nnc_mult.size() != nnc.size()) {
+            throw Error("tpfa_transmissibilities: " + std::to_string(rock.nnc_mult.size()) +
+                        " connection multipliers for " + std::to_string(nnc.size()) +
+                        " connections");
+        }
+        for (std::size_t q = 0; q < nnc.size(); ++q) {
+            const CellConnection& c = nnc[q];
             if (!rock.is_active(c.a) || !rock.is_active(c.b)) continue;
             const std::vector<double>& k = c.axis == 0 ? rock.kx : rock.ky;
             double value = in_series(k[c.a] * c.half_a, k[c.b] * c.half_b);
-            if (!mult[c.axis]->empty()) value *= (*mult[c.axis])[c.a];
+            if (!rock.nnc_mult.empty()) value *= rock.nnc_mult[q];
             if (value > 0.0) t.nnc.push_back({c.a, c.b, value});
         }
     }

@@ -24,7 +24,8 @@ struct NncTransmissibility {
 
 /// nnc: the connections of CellGeometry::nnc with T > 0 (both cells active), in its order:
 /// T = t_a t_b / (t_a + t_b), t = k half with the permeability of the face's axis, times the
-/// face multiplier of a (the cell on the - side, as for a stencil face).
+/// connection's own multiplier (RockFields::nnc_mult: its cells' face multipliers, MULTFLT,
+/// MULTREGT).
 struct Transmissibilities {
     std::vector<double> tx, ty, tz;
     std::vector<NncTransmissibility> nnc;

@@ -314,9 +314,9 @@ TEST(CornerPoint, AThrowOfHalfALayerConnectsEachLayerToTheNextOneDown) {
 }
 
 // The connections' transmissibilities: the two halves in series with the permeability of the
-// face's axis, times the face multiplier of the cell on its - side (MULTX, MULTFLT), none with
-// an inactive cell.
-TEST(CornerPoint, ConnectionsTransmissibilitiesTakeTheFacesMultiplier) {
+// face's axis, times the connection's own multiplier (RockFields::nnc_mult), none with an
+// inactive cell.
+TEST(CornerPoint, ConnectionsTransmissibilitiesTakeTheirMultiplier) {
     for (int axis : {0, 1}) {
         SCOPED_TRACE("axis " + std::to_string(axis));
         const Grid3D g = read_columns(axis, 1.0, 1.0);
@@ -333,10 +333,10 @@ TEST(CornerPoint, ConnectionsTransmissibilitiesTakeTheFacesMultiplier) {
             EXPECT_EQ(t.nnc[n].b, c.b);
             EXPECT_DOUBLE_EQ(t.nnc[n].t, ta * tb / (ta + tb)) << n;
         }
-        std::vector<double>& mult = axis == 0 ? rock.multx : rock.multy;
-        mult.assign(static_cast<std::size_t>(g.num_cells()), 1.0);
-        mult[1] = 0.5;   // the first connection's - side
-        mult[3] = 0.25;  // a cell on its + side: not its multiplier
+        (axis == 0 ? rock.multx : rock.multy)
+            .assign(static_cast<std::size_t>(g.num_cells()),
+                    0.25);  // the stencil faces' only
+        rock.nnc_mult = {0.5, 1.0};
         const Transmissibilities half = tpfa_transmissibilities(g, rock);
         EXPECT_DOUBLE_EQ(half.nnc[0].t, 0.5 * t.nnc[0].t);
         EXPECT_DOUBLE_EQ(half.nnc[1].t, t.nnc[1].t);
@@ -346,6 +346,46 @@ TEST(CornerPoint, ConnectionsTransmissibilitiesTakeTheFacesMultiplier) {
         ASSERT_EQ(without.nnc.size(), 1u);
         EXPECT_EQ(without.nnc[0].b, 3);
     }
+}
+
+// A fault connection's multiplier is its own cells' (as OPM applies them to the faces it
+// joins): MULTX of its - side cell, MULTX- of its + side cell, MULTREGT of its two cells'
+// regions, where the record's NNC type takes non-neighbour connections (ALL, NNC; not NONNC).
+TEST(CornerPoint, ConnectionsTakeTheirOwnCellsMultipliers) {
+    // Layers in MULTNUM regions 1, 2, 3 (both columns); connections (1, 3): layer 1 against
+    // the thrown column's layer 0 (regions 2 and 1), (2, 4): layer 2 against layer 1 (3, 2).
+    const std::string rock_text =
+        "PORO\n 6*0.2 /\nMULTNUM\n 2*1 2*2 2*3 /\n"
+        "MULTREGT\n 1 2 0.5 /\n 2 3 0.25 XYZ NNC /\n 1 3 0.125 XYZ NONNC /\n/\n"
+        "MULTX-\n 1 0.1 4*1 /\n"  // cell (1, 0, 0) = 3's - face
+        "MULTX\n 4*1 0.3 1 /\n";  // cell (0, 0, 2) = 2's + face
+    const TempFile file(two_columns(0, 1.0, 1.0, rock_text));
+    Grid3D g = make_grid(2, 1, 3);
+    EclipseGridSpec spec;
+    spec.files = {file.path()};
+    const EclipseGridData d = read_grid_files(g, spec);
+    RockFields rock = rock_for(g);
+    apply_eclipse_rock(g, spec, d, true, false, rock);
+    ASSERT_EQ(g.geometry->nnc.size(), 2u);
+    EXPECT_EQ(g.geometry->nnc[0].a, 1);
+    EXPECT_EQ(g.geometry->nnc[0].b, 3);
+    ASSERT_EQ(rock.nnc_mult.size(), 2u);
+    EXPECT_DOUBLE_EQ(rock.nnc_mult[0], 0.5 * 0.1);   // MULTREGT 1-2, MULTX- of 3
+    EXPECT_DOUBLE_EQ(rock.nnc_mult[1], 0.25 * 0.3);  // MULTREGT 2-3 (NNC only), MULTX of 2
+    // The stencil faces: MULTX- of 3 on cell 0's + face, MULTX of 2 on its own; the vertical
+    // faces 1-2 (0.5) but not 2-3 (NNC only).
+    EXPECT_DOUBLE_EQ(rock.multx[0], 0.1);
+    EXPECT_DOUBLE_EQ(rock.multx[2], 0.3);
+    EXPECT_DOUBLE_EQ(rock.multz[0], 0.5);
+    EXPECT_DOUBLE_EQ(rock.multz[1], 1.0);
+    // The transmissibilities take them.
+    const Transmissibilities t = tpfa_transmissibilities(g, rock);
+    RockFields plain = rock;
+    plain.nnc_mult.clear();
+    const Transmissibilities u = tpfa_transmissibilities(g, plain);
+    ASSERT_EQ(t.nnc.size(), 2u);
+    EXPECT_DOUBLE_EQ(t.nnc[0].t, 0.05 * u.nnc[0].t);
+    EXPECT_DOUBLE_EQ(t.nnc[1].t, 0.075 * u.nnc[1].t);
 }
 
 TEST(CornerPoint, AThrowLargerThanALayerConnectsTwoLayersDown) {
