@@ -9,6 +9,7 @@
 
 #include "core/matrix/formats.hpp"
 #include "gpu/device.hpp"
+#include "grid/transmissibility.hpp"
 #include "heptane_version.hpp"
 
 namespace heptane::app {
@@ -74,14 +75,20 @@ std::string human_bytes(double bytes) {
     return fixed(bytes, u == 0 ? 0 : 1) + " " + units[u];
 }
 
+std::size_t model_connections(const wells::Model& model) {
+    const GHMatrix& A = model.system.matrix;
+    if (A.num_cells() > 0) return static_cast<std::size_t>(A.nnc().num_entries() / 2);
+    return grid::non_neighbour_connections(model.grid, model.rock);  // simulate: no system
+}
+
 std::string cells_note(const wells::Model& model) {
     std::vector<std::string> parts;
     if (!model.rock.active.empty())
         parts.push_back(with_commas(model.rock.num_active()) + " active");
-    const grid::Grid3D& g = model.grid;
-    if (g.geometry != nullptr && !g.geometry->nnc.empty()) {
-        parts.push_back(with_commas(static_cast<long long>(g.geometry->nnc.size())) +
-                        " fault connections");
+    const std::size_t connections = model_connections(model);
+    if (connections > 0) {
+        parts.push_back(with_commas(static_cast<long long>(connections)) +
+                        " non-neighbour connections");
     }
     std::string note;
     for (const std::string& p : parts) note += (note.empty() ? " (" : ", ") + p;
@@ -108,10 +115,10 @@ void print_system_summary(std::ostream& out, const Deck& deck, const wells::Mode
         : g.geometry->corner_point()
             ? " in corner-point geometry (COORD, ZCORN), top at " +
                   general(g.top_depth / u.length) + " " + u.length_name +
-                  (g.geometry->nnc.empty()
+                  (model_connections(model) == 0
                        ? std::string()
-                       : ", " + with_commas(static_cast<long long>(g.geometry->nnc.size())) +
-                             " non-neighbour connections across faults")
+                       : ", " + with_commas(static_cast<long long>(model_connections(model))) +
+                             " non-neighbour connections")
             : " of their own sizes and depths (DX, DY, DZ, TOPS)";
     row(out, "grid",
         std::to_string(g.nx) + " x " + std::to_string(g.ny) + " x " + std::to_string(g.nz) + " = " +

@@ -30,8 +30,12 @@ double host_memory_bytes();
 /// Grid, model, K, wells, unknowns, nonzeros and the bytes of each storage form.
 void print_system_summary(std::ostream& out, const Deck& deck, const wells::Model& model);
 
-/// What the terminal's system line says after the cells: " (N active, C fault connections)",
-/// either part where the model has it, or nothing.
+/// The model's non-neighbour connections (faults' throws, Eclipse NNC records): its system's,
+/// or where it has none built (simulate), its transmissibilities'.
+std::size_t model_connections(const wells::Model& model);
+
+/// What the terminal's system line says after the cells: " (N active, C non-neighbour
+/// connections)", either part where the model has it, or nothing.
 std::string cells_note(const wells::Model& model);
 
 /// Build configuration and the CUDA devices found.

@@ -10,6 +10,7 @@
 #include "core/krylov/names.hpp"
 #include "gpu/device.hpp"
 #include "gpu/solver.hpp"
+#include "grid/transmissibility.hpp"
 
 #ifdef HEPTANE_HAVE_MPI
 #include "dist/distributed_solver.hpp"
@@ -165,11 +166,12 @@ Plan plan_and_report(const Deck& deck, std::ostream& err) {
 }
 
 Plan plan_for_model(const Deck& deck, Plan plan, const wells::Model& model, std::ostream& err) {
-    const std::size_t connections =
-        model.grid.geometry != nullptr ? model.grid.geometry->nnc.size() : 0;
+    const std::size_t connections = deck.model.model == wells::FluidModel::two_phase
+                                        ? grid::non_neighbour_connections(model.grid, model.rock)
+                                        : 0;  // the synthetic model's blocks are the stencil's
     if (connections == 0) return plan;
-    const std::string what = "the faults of grid.eclipse give " + std::to_string(connections) +
-                             " non-neighbour connections";
+    const std::string what = "grid.eclipse gives " + std::to_string(connections) +
+                             " non-neighbour connections (faults' throws, NNC)";
     if (mpi_launched()) {
         deck.rethrow_located(InputError(
             "grid.eclipse", what + "; the solvers over MPI ranks do not take them yet: run the "

@@ -226,6 +226,47 @@ void GridReader::read_multflt(Source& src, const Token& at) {
     });
 }
 
+/// NNC or EDITNNC: I1 J1 K1 I2 J2 K2 value / records until an empty one.
+void GridReader::read_cell_pairs(Source& src, const Token& at, const std::string& keyword) {
+    const bool edit = keyword == "EDITNNC";
+    const std::string form =
+        keyword + ": a record is I1 J1 K1 I2 J2 K2 " + (edit ? "TRANM" : "TRAN") + " /";
+    each_record(src, at, keyword, [&](const std::vector<Token>& words) {
+        const Token& record = words[0];
+        std::vector<double> items;
+        for (const Token& w : words) append_values(src.path, src.text, w, keyword, items, 64, true);
+        if (items.size() < 7) src.fail(record, form);
+        for (std::size_t q = 7; q < items.size(); ++q) {
+            if (!std::isnan(items[q])) {
+                src.fail(record, keyword + ": item " + std::to_string(q + 1) +
+                                     " is given; heptane reads the two cells and " +
+                                     (edit ? "the multiplier" : "the transmissibility") +
+                                     " only (default the others with n*)");
+            }
+        }
+        EclipseGridData::CellPair pair;
+        for (int c = 0; c < 6; ++c) {
+            const double v = items[static_cast<std::size_t>(c)];
+            const int most = data_.dims[c % 3];
+            if (std::isnan(v) || v != std::floor(v) || v < 1.0 || v > most) {
+                src.fail(record, keyword + ": " + std::string(c < 3 ? "the first" : "the second") +
+                                     " cell's " + "IJK"[c % 3] + " must be an integer in 1.." +
+                                     std::to_string(most) + form.substr(keyword.size()));
+            }
+            (c < 3 ? pair.a : pair.b)[c % 3] = static_cast<int>(v) - 1;
+        }
+        if (pair.a == pair.b) src.fail(record, keyword + ": the two cells are the same cell");
+        const double value = items[6];
+        if (!std::isfinite(value) || value < 0.0) {
+            src.fail(record, keyword + ": the " + (edit ? "multiplier" : "transmissibility") +
+                                 " must be a finite number >= 0");
+        }
+        pair.value = value;
+        pair.where = where(src.path, src.text, record.offset);
+        (edit ? data_.editnnc : data_.nnc).push_back(std::move(pair));
+    });
+}
+
 /// MULTREGT: FROM TO multiplier [directions [NNC-type [M|F|O]]] / records until an empty one.
 void GridReader::read_multregt(Source& src, const Token& at) {
     each_record(src, at, "MULTREGT", [&](const std::vector<Token>& words) {

@@ -88,6 +88,8 @@ void GridReader::read_file(const std::string& path, std::vector<std::string>& st
             read_multflt(src, t);
         } else if (keyword == "MULTREGT") {
             read_multregt(src, t);
+        } else if (keyword == "NNC" || keyword == "EDITNNC") {
+            read_cell_pairs(src, t, keyword);
         } else if (keyword == "MINPV") {
             read_minpv(src, t);
         } else if (keyword == "OPERATE") {
@@ -119,6 +121,7 @@ void GridReader::read_file(const std::string& path, std::vector<std::string>& st
                     "PERMX/Y/Z, PORO, NTG, ACTNUM, DX, DY, DZ, DXV, DYV, DZV, TOPS, COORD, ZCORN, "
                     "MAPAXES, GRIDUNIT, "
                     "MULTX/Y/Z, MULTX-/Y-/Z-, MULTPV, MINPV, GRIDOPTS, FAULTS, MULTFLT, MULTREGT, "
+                    "NNC, EDITNNC, "
                     "MULTNUM, FLUXNUM, OPERNUM, EQUALREG, MULTIREG, ADDREG, COPYREG, "
                     "BOX, ENDBOX, EQUALS, MULTIPLY, ADD, COPY, MINVALUE, MAXVALUE, OPERATE, "
                     "INCLUDE, SPECGRID, and the RUNSPEC section's DIMENS and units)");

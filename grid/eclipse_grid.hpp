@@ -56,6 +56,16 @@ struct EclipseGridData {
     /// 2 NY, then k over 2 NZ); "file:line: " of each keyword, for messages.
     std::vector<double> coord, zcorn;
     std::string coord_where, zcorn_where;
+    /// An NNC or EDITNNC record (design decision 63): cells a and b (0-based i, j, k) and the
+    /// record's value (NNC: the transmissibility in the file's unit system; EDITNNC: a
+    /// multiplier), with the record's "file:line: ".
+    struct CellPair {
+        std::array<int, 3> a{0, 0, 0}, b{0, 0, 0};
+        double value = 0.0;
+        std::string where;
+    };
+    std::vector<CellPair> nnc;      ///< NNC's records, in file order
+    std::vector<CellPair> editnnc;  ///< EDITNNC's records, in file order
     /// GRIDUNIT's unit (FEET, METRES or CM) where the files give it, and its "file:line: ".
     std::string gridunit, gridunit_where;
 };
@@ -91,6 +101,11 @@ struct EclipseGridData {
 ///   defaulted or negative region number is every region; NNC-type ALL (default), NNC (no
 ///   connection here: a note says so), NONNC or NOAQUNNC. Applied once the arrays are final
 ///   (grid/eclipse_model.hpp), as OPM applies them;
+/// - NNC: records I1 J1 K1 I2 J2 K2 TRAN / (1-based cells, TRAN >= 0 in the unit system's
+///   transmissibility unit), EDITNNC: records I1 J1 K1 I2 J2 K2 TRANM / (a multiplier >= 0),
+///   each list ended by an empty record; the items Eclipse allows after the seventh (NNC's
+///   SIM1, ISATNUM ..., EDITNNC's ISATNUM ...) are refused unless defaulted (`n*`); a cell
+///   paired with itself is an error (grid/eclipse_model.cpp applies them);
 /// - BOX i1 i2 j1 j2 k1 k2 / (1-based, inclusive) sets the box of the arrays and edits that
 ///   follow, ENDBOX restores the whole grid;
 /// - EQUALS (ARRAY value), MULTIPLY (ARRAY factor), ADD (ARRAY constant), COPY (FROM TO),

@@ -111,8 +111,8 @@ class RegionFactors {
 
     bool empty() const { return records_.empty(); }
 
-    /// The factor on the connection of cells m and p along `axis` (0 = x), a non-neighbour
-    /// connection with `nnc`.
+    /// The factor on the connection of cells m and p along `axis` (0 = x; -1: an NNC record's
+    /// connection, which every direction takes), a non-neighbour connection with `nnc`.
     double operator()(index_t m, index_t p, int axis, bool nnc) const {
         double f = 1.0;
         for (const auto& [name, r] : region_) {
@@ -134,8 +134,8 @@ class RegionFactors {
         const auto it = map.find(key);
         if (it == map.end()) return 1.0;
         const Record& r = records_[it->second];
-        const bool applies =
-            r.regions == name && (nnc ? r.nnc : r.adjacent) && ((r.directions >> axis) & 1) != 0;
+        const bool applies = r.regions == name && (nnc ? r.nnc : r.adjacent) &&
+                             (axis < 0 || ((r.directions >> axis) & 1) != 0);
         return applies ? r.multiplier : 1.0;
     }
 
@@ -263,6 +263,56 @@ void apply_face_multipliers(const Grid3D& g, const EclipseGridSpec& spec, const 
     for (const CellConnection& c : g.geometry->nnc) {
         rock.nnc_mult.push_back(value(own[c.axis], c.a) * value(minus[c.axis], c.b) *
                                 value(faults[c.axis], c.a) * regions(c.a, c.b, c.axis, true));
+    }
+}
+
+/// [m^3] per transmissibility of the files (NNC's TRAN): cP rb/day/psi with FIELD units,
+/// cP m^3/day/bar METRIC, cP cm^3/hr/atm LAB (the unit system of the length unit).
+double transmissibility_unit(const EclipseGridSpec& spec, const EclipseGridData& d) {
+    const double unit = length_unit(spec, d);
+    if (unit == units::kFoot) {
+        return units::kCentiPoise * units::kStockTankBarrel / units::kDay / units::kPsi;
+    }
+    if (unit == 0.01) return units::kCentiPoise * 1e-6 / 3600.0 / 101325.0;
+    return units::kCentiPoise / units::kDay / units::kBar;
+}
+
+/// NNC's connections into rock.nnc_given (SI; MULTREGT of their cells' regions applied, its
+/// records of every direction) and EDITNNC's multipliers on them and on the faults'
+/// connections (rock.nnc_mult); an EDITNNC record of two active cells with neither is an
+/// error (design decision 63).
+void apply_cell_pairs(const Grid3D& g, const EclipseGridSpec& spec, const EclipseGridData& d,
+                      const std::vector<std::uint8_t>& active, RockFields& rock) {
+    const double unit = transmissibility_unit(spec, d);
+    const auto cell = [&](const std::array<int, 3>& c) { return g.cell(c[0], c[1], c[2]); };
+    const RegionFactors regions(g, spec, d);
+    rock.nnc_given.clear();
+    for (const EclipseGridData::CellPair& p : d.nnc) {
+        const index_t a = std::min(cell(p.a), cell(p.b)), b = std::max(cell(p.a), cell(p.b));
+        rock.nnc_given.push_back({a, b, p.value * unit * regions(a, b, -1, true)});
+    }
+    const std::vector<CellConnection>* faults = g.geometry ? &g.geometry->nnc : nullptr;
+    for (const EclipseGridData::CellPair& e : d.editnnc) {
+        const index_t a = std::min(cell(e.a), cell(e.b)), b = std::max(cell(e.a), cell(e.b));
+        bool found = false;
+        for (std::size_t q = 0; faults != nullptr && q < faults->size(); ++q) {
+            if ((*faults)[q].a != a || (*faults)[q].b != b) continue;
+            if (rock.nnc_mult.empty()) rock.nnc_mult.assign(faults->size(), 1.0);
+            rock.nnc_mult[q] *= e.value;
+            found = true;
+        }
+        for (NncTransmissibility& c : rock.nnc_given) {
+            if (c.a != a || c.b != b) continue;
+            c.t *= e.value;
+            found = true;
+        }
+        if (!found && active[static_cast<std::size_t>(a)] && active[static_cast<std::size_t>(b)]) {
+            throw InputError(spec.key, e.where + "EDITNNC: the cells " + cell_text(g, a) + " and " +
+                                           cell_text(g, b) +
+                                           " have no non-neighbour connection to multiply "
+                                           "(neither a fault's throw nor an NNC record joins "
+                                           "them)");
+        }
     }
 }
 
@@ -502,6 +552,7 @@ void apply_eclipse_rock(const Grid3D& g, const EclipseGridSpec& spec, const Ecli
                                        ": no cell is active (ACTNUM 0, or no pore volume "
                                        "or less than MINPV, everywhere)");
     }
+    apply_cell_pairs(g, spec, d, active, rock);
     if (count < n) rock.active = std::move(active);
 }
 

@@ -219,6 +219,9 @@ class GridReader {
     /// MULTFLT: NAME multiplier / records until an empty one; NAME may end with '*'.
     void read_multflt(Source& src, const Token& at);
 
+    /// NNC or EDITNNC: I1 J1 K1 I2 J2 K2 value / records until an empty one.
+    void read_cell_pairs(Source& src, const Token& at, const std::string& keyword);
+
     /// MULTREGT: FROM TO multiplier [directions [NNC-type [M|F|O]]] / records until an empty
     /// one (EclipseGridData::RegionMultiplier; applied by grid/eclipse_model.cpp).
     void read_multregt(Source& src, const Token& at);

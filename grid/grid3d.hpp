@@ -17,6 +17,13 @@ struct CellConnection {
     double half_a = 0.0, half_b = 0.0;  ///< each side's geometric half transmissibility
 };
 
+/// A non-neighbour connection's transmissibility [m^3] (a < b): a fault's, or an Eclipse NNC
+/// record's (grid/transmissibility.hpp).
+struct NncTransmissibility {
+    index_t a = 0, b = 0;
+    double t = 0.0;
+};
+
 /// Per-cell sizes and depths (issue 20: Eclipse DX, DY, DZ and TOPS), k-fastest, SI [m].
 struct CellGeometry {
     std::vector<double> dx, dy, dz;

@@ -68,6 +68,10 @@ struct RockFields {
     /// MULTFLT of its - side cell's face, MULTX-/Y- of its + side cell's, MULTREGT of its
     /// cells' regions (design decision 63).
     std::vector<double> nnc_mult;
+    /// The connections of Eclipse NNC records (a < b, T in SI with MULTREGT and EDITNNC
+    /// applied), in file order: added to the stencil face where the two cells are
+    /// neighbours, else non-neighbour connections (grid/transmissibility.hpp).
+    std::vector<NncTransmissibility> nnc_given;
 
     bool is_active(index_t m) const { return active.empty() || active[m] != 0; }
     index_t num_active() const;

@@ -1,5 +1,6 @@
 #include "grid/transmissibility.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "core/base/errors.hpp"
@@ -92,7 +93,43 @@ Transmissibilities tpfa_transmissibilities(const Grid3D& grid, const RockFields&
             if (value > 0.0) t.nnc.push_back({c.a, c.b, value});
         }
     }
+    // NNC records: on the stencil face where the cells are neighbours, else a connection of
+    // their own (summed with a fault's of the same two cells).
+    bool added = false;
+    for (const NncTransmissibility& c : rock.nnc_given) {
+        if (!rock.is_active(c.a) || !rock.is_active(c.b) || !(c.t > 0.0)) continue;
+        int axis = -1;
+        for (int a = 0; a < 3; ++a) {
+            const auto ia = grid.ijk(c.a), ib = grid.ijk(c.b);
+            if (c.b - c.a == step[a] && ib[a] == ia[a] + 1) axis = a;
+        }
+        if (axis >= 0) {
+            (*out[axis])[c.a] += c.t;
+            continue;
+        }
+        t.nnc.push_back(c);
+        added = true;
+    }
+    if (added) {  // sorted by (a, b), one entry a pair
+        std::sort(t.nnc.begin(), t.nnc.end(),
+                  [](const auto& x, const auto& y) { return x.a != y.a ? x.a < y.a : x.b < y.b; });
+        std::vector<NncTransmissibility> merged;
+        for (const NncTransmissibility& c : t.nnc) {
+            if (!merged.empty() && merged.back().a == c.a && merged.back().b == c.b) {
+                merged.back().t += c.t;
+            } else {
+                merged.push_back(c);
+            }
+        }
+        t.nnc = std::move(merged);
+    }
     return t;
+}
+
+std::size_t non_neighbour_connections(const Grid3D& grid, const RockFields& rock) {
+    const bool faults = grid.geometry != nullptr && !grid.geometry->nnc.empty();
+    if (!faults && rock.nnc_given.empty()) return 0;
+    return tpfa_transmissibilities(grid, rock).nnc.size();
 }
 
 }  // namespace heptane::grid

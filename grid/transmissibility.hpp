@@ -16,22 +16,21 @@ namespace heptane::grid {
 /// (OPM's Cartesian rule); corner-point cells take t = k half, half their face's geometric
 /// factor (grid/corner_point.hpp). T is times the face's multiplier (MULTX/Y/Z of the cell on its -
 /// side), and 0 when either cell is inactive.
-/// A non-neighbour connection's transmissibility (a < b; grid/corner_point.hpp's faults).
-struct NncTransmissibility {
-    index_t a = 0, b = 0;
-    double t = 0.0;
-};
-
 /// nnc: the connections of CellGeometry::nnc with T > 0 (both cells active), in its order:
 /// T = t_a t_b / (t_a + t_b), t = k half with the permeability of the face's axis, times the
 /// connection's own multiplier (RockFields::nnc_mult: its cells' face multipliers, MULTFLT,
-/// MULTREGT).
+/// MULTREGT), then the Eclipse NNC records' (RockFields::nnc_given) where their cells are
+/// not stencil neighbours (else added to the face's T), sorted by (a, b), one entry a pair.
 struct Transmissibilities {
     std::vector<double> tx, ty, tz;
     std::vector<NncTransmissibility> nnc;
 };
 
 Transmissibilities tpfa_transmissibilities(const Grid3D& grid, const RockFields& rock);
+
+/// How many non-neighbour connections the model's transmissibilities have (tpfa's nnc; 0
+/// without faults' throws or NNC records).
+std::size_t non_neighbour_connections(const Grid3D& grid, const RockFields& rock);
 
 /// Harmonic-average face transmissibility between two cells with permeabilities ka and kb
 /// [m^2], face area [m^2] and centre distance [m].

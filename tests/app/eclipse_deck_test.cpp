@@ -121,7 +121,8 @@ TEST_F(EclipseDeck, FaultedDeckRunsWithItsConnections) {
     const CliResult r = run_heptane(
         {"run", deck_path, "-o", out, "--backend", "cpu", "--set", "output.save_system=true"});
     ASSERT_EQ(r.code, kExitOk) << r.err << r.out;
-    EXPECT_THAT(r.out, HasSubstr("6 x 5 x 4 cells (99 active, 20 fault connections), K = 2"));
+    EXPECT_THAT(r.out,
+                HasSubstr("6 x 5 x 4 cells (99 active, 20 non-neighbour connections), K = 2"));
     const h5::File f = h5::File::open(out);  // the saved system has them, in both rows
     EXPECT_EQ(f.read("/system/nnc/ptr").dims, (std::vector<hsize_t>{121}));
     EXPECT_EQ(f.read("/system/nnc/vals").dims, (std::vector<hsize_t>{40, 2, 2}));
@@ -150,12 +151,12 @@ TEST_F(EclipseDeck, FaultedDeckRunsWithItsConnections) {
         return std::string("accepted");
     };
     EXPECT_THAT(refused({"solver.backend=gpu", "solver.gpu_kernel=in_kernel"}),
-                HasSubstr("solver.gpu_kernel: the faults of grid.eclipse give 20 non-neighbour "
-                          "connections; the in-kernel solver does not take them"));
+                HasSubstr("solver.gpu_kernel: grid.eclipse gives 20 non-neighbour connections "
+                          "(faults' throws, NNC); the in-kernel solver does not take them"));
     const std::vector<std::string> smoother{"solver.method=block_gs", "solver.preconditioner=none"};
     std::vector<std::string> on_gpu = smoother;
     on_gpu.push_back("solver.backend=gpu");
-    EXPECT_THAT(refused(on_gpu), HasSubstr("solver.method: the faults of grid.eclipse give 20"));
+    EXPECT_THAT(refused(on_gpu), HasSubstr("solver.method: grid.eclipse gives 20 non-neighbour"));
     const Plan fallback = plan_for_model(load_deck(deck_path, smoother), gpu, model, err);
     EXPECT_FALSE(fallback.gpu);
     EXPECT_EQ(fallback.backend, "cpu");
@@ -173,7 +174,7 @@ TEST_F(EclipseDeck, FaultedDeckSimulationConservesMassFromItsFile) {
         run_heptane({"simulate", source_path("tests/app/decks/eclipse_fault_sim.yaml"), "-o", out,
                      "--backend", "cpu"});
     ASSERT_EQ(r.code, kExitOk) << r.err << r.out;
-    EXPECT_THAT(r.out, HasSubstr("(99 active, 20 fault connections)"));
+    EXPECT_THAT(r.out, HasSubstr("(99 active, 20 non-neighbour connections)"));
     const h5::File f = h5::File::open(out);
     const double psi = 6894.757293168361, stb = 0.158987294928;
     const double c_rock = 1e-6 / psi, c_oil = 5e-6 / psi, c_water = 3e-6 / psi;

@@ -359,6 +359,61 @@ TEST(EclipseModel, FaultAndMultiplierErrorsNameTheLine) {
 
 // MINPV: a cell of less pore volume than it is inactive; its unit is m^3 with metres, rb with
 // feet (FIELD), worked out by hand.
+// NNC records (design decision 63): a connection of its own between cells that are not
+// neighbours, added to the face's T between neighbours, in the unit system's transmissibility
+// unit (METRIC here: cP m^3/day/bar); EDITNNC multiplies a connection (cells in either order);
+// one that multiplies no connection of two active cells is an error, as are malformed records.
+TEST(EclipseModel, NncRecordsAreConnectionsAndEditNncMultipliesThem) {
+    const std::string rock_text =
+        "PORO\n 6*0.2 /\nPERMX\n 6*100 /\nPERMY\n 6*100 /\n"
+        "PERMZ\n 6*10 /\n";
+    const TempFile file(
+        rock_text +
+        "NNC\n 1 1 1  3 2 1  2.0 /\n 1 1 1  2 1 1  0.5 /\n 2 2 1 1 1 1 1.5 2* /\n/\n"
+        "EDITNNC\n 3 2 1  1 1 1  0.25 /\n/\n");
+    const Grid3D g = make_grid(3, 2, 1);
+    const EclipseGridData d = read_eclipse_grid(file.path(), {3, 2, 1});
+    ASSERT_EQ(d.nnc.size(), 3u);
+    ASSERT_EQ(d.editnnc.size(), 1u);
+    RockFields rock = rock_of(g, spec_of(file), d);
+    const double unit = units::kCentiPoise / units::kDay / units::kBar;
+    const index_t c000 = g.cell(0, 0, 0), c210 = g.cell(2, 1, 0), c100 = g.cell(1, 0, 0);
+    const index_t c110 = g.cell(1, 1, 0);
+    ASSERT_EQ(rock.nnc_given.size(), 3u);
+    EXPECT_EQ(rock.nnc_given[0].a, c000);
+    EXPECT_EQ(rock.nnc_given[0].b, c210);
+    EXPECT_DOUBLE_EQ(rock.nnc_given[0].t, 2.0 * 0.25 * unit);
+    EXPECT_DOUBLE_EQ(rock.nnc_given[1].t, 0.5 * unit);
+    // The transmissibilities: two connections of their own (sorted), one on the face.
+    RockFields without = rock;
+    without.nnc_given.clear();
+    const Transmissibilities t = tpfa_transmissibilities(g, rock);
+    const Transmissibilities u = tpfa_transmissibilities(g, without);
+    ASSERT_EQ(t.nnc.size(), 2u);
+    EXPECT_EQ(t.nnc[0].a, c000);
+    EXPECT_EQ(t.nnc[0].b, c110);
+    EXPECT_DOUBLE_EQ(t.nnc[0].t, 1.5 * unit);
+    EXPECT_EQ(t.nnc[1].b, c210);
+    EXPECT_DOUBLE_EQ(t.tx[c000], u.tx[c000] + 0.5 * unit);
+    EXPECT_EQ(non_neighbour_connections(g, rock), 2u);
+    EXPECT_EQ(c100, g.cell(1, 0, 0));
+
+    const auto error = [&](const std::string& text) { return rock_error_of(rock_text + text); };
+    EXPECT_THAT(error("NNC\n 1 1 1 1 1 1 1.0 /\n/\n"),
+                HasSubstr(":10: NNC: the two cells are the same cell"));
+    EXPECT_THAT(error("NNC\n 1 1 1 4 1 1 1.0 /\n/\n"),
+                HasSubstr(":10: NNC: the second cell's I must be an integer in 1..3"));
+    EXPECT_THAT(error("NNC\n 1 1 1 2 2 1 1.0 7 /\n/\n"),
+                HasSubstr(":10: NNC: item 8 is given; heptane reads the two cells and the "
+                          "transmissibility only"));
+    EXPECT_THAT(error("NNC\n 1 1 1 2 2 1 -1 /\n/\n"),
+                HasSubstr(":10: NNC: the transmissibility must be a finite number >= 0"));
+    EXPECT_THAT(error("NNC\n 1 1 1 2 2 /\n/\n"), HasSubstr(":10: NNC: a record is I1 J1 K1"));
+    EXPECT_THAT(error("EDITNNC\n 1 1 1 3 2 1 0.5 /\n/\n"),
+                HasSubstr(":10: EDITNNC: the cells (i, j, k) = (0, 0, 0) and (i, j, k) = (2, 1, "
+                          "0) have no non-neighbour connection to multiply"));
+}
+
 TEST(EclipseModel, MinpvMakesCellsOfLessPoreVolumeInactive) {
     // Cells of 10 x 10 x 1 (100 m^3, or 100 ft^3 = 2.8317 m^3 = 17.81 rb); PORO 0.2, 0.01, 0.05.
     const TempFile file(
