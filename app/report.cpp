@@ -98,6 +98,7 @@ std::string cells_note(const wells::Model& model) {
 void print_system_summary(std::ostream& out, const Deck& deck, const wells::Model& model) {
     const UnitFactors u = unit_factors(deck.units);
     const grid::Grid3D& g = model.grid;
+    const std::size_t connections = model_connections(model);
     const GHMatrix& A = model.system.matrix;
     out << "heptane " << kVersion << ": " << deck.path;
     if (!deck.title.empty()) out << " (" << deck.title << ")";
@@ -115,10 +116,9 @@ void print_system_summary(std::ostream& out, const Deck& deck, const wells::Mode
         : g.geometry->corner_point()
             ? " in corner-point geometry (COORD, ZCORN), top at " +
                   general(g.top_depth / u.length) + " " + u.length_name +
-                  (model_connections(model) == 0
-                       ? std::string()
-                       : ", " + with_commas(static_cast<long long>(model_connections(model))) +
-                             " non-neighbour connections")
+                  (connections == 0 ? std::string()
+                                    : ", " + with_commas(static_cast<long long>(connections)) +
+                                          " non-neighbour connections")
             : " of their own sizes and depths (DX, DY, DZ, TOPS)";
     row(out, "grid",
         std::to_string(g.nx) + " x " + std::to_string(g.ny) + " x " + std::to_string(g.nz) + " = " +

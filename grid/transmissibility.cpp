@@ -98,9 +98,9 @@ Transmissibilities tpfa_transmissibilities(const Grid3D& grid, const RockFields&
     bool added = false;
     for (const NncTransmissibility& c : rock.nnc_given) {
         if (!rock.is_active(c.a) || !rock.is_active(c.b) || !(c.t > 0.0)) continue;
-        int axis = -1;
+        int axis = -1;  // the axis along which b is a's + neighbour, if it is one
+        const auto ia = grid.ijk(c.a), ib = grid.ijk(c.b);
         for (int a = 0; a < 3; ++a) {
-            const auto ia = grid.ijk(c.a), ib = grid.ijk(c.b);
             if (c.b - c.a == step[a] && ib[a] == ia[a] + 1) axis = a;
         }
         if (axis >= 0) {
