@@ -190,13 +190,18 @@ void apply_face_multipliers(const Grid3D& g, const EclipseGridSpec& spec, const 
         --ijk[a];
         return g.cell(ijk[0], ijk[1], ijk[2]);
     };
+    // Each fault connection's multiplier needs its own cells' MULTX/Y, MULTX-/Y- and MULTFLT
+    // (decision 63): kept aside below where the grid has connections (empty: 1).
+    const bool connections = g.geometry != nullptr && !g.geometry->nnc.empty();
+    std::array<std::vector<double>, 2> own, minus_own, faults;
     for (int a = 0; a < 3; ++a) {
         if (const auto* values = find(d, plus_name[a])) {
             *mult[a] = to_cells(g, spec, plus_name[a], *values, 1.0, every, ok, "finite and >= 0");
             for (double& v : *mult[a]) v = std::isnan(v) ? 1.0 : v;  // not given: 1
+            if (connections && a < 2) own[a] = *mult[a];
         }
         if (const auto* values = find(d, minus_name[a])) {
-            const std::vector<double> minus =
+            std::vector<double> minus =
                 to_cells(g, spec, minus_name[a], *values, 1.0, every, ok, "finite and >= 0");
             std::vector<double>& face = face_of(a);
             for (index_t m = 0; m < g.num_cells(); ++m) {
@@ -204,10 +209,16 @@ void apply_face_multipliers(const Grid3D& g, const EclipseGridSpec& spec, const 
                 const index_t b = below(g.ijk(m), a);
                 if (b >= 0 && !std::isnan(v)) face[static_cast<std::size_t>(b)] *= v;
             }
+            if (connections && a < 2) {
+                for (double& v : minus) v = std::isnan(v) ? 1.0 : v;
+                minus_own[a] = std::move(minus);
+            }
         }
     }
     for (const auto& [f, value] : d.fault_multipliers) {
         std::vector<double>& face = face_of(f.axis);
+        const bool lateral = connections && f.axis < 2;  // the faces a connection crosses
+        if (lateral && faults[f.axis].empty()) faults[f.axis].assign(n, 1.0);
         for (int k = f.box[4]; k <= f.box[5]; ++k) {
             for (int j = f.box[2]; j <= f.box[3]; ++j) {
                 for (int i = f.box[0]; i <= f.box[1]; ++i) {
@@ -215,7 +226,9 @@ void apply_face_multipliers(const Grid3D& g, const EclipseGridSpec& spec, const 
                     const index_t m = g.cell(i, j, k);
                     const index_t owner =
                         f.side > 0 ? (ijk[f.axis] + 1 < size[f.axis] ? m : -1) : below(ijk, f.axis);
-                    if (owner >= 0) face[static_cast<std::size_t>(owner)] *= value;
+                    if (owner < 0) continue;
+                    face[static_cast<std::size_t>(owner)] *= value;
+                    if (lateral) faults[f.axis][static_cast<std::size_t>(owner)] *= value;
                 }
             }
         }
@@ -227,41 +240,15 @@ void apply_face_multipliers(const Grid3D& g, const EclipseGridSpec& spec, const 
         std::vector<double>& face = face_of(a);
         for (std::size_t m = 0; m < n; ++m) face[m] *= regional[a][m];
     }
-    // Each fault connection's own: the + face's MULTX/Y (and MULTFLT) of its - side cell, the
+    // Each fault connection's own: the + face's MULTX/Y and MULTFLT of its - side cell, the
     // - face's MULTX-/Y- of its + side cell, MULTREGT of its two cells' regions.
-    if (g.geometry == nullptr || g.geometry->nnc.empty()) return;
-    std::array<std::vector<double>, 2> own, minus;  // the + face's, the - face's (empty: 1)
-    for (int a = 0; a < 2; ++a) {
-        if (const auto* values = find(d, plus_name[a])) {
-            own[a] = to_cells(g, spec, plus_name[a], *values, 1.0, every, ok, "finite and >= 0");
-        }
-        if (const auto* values = find(d, minus_name[a])) {
-            minus[a] = to_cells(g, spec, minus_name[a], *values, 1.0, every, ok, "finite and >= 0");
-        }
-    }
+    if (!connections) return;
     const auto value = [](const std::vector<double>& v, index_t m) {
-        return v.empty() || std::isnan(v[static_cast<std::size_t>(m)])
-                   ? 1.0
-                   : v[static_cast<std::size_t>(m)];
+        return v.empty() ? 1.0 : v[static_cast<std::size_t>(m)];
     };
-    std::array<std::vector<double>, 2> faults;  // MULTFLT on each cell's + face
-    for (const auto& [f, factor] : d.fault_multipliers) {
-        if (f.axis > 1) continue;  // no connection of a column's layers is a fault's
-        std::vector<double>& face = faults[f.axis];
-        if (face.empty()) face.assign(n, 1.0);
-        for (int k = f.box[4]; k <= f.box[5]; ++k) {
-            for (int j = f.box[2]; j <= f.box[3]; ++j) {
-                for (int i = f.box[0]; i <= f.box[1]; ++i) {
-                    const std::array<int, 3> ijk{i, j, k};
-                    const index_t owner = f.side > 0 ? g.cell(i, j, k) : below(ijk, f.axis);
-                    if (owner >= 0) face[static_cast<std::size_t>(owner)] *= factor;
-                }
-            }
-        }
-    }
     rock.nnc_mult.clear();
     for (const CellConnection& c : g.geometry->nnc) {
-        rock.nnc_mult.push_back(value(own[c.axis], c.a) * value(minus[c.axis], c.b) *
+        rock.nnc_mult.push_back(value(own[c.axis], c.a) * value(minus_own[c.axis], c.b) *
                                 value(faults[c.axis], c.a) * regions(c.a, c.b, c.axis, true));
     }
 }

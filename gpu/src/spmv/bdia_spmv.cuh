@@ -144,7 +144,8 @@ __device__ __forceinline__ void finish_cell(const BdiaView& v, unsigned m, doubl
     if (v.nnc_ptr != nullptr) {
         for (int e = v.nnc_ptr[m]; e < v.nnc_ptr[m + 1]; ++e) {
             const double* xn = x + static_cast<size_t>(v.nnc_col[e]) * K;
-            const double* block = v.nnc_vals + static_cast<size_t>(v.nnc_block[e]) * K * K;
+            const int entry = kTranspose ? v.nnc_mirror[e] : e;  // the block (row, col)
+            const double* block = v.nnc_vals + static_cast<size_t>(entry) * K * K;
 #pragma unroll
             for (int r = 0; r < K; ++r) {
 #pragma unroll

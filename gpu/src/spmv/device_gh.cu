@@ -73,9 +73,6 @@ DeviceGH::DeviceGH(const GHMatrix& A, BdiaVariant variant)
         }
         nnc_ptr_ = Buffer<int>(to_int(n.ptr, "nnc ptr"));
         nnc_col_ = Buffer<int>(to_int(n.col, "nnc col"));
-        std::vector<int> self(n.col.size());
-        for (std::size_t e = 0; e < self.size(); ++e) self[e] = static_cast<int>(e);
-        nnc_self_ = Buffer<int>(self);
         nnc_mirror_ = Buffer<int>(to_int(n.mirror, "nnc mirror"));
         nnc_vals_ = Buffer<double>(n.vals);
     }
@@ -159,7 +156,7 @@ BdiaView DeviceGH::view(bool transpose) const {
     if (nnc_vals_.size() > 0) {
         v.nnc_ptr = nnc_ptr_.get();
         v.nnc_col = nnc_col_.get();
-        v.nnc_block = transpose ? nnc_mirror_.get() : nnc_self_.get();
+        v.nnc_mirror = nnc_mirror_.get();
         v.nnc_vals = nnc_vals_.get();
     }
     return v;

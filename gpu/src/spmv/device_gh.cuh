@@ -42,11 +42,11 @@ struct BdiaView {
     int with_wells;
     /// Non-neighbour connections (design decision 63; GHMatrix::nnc()), or nnc_ptr null: row
     /// m's entries [nnc_ptr[m], nnc_ptr[m + 1]), column nnc_col[e], block nnc_vals[e K K ..];
-    /// for the transpose nnc_block[e] is the mirror entry (whose block is read transposed),
-    /// else e itself. Only the Bdia products read them (the in-kernel solvers refuse them).
+    /// the transpose reads the block of the mirror entry nnc_mirror[e] transposed. Only the
+    /// Bdia products read them (the in-kernel solvers refuse them).
     const int* nnc_ptr;
     const int* nnc_col;
-    const int* nnc_block;
+    const int* nnc_mirror;
     const double* nnc_vals;
 };
 
@@ -86,7 +86,7 @@ class DeviceGH final : public DeviceOperator {
     Buffer<double> bdia_;
     Buffer<int> well_of_column_, first_, cell0_, count_;
     Buffer<double> w_vals_, wt_vals_, d_;
-    Buffer<int> nnc_ptr_, nnc_col_, nnc_self_, nnc_mirror_;
+    Buffer<int> nnc_ptr_, nnc_col_, nnc_mirror_;
     Buffer<double> nnc_vals_;
 };
 
