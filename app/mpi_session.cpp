@@ -156,11 +156,18 @@ std::vector<double> MpiSlab::local_rhs() const {
 
 long long MpiSlab::total_nonzeros() const {
     const GHMatrix& A = model_.system.matrix;
-    long long perforations = static_cast<long long>(A.wells().num_perforations());
+    // The perforations of the rank's wells and the connection entries of its own cells' rows.
+    long long mine[2] = {static_cast<long long>(A.wells().num_perforations()), 0};
+    if (A.has_nnc()) {
+        const long long own_at = (g_rank > 0 ? 1 : 0) * static_cast<long long>(A.ny()) * A.nz();
+        mine[1] = A.nnc().ptr[own_at + own_cells_] - A.nnc().ptr[own_at];
+    }
 #ifdef HEPTANE_HAVE_MPI
-    MPI_Allreduce(MPI_IN_PLACE, &perforations, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, mine, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
 #endif
-    return GHMatrix::nonzeros(nx_, A.ny(), A.nz(), A.block_size(), perforations, total_wells_);
+    const long long K = A.block_size();
+    return GHMatrix::nonzeros(nx_, A.ny(), A.nz(), A.block_size(), mine[0], total_wells_) +
+           mine[1] * K * K;
 }
 
 std::unique_ptr<LinearSolver> MpiSlab::solver(const SolverSettings& settings, bool gpu) const {

@@ -1,7 +1,10 @@
 #include "app/solver_setup.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cstdlib>
 #include <ostream>
+#include <string>
 
 #include "app/atomic_file.hpp"
 #include "app/mpi_session.hpp"
@@ -165,6 +168,30 @@ Plan plan_and_report(const Deck& deck, std::ostream& err) {
     return plan;
 }
 
+namespace {
+
+/// Under mpirun each rank holds its i-planes and one halo plane a side (design decision 64):
+/// a connection may reach the next plane (a fault's always does at most), not further.
+void check_connections_fit_slabs(const Deck& deck, const wells::Model& model,
+                                 const std::string& what) {
+    const grid::Grid3D& g = model.grid;
+    for (const grid::NncTransmissibility& c : grid::tpfa_transmissibilities(g, model.rock).nnc) {
+        const auto a = g.ijk(c.a), b = g.ijk(c.b);
+        if (std::abs(a[0] - b[0]) <= 1) continue;
+        const auto cell = [](const std::array<int, 3>& v) {
+            return "(" + std::to_string(v[0] + 1) + ", " + std::to_string(v[1] + 1) + ", " +
+                   std::to_string(v[2] + 1) + ")";
+        };
+        deck.rethrow_located(InputError(
+            "grid.eclipse", what + "; cells " + cell(a) + " and " + cell(b) + " are connected " +
+                                std::to_string(std::abs(a[0] - b[0])) +
+                                " i-planes apart, and the ranks' slabs reach one plane past "
+                                "their own: run the deck in one process"));
+    }
+}
+
+}  // namespace
+
 Plan plan_for_model(const Deck& deck, Plan plan, const wells::Model& model, std::ostream& err) {
     const std::size_t connections = deck.model.model == wells::FluidModel::two_phase
                                         ? grid::non_neighbour_connections(model.grid, model.rock)
@@ -172,11 +199,7 @@ Plan plan_for_model(const Deck& deck, Plan plan, const wells::Model& model, std:
     if (connections == 0) return plan;
     const std::string what = "grid.eclipse gives " + std::to_string(connections) +
                              " non-neighbour connections (faults' throws, NNC)";
-    if (mpi_launched()) {
-        deck.rethrow_located(InputError(
-            "grid.eclipse", what + "; the solvers over MPI ranks do not take them yet: run the "
-                                   "deck in one process"));
-    }
+    if (mpi_launched()) check_connections_fit_slabs(deck, model, what);
     if (!plan.gpu) return plan;
     const SolverSettings& s = deck.solver;
     std::string key, why;

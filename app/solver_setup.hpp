@@ -53,7 +53,8 @@ Plan plan_and_report(const Deck& deck, std::ostream& err);
 /// solver (the in-kernel one is taken instead where the deck did not name it, an input error
 /// at solver.gpu_kernel where it did), not with the block smoothers (an input error at
 /// solver.method with backend gpu; auto falls back to the CPU and says so on `err`); under
-/// mpirun they are an input error at grid.eclipse. Else `plan`.
+/// mpirun a connection more than one i-plane long is an input error at grid.eclipse (a
+/// rank's slab reaches one plane past its own; design decision 64). Else `plan`.
 Plan plan_for_model(const Deck& deck, Plan plan, const wells::Model& model, std::ostream& err);
 
 /// The per-solve options of the deck: tolerance and max_iterations.

@@ -21,6 +21,21 @@ DistributedGH::DistributedGH(const GHMatrix& A, MPI_Comm comm, bool transpose, b
     split(nx, static_cast<index_t>(A.ny()) * A.nz());
     const int e0 = first_plane_ - lo_halo_, planes = end_plane_ + hi_halo_ - e0;
     slab_ = GHMatrix(planes, A.ny(), A.nz(), K_);
+    if (A.has_nnc()) {  // the connections inside the window; the owned rows must keep all
+        const index_t first = e0 * plane_, own0 = first_plane_ * plane_;
+        for (index_t m = own0; m < own0 + own_cells_; ++m) {
+            for (index_t e = A.nnc().ptr[m]; e < A.nnc().ptr[m + 1]; ++e) {
+                const index_t n = A.nnc().col[e];
+                if (n < first || n >= first + slab_.num_cells()) {
+                    throw std::invalid_argument("DistributedGH: cell " + std::to_string(m) +
+                                                "'s connection to cell " + std::to_string(n) +
+                                                " reaches past the halo planes");
+                }
+            }
+        }
+        slab_.set_nnc(nnc_window(A.nnc(), K_, first, slab_.num_cells(), &nnc_source_));
+        whole_nnc_values_ = A.nnc().vals.size();
+    }
     copy_blocks(A);
     // Every rank's wells (those of its columns), this rank's in its slab.
     const WellArrays& g = A.wells();
@@ -123,6 +138,11 @@ void DistributedGH::copy_blocks(const GHMatrix& A) {
         }
     };
     copy(A.bdia(), slab_.bdia(), static_cast<index_t>(kStencilSize) * K_ * K_);
+    const auto block = static_cast<std::size_t>(K_) * K_;
+    for (std::size_t e = 0; e < nnc_source_.size(); ++e) {
+        std::copy_n(A.nnc().vals.begin() + nnc_source_[e] * block, block,
+                    slab_.nnc().vals.begin() + e * block);
+    }
     if (A.has_accumulation()) {
         copy(A.accumulation(), slab_.accumulation_for_writing(), static_cast<index_t>(K_) * K_);
     }
@@ -130,7 +150,7 @@ void DistributedGH::copy_blocks(const GHMatrix& A) {
 
 void DistributedGH::update(const GHMatrix& A) {
     if (A.nx() * plane_ != A.num_cells() || A.block_size() != K_ ||
-        A.cell_unknowns() != global_cell_rows_) {
+        A.cell_unknowns() != global_cell_rows_ || A.nnc().vals.size() != whole_nnc_values_) {
         throw std::invalid_argument("DistributedGH::update: another system");
     }
     copy_blocks(A);
@@ -151,10 +171,12 @@ void DistributedGH::update(const GHMatrix& A) {
 void DistributedGH::update_slab(const GHMatrix& slab) {
     if (slab.nx() != slab_.nx() || slab.ny() != slab_.ny() || slab.nz() != slab_.nz() ||
         slab.block_size() != K_ || slab.num_wells() != slab_.num_wells() ||
-        slab.wells().w_vals.size() != slab_.wells().w_vals.size()) {
+        slab.wells().w_vals.size() != slab_.wells().w_vals.size() ||
+        slab.nnc().ptr != slab_.nnc().ptr || slab.nnc().col != slab_.nnc().col) {
         throw std::invalid_argument("DistributedGH::update_slab: another slab");
     }
     slab_.bdia() = slab.bdia();
+    slab_.nnc().vals = slab.nnc().vals;
     slab_.wells() = slab.wells();
     if (slab.has_accumulation()) slab_.accumulation_for_writing() = slab.accumulation();
     if (slab_op_) slab_op_->update(slab_);

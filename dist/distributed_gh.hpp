@@ -30,14 +30,16 @@ class DistributedGH final : public LinearOperator, public Distribution, public g
     /// cpu_product false (apply() then throws std::logic_error).
     /// With a granularity g > 1 the split keeps groups of g planes whole (a spatial block
     /// preconditioner's blocks along i): std::invalid_argument when there are more ranks than
-    /// groups.
+    /// groups. A's non-neighbour connections inside the slab are kept (each owned row's all:
+    /// std::invalid_argument when one reaches past the halo planes, more than one plane).
     DistributedGH(const GHMatrix& A, MPI_Comm comm, bool transpose = false, bool cpu_product = true,
                   int granularity = 1);
     /// This rank's slab as the rank generated it (wells::generate_planes with slab_window):
     /// `slab` holds the planes of slab_window(nx, rank, ranks, granularity) of a grid of nx
     /// i-planes and the wells of the owned planes, its well j being global well
-    /// global_wells[j] of total_wells; no rank holds the whole system. std::invalid_argument
-    /// when the slab is not this rank's window.
+    /// global_wells[j] of total_wells; no rank holds the whole system. Its non-neighbour
+    /// connections are those inside the window (generate_planes cuts them so).
+    /// std::invalid_argument when the slab is not this rank's window.
     DistributedGH(const GHMatrix& slab, int nx, const std::vector<int>& global_wells,
                   index_t total_wells, MPI_Comm comm, bool transpose = false,
                   bool cpu_product = true, int granularity = 1);
@@ -122,7 +124,9 @@ class DistributedGH final : public LinearOperator, public Distribution, public g
     std::vector<index_t> well_rows_;               ///< their global rows
     std::vector<std::vector<int>> wells_of_rank_;  ///< every rank's wells, in global order
     GHMatrix slab_;                                ///< the owned and halo planes, this rank's wells
-    std::unique_ptr<CpuGHOperator> slab_op_;       ///< the product on the slab
+    std::vector<index_t> nnc_source_;   ///< each slab connection entry's entry in the whole A
+    std::size_t whole_nnc_values_ = 0;  ///< the whole A's connection values (first constructor)
+    std::unique_ptr<CpuGHOperator> slab_op_;  ///< the product on the slab
     mutable std::vector<double> x_slab_, y_slab_;
     mutable double halo_seconds_ = 0.0, reduction_seconds_ = 0.0;
     mutable std::map<std::size_t, std::vector<int>> gather_counts_;  ///< by number of sums

@@ -110,9 +110,11 @@ Transmissibilities tpfa_transmissibilities(const Grid3D& grid, const RockFields&
         t.nnc.push_back(c);
         added = true;
     }
-    if (added) {  // sorted by (a, b), one entry a pair
-        std::sort(t.nnc.begin(), t.nnc.end(),
-                  [](const auto& x, const auto& y) { return x.a != y.a ? x.a < y.a : x.b < y.b; });
+    if (added) {  // sorted by (a, b), one entry a pair, a pair's terms summed in their order
+        // (stable: a window of planes sums them as the whole grid does)
+        std::stable_sort(t.nnc.begin(), t.nnc.end(), [](const auto& x, const auto& y) {
+            return x.a != y.a ? x.a < y.a : x.b < y.b;
+        });
         std::vector<NncTransmissibility> merged;
         for (const NncTransmissibility& c : t.nnc) {
             if (!merged.empty() && merged.back().a == c.a && merged.back().b == c.b) {

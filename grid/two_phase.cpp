@@ -49,6 +49,17 @@ GHMatrix TwoPhaseCells::zero_jacobian() const {
     return J;
 }
 
+GHMatrix TwoPhaseCells::zero_jacobian(int first, int count) const {
+    GHMatrix J(count, grid_.ny, grid_.nz, 2);
+    const index_t plane = static_cast<index_t>(grid_.ny) * grid_.nz;
+    if (has_nnc()) {
+        NncArrays w = nnc_window(nnc_, 1, first * plane, count * plane);
+        w.vals.assign(w.col.size() * 4, 0.0);
+        J.set_nnc(std::move(w));
+    }
+    return J;
+}
+
 TwoPhaseCellsView TwoPhaseCells::view() const {
     TwoPhaseCellsView v;
     v.nx = grid_.nx;
@@ -90,16 +101,29 @@ void TwoPhaseCells::assemble(const CellState& x, const CellState& x_old, double 
     res.assign(static_cast<std::size_t>(2 * M), 0.0);
     const TwoPhaseCellsView v = view();
     JacobianView j;
+    std::vector<index_t> slots;  // a slab's connection slots
+    const auto nnc_layout_error = [] {
+        throw NotSupported(
+            "TwoPhaseCells::assemble: the Jacobian's non-neighbour connections are not laid out "
+            "by zero_jacobian()");
+    };
     if (jac != nullptr) {
         j.bdia = jac->bdia().data();
         j.accumulation = jac->accumulation_for_writing().data();
         j.stride = jac->num_cells();
         j.first = slab ? begin : 0;
         if (!nnc_.empty()) {
-            if (slab || jac->nnc().ptr != nnc_.ptr || jac->nnc().col != nnc_.col) {
-                throw NotSupported(
-                    "TwoPhaseCells::assemble: a grid with non-neighbour connections is assembled "
-                    "whole, into a Jacobian laid out by nnc_pairs()");
+            if (slab) {  // the slab's entries: each of the cells' entries' slot in it
+                std::vector<index_t> source;
+                const NncArrays w = nnc_window(nnc_, 1, begin, end - begin, &source);
+                slots.assign(static_cast<std::size_t>(nnc_.ptr[end] - nnc_.ptr[begin]), -1);
+                for (std::size_t e = 0; e < source.size(); ++e)
+                    slots[source[e] - nnc_.ptr[begin]] = static_cast<index_t>(e);
+                j.nnc_slot = slots.data();
+                j.nnc_first = nnc_.ptr[begin];
+                if (jac->nnc().ptr != w.ptr || jac->nnc().col != w.col) nnc_layout_error();
+            } else if (jac->nnc().ptr != nnc_.ptr || jac->nnc().col != nnc_.col) {
+                nnc_layout_error();
             }
             j.nnc = jac->nnc().vals.data();
         }

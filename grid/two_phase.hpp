@@ -153,14 +153,18 @@ struct StateView {
 /// Where the Jacobian's cell part goes: Bdia entry (d, r, c) of cell m at
 /// ((d 2 + r) 2 + c) stride + m - first (stride M on the host, the device's padded Mp; first:
 /// the first cell the storage holds, a rank's slab of i-planes, else 0), the
-/// accumulation blocks at (r 2 + c) stride + m - first and the non-neighbour blocks (whole
-/// grids only). bdia null: the residual only.
+/// accumulation blocks at (r 2 + c) stride + m - first and the non-neighbour blocks: entry
+/// e of the view's connections at slot s = e (a whole grid's storage), or with nnc_slot
+/// s = nnc_slot[e - nnc_first] (a slab's storage, its window's connections: -1 where the
+/// other cell lies outside it). bdia null: the residual only.
 struct JacobianView {
     double* bdia = nullptr;
     double* accumulation = nullptr;
     index_t stride = 0;
     index_t first = 0;
-    double* nnc = nullptr;  ///< NncArrays::vals: entry e's (r, c) at (e 2 + r) 2 + c
+    double* nnc = nullptr;  ///< NncArrays::vals: slot s's (r, c) at (s 2 + r) 2 + c
+    const index_t* nnc_slot = nullptr;
+    index_t nnc_first = 0;
 };
 
 /// A phase's density rho_a(p) and d rho_a / d p (per kPressureScale), and its mobility
@@ -321,8 +325,9 @@ HEPTANE_HD inline void assemble_equation(const TwoPhaseCellsView& v, index_t m, 
     if (v.nnc_ptr != nullptr) {
         for (index_t e = v.nnc_ptr[m]; e < v.nnc_ptr[m + 1]; ++e) {
             const D4 flux = face_flux(v.nnc_col[e], v.nnc_t[e]);
+            const index_t slot = jac.nnc_slot != nullptr ? jac.nnc_slot[e - jac.nnc_first] : e;
             for (int c = 0; c < 2; ++c) {
-                if (jacobian) jac.nnc[(e * 2 + a) * 2 + c] = 0.0 + flux.d[2 + c];
+                if (jacobian && slot >= 0) jac.nnc[(slot * 2 + a) * 2 + c] = 0.0 + flux.d[2 + c];
             }
         }
     }
@@ -355,7 +360,9 @@ class TwoPhaseCells {
                   GHMatrix* jac) const;
     /// The same for the cells [begin, end) only (a rank of a distributed simulation): the
     /// other cells' entries of res are zero, their Jacobian rows left as they are. jac: the
-    /// whole grid's, or a slab of exactly the planes of [begin, end) (a rank's own storage).
+    /// whole grid's, or a slab of exactly the planes of [begin, end) (a rank's own storage,
+    /// laid out by zero_jacobian(first, count): a connection to a cell outside the slab adds
+    /// to the residual and the diagonal block, its block is not stored).
     void assemble(const CellState& x, const CellState& x_old, double dt, std::vector<double>& res,
                   GHMatrix* jac, index_t begin, index_t end) const;
 
@@ -379,6 +386,9 @@ class TwoPhaseCells {
     bool has_nnc() const { return !nnc_.empty(); }
     /// A zero K = 2 Jacobian of the whole grid, laid out for assemble (its connections).
     GHMatrix zero_jacobian() const;
+    /// The same of the i-planes [first, first + count) alone (a rank's slab): the connections
+    /// between its cells (nnc_window's layout).
+    GHMatrix zero_jacobian(int first, int count) const;
 
   private:
     Grid3D grid_;

@@ -27,7 +27,7 @@ class HostNewton final : public NewtonSystem {
         state_ = initial;
         if (split_) {  // the assembled cells' planes and the own planes' wells
             planes_ = split_->planes(static_cast<index_t>(g.ny) * g.nz);
-            jacobian_ = GHMatrix(planes_.count, g.ny, g.nz, 2);
+            jacobian_ = system_.cells().zero_jacobian(planes_.first, planes_.count);
             jacobian_.set_wells(slab_wells(system_.wells().layout(), g.ny, g.nz, 2, planes_.first,
                                            planes_.count, planes_.own_first, planes_.own_end,
                                            &own_wells_));

@@ -117,9 +117,11 @@ std::vector<T> planes_of(const std::vector<T>& v, index_t plane, int first, int 
 }
 
 /// Planes [first, end) of a grid and its fields: every per-cell value of those cells as it
-/// is in the whole grid.
+/// is in the whole grid, and the non-neighbour connections between them (a connection to a
+/// cell outside is dropped: the window's edge rows lack it, as they lack their outer faces).
 void cut_planes(grid::Grid3D& g, grid::RockFields& rock, int first, int end) {
-    const index_t plane = static_cast<index_t>(g.ny) * g.nz;
+    const index_t plane = static_cast<index_t>(g.ny) * g.nz, shift = first * plane;
+    const auto inside = [&](index_t m) { return m >= shift && m < end * plane; };
     if (g.geometry) {
         auto geo = std::make_shared<grid::CellGeometry>();
         geo->dx = planes_of(g.geometry->dx, plane, first, end);
@@ -130,8 +132,27 @@ void cut_planes(grid::Grid3D& g, grid::RockFields& rock, int first, int end) {
         geo->volume = planes_of(g.geometry->volume, plane, first, end);
         geo->half = planes_of(g.geometry->half, 6 * plane, first, end);
         geo->corners = planes_of(g.geometry->corners, 24 * plane, first, end);
+        // A fault's connections between the window's cells, with their multipliers.
+        std::vector<double> mult;
+        for (std::size_t q = 0; q < g.geometry->nnc.size(); ++q) {
+            grid::CellConnection c = g.geometry->nnc[q];
+            if (!inside(c.a) || !inside(c.b)) continue;
+            c.a -= shift;
+            c.b -= shift;
+            geo->nnc.push_back(c);
+            if (!rock.nnc_mult.empty()) mult.push_back(rock.nnc_mult[q]);
+        }
+        rock.nnc_mult = std::move(mult);
         g.geometry = std::move(geo);
     }
+    std::vector<grid::NncTransmissibility> given;  // the NNC records', likewise
+    for (grid::NncTransmissibility c : rock.nnc_given) {
+        if (!inside(c.a) || !inside(c.b)) continue;
+        c.a -= shift;
+        c.b -= shift;
+        given.push_back(c);
+    }
+    rock.nnc_given = std::move(given);
     g.nx = end - first;
     for (std::vector<double>* f :
          {&rock.kx, &rock.ky, &rock.kz, &rock.porosity, &rock.multx, &rock.multy, &rock.multz}) {

@@ -73,6 +73,43 @@ NncArrays nnc_layout(index_t cells, int K, const std::vector<std::array<index_t,
     return n;
 }
 
+NncArrays nnc_window(const NncArrays& whole, int K, index_t first, index_t count,
+                     std::vector<index_t>* source) {
+    NncArrays w;
+    if (source != nullptr) source->clear();
+    if (whole.empty()) return w;
+    const index_t end = first + count;
+    if (first < 0 || count < 0 || end + 1 > static_cast<index_t>(whole.ptr.size())) {
+        throw std::invalid_argument("nnc_window: cells [" + std::to_string(first) + ", " +
+                                    std::to_string(end) + ") of " +
+                                    std::to_string(whole.ptr.size() - 1));
+    }
+    std::vector<index_t> kept;  // the kept entries of whole, in row order
+    w.ptr.assign(static_cast<std::size_t>(count) + 1, 0);
+    for (index_t m = first; m < end; ++m) {
+        for (index_t e = whole.ptr[m]; e < whole.ptr[m + 1]; ++e) {
+            if (whole.col[e] >= first && whole.col[e] < end) kept.push_back(e);
+        }
+        w.ptr[m - first + 1] = static_cast<index_t>(kept.size());
+    }
+    if (kept.empty()) return NncArrays{};
+    // Each kept entry's place, for the mirrors (a kept entry's mirror is kept: both cells lie
+    // inside).
+    std::vector<index_t> place(static_cast<std::size_t>(whole.num_entries()), -1);
+    for (std::size_t e = 0; e < kept.size(); ++e) place[kept[e]] = static_cast<index_t>(e);
+    const auto block = static_cast<std::size_t>(K) * K;
+    w.col.resize(kept.size());
+    w.mirror.resize(kept.size());
+    w.vals.resize(kept.size() * block);
+    for (std::size_t e = 0; e < kept.size(); ++e) {
+        w.col[e] = whole.col[kept[e]] - first;
+        w.mirror[e] = place[whole.mirror[kept[e]]];
+        std::copy_n(whole.vals.begin() + kept[e] * block, block, w.vals.begin() + e * block);
+    }
+    if (source != nullptr) *source = std::move(kept);
+    return w;
+}
+
 GHMatrix planes_of(const GHMatrix& A, int first, int count) {
     if (first < 0 || count < 1 || first + count > A.nx()) {
         throw std::invalid_argument("planes_of: planes [" + std::to_string(first) + ", " +

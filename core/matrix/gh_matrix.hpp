@@ -110,6 +110,13 @@ struct NncArrays {
 /// (std::invalid_argument for a cell out of range, a cell paired with itself or a pair twice).
 NncArrays nnc_layout(index_t cells, int K, const std::vector<std::array<index_t, 2>>& pairs);
 
+/// The connections of `whole` (K x K blocks) between the cells [first, first + count), their
+/// cells renumbered from `first`: a window of i-planes (a rank's slab). Every kept entry keeps
+/// its place in its row's order and its values; `source` (when not null) receives each kept
+/// entry's entry in `whole`. Empty when no connection lies inside.
+NncArrays nnc_window(const NncArrays& whole, int K, index_t first, index_t count,
+                     std::vector<index_t>* source = nullptr);
+
 /// The wells of a slab of i-planes (a rank's part of a distributed system): of `whole` (a
 /// grid of ny x nz cells a plane, K values a perforated cell), the wells whose column lies in
 /// the planes [own_first, own_end), in their global order, their cells shifted to a slab that

@@ -21,8 +21,9 @@ struct ThreeWellReservoir {
     std::unique_ptr<wells::TwoPhaseSystem> system;
     grid::CellState x0;
 
-    /// rate_producer: PR's rate [m^3/day].
-    explicit ThreeWellReservoir(double rate_producer = 4.0) {
+    /// rate_producer: PR's rate [m^3/day]; faulted: the columns i >= 3 thrown down by 1.5
+    /// layers (test::add_fault: non-neighbour connections between planes 2 and 3).
+    explicit ThreeWellReservoir(double rate_producer = 4.0, bool faulted = false) {
         constexpr double kDay = units::kDay;
         std::vector<wells::WellSpec> w = {
             make_well("INJ", 0, 0, 0, 3, true, true),
@@ -35,6 +36,7 @@ struct ThreeWellReservoir {
         w[1].min_bhp = 5900.0 * units::kPsi;
         w[2].target = 5800.0 * units::kPsi;
         spec = two_phase_spec(6, 5, 4, w);
+        if (faulted) add_fault(spec);
         EXPECT_GT(spec.two_phase.gravity, 0.0);
         rock = grid::build_rock(spec.grid, spec.permeability, spec.porosity);
         system = std::make_unique<wells::TwoPhaseSystem>(spec.grid, rock, spec.two_phase, w);

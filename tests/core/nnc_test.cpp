@@ -76,6 +76,36 @@ TEST(Nnc, LayoutHoldsEachConnectionInBothRowsWithItsMirror) {
     EXPECT_THROW(nnc_layout(10, 2, {{3, 10}}), std::invalid_argument);
 }
 
+TEST(Nnc, WindowKeepsTheConnectionsInsideRenumberedWithTheirValues) {
+    // Cells 0..9, K = 2: connections (7, 2), (2, 9), (0, 7), (3, 5); the window [2, 8)
+    // keeps (7, 2) and (3, 5) as (5, 0) and (1, 3), each entry its values and its mirror.
+    NncArrays n = nnc_layout(10, 2, {{7, 2}, {2, 9}, {0, 7}, {3, 5}});
+    for (std::size_t v = 0; v < n.vals.size(); ++v) n.vals[v] = 1.0 + static_cast<double>(v);
+    std::vector<index_t> source;
+    const NncArrays w = nnc_window(n, 2, 2, 6, &source);
+    const std::vector<index_t> ptr{0, 1, 2, 2, 3, 3, 4}, col{5, 3, 1, 0};
+    EXPECT_EQ(w.ptr, ptr);
+    EXPECT_EQ(w.col, col);
+    ASSERT_EQ(source.size(), 4u);
+    ASSERT_EQ(w.vals.size(), 16u);
+    for (std::size_t e = 0; e < source.size(); ++e) {
+        EXPECT_EQ(n.col[source[e]], w.col[e] + 2) << e;  // the same entry of the whole
+        for (std::size_t v = 0; v < 4; ++v)
+            EXPECT_EQ(w.vals[e * 4 + v], n.vals[static_cast<std::size_t>(source[e]) * 4 + v]);
+        EXPECT_EQ(w.col[w.mirror[e]], [&] {  // the mirror is the other row's entry
+            for (index_t row = 0; row < 6; ++row)
+                if (static_cast<index_t>(e) >= w.ptr[row] &&
+                    static_cast<index_t>(e) < w.ptr[row + 1])
+                    return row;
+            return index_t{-1};
+        }());
+    }
+    GHMatrix A(6, 1, 1, 2);  // 6 cells in a row: the window's layout is a matrix's
+    EXPECT_NO_THROW(A.set_nnc(w));
+    EXPECT_TRUE(nnc_window(n, 2, 8, 2).empty());  // (8, 9): none inside
+    EXPECT_THROW(nnc_window(n, 2, 5, 6), std::invalid_argument);
+}
+
 TEST(Nnc, SetNncRefusesStencilBlocksAndBrokenMirrors) {
     GHMatrix A(3, 2, 2, 1);
     EXPECT_THROW(A.set_nnc(nnc_layout(A.num_cells(), 1, {{0, 1}})), std::invalid_argument);  // +k

@@ -26,6 +26,7 @@
 #include "dist/distributed_solver.hpp"
 #include "dist/mpi_sum.hpp"
 #include "dist/rank_slab.hpp"
+#include "grid/transmissibility.hpp"
 #include "sim/newton_system.hpp"
 #include "wells/generator.hpp"
 
@@ -79,6 +80,7 @@ void expect_solver_objects_agree(const SolverSettings& s, GHMatrix& A,
         EXPECT_TRUE(same_bits(x1, x2));
         EXPECT_GT(r1.iterations, 3);
         for (double& v : A.bdia()) v *= 1.25;  // new values, the same structure
+        for (double& v : A.nnc().vals) v *= 1.25;
         serial->update_values(A);
         distributed->update_values(A);
     }
@@ -90,6 +92,37 @@ TEST(DistributedSolve, SyntheticWithWellsIsOneProcessBitForBit) {
         const auto model = test::synthetic_model(9, 4, 5, K, test::corner_wells(9, 4, 5));
         expect_one_process_bits(model.system, Method::bicgstab);
         expect_one_process_bits(model.system, Method::qmr);
+    }
+}
+
+TEST(DistributedSolve, NonNeighbourConnectionsAreOneProcessBitForBit) {
+    // Connections to the next i-plane and within a plane (design decisions 63, 64): each rank's
+    // slab keeps those of its planes and halo planes, so A x and A^T x (QMR: the mirror
+    // entries of the halo rows) are one process's rows; and the values' update copies them.
+    for (int K : {1, 2, 3}) {
+        SCOPED_TRACE("K = " + std::to_string(K));
+        GHSystem sys;
+        sys.matrix = test::with_connections(9, 4, 5, K, 7);
+        sys.rhs = test::random_vector(static_cast<std::size_t>(sys.matrix.rows()), 8);
+        expect_one_process_bits(sys, Method::bicgstab);
+        expect_one_process_bits(sys, Method::qmr);
+        SolverSettings s;
+        s.method = K == 2 ? Method::qmr : Method::bicgstab;
+        s.preconditioner = PreconditionerKind::point_block_jacobi;
+        expect_solver_objects_agree(s, sys.matrix, sys.rhs);
+    }
+    // A connection from plane 0 to plane 8 reaches past the halo planes of the ranks that
+    // own either end (no rank's rows would be one process's).
+    GHMatrix A = test::with_connections(9, 4, 5, 1, 7);
+    NncArrays far = nnc_layout(A.num_cells(), 1, {{0, 8 * 4 * 5}});
+    A.set_nnc(std::move(far));
+    const int rank = rank_of(MPI_COMM_WORLD), ranks = size_of(MPI_COMM_WORLD);
+    const bool owns_an_end =
+        slab_first_plane(9, rank, ranks, 1) == 0 || slab_first_plane(9, rank + 1, ranks, 1) == 9;
+    if (ranks > 1 && owns_an_end) {
+        EXPECT_THROW(DistributedGH(A, MPI_COMM_WORLD), std::invalid_argument);
+    } else {
+        EXPECT_NO_THROW(DistributedGH(A, MPI_COMM_WORLD));
     }
 }
 
@@ -272,6 +305,17 @@ void expect_slab_solver_is_one_process(const SolverSettings& s, const wells::Mod
     }
 }
 
+/// expect_slab_solver_is_one_process for BiCGStab and QMR with preconditioner p.
+void expect_slab_methods_are_one_process(PreconditionerKind p, const wells::ModelSpec& spec) {
+    for (Method method : {Method::bicgstab, Method::qmr}) {
+        SCOPED_TRACE(to_string(method));
+        SolverSettings s;
+        s.method = method;
+        s.preconditioner = p;
+        expect_slab_solver_is_one_process(s, spec);
+    }
+}
+
 TEST(DistributedSolve, SlabsEachRankGeneratesGiveTheOneProcessBits) {
     // No rank holds the whole system: each generates its window (wells::generate_planes) and
     // solves with its local vectors; the solution is one process's, bit for bit, and so is an
@@ -279,13 +323,7 @@ TEST(DistributedSolve, SlabsEachRankGeneratesGiveTheOneProcessBits) {
     std::vector<wells::WellSpec> wells = test::corner_wells(9, 5, 4);
     wells.push_back(test::make_well("MID", 4, 2, 0, 3, true, true));
     const wells::ModelSpec spec = test::two_phase_spec(9, 5, 4, wells);
-    for (Method method : {Method::bicgstab, Method::qmr}) {
-        SCOPED_TRACE(to_string(method));
-        SolverSettings s;
-        s.method = method;
-        s.preconditioner = PreconditionerKind::point_block_jacobi;
-        expect_slab_solver_is_one_process(s, spec);
-    }
+    expect_slab_methods_are_one_process(PreconditionerKind::point_block_jacobi, spec);
     // Spatial blocks two planes thick: the windows follow the split that keeps them whole.
     SolverSettings blocks;
     blocks.preconditioner = PreconditionerKind::block_jacobi;
@@ -297,6 +335,17 @@ TEST(DistributedSolve, SlabsEachRankGeneratesGiveTheOneProcessBits) {
     EXPECT_THROW(
         DistributedGH(wrong, 9, part.where.global_wells, part.where.total_wells, MPI_COMM_WORLD),
         std::invalid_argument);
+}
+
+TEST(DistributedSolve, FaultedSlabsEachRankGeneratesAreOneProcessBitForBit) {
+    // A fault between planes 3 and 4 (test::add_fault; on 2 ranks, between the ranks): each
+    // rank's window keeps the fault's connections between its cells (generate_planes cuts them
+    // with the geometry), so the slab solvers of BiCGStab and QMR give one process's bits,
+    // after an update too.
+    wells::ModelSpec spec = test::two_phase_spec(9, 5, 4, test::corner_wells(9, 5, 4));
+    test::add_fault(spec);
+    ASSERT_GT(grid::non_neighbour_connections(spec.grid, wells::generate(spec, false).rock), 0u);
+    expect_slab_methods_are_one_process(PreconditionerKind::line_jacobi, spec);
 }
 
 TEST(DistributedSolve, CprOnSlabsEachRankGeneratesIsOneProcessBitForBit) {
@@ -316,8 +365,9 @@ TEST(DistributedSolve, CprOnSlabsEachRankGeneratesIsOneProcessBitForBit) {
     expect_slab_solver_is_one_process(three, spec);
 }
 
-void expect_newton_split_is_one_process(const SolverSettings& s) {
-    test::ThreeWellReservoir r;
+void expect_newton_split_is_one_process(const SolverSettings& s, bool faulted = false) {
+    test::ThreeWellReservoir r(4.0, faulted);
+    ASSERT_EQ(r.system->cells().has_nnc(), faulted);
     const grid::Grid3D& g = r.system->cells().grid();
     SolveOptions linear;
     linear.tolerance = 1e-10;
@@ -384,6 +434,11 @@ TEST(DistributedSolve, NewtonSplitGivesOneProcessMeasuresAndIterates) {
         SCOPED_TRACE("cpr");
         expect_newton_split_is_one_process(cpr);
     }
+    // A fault between planes 2 and 3 (on 2 ranks, between the ranks): each rank assembles its
+    // slab's connections into its slab's storage (grid::TwoPhaseCells::zero_jacobian(first,
+    // count)), a halo cell's connections to cells outside the slab adding to its residual only.
+    SCOPED_TRACE("faulted");
+    expect_newton_split_is_one_process(pbj, true);
 }
 
 }  // namespace

@@ -54,6 +54,8 @@ inline void expect_slab_solves_agree(LinearSolver& one, LinearSolver& mine, GHMa
         EXPECT_GT(r1.iterations, 3);
         for (double& v : A.bdia()) v *= 1.25;  // new values, the same structure
         for (double& v : slab.bdia()) v *= 1.25;
+        for (double& v : A.nnc().vals) v *= 1.25;
+        for (double& v : slab.nnc().vals) v *= 1.25;
         one.update_values(A);
         mine.update_values(slab);
     }

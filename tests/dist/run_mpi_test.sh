@@ -5,9 +5,10 @@
 # (its leading levels split, the coarse levels gathered), each CPU rank building only its
 # planes' system, the Egg model's Eclipse-file deck and a corner-point one, simulate with the
 # waterflood regression deck's solver (BiCGStab with line Jacobi) and with CPR (each rank
-# holding only its slab of the Jacobian), and simulate --restart from a 2-rank run's day-20 file (on 1, 2 and 3 ranks
-# the uninterrupted one-process run's file); too many ranks for the blocks, and another command,
-# are exit 2. With a fifth argument `gpu` the ranks solve on the GPU (--backend gpu: BiCGStab
+# holding only its slab of the Jacobian), simulate --restart from a 2-rank run's day-20 file (on 1, 2 and 3 ranks
+# the uninterrupted one-process run's file), and run (BiCGStab, QMR) and simulate of a faulted
+# deck with NNC records (non-neighbour connections in the slabs); too many ranks for the
+# blocks, a connection longer than one plane, and another command, are exit 2. With a fifth argument `gpu` the ranks solve on the GPU (--backend gpu: BiCGStab
 # without a preconditioner, with point-block, line and spatial-block Jacobi, QMR with
 # point-block Jacobi and BiCGStab with CPR, each rank on its own planes' system; simulate with
 # line Jacobi and with CPR; the proxy with QMR), still against one CPU process; exit 77
@@ -161,19 +162,29 @@ refused solver.block_shape solver.preconditioner=block_jacobi "solver.block_shap
 code=$?
 grep -q "solver.cpr.coarsening" "$dir/bad.log" && [[ $code -eq 2 && ! -e "$dir/y.h5" ]] ||
   { echo "simulate cpr on too many ranks: expected exit 2 (got $code)"; cat "$dir/bad.log"; fail=1; }
-# A faulted deck's non-neighbour connections (design decision 63) are not split over ranks
-# yet: exit 2 naming grid.eclipse, nothing written, for run and simulate.
-fault_deck="$(dirname "$0")/../app/decks/eclipse_fault.yaml"
-for command in run simulate; do
-  target=$fault_deck
-  [[ $command == simulate ]] && target="$(dirname "$0")/../app/decks/eclipse_fault_sim.yaml"
-  "$mpiexec" -np 2 --oversubscribe "$heptane" "$command" "$target" --backend "$backend" \
-    -o "$dir/f.h5" </dev/null >"$dir/bad.log" 2>&1
-  code=$?
-  grep -q "grid.eclipse: grid.eclipse gives 20 non-neighbour connections" "$dir/bad.log" &&
-    [[ $code -eq 2 && ! -e "$dir/f.h5" ]] ||
-    { echo "$command of the faulted deck under mpirun: expected exit 2 (got $code)"; cat "$dir/bad.log"; fail=1; }
-done
+# A faulted deck's non-neighbour connections (design decisions 63, 64) with NNC records (one
+# along j, one across the fault, one summed with a fault's): each rank's slab keeps those of
+# its planes and halo planes; run with BiCGStab + point-block Jacobi and QMR (the transposed
+# connection blocks across the slabs) and simulate are one process's bits, CPU and GPU ranks.
+decks="$(dirname "$0")/../app/decks"
+records="grid.eclipse=[eclipse_fault.grdecl, eclipse_nnc_records.inc]"
+slabs=1 slab_line="built only its planes' system"
+agree "run eclipse_fault (faults, NNC records)" run "$decks/eclipse_fault.yaml" --set "$records"
+agree "run eclipse_fault qmr" run "$decks/eclipse_fault.yaml" --set "$records" \
+  --set solver.method=qmr
+run_cases=$((run_cases + 2))
+slab_line="holds only its planes' Jacobian"
+agree "simulate eclipse_fault_sim" simulate "$decks/eclipse_fault_sim.yaml" --set "$records"
+simulations=$((simulations + 1))
+# A connection three i-planes long (an NNC record) reaches past a rank's halo plane: exit 2
+# naming grid.eclipse, nothing written.
+"$mpiexec" -np 2 --oversubscribe "$heptane" run "$decks/eclipse_fault.yaml" --backend "$backend" \
+  --set "grid.eclipse=[eclipse_fault.grdecl, eclipse_nnc_far.inc]" -o "$dir/f.h5" \
+  </dev/null >"$dir/bad.log" 2>&1
+code=$?
+grep -q "grid.eclipse: .* are connected 3 i-planes apart" "$dir/bad.log" &&
+  [[ $code -eq 2 && ! -e "$dir/f.h5" ]] ||
+  { echo "a connection 3 planes long under mpirun: expected exit 2 (got $code)"; cat "$dir/bad.log"; fail=1; }
 expected=$((2 * run_cases + 2 * simulations + 1))
 [[ $oks -eq $expected ]] || { echo "only $oks of $expected cases passed"; fail=1; }
 exit $fail
