@@ -263,14 +263,8 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
         throw InputError("--state", std::string("device needs the gpu backend in one process") +
                                         (plan.gpu ? " (not under mpirun)" : " (this run: cpu)"));
     }
-    if (args.state == "device" && system->cells().has_nnc()) {
-        throw InputError("--state",
-                         "device: the device assembly does not take the faults' "
-                         "non-neighbour connections yet (decision 63); use --state host");
-    }
     const bool on_device =
-        args.state == "device" ||
-        (args.state == "auto" && plan.gpu && !mpi_launched() && !system->cells().has_nnc());
+        args.state == "device" || (args.state == "auto" && plan.gpu && !mpi_launched());
     // Under mpirun each rank assembles and measures its slab's cells (decision 51).
     std::unique_ptr<sim::NewtonSplit> split;
     if (mpi_launched()) {  // before any output: too many ranks for the split is an input error

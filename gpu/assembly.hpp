@@ -3,10 +3,10 @@
 /// header). The kernels run the host's code - grid::CellPropertiesView::store a thread a cell,
 /// grid::assemble_equation a thread an equation, then wells::assemble_perforation a block a
 /// well - with the same arithmetic (dual numbers, canonical exp/log/pow, no fused
-/// multiply-add), so residual, Bdia, accumulation blocks and well arrays are the host
-/// assembly's bits (design decision 43). DeviceTwoPhase takes the state from the host and
-/// hands results back (comparison and `bench assembly`); the device Newton loop (newton.hpp)
-/// keeps them on the device.
+/// multiply-add), so residual, Bdia, accumulation blocks, well arrays and a faulted grid's
+/// connection blocks are the host assembly's bits (design decisions 43, 65). DeviceTwoPhase
+/// takes the state from the host and hands results back (comparison and `bench assembly`);
+/// the device Newton loop (newton.hpp) keeps them on the device.
 #include <memory>
 #include <vector>
 
@@ -39,7 +39,9 @@ class DeviceTwoPhase {
     /// Bytes one assembly must move at least: the state read (x, x_old, p_bh), the fixed
     /// arrays read once (porosity, volume, depth, three transmissibilities, well indices),
     /// the residual written and, with the Jacobian, its Bdia (7 x 4 per cell), accumulation
-    /// blocks (4 per cell) and well values (4 per perforation + 1 per well) written.
+    /// blocks (4 per cell) and well values (4 per perforation + 1 per well) written; with
+    /// non-neighbour connections their layout and transmissibilities read (M + 1 offsets, 2
+    /// values an entry) and their blocks (4 an entry) written.
     double minimal_bytes(bool jacobian) const;
 
   private:

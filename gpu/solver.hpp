@@ -27,6 +27,7 @@ struct DeviceSystemValues {
     const double* w_vals = nullptr;
     const double* wt_vals = nullptr;
     const double* d = nullptr;
+    const double* nnc_vals = nullptr;  ///< NncArrays::vals' layout; null without connections
 };
 
 /// A GPU solver object: LinearSolver plus what only the GPU has.

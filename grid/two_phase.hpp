@@ -384,6 +384,10 @@ class TwoPhaseCells {
     /// entries are then in the order of view()'s.
     std::vector<std::array<index_t, 2>> nnc_pairs() const;
     bool has_nnc() const { return !nnc_.empty(); }
+    /// The connections' layout by cell row (K = 1, view()'s nnc_ptr and nnc_col) and each
+    /// entry's transmissibility (view()'s nnc_t): what a device copies.
+    const NncArrays& nnc() const { return nnc_; }
+    const std::vector<double>& nnc_transmissibilities() const { return nnc_t_; }
     /// A zero K = 2 Jacobian of the whole grid, laid out for assemble (its connections).
     GHMatrix zero_jacobian() const;
     /// The same of the i-planes [first, first + count) alone (a rank's slab): the connections

@@ -55,8 +55,7 @@ void expect_device_is_host(const wells::Model& model, const wells::ModelSpec& sp
     ASSERT_GE(controls.size(), 4u);
     controls[3].open = false;  // a shut well keeps its unknown and has no flow
 
-    const grid::Grid3D& g = model.grid;
-    GHMatrix J(g.nx, g.ny, g.nz, 2);
+    GHMatrix J = sys.cells().zero_jacobian();
     std::vector<double> res, res_wells;
     sys.cells().assemble(s.x, s.x_old, dt, res, &J);
     sys.wells().assemble(s.x, s.p_bh, controls, res, res_wells, &J);
@@ -71,6 +70,9 @@ void expect_device_is_host(const wells::Model& model, const wells::ModelSpec& sp
     EXPECT_TRUE(same_bits(J.wells().w_vals, Jd.wells().w_vals, "w_vals"));
     EXPECT_TRUE(same_bits(J.wells().wt_vals, Jd.wells().wt_vals, "wt_vals"));
     EXPECT_TRUE(same_bits(J.wells().d, Jd.wells().d, "d"));
+    EXPECT_EQ(J.nnc().ptr, Jd.nnc().ptr);  // a faulted grid's connection blocks
+    EXPECT_EQ(J.nnc().col, Jd.nnc().col);
+    EXPECT_TRUE(same_bits(J.nnc().vals, Jd.nnc().vals, "nnc"));
 
     // The residual alone, and a comparison that can fail: another time step differs.
     dev.assemble(s.x, s.p_bh, s.x_old, dt, controls, false);
@@ -84,6 +86,17 @@ class DeviceAssembly : public test::GpuTest {};
 TEST_F(DeviceAssembly, TwoPhaseWithEveryKindOfWellIsTheHostsBits) {
     wells::ModelSpec spec = test::two_phase_spec(7, 6, 5, test::corner_wells(7, 6, 5));
     expect_device_is_host(wells::generate(spec, false), spec);
+}
+
+TEST_F(DeviceAssembly, FaultedGridsConnectionsAreTheHostsBits) {
+    // A fault's non-neighbour connections (design decisions 63, 65): their fluxes in the
+    // residual and the diagonal blocks, and their own blocks, as the host assembles them.
+    wells::ModelSpec spec = test::two_phase_spec(7, 6, 5, test::corner_wells(7, 6, 5));
+    test::add_fault(spec);
+    const wells::Model model = wells::generate(spec, false);
+    const wells::TwoPhaseSystem sys(model.grid, model.rock, spec.two_phase, spec.wells);
+    ASSERT_TRUE(sys.cells().has_nnc());
+    expect_device_is_host(model, spec);
 }
 
 TEST_F(DeviceAssembly, InactiveCellsAndPerCellGeometryAreTheHostsBits) {

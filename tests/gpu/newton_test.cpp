@@ -83,10 +83,12 @@ void expect_same_measures(const sim::ResidualMeasures& a, const sim::ResidualMea
 }
 
 class DeviceNewton : public test::GpuTest, public ::testing::WithParamInterface<SolverCase> {};
+class DeviceAssemblyNewton : public test::GpuTest {};
 
-TEST_P(DeviceNewton, EveryStepGivesTheHostsBits) {
-    const SolverCase& c = GetParam();
-    Reservoir r;
+/// Two steps of three Newton iterates each (a cut between them), host and device alike.
+void expect_steps_are_the_hosts(const SolverCase& c, bool faulted) {
+    Reservoir r(4.0, faulted);
+    ASSERT_EQ(r.system->cells().has_nnc(), faulted);
     const sim::State start = sim::starting_state(*r.system, r.x0);
     auto host = sim::make_host_newton(*r.system, start, cpu_factory(c.preconditioner), linear());
     auto dev = make_device_newton(*r.system, start, gpu_factory(c), linear());
@@ -132,6 +134,26 @@ TEST_P(DeviceNewton, EveryStepGivesTheHostsBits) {
     EXPECT_EQ(dev->linear_stats().solves, 6);
     EXPECT_EQ(dev->residence().find("on the device") != std::string::npos, c.on_device)
         << dev->residence();
+}
+
+TEST_P(DeviceNewton, EveryStepGivesTheHostsBits) { expect_steps_are_the_hosts(GetParam(), false); }
+
+TEST_F(DeviceAssemblyNewton, FaultedGridsStepsAreTheHostsBits) {
+    // A fault's connections (design decision 65): assembled on the device, handed to the
+    // multi-kernel solver on the device (its connection blocks copied with Bdia), or through
+    // the host for spatial-block Jacobi's host factors.
+    for (const SolverCase& c :
+         {SolverCase{"none", GpuKernel::multi_kernel, PreconditionerKind::none,
+                     BdiaVariant::cell_fastest, true},
+          SolverCase{"point_block_tiled", GpuKernel::multi_kernel,
+                     PreconditionerKind::point_block_jacobi, BdiaVariant::tiled, true},
+          SolverCase{"cpr", GpuKernel::multi_kernel, PreconditionerKind::cpr,
+                     BdiaVariant::cell_fastest, true},
+          SolverCase{"block", GpuKernel::multi_kernel, PreconditionerKind::block_jacobi,
+                     BdiaVariant::cell_fastest, false}}) {
+        SCOPED_TRACE(c.name);
+        expect_steps_are_the_hosts(c, true);
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -117,7 +117,9 @@ TEST_F(SimulateOnGpu, FaultedDeckIsTheCpuRunBitForBit) {
             test::run_heptane({"simulate", flood, "-o", runs.back(), "--backend", backend});
         ASSERT_EQ(r.code, kExitOk) << r.out << r.err;
     }
-    EXPECT_EQ(h5::File::open(runs[1]).attr_string("/simulation", "state"), "host");
+    // The state and the assembly on the device (design decision 65).
+    EXPECT_EQ(h5::File::open(runs[1]).attr_string("/simulation", "state"),
+              "GPU (J handed to the solver on the device)");
     const test::CliResult cmp = test::run_heptane({"compare", runs[1], runs[0], "--rtol", "0"});
     EXPECT_EQ(cmp.code, kExitOk) << cmp.out;
 }

@@ -68,6 +68,13 @@ __global__ void k_assemble_wells(grid::TwoPhaseCellsView cells, wells::TwoPhaseW
     wells::well_equation(w, ctl, p_bh, rate_eq, res_wells, wj);
 }
 
+/// The K = 2 layout of the model's connections (the host Jacobian's), without its values.
+NncArrays nnc_layout_of(const grid::TwoPhaseCells& cells) {
+    NncArrays n = cells.nnc();
+    n.vals.clear();
+    return n;
+}
+
 int blocks_for(index_t n) {
     const index_t b = (n + kThreads - 1) / kThreads;
     return static_cast<int>(b < 1 ? 1 : (b > 65535 * 32 ? 65535 * 32 : b));
@@ -89,6 +96,11 @@ grid::TwoPhaseCellsView TwoPhaseModel::cells_view() const {
     v.tx = tx.get();
     v.ty = ty.get();
     v.tz = tz.get();
+    if (nnc_t.size() > 0) {
+        v.nnc_ptr = nnc_ptr.get();
+        v.nnc_col = nnc_col.get();
+        v.nnc_t = nnc_t.get();
+    }
     v.params = params;
     return v;
 }
@@ -105,11 +117,6 @@ wells::TwoPhaseWellsView TwoPhaseModel::wells_view() const {
 }
 
 TwoPhaseModel::TwoPhaseModel(const grid::TwoPhaseCells& cells, const wells::TwoPhaseWells& wells) {
-    if (cells.has_nnc()) {
-        throw NotSupported(
-            "the device assembly has no non-neighbour connections (design decision 63): a "
-            "faulted grid's Newton loop runs on the host");
-    }
     const grid::Grid3D& g = cells.grid();
     nx = g.nx;
     ny = g.ny;
@@ -146,6 +153,13 @@ TwoPhaseModel::TwoPhaseModel(const grid::TwoPhaseCells& cells, const wells::TwoP
     wt_vals = Buffer<double>(layout.wt_vals.size());
     d = Buffer<double>(static_cast<std::size_t>(nw));
     controls = Buffer<wells::WellControl>(static_cast<std::size_t>(nw));
+    if (cells.has_nnc()) {
+        nnc_ptr = Buffer<index_t>(cells.nnc().ptr);
+        nnc_col = Buffer<index_t>(cells.nnc().col);
+        nnc_t = Buffer<double>(cells.nnc_transmissibilities());
+        nnc_vals = Buffer<double>(cells.nnc().col.size() * 4);
+        nnc_layout = nnc_layout_of(cells);
+    }
     HEPTANE_CUDA_CHECK(cudaStreamSynchronize(nullptr));  // the host vectors above are temporaries
 }
 
@@ -154,6 +168,7 @@ void TwoPhaseModel::assemble(double dt, bool jacobian, cudaStream_t stream) cons
     wells::WellJacobianView wj;
     if (jacobian) {
         jac = {bdia.get(), accumulation.get(), M};
+        jac.nnc = nnc_vals.size() > 0 ? nnc_vals.get() : nullptr;
         wj = {w_vals.get(), wt_vals.get(), d.get()};
     }
     const grid::StateView old{p_old.get(), sw_old.get()};
@@ -180,6 +195,11 @@ GHMatrix TwoPhaseModel::jacobian() const {
     arrays.wt_vals = wt_vals.download();
     arrays.d = d.download();
     J.set_wells(std::move(arrays));
+    if (nnc_vals.size() > 0) {
+        NncArrays n = nnc_layout;
+        n.vals = nnc_vals.download();
+        J.set_nnc(std::move(n));
+    }
     return J;
 }
 
@@ -237,6 +257,9 @@ double DeviceTwoPhase::minimal_bytes(bool jacobian) const {
                    + (d.has_active ? M : 0.0)  // ACTNUM
                    + 8.0 * (2.0 * M + nw);     // residual
     if (jacobian) bytes += 8.0 * (28.0 * M + 4.0 * M + 4.0 * perfs + nw);
+    // The connections: their layout and transmissibilities read, their blocks written.
+    const double entries = static_cast<double>(d.nnc_t.size());
+    if (entries > 0.0) bytes += 8.0 * (M + 1.0 + 2.0 * entries) + (jacobian ? 32.0 * entries : 0.0);
     return bytes;
 }
 

@@ -311,6 +311,7 @@ class DeviceNewton final : public sim::NewtonSystem {
         v.w_vals = model_.w_vals.get();
         v.wt_vals = model_.wt_vals.get();
         v.d = model_.d.get();
+        if (model_.nnc_vals.size() > 0) v.nnc_vals = model_.nnc_vals.get();
         return v;
     }
 

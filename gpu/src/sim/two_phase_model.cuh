@@ -44,6 +44,11 @@ struct TwoPhaseModel {
     Buffer<double> rate_terms;  ///< each perforation's rate-equation term (w_vals' layout)
     Buffer<wells::WellControl> controls;
     bool has_active = false;
+    // Non-neighbour connections (design decision 63; empty without): the cells' layout
+    // (K = 1) and transmissibilities, J's connection blocks, and J's layout on the host.
+    Buffer<index_t> nnc_ptr, nnc_col;
+    Buffer<double> nnc_t, nnc_vals;
+    NncArrays nnc_layout;  ///< K = 2, its values empty
 };
 
 }  // namespace heptane::gpu::detail

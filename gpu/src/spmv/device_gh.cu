@@ -108,8 +108,8 @@ __global__ void k_tile(const double* src, long long entries, unsigned M, double*
 }  // namespace
 
 void DeviceGH::update(const DeviceSystemValues& A, cudaStream_t stream) {
-    if (nnc_vals_.size() > 0) {  // the device assembly has no connections (decision 63)
-        throw NotSupported("DeviceGH::update: device values of a system with connections");
+    if (nnc_vals_.size() > 0 && A.nnc_vals == nullptr) {
+        throw NotSupported("DeviceGH::update: device values without the system's connections");
     }
     const std::size_t entries = static_cast<std::size_t>(kStencilSize) * K_ * K_;
     if (variant_ == BdiaVariant::tiled) {
@@ -129,6 +129,10 @@ void DeviceGH::update(const DeviceSystemValues& A, cudaStream_t stream) {
                                            cudaMemcpyDeviceToDevice, stream));
         HEPTANE_CUDA_CHECK(
             cudaMemcpyAsync(d_.get(), A.d, d_.bytes(), cudaMemcpyDeviceToDevice, stream));
+    }
+    if (nnc_vals_.size() > 0) {
+        HEPTANE_CUDA_CHECK(cudaMemcpyAsync(nnc_vals_.get(), A.nnc_vals, nnc_vals_.bytes(),
+                                           cudaMemcpyDeviceToDevice, stream));
     }
 }
 
