@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "app/atomic_file.hpp"
 #include "app/mpi_session.hpp"
@@ -172,10 +173,10 @@ namespace {
 
 /// Under mpirun each rank holds its i-planes and one halo plane a side (design decision 64):
 /// a connection may reach the next plane (a fault's always does at most), not further.
-void check_connections_fit_slabs(const Deck& deck, const wells::Model& model,
+void check_connections_fit_slabs(const Deck& deck, const grid::Grid3D& g,
+                                 const std::vector<grid::NncTransmissibility>& connections,
                                  const std::string& what) {
-    const grid::Grid3D& g = model.grid;
-    for (const grid::NncTransmissibility& c : grid::tpfa_transmissibilities(g, model.rock).nnc) {
+    for (const grid::NncTransmissibility& c : connections) {
         const auto a = g.ijk(c.a), b = g.ijk(c.b);
         if (std::abs(a[0] - b[0]) <= 1) continue;
         const auto cell = [](const std::array<int, 3>& v) {
@@ -193,13 +194,13 @@ void check_connections_fit_slabs(const Deck& deck, const wells::Model& model,
 }  // namespace
 
 Plan plan_for_model(const Deck& deck, Plan plan, const wells::Model& model, std::ostream& err) {
-    const std::size_t connections = deck.model.model == wells::FluidModel::two_phase
-                                        ? grid::non_neighbour_connections(model.grid, model.rock)
-                                        : 0;  // the synthetic model's blocks are the stencil's
-    if (connections == 0) return plan;
-    const std::string what = "grid.eclipse gives " + std::to_string(connections) +
+    if (deck.model.model != wells::FluidModel::two_phase) return plan;  // the stencil's blocks
+    const std::vector<grid::NncTransmissibility> connections =
+        grid::non_neighbour_transmissibilities(model.grid, model.rock);
+    if (connections.empty()) return plan;
+    const std::string what = "grid.eclipse gives " + std::to_string(connections.size()) +
                              " non-neighbour connections (faults' throws, NNC)";
-    if (mpi_launched()) check_connections_fit_slabs(deck, model, what);
+    if (mpi_launched()) check_connections_fit_slabs(deck, model.grid, connections, what);
     if (!plan.gpu) return plan;
     const SolverSettings& s = deck.solver;
     std::string key, why;

@@ -128,10 +128,15 @@ Transmissibilities tpfa_transmissibilities(const Grid3D& grid, const RockFields&
     return t;
 }
 
-std::size_t non_neighbour_connections(const Grid3D& grid, const RockFields& rock) {
+std::vector<NncTransmissibility> non_neighbour_transmissibilities(const Grid3D& grid,
+                                                                  const RockFields& rock) {
     const bool faults = grid.geometry != nullptr && !grid.geometry->nnc.empty();
-    if (!faults && rock.nnc_given.empty()) return 0;
-    return tpfa_transmissibilities(grid, rock).nnc.size();
+    if (!faults && rock.nnc_given.empty()) return {};
+    return tpfa_transmissibilities(grid, rock).nnc;
+}
+
+std::size_t non_neighbour_connections(const Grid3D& grid, const RockFields& rock) {
+    return non_neighbour_transmissibilities(grid, rock).size();
 }
 
 }  // namespace heptane::grid

@@ -28,8 +28,10 @@ struct Transmissibilities {
 
 Transmissibilities tpfa_transmissibilities(const Grid3D& grid, const RockFields& rock);
 
-/// How many non-neighbour connections the model's transmissibilities have (tpfa's nnc; 0
-/// without faults' throws or NNC records).
+/// The model's non-neighbour connections (tpfa's nnc; empty, without computing the faces,
+/// where there are no faults' throws or NNC records), and how many.
+std::vector<NncTransmissibility> non_neighbour_transmissibilities(const Grid3D& grid,
+                                                                  const RockFields& rock);
 std::size_t non_neighbour_connections(const Grid3D& grid, const RockFields& rock);
 
 /// Harmonic-average face transmissibility between two cells with permeabilities ka and kb

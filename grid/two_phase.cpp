@@ -113,15 +113,25 @@ void TwoPhaseCells::assemble(const CellState& x, const CellState& x_old, double 
         j.stride = jac->num_cells();
         j.first = slab ? begin : 0;
         if (!nnc_.empty()) {
-            if (slab) {  // the slab's entries: each of the cells' entries' slot in it
-                std::vector<index_t> source;
-                const NncArrays w = nnc_window(nnc_, 1, begin, end - begin, &source);
+            if (slab) {  // each of the cells' entries' slot in the slab (nnc_window's order)
+                const NncArrays& s = jac->nnc();
                 slots.assign(static_cast<std::size_t>(nnc_.ptr[end] - nnc_.ptr[begin]), -1);
-                for (std::size_t e = 0; e < source.size(); ++e)
-                    slots[source[e] - nnc_.ptr[begin]] = static_cast<index_t>(e);
+                index_t kept = 0;
+                bool laid_out =
+                    s.ptr.empty() || s.ptr.size() == static_cast<std::size_t>(end - begin) + 1;
+                for (index_t m = begin; m < end && laid_out; ++m) {
+                    for (index_t e = nnc_.ptr[m]; e < nnc_.ptr[m + 1]; ++e) {
+                        const index_t n = nnc_.col[e];
+                        if (n < begin || n >= end) continue;
+                        laid_out = laid_out && kept < s.num_entries() && s.col[kept] == n - begin;
+                        slots[e - nnc_.ptr[begin]] = kept++;
+                    }
+                    laid_out =
+                        laid_out && (s.ptr.empty() ? kept == 0 : s.ptr[m - begin + 1] == kept);
+                }
+                if (!laid_out || kept != s.num_entries()) nnc_layout_error();
                 j.nnc_slot = slots.data();
                 j.nnc_first = nnc_.ptr[begin];
-                if (jac->nnc().ptr != w.ptr || jac->nnc().col != w.col) nnc_layout_error();
             } else if (jac->nnc().ptr != nnc_.ptr || jac->nnc().col != nnc_.col) {
                 nnc_layout_error();
             }

@@ -11,6 +11,7 @@
 
 #include "common/test_systems.hpp"
 #include "core/base/eigen_interop.hpp"
+#include "core/base/errors.hpp"
 #include "core/base/random.hpp"
 #include "core/base/units.hpp"
 #include "core/matrix/formats.hpp"
@@ -115,6 +116,33 @@ TEST_P(TwoPhaseJacobianGrids, MatchesCentralFiniteDifferences) {
 // The accumulation blocks (GHMatrix::accumulation, CPR's true-IMPES weights) are the
 // accumulation term's part of the diagonal blocks alone: that term scales with 1 / dt while
 // the fluxes and the wells do not, so the centre blocks at dt and 2 dt differ by half of it.
+TEST(TwoPhaseJacobian, ASlabsConnectionBlocksAreTheWholeGridsAndItsLayoutIsChecked) {
+    // Planes [2, 5) of a grid faulted between planes 2 and 3 (design decision 64): the slab's
+    // connection blocks (zero_jacobian(2, 3)'s layout) are the whole assembly's entries between
+    // its cells, bit for bit; a slab laid out without them is refused.
+    Problem s = make_setup(6, 5, 4, test::corner_wells(6, 5, 4));
+    test::add_fault(s.spec);
+    const wells::TwoPhaseSystem sys(s.spec.grid, s.rock, s.spec.two_phase, s.spec.wells);
+    const CellState x = random_state(sys, 1), x_old = random_state(sys, 2);
+    const index_t plane = 5 * 4, begin = 2 * plane, end = 5 * plane;
+    GHMatrix whole = sys.cells().zero_jacobian(), slab = sys.cells().zero_jacobian(2, 3);
+    std::vector<double> r_whole, r_slab;
+    sys.cells().assemble(x, x_old, s.spec.dt, r_whole, &whole);
+    sys.cells().assemble(x, x_old, s.spec.dt, r_slab, &slab, begin, end);
+    std::vector<index_t> source;
+    const NncArrays expected = nnc_window(whole.nnc(), 2, begin, end - begin, &source);
+    ASSERT_GT(expected.num_entries(), 0);
+    EXPECT_EQ(slab.nnc().col, expected.col);
+    EXPECT_EQ(slab.nnc().vals, expected.vals);
+    for (index_t m = begin; m < end; ++m) EXPECT_EQ(r_slab[2 * m], r_whole[2 * m]) << m;
+    GHMatrix plain(3, 5, 4, 2);  // no connections laid out
+    EXPECT_THROW(sys.cells().assemble(x, x_old, s.spec.dt, r_slab, &plain, begin, end),
+                 NotSupported);
+    GHMatrix shifted = sys.cells().zero_jacobian(1, 3);  // another window's layout
+    EXPECT_THROW(sys.cells().assemble(x, x_old, s.spec.dt, r_slab, &shifted, begin, end),
+                 NotSupported);
+}
+
 TEST(TwoPhaseJacobian, AccumulationBlocksAreTheTimeTermAlone) {
     const int nx = 5, ny = 4, nz = 3;
     const Problem s = make_setup(nx, ny, nz, test::corner_wells(nx, ny, nz));
