@@ -77,6 +77,11 @@ GHMatrix pressure_structure(const GHMatrix& A) {
     p.wt_vals.assign(static_cast<std::size_t>(offset), 0.0);
     p.d.assign(a.d.size(), 0.0);
     P.set_wells(std::move(p));
+    if (A.has_nnc()) {  // the connections' layout, a value an entry
+        NncArrays n = A.nnc();
+        n.vals.assign(n.col.size(), 0.0);
+        P.set_nnc(std::move(n));
+    }
     return P;
 }
 
@@ -88,7 +93,7 @@ void pressure_on(const GHMatrix& A, const std::vector<double>& weights, GHMatrix
     const int K = A.block_size();
     const index_t M = A.num_cells();
     if (!(P.nx() == A.nx() && P.ny() == A.ny() && P.nz() == A.nz() && P.block_size() == 1 &&
-          P.num_wells() == A.num_wells()) ||
+          P.num_wells() == A.num_wells() && P.nnc().num_entries() == A.nnc().num_entries()) ||
         weights.size() != static_cast<std::size_t>(M * K)) {
         throw std::invalid_argument("extract_pressure: P is not A's pressure structure");
     }
@@ -99,6 +104,13 @@ void pressure_on(const GHMatrix& A, const std::vector<double>& weights, GHMatrix
             P.at(d, m, 0, 0) = A.has_neighbour(m, d)
                                    ? cpr::weighted(w, K, [&](int r) { return A.at(d, m, r, 0); })
                                    : 0.0;
+        }
+        // each connection's pressure coupling: w_m^T times its block's column 0
+        const NncArrays& an = A.nnc();
+        if (an.empty()) continue;
+        for (index_t e = an.ptr[m]; e < an.ptr[m + 1]; ++e) {
+            const double* block = &an.vals[static_cast<std::size_t>(e * K * K)];
+            P.nnc().vals[e] = cpr::weighted(w, K, [&](int r) { return block[r * K]; });
         }
     }
     const WellArrays& a = A.wells();
@@ -210,6 +222,7 @@ void CprPreconditioner::run(const double* r, double* z, const CprPlanes* planes)
     const block::BdiaRef a{A.bdia().data(), M, K};
     const WellArrays& wells = A.wells();
     const int nx = A.nx(), ny = A.ny(), nz = A.nz();
+    const cpr::NncRef<index_t> nnc = nnc_ref(A);
 #pragma omp parallel for schedule(static) if (parallel)
     for (index_t m = part.cell0; m < part.cell1; ++m) {
         const double* wt = nullptr;
@@ -221,7 +234,7 @@ void CprPreconditioner::run(const double* r, double* z, const CprPlanes* planes)
                 xpw = xp_[M + w];
             }
         }
-        cpr::stage2_cell(a, K, nx, ny, nz, m, xp_.data(), wt, xpw, r + m * K, &inv_[m * kk],
+        cpr::stage2_cell(a, K, nx, ny, nz, m, xp_.data(), nnc, wt, xpw, r + m * K, &inv_[m * kk],
                          z + m * K);
     }
     part.each_well(static_cast<int>(Nw), [&](int w) {

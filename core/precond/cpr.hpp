@@ -34,13 +34,15 @@ void decoupling_weights(const GHMatrix& A, CprWeights weights, std::vector<doubl
 void check_weights_available(const GHMatrix& A, CprWeights weights);
 
 /// The pressure system of A for `weights`: a K = 1 GH matrix on the same grid with the same
-/// well layout, P(m, n) = w_m^T A_mn e_0 over the 7 diagonals, a cell row's well column
+/// well layout, P(m, n) = w_m^T A_mn e_0 over the 7 diagonals and A's non-neighbour
+/// connections (P keeps their layout, a value an entry), a cell row's well column
 /// w_m^T (d eq_m / d p_bh), a well row's cell columns d eq_w / d p(m) (its row of W,
 /// component 0) and D. `P` must have that structure (make it with pressure_structure) and
 /// its values are overwritten: a Newton step's update allocates nothing.
 void extract_pressure(const GHMatrix& A, const std::vector<double>& weights, GHMatrix& P);
 
-/// A zero K = 1 matrix with A's grid and well layout, for extract_pressure.
+/// A zero K = 1 matrix with A's grid, well layout and connections' layout, for
+/// extract_pressure.
 GHMatrix pressure_structure(const GHMatrix& A);
 
 // ---- stage 1's solver: structured aggregation multigrid ----------------------------------
@@ -92,8 +94,9 @@ std::array<int, 3> coarse_dims(int nx, int ny, int nz, const std::array<int, 3>&
 /// The grids of a hierarchy for an nx x ny x nz level 0: level l's sizes and its factor to
 /// level l + 1 (`factor` where an axis can shrink; a single column with factor 1 in k
 /// coarsens along k by 2), until a coarse level has at most coarsest_rows cells (level 0,
-/// the one with wells, is never the inverted one), or one column is left (nx = ny = 1 and,
-/// when the factor's k is not 1, nz = 1), or max_levels. The last level's factor is 1.
+/// the one with wells and connections, is never the inverted one), or one column is left
+/// (nx = ny = 1 and, when the factor's k is not 1, nz = 1), or max_levels. The last level's
+/// factor is 1.
 std::vector<cpr::LevelGrid> mg_grids(int nx, int ny, int nz, const MgOptions& options);
 
 /// The grids of a hierarchy whose leading levels a rank holds slabs of (planes.nx: level 0's
@@ -106,17 +109,26 @@ std::vector<cpr::LevelGrid> mg_slab_grids(const CprPlanes& planes, int ny, int n
 /// The Galerkin product R A P of the cell part of A (K = 1; wells ignored) for piecewise-
 /// constant aggregation by `factor` (cpr::galerkin_row): coarse (I, J) = the sum of A(m, n)
 /// over the fine cells m of I and n of J. Coarse cells are face neighbours only when fine
-/// ones are, so the result is again a 7-point Bdia matrix (no wells); `C` must have
-/// coarse_dims and K = 1.
+/// ones are, so the stencil's product is again a 7-point Bdia matrix (no wells); A's
+/// non-neighbour connections join aggregates that may be no face neighbours (a fault's
+/// throw): each is added where cpr::coarse_face puts it (design decision 66), so C stays
+/// 7-point. `C` must have coarse_dims and K = 1.
 void galerkin_coarse(const GHMatrix& A, const std::array<int, 3>& factor, GHMatrix& C);
+
+/// Whether a non-neighbour connection of A joins two columns of one red-black colour
+/// ((i + j) % 2): red-black Gauss-Seidel then forms each colour's residual before any of its
+/// columns changes (CPU and GPU; design decision 66). A slab's planes shift every column's i
+/// alike, so a rank's answer is that of its rows.
+bool nnc_joins_one_colour(const GHMatrix& A);
 
 /// A structured multigrid hierarchy for a K = 1 GH matrix (the pressure system): level 0 is
 /// the matrix itself, wells included; each coarser level aggregates `factor` cells into one
 /// (piecewise-constant transfer, a partial aggregate at an odd edge) and is the Galerkin
 /// product of the cell part of the level above (the wells stay on level 0: design decision
-/// 36), which is again 7-point. Smoother: vertical-line solves (line_jacobi or red-black
-/// line_gs; wells by 1 / D). Coarsest: at most coarsest_rows rows, inverted (dense), or else
-/// coarsest_sweeps sweeps (one column without wells: one exact line solve).
+/// 36), which is again 7-point (level 0's connections projected: galerkin_coarse). Smoother:
+/// vertical-line solves (line_jacobi or red-black line_gs; wells by 1 / D), whose residuals
+/// include level 0's connections. Coarsest: at most coarsest_rows rows, inverted (dense), or
+/// else coarsest_sweeps sweeps (one column without wells: one exact line solve).
 class StructuredMg {
   public:
     /// planes: one rank's part of a distributed setup (CprPlanes, A its slab of level 0; null:
@@ -170,6 +182,7 @@ class StructuredMg {
 ///   z   = B^{-1} (r - A x) + x       stage 2: point-block Jacobi on what remains
 /// R restricts with the weights (r_p(m) = w_m^T r_m, wells as they are), E puts x_p into
 /// component 0 of each cell and into the wells; B's blocks are inverted by cpr::invert_cell.
+/// P and A E x_p include A's non-neighbour connections (design decision 66).
 /// A fixed linear operator of r, so a right preconditioner of BiCGStab. No transpose (QMR):
 /// NotSupported.
 class CprPreconditioner : public Preconditioner {

@@ -190,12 +190,41 @@ HEPTANE_HD void each_member(const LevelGrid& g, int ic, int jc, int kc, F f) {
             for (int k = kc * g.fz; k < k1; ++k) f(i, j, k);
 }
 
+/// The connections of a matrix (core/matrix/gh_matrix.hpp NncArrays) as the CPR kernels read
+/// them: row m's entries [ptr[m], ptr[m + 1]), their other cells and values (kk per entry: a
+/// K x K block, row-major; 1 on a K = 1 level). ptr null: none (a system without connections,
+/// and every multigrid level but 0). I: the index type (index_t on the host, the device's own).
+template <class I>
+struct NncRef {
+    const I* ptr;
+    const I* col;
+    const double* vals;
+};
+
+/// Where the Galerkin product puts a connection between aggregate (ic, jc, kc) and the
+/// aggregate (in, jn, kn) of its other cell: the aggregate itself (3), a face neighbour's
+/// diagonal, or the face that keeps its horizontal direction: a pair one aggregate apart
+/// along i (or j) and any distance along k (a fault's throw) goes to the +-i (+-j) face, a
+/// pair of one column to the +-k face; any other pair (diagonal in i and j, or more than one
+/// column apart) to the centre, where its coupling cancels its own term of the diagonal.
+/// So a coarse operator stays 7-point and keeps every row sum (design decision 66).
+HEPTANE_HD inline int coarse_face(int ic, int jc, int kc, int in, int jn, int kn) {
+    const int di = in - ic, dj = jn - jc, dk = kn - kc;
+    if (di == 0 && dj == 0) return dk == 0 ? 3 : (dk < 0 ? 2 : 4);
+    if (dj == 0 && (di == 1 || di == -1)) return di < 0 ? 0 : 6;
+    if (di == 0 && (dj == 1 || dj == -1)) return dj < 0 ? 1 : 5;
+    return 3;
+}
+
 /// Row mc of the Galerkin product R A P (piecewise-constant aggregation) of the cell part of
 /// a K = 1 level: v[d] = the sum of A(d', m) over the fine cells m of mc and their neighbours
-/// n across d' whose aggregate is mc's neighbour across d (or mc itself: d = centre).
-/// a(d, m) reads the fine level's Bdia. Terms in member order, then diagonal order.
-template <class A>
-HEPTANE_HD void galerkin_row(const LevelGrid& g, long long mc, A a, double v[7]) {
+/// n across d' whose aggregate is mc's neighbour across d (or mc itself: d = centre), and of
+/// the fine cells' connections (nnc, level 0's: each where coarse_face puts it). a(d, m)
+/// reads the fine level's Bdia. Terms in member order; a member's in diagonal order, then its
+/// connections in their row's order.
+template <class A, class I>
+HEPTANE_HD void galerkin_row(const LevelGrid& g, long long mc, A a, const NncRef<I>& nnc,
+                             double v[7]) {
     const int kc = static_cast<int>(mc % g.cz);
     const int jc = static_cast<int>((mc / g.cz) % g.cy);
     const int ic = static_cast<int>(mc / (static_cast<long long>(g.cz) * g.cy));
@@ -211,6 +240,15 @@ HEPTANE_HD void galerkin_row(const LevelGrid& g, long long mc, A a, double v[7])
             const bool same = (in + g.sx) / g.fx == ic && jn / g.fy == jc && kn / g.fz == kc;
             const int to = same ? 3 : d;
             v[to] = canonical::add(v[to], a(d, m));
+        }
+        if (nnc.ptr == nullptr) return;
+        for (I e = nnc.ptr[m]; e < nnc.ptr[m + 1]; ++e) {
+            const long long n = nnc.col[e];
+            const int kn = static_cast<int>(n % g.nz);
+            const int jn = static_cast<int>((n / g.nz) % g.ny);
+            const int in = static_cast<int>(n / (static_cast<long long>(g.nz) * g.ny));
+            const int to = coarse_face(ic, jc, kc, (in + g.sx) / g.fx, jn / g.fy, kn / g.fz);
+            v[to] = canonical::add(v[to], nnc.vals[e]);
         }
     });
 }
@@ -230,15 +268,21 @@ struct WellsRef {
 };
 
 /// Row m (a cell) of a K = 1 level times x, as core/spmv/spmv.cpp sums it: the diagonals
-/// d = 0 .. 6 with has[d] (a neighbour), at offsets off[d], then the term of well w (-1:
-/// none; the column's well, which perforates m or not) with the level's `cells` cells.
-/// a(d, m) reads the level's Bdia. The CPU's column loops know has[] and w per column.
-template <class A, class I>
+/// d = 0 .. 6 with has[d] (a neighbour), at offsets off[d], then the row's connections, then
+/// the term of well w (-1: none; the column's well, which perforates m or not) with the
+/// level's `cells` cells. a(d, m) reads the level's Bdia. The CPU's column loops know has[]
+/// and w per column.
+template <class A, class I, class J>
 HEPTANE_HD double cell_row_at(A a, const long long (&off)[7], const bool (&has)[7], long long m,
-                              const double* x, const WellsRef<I>& wells, int w, long long cells) {
+                              const double* x, const WellsRef<I>& wells, int w, long long cells,
+                              const NncRef<J>& nnc) {
     double acc = 0.0;
     for (int d = 0; d < 7; ++d) {
         if (has[d]) acc = canonical::mul_add(a(d, m), x[m + off[d]], acc);
+    }
+    if (nnc.ptr != nullptr) {
+        for (J e = nnc.ptr[m]; e < nnc.ptr[m + 1]; ++e)
+            acc = canonical::mul_add(nnc.vals[e], x[nnc.col[e]], acc);
     }
     if (w >= 0 && m >= wells.cell0[w] && m < wells.cell0[w] + wells.count[w]) {
         acc =
@@ -260,9 +304,9 @@ HEPTANE_HD inline void stencil_has(int nx, int ny, int nz, int i, int j, int k, 
 }
 
 /// Row m (a cell) of a K = 1 level times x (cell_row_at, the tests from m).
-template <class A, class I>
+template <class A, class I, class J>
 HEPTANE_HD double cell_row(A a, int nx, int ny, int nz, long long m, const double* x,
-                           const WellsRef<I>& wells) {
+                           const WellsRef<I>& wells, const NncRef<J>& nnc) {
     long long off[7];
     stencil_offsets7(ny, nz, off);
     bool has[7];
@@ -270,7 +314,7 @@ HEPTANE_HD double cell_row(A a, int nx, int ny, int nz, long long m, const doubl
     stencil_has(nx, ny, nz, static_cast<int>(col / ny), static_cast<int>(col % ny),
                 static_cast<int>(m % nz), has);
     const int w = wells.well_of_column != nullptr ? wells.well_of_column[col] : -1;
-    return cell_row_at(a, off, has, m, x, wells, w, static_cast<long long>(nx) * ny * nz);
+    return cell_row_at(a, off, has, m, x, wells, w, static_cast<long long>(nx) * ny * nz, nnc);
 }
 
 /// Row `cells + w` (well w) of a K = 1 level times x, as core/spmv/spmv.cpp sums it.
@@ -287,17 +331,18 @@ HEPTANE_HD double well_row(const WellsRef<I>& wells, int w, long long cells, con
 /// the wells'), without forming x = E x_p or the whole product A x:
 ///   s = r_m - (A E x_p)_m,   z_m = B_m^{-1} s + (E x_p)_m.
 /// Row r of (A E x_p)_m sums A(d, m, r, 0) x_p(m + off[d]) over the diagonals d = 0 .. 6 that
-/// have a neighbour, then, in a perforated cell, its well column times the well's x_p: the
-/// order of core/spmv/spmv.cpp applied to E x_p, whose other components are zero (their
-/// products add signed zeros only, so the sums are the same numbers; K - 1 of every K columns
-/// of A are not read). a(d, r, c, m) reads A's Bdia; wt: the cell's K well-column values
-/// (d eq_m / d p_bh) or null; xpw: that well's x_p; inv: B_m^{-1} (column-major K x K,
+/// have a neighbour, then the row's connections' (r, 0) entries times x_p of their other
+/// cells (nnc: A's, K x K blocks), then, in a perforated cell, its well column times the
+/// well's x_p: the order of core/spmv/spmv.cpp applied to E x_p, whose other components are
+/// zero (their products add signed zeros only, so the sums are the same numbers; K - 1 of
+/// every K columns of A are not read). a(d, r, c, m) reads A's Bdia; wt: the cell's K well-column
+/// values (d eq_m / d p_bh) or null; xpw: that well's x_p; inv: B_m^{-1} (column-major K x K,
 /// block::inverse_row); r and z: the cell's K entries. KMax >= K bounds the scratch (the
 /// device's K = 2 kernel keeps it in registers: KMax = K = 2 known when compiled).
-template <int KMax = kMaxBlockSize, class A>
+template <int KMax = kMaxBlockSize, class A, class J>
 HEPTANE_HD void stage2_cell(A a, int K, int nx, int ny, int nz, long long m, const double* xp,
-                            const double* wt, double xpw, const double* r, const double* inv,
-                            double* z) {
+                            const NncRef<J>& nnc, const double* wt, double xpw, const double* r,
+                            const double* inv, double* z) {
     using namespace canonical;
     const long long off[7] = {-static_cast<long long>(nz) * ny, -nz, -1, 0, 1, nz,
                               static_cast<long long>(nz) * ny};
@@ -307,6 +352,11 @@ HEPTANE_HD void stage2_cell(A a, int K, int nx, int ny, int nz, long long m, con
         for (int d = 0; d < 7; ++d) {
             if (stencil_has_neighbour(nx, ny, nz, m, d))
                 acc = mul_add(a(d, row, 0, m), xp[m + off[d]], acc);
+        }
+        if (nnc.ptr != nullptr) {
+            const long long kk = static_cast<long long>(K) * K;
+            for (J e = nnc.ptr[m]; e < nnc.ptr[m + 1]; ++e)
+                acc = mul_add(nnc.vals[e * kk + row * K], xp[nnc.col[e]], acc);
         }
         if (wt != nullptr) acc = mul_add(wt[row], xpw, acc);
         s[row] = sub(r[row], acc);

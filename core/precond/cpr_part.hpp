@@ -75,6 +75,12 @@ struct Part {
     }
 };
 
+/// A's connections as cpr_arith.hpp reads them (ptr null where A has none).
+inline cpr::NncRef<index_t> nnc_ref(const GHMatrix& A) {
+    if (!A.has_nnc()) return {nullptr, nullptr, nullptr};
+    return {A.nnc().ptr.data(), A.nnc().col.data(), A.nnc().vals.data()};
+}
+
 /// Runs f; on one rank of a distributed setup (planes), every rank then learns of an
 /// InputError any rank met (CprPlanes::agree throws it on all of them).
 template <class F>

@@ -63,10 +63,11 @@ void galerkin_on(const GHMatrix& A, const cpr::LevelGrid& g, GHMatrix& C, index_
         throw std::invalid_argument("galerkin_coarse: K = 1 and the level's grids expected");
     }
     const auto a = [&](int d, long long m) { return A.at(d, m, 0, 0); };
+    const cpr::NncRef<index_t> nnc = nnc_ref(A);
 #pragma omp parallel for schedule(static) if (parallel_for(c1 - c0))
     for (index_t mc = c0; mc < c1; ++mc) {
         double v[kStencilSize];
-        cpr::galerkin_row(g, mc, a, v);
+        cpr::galerkin_row(g, mc, a, nnc, v);
         for (int d = 0; d < kStencilSize; ++d)
             C.at(d, mc, 0, 0) = C.has_neighbour(mc, d) ? v[d] : 0.0;
     }
@@ -115,7 +116,20 @@ struct StructuredMg::Level {
     mutable std::vector<double> b, x, r, z;  ///< b, x: this level's problem (levels > 0)
     mutable std::vector<double> rc, dc;      ///< W-cycle: the second coarse problem
     std::vector<double> dense;               ///< coarsest: the inverse (row-major), or empty
+    bool colour_coupled = false;             ///< nnc_joins_one_colour (level 0)
 };
+
+bool nnc_joins_one_colour(const GHMatrix& A) {
+    const NncArrays& n = A.nnc();
+    const index_t nz = A.nz(), ny = A.ny();
+    const auto colour = [&](index_t m) { return (m / nz / ny + m / nz % ny) % 2; };
+    for (index_t m = 0; m < A.num_cells() && !n.empty(); ++m) {
+        for (index_t e = n.ptr[m]; e < n.ptr[m + 1]; ++e) {
+            if (n.col[e] / nz != m / nz && colour(n.col[e]) == colour(m)) return true;
+        }
+    }
+    return false;
+}
 
 StructuredMg::~StructuredMg() = default;
 StructuredMg::StructuredMg(StructuredMg&&) noexcept = default;
@@ -131,6 +145,7 @@ StructuredMg::StructuredMg(const GHMatrix& A, const MgOptions& options, const Cp
         L->grid = grids[l];
         if (l == 0) {
             L->A = &A;
+            L->colour_coupled = nnc_joins_one_colour(A);
         } else {
             L->own = GHMatrix(grids[l].nx, grids[l].ny, grids[l].nz, 1);
             L->A = &L->own;  // the Level lives on the heap: the address stays
@@ -279,6 +294,7 @@ void StructuredMg::sweep(int l, const double* b, double* x, bool from_zero, doub
     const double* bd = A.bdia().data();
     const auto a = [bd, M](int d, long long m) { return bd[d * M + m]; };  // K = 1
     const cpr::WellsRef<index_t> wells = wells_ref(A);
+    const cpr::NncRef<index_t> nnc = nnc_ref(A);
     long long off[7];
     cpr::stencil_offsets7(ny, nz, off);
     const auto halo = [&] { part.exchange(x); };  // a rank's neighbours' planes of x
@@ -295,10 +311,22 @@ void StructuredMg::sweep(int l, const double* b, double* x, bool from_zero, doub
         for (int k = 0; k < nz; ++k) {
             has[2] = k > 0, has[4] = k < nz - 1;
             const index_t m = col * nz + k;
-            r[m] = sub(b[m], cpr::cell_row_at(a, off, has, m, x, wells, w, M));
+            r[m] = sub(b[m], cpr::cell_row_at(a, off, has, m, x, wells, w, M, nnc));
         }
     };
+    const auto in_colour = [&](index_t col, int color) {
+        // the colour of the whole level's column (a slab's planes start at its origin)
+        const index_t whole_col = part.col_base + col;
+        return color < 0 || ((whole_col / ny) + (whole_col % ny)) % 2 == color;
+    };
     const auto update = [&](int color, bool own_residual) {
+        if (own_residual && L.colour_coupled) {  // the colour's rows first, then its columns
+#pragma omp parallel for schedule(static) if (parallel)
+            for (index_t col = part.col0; col < part.col1; ++col) {
+                if (in_colour(col, color)) residual_rows(col);
+            }
+            own_residual = false;
+        }
         constexpr index_t G = kCprLineColumns;
         const index_t blocks = (part.col1 - part.col0 + 2 * G - 1) / (2 * G);
         double* z = L.z.data();
@@ -310,11 +338,7 @@ void StructuredMg::sweep(int l, const double* b, double* x, bool from_zero, doub
             index_t cols[2 * G];
             int n = 0;
             for (index_t col = first; col < last; ++col) {
-                // the colour of the whole level's column (a slab's planes start at its origin)
-                const index_t whole_col = part.col_base + col;
-                if (color < 0 || ((whole_col / ny) + (whole_col % ny)) % 2 == color) {
-                    cols[n++] = col;
-                }
+                if (in_colour(col, color)) cols[n++] = col;
             }
             for (int g0 = 0; g0 < n; g0 += static_cast<int>(G)) {
                 const int g1 = std::min(n, g0 + static_cast<int>(G));
@@ -370,7 +394,7 @@ void StructuredMg::sweep(int l, const double* b, double* x, bool from_zero, doub
             halo();
 #pragma omp parallel for schedule(static) if (parallel)
             for (index_t m = part.cell0; m < part.cell1; ++m)
-                r[m] = sub(b[m], cpr::cell_row(a, nx, ny, nz, m, x, wells));
+                r[m] = sub(b[m], cpr::cell_row(a, nx, ny, nz, m, x, wells, nnc));
             part.each_well(wells.nw,
                            [&](int w) { r[M + w] = sub(b[M + w], cpr::well_row(wells, w, M, x)); });
         }
@@ -434,6 +458,7 @@ void StructuredMg::cycle(int l, const double* b, double* x, const CprPlanes* pla
     const index_t M = A.num_cells();
     const auto a = [bd, M](int d, long long m) { return bd[d * M + m]; };  // K = 1
     const cpr::WellsRef<index_t> wells = wells_ref(A);
+    const cpr::NncRef<index_t> nnc = nnc_ref(A);
     long long off[7];
     cpr::stencil_offsets7(g.ny, g.nz, off);
 #pragma omp parallel for schedule(static) if (parallel)
@@ -448,7 +473,7 @@ void StructuredMg::cycle(int l, const double* b, double* x, const CprPlanes* pla
             const int w = wells.well_of_column != nullptr
                               ? wells.well_of_column[static_cast<index_t>(i) * g.ny + j]
                               : -1;
-            v = add(v, sub(b[m], cpr::cell_row_at(a, off, has, m, x, wells, w, M)));
+            v = add(v, sub(b[m], cpr::cell_row_at(a, off, has, m, x, wells, w, M, nnc)));
         });
         bc[c] = v;
     }

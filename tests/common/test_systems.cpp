@@ -142,7 +142,7 @@ double gh_spmv_tolerance(const GHMatrix& A, const std::vector<double>& x) {
            << failures << " of " << ref.size() << " entries differ:" << bad.str();
 }
 
-GHMatrix with_connections(int nx, int ny, int nz, int K, std::uint64_t seed) {
+GHMatrix with_connections(int nx, int ny, int nz, int K, std::uint64_t seed, bool diagonal) {
     GHMatrix A = synthetic_model(nx, ny, nz, K, corner_wells(nx, ny, nz), seed).system.matrix;
     grid::Grid3D g;
     g.nx = nx, g.ny = ny, g.nz = nz;
@@ -154,6 +154,8 @@ GHMatrix with_connections(int nx, int ny, int nz, int K, std::uint64_t seed) {
                     pairs.push_back({g.cell(i, j, k), g.cell(i + 1, j, k + 1)});
                 if (j + 1 < ny && k + 2 < nz)
                     pairs.push_back({g.cell(i, j + 1, k + 2), g.cell(i, j, k)});
+                if (diagonal && i + 1 < nx && j + 1 < ny)
+                    pairs.push_back({g.cell(i, j, k), g.cell(i + 1, j + 1, k)});
             }
         }
     }

@@ -33,8 +33,10 @@ wells::ModelSpec two_phase_spec(int nx, int ny, int nz, std::vector<wells::WellS
 
 /// A synthetic system (wells at the corners) with non-neighbour connections between the
 /// cells (i, j, k) and (i + 1, j, k + 1), and (i, j, k) and (i, j + 1, k + 2), where those
-/// exist (what a fault's throw gives), their blocks random in [-0.1, 0.1] (design decision 63).
-GHMatrix with_connections(int nx, int ny, int nz, int K, std::uint64_t seed);
+/// exist (what a fault's throw gives), their blocks random in [-0.1, 0.1] (design decision 63);
+/// with `diagonal` also (i, j, k) and (i + 1, j + 1, k) (an NNC record's: columns of one
+/// red-black colour, design decision 66).
+GHMatrix with_connections(int nx, int ny, int nz, int K, std::uint64_t seed, bool diagonal = false);
 
 /// The spec's box grid as corner-point cells with the columns i >= nx / 2 thrown down by 1.5
 /// layers (design decision 63): non-neighbour connections across the fault.

@@ -110,6 +110,14 @@ TEST(DistributedSolve, NonNeighbourConnectionsAreOneProcessBitForBit) {
         s.method = K == 2 ? Method::qmr : Method::bicgstab;
         s.preconditioner = PreconditionerKind::point_block_jacobi;
         expect_solver_objects_agree(s, sys.matrix, sys.rhs);
+        // CPR's pressure system and stage 2 with the connections (design decision 66), also
+        // between columns of one colour (line Gauss-Seidel from one residual a colour); K = 1's
+        // pressure system is A itself (3 iterations, below a real solve's).
+        for (const bool diagonal : {false, true}) {
+            if (K == 1) break;
+            sys.matrix = test::with_connections(9, 4, 5, K, 7, diagonal);
+            expect_solver_objects_agree(test::cpr_cases()[0].settings(30), sys.matrix, sys.rhs);
+        }
     }
     // A connection from plane 0 to plane 8 reaches past the halo planes of the ranks that
     // own either end (no rank's rows would be one process's).
@@ -346,6 +354,9 @@ TEST(DistributedSolve, FaultedSlabsEachRankGeneratesAreOneProcessBitForBit) {
     test::add_fault(spec);
     ASSERT_GT(grid::non_neighbour_connections(spec.grid, wells::generate(spec, false).rock), 0u);
     expect_slab_methods_are_one_process(PreconditionerKind::line_jacobi, spec);
+    // CPR on the slabs, its pressure system with the window's connections (decision 66).
+    SCOPED_TRACE("cpr");
+    expect_slab_solver_is_one_process(test::cpr_cases()[0].settings(30), spec);
 }
 
 TEST(DistributedSolve, CprOnSlabsEachRankGeneratesIsOneProcessBitForBit) {
@@ -439,6 +450,7 @@ TEST(DistributedSolve, NewtonSplitGivesOneProcessMeasuresAndIterates) {
     // count)), a halo cell's connections to cells outside the slab adding to its residual only.
     SCOPED_TRACE("faulted");
     expect_newton_split_is_one_process(pbj, true);
+    if (size_of(MPI_COMM_WORLD) <= 3) expect_newton_split_is_one_process(cpr, true);
 }
 
 }  // namespace

@@ -101,8 +101,8 @@ TEST(GpuRanks, NonNeighbourConnectionsAreOneCpuProcessBitForBit) {
     // Connections to the next i-plane and within a plane (design decisions 63, 64): each GPU
     // rank's slab holds those of its planes and halo planes, and its device products add them
     // (the transpose through the mirror entries): one CPU process's bits for BiCGStab and QMR,
-    // after an update of the values too; and on the slabs each rank generates of a faulted
-    // two-phase reservoir.
+    // after an update of the values too, and for CPR (decision 66); and on the slabs each rank
+    // generates of a faulted two-phase reservoir.
     if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device";
     for (int K : {1, 2, 3}) {
         SCOPED_TRACE("K = " + std::to_string(K));
@@ -110,6 +110,13 @@ TEST(GpuRanks, NonNeighbourConnectionsAreOneCpuProcessBitForBit) {
         const std::vector<double> b = test::random_vector(static_cast<std::size_t>(A.rows()), 6);
         expect_cpu_bits(A, b, PreconditionerKind::point_block_jacobi);
         expect_cpu_bits(A, b, PreconditionerKind::none, Method::qmr);
+        // CPR with the connections in its pressure system and stage 2 (decision 66), also
+        // between columns of one colour (K = 1's pressure system is A: too few iterations).
+        if (K == 1) continue;
+        for (const bool diagonal : {false, true}) {
+            GHMatrix C = test::with_connections(23, 17, 13, K, 5, diagonal);
+            expect_cpu_bits(C, b, test::cpr_cases()[0].settings(40));
+        }
     }
     wells::ModelSpec spec = test::two_phase_spec(21, 19, 11, test::corner_wells(21, 19, 11));
     test::add_fault(spec);
@@ -130,6 +137,9 @@ TEST(GpuRanks, NonNeighbourConnectionsAreOneCpuProcessBitForBit) {
         const auto mine = make_slab_solver(s, slab, part.where, MPI_COMM_WORLD, true);
         test::expect_slab_solves_agree(*cpu, *mine, A, slab, whole.system.rhs, layout, o);
     }
+    // CPR on the faulted reservoir's system, its pressure system with the connections.
+    GHMatrix faulted = whole.system.matrix;
+    expect_cpu_bits(faulted, whole.system.rhs, test::cpr_cases()[0].settings(40));
 }
 
 TEST(GpuRanks, SpatialBlocksAreOneCpuProcessBitForBit) {

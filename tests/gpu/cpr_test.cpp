@@ -2,11 +2,13 @@
 // step by step and bit for bit: the setup computed on the device from A's values in each
 // Bdia layout (weights, the pressure system with its wells, every level's Galerkin operator,
 // every level's line pivots, the coarsest inverse, stage 2's inverses), one smoothing sweep on
-// every level, and z = M^{-1} r; for both smoothers, both cycles and K = 1, 2, 3, and with
-// true-IMPES weights on a two-phase Jacobian. Then a Newton
+// every level, and z = M^{-1} r; for both smoothers, both cycles and K = 1, 2, 3, with
+// non-neighbour connections, and with true-IMPES weights on a two-phase Jacobian. Then a Newton
 // step's update (new values, the setup again on the device) and a singular block's message.
 // The multi-kernel BiCGStab with cpr on the regression decks is in
 // block_smoothers_vs_ref_test.cpp.
+#include "core/precond/cpr.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -16,7 +18,6 @@
 #include "common/gpu_test.hpp"
 #include "common/test_systems.hpp"
 #include "core/base/errors.hpp"
-#include "core/precond/cpr.hpp"
 #include "core/krylov/krylov.hpp"
 #include "core/matrix/linear_operator.hpp"
 #include "gpu/solver.hpp"
@@ -25,8 +26,8 @@
 namespace heptane::gpu {
 namespace {
 
-/// Level l's 7 diagonals ([d][m]) and, on level 0, its wells' W, W^T and D: the layout of
-/// CprDeviceSteps::levels.
+/// Level l's 7 diagonals ([d][m]) and, on level 0, its wells' W, W^T and D and its
+/// connections' values: the layout of CprDeviceSteps::levels.
 std::vector<double> level_values(const GHMatrix& P) {
     std::vector<double> out;
     for (int d = 0; d < kStencilSize; ++d)
@@ -35,6 +36,7 @@ std::vector<double> level_values(const GHMatrix& P) {
     out.insert(out.end(), w.w_vals.begin(), w.w_vals.end());
     out.insert(out.end(), w.wt_vals.begin(), w.wt_vals.end());
     out.insert(out.end(), w.d.begin(), w.d.end());
+    out.insert(out.end(), P.nnc().vals.begin(), P.nnc().vals.end());
     return out;
 }
 
@@ -71,7 +73,8 @@ class CprOnDevice : public test::GpuTest,
 TEST_P(CprOnDevice, EveryStepIsTheReferenceBitForBit) {
     const auto [K, smoother, cycle] = GetParam();
     // Odd sizes (partial aggregates on every coarsening) and wells in the corner columns.
-    const wells::Model m = test::synthetic_model(13, 11, 6, K, test::corner_wells(13, 11, 6), 5, 1.3);
+    const wells::Model m =
+        test::synthetic_model(13, 11, 6, K, test::corner_wells(13, 11, 6), 5, 1.3);
     CprOptions o;
     o.mg.smoother = smoother;
     o.mg.cycle = cycle;
@@ -88,18 +91,27 @@ TEST_P(CprOnDevice, EveryStepIsTheReferenceBitForBit) {
     o.mg.coarsest_rows = 30;
     o.mg.factor = {3, 2, 2};
     expect_steps(m.system.matrix, o, default_variant(), "3 x 2 x 2 boxes");
+    // Non-neighbour connections (design decision 66): level 0's pressure couplings, the
+    // Galerkin product's faces, stage 2's products; between columns of one colour too (line
+    // Gauss-Seidel's residual of a colour from one product).
+    o.mg.factor = {2, 2, 1};
+    for (const bool diagonal : {false, true}) {
+        expect_steps(test::with_connections(13, 11, 6, K, 5, diagonal), o, default_variant(),
+                     diagonal ? "connections within a colour" : "connections");
+    }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    BlockSizesSmoothersCycles, CprOnDevice,
-    ::testing::Combine(::testing::Values(1, 2, 3),
-                       ::testing::Values(MgSmoother::line_gs, MgSmoother::line_jacobi),
-                       ::testing::Values(MgCycle::v, MgCycle::w)),
-    [](const auto& info) {
-        return "k" + std::to_string(std::get<0>(info.param)) + "_" +
-               (std::get<1>(info.param) == MgSmoother::line_gs ? "gs" : "jacobi") + "_" +
-               (std::get<2>(info.param) == MgCycle::w ? "w" : "v");
-    });
+INSTANTIATE_TEST_SUITE_P(BlockSizesSmoothersCycles, CprOnDevice,
+                         ::testing::Combine(::testing::Values(1, 2, 3),
+                                            ::testing::Values(MgSmoother::line_gs,
+                                                              MgSmoother::line_jacobi),
+                                            ::testing::Values(MgCycle::v, MgCycle::w)),
+                         [](const auto& info) {
+                             return "k" + std::to_string(std::get<0>(info.param)) + "_" +
+                                    (std::get<1>(info.param) == MgSmoother::line_gs ? "gs"
+                                                                                    : "jacobi") +
+                                    "_" + (std::get<2>(info.param) == MgCycle::w ? "w" : "v");
+                         });
 
 class CprTrueImpes : public test::GpuTest {};
 
@@ -171,7 +183,8 @@ class CprLargeCoarsest : public test::GpuTest {};
 // (0.6), so the pivots come from other rows: the device's inverse is still the CPU's bit for
 // bit.
 TEST_F(CprLargeCoarsest, PivotedInverseIsTheReferenceBitForBit) {
-    const wells::Model m = test::synthetic_model(30, 24, 6, 1, test::corner_wells(30, 24, 6), 7, 0.6);
+    const wells::Model m =
+        test::synthetic_model(30, 24, 6, 1, test::corner_wells(30, 24, 6), 7, 0.6);
     CprOptions o;
     o.mg.coarsest_rows = 2048;  // 30 x 24 x 6 -> 15 x 12 x 6 = 1,080: inverted
     expect_steps(m.system.matrix, o, default_variant(), "coarsest of 1,080 rows");
@@ -182,13 +195,16 @@ class CprOnDeviceSolver : public test::GpuTest {};
 // A Newton step: the solver object takes new values; the device redoes the setup from them
 // and solves as the CPU with a preconditioner built for the new values.
 TEST_F(CprOnDeviceSolver, UpdateRedoesTheSetupOnTheDevice) {
-    const wells::Model first = test::synthetic_model(10, 9, 4, 2, test::corner_wells(10, 9, 4), 5, 1.3);
-    const wells::Model second = test::synthetic_model(10, 9, 4, 2, test::corner_wells(10, 9, 4), 8, 1.6);
+    const wells::Model first =
+        test::synthetic_model(10, 9, 4, 2, test::corner_wells(10, 9, 4), 5, 1.3);
+    const wells::Model second =
+        test::synthetic_model(10, 9, 4, 2, test::corner_wells(10, 9, 4), 8, 1.6);
     GpuSolveOptions o;
     o.solve.tolerance = 1e-10;
     o.solve.max_iterations = 500;
     o.preconditioner = PreconditionerKind::cpr;
-    const auto solver = make_solver(Method::bicgstab, GpuKernel::multi_kernel, first.system.matrix, o);
+    const auto solver =
+        make_solver(Method::bicgstab, GpuKernel::multi_kernel, first.system.matrix, o);
     solver->update_values(second.system.matrix);
     std::vector<double> x(second.system.rhs.size(), 0.0);
     const SolveResult r = solver->solve(second.system.rhs, x, o.solve);
@@ -216,7 +232,8 @@ TEST_F(CprOnDeviceSolver, SingularBlockIsTheReferenceMessage) {
         cpu = e.what();
     }
     try {
-        cpr_device_steps(A, CprOptions{}, std::vector<double>(static_cast<std::size_t>(A.rows()), 1.0));
+        cpr_device_steps(A, CprOptions{},
+                         std::vector<double>(static_cast<std::size_t>(A.rows()), 1.0));
     } catch (const InputError& e) {
         gpu = e.what();
     }

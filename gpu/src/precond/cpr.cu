@@ -329,8 +329,8 @@ __global__ void k_stage2_apply(ARead A, BdiaView a, const double* inv, long long
                 xpw = xp[M + w];
             }
         }
-        cpr::stage2_cell<KMax>(A, K, a.nx, a.ny, a.nz, m, xp, wt, xpw, r + m * K, inv + m * kk,
-                               z + m * K);
+        cpr::stage2_cell<KMax>(A, K, a.nx, a.ny, a.nz, m, xp, nnc_of(a), wt, xpw, r + m * K,
+                               inv + m * kk, z + m * K);
     } else if (t < cells + ws.n) {
         const int w = ws(static_cast<int>(t - cells));
         z[M * K + w] = cpr::stage2_well(a.well_rows + a.first[w], K, a.cell0[w], a.count[w], a.d[w],
@@ -356,7 +356,7 @@ LevelView DeviceCpr::view(int l) const {
                                    v.well_cols,
                                    v.d,
                                    L.nw};
-    return {L.gh->bdia_values(), L.Mp, L.g.nx, L.g.ny, L.g.nz, wells};
+    return {L.gh->bdia_values(), L.Mp, L.g.nx, L.g.ny, L.g.nz, wells, nnc_of(v)};
 }
 
 std::array<int, 2> DeviceCpr::span(int l) const {
@@ -419,6 +419,17 @@ void DeviceCpr::gather(int l, double* b, long long c0, long long c1, cudaStream_
         cudaMemcpyAsync(b, h.get(), h.size() * sizeof(double), cudaMemcpyHostToDevice, st));
 }
 
+void DeviceCpr::product(int l, const double* x, cudaStream_t st, const int* skip) const {
+    const Level& L = *levels_[l];
+    if (split(l)) {  // the rank's cells' rows and every well's (its own read after)
+        const std::array<int, 2> part = span(l);
+        const auto plane = static_cast<unsigned>(L.g.ny * L.g.nz);
+        L.gh->apply_rows(x, L.ax.get(), part[0] * plane, part[1] * plane, true, false, st);
+    } else {
+        L.gh->apply(x, L.ax.get(), false, st, skip);
+    }
+}
+
 void DeviceCpr::smooth(int l, const double* b, double* x, bool from_zero, cudaStream_t st,
                        const int* skip) const {
     const Level& L = *levels_[l];
@@ -438,23 +449,26 @@ void DeviceCpr::smooth(int l, const double* b, double* x, bool from_zero, cudaSt
     if (options_.mg.smoother == MgSmoother::line_jacobi || coarsest) {
         if (!from_zero) {
             exchange(l, x, st);
-            if (split(l)) {  // the rank's cells' rows and every well's (its own read after)
-                const auto plane = static_cast<unsigned>(L.g.ny * L.g.nz);
-                L.gh->apply_rows(x, L.ax.get(), i0 * plane, i1 * plane, true, false, st);
-            } else {
-                L.gh->apply(x, L.ax.get(), false, st, skip);
-            }
+            product(l, x, st, skip);
         }
         pass(-1, from_zero, L.inv_d.get(), L.ax.get());
         return;
     }
     // The colours are the whole level's (i + j) parity: a slab starting at an odd plane counts
-    // its rows' colours the other way round.
+    // its rows' colours the other way round. Where a connection joins two columns of one
+    // colour, each colour's rows come from a product of the x before its turn (the CPU's
+    // order: its residual before any of its columns changes); else each warp forms its
+    // column's rows (the same numbers: no column of its colour changes what they read).
     const int flip = split(l) ? planes_->part(l)->origin % 2 : 0;
+    const auto rows = [&](bool zero) -> const double* {
+        if (!L.colour_coupled || zero) return nullptr;
+        product(l, x, st, skip);
+        return L.ax.get();
+    };
     if (!from_zero) exchange(l, x, st);
-    pass(0 ^ flip, from_zero, nullptr, nullptr);
+    pass(0 ^ flip, from_zero, nullptr, rows(from_zero));
     exchange(l, x, st);  // the other colour reads the neighbours' planes of this one
-    pass(1 ^ flip, false, nullptr, nullptr);
+    pass(1 ^ flip, false, nullptr, rows(false));
     if (ws.n > 0) {
         k_well_update<<<(ws.n + kLineWarps - 1) / kLineWarps, kLineWarps * 32,
                         kLineWarps * L.g.nz * sizeof(double), st>>>(A, L.inv_d.get(), omega, b, x,

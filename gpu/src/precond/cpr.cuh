@@ -66,7 +66,7 @@ class DeviceCpr final : public DevicePreconditioner {
     int levels() const { return static_cast<int>(levels_.size()); }
     std::vector<double> weights() const { return weights_.download(); }
     /// Level l's 7 diagonals in the host layout ([d][m], M_l cells), and for level 0 the
-    /// wells' W, W^T and D after them.
+    /// wells' W, W^T and D after them, then its connections' values.
     std::vector<double> level_values(int l) const;
     std::vector<double> pivots(int l) const;
     std::vector<double> coarsest_inverse() const;
@@ -84,6 +84,8 @@ class DeviceCpr final : public DevicePreconditioner {
     void setup();
     void dense_inverse(Level& L, int n, int* err, cudaStream_t st);
     LevelView view(int l) const;
+    /// ax = level l's operator times x (a split level: the rank's cells' rows and its wells).
+    void product(int l, const double* x, cudaStream_t st, const int* skip) const;
     void smooth(int l, const double* b, double* x, bool from_zero, cudaStream_t st,
                 const int* skip) const;
     void cycle(int l, const double* b, double* x, cudaStream_t st, const int* skip) const;

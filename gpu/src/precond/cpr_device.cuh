@@ -53,6 +53,11 @@ inline ARead read_of(const DeviceGH& gh, int K) {
     return {a.bdia, static_cast<long long>(a.Mp), K, gh.variant() == BdiaVariant::tiled};
 }
 
+/// A matrix's connections as cpr_arith.hpp reads them (ptr null where it has none).
+__host__ __device__ inline cpr::NncRef<int> nnc_of(const BdiaView& v) {
+    return {v.nnc_ptr, v.nnc_col, v.nnc_vals};
+}
+
 /// A K = 1 level's Bdia (cell_fastest, planes of Mp).
 struct LevelRead {
     const double* v;
@@ -62,15 +67,17 @@ struct LevelRead {
 
 }  // namespace cpr_device
 
-/// A K = 1 level as the fused kernels read it: its Bdia (planes of Mp), sizes and wells.
+/// A K = 1 level as the fused kernels read it: its Bdia (planes of Mp), sizes, wells and
+/// connections (level 0's; nnc.ptr null on the others).
 struct LevelView {
     const double* bdia;
     long long Mp;
     int nx, ny, nz;
     cpr::WellsRef<int> wells;
+    cpr::NncRef<int> nnc;
     __device__ double operator()(int d, long long m) const { return bdia[d * Mp + m]; }
     __device__ double row(long long m, const double* x) const {
-        return cpr::cell_row(*this, nx, ny, nz, m, x, wells);
+        return cpr::cell_row(*this, nx, ny, nz, m, x, wells, nnc);
     }
 };
 
@@ -86,7 +93,9 @@ struct DeviceCpr::Level {
     std::unique_ptr<DeviceGH> gh;  ///< the operator (cell_fastest; level 0 with the wells)
     long long M = 0, rows = 0, Mp = 0;
     int nw = 0;
-    long long perforations = 0;  ///< level 0's well values (one per perforated cell)
+    long long perforations = 0;   ///< level 0's well values (one per perforated cell)
+    long long connections = 0;    ///< level 0's connection entries
+    bool colour_coupled = false;  ///< nnc_joins_one_colour (level 0)
     Buffer<double> pinv, inv_d, b, x, ax, rc, dc;
     /// The coarsest level: its inverse (row-major); the matrix, and the second buffers of
     /// the elimination's steps (k_dense_step writes a step's result apart from its input).

@@ -53,8 +53,10 @@ __global__ void k_well_inverses(const double* d, WellSet ws, double* out, int* e
     out[w] = 1.0 / d[w];
 }
 
-__global__ void k_extract(ARead A, const double* w, int nx, int ny, int nz, long long m0,
-                          long long m1, double* p, long long Mp) {
+/// The pressure system's rows [m0, m1): its Bdia and its connections' values (p_nnc: A's
+/// layout, a value an entry; null without connections), cpr::extract_pressure's.
+__global__ void k_extract(ARead A, cpr::NncRef<int> a_nnc, const double* w, int nx, int ny, int nz,
+                          long long m0, long long m1, double* p, long long Mp, double* p_nnc) {
     const long long m = m0 + blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
     if (m >= m1) return;
     const double* wm = w + m * A.K;
@@ -62,6 +64,12 @@ __global__ void k_extract(ARead A, const double* w, int nx, int ny, int nz, long
         p[d * Mp + m] = stencil_has_neighbour(nx, ny, nz, m, d)
                             ? cpr::weighted(wm, A.K, [&](int r) { return A(d, r, 0, m); })
                             : 0.0;
+    }
+    if (a_nnc.ptr == nullptr) return;
+    const long long kk = static_cast<long long>(A.K) * A.K;
+    for (int e = a_nnc.ptr[m]; e < a_nnc.ptr[m + 1]; ++e) {
+        const double* block = a_nnc.vals + e * kk;
+        p_nnc[e] = cpr::weighted(wm, A.K, [&](int r) { return block[r * A.K]; });
     }
 }
 
@@ -81,12 +89,12 @@ __global__ void k_extract_wells(BdiaView a, BdiaView p, const double* w, int K, 
 }
 
 /// The coarse rows [c0, c1) of R A P.
-__global__ void k_galerkin(LevelRead fine, cpr::LevelGrid g, long long c0, long long c1,
-                           double* coarse, long long Mpc) {
+__global__ void k_galerkin(LevelRead fine, cpr::NncRef<int> nnc, cpr::LevelGrid g, long long c0,
+                           long long c1, double* coarse, long long Mpc) {
     const long long mc = c0 + blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
     if (mc >= c1) return;
     double v[7];
-    cpr::galerkin_row(g, mc, fine, v);
+    cpr::galerkin_row(g, mc, fine, nnc, v);
     for (int d = 0; d < 7; ++d) {
         coarse[d * Mpc + mc] = stencil_has_neighbour(g.cx, g.cy, g.cz, mc, d) ? v[d] : 0.0;
     }
@@ -282,6 +290,8 @@ DeviceCpr::DeviceCpr(const GHMatrix& A, DeviceGH& gh, const CprOptions& options,
         L->Mp = L->gh->view(false).Mp;
         L->nw = static_cast<int>(shape.num_wells());
         L->perforations = static_cast<long long>(shape.wells().w_vals.size());
+        L->connections = shape.nnc().num_entries();
+        L->colour_coupled = nnc_joins_one_colour(shape);
         const auto rows = static_cast<std::size_t>(L->rows);
         L->pinv = Buffer<double>(static_cast<std::size_t>(L->M));
         L->inv_d = Buffer<double>(static_cast<std::size_t>(L->nw));
@@ -373,8 +383,9 @@ void DeviceCpr::setup() {
     const double* acc = options_.weights == CprWeights::true_impes ? acc_.get() : nullptr;
     k_weights<<<blocks_for(m1 - m0), kThreads, 0, st>>>(A, acc, M_, m0, m1, weights_.get(), err);
     HEPTANE_SYNC_CHECK(st);
-    k_extract<<<blocks_for(m1 - m0), kThreads, 0, st>>>(A, weights_.get(), a.nx, a.ny, a.nz, m0, m1,
-                                                        L0.gh->bdia_values(), L0.Mp);
+    k_extract<<<blocks_for(m1 - m0), kThreads, 0, st>>>(A, nnc_of(a), weights_.get(), a.nx, a.ny,
+                                                        a.nz, m0, m1, L0.gh->bdia_values(), L0.Mp,
+                                                        L0.gh->nnc_values());
     HEPTANE_SYNC_CHECK(st);
     if (ws.n > 0) {
         k_extract_wells<<<blocks_for(ws.n), kThreads, 0, st>>>(
@@ -400,7 +411,8 @@ void DeviceCpr::setup() {
             const std::array<long long, 2> coarse = coarse_cells(static_cast<int>(l) - 1);
             const long long c0 = coarse[0], c1 = coarse[1];
             k_galerkin<<<blocks_for(c1 - c0), kThreads, 0, st>>>(
-                LevelRead{F.gh->bdia_values(), F.Mp}, F.g, c0, c1, L.gh->bdia_values(), L.Mp);
+                LevelRead{F.gh->bdia_values(), F.Mp}, nnc_of(F.gh->view(false)), F.g, c0, c1,
+                L.gh->bdia_values(), L.Mp);
             HEPTANE_SYNC_CHECK(st);
             if (split(static_cast<int>(l) - 1) && !split(static_cast<int>(l))) {
                 for (int d = 0; d < 7; ++d)
@@ -479,6 +491,7 @@ std::vector<double> DeviceCpr::level_values(int l) const {
         fetch(L.gh->well_col_values(), L.perforations, out);
         fetch(L.gh->well_diagonal(), L.nw, out);
     }
+    if (L.connections > 0) fetch(L.gh->nnc_values(), L.connections, out);
     return out;
 }
 

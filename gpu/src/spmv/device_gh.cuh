@@ -61,6 +61,7 @@ class DeviceGH final : public DeviceOperator {
     double* bdia_values() { return bdia_.get(); }
     double* well_row_values() { return w_vals_.get(); }
     double* well_col_values() { return wt_vals_.get(); }
+    double* nnc_values() { return nnc_vals_.get(); }
     double* well_diagonal() { return d_.get(); }
 
     /// New values of a matrix of the same structure into the same buffers (synchronizes:
