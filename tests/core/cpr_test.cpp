@@ -153,6 +153,18 @@ TEST(Cpr, PressureSystemIsTheWeightedProduct) {
     expect_weighted_product(A);
 }
 
+/// The piecewise-constant prolongation of A's grid aggregated by f (fine cells x coarse).
+Eigen::MatrixXd aggregation(const GHMatrix& A, const std::array<int, 3>& f) {
+    const auto cd = coarse_dims(A.nx(), A.ny(), A.nz(), f);
+    Eigen::MatrixXd P = Eigen::MatrixXd::Zero(A.num_cells(), cd[0] * cd[1] * cd[2]);
+    for (int i = 0; i < A.nx(); ++i)
+        for (int j = 0; j < A.ny(); ++j)
+            for (int k = 0; k < A.nz(); ++k)
+                P(k + A.nz() * (j + A.ny() * i),
+                  k / f[2] + cd[2] * (j / f[1] + cd[1] * (i / f[0]))) = 1.0;
+    return P;
+}
+
 // Galerkin coarse operators = P^T A P (piecewise-constant aggregation), odd sizes included.
 TEST(Cpr, GalerkinCoarseOperatorIsRap) {
     const wells::Model m = test::synthetic_model(5, 6, 3, 1, {});
@@ -162,12 +174,7 @@ TEST(Cpr, GalerkinCoarseOperatorIsRap) {
         const auto cd = coarse_dims(A.nx(), A.ny(), A.nz(), f);
         GHMatrix C(cd[0], cd[1], cd[2], 1);
         galerkin_coarse(A, f, C);
-        Eigen::MatrixXd Pagg = Eigen::MatrixXd::Zero(A.num_cells(), C.num_cells());
-        for (int i = 0; i < A.nx(); ++i)
-            for (int j = 0; j < A.ny(); ++j)
-                for (int k = 0; k < A.nz(); ++k)
-                    Pagg(k + A.nz() * (j + A.ny() * i),
-                         k / f[2] + cd[2] * (j / f[1] + cd[1] * (i / f[0]))) = 1.0;
+        const Eigen::MatrixXd Pagg = aggregation(A, f);
         const Eigen::MatrixXd expected = Pagg.transpose() * dense(A) * Pagg;
         EXPECT_LE((dense(C) - expected).cwiseAbs().maxCoeff(),
                   1e-12 * expected.cwiseAbs().maxCoeff())
@@ -202,11 +209,7 @@ TEST(Cpr, GalerkinMovesConnectionsOntoTheFacesTheyCross) {
     const auto cd = coarse_dims(A.nx(), A.ny(), A.nz(), f);
     GHMatrix C(cd[0], cd[1], cd[2], 1);
     galerkin_coarse(A, f, C);
-    Eigen::MatrixXd Pagg = Eigen::MatrixXd::Zero(A.num_cells(), C.num_cells());
-    for (int i = 0; i < A.nx(); ++i)
-        for (int j = 0; j < A.ny(); ++j)
-            for (int k = 0; k < A.nz(); ++k)
-                Pagg(g.cell(i, j, k), k / f[2] + cd[2] * (j / f[1] + cd[1] * (i / f[0]))) = 1.0;
+    const Eigen::MatrixXd Pagg = aggregation(A, f);
     const Eigen::MatrixXd rap = Pagg.transpose() * dense(A) * Pagg;
     Eigen::MatrixXd expected = Eigen::MatrixXd::Zero(rap.rows(), rap.cols());
     const auto ijk = [&](index_t c) {
