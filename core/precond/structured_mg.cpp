@@ -121,9 +121,10 @@ struct StructuredMg::Level {
 
 bool nnc_joins_one_colour(const GHMatrix& A) {
     const NncArrays& n = A.nnc();
+    if (n.empty()) return false;
     const index_t nz = A.nz(), ny = A.ny();
     const auto colour = [&](index_t m) { return (m / nz / ny + m / nz % ny) % 2; };
-    for (index_t m = 0; m < A.num_cells() && !n.empty(); ++m) {
+    for (index_t m = 0; m < A.num_cells(); ++m) {
         for (index_t e = n.ptr[m]; e < n.ptr[m + 1]; ++e) {
             if (n.col[e] / nz != m / nz && colour(n.col[e]) == colour(m)) return true;
         }

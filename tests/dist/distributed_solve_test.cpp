@@ -113,10 +113,10 @@ TEST(DistributedSolve, NonNeighbourConnectionsAreOneProcessBitForBit) {
         // CPR's pressure system and stage 2 with the connections (design decision 66), also
         // between columns of one colour (line Gauss-Seidel from one residual a colour); K = 1's
         // pressure system is A itself (3 iterations, below a real solve's).
+        if (K == 1) continue;
         for (const bool diagonal : {false, true}) {
-            if (K == 1) break;
-            sys.matrix = test::with_connections(9, 4, 5, K, 7, diagonal);
-            expect_solver_objects_agree(test::cpr_cases()[0].settings(30), sys.matrix, sys.rhs);
+            GHMatrix C = test::with_connections(9, 4, 5, K, 7, diagonal);
+            expect_solver_objects_agree(test::cpr_cases()[0].settings(30), C, sys.rhs);
         }
     }
     // A connection from plane 0 to plane 8 reaches past the halo planes of the ranks that
