@@ -48,6 +48,13 @@ void write_raw(hid_t file, const std::string& file_name, const std::string& path
     }
 }
 
+/// The 1.8 format stores large attributes (the deck text) densely, above 64 KiB.
+Id file_access_plist() {
+    Id fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+    H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST);
+    return fapl;
+}
+
 Id open_object(hid_t file, const std::string& file_name, const std::string& object) {
     Id obj(H5Oopen(file, object.c_str(), H5P_DEFAULT), H5Oclose);
     if (!obj.valid()) write_failed(file_name, "open " + object);
@@ -97,11 +104,17 @@ Id::~Id() {
 
 File File::create(const std::string& path) {
     silence_hdf5();
-    // The 1.8 format stores large attributes (the deck text) densely, above 64 KiB.
-    Id fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
-    H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST);
+    const Id fapl = file_access_plist();
     Id id(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose);
     if (!id.valid()) write_failed(path, "create the file");
+    return File(std::move(id), path);
+}
+
+File File::append(const std::string& path) {
+    silence_hdf5();
+    const Id fapl = file_access_plist();
+    Id id(H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl.get()), H5Fclose);
+    if (!id.valid()) write_failed(path, "open the file for writing");
     return File(std::move(id), path);
 }
 
@@ -141,6 +154,16 @@ void File::group(const std::string& path) {
     const Id lcpl = link_creation_plist();
     Id g(H5Gcreate2(id_.get(), path.c_str(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
     if (!g.valid()) write_failed(path_, "create group " + path);
+}
+
+void File::remove(const std::string& path) {
+    if (!exists(path)) return;
+    if (H5Ldelete(id_.get(), path.c_str(), H5P_DEFAULT) < 0) write_failed(path_, "remove " + path);
+}
+
+void File::close() {
+    if (!id_.valid()) return;
+    if (H5Fclose(id_.release()) < 0) write_failed(path_, "finish writing (close) the file");
 }
 
 void File::attr(const std::string& object, const std::string& name, const std::string& value) {

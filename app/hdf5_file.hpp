@@ -23,6 +23,12 @@ class Id {
     ~Id();
     hid_t get() const { return id_; }
     bool valid() const { return id_ >= 0; }
+    /// Gives up the identifier without closing it.
+    hid_t release() {
+        const hid_t id = id_;
+        id_ = -1;
+        return id;
+    }
 
   private:
     hid_t id_ = -1;
@@ -41,6 +47,8 @@ class File {
     static File create(const std::string& path);
     /// Opens an existing file read-only; InputError if it is missing or not HDF5.
     static File open(const std::string& path);
+    /// Opens a file this process wrote, for writing more into it (Error on failure).
+    static File append(const std::string& path);
 
     /// Writes a dataset of doubles with the given shape (product of dims == data.size()),
     /// creating intermediate groups. `units` (if not empty) becomes an attribute.
@@ -52,6 +60,12 @@ class File {
                const std::vector<hsize_t>& dims);
     /// Creates a group (and its parents) if missing.
     void group(const std::string& path);
+    /// Removes the link `path` (a group with everything below it, or a dataset) if it exists;
+    /// its space is reused by what this handle writes next.
+    void remove(const std::string& path);
+    /// Closes the file, throwing Error where HDF5 cannot finish writing it (a full disk): the
+    /// destructor closes silently, so a writer calls this before it trusts the file.
+    void close();
 
     /// Attributes of an existing object ("/" for the root).
     void attr(const std::string& object, const std::string& name, const std::string& value);

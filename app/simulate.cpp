@@ -174,8 +174,9 @@ void print_wells(std::ostream& out, const Deck& deck, const sim::Simulator& sim)
 }
 
 /// This process's part of the run: from `from` (a restart's checkpoint; empty from the start).
+/// `startup`: reading the deck, building the model and the Newton system, before the first step.
 void print_totals(std::ostream& out, const sim::Simulator& sim, const sim::Checkpoint& from,
-                  double wall, double output) {
+                  double wall, double startup, double output) {
     long long newton = 0, linear = 0;
     double parts[4] = {0.0, 0.0, 0.0, 0.0};
     const std::vector<sim::StepRecord>& steps = sim.steps();
@@ -203,9 +204,10 @@ void print_totals(std::ostream& out, const sim::Simulator& sim, const sim::Check
     const auto pct = [wall](double s) {
         return wall > 0.0 ? fixed(100.0 * s / wall, 0) : std::string("-");
     };
-    const double other = wall - parts[0] - parts[1] - parts[2] - output;
-    out << "  time        " << fixed(wall, 2) << " s: assembly " << fixed(parts[0], 2) << " s ("
-        << pct(parts[0]) << "%), linear setup " << fixed(parts[1], 2) << " s (" << pct(parts[1])
+    const double other = wall - startup - parts[0] - parts[1] - parts[2] - output;
+    out << "  time        " << fixed(wall, 2) << " s: start-up " << fixed(startup, 2) << " s ("
+        << pct(startup) << "%), assembly " << fixed(parts[0], 2) << " s (" << pct(parts[0])
+        << "%), linear setup " << fixed(parts[1], 2) << " s (" << pct(parts[1])
         << "%), linear solve " << fixed(parts[2], 2) << " s (" << pct(parts[2]) << "%), output "
         << fixed(output, 2) << " s (" << pct(output) << "%), other " << fixed(other, 2) << " s ("
         << pct(other) << "%)\n";
@@ -313,8 +315,13 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
     out << std::flush;
     const UnitFactors u = unit_factors(deck.units);
     SimulationRecord rec;
+    SimulationOutput file(output);  // rank 0 writes it for every rank
+    const bool writes = mpi_rank() == 0;
     if (restart) {
-        rec.frames = restart->frames;
+        if (writes) {
+            for (ReportFrame& frame : restart->frames) file.add_frame(std::move(frame));
+        }
+        restart->frames.clear();  // the file holds them (rank 0's)
         rec.log = restart->log;
         rec.restarted_from = args.restart + " at day " + day_text(from.time);
         rec.log.push_back("day " + day_text(from.time) + ": restarted from " + args.restart);
@@ -332,7 +339,7 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
         const auto t0 = Clock::now();
         rec.allocations_now = gpu::device_allocations();
         rec.wall_seconds = seconds_since(t_start);
-        if (mpi_rank() == 0) write_simulation_output(output, rec);  // rank 0 for every rank
+        if (writes) file.write(rec);
         output_seconds += seconds_since(t0);
     };
     const auto log = [&](const std::string& line) {
@@ -377,7 +384,10 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
     };
     bool resumed = restart != nullptr;  // its first report is the file's last state
     observer.report = [&](int index, double time) {
-        if (!resumed) rec.frames.push_back(report_frame(deck, simulator, time));
+        if (!resumed) {
+            ReportFrame frame = report_frame(deck, simulator, time);  // every rank's part
+            if (writes) file.add_frame(std::move(frame));
+        }
         if (index > 0 && !resumed) {
             const sim::StepRecord& s = simulator.steps().back();
             progress.clear();
@@ -392,13 +402,14 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
         if (static_cast<std::size_t>(index) < deck.schedule.report_times.size()) write();
     };
 
+    const double startup = seconds_since(t_start);
     const sim::Outcome outcome = simulator.run(observer);
     progress.clear();
     rec.status = outcome.completed ? "completed" : outcome.stopped ? "stopped" : "failed";
     rec.message = outcome.message;
     write();
     print_wells(out, deck, simulator);
-    print_totals(out, simulator, from, seconds_since(t_start), output_seconds);
+    print_totals(out, simulator, from, seconds_since(t_start), startup, output_seconds);
     if (const LinearSolver* solver = simulator.linear_solver()) {
         const SetupCounts c = solver->info().counts;
         out << "  linear      one solver object: ";

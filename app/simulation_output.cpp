@@ -1,13 +1,18 @@
 #include "app/simulation_output.hpp"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include "app/atomic_file.hpp"
 #include "app/hdf5_file.hpp"
 #include "app/output.hpp"
 #include "app/restart.hpp"
+#include "core/base/errors.hpp"
 #include "core/base/units.hpp"
 
 namespace heptane::app {
@@ -176,47 +181,134 @@ ReportFrame report_frame(const Deck& deck, const sim::Simulator& simulator, doub
     return frame;
 }
 
-void write_simulation_output(const std::string& h5_path, const SimulationRecord& rec) {
-    const Deck& deck = *rec.deck;
+namespace {
+
+/// What a file holds whatever the run's progress: the deck, the unit system, the grid.
+std::vector<XdmfField> write_static(h5::File& f, const SimulationRecord& rec) {
+    f.attr("/", "kind", std::string("simulation"));
+    f.attr("/", "unit_system",
+           std::string(rec.deck->units == UnitSystem::field ? "field" : "metric"));
+    write_root_attributes(f, *rec.deck, rec.overrides);
+    return write_grid(f, *rec.model);
+}
+
+/// /timesteps/NNNNN.
+void write_frame(h5::File& f, std::size_t n, const ReportFrame& r, const SimulationRecord& rec) {
     const grid::Grid3D& g = rec.model->grid;
-    const UnitFactors u = unit_factors(deck.units);
+    const UnitFactors u = unit_factors(rec.deck->units);
     const std::vector<hsize_t> shape = {static_cast<hsize_t>(g.nx), static_cast<hsize_t>(g.ny),
                                         static_cast<hsize_t>(g.nz)};
-    std::vector<XdmfFrame> frames;
-    AtomicOutput out(h5_path);
-    {
-        h5::File f = h5::File::create(out.temp_path());
-        write_root_attributes(f, deck, rec.overrides);
-        f.attr("/", "kind", std::string("simulation"));
-        f.attr("/", "unit_system",
-               std::string(deck.units == UnitSystem::field ? "field" : "metric"));
-        f.attr("/", "status", rec.status);
-        f.attr("/", "message", rec.message);
-        const std::vector<XdmfField> grid_fields = write_grid(f, *rec.model);
-        for (std::size_t n = 0; n < rec.frames.size(); ++n) {
-            const ReportFrame& r = rec.frames[n];
-            const std::string group = "/timesteps/" + report_name(n);
-            f.write(group + "/time", {r.time}, {1}, "day");
-            f.write(group + "/dt", {r.dt}, {1}, "day");
-            // Inactive cells have no pressure or saturation: NaN (blank in ParaView).
-            f.write(group + "/pressure", blank_inactive(r.pressure, rec.model->rock), shape,
-                    u.pressure_name);
-            f.write(group + "/water_saturation",
-                    blank_inactive(r.water_saturation, rec.model->rock), shape, "1");
-            f.attr(group, "time", r.time);
-            f.attr(group, "step", static_cast<long long>(r.steps));
-            XdmfFrame frame{r.time, grid_fields};
-            frame.fields.push_back({"pressure", group + "/pressure"});
-            frame.fields.push_back({"water_saturation", group + "/water_saturation"});
-            frames.push_back(std::move(frame));
+    const std::string group = "/timesteps/" + report_name(n);
+    f.write(group + "/time", {r.time}, {1}, "day");
+    f.write(group + "/dt", {r.dt}, {1}, "day");
+    // Inactive cells have no pressure or saturation: NaN (blank in ParaView).
+    f.write(group + "/pressure", blank_inactive(r.pressure, rec.model->rock), shape,
+            u.pressure_name);
+    f.write(group + "/water_saturation", blank_inactive(r.water_saturation, rec.model->rock), shape,
+            "1");
+    f.attr(group, "time", r.time);
+    f.attr(group, "step", static_cast<long long>(r.steps));
+}
+
+/// What every write replaces: the status, the wells' series, the statistics, the checkpoint.
+constexpr const char* kHistory[] = {"/wells", "/simulation", "/restart"};
+
+void write_history(h5::File& f, const SimulationRecord& rec) {
+    f.attr("/", "status", rec.status);
+    f.attr("/", "message", rec.message);
+    write_wells(f, *rec.deck, *rec.simulator);
+    write_statistics(f, rec);
+    write_restart(f, rec.simulator->checkpoint(), rec.model->grid, rec.deck->model.wells);
+}
+
+std::string with_pid(const std::string& path, const char* what) {
+    return path + "." + what + "-" + std::to_string(static_cast<long>(::getpid()));
+}
+
+}  // namespace
+
+SimulationOutput::SimulationOutput(std::string h5_path)
+    : final_(std::move(h5_path)),
+      shadow_(with_pid(final_, "shadow")),
+      previous_(with_pid(final_, "previous")) {}
+
+SimulationOutput::~SimulationOutput() {
+    std::remove(shadow_.c_str());
+    std::remove(previous_.c_str());
+}
+
+void SimulationOutput::add_frame(ReportFrame frame) {
+    times_.push_back(frame.time);
+    kept_.push_back(std::move(frame));
+}
+
+void SimulationOutput::update_shadow(const SimulationRecord& rec) {
+    try {
+        if (!shadow_exists_ && live_) {  // no file kept from the last swap: OUT.h5's bytes
+            std::error_code ec;
+            fs::copy_file(final_, shadow_, fs::copy_options::overwrite_existing, ec);
+            if (ec)
+                throw Error("cannot copy '" + final_ + "' to '" + shadow_ + "': " + ec.message());
+            shadow_frames_ = live_frames_;
+            shadow_exists_ = true;
         }
-        write_wells(f, deck, *rec.simulator);
-        write_statistics(f, rec);
-        write_restart(f, rec.simulator->checkpoint(), g, deck.model.wells);
-    }  // the HDF5 file is closed before the rename
-    AtomicOutput xmf(xdmf_path(h5_path));
-    write_xdmf(xmf.temp_path(), fs::path(h5_path).filename().string(), g, frames);
-    out.commit();
+        h5::File f = shadow_exists_ ? h5::File::append(shadow_) : h5::File::create(shadow_);
+        if (!shadow_exists_) {
+            shadow_frames_ = 0;
+            grid_fields_ = write_static(f, rec);
+        } else {
+            for (const char* group : kHistory) f.remove(group);
+        }
+        shadow_exists_ = true;  // a failure from here on removes it
+        for (std::size_t n = shadow_frames_; n < frames(); ++n) {
+            write_frame(f, n, kept_[n - first_kept_], rec);
+        }
+        write_history(f, rec);
+        f.close();
+        shadow_frames_ = frames();
+    } catch (...) {
+        std::remove(shadow_.c_str());
+        shadow_exists_ = false;
+        throw;
+    }
+}
+
+void SimulationOutput::swap_in() {
+    // The file OUT.h5 holds now (this object's last write) stays, under another name.
+    std::remove(previous_.c_str());
+    const bool kept = live_ && ::link(final_.c_str(), previous_.c_str()) == 0;
+    if (std::rename(shadow_.c_str(), final_.c_str()) != 0) {
+        const int error = errno;
+        std::remove(previous_.c_str());
+        throw Error("cannot rename '" + shadow_ + "' to '" + final_ + "': " + std::strerror(error));
+    }
+    const std::size_t written = shadow_frames_;
+    shadow_exists_ = kept && std::rename(previous_.c_str(), shadow_.c_str()) == 0;
+    if (!shadow_exists_) std::remove(previous_.c_str());  // the next write copies OUT.h5
+    shadow_frames_ = live_frames_;
+    live_frames_ = written;
+    live_ = true;
+}
+
+void SimulationOutput::write(const SimulationRecord& rec) {
+    update_shadow(rec);
+    swap_in();
+    // The frames both files hold leave memory (a missing shadow is OUT.h5's copy).
+    const std::size_t needed = shadow_exists_ ? shadow_frames_ : live_frames_;
+    while (first_kept_ < needed) {
+        kept_.pop_front();
+        ++first_kept_;
+    }
+    std::vector<XdmfFrame> frames;
+    for (std::size_t n = 0; n < times_.size(); ++n) {
+        XdmfFrame frame{times_[n], grid_fields_};
+        const std::string group = "/timesteps/" + report_name(n);
+        frame.fields.push_back({"pressure", group + "/pressure"});
+        frame.fields.push_back({"water_saturation", group + "/water_saturation"});
+        frames.push_back(std::move(frame));
+    }
+    AtomicOutput xmf(xdmf_path(final_));
+    write_xdmf(xmf.temp_path(), fs::path(final_).filename().string(), rec.model->grid, frames);
     xmf.commit();
 }
 

@@ -1,13 +1,15 @@
 #pragma once
 /// @file The result file of `heptane simulate` (DESIGN section 7, /timesteps, /wells,
-/// /simulation) with a temporal XDMF sidecar, in the deck's unit system. Written whole under
-/// a temporary name and renamed, at every report time (a checkpoint: a crash loses at most
-/// one report interval; /restart holds what `simulate --restart` goes on from) and at the
-/// end.
+/// /simulation) with a temporal XDMF sidecar, in the deck's unit system. Written at every
+/// report time (a checkpoint: a crash loses at most one report interval; /restart holds what
+/// `simulate --restart` goes on from) and at the end, each time a whole file put in place by
+/// a rename, for bytes that grow with the run, not with its square (design decision 67).
+#include <deque>
 #include <string>
 #include <vector>
 
 #include "app/deck.hpp"
+#include "app/output.hpp"
 #include "sim/simulator.hpp"
 
 namespace heptane::app {
@@ -28,7 +30,6 @@ struct SimulationRecord {
     const sim::Simulator* simulator = nullptr;
     std::vector<std::string> overrides;
     std::string method, backend, kernel;
-    std::vector<ReportFrame> frames;
     std::string status = "running";  ///< running (a checkpoint) | completed | failed | stopped
     std::string message;             ///< failed: where and why
     std::vector<std::string> log;    ///< well control changes and cut steps, one per line
@@ -43,8 +44,46 @@ struct SimulationRecord {
 /// The frame of the simulator's current state at `time` [s].
 ReportFrame report_frame(const Deck& deck, const sim::Simulator& simulator, double time);
 
-/// Writes OUT.h5 and its temporal OUT.xmf.
-void write_simulation_output(const std::string& h5_path, const SimulationRecord& record);
+/// OUT.h5 and its temporal OUT.xmf, written again at every report time and at the end.
+///
+/// Two files take turns (A/B checkpointing): OUT.h5 is the last whole write, and a shadow
+/// beside it (OUT.h5.shadow-PID, the write before that) is brought up to date by appending the
+/// report frames it lacks and rewriting the history (/simulation, /wells, /restart), then
+/// renamed over OUT.h5; the file it replaces, kept by a hard link, becomes the next shadow. So
+/// OUT.h5 is a whole file at every instant, a report's fields are written twice in all (the
+/// grid twice in the run) instead of once per later report, and only the frames the shadow
+/// lacks stay in memory. Where the folder takes no hard links the shadow starts each write as
+/// a copy of OUT.h5 (bytes that grow with the square again, at copy speed; the same file).
+/// The shadow is removed with this object; a killed run leaves it beside OUT.h5 (a whole file
+/// one report behind).
+class SimulationOutput {
+  public:
+    explicit SimulationOutput(std::string h5_path);
+    SimulationOutput(const SimulationOutput&) = delete;
+    SimulationOutput& operator=(const SimulationOutput&) = delete;
+    ~SimulationOutput();
+
+    /// The fields of the next report time (/timesteps/NNNNN, NNNNN = frames() before the call).
+    void add_frame(ReportFrame frame);
+    std::size_t frames() const { return times_.size(); }
+    /// Writes OUT.h5 (every frame added so far and `record`'s history) and OUT.xmf.
+    void write(const SimulationRecord& record);
+
+  private:
+    /// Brings the shadow to every frame and `record`'s history, and closes it.
+    void update_shadow(const SimulationRecord& record);
+    /// Puts the shadow in place of OUT.h5 and keeps the file it replaces as the next shadow.
+    void swap_in();
+
+    std::string final_, shadow_, previous_;
+    std::vector<double> times_;     ///< [day] every frame's time (the XDMF's)
+    std::deque<ReportFrame> kept_;  ///< frames first_kept_ ... still to be written
+    std::size_t first_kept_ = 0;
+    std::size_t live_frames_ = 0;    ///< frames in OUT.h5, once this object wrote it
+    std::size_t shadow_frames_ = 0;  ///< frames in the shadow, where it exists
+    bool live_ = false, shadow_exists_ = false;
+    std::vector<XdmfField> grid_fields_;  ///< /grid's fields, the same in every frame
+};
 
 /// Well control as stored in /wells/NAME/control: 0 shut, 1 rate, 2 BHP.
 int control_code(const wells::WellControl& c);

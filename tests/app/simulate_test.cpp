@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
@@ -147,6 +148,54 @@ TEST(Simulate, WritesFieldsWellSeriesStatisticsAndATemporalXdmf) {
     const CliResult cmp = run_heptane({"compare", out, out, "--rtol", "0"});
     EXPECT_EQ(cmp.code, kExitOk) << cmp.out;
     EXPECT_NE(cmp.out.find("/wells/PR/bhp"), std::string::npos) << cmp.out;
+    // The shadow the reports took turns with is gone: the folder holds the two files.
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename());
+    std::sort(names.begin(), names.end());
+    EXPECT_EQ(names, (std::vector<std::string>{"wf.h5", "wf.xmf"}));
+}
+
+// Each report's fields are appended (design decision 67): the file grows by a report's
+// fields a report, not by the rewritten history (/restart holds a state as large as a
+// report's fields) each write. 2,880 cells, 2 reports against 61.
+TEST(Simulate, TheFileGrowsWithItsReportsNotWithItsWrites) {
+    const std::string dir = fresh_dir("growth");
+    const auto run = [&](int interval) {
+        const std::string out = dir + "/r" + std::to_string(interval) + ".h5";
+        const CliResult r = run_heptane({"simulate", source_path(kDeck), "-o", out, "--set",
+                                         "grid.dims=[16, 12, 15]", "--set",
+                                         "schedule.report_interval=" + std::to_string(interval)});
+        EXPECT_EQ(r.code, kExitOk) << r.err;
+        EXPECT_TRUE(h5::File::open(out).exists("/timesteps/" +
+                                               std::string(interval == 1 ? "00060" : "00001")));
+        return static_cast<double>(fs::file_size(out));
+    };
+    const double few = run(60), many = run(1);
+    const double frame = 2.0 * 8.0 * 2880;  // pressure and saturation, 8 bytes a cell
+    const double per_report = (many - few) / 59.0;
+    EXPECT_GT(per_report, frame);
+    // Group, attributes and the longer per-step series: a few KB a report (measured 1.06x).
+    EXPECT_LT(per_report, 1.2 * frame) << "the file lost space at each write";
+}
+
+void expect_same_statistics(const std::string& a, const std::string& b);
+
+// Where the folder takes no hard link (here: the name the last file keeps is a folder) each
+// write copies the last file and appends to the copy: the same file, and no file left over.
+TEST(Simulate, WithoutHardLinksTheReportsWriteTheSameFile) {
+    const std::string dir = fresh_dir("nolink");
+    const std::string linked = dir + "/linked.h5", copied = dir + "/copied.h5";
+    ASSERT_EQ(run_heptane({"simulate", source_path(kDeck), "-o", linked}).code, kExitOk);
+    const std::string blocker = copied + ".previous-" + std::to_string(::getpid());
+    fs::create_directories(blocker + "/x");  // this process runs the command: its pid
+    const CliResult r = run_heptane({"simulate", source_path(kDeck), "-o", copied});
+    ASSERT_EQ(r.code, kExitOk) << r.err;
+    EXPECT_TRUE(fs::is_directory(blocker + "/x"));
+    EXPECT_FALSE(fs::exists(copied + ".shadow-" + std::to_string(::getpid())));
+    const CliResult same = run_heptane({"compare", copied, linked, "--rtol", "0", "--atol", "0"});
+    EXPECT_EQ(same.code, kExitOk) << same.out;
+    expect_same_statistics(copied, linked);
+    EXPECT_EQ(h5::File::open(copied).attr_string("/", "status"), "completed");
 }
 
 TEST(Simulate, FiveSpotConservesMassFromItsFileAlone) {
