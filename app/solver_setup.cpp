@@ -202,21 +202,13 @@ Plan plan_for_model(const Deck& deck, Plan plan, const wells::Model& model, std:
                              " non-neighbour connections (faults' throws, NNC)";
     if (mpi_launched()) check_connections_fit_slabs(deck, model.grid, connections, what);
     if (!plan.gpu) return plan;
+    // The Krylov solvers, in-kernel (decision 68) and multi-kernel, take them; the GPU's block
+    // smoothers as solvers do not.
     const SolverSettings& s = deck.solver;
-    std::string key, why;
-    if (is_smoother(s.method)) {
-        key = "solver.method";
-        why = "the GPU's block smoothers do not take them yet: use bicgstab or qmr, or backend cpu";
-    } else if (plan.kernel == GpuKernel::in_kernel) {
-        if (!s.gpu_kernel_given) {  // the multi-kernel solver's Bdia products take them
-            plan.kernel = GpuKernel::multi_kernel;
-            plan.kernel_name = to_string(plan.kernel);
-            return plan;
-        }
-        key = "solver.gpu_kernel";
-        why = "the in-kernel solver does not take them: use gpu_kernel multi_kernel";
-    }
-    if (key.empty()) return plan;
+    if (!is_smoother(s.method)) return plan;
+    const std::string key = "solver.method";
+    const std::string why =
+        "the GPU's block smoothers do not take them yet: use bicgstab or qmr, or backend cpu";
     if (s.backend == Backend::gpu) deck.rethrow_located(InputError(key, what + "; " + why));
     err << "heptane: backend auto: solving on the CPU, the GPU solver cannot take this deck: "
         << what << " (" << why << ")\n";

@@ -86,6 +86,11 @@ struct InKernelPlan {
     std::size_t device_bytes = 0;  ///< matrix, vectors and workspace of one solve
 };
 
+/// The largest block size whose in-kernel solvers take non-neighbour connections (a second
+/// kernel each for K = 1..4, a reservoir's unknowns a cell; design decision 68). A system
+/// with connections and a larger K runs with the multi-kernel solver.
+inline constexpr int kInKernelConnectionsMaxK = 4;
+
 /// The plan of `method`'s in-kernel solver (bicgstab or qmr) for A under `options`; throws
 /// NotSupported when the device cannot launch it cooperatively (no cooperative launch, or
 /// range vectors forced into shared memory that cannot hold them).

@@ -82,14 +82,7 @@ TEST_P(InKernelDecks, ReproducesTheReferenceBitForBit) {
     const auto& [deck, method] = GetParam();
     const Case c = deck_case(method, deck);
     ASSERT_EQ(c.cpu.status, SolveStatus::converged) << c.cpu.detail;
-    GpuSolveOptions o;
-    if (c.system.matrix.has_nnc()) {  // a faulted deck: its rows need the multi-kernel solver
-        std::vector<double> x(c.x.size(), 0.0);
-        o.solve = c.options;
-        EXPECT_THROW(solve(c.method, GpuKernel::in_kernel, c.system.matrix, c.system.rhs, x, o),
-                     NotSupported);
-        return;
-    }
+    GpuSolveOptions o;  // a faulted deck's connections too (design decision 68)
     const InKernelPlan automatic = expect_reference_bits(c, o);
     EXPECT_TRUE(automatic.shared_ranges) << "a small deck's rows fit in shared memory";
     o.range_storage = RangeStorage::global;
@@ -120,6 +113,39 @@ TEST_P(InKernel, EveryBlockSizeWithWellsAtTheEdges) {
         ASSERT_GT(c.cpu.iterations, 5);
         const GpuSolveOptions defaults;
         expect_reference_bits(c, defaults);
+    }
+}
+
+TEST_P(InKernel, EveryBlockSizeWithNonNeighbourConnections) {
+    // 9 x 7 x 5 cells with connections along i and j a layer or two down (a fault's) and
+    // between columns of one red-black colour (an NNC record's): each row adds its connections
+    // after its stencil and before its well term, A^T's rows (QMR) read the mirror entries
+    // transposed, as the reference does (design decision 68). Up to K = 4 (the kernels with
+    // connections); above, a clear refusal (the multi-kernel solver takes them).
+    SolveOptions o;
+    o.tolerance = 1e-10;
+    o.max_iterations = 1000;
+    for (int K = 1; K <= 16; ++K) {
+        SCOPED_TRACE("K = " + std::to_string(K));
+        GHSystem system;
+        system.matrix = test::with_connections(9, 7, 5, K, 11 + K, /*diagonal=*/true);
+        ASSERT_TRUE(system.matrix.has_nnc());
+        system.rhs = test::random_vector(static_cast<std::size_t>(system.matrix.rows()), 29 + K);
+        if (K > kInKernelConnectionsMaxK) {
+            std::vector<double> x(system.rhs.size(), 0.0);
+            GpuSolveOptions g;
+            g.solve = o;
+            EXPECT_THROW(solve(GetParam(), GpuKernel::in_kernel, system.matrix, system.rhs, x, g),
+                         NotSupported);
+            continue;
+        }
+        const Case c = cpu_solve(GetParam(), std::move(system), o);
+        ASSERT_EQ(c.cpu.status, SolveStatus::converged) << c.cpu.detail;
+        ASSERT_GT(c.cpu.iterations, 5);
+        GpuSolveOptions g;
+        expect_reference_bits(c, g);
+        g.range_storage = RangeStorage::global;
+        expect_reference_bits(c, g);
     }
 }
 

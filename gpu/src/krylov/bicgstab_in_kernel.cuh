@@ -76,7 +76,7 @@ struct PointBlockEpilogue {
     }
 };
 
-template <int K>
+template <int K, bool kNnc>
 __global__ void __launch_bounds__(kInKernelMaxThreads, 1)
     bicgstab_persistent(const __grid_constant__ BicgstabParams P) {
     using namespace heptane::canonical;
@@ -108,7 +108,7 @@ __global__ void __launch_bounds__(kInKernelMaxThreads, 1)
 
     const int max_iterations = P.st->max_iterations, max_restarts = P.st->max_restarts;
     KernelFrame F(P);
-    const double rr = initial_residual<K>(B, P, F, store_r);
+    const double rr = initial_residual<K, kNnc>(B, P, F, store_r);
     if (rr < 0.0) return;
     precondition_r();
     BicgstabRecurrence R;  // the reference's scalar rules (core/krylov/bicgstab_recurrence.hpp)
@@ -123,7 +123,7 @@ __global__ void __launch_bounds__(kInKernelMaxThreads, 1)
             break;
         }
         if (rho_check == kRhoRestart) {
-            R.restart(residual_norm<K>(B, P, store_r));
+            R.restart(residual_norm<K, kNnc>(B, P, store_r));
             F.restarts = R.restarts;
             precondition_r();
             rho = R.rho;
@@ -147,9 +147,10 @@ __global__ void __launch_bounds__(kInKernelMaxThreads, 1)
                 terms[0] = mul(r_hat[own(i)], vi);
             };
             if (P.preconditioned) {
-                spmv_phase<K, 1>(B, A, p_at, body, PointBlockEpilogue{P.M, P.n, P.vp, v_leaf});
+                spmv_phase<K, 1, false, kNnc>(B, A, p_at, body,
+                                              PointBlockEpilogue{P.M, P.n, P.vp, v_leaf});
             } else {
-                spmv_phase<K, 1>(B, A, p_at, body);
+                spmv_phase<K, 1, false, kNnc>(B, A, p_at, body);
             }
             double total[1];
             ws_sync<1>(B, P, prefetch_bdia, total);
@@ -164,13 +165,14 @@ __global__ void __launch_bounds__(kInKernelMaxThreads, 1)
 
         // WS-S 2: s = r - alpha v;  t = A s^;  ||s||, (t, t), (t, s);  omega = (t, s) / (t, t)
         {
-            spmv_phase<K, 3>(B, A, sp_at, [&](long long i, double ti, double(&terms)[3]) {
-                t[own(i)] = ti;
-                const double si = s_at(i);
-                terms[0] = mul(si, si);
-                terms[1] = mul(ti, ti);
-                terms[2] = mul(ti, si);
-            });
+            spmv_phase<K, 3, false, kNnc>(B, A, sp_at,
+                                          [&](long long i, double ti, double(&terms)[3]) {
+                                              t[own(i)] = ti;
+                                              const double si = s_at(i);
+                                              terms[0] = mul(si, si);
+                                              terms[1] = mul(ti, ti);
+                                              terms[2] = mul(ti, si);
+                                          });
             double total[3];
             ws_sync<3>(B, P, prefetch_vectors, total);
             const double s_norm = sqrt(total[0]);
@@ -221,13 +223,14 @@ __global__ void __launch_bounds__(kInKernelMaxThreads, 1)
             rho = total[1];
         }
     }
-    finish_in_kernel<K>(B, P, F);
+    finish_in_kernel<K, kNnc>(B, P, F);
 }
 
-/// The kernel for block size K (instantiated in bicgstab_in_kernel_k*.cu).
-template <int K>
+/// The kernel for block size K (instantiated in bicgstab_in_kernel_k*.cu), with the rows'
+/// non-neighbour connections where kNnc (K <= kInKernelConnectionsMaxK; design decision 68).
+template <int K, bool kNnc>
 const void* bicgstab_kernel() {
-    return reinterpret_cast<const void*>(&bicgstab_persistent<K>);
+    return reinterpret_cast<const void*>(&bicgstab_persistent<K, kNnc>);
 }
 
 }  // namespace heptane::gpu::detail

@@ -3,9 +3,9 @@
 
 namespace heptane::gpu::detail {
 
-template const void* bicgstab_kernel<5>();
-template const void* bicgstab_kernel<6>();
-template const void* bicgstab_kernel<7>();
-template const void* bicgstab_kernel<8>();
+template const void* bicgstab_kernel<5, false>();
+template const void* bicgstab_kernel<6, false>();
+template const void* bicgstab_kernel<7, false>();
+template const void* bicgstab_kernel<8, false>();
 
 }  // namespace heptane::gpu::detail

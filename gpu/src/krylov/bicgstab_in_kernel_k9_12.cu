@@ -3,9 +3,9 @@
 
 namespace heptane::gpu::detail {
 
-template const void* bicgstab_kernel<9>();
-template const void* bicgstab_kernel<10>();
-template const void* bicgstab_kernel<11>();
-template const void* bicgstab_kernel<12>();
+template const void* bicgstab_kernel<9, false>();
+template const void* bicgstab_kernel<10, false>();
+template const void* bicgstab_kernel<11, false>();
+template const void* bicgstab_kernel<12, false>();
 
 }  // namespace heptane::gpu::detail

@@ -27,11 +27,20 @@
 namespace heptane::gpu {
 namespace detail {
 
-#define HEPTANE_EXTERN(k)                             \
-    extern template const void* bicgstab_kernel<k>(); \
-    extern template const void* qmr_kernel<k>();
+#define HEPTANE_EXTERN(k)                                    \
+    extern template const void* bicgstab_kernel<k, false>(); \
+    extern template const void* qmr_kernel<k, false>();
 HEPTANE_FOR_EACH_K(HEPTANE_EXTERN)
 #undef HEPTANE_EXTERN
+#define HEPTANE_EXTERN(k)                                   \
+    extern template const void* bicgstab_kernel<k, true>(); \
+    extern template const void* qmr_kernel<k, true>();
+HEPTANE_EXTERN(1)
+HEPTANE_EXTERN(2)
+HEPTANE_EXTERN(3)
+HEPTANE_EXTERN(4)
+#undef HEPTANE_EXTERN
+static_assert(kInKernelConnectionsMaxK == 4, "the kernels with connections: K = 1..4");
 
 namespace {
 
@@ -39,12 +48,31 @@ const char* solver_name(Method method) {
     return method == Method::qmr ? "in-kernel QMR" : "in-kernel BiCGStab";
 }
 
-const void* kernel_for(Method method, int K) {
+/// The kernel for K, with the rows' non-neighbour connections where `connections` (a second
+/// instantiation: the kernels without them keep their register allocation; decision 68).
+const void* kernel_for(Method method, int K, bool connections) {
     const bool qmr = method == Method::qmr;
+    if (connections) {
+        switch (K) {
+#define HEPTANE_CASE(k) \
+    case k:             \
+        return qmr ? qmr_kernel<k, true>() : bicgstab_kernel<k, true>();
+            HEPTANE_CASE(1)
+            HEPTANE_CASE(2)
+            HEPTANE_CASE(3)
+            HEPTANE_CASE(4)
+#undef HEPTANE_CASE
+            default:
+                throw NotSupported(
+                    std::string(solver_name(method)) + ": non-neighbour connections at K <= " +
+                    std::to_string(kInKernelConnectionsMaxK) + ", not K = " + std::to_string(K) +
+                    " (gpu_kernel multi_kernel takes them)");
+        }
+    }
     switch (K) {
 #define HEPTANE_CASE(k) \
     case k:             \
-        return qmr ? qmr_kernel<k>() : bicgstab_kernel<k>();
+        return qmr ? qmr_kernel<k, false>() : bicgstab_kernel<k, false>();
         HEPTANE_FOR_EACH_K(HEPTANE_CASE)
 #undef HEPTANE_CASE
         default:
@@ -92,14 +120,9 @@ InKernelPlan in_kernel_plan(const GHMatrix& A, const GpuSolveOptions& options, M
     if (method != Method::bicgstab && method != Method::qmr) {
         throw NotSupported("in-kernel solvers: bicgstab and qmr only");
     }
-    if (A.has_nnc()) {  // its row sums read the stencil and the wells only (decision 63)
-        throw NotSupported(
-            "in-kernel solvers: a system with non-neighbour connections runs with the "
-            "multi-kernel solver (gpu_kernel multi_kernel)");
-    }
     const std::string name = solver_name(method);
     const DeviceLimits lim = device_limits(method);
-    const void* kernel = kernel_for(method, A.block_size());
+    const void* kernel = kernel_for(method, A.block_size(), A.has_nnc());
     const int ranges = range_vectors(method);
     // Dynamic shared memory a block may use: the opt-in limit less the kernel's static part.
     cudaFuncAttributes attr{};
@@ -270,7 +293,7 @@ class InKernelSolver final : public GpuSolver {
                                          in_kernel_pass_rows(A.block_size()));
         common.shared_ranges = plan_.shared_ranges ? 1 : 0;
         fill(params_, vectors_, gh_, plan_.shared_ranges, M_.get());
-        kernel_ = kernel_for(method, A.block_size());
+        kernel_ = kernel_for(method, A.block_size(), A.has_nnc());
         HEPTANE_CUDA_CHECK(cudaDeviceSynchronize());
         info_.backend = "gpu";
         info_.kernel = "in_kernel (" + std::to_string(plan_.grid) + " blocks x " +

@@ -316,13 +316,14 @@ __device__ double well_row_product(const BdiaView& A, long long i, long long MK,
 /// Rows [p0, p0 + pass rows) of A x (A^T x with kTranspose) into this warp's pass buffer,
 /// x(j) given by xf (so x can be recomputed from other vectors at every read). One cell per
 /// lane, as the multi-kernel SpMV: a warp's Bdia loads are 32 consecutive cells of one plane.
-/// Each row is summed in the canonical order (d, c, then the well term); the transpose reads
+/// Each row is summed in the canonical order (d, c, then the non-neighbour connections in
+/// entry order, each over c, then the well term); the transpose reads
 /// block (n, m) of H from the mirrored diagonal 6 - d at the neighbour n, entry (c, r), and
 /// A must then be the transposed view (well arrays swapped), as the CPU's spmv_transpose. A
 /// missing neighbour reads cell m itself (a valid address, the product unused), so the loads
 /// carry no branch. A cell straddling the pass's edge (K not a power of two) is computed by
 /// both passes, each keeping its rows.
-template <int K, bool kTranspose, class XF>
+template <int K, bool kTranspose, bool kNnc, class XF>
 __device__ void pass_products(const BlockRange& B, const BdiaView& A, long long p0, XF xf) {
     using namespace heptane::canonical;
     constexpr long long kPassRows = in_kernel_pass_rows(K);
@@ -359,6 +360,24 @@ __device__ void pass_products(const BlockRange& B, const BdiaView& A, long long 
                 }
             }
         }
+        if constexpr (kNnc) {  // the row's connections, after the stencil (decision 68)
+            for (int e = __ldg(A.nnc_ptr + m); e < __ldg(A.nnc_ptr + m + 1); ++e) {
+                const long long nb = static_cast<long long>(__ldg(A.nnc_col + e)) * K;
+                const int entry = kTranspose ? __ldg(A.nnc_mirror + e) : e;  // block (row, col)
+                const double* block = A.nnc_vals + static_cast<long long>(entry) * K * K;
+                // Few cells have connections: a column at a time keeps the loop's registers
+                // (and the stencil loop's allocation) small.
+#pragma unroll 1
+                for (int col = 0; col < K; ++col) {
+                    const double xv = xf(nb + col);
+#pragma unroll
+                    for (int r = 0; r < K; ++r) {
+                        const double a = __ldg(block + (kTranspose ? col * K + r : r * K + col));
+                        acc[r] = mul_add(a, xv, acc[r]);
+                    }
+                }
+            }
+        }
         int base = 0;
         const int w = well_of(A, m, K, base);
         if (w >= 0) {
@@ -381,13 +400,14 @@ __device__ void pass_products(const BlockRange& B, const BdiaView& A, long long 
 /// body(i, y_i, terms) and after(i) for each of them as in block_phase: per pass, the lanes
 /// compute cells into the warp's pass buffer, then read it back by rows (coalesced stores of
 /// y, and the canonical leaves of the reductions).
-template <int K, int Q, bool kTranspose = false, class XF, class Body, class After = NoLeafEpilogue>
+template <int K, int Q, bool kTranspose, bool kNnc, class XF, class Body,
+          class After = NoLeafEpilogue>
 __device__ void spmv_phase(const BlockRange& B, const BdiaView& A, XF xf, Body body,
                            After after = {}) {
     constexpr int kPassLeaves = static_cast<int>(in_kernel_pass_rows(K) / 32);
     int depth = 0, k = 0;
     for (long long p0 = B.row0; k < B.leaves && p0 < B.n; p0 += 32 * kPassLeaves) {
-        pass_products<K, kTranspose>(B, A, p0, xf);
+        pass_products<K, kTranspose, kNnc>(B, A, p0, xf);
         __syncwarp();
         for (int l = 0; l < kPassLeaves && p0 + 32 * l < B.n; ++l, ++k) {
             const long long i = p0 + 32 * l + (threadIdx.x & 31);
@@ -511,13 +531,13 @@ struct KernelFrame {
 
 /// ||b - A x|| with x published to global memory first (a collective write before the SpMV
 /// of x); store(i, r_i) sees each of this thread's rows of the residual.
-template <int K, class Store>
+template <int K, bool kNnc, class Store>
 __device__ double residual_norm(BlockRange& B, const InKernelParams& P, Store store) {
     using namespace heptane::canonical;
     if (P.shared_ranges) block_entries(B, [&](long long i) { P.x[i] = B.x[i - B.e0]; });
     barrier(B, P);
     const double* x = P.x;
-    spmv_phase<K, 1>(
+    spmv_phase<K, 1, false, kNnc>(
         B, P.A, [x](long long j) { return x[j]; },
         [&](long long i, double ax, double(&terms)[1]) {
             const double ri = sub(__ldg(P.b + i), mul(1.0, ax));
@@ -533,12 +553,12 @@ __device__ double residual_norm(BlockRange& B, const InKernelParams& P, Store st
 /// Iteration 0: r = b - A x0 with store(i, r_i) for each row, x0 copied into the range x; sets
 /// F.bnorm and returns ||r||^2, or returns -1 when ||b|| is zero or not finite (the host then
 /// applies the reference's exits; bnorm is already in the state).
-template <int K, class Store>
+template <int K, bool kNnc, class Store>
 __device__ double initial_residual(BlockRange& B, const InKernelParams& P, KernelFrame& F,
                                    Store store) {
     using namespace heptane::canonical;
     const double* x = P.x;
-    spmv_phase<K, 2>(
+    spmv_phase<K, 2, false, kNnc>(
         B, P.A, [x](long long j) { return x[j]; },
         [&](long long i, double ax, double(&terms)[2]) {
             const double bi = __ldg(P.b + i);
@@ -560,9 +580,9 @@ __device__ double initial_residual(BlockRange& B, const InKernelParams& P, Kerne
 }
 
 /// The end of every solve: the true residual ||b - A x|| / ||b||, and the result into P.st.
-template <int K>
+template <int K, bool kNnc>
 __device__ void finish_in_kernel(BlockRange& B, const InKernelParams& P, KernelFrame& F) {
-    F.true_relative_residual = residual_norm<K>(B, P, [](long long, double) {}) / F.bnorm;
+    F.true_relative_residual = residual_norm<K, kNnc>(B, P, [](long long, double) {}) / F.bnorm;
     if (F.leader) {
         SolverState& st = *P.st;
         st.bnorm = F.bnorm;

@@ -44,7 +44,7 @@ struct QmrParams : InKernelParams {
     double* u;
 };
 
-template <int K>
+template <int K, bool kNnc>
 __global__ void __launch_bounds__(kInKernelMaxThreads, 1)
     qmr_persistent(const __grid_constant__ QmrParams P) {
     using namespace heptane::canonical;
@@ -82,7 +82,7 @@ __global__ void __launch_bounds__(kInKernelMaxThreads, 1)
 
     // Iteration 0: r = b - A x0;  v~ = w~ = r;  d = s = 0 (at iteration 1 their weight is 0).
     KernelFrame F(P);
-    const double rr = initial_residual<K>(B, P, F, [&](long long i, double ri) {
+    const double rr = initial_residual<K, kNnc>(B, P, F, [&](long long i, double ri) {
         r[own(i)] = ri;
         P.v[i] = ri;
         P.w[i] = ri;
@@ -157,16 +157,17 @@ __global__ void __launch_bounds__(kInKernelMaxThreads, 1)
             double *p_new = P.p[cur ^ 1], *q_new = P.q[cur ^ 1];
             auto p_at = [=](long long j) { return first ? v[j] : mul_add(cp, p_old[j], v[j]); };
             auto q_at = [=](long long j) { return first ? w[j] : mul_add(cq, q_old[j], w[j]); };
-            spmv_phase<K, 0>(B, P.A, p_at, [&](long long i, double yi, double(&)[1]) {
+            spmv_phase<K, 0, false, kNnc>(B, P.A, p_at, [&](long long i, double yi, double(&)[1]) {
                 pt[own(i)] = yi;
                 p_new[i] = p_at(i);
             });
-            spmv_phase<K, 1, true>(B, P.AT, q_at, [&](long long i, double yi, double(&terms)[1]) {
-                const double qi = q_at(i);
-                u[own(i)] = yi;
-                q_new[i] = qi;
-                terms[0] = mul(qi, pt[own(i)]);
-            });
+            spmv_phase<K, 1, true, kNnc>(B, P.AT, q_at,
+                                         [&](long long i, double yi, double(&terms)[1]) {
+                                             const double qi = q_at(i);
+                                             u[own(i)] = yi;
+                                             q_new[i] = qi;
+                                             terms[0] = mul(qi, pt[own(i)]);
+                                         });
             double total[1];
             ws_sync<1>(B, P, before_tilde, total);
             cur ^= 1;
@@ -205,13 +206,14 @@ __global__ void __launch_bounds__(kInKernelMaxThreads, 1)
             xi = xi_new;
         }
     }
-    finish_in_kernel<K>(B, P, F);
+    finish_in_kernel<K, kNnc>(B, P, F);
 }
 
-/// The kernel for block size K (instantiated in qmr_in_kernel_k*.cu).
-template <int K>
+/// The kernel for block size K (instantiated in qmr_in_kernel_k*.cu), with the rows'
+/// non-neighbour connections where kNnc (K <= kInKernelConnectionsMaxK; design decision 68).
+template <int K, bool kNnc>
 const void* qmr_kernel() {
-    return reinterpret_cast<const void*>(&qmr_persistent<K>);
+    return reinterpret_cast<const void*>(&qmr_persistent<K, kNnc>);
 }
 
 }  // namespace heptane::gpu::detail

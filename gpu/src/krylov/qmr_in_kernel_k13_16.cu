@@ -3,9 +3,9 @@
 
 namespace heptane::gpu::detail {
 
-template const void* qmr_kernel<13>();
-template const void* qmr_kernel<14>();
-template const void* qmr_kernel<15>();
-template const void* qmr_kernel<16>();
+template const void* qmr_kernel<13, false>();
+template const void* qmr_kernel<14, false>();
+template const void* qmr_kernel<15, false>();
+template const void* qmr_kernel<16, false>();
 
 }  // namespace heptane::gpu::detail

@@ -42,8 +42,8 @@ struct BdiaView {
     int with_wells;
     /// Non-neighbour connections (design decision 63; GHMatrix::nnc()), or nnc_ptr null: row
     /// m's entries [nnc_ptr[m], nnc_ptr[m + 1]), column nnc_col[e], block nnc_vals[e K K ..];
-    /// the transpose reads the block of the mirror entry nnc_mirror[e] transposed. Only the
-    /// Bdia products read them (the in-kernel solvers refuse them).
+    /// the transpose reads the block of the mirror entry nnc_mirror[e] transposed. The Bdia
+    /// products and the in-kernel solvers' row passes read them (decision 68).
     const int* nnc_ptr;
     const int* nnc_col;
     const int* nnc_mirror;
