@@ -366,7 +366,7 @@ __device__ void pass_products(const BlockRange& B, const BdiaView& A, long long 
                 const int entry = kTranspose ? __ldg(A.nnc_mirror + e) : e;  // block (row, col)
                 const double* block = A.nnc_vals + static_cast<long long>(entry) * K * K;
                 // Few cells have connections: a column at a time keeps the loop's registers
-                // (and the stencil loop's allocation) small.
+                // small.
 #pragma unroll 1
                 for (int col = 0; col < K; ++col) {
                     const double xv = xf(nb + col);
