@@ -168,6 +168,25 @@ double hexahedron_volume(const std::array<Point, 8>& p) {
 
 }  // namespace
 
+double half_through_bottom(const CellGeometry& g, index_t face_cell, index_t m) {
+    const auto corner = [&](index_t c, int q) {
+        const std::size_t at = 24 * static_cast<std::size_t>(c) + 3 * q;
+        return Point{g.corners[at], g.corners[at + 1], g.corners[at + 2]};
+    };
+    // The bottom face's corners in cyclic order (corner_point_cells' order: 4, 5, 7, 6).
+    const std::array<Point, 4> q{corner(face_cell, 4), corner(face_cell, 5), corner(face_cell, 7),
+                                 corner(face_cell, 6)};
+    Point face_centre{0, 0, 0}, centre{0, 0, 0};
+    for (int r = 0; r < 4; ++r)
+        for (int x = 0; x < 3; ++x) face_centre[x] += q[r][x] / 4.0;
+    for (int c = 0; c < 8; ++c) {
+        const Point p = corner(m, c);
+        for (int x = 0; x < 3; ++x) centre[x] += p[x] / 8.0;
+    }
+    const Point c1 = cross(minus(q[2], q[0]), minus(q[3], q[1]));
+    return half_transmissibility(Point{0.5 * c1[0], 0.5 * c1[1], 0.5 * c1[2]}, face_centre, centre);
+}
+
 CellGeometry corner_point_cells(const CornerPointInput& in) {
     const int nx = in.nx, ny = in.ny, nz = in.nz;
     const std::vector<double>& coord = *in.coord;
@@ -236,8 +255,8 @@ CellGeometry corner_point_cells(const CornerPointInput& in) {
     const auto match = [](double za, double zb) {
         return std::abs(za - zb) <= 1e-6 + 1e-9 * std::max(std::abs(za), std::abs(zb));
     };
-    // Active cells of one column share whole faces: a gap or an overlap between layers would
-    // need PINCH's connections across it.
+    // Active cells of one column share whole faces: a gap or an overlap between them is not
+    // joined (PINCH joins active cells across inactive ones: grid/eclipse_model.cpp).
     for (int k = 0; k + 1 < nz; ++k) {
         for (int j = 0; j < ny; ++j) {
             for (int i = 0; i < nx; ++i) {
@@ -251,9 +270,10 @@ CellGeometry corner_point_cells(const CornerPointInput& in) {
                                         " does not match (corner depths " + std::to_string(za) +
                                         " and " + std::to_string(zb) +
                                         " m: a gap or an overlap between the layers of a "
-                                        "column); such layers would need PINCH, which heptane "
-                                        "does not read, so active cells of one column must "
-                                        "share whole faces");
+                                        "column); heptane joins the layers of a column across "
+                                        "inactive cells (PINCH), not across a void or an "
+                                        "overlap, so active cells of one column must share "
+                                        "whole faces");
                     }
                 }
             }

@@ -4,7 +4,8 @@
 /// sizes and the geometric half-transmissibility of each face. Where a fault's throw moves
 /// one column against the next, the faces' overlaps give the stencil neighbours' halves and
 /// the non-neighbour connections between other layers (design decision 63); the cells of one
-/// column must share whole faces (a gap or an overlap between layers would need PINCH).
+/// column must share whole faces (a gap or an overlap between them is not joined; PINCH joins
+/// active cells across inactive ones: design decision 69).
 #include <string>
 #include <vector>
 
@@ -47,8 +48,15 @@ struct CornerPointInput {
 /// Throws InputError(key, "...") for a non-finite value, a pillar whose top and bottom depths
 /// are equal, a cell whose bottom corner lies above its top one on a pillar, and two active
 /// cells of one column whose shared face does not match (a corner depth apart by more than
-/// that tolerance: a gap or an overlap between layers, which would need PINCH), naming the
-/// cells.
+/// that tolerance: a void or an overlap between the layers, which heptane does not join),
+/// naming the cells.
 CellGeometry corner_point_cells(const CornerPointInput& in);
+
+/// The geometric half transmissibility |A . d| / (d . d) of cell m through the bottom face of
+/// cell face_cell (A that face's area vector, d from m's centre to the face's centre), both
+/// corner-point cells of g: a pinch-out connection's lower half (design decision 69, OPM's
+/// rule: the upper cell's bottom face is the connection's face). With m = face_cell it is
+/// g.half[6 m + 5].
+double half_through_bottom(const CellGeometry& g, index_t face_cell, index_t m);
 
 }  // namespace heptane::grid

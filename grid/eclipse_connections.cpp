@@ -166,6 +166,51 @@ void GridReader::read_minpv(Source& src, const Token& at) {
     data_.minpv = non_negative(src, words[0], "MINPV", "the pore volume");
 }
 
+/// PINCH [threshold [GAP|NOGAP [max-gap [TOPBOT|ALL [TOP|ALL]]]]] /: `n*` defaults n items.
+void GridReader::read_pinch(Source& src, const Token& at) {
+    std::vector<Token> words;
+    if (!read_words(src, words)) src.fail(at, "PINCH: the file ends before the '/' that closes it");
+    // The record's items, a defaulted one as null.
+    std::vector<const Token*> items;
+    for (const Token& w : words) {
+        const std::string_view t = w.text;
+        const std::size_t star = t.find('*');
+        const bool defaults = star != std::string_view::npos && star + 1 == t.size() &&
+                              t.find_first_not_of("0123456789") == star;
+        if (!defaults) {
+            items.push_back(&w);
+            continue;
+        }
+        std::size_t n = star == 0 ? 1 : 0;  // '*' alone: one item
+        for (std::size_t c = 0; c < star && n <= 5; ++c) n = 10 * n + (t[c] - '0');
+        items.insert(items.end(), std::min<std::size_t>(n, 6), nullptr);
+    }
+    if (items.size() > 5) {
+        src.fail(at,
+                 "PINCH: expected at most 5 items (threshold thickness, GAP or NOGAP, the "
+                 "largest empty gap, TOPBOT or ALL, TOP or ALL), then '/'");
+    }
+    items.resize(5, nullptr);
+    EclipseGridData::Pinch p;
+    p.given = true;
+    p.where = where(src.path, src.text, at.offset);
+    const auto word = [&](int q, const char* a, const char* b, const char* what) {
+        const std::string v(unquoted(items[static_cast<std::size_t>(q)]->text));
+        if (v != a && v != b) {
+            src.fail(*items[static_cast<std::size_t>(q)], std::string("PINCH: ") + what + " is " +
+                                                              quote_input(v) + "; it must be " + a +
+                                                              " or " + b);
+        }
+        return v == a;
+    };
+    if (items[0]) p.threshold = non_negative(src, *items[0], "PINCH", "the threshold thickness");
+    if (items[1]) p.gap = word(1, "GAP", "NOGAP", "item 2");
+    if (items[2]) p.max_gap = non_negative(src, *items[2], "PINCH", "the largest empty gap");
+    if (items[3]) p.all_cells = word(3, "ALL", "TOPBOT", "item 4 (the transmissibility's cells)");
+    if (items[4]) p.all_multz = word(4, "ALL", "TOP", "item 5 (the MULTZ taken)");
+    data_.pinch = p;
+}
+
 /// FACE of a FAULTS record: X, Y, Z (or I, J, K), with an optional + or -.
 bool GridReader::fault_face(std::string_view f, int& axis, int& side) {
     if (f.empty() || f.size() > 2) return false;

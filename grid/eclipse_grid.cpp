@@ -92,6 +92,8 @@ void GridReader::read_file(const std::string& path, std::vector<std::string>& st
             read_cell_pairs(src, t, keyword);
         } else if (keyword == "MINPV") {
             read_minpv(src, t);
+        } else if (keyword == "PINCH") {
+            read_pinch(src, t);
         } else if (keyword == "OPERATE") {
             read_operate(src, t);
         } else if (ends_grid(keyword)) {
@@ -120,7 +122,8 @@ void GridReader::read_file(const std::string& path, std::vector<std::string>& st
                     " is not a GRID-section keyword heptane applies (it reads "
                     "PERMX/Y/Z, PORO, NTG, ACTNUM, DX, DY, DZ, DXV, DYV, DZV, TOPS, COORD, ZCORN, "
                     "MAPAXES, GRIDUNIT, "
-                    "MULTX/Y/Z, MULTX-/Y-/Z-, MULTPV, MINPV, GRIDOPTS, FAULTS, MULTFLT, MULTREGT, "
+                    "MULTX/Y/Z, MULTX-/Y-/Z-, MULTPV, MINPV, PINCH, GRIDOPTS, FAULTS, MULTFLT, "
+                    "MULTREGT, "
                     "NNC, EDITNNC, "
                     "MULTNUM, FLUXNUM, OPERNUM, EQUALREG, MULTIREG, ADDREG, COPYREG, "
                     "BOX, ENDBOX, EQUALS, MULTIPLY, ADD, COPY, MINVALUE, MAXVALUE, OPERATE, "

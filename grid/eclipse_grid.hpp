@@ -68,6 +68,18 @@ struct EclipseGridData {
     std::vector<CellPair> editnnc;  ///< EDITNNC's records, in file order
     /// GRIDUNIT's unit (FEET, METRES or CM) where the files give it, and its "file:line: ".
     std::string gridunit, gridunit_where;
+    /// PINCH (design decision 69): connections between the active cells above and below a run
+    /// of inactive cells of one column (grid/eclipse_model.cpp). Lengths in the file's unit.
+    struct Pinch {
+        bool given = false;
+        double threshold = 0.001;  ///< item 1: an inactive cell at most this thick is bypassed
+        bool gap = true;           ///< item 2: GAP (true) or NOGAP
+        double max_gap = 1e20;     ///< item 3: the most void a connection may cross
+        bool all_cells = false;    ///< item 4: ALL (true) or TOPBOT: whose T the connection takes
+        bool all_multz = false;    ///< item 5: ALL (true) or TOP: whose MULTZ multiplies it
+        std::string where;         ///< "file:line: " of the keyword
+    };
+    Pinch pinch;
 };
 
 /// Reads `path` for a grid of `dims` cells. Applied in file order:
@@ -90,6 +102,8 @@ struct EclipseGridData {
 ///   whatever the box (a region array not given: every cell in region 1);
 /// - MINPV value /: the least pore volume of an active cell (>= 0); the array MINPVV, each
 ///   cell's own (grid/eclipse_model.cpp refuses both);
+/// - PINCH [threshold [GAP|NOGAP [max-gap [TOPBOT|ALL [TOP|ALL]]]]] /: the pinch-out
+///   connections' rules (EclipseGridData::Pinch; `n*` defaults items; lengths >= 0);
 /// - FAULTS: records NAME I1 I2 J1 J2 K1 K2 FACE / (FACE X, Y, Z or I, J, K, with + or -; a
 ///   face along x needs I1 = I2, and so on), ended by an empty record; MULTFLT: records NAME
 ///   multiplier / (NAME may end with '*': every fault it starts), each multiplying the

@@ -5,6 +5,7 @@
 #include <climits>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -167,12 +168,20 @@ std::array<std::vector<double>, 3> region_multipliers(const Grid3D& g,
     return out;
 }
 
+/// What a pinch-out connection's multiplier is made of (design decision 69), each empty where
+/// nothing multiplies (1): each cell's MULTZ, MULTZ- and MULTFLT on its +k face, and each +k
+/// face's multiplier without MULTREGT (rock.multz before the regions).
+struct VerticalMultipliers {
+    std::vector<double> own, minus, fault, face;
+};
+
 /// The transmissibility multipliers of each cell's +i, +j, +k face (rock.multx, multy,
 /// multz; left empty where nothing multiplies): MULTX/Y/Z on the cell's own face, MULTX-/Y-/Z-
 /// of the next cell along the axis on the face they share, each MULTFLT record on its
 /// faults' faces (a face on the grid's edge has no flow to multiply) and MULTREGT's records.
+/// `vertical` (non-null with PINCH) receives the parts of the +k faces' multipliers.
 void apply_face_multipliers(const Grid3D& g, const EclipseGridSpec& spec, const EclipseGridData& d,
-                            RockFields& rock) {
+                            RockFields& rock, VerticalMultipliers* vertical) {
     const auto n = static_cast<std::size_t>(g.num_cells());
     const auto every = [](index_t) { return true; };
     const auto ok = [](double v) { return std::isnan(v) || (std::isfinite(v) && v >= 0.0); };
@@ -193,12 +202,15 @@ void apply_face_multipliers(const Grid3D& g, const EclipseGridSpec& spec, const 
     // Each fault connection's multiplier needs its own cells' MULTX/Y, MULTX-/Y- and MULTFLT
     // (decision 63): kept aside below where the grid has connections (empty: 1).
     const bool connections = g.geometry != nullptr && !g.geometry->nnc.empty();
-    std::array<std::vector<double>, 2> own, minus_own, faults;
+    // The cells' own multipliers are kept along x and y for the faults' connections, along z
+    // for PINCH's.
+    const auto keep = [&](int a) { return a < 2 ? connections : vertical != nullptr; };
+    std::array<std::vector<double>, 3> own, minus_own, faults;
     for (int a = 0; a < 3; ++a) {
         if (const auto* values = find(d, plus_name[a])) {
             *mult[a] = to_cells(g, spec, plus_name[a], *values, 1.0, every, ok, "finite and >= 0");
             for (double& v : *mult[a]) v = std::isnan(v) ? 1.0 : v;  // not given: 1
-            if (connections && a < 2) own[a] = *mult[a];
+            if (keep(a)) own[a] = *mult[a];
         }
         if (const auto* values = find(d, minus_name[a])) {
             std::vector<double> minus =
@@ -209,7 +221,7 @@ void apply_face_multipliers(const Grid3D& g, const EclipseGridSpec& spec, const 
                 const index_t b = below(g.ijk(m), a);
                 if (b >= 0 && !std::isnan(v)) face[static_cast<std::size_t>(b)] *= v;
             }
-            if (connections && a < 2) {
+            if (keep(a)) {
                 for (double& v : minus) v = std::isnan(v) ? 1.0 : v;
                 minus_own[a] = std::move(minus);
             }
@@ -217,8 +229,8 @@ void apply_face_multipliers(const Grid3D& g, const EclipseGridSpec& spec, const 
     }
     for (const auto& [f, value] : d.fault_multipliers) {
         std::vector<double>& face = face_of(f.axis);
-        const bool lateral = connections && f.axis < 2;  // the faces a connection crosses
-        if (lateral && faults[f.axis].empty()) faults[f.axis].assign(n, 1.0);
+        const bool own_face = keep(f.axis);  // the faces a connection crosses
+        if (own_face && faults[f.axis].empty()) faults[f.axis].assign(n, 1.0);
         for (int k = f.box[4]; k <= f.box[5]; ++k) {
             for (int j = f.box[2]; j <= f.box[3]; ++j) {
                 for (int i = f.box[0]; i <= f.box[1]; ++i) {
@@ -228,11 +240,12 @@ void apply_face_multipliers(const Grid3D& g, const EclipseGridSpec& spec, const 
                         f.side > 0 ? (ijk[f.axis] + 1 < size[f.axis] ? m : -1) : below(ijk, f.axis);
                     if (owner < 0) continue;
                     face[static_cast<std::size_t>(owner)] *= value;
-                    if (lateral) faults[f.axis][static_cast<std::size_t>(owner)] *= value;
+                    if (own_face) faults[f.axis][static_cast<std::size_t>(owner)] *= value;
                 }
             }
         }
     }
+    if (vertical != nullptr) *vertical = {own[2], minus_own[2], faults[2], rock.multz};
     const RegionFactors regions(g, spec, d);
     const std::array<std::vector<double>, 3> regional = region_multipliers(g, regions);
     for (int a = 0; a < 3; ++a) {
@@ -264,12 +277,121 @@ double transmissibility_unit(const EclipseGridSpec& spec, const EclipseGridData&
     return units::kCentiPoise / units::kDay / units::kBar;
 }
 
+/// PINCH's pinch-out connections (design decision 69; OPM Flow's rules). In each column a run
+/// of bypassed cells joins the active cell right above it (a) to the active cell right below
+/// it (b); a cell is bypassed when it is inactive for its pore volume (none, or less than
+/// MINPV), or ACTNUM 0 and at most item 1 thick. With NOGAP the run's cells together are at
+/// most item 1 thick (the Eclipse outcomes of opm-tests' pinch cases; OPM Flow tests each
+/// cell). No connection where more void (space between a cell's bottom and the next one's
+/// top, the least over the pillars) than item 3 lies between a and b. T = t_a t_b / (t_a +
+/// t_b), t = PERMZ half: a's through its bottom face, b's through the same face (the
+/// connection's face is a's bottom face, as OPM builds it), times MULTZ of a (and MULTFLT of
+/// its +k face) and MULTZ- of b (item 5 TOP) or the least +k face multiplier from a down to b
+/// (item 5 ALL). With item 4 ALL, T is the +k faces' transmissibilities from a down to b in
+/// series instead, each with its own multipliers and the bypassed cells' PERMZ (0 where not
+/// given). Then times MULTREGT of a's and b's regions (its records along z that take
+/// non-neighbour connections). SI; a < b; only T > 0.
+std::vector<NncTransmissibility> pinch_connections(
+    const Grid3D& g, const EclipseGridData& d, double unit, const std::vector<std::uint8_t>& actnum,
+    const std::vector<std::uint8_t>& active, const std::vector<double>& kz,
+    const VerticalMultipliers& mult, const RegionFactors& regions) {
+    const EclipseGridData::Pinch& p = d.pinch;
+    const double threshold = p.threshold * unit, max_gap = p.max_gap * unit;
+    const CellGeometry* geo =
+        g.geometry != nullptr && g.geometry->corner_point() ? g.geometry.get() : nullptr;
+    const auto value = [](const std::vector<double>& v, index_t m) {
+        return v.empty() ? 1.0 : v[static_cast<std::size_t>(m)];
+    };
+    const auto perm = [&](index_t m) {
+        const double k = kz[static_cast<std::size_t>(m)];
+        return std::isnan(k) ? 0.0 : k;
+    };
+    const auto bypassed = [&](index_t m) {
+        if (active[static_cast<std::size_t>(m)]) return false;
+        return actnum[static_cast<std::size_t>(m)] != 0 || g.size_z(m) <= threshold;
+    };
+    // PERMZ times the geometric half transmissibility through cell m's bottom (side 1) or top
+    // (side 0); a cell of no thickness adds no resistance (infinite), whatever its PERMZ.
+    const auto half_t = [&](index_t m, int side) {
+        if (!(g.size_z(m) > 0.0)) return std::numeric_limits<double>::infinity();
+        if (perm(m) == 0.0) return 0.0;
+        if (geo != nullptr) return perm(m) * geo->half[6 * static_cast<std::size_t>(m) + 4 + side];
+        return perm(m) * (2.0 * g.size_x(m) * g.size_y(m) / g.size_z(m));
+    };
+    // The void between cell m's bottom and the top of the cell below it.
+    const auto void_below = [&](index_t m) {
+        if (geo == nullptr) {
+            return std::max(0.0, (g.centre_depth(m + 1) - 0.5 * g.size_z(m + 1)) -
+                                     (g.centre_depth(m) + 0.5 * g.size_z(m)));
+        }
+        double least = 0.0;
+        for (int r = 0; r < 4; ++r) {
+            const double top = geo->corners[24 * static_cast<std::size_t>(m + 1) + 3 * r + 2];
+            const double bottom = geo->corners[24 * static_cast<std::size_t>(m) + 3 * (r + 4) + 2];
+            least = r == 0 ? top - bottom : std::min(least, top - bottom);
+        }
+        return std::max(0.0, least);
+    };
+    const auto in_series = [](double ta, double tb) {
+        if (std::isinf(ta)) return tb;
+        if (std::isinf(tb)) return ta;
+        const double sum = ta + tb;
+        return sum > 0.0 ? ta * tb / sum : 0.0;
+    };
+    std::vector<NncTransmissibility> out;
+    for (index_t col = 0; col < g.num_columns(); ++col) {
+        const index_t base = col * g.nz;
+        for (int k = 0; k + 2 < g.nz; ++k) {
+            const index_t a = base + k;
+            if (!active[static_cast<std::size_t>(a)] || !bypassed(a + 1)) continue;
+            index_t b = a + 1;
+            while (b < base + g.nz && bypassed(b)) ++b;
+            k = static_cast<int>(b - base) - 1;  // the loop goes on from b
+            if (b == base + g.nz || !active[static_cast<std::size_t>(b)]) continue;
+            if (!p.gap) {  // NOGAP: the bypassed cells together at most item 1 thick
+                double thickness = 0.0;
+                for (index_t c = a + 1; c < b; ++c) thickness += g.size_z(c);
+                if (thickness > threshold) continue;
+            }
+            double gap = 0.0;
+            for (index_t c = a; c < b; ++c) gap += void_below(c);
+            if (gap > max_gap) continue;
+            double t = 0.0;
+            if (p.all_cells) {  // the faces from a down to b in series
+                double resistance = 0.0;
+                for (index_t c = a; c < b && resistance >= 0.0; ++c) {
+                    const double face =
+                        in_series(half_t(c, 1), half_t(c + 1, 0)) * value(mult.face, c);
+                    resistance = face > 0.0 ? resistance + 1.0 / face : -1.0;
+                }
+                t = resistance > 0.0 ? 1.0 / resistance : 0.0;
+            } else {
+                const double half_b =
+                    geo != nullptr
+                        ? half_through_bottom(*geo, a, b)
+                        : g.size_x(a) * g.size_y(a) /
+                              (g.centre_depth(b) - g.centre_depth(a) - 0.5 * g.size_z(a));
+                double m = value(mult.own, a) * value(mult.fault, a) * value(mult.minus, b);
+                if (p.all_multz) {
+                    m = value(mult.face, a);
+                    for (index_t c = a + 1; c < b; ++c) m = std::min(m, value(mult.face, c));
+                }
+                t = in_series(half_t(a, 1), perm(b) * half_b) * m;
+            }
+            t *= regions(a, b, 2, true);
+            if (t > 0.0) out.push_back({a, b, t});
+        }
+    }
+    return out;
+}
+
 /// NNC's connections into rock.nnc_given (SI; MULTREGT of their cells' regions applied, its
-/// records of every direction) and EDITNNC's multipliers on them and on the faults'
-/// connections (rock.nnc_mult); an EDITNNC record of two active cells with neither is an
-/// error (design decision 63).
+/// records of every direction), then `pinched` (PINCH's), and EDITNNC's multipliers on them
+/// and on the faults' connections (rock.nnc_mult); an EDITNNC record of two active cells with
+/// none is an error (design decision 63).
 void apply_cell_pairs(const Grid3D& g, const EclipseGridSpec& spec, const EclipseGridData& d,
-                      const std::vector<std::uint8_t>& active, RockFields& rock) {
+                      const std::vector<std::uint8_t>& active,
+                      const std::vector<NncTransmissibility>& pinched, RockFields& rock) {
     const double unit = transmissibility_unit(spec, d);
     const auto cell = [&](const std::array<int, 3>& c) { return g.cell(c[0], c[1], c[2]); };
     const RegionFactors regions(g, spec, d);
@@ -278,6 +400,7 @@ void apply_cell_pairs(const Grid3D& g, const EclipseGridSpec& spec, const Eclips
         const index_t a = std::min(cell(p.a), cell(p.b)), b = std::max(cell(p.a), cell(p.b));
         rock.nnc_given.push_back({a, b, p.value * unit * regions(a, b, -1, true)});
     }
+    rock.nnc_given.insert(rock.nnc_given.end(), pinched.begin(), pinched.end());
     const std::vector<CellConnection>* faults = g.geometry ? &g.geometry->nnc : nullptr;
     for (const EclipseGridData::CellPair& e : d.editnnc) {
         const index_t a = std::min(cell(e.a), cell(e.b)), b = std::max(cell(e.a), cell(e.b));
@@ -297,7 +420,7 @@ void apply_cell_pairs(const Grid3D& g, const EclipseGridSpec& spec, const Eclips
             throw InputError(spec.key, e.where + "EDITNNC: the cells " + cell_text(g, a) + " and " +
                                            cell_text(g, b) +
                                            " have no non-neighbour connection to multiply "
-                                           "(neither a fault's throw nor an NNC record joins "
+                                           "(no fault's throw, NNC record or PINCH joins "
                                            "them)");
         }
     }
@@ -490,7 +613,9 @@ void apply_eclipse_rock(const Grid3D& g, const EclipseGridSpec& spec, const Ecli
         rock.ky = to_cells(g, spec, "PERMY", *find(d, "PERMY"), md, is_active, ok, rule);
         rock.kz = to_cells(g, spec, "PERMZ", *find(d, "PERMZ"), md, is_active, ok, rule);
     }
-    apply_face_multipliers(g, spec, d, rock);
+    const bool pinch = d.pinch.given;
+    VerticalMultipliers vertical;
+    apply_face_multipliers(g, spec, d, rock, pinch ? &vertical : nullptr);
     if (rock.kx.size() != n || rock.ky.size() != n || rock.kz.size() != n ||
         rock.porosity.size() != n) {
         throw Error("apply_eclipse_rock: every field comes from the files or the deck");
@@ -517,6 +642,10 @@ void apply_eclipse_rock(const Grid3D& g, const EclipseGridSpec& spec, const Ecli
         for (double& v : least) v = std::isnan(v) ? 0.0 : v;
     }
     const double pv_unit = pore_volume_unit(spec, d);
+    // PINCH tells ACTNUM's inactive cells from the pore volume's, and takes the input PERMZ of
+    // the cells it bypasses.
+    const std::vector<std::uint8_t> actnum = pinch ? active : std::vector<std::uint8_t>();
+    const std::vector<double> kz = pinch ? rock.kz : std::vector<double>();
     for (std::size_t m = 0; m < n; ++m) {
         const double pore_volume =
             rock.porosity[m] * ntg[m] * multpv[m] * g.volume(static_cast<index_t>(m));
@@ -539,7 +668,11 @@ void apply_eclipse_rock(const Grid3D& g, const EclipseGridSpec& spec, const Ecli
                                        ": no cell is active (ACTNUM 0, or no pore volume "
                                        "or less than MINPV, everywhere)");
     }
-    apply_cell_pairs(g, spec, d, active, rock);
+    const std::vector<NncTransmissibility> pinched =
+        pinch ? pinch_connections(g, d, length_unit(spec, d), actnum, active, kz, vertical,
+                                  RegionFactors(g, spec, d))
+              : std::vector<NncTransmissibility>();
+    apply_cell_pairs(g, spec, d, active, pinched, rock);
     if (count < n) rock.active = std::move(active);
 }
 

@@ -2,7 +2,7 @@
 /// @file The GRID-section reader's state (grid/eclipse_grid.hpp's read_eclipse_grid), shared by
 /// the files that hold its keywords by concern: eclipse_grid.cpp (files, includes, RUNSPEC,
 /// arrays and boxes), eclipse_edits.cpp (EQUALS and the other edits, the region edits,
-/// OPERATE) and eclipse_connections.cpp (cell sizes, GRIDOPTS, MINPV, FAULTS, MULTFLT).
+/// OPERATE) and eclipse_connections.cpp (cell sizes, GRIDOPTS, MINPV, PINCH, FAULTS, MULTFLT).
 #include <array>
 #include <cstddef>
 #include <limits>
@@ -209,6 +209,9 @@ class GridReader {
 
     /// MINPV value /.
     void read_minpv(Source& src, const Token& at);
+
+    /// PINCH [threshold [GAP|NOGAP [max-gap [TOPBOT|ALL [TOP|ALL]]]]] /.
+    void read_pinch(Source& src, const Token& at);
 
     /// FACE of a FAULTS record: X, Y, Z (or I, J, K), with an optional + or -.
     static bool fault_face(std::string_view f, int& axis, int& side);

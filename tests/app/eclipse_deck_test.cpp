@@ -161,18 +161,11 @@ TEST_F(EclipseDeck, FaultedDeckRunsWithItsConnections) {
     EXPECT_THAT(err.str(), HasSubstr("solving on the CPU"));
 }
 
-// The faulted deck simulated (water injected next to the fault for 60 days): from the output
-// file alone, the fluid in place (each cell's pore volume from its file sizes, the deck's
-// compressibilities) has changed by minus the wells' cumulatives at every report, per phase,
-// within the per-step material-balance tolerance summed over the steps: the connections' fluxes
-// leave one cell and enter the other.
-TEST_F(EclipseDeck, FaultedDeckSimulationConservesMassFromItsFile) {
-    const std::string out = path("fault_sim.h5");
-    const CliResult r =
-        run_heptane({"simulate", source_path("tests/app/decks/eclipse_fault_sim.yaml"), "-o", out,
-                     "--backend", "cpu"});
-    ASSERT_EQ(r.code, kExitOk) << r.err << r.out;
-    EXPECT_THAT(r.out, HasSubstr("(99 active, 20 non-neighbour connections)"));
+/// From the output file `out` of eclipse_fault_sim.yaml (or a variant) alone: the fluid in
+/// place (each cell's pore volume from its file sizes, the deck's compressibilities) has
+/// changed by minus the wells' cumulatives at every report, per phase, within the per-step
+/// material-balance tolerance summed over the steps.
+void expect_mass_balance(const std::string& out) {
     const h5::File f = h5::File::open(out);
     const double psi = 6894.757293168361, stb = 0.158987294928;
     const double c_rock = 1e-6 / psi, c_oil = 5e-6 / psi, c_water = 3e-6 / psi;
@@ -218,6 +211,46 @@ TEST_F(EclipseDeck, FaultedDeckSimulationConservesMassFromItsFile) {
                 << "day " << t << ", phase " << a << " (" << steps << " steps)";
         }
     }
+}
+
+// The faulted deck simulated (water injected next to the fault for 60 days): mass balances
+// from the output file alone (expect_mass_balance): the connections' fluxes leave one cell
+// and enter the other.
+TEST_F(EclipseDeck, FaultedDeckSimulationConservesMassFromItsFile) {
+    const std::string out = path("fault_sim.h5");
+    const CliResult r =
+        run_heptane({"simulate", source_path("tests/app/decks/eclipse_fault_sim.yaml"), "-o", out,
+                     "--backend", "cpu"});
+    ASSERT_EQ(r.code, kExitOk) << r.err << r.out;
+    EXPECT_THAT(r.out, HasSubstr("(99 active, 20 non-neighbour connections)"));
+    expect_mass_balance(out);
+}
+
+// PINCH (eclipse_pinch.inc): layer 3 of the thrown columns i = 4, 5 is inactive for its pore
+// volume, so the 5 fault connections between layer 4 of i = 3 and layer 3 of i = 4 go, and 10
+// pinch-out connections join layers 2 and 4 of those columns: 25 in all. The simulation
+// conserves mass through them; without PINCH the columns' upper layers are cut off from the
+// lower ones there (15 connections), and the pressures differ.
+TEST_F(EclipseDeck, PinchedDeckSimulationConservesMassThroughItsConnections) {
+    const std::string deck = source_path("tests/app/decks/eclipse_fault_sim.yaml");
+    const std::string files = "grid.eclipse=[eclipse_fault.grdecl, eclipse_pinch.inc]";
+    const std::string out = path("pinch_sim.h5");
+    const CliResult r =
+        run_heptane({"simulate", deck, "-o", out, "--backend", "cpu", "--set", files});
+    ASSERT_EQ(r.code, kExitOk) << r.err << r.out;
+    EXPECT_THAT(r.out, HasSubstr("(89 active, 25 non-neighbour connections)"));
+    expect_mass_balance(out);
+    // Without PINCH (MINPV alone): 15 connections, another result.
+    const test::TempFile minpv("EQUALS\n PORO 0.002 4 5 1 5 3 3 /\n/\nMINPV\n 1 /\n");
+    const std::string apart = path("apart_sim.h5");
+    const CliResult q =
+        run_heptane({"simulate", deck, "-o", apart, "--backend", "cpu", "--set",
+                     "grid.eclipse=[" + source_path("tests/app/decks/eclipse_fault.grdecl") + ", " +
+                         minpv.path() + "]"});
+    ASSERT_EQ(q.code, kExitOk) << q.err << q.out;
+    EXPECT_THAT(q.out, HasSubstr("(89 active, 15 non-neighbour connections)"));
+    const CliResult differ = run_heptane({"compare", out, apart});
+    EXPECT_EQ(differ.code, 1) << differ.out;
 }
 
 // NaN in an inactive cell of both files is the blank; anywhere else it is a difference.

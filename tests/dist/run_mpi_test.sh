@@ -175,7 +175,11 @@ agree "run eclipse_fault qmr" run "$decks/eclipse_fault.yaml" --set "$records" \
 run_cases=$((run_cases + 2))
 slab_line="holds only its planes' Jacobian"
 agree "simulate eclipse_fault_sim" simulate "$decks/eclipse_fault_sim.yaml" --set "$records"
-simulations=$((simulations + 1))
+# PINCH's connections (design decision 69) join the layers of a column: within a rank's slab;
+# CPR's line smoother reads them in its columns' residuals.
+agree "simulate eclipse_fault_sim pinch cpr" simulate "$decks/eclipse_fault_sim.yaml" \
+  --set "grid.eclipse=[eclipse_fault.grdecl, eclipse_pinch.inc]" --set solver.preconditioner=cpr
+simulations=$((simulations + 2))
 # A connection three i-planes long (an NNC record) reaches past a rank's halo plane: exit 2
 # naming grid.eclipse, nothing written.
 "$mpiexec" -np 2 --oversubscribe "$heptane" run "$decks/eclipse_fault.yaml" --backend "$backend" \

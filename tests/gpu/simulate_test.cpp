@@ -85,52 +85,66 @@ TEST_F(SimulateOnGpu, CprRunKeepsItsJacobianOnTheDeviceAndGivesTheCpuBits) {
 // 68; the default with none and point-block Jacobi) and the multi-kernel one (the only one for
 // line Jacobi and CPR) take its non-neighbour connections and write the CPU's file bit for bit
 // with each preconditioner; the simulation keeps its state on the device (decision 65) and
-// gives the CPU's bits too.
+// gives the CPU's bits too. The same with PINCH (eclipse_pinch.inc, decision 69): connections
+// between the layers of one column.
 TEST_F(SimulateOnGpu, FaultedDeckIsTheCpuRunBitForBit) {
     const std::string deck = test::source_path("tests/app/decks/eclipse_fault.yaml");
-    for (const char* pc : {"none", "point_block_jacobi", "line_jacobi", "cpr"}) {
-        SCOPED_TRACE(pc);
-        const bool fused = std::string(pc) == "none" || std::string(pc) == "point_block_jacobi";
-        // The CPU, the GPU's default kernel, and for the fused ones the multi-kernel solver too.
-        std::vector<std::vector<std::string>> ways = {{"--backend", "cpu"}, {"--backend", "gpu"}};
-        if (fused) ways.push_back({"--backend", "gpu", "--set", "solver.gpu_kernel=multi_kernel"});
-        std::vector<std::string> files;
-        for (std::size_t n = 0; n < ways.size(); ++n) {
-            files.push_back((fs::path(::testing::TempDir()) /
-                             (std::string("fault_") + pc + "_" + std::to_string(n) + "_" +
-                              std::to_string(::getpid()) + ".h5"))
-                                .string());
-            std::vector<std::string> args = {"run",   deck,
-                                             "-o",    files.back(),
-                                             "--set", std::string("solver.preconditioner=") + pc};
-            args.insert(args.end(), ways[n].begin(), ways[n].end());
+    const std::vector<std::vector<std::string>> variants = {
+        {}, {"--set", "grid.eclipse=[eclipse_fault.grdecl, eclipse_pinch.inc]"}};
+    for (std::size_t v = 0; v < variants.size(); ++v) {
+        SCOPED_TRACE(v == 0 ? "faults" : "faults and PINCH");
+        const std::string tag = std::to_string(v) + "_" + std::to_string(::getpid());
+        for (const char* pc : {"none", "point_block_jacobi", "line_jacobi", "cpr"}) {
+            SCOPED_TRACE(pc);
+            const bool fused = std::string(pc) == "none" || std::string(pc) == "point_block_jacobi";
+            // The CPU, the GPU's default kernel, and for the fused ones the multi-kernel
+            // solver too.
+            std::vector<std::vector<std::string>> ways = {{"--backend", "cpu"},
+                                                          {"--backend", "gpu"}};
+            if (fused) {
+                ways.push_back({"--backend", "gpu", "--set", "solver.gpu_kernel=multi_kernel"});
+            }
+            std::vector<std::string> files;
+            for (std::size_t n = 0; n < ways.size(); ++n) {
+                files.push_back(
+                    (fs::path(::testing::TempDir()) /
+                     (std::string("fault_") + pc + "_" + std::to_string(n) + "_" + tag + ".h5"))
+                        .string());
+                std::vector<std::string> args = {
+                    "run",        deck,    "-o",
+                    files.back(), "--set", std::string("solver.preconditioner=") + pc};
+                args.insert(args.end(), ways[n].begin(), ways[n].end());
+                args.insert(args.end(), variants[v].begin(), variants[v].end());
+                const test::CliResult r = test::run_heptane(args);
+                ASSERT_EQ(r.code, kExitOk) << r.out << r.err;
+                if (n == 1) {
+                    EXPECT_NE(r.out.find(fused ? "in_kernel" : "multi_kernel"), std::string::npos)
+                        << r.out;
+                }
+                if (n == 0) continue;
+                const test::CliResult cmp = test::run_heptane(
+                    {"compare", files[n], files[0], "--rtol", "0", "--atol", "0"});
+                EXPECT_EQ(cmp.code, kExitOk) << ways[n].back() << "\n" << cmp.out;
+            }
+        }
+        const std::string flood = test::source_path("tests/app/decks/eclipse_fault_sim.yaml");
+        std::vector<std::string> runs;
+        for (const char* backend : {"cpu", "gpu"}) {
+            runs.push_back((fs::path(::testing::TempDir()) /
+                            (std::string("fault_sim_") + backend + "_" + tag + ".h5"))
+                               .string());
+            std::vector<std::string> args = {"simulate",  flood,       "-o",
+                                             runs.back(), "--backend", backend};
+            args.insert(args.end(), variants[v].begin(), variants[v].end());
             const test::CliResult r = test::run_heptane(args);
             ASSERT_EQ(r.code, kExitOk) << r.out << r.err;
-            if (n == 1) {
-                EXPECT_NE(r.out.find(fused ? "in_kernel" : "multi_kernel"), std::string::npos)
-                    << r.out;
-            }
-            if (n == 0) continue;
-            const test::CliResult cmp =
-                test::run_heptane({"compare", files[n], files[0], "--rtol", "0", "--atol", "0"});
-            EXPECT_EQ(cmp.code, kExitOk) << ways[n].back() << "\n" << cmp.out;
         }
+        // The state and the assembly on the device (design decision 65).
+        EXPECT_EQ(h5::File::open(runs[1]).attr_string("/simulation", "state"),
+                  "GPU (J handed to the solver on the device)");
+        const test::CliResult cmp = test::run_heptane({"compare", runs[1], runs[0], "--rtol", "0"});
+        EXPECT_EQ(cmp.code, kExitOk) << cmp.out;
     }
-    const std::string flood = test::source_path("tests/app/decks/eclipse_fault_sim.yaml");
-    std::vector<std::string> runs;
-    for (const char* backend : {"cpu", "gpu"}) {
-        runs.push_back((fs::path(::testing::TempDir()) / (std::string("fault_sim_") + backend +
-                                                          "_" + std::to_string(::getpid()) + ".h5"))
-                           .string());
-        const test::CliResult r =
-            test::run_heptane({"simulate", flood, "-o", runs.back(), "--backend", backend});
-        ASSERT_EQ(r.code, kExitOk) << r.out << r.err;
-    }
-    // The state and the assembly on the device (design decision 65).
-    EXPECT_EQ(h5::File::open(runs[1]).attr_string("/simulation", "state"),
-              "GPU (J handed to the solver on the device)");
-    const test::CliResult cmp = test::run_heptane({"compare", runs[1], runs[0], "--rtol", "0"});
-    EXPECT_EQ(cmp.code, kExitOk) << cmp.out;
 }
 
 TEST_F(SimulateOnGpu, MultiKernelRunAgreesWithTheCpuRun) {

@@ -246,7 +246,7 @@ TEST(EclipseGrid, EveryMalformedFormIsAnErrorAtItsLine) {
          ":1: PERMX: 3 values, the box has 6 cells (the whole grid of grid.dims [3, 2, 1])"},
         {"BOX\n 1 1 1 1 1 1 /\nPORO\n 1 2 /\n", ":3: PORO: 2 values, the box has 1 cells (BOX)"},
         {"PERMX\n 6*1\n", ":1: PERMX: the file ends before the '/'"},
-        {"PERMX\n 6*1 /\nPINCH\n 0.1 /\n", ":3: 'PINCH' is not a GRID-section keyword"},
+        {"PERMX\n 6*1 /\nPINCHREG\n 0.1 /\n", ":3: 'PINCHREG' is not a GRID-section keyword"},
         {"SPECGRID\n 3 2 2 1 F /\n", ":1: SPECGRID 3 2 2 does not match grid.dims [3, 2, 1]"},
         {"SPECGRID\n 3 2 1 2 F /\n", ":1: SPECGRID: several reservoirs (NUMRES > 1)"},
         {"SPECGRID\n 3 2 1 1 T /\n", ":1: SPECGRID: radial (cylindrical) grids"},
