@@ -255,26 +255,39 @@ CellGeometry corner_point_cells(const CornerPointInput& in) {
     const auto match = [](double za, double zb) {
         return std::abs(za - zb) <= 1e-6 + 1e-9 * std::max(std::abs(za), std::abs(zb));
     };
-    // Active cells of one column share whole faces: a gap or an overlap between them is not
-    // joined (PINCH joins active cells across inactive ones: grid/eclipse_model.cpp).
+    // Active cells of one column share whole faces, or leave a void between them (design
+    // decision 70): joined through the upper cell's bottom face unless the void exceeds
+    // in.max_void. An overlap is refused.
+    struct Void {
+        index_t a;    // the upper cell; the lower one is a + 1
+        bool joined;  // the void is at most in.max_void
+    };
+    std::vector<Void> voids;
     for (int k = 0; k + 1 < nz; ++k) {
         for (int j = 0; j < ny; ++j) {
             for (int i = 0; i < nx; ++i) {
                 if (!active(i, j, k) || !active(i, j, k + 1)) continue;
+                bool matching = true;
+                double least = 0.0;            // the void, the least over the pillars
                 for (int c = 4; c < 8; ++c) {  // the bottom face's corners
                     const double za = z_of(i, j, k, c), zb = z_of(i, j, k + 1, c - 4);
-                    if (!match(za, zb)) {
+                    least = c == 4 ? zb - za : std::min(least, zb - za);
+                    if (match(za, zb)) continue;
+                    matching = false;
+                    if (zb < za) {
                         throw InputError(
-                            in.key, in.zcorn_where + "ZCORN: the face between cells " +
-                                        ijk_text(i, j, k) + " and " + ijk_text(i, j, k + 1) +
-                                        " does not match (corner depths " + std::to_string(za) +
-                                        " and " + std::to_string(zb) +
-                                        " m: a gap or an overlap between the layers of a "
-                                        "column); heptane joins the layers of a column across "
-                                        "inactive cells (PINCH), not across a void or an "
-                                        "overlap, so active cells of one column must share "
-                                        "whole faces");
+                            in.key, in.zcorn_where + "ZCORN: cells " + ijk_text(i, j, k) + " and " +
+                                        ijk_text(i, j, k + 1) + " overlap (corner depths " +
+                                        std::to_string(za) + " and " + std::to_string(zb) +
+                                        " m: the upper cell's bottom lies below the lower "
+                                        "cell's top); the layers of a column may touch or "
+                                        "leave a void, not overlap");
                     }
+                }
+                if (!matching) {
+                    const index_t a =
+                        k + static_cast<index_t>(nz) * (j + static_cast<index_t>(ny) * i);
+                    voids.push_back({a, std::max(0.0, least) <= in.max_void});
                 }
             }
         }
@@ -424,6 +437,14 @@ CellGeometry corner_point_cells(const CornerPointInput& in) {
                 }
             }
         }
+    }
+    // Voids between the layers of a column (decision 70, OPM Flow's rule): the lower cell's
+    // half runs from its centre to the upper cell's bottom face, across the void; beyond
+    // in.max_void the two are not joined.
+    for (const Void& v : voids) {
+        const auto a = static_cast<std::size_t>(v.a);
+        g.half[6 * (a + 1) + 4] = v.joined ? half_through_bottom(g, v.a, v.a + 1) : 0.0;
+        if (!v.joined) g.half[6 * a + 5] = 0.0;
     }
     for (const auto& list : found) g.nnc.insert(g.nnc.end(), list.begin(), list.end());
     std::sort(g.nnc.begin(), g.nnc.end(), [](const CellConnection& x, const CellConnection& y) {

@@ -4,8 +4,9 @@
 /// sizes and the geometric half-transmissibility of each face. Where a fault's throw moves
 /// one column against the next, the faces' overlaps give the stencil neighbours' halves and
 /// the non-neighbour connections between other layers (design decision 63); the cells of one
-/// column must share whole faces (a gap or an overlap between them is not joined; PINCH joins
-/// active cells across inactive ones: design decision 69).
+/// column share whole faces or leave a void, joined across (design decision 70); PINCH joins
+/// active cells across inactive ones (design decision 69).
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct CornerPointInput {
     const std::vector<double>* zcorn = nullptr;
     double unit = 1.0;
     const std::vector<double>* active = nullptr;
+    /// The most void [m] two active cells of one column are joined across (PINCH's item 3;
+    /// design decision 70).
+    double max_void = std::numeric_limits<double>::infinity();
     std::string coord_where, zcorn_where, key;
 };
 
@@ -45,18 +49,22 @@ struct CornerPointInput {
 /// the cell's centre to the overlap's (as OPM computes a fault face's). The same layer's
 /// halves replace half[] across the face (0 without an overlap or with an inactive cell);
 /// other layers' are the non-neighbour connections nnc, sorted by (a, b).
+/// Voids: where the lower of two active cells of one column starts below the upper one's
+/// bottom (a corner depth apart by more than that tolerance), the lower cell's top half is
+/// half_through_bottom (from its centre to the upper cell's bottom face, across the void, as
+/// OPM builds the face); where the void (the least over the pillars) exceeds max_void both
+/// halves across it are 0.
 /// Throws InputError(key, "...") for a non-finite value, a pillar whose top and bottom depths
 /// are equal, a cell whose bottom corner lies above its top one on a pillar, and two active
-/// cells of one column whose shared face does not match (a corner depth apart by more than
-/// that tolerance: a void or an overlap between the layers, which heptane does not join),
-/// naming the cells.
+/// cells of one column that overlap (the upper one's bottom below the lower one's top by
+/// more than that tolerance), naming the cells.
 CellGeometry corner_point_cells(const CornerPointInput& in);
 
 /// The geometric half transmissibility |A . d| / (d . d) of cell m through the bottom face of
 /// cell face_cell (A that face's area vector, d from m's centre to the face's centre), both
-/// corner-point cells of g: a pinch-out connection's lower half (design decision 69, OPM's
-/// rule: the upper cell's bottom face is the connection's face). With m = face_cell it is
-/// g.half[6 m + 5].
+/// corner-point cells of g: a pinch-out connection's lower half and a void's (design decisions
+/// 69, 70; OPM's rule: the upper cell's bottom face is the connection's face). With m = face_cell
+/// it is g.half[6 m + 5].
 double half_through_bottom(const CellGeometry& g, index_t face_cell, index_t m);
 
 }  // namespace heptane::grid

@@ -454,9 +454,11 @@ void apply_corner_point(Grid3D& grid, const EclipseGridSpec& spec, const Eclipse
     in.coord = &d.coord, in.zcorn = &d.zcorn;
     in.unit = length_unit(spec, d);
     in.active = find(d, "ACTNUM");
+    if (d.pinch.given) in.max_void = d.pinch.max_gap * in.unit;  // PINCH's item 3
     in.coord_where = d.coord_where, in.zcorn_where = d.zcorn_where;
     in.key = spec.key;
     auto geometry = std::make_shared<CellGeometry>(corner_point_cells(in));
+    geometry->max_void = in.max_void;
     double top = geometry->corners[2];
     for (std::size_t c = 2; c < geometry->corners.size(); c += 3)
         top = std::min(top, geometry->corners[c]);
@@ -559,6 +561,7 @@ EclipseGridData read_grid_files(Grid3D& grid, const EclipseGridSpec& spec) {
         grid.geometry = nullptr;
         return d;
     }
+    if (d.pinch.given) geometry->max_void = d.pinch.max_gap * unit;  // PINCH's item 3
     grid.geometry = std::move(geometry);
     return d;
 }

@@ -1,6 +1,7 @@
 #pragma once
 /// @file Structured 3D grid with the k-fastest cell ordering of DESIGN section 2.
 #include <array>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,6 +36,9 @@ struct CellGeometry {
     /// Corner-point grids with faults: the non-neighbour connections that a throw makes
     /// between the layers of neighbouring columns (grid/corner_point.hpp); empty otherwise.
     std::vector<CellConnection> nnc;  ///< sorted by (a, b)
+    /// The most void [m] between two active cells of one column that their vertical face
+    /// crosses (PINCH's item 3; design decision 70); beyond it they are not joined.
+    double max_void = std::numeric_limits<double>::infinity();
     bool corner_point() const { return !half.empty(); }
 };
 

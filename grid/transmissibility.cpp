@@ -1,6 +1,7 @@
 #include "grid/transmissibility.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "core/base/errors.hpp"
@@ -41,6 +42,15 @@ double face(const Grid3D& g, const RockFields& rock, index_t m, index_t n, int a
     const auto length = [&](index_t c) {
         return axis == 0 ? g.size_x(c) : axis == 1 ? g.size_y(c) : g.size_z(c);
     };
+    if (axis == 2) {  // a void between the layers (TOPS): through m's bottom face (decision 70)
+        const double bottom = g.centre_depth(m) + 0.5 * g.size_z(m);
+        const double top = g.centre_depth(n) - 0.5 * g.size_z(n);
+        if (top - bottom > 1e-6 + 1e-9 * std::max(std::abs(top), std::abs(bottom))) {
+            if (top - bottom > g.geometry->max_void) return 0.0;
+            return in_series(2.0 * k[m] * area(m) / length(m),
+                             k[n] * area(m) / (g.centre_depth(n) - bottom));
+        }
+    }
     return harmonic_of_halves(k[m], area(m), length(m), k[n], area(n), length(n));
 }
 

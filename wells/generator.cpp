@@ -132,6 +132,7 @@ void cut_planes(grid::Grid3D& g, grid::RockFields& rock, int first, int end) {
         geo->volume = planes_of(g.geometry->volume, plane, first, end);
         geo->half = planes_of(g.geometry->half, 6 * plane, first, end);
         geo->corners = planes_of(g.geometry->corners, 24 * plane, first, end);
+        geo->max_void = g.geometry->max_void;
         // A fault's connections between the window's cells, with their multipliers.
         std::vector<double> mult;
         for (std::size_t q = 0; q < g.geometry->nnc.size(); ++q) {

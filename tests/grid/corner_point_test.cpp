@@ -513,9 +513,11 @@ TEST(CornerPoint, AnInactiveCellHasNoConnectionsAndTheOthersAreUnchanged) {
     }
 }
 
-TEST(CornerPoint, AGapBetweenTheLayersOfAColumnIsRefusedWithTheCells) {
-    // One column, layers 10-12 and 12.5-14 m deep.
-    const auto column = [](const std::string& before) {
+// Design decision 70: a void between the layers of a column is joined through the upper
+// cell's bottom face (OPM Flow's rule), unless PINCH's item 3 is smaller; an overlap is refused.
+TEST(CornerPoint, AVoidBetweenTheLayersOfAColumnIsJoinedAnOverlapRefused) {
+    // One 10 x 10 m column, layers 10-12 and `top`-14 m deep.
+    const auto column = [](double top, const std::string& before) {
         return before +
                corner_text(
                    1, 1, 2,
@@ -523,18 +525,36 @@ TEST(CornerPoint, AGapBetweenTheLayersOfAColumnIsRefusedWithTheCells) {
                        return std::array<double, 6>{10.0 * pi, 10.0 * pj, 0.0,
                                                     10.0 * pi, 10.0 * pj, 100.0};
                    },
-                   [](int, int, int k, int c) {
-                       return std::array<double, 4>{10.0, 12.0, 12.5, 14.0}[2 * k + (c >> 2)];
+                   [top](int, int, int k, int c) {
+                       return std::array<double, 4>{10.0, 12.0, top, 14.0}[2 * k + (c >> 2)];
                    });
     };
-    const std::string e = error_of(column(""), 1, 1, 2);
+    // A void of 0.5 m: the lower cell's half from its centre (13.25 m) to 12 m, the upper
+    // cell's own (1 m): 100 / 1.25 and 100 / 1.
+    const Grid3D g = read(column(12.5, ""), 1, 1, 2);
+    EXPECT_DOUBLE_EQ(g.geometry->half[5], 100.0);
+    EXPECT_DOUBLE_EQ(g.geometry->half[6 + 4], 100.0 / 1.25);
+    RockFields rock = rock_for(g);
+    const double ka = rock.kz[0], kb = rock.kz[1];
+    const double t = tpfa_transmissibilities(g, rock).tz[0];
+    EXPECT_NEAR(t, ka * 100.0 * kb * 80.0 / (ka * 100.0 + kb * 80.0), 1e-15 * t);
+    // PINCH's item 3 below the void: not joined; at it: joined.
+    const Grid3D apart = read(column(12.5, "PINCH\n 2* 0.4 /\n"), 1, 1, 2);
+    EXPECT_EQ(apart.geometry->half[6 + 4], 0.0);
+    EXPECT_EQ(tpfa_transmissibilities(apart, rock_for(apart)).tz[0], 0.0);
+    const Grid3D joined = read(column(12.5, "PINCH\n 2* 0.5 /\n"), 1, 1, 2);
+    EXPECT_EQ(joined.geometry->half[6 + 4], 100.0 / 1.25);
+    // Touching within the tolerance: the matching face, both halves the cells' own (the
+    // lower one 2 - 1e-7 m thick: 100 / (1 - 0.5e-7), not through the upper cell's face).
+    EXPECT_NEAR(read(column(12.0 + 1e-7, ""), 1, 1, 2).geometry->half[6 + 4],
+                100.0 / (1.0 - 0.5e-7), 1e-9);  // through the upper face: 99.999995
+    // An overlap of 0.5 m: refused with both cells.
+    const std::string e = error_of(column(11.5, ""), 1, 1, 2);
     EXPECT_THAT(e, HasSubstr("grid.eclipse"));
-    EXPECT_THAT(e, HasSubstr(":3: ZCORN: the face between cells (i, j, k) = (0, 0, 0) and "
-                             "(i, j, k) = (0, 0, 1) does not match (corner depths 12.000000 "
-                             "and 12.500000 m"));
-    EXPECT_THAT(e, HasSubstr("not across a void or an overlap"));
+    EXPECT_THAT(e, HasSubstr(":3: ZCORN: cells (i, j, k) = (0, 0, 0) and (i, j, k) = (0, 0, 1) "
+                             "overlap (corner depths 12.000000 and 11.500000 m"));
     // With one of them inactive there is no face to connect.
-    EXPECT_NO_THROW(read(column("ACTNUM\n 1 0 /\n"), 1, 1, 2));
+    EXPECT_NO_THROW(read(column(11.5, "ACTNUM\n 1 0 /\n"), 1, 1, 2));
 }
 
 TEST(CornerPoint, ErrorsNameTheFileLineAndKeyword) {

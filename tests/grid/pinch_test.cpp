@@ -223,6 +223,28 @@ TEST(Pinch, TheLargestEmptyGapBoundsTheVoidCrossed) {
                 1e-14 * ta);
 }
 
+// opm-tests' model T2A (design decision 70): 100 x 100 m cells 2, 0.5 and 1.5 m thick, all
+// active, 1 m of void between the second and the third (TOPS 0, 2, 3.5), PERMZ 100 mD.
+TEST(Pinch, AVoidBetweenActiveLayersIsJoinedUpToTheLargestEmptyGap) {
+    const std::string t2 =
+        "DX\n 3*100 /\nDY\n 3*100 /\nDZ\n 2 0.5 1.5 /\nTOPS\n 0 2 3.5 /\nPORO\n 3*0.25 /\n"
+        "PERMX\n 3*100 /\nPERMY\n 3*100 /\nPERMZ\n 3*100 /\n";
+    // T2A_NOPINCH and T2A_GAP: joined, the lower half from 4.25 m to the upper cell's bottom
+    // at 2.5 m; T2A1_GAP (item 3 0.9 m): not joined.
+    const double k = 100.0 * units::kMilliDarcy;
+    const double ta = k * kArea / 0.25, tb = k * kArea / 1.75, t = ta * tb / (ta + tb);
+    for (const char* pinch : {"", "PINCH\n 0.001 GAP 1E+20 TOPBOT TOP /\n"}) {
+        const Column c = column(t2 + pinch, 3);
+        EXPECT_NEAR(c.t.tz[1], t, 1e-14 * t) << pinch;
+        EXPECT_TRUE(c.t.nnc.empty());
+    }
+    EXPECT_EQ(column(t2 + "PINCH\n 0.001 GAP 0.9 TOPBOT TOP /\n", 3).t.tz[1], 0.0);
+    // The stacked pair above it keeps the cells' own halves (1 m and 0.25 m).
+    const double stacked = column(t2, 3).t.tz[0];
+    const double t0 = (k * kArea / 1.0) * ta / (k * kArea / 1.0 + ta);
+    EXPECT_NEAR(stacked, t0, 1e-14 * t0);
+}
+
 TEST(Pinch, RegionMultipliersAndEditNncTakeTheConnections) {
     const std::string regions = "MULTNUM\n 1 1 2 2 /\n";
     const auto t = [&](const std::string& after) {
