@@ -193,29 +193,17 @@ void check_connections_fit_slabs(const Deck& deck, const grid::Grid3D& g,
 
 }  // namespace
 
-Plan plan_for_model(const Deck& deck, Plan plan, const wells::Model& model, std::ostream& err) {
+Plan plan_for_model(const Deck& deck, Plan plan, const wells::Model& model, std::ostream&) {
     if (deck.model.model != wells::FluidModel::two_phase) return plan;  // the stencil's blocks
+    if (!mpi_launched()) return plan;
+    // Every solver takes the non-neighbour connections (the GPU's block smoothers since
+    // decision 71); under mpirun they must fit the ranks' slabs.
     const std::vector<grid::NncTransmissibility> connections =
         grid::non_neighbour_transmissibilities(model.grid, model.rock);
     if (connections.empty()) return plan;
     const std::string what = "grid.eclipse gives " + std::to_string(connections.size()) +
-                             " non-neighbour connections (faults' throws, NNC)";
-    if (mpi_launched()) check_connections_fit_slabs(deck, model.grid, connections, what);
-    if (!plan.gpu) return plan;
-    // The Krylov solvers, in-kernel (decision 68) and multi-kernel, take them; the GPU's block
-    // smoothers as solvers do not.
-    const SolverSettings& s = deck.solver;
-    if (!is_smoother(s.method)) return plan;
-    const std::string key = "solver.method";
-    const std::string why =
-        "the GPU's block smoothers do not take them yet: use bicgstab or qmr, or backend cpu";
-    if (s.backend == Backend::gpu) deck.rethrow_located(InputError(key, what + "; " + why));
-    err << "heptane: backend auto: solving on the CPU, the GPU solver cannot take this deck: "
-        << what << " (" << why << ")\n";
-    plan.gpu = false;
-    plan.backend = "cpu";
-    plan.kernel_name = "reference";
-    plan.fallback = what;
+                             " non-neighbour connections (faults' throws, NNC, PINCH)";
+    check_connections_fit_slabs(deck, model.grid, connections, what);
     return plan;
 }
 

@@ -48,13 +48,11 @@ std::string command_output(const RunArgs& args, const Deck& deck);
 /// plan_backend, and on `err` why the CPU runs the solves when backend auto falls back.
 Plan plan_and_report(const Deck& deck, std::ostream& err);
 
-/// The plan for the model built from the deck. Where its grid has non-neighbour connections
-/// (a faulted corner-point grid, design decision 63): the GPU runs them with the multi-kernel
-/// solver (the in-kernel one is taken instead where the deck did not name it, an input error
-/// at solver.gpu_kernel where it did), not with the block smoothers (an input error at
-/// solver.method with backend gpu; auto falls back to the CPU and says so on `err`); under
-/// mpirun a connection more than one i-plane long is an input error at grid.eclipse (a
-/// rank's slab reaches one plane past its own; design decision 64). Else `plan`.
+/// The plan for the model built from the deck: `plan`, which every solver can run with the
+/// grid's non-neighbour connections (faults' throws, NNC records, PINCH: design decisions 63,
+/// 68, 69, 71), except that under mpirun a connection more than one i-plane long is an input
+/// error at grid.eclipse (a rank's slab reaches one plane past its own; design decision 64).
+/// `err` takes a note where the plan changes (none does now).
 Plan plan_for_model(const Deck& deck, Plan plan, const wells::Model& model, std::ostream& err);
 
 /// The per-solve options of the deck: tolerance and max_iterations.

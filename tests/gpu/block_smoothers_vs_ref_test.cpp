@@ -184,15 +184,19 @@ TEST_F(BlockSmoothersOnDevice, LargeSpatialBlocksUseSeveralRowsPerThread) {
     EXPECT_EQ(apply_preconditioner(sys.matrix, PreconditionerKind::block_jacobi, shape, r), z_ref);
 }
 
-TEST_F(BlockSmoothersOnDevice, JacobiSweepIsTheReferenceBitForBit) {
-    const GHSystem sys = synthetic(9, 7, 6, 3);
-    const std::array<int, 3> shape{2, 2, 4};
+/// One block Jacobi sweep (omega 0.8) from a random x of `seed`, on the device and on the CPU:
+/// the same bits.
+void expect_jacobi_sweep_bits(const GHSystem& sys, const std::array<int, 3>& shape, unsigned seed) {
     const SpatialBlockFactors F = factor_spatial_blocks(sys.matrix, shape);
-    std::vector<double> x = test::random_vector(sys.rhs.size(), 3);
+    std::vector<double> x = test::random_vector(sys.rhs.size(), seed);
     const std::vector<double> x0 = x;
     std::vector<double> work(x.size());
     block_jacobi_sweep(sys.matrix, F, sys.rhs.data(), x.data(), 0.8, work.data());
     EXPECT_EQ(smoother_sweep(Method::block_jacobi, sys.matrix, shape, 0.8, sys.rhs, x0), x);
+}
+
+TEST_F(BlockSmoothersOnDevice, JacobiSweepIsTheReferenceBitForBit) {
+    expect_jacobi_sweep_bits(synthetic(9, 7, 6, 3), {2, 2, 4}, 3);
 }
 
 TEST_F(BlockSmoothersOnDevice, ChaoticGaussSeidelSweepReducesTheResidual) {
@@ -263,6 +267,48 @@ TEST_F(BlockSmoothersOnDevice, ChaoticGaussSeidelReachesTheReferenceTolerance) {
         // sweep by much, and not slower than 2x (block Jacobi's rate).
         EXPECT_GE(r.iterations, ref.iterations / 2);
         EXPECT_LE(r.iterations, 2 * ref.iterations + 5);
+    }
+}
+
+// Design decision 71: the sweeps' row residuals take the non-neighbour connections (the
+// faulted regression deck's faults' throws, the pinched one's PINCH connections within a
+// column): a block Jacobi sweep and a block Jacobi solve are the CPU's bits, chaotic block
+// Gauss-Seidel reaches the CPU's tolerance.
+TEST_F(BlockSmoothersOnDevice, SweepsTakeTheNonNeighbourConnections) {
+    for (const char* file : {"faulted_corner_point.yaml", "pinched_corner_point.yaml"}) {
+        SCOPED_TRACE(file);
+        const app::Deck deck =
+            app::load_deck(test::source_path(std::string("tests/regression/") + file));
+        const GHSystem sys = app::build_model(deck).system;
+        ASSERT_TRUE(sys.matrix.has_nnc());
+        const std::array<int, 3> shape{2, 2, 2};
+        expect_jacobi_sweep_bits(sys, shape, 5);
+        const SpatialBlockFactors F = factor_spatial_blocks(sys.matrix, shape);
+        SolveOptions opt;
+        opt.tolerance = 1e-8;
+        opt.max_iterations = 6000;
+        GpuSolveOptions o;
+        o.solve = opt;
+        o.block_shape = shape;
+        for (const Method method : {Method::block_jacobi, Method::block_gs}) {
+            SCOPED_TRACE(to_string(method));
+            o.omega = method == Method::block_jacobi ? 0.8 : 1.0;
+            std::vector<double> x_ref(sys.rhs.size(), 0.0);
+            const SolveResult ref = block_smoother_solve(method, sys.matrix, F, sys.rhs.data(),
+                                                         x_ref.data(), opt, o.omega);
+            ASSERT_EQ(ref.status, SolveStatus::converged) << ref.detail;
+            std::vector<double> y(sys.rhs.size(), 0.0);
+            const SolveResult r = block_smoother(method, sys.matrix, sys.rhs, y, o);
+            EXPECT_EQ(r.status, SolveStatus::converged) << r.detail;
+            EXPECT_LE(r.true_relative_residual, opt.tolerance);
+            if (method == Method::block_jacobi) {
+                EXPECT_EQ(r.iterations, ref.iterations);
+                EXPECT_EQ(r.history, ref.history);
+                EXPECT_EQ(y, x_ref);
+            } else {
+                EXPECT_LE(r.iterations, 2 * ref.iterations + 5);
+            }
+        }
     }
 }
 

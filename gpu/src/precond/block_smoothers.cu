@@ -180,7 +180,8 @@ class DeviceSpatial final : public DevicePreconditioner {
 // ---- smoother sweeps -------------------------------------------------------------------------
 
 /// (A x)_i of cell row (m, r) in the canonical order (core/spmv/spmv.cpp): over d, then c, then
-/// the well term. Plain loads: in a chaotic sweep x changes under the kernel.
+/// the non-neighbour connections, then the well term. Plain loads: in a chaotic sweep x changes
+/// under the kernel.
 __device__ double cell_row_product(const BdiaView& v, int K, unsigned m, int r, const double* x) {
     const Stencil s = stencil(v, m);
     double acc = 0.0;
@@ -190,6 +191,13 @@ __device__ double cell_row_product(const BdiaView& v, int K, unsigned m, int r, 
         for (int c = 0; c < K; ++c) {
             const double a = v.bdia[((static_cast<long long>(d) * K + r) * K + c) * v.Mp + m];
             acc = mul_add(a, x[nb * K + c], acc);
+        }
+    }
+    if (v.nnc_ptr != nullptr) {  // the non-neighbour connections, in entry order (decision 71)
+        for (int e = v.nnc_ptr[m]; e < v.nnc_ptr[m + 1]; ++e) {
+            const double* xn = x + static_cast<long long>(v.nnc_col[e]) * K;
+            const double* block = v.nnc_vals + static_cast<long long>(e) * K * K;
+            for (int c = 0; c < K; ++c) acc = mul_add(block[r * K + c], xn[c], acc);
         }
     }
     int base = 0;
@@ -385,11 +393,6 @@ std::size_t SpatialUpload::shared_bytes() const { return block_shared_bytes(max_
 
 DeviceSmoother::DeviceSmoother(const GHMatrix& A, std::array<int, 3> shape)
     : gh_(A, BdiaVariant::cell_fastest), shape_(shape), blocks_(factor_spatial_blocks(A, shape)) {
-    if (A.has_nnc()) {  // the sweeps' row residuals read the stencil only (decision 63)
-        throw NotSupported(
-            "the GPU's block smoothers: a system with non-neighbour connections runs them on "
-            "the CPU");
-    }
     allow_shared(reinterpret_cast<const void*>(&k_sweep), blocks_.shared_bytes());
     // Bdia's structural blocks and the inverses once, b and x read, x written.
     bytes_ = 8.0 * static_cast<double>(A.nonzeros()) +
