@@ -258,4 +258,53 @@ void GridReader::read_operate(Source& src, const Token& at) {
     });
 }
 
+/// COPYBOX: ARRAY I1 I2 J1 J2 K1 K2 I1' I2' J1' J2' K1' K2' / records until an empty one.
+void GridReader::read_copybox(Source& src, const Token& at) {
+    for (;;) {
+        Token t;
+        if (!src.tokens.next(t))
+            src.fail(at, "COPYBOX: the file ends before the '/' that ends its records");
+        if (t.text == "/") return;  // the empty record
+        const Token record = t;
+        const std::string name(unquoted(t.text));
+        if (!is_array(name)) {
+            src.fail(record, "COPYBOX: " + quote_input(name) + " is not an array heptane reads");
+        }
+        check_negative_multiplier(src, record, name);
+        std::vector<double> items;
+        bool closed = false;
+        while (!closed && src.tokens.next(t)) {
+            closed = t.text == "/";
+            if (!closed) append_values(src.path, src.text, t, "COPYBOX", items, 13, true);
+        }
+        if (!closed) src.fail(record, "COPYBOX: the file ends before the record's '/'");
+        const char* form = "COPYBOX: a record is ARRAY I1 I2 J1 J2 K1 K2 I1' I2' J1' J2' K1' K2' /";
+        if (items.size() != 12) src.fail(record, form);
+        for (double v : items) {
+            if (std::isnan(v)) src.fail(record, std::string(form) + " (no item defaulted)");
+        }
+        const std::vector<double> first(items.begin(), items.begin() + 6);
+        const std::vector<double> second(items.begin() + 6, items.end());
+        const Box from = box_from(src, record, "COPYBOX", first, 0, full_, true);
+        const Box to = box_from(src, record, "COPYBOX", second, 0, full_, true);
+        for (int d = 0; d < 3; ++d) {
+            if (from.r[2 * d + 1] - from.r[2 * d] != to.r[2 * d + 1] - to.r[2 * d]) {
+                src.fail(record, "COPYBOX: the two boxes differ in shape along " +
+                                     std::string("IJK").substr(d, 1) + " (" +
+                                     std::to_string(from.r[2 * d + 1] - from.r[2 * d] + 1) +
+                                     " and " + std::to_string(to.r[2 * d + 1] - to.r[2 * d] + 1) +
+                                     " cells)");
+            }
+        }
+        const auto it = data_.arrays.find(name);
+        if (it == data_.arrays.end())
+            src.fail(record, "COPYBOX: " + name + " is not defined yet (give it before the edit)");
+        const std::vector<double> source = it->second;  // the boxes may overlap
+        std::vector<std::size_t> cells;
+        for_box(from, [&](std::size_t cell, std::size_t) { cells.push_back(cell); });
+        std::vector<double>& a = it->second;
+        for_box(to, [&](std::size_t cell, std::size_t n) { a[cell] = source[cells[n]]; });
+    }
+}
+
 }  // namespace heptane::grid::detail

@@ -68,6 +68,8 @@ void GridReader::read_file(const std::string& path, std::vector<std::string>& st
             read_edit(src, t, keyword);
         } else if (is_region_edit(keyword)) {
             read_region_edit(src, t, keyword);
+        } else if (keyword == "COPYBOX") {
+            read_copybox(src, t);
         } else if (keyword == "BOX") {
             box_ = read_box(src, t, keyword, full_, true);
         } else if (keyword == "ENDBOX") {
@@ -126,7 +128,8 @@ void GridReader::read_file(const std::string& path, std::vector<std::string>& st
                     "MULTREGT, "
                     "NNC, EDITNNC, "
                     "MULTNUM, FLUXNUM, OPERNUM, EQUALREG, MULTIREG, ADDREG, COPYREG, "
-                    "BOX, ENDBOX, EQUALS, MULTIPLY, ADD, COPY, MINVALUE, MAXVALUE, OPERATE, "
+                    "BOX, ENDBOX, EQUALS, MULTIPLY, ADD, COPY, COPYBOX, MINVALUE, MAXVALUE, "
+                    "OPERATE, "
                     "INCLUDE, SPECGRID, and the RUNSPEC section's DIMENS and units)");
         }
     }

@@ -126,6 +126,9 @@ struct EclipseGridData {
 ///   MINVALUE / MAXVALUE (ARRAY bound): records ended by '/', the list by an empty record;
 ///   each record may end with a box (1-based; `n*` or a missing item takes it from the
 ///   previous record of the keyword, or from BOX or the whole grid);
+/// - COPYBOX: records ARRAY I1 I2 J1 J2 K1 K2 I1' I2' J1' J2' K1' K2' / (12 items, none
+///   defaulted), the list ended by an empty record: the array's values on the first box copied
+///   onto the second, of the same shape (read before any is written: the boxes may overlap);
 /// - OPERATE: records TARGET I1 I2 J1 J2 K1 K2 OPERATION SOURCE [alpha [beta]] /, the list
 ///   ended by an empty record: TARGET = f(TARGET, SOURCE) on the box's cells with the Eclipse
 ///   manual's operations (MULTA alpha X + beta, POLY R + alpha X^beta, SLOG 10^(alpha + beta

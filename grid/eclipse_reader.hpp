@@ -177,6 +177,10 @@ class GridReader {
     /// default to 0.
     void read_operate(Source& src, const Token& at);
 
+    /// COPYBOX: ARRAY I1 I2 J1 J2 K1 K2 I1' I2' J1' J2' K1' K2' / records until an empty one:
+    /// the array's values on the first box copied onto the second, of the same shape.
+    void read_copybox(Source& src, const Token& at);
+
     // ---- cell sizes and connections (eclipse_connections.cpp) ----------------------------------
 
     /// MULTX- and the other negative-direction multipliers, refused after GRIDOPTS 'NO'.

@@ -85,6 +85,41 @@ TEST(EclipseGrid, EditsApplyInFileOrder) {
     expect_array(d.arrays.at("MULTZ"), {nan, nan, nan, 0.1, 0.1, 0.1});  // j 2 of the grid
 }
 
+// COPYBOX: the array's values on one box copied onto another of the same shape (on a 3 x 2 x 2
+// grid, cell i + 3 j + 6 k); the source is read before any cell is written (overlapping
+// boxes); unset cells copy as unset.
+TEST(EclipseGrid, CopyBoxCopiesOneBoxOntoAnother) {
+    expect_array(read("PERMX\n 1 2 3 4 5 6 6*0 /\nCOPYBOX\n PERMX 1 3 1 2 1 1  1 3 1 2 2 2 /\n/\n",
+                      "PERMX", {3, 2, 2}),
+                 {1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6});
+    expect_array(read("PERMX\n 1 2 3 4 5 6 6*0 /\nCOPYBOX\n 'PERMX' 1 2 1 2 1 1 2 3 1 2 1 1 /\n"
+                      " PERMX 3 3 2 2 1 1 1 1 1 1 2 2 /\n/\n",
+                      "PERMX", {3, 2, 2}),
+                 {1, 1, 2, 4, 4, 5, 5, 0, 0, 0, 0, 0});
+    expect_array(read("BOX\n 1 1 1 1 1 1 /\nPORO\n 0.3 /\nENDBOX\n"
+                      "COPYBOX\n PORO 1 2 1 1 1 1 2 3 2 2 2 2 /\n/\n",
+                      "PORO", {3, 2, 2}),
+                 {0.3, nan, nan, nan, nan, nan, nan, nan, nan, nan, 0.3, nan});
+    const auto error = [](const std::string& text) {
+        const TempFile bad("PERMX\n 12*1 /\n" + text);
+        return input_error_of([&] { read_eclipse_grid(bad.path(), {3, 2, 2}); });
+    };
+    EXPECT_THAT(error("COPYBOX\n PERMX 1 2 1 1 1 1 1 3 2 2 2 2 /\n/\n"),
+                HasSubstr(":4: COPYBOX: the two boxes differ in shape along I (2 and 3 cells)"));
+    EXPECT_THAT(error("COPYBOX\n PORO 1 1 1 1 1 1 2 2 1 1 1 1 /\n/\n"),
+                HasSubstr(":4: COPYBOX: PORO is not defined yet"));
+    EXPECT_THAT(error("COPYBOX\n PERMX 1 1 1 1 1 1 2 2 1 1 /\n/\n"),
+                HasSubstr(":4: COPYBOX: a record is ARRAY I1 I2 J1 J2 K1 K2"));
+    EXPECT_THAT(error("COPYBOX\n PERMX 1 1 1 1 1 1 2 2 1 1 2* /\n/\n"),
+                HasSubstr("(no item defaulted)"));
+    EXPECT_THAT(error("COPYBOX\n PERMX 1 1 1 1 1 1 4 4 1 1 1 1 /\n/\n"),
+                HasSubstr("COPYBOX: box item 1 (I) is '4'; it must be an integer 1..3"));
+    EXPECT_THAT(error("COPYBOX\n SATNUM 1 1 1 1 1 1 2 2 1 1 1 1 /\n/\n"),
+                HasSubstr("COPYBOX: 'SATNUM' is not an array heptane reads"));
+    EXPECT_THAT(error("COPYBOX\n PERMX 1 1 1 1 1 1 2 2 1 1 1 1\n"),
+                HasSubstr("COPYBOX: the file ends before the record's '/'"));
+}
+
 // Region edits: each record acts on the cells of one region number of MULTNUM (the default),
 // FLUXNUM or OPERNUM, whatever the box; without the region array every cell is in region 1.
 TEST(EclipseGrid, RegionEditsActOnTheirRegionsCells) {

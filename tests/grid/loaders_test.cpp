@@ -250,7 +250,7 @@ TEST(Eclipse, Spe9PermxHas9000Values) {
 // reservoir than the file describes. Issue 20 applies the GRID section's own (eclipse_grid
 // tests); those it does not apply are still refused at their line, never skipped.
 TEST(Eclipse, KeywordsHeptaneDoesNotApplyAreRefusedAtTheirLine) {
-    for (const char* keyword : {"OPERATER", "COPYBOX", "IMPORT", "PINCHREG", "COORDSYS"}) {
+    for (const char* keyword : {"OPERATER", "JFUNC", "IMPORT", "PINCHREG", "COORDSYS"}) {
         const TempFile file(std::string("PERMX\n 4*1.0 /\n") + keyword + "\n 1 /\n");
         EXPECT_THAT(input_error_of([&] {
                         read_eclipse_grid(file.path(), {2, 2, 1});
