@@ -676,6 +676,7 @@ void apply_eclipse_rock(const Grid3D& g, const EclipseGridSpec& spec, const Ecli
                                   RegionFactors(g, spec, d))
               : std::vector<NncTransmissibility>();
     apply_cell_pairs(g, spec, d, active, pinched, rock);
+    rock.pinch_outs = pinched.size();
     if (count < n) rock.active = std::move(active);
 }
 

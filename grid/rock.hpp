@@ -2,6 +2,7 @@
 /// @file Rock property fields (permeability kx, ky, kz and porosity) and how a deck
 /// describes them. The specs keep deck units (mD, fraction); build_rock converts to SI.
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -72,6 +73,9 @@ struct RockFields {
     /// applied), in file order: added to the stencil face where the two cells are
     /// neighbours, else non-neighbour connections (grid/transmissibility.hpp).
     std::vector<NncTransmissibility> nnc_given;
+    /// How many of nnc_given are PINCH's pinch-out connections (after the NNC records; design
+    /// decision 69).
+    std::size_t pinch_outs = 0;
 
     bool is_active(index_t m) const { return active.empty() || active[m] != 0; }
     index_t num_active() const;

@@ -177,6 +177,10 @@ Model generate(const ModelSpec& spec, bool with_system) {
     }
     out.rock = grid::build_rock(out.grid, spec.permeability, spec.porosity,
                                 eclipse ? &spec.eclipse : nullptr, eclipse ? &files : nullptr);
+    if (files.pinch.given) {  // how many PINCH made, as OPM Flow says it
+        out.notes.push_back(files.pinch.where + "PINCH: " + std::to_string(out.rock.pinch_outs) +
+                            " pinch-out connection" + (out.rock.pinch_outs == 1 ? "" : "s"));
+    }
     validate_perforations(out.grid, out.rock, spec.wells);
     if (spec.model == FluidModel::synthetic) {
         if (with_system) out.system = synthetic_system(spec, out.rock);

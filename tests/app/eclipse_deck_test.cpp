@@ -229,6 +229,7 @@ TEST_F(EclipseDeck, PinchedDeckSimulationConservesMassThroughItsConnections) {
         run_heptane({"simulate", deck, "-o", out, "--backend", "cpu", "--set", files});
     ASSERT_EQ(r.code, kExitOk) << r.err << r.out;
     EXPECT_THAT(r.out, HasSubstr("(89 active, 25 non-neighbour connections)"));
+    EXPECT_THAT(r.err, HasSubstr("eclipse_pinch.inc:10: PINCH: 10 pinch-out connections"));
     expect_mass_balance(out);
     // Without PINCH (MINPV alone): 15 connections, another result.
     const test::TempFile minpv("EQUALS\n PORO 0.002 4 5 1 5 3 3 /\n/\nMINPV\n 1 /\n");
