@@ -39,6 +39,12 @@ std::vector<double> read(const std::string& text, const char* array, std::array<
 
 const double nan = std::nan("");
 
+/// The InputError of reading `text` as the files of a grid of `dims` cells.
+std::string error_reading(const std::string& text, std::array<int, 3> dims) {
+    const TempFile bad(text);
+    return input_error_of([&] { read_eclipse_grid(bad.path(), dims); });
+}
+
 /// Compares with NaN equal to NaN (cells never set).
 void expect_array(const std::vector<double>& got, const std::vector<double>& want) {
     ASSERT_EQ(got.size(), want.size());
@@ -101,8 +107,7 @@ TEST(EclipseGrid, CopyBoxCopiesOneBoxOntoAnother) {
                       "PORO", {3, 2, 2}),
                  {0.3, nan, nan, nan, nan, nan, nan, nan, nan, nan, 0.3, nan});
     const auto error = [](const std::string& text) {
-        const TempFile bad("PERMX\n 12*1 /\n" + text);
-        return input_error_of([&] { read_eclipse_grid(bad.path(), {3, 2, 2}); });
+        return error_reading("PERMX\n 12*1 /\n" + text, {3, 2, 2});
     };
     EXPECT_THAT(error("COPYBOX\n PERMX 1 2 1 1 1 1 1 3 2 2 2 2 /\n/\n"),
                 HasSubstr(":4: COPYBOX: the two boxes differ in shape along I (2 and 3 cells)"));
@@ -142,8 +147,7 @@ TEST(EclipseGrid, RegionEditsActOnTheirRegionsCells) {
     expect_array(d.arrays.at("PERMY"), {nan, 2, nan, 40, nan, 106});  // FLUXNUM 1's cells
     expect_array(d.arrays.at("NTG"), {0.9, 0.9, 0.9, 0.9, 0.9, 0.9});
     const auto error = [](const std::string& edit) {
-        const TempFile bad("PERMX\n 6*1 /\nMULTNUM\n 6*1 /\n" + edit);
-        return input_error_of([&] { read_eclipse_grid(bad.path(), {3, 2, 1}); });
+        return error_reading("PERMX\n 6*1 /\nMULTNUM\n 6*1 /\n" + edit, {3, 2, 1});
     };
     EXPECT_THAT(error("MULTIREG\n PERMX 2 0 /\n/\n"),
                 HasSubstr(":6: MULTIREG: the region number is '0'; it must be an integer >= 1"));
@@ -213,8 +217,7 @@ TEST(EclipseGrid, OperateAppliesEachOperationOnItsBox) {
     expect_array(d.arrays.at("MULTPV"), x);
     expect_array(d.arrays.at("PERMX"), px);
     const auto error = [](const std::string& edit) {
-        const TempFile bad("PERMX\n 0 5*1 /\n" + edit);
-        return input_error_of([&] { read_eclipse_grid(bad.path(), {3, 2, 1}); });
+        return error_reading("PERMX\n 0 5*1 /\n" + edit, {3, 2, 1});
     };
     EXPECT_THAT(error("OPERATE\n PERMZ 6* SQRT PERMX /\n/\n"),
                 HasSubstr(":4: OPERATE: the operation is 'SQRT'; it must be one of MULTA, POLY"));
