@@ -16,12 +16,22 @@
 namespace heptane::grid::detail {
 
 /// MULTX- and the other negative-direction multipliers, refused after GRIDOPTS 'NO'.
-void GridReader::check_negative_multiplier(const Source& src, const Token& at,
-                                           const std::string& keyword) const {
+void GridReader::check_multiplier(const Source& src, const Token& at,
+                                  const std::string& keyword) const {
     if (keyword.back() == '-' && !negative_multipliers_) {
         src.fail(at, keyword +
                          ": GRIDOPTS says 'NO' to negative-direction multipliers "
                          "(give GRIDOPTS 'YES' /)");
+    }
+    // heptane multiplies before the EDIT section's edits; Eclipse would multiply their result.
+    const bool face = keyword.rfind("MULT", 0) == 0 && keyword != "MULTNUM" && keyword != "MULTPV";
+    const std::string& edited = face ? tran_edited_at_ : keyword == "MULTPV" ? porv_edited_at_ : "";
+    if (!edited.empty()) {
+        src.fail(at, keyword + " after the EDIT section's " + (face ? "TRANX/Y/Z" : "PORV") +
+                         " edits (" + edited +
+                         "): heptane applies the multipliers before those edits, Eclipse to "
+                         "their result; give " +
+                         keyword + " before them");
     }
 }
 
@@ -250,6 +260,7 @@ void GridReader::read_faults(Source& src, const Token& at) {
 
 /// MULTFLT: NAME multiplier / records until an empty one; NAME may end with '*'.
 void GridReader::read_multflt(Source& src, const Token& at) {
+    check_multiplier(src, at, "MULTFLT");
     each_record(src, at, "MULTFLT", [&](const std::vector<Token>& words) {
         const Token& record = words[0];
         if (words.size() != 2) src.fail(record, "MULTFLT: a record is NAME multiplier /");
@@ -314,6 +325,7 @@ void GridReader::read_cell_pairs(Source& src, const Token& at, const std::string
 
 /// MULTREGT: FROM TO multiplier [directions [NNC-type [M|F|O]]] / records until an empty one.
 void GridReader::read_multregt(Source& src, const Token& at) {
+    check_multiplier(src, at, "MULTREGT");
     each_record(src, at, "MULTREGT", [&](const std::vector<Token>& words) {
         const Token& record = words[0];
         const std::string form =

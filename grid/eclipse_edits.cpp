@@ -50,7 +50,81 @@ std::string operation_names() {
     return out;
 }
 
+/// Why `keyword` cannot take `name`: an array heptane does not read, or one the model
+/// computes that this edit cannot change.
+std::string not_editable(const std::string& keyword, const std::string& name) {
+    if (is_computed(name)) {
+        return keyword + ": " + name +
+               " is computed by the model; edit it with EQUALS, MULTIPLY, ADD, MINVALUE, "
+               "MAXVALUE, EQUALREG, MULTIREG or ADDREG";
+    }
+    return keyword + ": " + quote_input(name) + " is not an array heptane reads";
+}
+
+/// The edit keyword's operation on a computed array (EclipseGridData::ComputedEdit::op).
+char computed_op(const std::string& keyword) {
+    if (keyword == "MULTIPLY" || keyword == "MULTIREG") return '*';
+    if (keyword == "ADD" || keyword == "ADDREG") return '+';
+    if (keyword == "MINVALUE") return '>';
+    if (keyword == "MAXVALUE") return '<';
+    return '=';
+}
+
 }  // namespace
+
+bool is_computed(std::string_view k) {
+    return k == "PORV" || k == "TRANX" || k == "TRANY" || k == "TRANZ";
+}
+
+void GridReader::add_computed_edit(const Source& src, const Token& at, const std::string& keyword,
+                                   const std::string& name, char op, std::vector<std::size_t> cells,
+                                   std::vector<double> values) {
+    if (!edit_) {
+        src.fail(at, keyword + ": " + name +
+                         " is an EDIT-section array (the model computes it from the GRID "
+                         "section); give it after the EDIT keyword");
+    }
+    for (double v : values) {
+        if (!std::isfinite(v) || (op != '+' && v < 0.0)) {
+            src.fail(at, keyword + ": the " +
+                             (op == '*'   ? "factor"
+                              : op == '+' ? "constant"
+                              : op == '=' ? "value"
+                                          : "bound") +
+                             " of " + name + " is " + quote_input(number_text(v)) +
+                             "; it must be finite" + (op == '+' ? "" : " and >= 0"));
+        }
+    }
+    EclipseGridData::ComputedEdit e;
+    e.array = name;
+    e.op = op;
+    e.cells = std::move(cells);
+    e.values = std::move(values);
+    e.where = where(src.path, src.text, at.offset) + keyword;
+    std::string& first = name == "PORV" ? porv_edited_at_ : tran_edited_at_;
+    if (first.empty()) first = e.where.substr(0, e.where.rfind(": "));
+    data_.computed_edits.push_back(std::move(e));
+}
+
+/// PORV, TRANX, TRANY, TRANZ given as an array over the box (EDIT section only).
+void GridReader::read_computed_array(Source& src, const Token& at, const std::string& keyword) {
+    const std::vector<double> values = read_values(src, at, keyword);
+    if (values.size() != box_.size()) {
+        src.fail(at, keyword + ": " + std::to_string(values.size()) + " values, the box has " +
+                         std::to_string(box_.size()) + " cells" +
+                         (box_.r == full_.r ? " (the whole grid of grid.dims " + dims_text() + ")"
+                                            : std::string(" (BOX)")));
+    }
+    std::vector<std::size_t> cells;
+    std::vector<double> given;
+    for_box(box_, [&](std::size_t cell, std::size_t n) {
+        if (std::isnan(values[n])) return;  // n*: the cell keeps its computed value
+        cells.push_back(cell);
+        given.push_back(values[n]);
+    });
+    if (given.empty()) return;
+    add_computed_edit(src, at, keyword, keyword, '=', std::move(cells), std::move(given));
+}
 
 /// EQUALS, MULTIPLY, ADD, COPY, MINVALUE, MAXVALUE: records until an empty one.
 void GridReader::read_edit(Source& src, const Token& at, const std::string& keyword) {
@@ -69,10 +143,11 @@ void GridReader::read_edit(Source& src, const Token& at, const std::string& keyw
                 src.fail(record, "COPY: a record is FROM TO [box] /");
         }
         const std::string name = keyword == "COPY" ? std::string(unquoted(t.text)) : target;
-        if (!is_array(name)) {
-            src.fail(record, keyword + ": " + quote_input(name) + " is not an array heptane reads");
-        }
-        check_negative_multiplier(src, record, name);
+        const bool computed = keyword != "COPY" && is_computed(name);
+        if (keyword == "COPY" && !is_array(source_array))
+            src.fail(record, not_editable(keyword, source_array));
+        if (!is_array(name) && !computed) src.fail(record, not_editable(keyword, name));
+        check_multiplier(src, record, name);
         std::vector<double> items;
         if (!read_record(src, keyword, items))
             src.fail(record, keyword + ": the file ends before the record's '/'");
@@ -87,6 +162,13 @@ void GridReader::read_edit(Source& src, const Token& at, const std::string& keyw
         }
         const Box b = box_from(src, record, keyword, items, values, previous, false);
         previous = b;
+        if (computed) {
+            std::vector<std::size_t> cells;
+            for_box(b, [&](std::size_t cell, std::size_t) { cells.push_back(cell); });
+            add_computed_edit(src, record, keyword, name, computed_op(keyword), std::move(cells),
+                              {items[0]});
+            continue;
+        }
         apply_edit(src, record, keyword, keyword == "COPY" ? source_array : name, name,
                    values == 1 ? items[0] : 0.0, b);
     }
@@ -132,13 +214,11 @@ void GridReader::read_region_edit(Source& src, const Token& at, const std::strin
         if (words.size() != 3 && words.size() != 4) src.fail(record, form);
         const std::string target(unquoted(words[copy ? 1 : 0].text));
         const std::string source(unquoted(words[0].text));
+        const bool computed = !copy && is_computed(target);
         for (const std::string& name : {source, target}) {
-            if (!is_array(name)) {
-                src.fail(record,
-                         keyword + ": " + quote_input(name) + " is not an array heptane reads");
-            }
+            if (!is_array(name) && !computed) src.fail(record, not_editable(keyword, name));
         }
-        check_negative_multiplier(src, record, target);
+        check_multiplier(src, record, target);
         double value = 0.0;
         if (!copy) {
             std::vector<double> v;
@@ -166,6 +246,14 @@ void GridReader::read_region_edit(Source& src, const Token& at, const std::strin
             const bool given = regions != data_.arrays.end() && !std::isnan(regions->second[cell]);
             return (given ? regions->second[cell] : 1.0) == number[0];
         };
+        if (computed) {
+            std::vector<std::size_t> members;
+            for (std::size_t c = 0; c < cells(); ++c)
+                if (in_region(c)) members.push_back(c);
+            add_computed_edit(src, record, keyword, target, computed_op(keyword),
+                              std::move(members), {value});
+            return;
+        }
         if (keyword == "EQUALREG") {
             std::vector<double>& a = array(target);
             for (std::size_t c = 0; c < cells(); ++c)
@@ -211,12 +299,9 @@ void GridReader::read_operate(Source& src, const Token& at) {
                                    "; it must be one of " + operation_names());
         }
         for (const std::string& name : {target, source}) {
-            if (!is_array(name)) {
-                src.fail(record,
-                         "OPERATE: " + quote_input(name) + " is not an array heptane reads");
-            }
+            if (!is_array(name)) src.fail(record, not_editable("OPERATE", name));
         }
-        check_negative_multiplier(src, record, target);
+        check_multiplier(src, record, target);
         std::vector<double> params;
         for (std::size_t q = w + 2; q < words.size(); ++q)
             append_values(src.path, src.text, words[q], "OPERATE", params, 2, true);
@@ -267,10 +352,8 @@ void GridReader::read_copybox(Source& src, const Token& at) {
         if (t.text == "/") return;  // the empty record
         const Token record = t;
         const std::string name(unquoted(t.text));
-        if (!is_array(name)) {
-            src.fail(record, "COPYBOX: " + quote_input(name) + " is not an array heptane reads");
-        }
-        check_negative_multiplier(src, record, name);
+        if (!is_array(name)) src.fail(record, not_editable("COPYBOX", name));
+        check_multiplier(src, record, name);
         std::vector<double> items;
         bool closed = false;
         while (!closed && src.tokens.next(t)) {

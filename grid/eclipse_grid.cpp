@@ -64,6 +64,8 @@ void GridReader::read_file(const std::string& path, std::vector<std::string>& st
         if (!is_keyword(t.text)) src.fail(t, quote_input(t.text) + " is not a keyword");
         if (is_array(keyword)) {
             read_array(src, t, keyword);
+        } else if (is_computed(keyword)) {
+            read_computed_array(src, t, keyword);
         } else if (is_edit(keyword)) {
             read_edit(src, t, keyword);
         } else if (is_region_edit(keyword)) {
@@ -107,7 +109,9 @@ void GridReader::read_file(const std::string& path, std::vector<std::string>& st
                    keyword == "NOECHO" || keyword == "INIT") {
             // Section headers and print/output switches (INIT asks for the grid's arrays
             // in an output file: heptane's /grid always holds them). They take no data; a
-            // '/' right after one (the Egg model's "INIT /") is its empty record.
+            // '/' right after one (the Egg model's "INIT /") is its empty record. EDIT lets
+            // the arrays the model computes (PORV, TRANX/Y/Z) follow.
+            if (keyword == "EDIT") edit_ = true;
             EclipseTokenizer probe = src.tokens;
             Token next;
             if (probe.next(next) && next.text == "/") src.tokens = probe;
@@ -130,7 +134,8 @@ void GridReader::read_file(const std::string& path, std::vector<std::string>& st
                     "MULTNUM, FLUXNUM, OPERNUM, EQUALREG, MULTIREG, ADDREG, COPYREG, "
                     "BOX, ENDBOX, EQUALS, MULTIPLY, ADD, COPY, COPYBOX, MINVALUE, MAXVALUE, "
                     "OPERATE, "
-                    "INCLUDE, SPECGRID, and the RUNSPEC section's DIMENS and units)");
+                    "INCLUDE, SPECGRID, the EDIT section's PORV, TRANX, TRANY, TRANZ, and the "
+                    "RUNSPEC section's DIMENS and units)");
         }
     }
     stack.pop_back();
@@ -154,7 +159,7 @@ std::vector<double> GridReader::read_values(Source& src, const Token& at,
 }
 
 void GridReader::read_array(Source& src, const Token& at, const std::string& keyword) {
-    check_negative_multiplier(src, at, keyword);
+    check_multiplier(src, at, keyword);
     const std::vector<double> values = read_values(src, at, keyword);
     Box b = box_;
     const bool top_layer_only = keyword == "TOPS" && b.r == full_.r &&

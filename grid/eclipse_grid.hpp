@@ -3,6 +3,7 @@
 /// arrays, boxes, edit keywords and includes, in file order. The deck's grid.eclipse
 /// (grid/eclipse_model.hpp) and rock fields of kind eclipse (grid/rock.cpp) read through it.
 #include <array>
+#include <cstddef>
 #include <limits>
 #include <map>
 #include <string>
@@ -80,6 +81,21 @@ struct EclipseGridData {
         std::string where;         ///< "file:line: " of the keyword
     };
     Pinch pinch;
+    /// An EDIT-section edit of an array the model computes (design decision 72): PORV (each
+    /// cell's pore volume) or TRANX, TRANY, TRANZ (the transmissibility of each cell's face
+    /// towards +i, +j, +k). `op`: '=' EQUALS, EQUALREG or the array keyword itself; '*'
+    /// MULTIPLY, MULTIREG; '+' ADD, ADDREG; '>' MINVALUE (at least); '<' MAXVALUE (at most).
+    /// `cells` in Eclipse order (i fastest), `values` one for each cell or one for all (in the
+    /// file's unit system; a factor for '*'), "file:line: KEYWORD" of the record in `where`.
+    struct ComputedEdit {
+        std::string array;
+        char op = '=';
+        std::vector<std::size_t> cells;
+        std::vector<double> values;
+        std::string where;
+        double value(std::size_t q) const { return values.size() == 1 ? values[0] : values[q]; }
+    };
+    std::vector<ComputedEdit> computed_edits;  ///< in file order
 };
 
 /// Reads `path` for a grid of `dims` cells. Applied in file order:
@@ -139,7 +155,14 @@ struct EclipseGridData {
 ///   error;
 /// - INCLUDE 'file' / : the file's keywords, relative to the including file, nested; an
 ///   include cycle is an error;
-/// - GRID, EDIT, ECHO, NOECHO and INIT are accepted and do nothing (INIT asks for the arrays
+/// - the EDIT section's arrays, which the model computes from the GRID section (design
+///   decision 72): PORV (pore volume, rb FIELD, m^3 METRIC, cm^3 LAB) and TRANX, TRANY, TRANZ
+///   (cP rb/day/psi FIELD, cP m^3/day/bar METRIC, cP cm^3/hr/atm LAB), given as arrays over the
+///   box (`n*` leaves cells as computed) or edited by EQUALS, MULTIPLY, ADD, MINVALUE, MAXVALUE
+///   and EQUALREG, MULTIREG, ADDREG, kept in order as `computed_edits` (COPY, COPYREG, COPYBOX
+///   and OPERATE on them, or any of them before EDIT, are errors);
+/// - GRID, EDIT (where PORV and TRANX/Y/Z may follow), ECHO, NOECHO and INIT are accepted and
+///   do nothing else (INIT asks for the arrays
 ///   in an output file: heptane's /grid always has them); DIMENS and SPECGRID must match
 ///   `dims`;
 /// - a whole .DATA deck: its RUNSPEC section gives DIMENS and the unit system (FIELD, METRIC

@@ -37,6 +37,10 @@ inline std::string number_text(double v) {
 /// An array the reader keeps (PERMX ... OPERNUM).
 bool is_array(std::string_view k);
 
+/// An EDIT-section array the model computes (PORV, TRANX, TRANY, TRANZ): the reader keeps its
+/// edits (EclipseGridData::ComputedEdit), not values.
+bool is_computed(std::string_view k);
+
 /// A token without its quotes ('PERMX' -> PERMX).
 inline std::string_view unquoted(std::string_view t) {
     if (t.size() >= 2 && (t.front() == '\'' || t.front() == '"') && t.back() == t.front())
@@ -181,11 +185,22 @@ class GridReader {
     /// the array's values on the first box copied onto the second, of the same shape.
     void read_copybox(Source& src, const Token& at);
 
+    /// PORV, TRANX, TRANY, TRANZ given as an array over the box (EDIT section only).
+    void read_computed_array(Source& src, const Token& at, const std::string& keyword);
+
+    /// The edit `op` of the computed array `name` over `cells` (Eclipse order) with `values`
+    /// (one, or one a cell), recorded for the model; refused before EDIT, and for a factor,
+    /// value or bound that is not finite and >= 0 (ADD's constant may be negative).
+    void add_computed_edit(const Source& src, const Token& at, const std::string& keyword,
+                           const std::string& name, char op, std::vector<std::size_t> cells,
+                           std::vector<double> values);
+
     // ---- cell sizes and connections (eclipse_connections.cpp) ----------------------------------
 
-    /// MULTX- and the other negative-direction multipliers, refused after GRIDOPTS 'NO'.
-    void check_negative_multiplier(const Source& src, const Token& at,
-                                   const std::string& keyword) const;
+    /// MULTX- and the other negative-direction multipliers, refused after GRIDOPTS 'NO'; a
+    /// face multiplier, MULTFLT or MULTREGT after a TRANX/Y/Z edit, and MULTPV after a PORV
+    /// edit, refused (design decision 72).
+    void check_multiplier(const Source& src, const Token& at, const std::string& keyword) const;
 
     /// The values of `keyword` up to its '/' (n*value repeats), at most count + 1 of them.
     static std::vector<double> read_counted(Source& src, const Token& at,
@@ -238,6 +253,9 @@ class GridReader {
     bool runspec_ = false;              ///< inside the RUNSPEC section of a whole .DATA file
     std::string runspec_skipped_;       ///< the RUNSPEC keywords passed over, for the note
     bool ended_ = false;                ///< past the GRID and EDIT sections: nothing more is read
+    bool edit_ = false;                 ///< inside the EDIT section (PORV, TRANX/Y/Z allowed)
+    std::string tran_edited_at_;        ///< "file:line" of the first TRANX/Y/Z edit, if any
+    std::string porv_edited_at_;        ///< "file:line" of the first PORV edit, if any
     bool negative_multipliers_ = true;  ///< GRIDOPTS' TRANMULT (not given: allowed)
 };
 

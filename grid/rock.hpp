@@ -65,6 +65,11 @@ struct RockFields {
     /// Transmissibility multipliers of each cell's +i, +j, +k face (Eclipse MULTX/Y/Z);
     /// empty: 1.
     std::vector<double> multx, multy, multz;
+    /// The EDIT section's transmissibility [m^3] of each cell's +i, +j, +k face where its
+    /// TRANX, TRANY, TRANZ edits set it, NaN elsewhere; empty: no edit of that direction
+    /// (design decision 72). It replaces the computed value, multipliers included; the NNC
+    /// records between stencil neighbours still add to it.
+    std::vector<double> tx_edited, ty_edited, tz_edited;
     /// Each fault connection's multiplier (CellGeometry::nnc's order; empty: 1): MULTX/Y and
     /// MULTFLT of its - side cell's face, MULTX-/Y- of its + side cell's, MULTREGT of its
     /// cells' regions (design decision 63).

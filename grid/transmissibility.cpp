@@ -73,6 +73,7 @@ Transmissibilities tpfa_transmissibilities(const Grid3D& grid, const RockFields&
     const index_t step[3] = {static_cast<index_t>(grid.ny) * grid.nz, grid.nz, 1};
     std::vector<double>* out[3] = {&t.tx, &t.ty, &t.tz};
     const std::vector<double>* mult[3] = {&rock.multx, &rock.multy, &rock.multz};
+    const std::vector<double>* edited[3] = {&rock.tx_edited, &rock.ty_edited, &rock.tz_edited};
     const int size[3] = {grid.nx, grid.ny, grid.nz};
 #pragma omp parallel for schedule(static)
     for (index_t m = 0; m < n_cells; ++m) {
@@ -82,6 +83,10 @@ Transmissibilities tpfa_transmissibilities(const Grid3D& grid, const RockFields&
             if (ijk[axis] + 1 >= size[axis]) continue;
             const index_t nb = m + step[axis];
             if (!rock.is_active(m) || !rock.is_active(nb)) continue;
+            if (!edited[axis]->empty() && !std::isnan((*edited[axis])[m])) {  // TRANX/Y/Z's
+                (*out[axis])[m] = (*edited[axis])[m];
+                continue;
+            }
             double value = face(grid, rock, m, nb, axis);
             if (!mult[axis]->empty()) value *= (*mult[axis])[m];
             (*out[axis])[m] = value;

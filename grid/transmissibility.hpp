@@ -15,7 +15,8 @@ namespace heptane::grid {
 /// sizes each half uses its own cell's: t_a = 2 k_a A_a / L_a, T = t_a t_b / (t_a + t_b)
 /// (OPM's Cartesian rule); corner-point cells take t = k half, half their face's geometric
 /// factor (grid/corner_point.hpp). T is times the face's multiplier (MULTX/Y/Z of the cell on its -
-/// side), and 0 when either cell is inactive.
+/// side), and 0 when either cell is inactive; the EDIT section's value where it set one
+/// (RockFields::tx_edited, ty_edited, tz_edited) replaces it.
 /// nnc: the connections of CellGeometry::nnc with T > 0 (both cells active), in its order:
 /// T = t_a t_b / (t_a + t_b), t = k half with the permeability of the face's axis, times the
 /// connection's own multiplier (RockFields::nnc_mult: its cells' face multipliers, MULTFLT,

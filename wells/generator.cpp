@@ -156,7 +156,8 @@ void cut_planes(grid::Grid3D& g, grid::RockFields& rock, int first, int end) {
     rock.nnc_given = std::move(given);
     g.nx = end - first;
     for (std::vector<double>* f :
-         {&rock.kx, &rock.ky, &rock.kz, &rock.porosity, &rock.multx, &rock.multy, &rock.multz}) {
+         {&rock.kx, &rock.ky, &rock.kz, &rock.porosity, &rock.multx, &rock.multy, &rock.multz,
+          &rock.tx_edited, &rock.ty_edited, &rock.tz_edited}) {
         *f = planes_of(*f, plane, first, end);
     }
     rock.active = planes_of(rock.active, plane, first, end);

@@ -244,6 +244,41 @@ TEST_F(EclipseDeck, PinchedDeckSimulationConservesMassThroughItsConnections) {
     EXPECT_EQ(differ.code, 1) << differ.out;
 }
 
+// The EDIT section (eclipse_edit.inc: TRANX a tenth between two columns, TRANZ 0 between two
+// layers, PORV five times in column i = 5) on the faulted deck: the simulation conserves
+// mass with the edited pore volumes (its file's porosity holds them), and differs from the
+// deck without the edits.
+TEST_F(EclipseDeck, EditSectionDeckSimulationConservesMassWithItsPoreVolumes) {
+    const std::string deck = source_path("tests/app/decks/eclipse_fault_sim.yaml");
+    const std::string out = path("edit_sim.h5");
+    const CliResult r = run_heptane({"simulate", deck, "-o", out, "--backend", "cpu", "--set",
+                                     "grid.eclipse=[eclipse_fault.grdecl, eclipse_edit.inc]"});
+    ASSERT_EQ(r.code, kExitOk) << r.err << r.out;
+    EXPECT_THAT(r.out, HasSubstr("(99 active, 20 non-neighbour connections)"));
+    expect_mass_balance(out);
+    const h5::File f = h5::File::open(out);
+    const std::vector<double> phi = f.read("/grid/porosity").values;
+    ASSERT_EQ(phi.size(), 120u);
+    const std::string plain = path("plain_sim.h5");
+    const CliResult q = run_heptane({"simulate", deck, "-o", plain, "--backend", "cpu"});
+    ASSERT_EQ(q.code, kExitOk) << q.err << q.out;
+    const std::vector<double> base = h5::File::open(plain).read("/grid/porosity").values;
+    int scaled = 0;  // column i = 5's cells (i slowest: values 80..99)
+    for (std::size_t m = 0; m < phi.size(); ++m) {
+        if (std::isnan(base[m])) {  // inactive in both
+            EXPECT_TRUE(std::isnan(phi[m])) << m;
+        } else if (m >= 80 && m < 100) {
+            EXPECT_DOUBLE_EQ(phi[m], 5.0 * base[m]) << m;
+            ++scaled;
+        } else {
+            EXPECT_EQ(phi[m], base[m]) << m;
+        }
+    }
+    EXPECT_EQ(scaled, 20);
+    const CliResult differ = run_heptane({"compare", out, plain});
+    EXPECT_EQ(differ.code, 1) << differ.out;
+}
+
 // NaN in an inactive cell of both files is the blank; anywhere else it is a difference.
 TEST_F(EclipseDeck, CompareAcceptsBlanksOnlyInInactiveCells) {
     const std::string a = path("a.h5"), b = path("b.h5");

@@ -180,6 +180,16 @@ agree "simulate eclipse_fault_sim" simulate "$decks/eclipse_fault_sim.yaml" --se
 agree "simulate eclipse_fault_sim pinch cpr" simulate "$decks/eclipse_fault_sim.yaml" \
   --set "grid.eclipse=[eclipse_fault.grdecl, eclipse_pinch.inc]" --set solver.preconditioner=cpr
 simulations=$((simulations + 2))
+# The EDIT section's TRANX, TRANZ and PORV edits (design decision 72): run's slabs keep the
+# edited faces and pore volumes of their planes (wells::generate_planes cuts them), simulate's
+# ranks assemble their cells with them.
+edits="grid.eclipse=[eclipse_fault.grdecl, eclipse_edit.inc]"
+slab_line="built only its planes' system"
+agree "run eclipse_fault edit" run "$decks/eclipse_fault.yaml" --set "$edits"
+slab_line="holds only its planes' Jacobian"
+agree "simulate eclipse_fault_sim edit" simulate "$decks/eclipse_fault_sim.yaml" --set "$edits"
+run_cases=$((run_cases + 1))
+simulations=$((simulations + 1))
 # A connection three i-planes long (an NNC record) reaches past a rank's halo plane: exit 2
 # naming grid.eclipse, nothing written.
 "$mpiexec" -np 2 --oversubscribe "$heptane" run "$decks/eclipse_fault.yaml" --backend "$backend" \
