@@ -116,6 +116,31 @@ void GridReader::read_mapaxes(Source& src, const Token& at) {
                           "the files' x and y (the output's mesh is in them)");
 }
 
+/// GRIDFILE, RPTGRID, MESSAGES: one record of output or message controls, passed over with
+/// a note (heptane's output always holds the grid; its messages are its own).
+void GridReader::read_output_control(Source& src, const Token& at, const std::string& keyword) {
+    std::vector<Token> words;
+    if (!read_words(src, words))
+        src.fail(at, keyword + ": the file ends before the '/' that closes it");
+    data_.notes.push_back(where(src.path, src.text, at.offset) + keyword +
+                          (keyword == "MESSAGES"
+                               ? ": Eclipse's message limits, not used (heptane's messages "
+                                 "are its own)"
+                               : ": an Eclipse output request, not used (the output's /grid "
+                                 "holds the grid and its arrays)"));
+}
+
+/// NEWTRAN, OLDTRAN: how Eclipse computes the transmissibilities (from the cells' corner-point
+/// faces, or from their centres and sizes); EclipseGridData::transmissibility_rule.
+void GridReader::read_transmissibility_rule(Source& src, const Token& at,
+                                            const std::string& keyword) {
+    EclipseTokenizer probe = src.tokens;  // a '/' right after it: its empty record
+    Token next;
+    if (probe.next(next) && next.text == "/") src.tokens = probe;
+    data_.transmissibility_rule = keyword;
+    data_.transmissibility_rule_where = where(src.path, src.text, at.offset);
+}
+
 /// GRIDUNIT unit [MAP] /: the unit the grid's lengths are in (checked against the one they
 /// are read in by grid/eclipse_model.cpp).
 void GridReader::read_gridunit(Source& src, const Token& at) {

@@ -119,6 +119,10 @@ void GridReader::read_file(const std::string& path, std::vector<std::string>& st
             read_corner_point(src, t, keyword);
         } else if (keyword == "MAPAXES") {
             read_mapaxes(src, t);
+        } else if (keyword == "GRIDFILE" || keyword == "RPTGRID" || keyword == "MESSAGES") {
+            read_output_control(src, t, keyword);
+        } else if (keyword == "NEWTRAN" || keyword == "OLDTRAN") {
+            read_transmissibility_rule(src, t, keyword);
         } else if (keyword == "GRIDUNIT") {
             read_gridunit(src, t);
         } else {
@@ -127,7 +131,7 @@ void GridReader::read_file(const std::string& path, std::vector<std::string>& st
                 quote_input(keyword) +
                     " is not a GRID-section keyword heptane applies (it reads "
                     "PERMX/Y/Z, PORO, NTG, ACTNUM, DX, DY, DZ, DXV, DYV, DZV, TOPS, COORD, ZCORN, "
-                    "MAPAXES, GRIDUNIT, "
+                    "MAPAXES, GRIDUNIT, NEWTRAN, OLDTRAN, GRIDFILE, RPTGRID, MESSAGES, "
                     "MULTX/Y/Z, MULTX-/Y-/Z-, MULTPV, MINPV, PINCH, GRIDOPTS, FAULTS, MULTFLT, "
                     "MULTREGT, "
                     "NNC, EDITNNC, "

@@ -67,6 +67,10 @@ struct EclipseGridData {
     };
     std::vector<CellPair> nnc;      ///< NNC's records, in file order
     std::vector<CellPair> editnnc;  ///< EDITNNC's records, in file order
+    /// NEWTRAN or OLDTRAN where the files give one (the last), and its "file:line: ": heptane
+    /// computes corner-point cells' transmissibilities from their faces (NEWTRAN's rule) and
+    /// box cells' from their sizes (OLDTRAN's); grid/eclipse_model.cpp refuses the other.
+    std::string transmissibility_rule, transmissibility_rule_where;
     /// GRIDUNIT's unit (FEET, METRES or CM) where the files give it, and its "file:line: ".
     std::string gridunit, gridunit_where;
     /// PINCH (design decision 69): connections between the active cells above and below a run
@@ -109,6 +113,8 @@ struct EclipseGridData {
 ///   whole grid (refused inside a BOX), kept as given (grid/corner_point.hpp builds the cells);
 ///   MAPAXES (6 numbers: a note, nothing changes) and GRIDUNIT (FEET, METRES or CM [MAP]: must
 ///   be the unit the lengths are read in, grid/eclipse_model.cpp checks);
+/// - NEWTRAN, OLDTRAN: the transmissibility rule (`transmissibility_rule`); GRIDFILE, RPTGRID,
+///   MESSAGES: one record of output or message controls, passed over with a note;
 /// - GRIDOPTS TRANMULT [NRMULT [NRPINC]] /: TRANMULT YES or NO (NO refuses MULTX- and the
 ///   other negative-direction multipliers, as Eclipse does); region counts other than 0 are
 ///   refused (MULTNUM and PINCHNUM regions are not read);

@@ -578,7 +578,22 @@ EclipseGridData read_grid_files(Grid3D& grid, const EclipseGridSpec& spec) {
                                  " (RUNSPEC FIELD, METRIC or LAB, else the deck's units)");
         }
     }
-    if (!d.coord.empty() || !d.zcorn.empty()) {
+    // NEWTRAN (transmissibilities from corner-point faces) is heptane's rule for COORD and
+    // ZCORN cells, OLDTRAN (from the cells' centres and sizes) its rule for box cells.
+    const bool corner_point = !d.coord.empty() || !d.zcorn.empty();
+    if (d.transmissibility_rule == (corner_point ? "OLDTRAN" : "NEWTRAN")) {
+        throw InputError(
+            spec.key,
+            d.transmissibility_rule_where + d.transmissibility_rule +
+                (corner_point ? ": heptane computes the transmissibilities of COORD and "
+                                "ZCORN cells from their faces (NEWTRAN's rule), not from "
+                                "their centres and sizes; remove OLDTRAN"
+                              : ": heptane computes the transmissibilities of cells given "
+                                "by their sizes from those sizes (OLDTRAN's rule), not "
+                                "from corner-point faces; remove NEWTRAN or give the cells "
+                                "as COORD and ZCORN"));
+    }
+    if (corner_point) {
         apply_corner_point(grid, spec, d);
         return d;
     }

@@ -216,6 +216,13 @@ class GridReader {
     /// MAPAXES x1 y1 x0 y0 x2 y2 /: where the grid lies on a map (a note: nothing changes).
     void read_mapaxes(Source& src, const Token& at);
 
+    /// GRIDFILE, RPTGRID, MESSAGES: one record of output or message controls, passed over
+    /// with a note.
+    void read_output_control(Source& src, const Token& at, const std::string& keyword);
+
+    /// NEWTRAN, OLDTRAN (EclipseGridData::transmissibility_rule).
+    void read_transmissibility_rule(Source& src, const Token& at, const std::string& keyword);
+
     /// GRIDUNIT unit [MAP] /: FEET, METRES or CM (EclipseGridData::gridunit).
     void read_gridunit(Source& src, const Token& at);
 

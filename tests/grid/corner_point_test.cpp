@@ -611,5 +611,39 @@ TEST(CornerPoint, MapAxesIsANoteAndGridUnitMustBeTheFilesUnit) {
                 HasSubstr(":1: MAPAXES: expected 6 numbers (x1 y1 x0 y0 x2 y2), then '/'"));
 }
 
+// The head of a real deck's GRID section (Norne's: NEWTRAN, GRIDFILE, MAPAXES, INIT, MESSAGES):
+// NEWTRAN is heptane's rule for corner-point cells (the same geometry as without it), the
+// output and message controls are notes; OLDTRAN on corner-point cells and NEWTRAN on box
+// cells are errors (heptane computes those by the other rule).
+TEST(CornerPoint, NewtranIsItsRuleAndOutputControlsAreNotes) {
+    const std::string cp = two_cells(0.0);
+    const std::string head =
+        "GRID\nNEWTRAN\nGRIDFILE\n  0  1 /\nMAPAXES\n 0.  100.  0.  0.  100.  0.  /\nINIT\n"
+        "MESSAGES\n 8*10000  20000 10000 1000 1* /\nRPTGRID\n DX DY /\n";
+    const auto read = [](const std::string& text, Grid3D& g) {
+        const TempFile file(text);
+        EclipseGridSpec spec;
+        spec.files = {file.path()};
+        return read_grid_files(g, spec);
+    };
+    Grid3D with = make_grid(2, 1, 1), without = make_grid(2, 1, 1);
+    const EclipseGridData d = read(head + cp, with);
+    read(cp, without);
+    EXPECT_EQ(with.geometry->half, without.geometry->half);
+    EXPECT_EQ(with.geometry->volume, without.geometry->volume);
+    ASSERT_EQ(d.notes.size(), 4u);
+    EXPECT_THAT(d.notes[0], HasSubstr(":3: GRIDFILE: an Eclipse output request, not used"));
+    EXPECT_THAT(d.notes[2], HasSubstr(":8: MESSAGES: Eclipse's message limits, not used"));
+    EXPECT_THAT(d.notes[3], HasSubstr(":10: RPTGRID: an Eclipse output request"));
+    EXPECT_THAT(error_of("OLDTRAN\n" + cp, 2, 1, 1),
+                HasSubstr(":1: OLDTRAN: heptane computes the transmissibilities of COORD and "
+                          "ZCORN cells from their faces"));
+    EXPECT_THAT(error_of("NEWTRAN\n/\nDX\n 2*1 /\nDY\n 2*1 /\nDZ\n 2*1 /\nTOPS\n 2*0 /\n", 2, 1, 1),
+                HasSubstr(":1: NEWTRAN: heptane computes the transmissibilities of cells given "
+                          "by their sizes from those sizes"));
+    EXPECT_THAT(error_of("GRIDFILE\n 0 1\n", 2, 1, 1),
+                HasSubstr(":1: GRIDFILE: the file ends before the '/' that closes it"));
+}
+
 }  // namespace
 }  // namespace heptane::grid
