@@ -18,6 +18,7 @@
 #include "core/base/units.hpp"
 #include "core/krylov/capabilities.hpp"
 #include "core/matrix/matrix_market.hpp"
+#include "grid/saturation_table.hpp"
 
 namespace heptane::app {
 namespace {
@@ -203,6 +204,36 @@ class DeckReader {
 
     void read_relperm(const Value& v, grid::RelPerm& rp) {
         Mapping m(v);
+        const std::optional<Value> table = m.optional("table");
+        const std::optional<Value> swof = m.optional("swof");
+        if (table || swof) {  // a tabulated relperm (design decision 74)
+            if (table && swof) swof->fail("give table or swof, not both");
+            for (const char* corey : {"swc", "sor", "nw", "no", "krw_max", "kro_max"}) {
+                if (auto x = m.optional(corey)) {
+                    x->fail(std::string("a Corey parameter beside ") + (table ? "table" : "swof") +
+                            ": the table gives the relative permeabilities");
+                }
+            }
+            std::vector<grid::RelPermRow> rows;
+            if (table) {
+                for (const Value& row : table->elements()) {
+                    const std::vector<double> n = row.numbers(3);
+                    rows.push_back({n[0], n[1], n[2]});
+                }
+                const std::string error = grid::relperm_table_error(rows);
+                if (!error.empty()) table->fail(error + " (rows: [Sw, krw, kro])");
+            } else {
+                const std::string path = resolve_existing(*swof);
+                try {
+                    rows = grid::read_swof(path);
+                } catch (const InputError& e) {
+                    swof->fail(e.detail());
+                }
+            }
+            rp.table = grid::relperm_table(rows);
+            m.finish();
+            return;
+        }
         if (auto x = m.optional("swc")) rp.swc = x->number();
         if (auto x = m.optional("sor")) rp.sor = x->number();
         if (auto x = m.optional("nw")) rp.nw = x->number();
@@ -358,7 +389,7 @@ class DeckReader {
         wells::InitialState& s = model().initial;
         s.pressure = model().two_phase.reference_pressure;
         s.datum_depth = model().grid.top_depth;
-        s.water_saturation = model().two_phase.relperm.swc;
+        s.water_saturation = grid::connate_water(model().two_phase.relperm);
         if (!v) return;
         Mapping m(*v);
         if (auto x = m.optional("pressure")) s.pressure = x->number() * u_.pressure;

@@ -11,7 +11,7 @@
 ///   up = m if dPhi_a >= 0 else n;   lambda_a = kr_a(S_w) / mu_a
 /// Slightly compressible fluids and rock: rho_a = rho_a_ref exp(c_a (p - p_ref)),
 /// phi = phi_ref exp(c_r (p - p_ref)). Corey: krw = krw_max Se^nw, kro = kro_max (1-Se)^no,
-/// Se = (S_w - swc) / (1 - swc - sor) clamped to [0, 1].
+/// Se = (S_w - swc) / (1 - swc - sor) clamped to [0, 1]; or a table (RelPermTable).
 /// Scaling (core/base/units.hpp): equations are divided by rho_a_ref and multiplied by
 /// kTimeScale (m^3/day); pressure unknowns are in units of kPressureScale (bar).
 #include <array>
@@ -39,6 +39,19 @@ struct PhaseProperties {
     double compressibility = 0.0;  ///< [1/Pa]
 };
 
+/// A tabulated oil-water relative permeability (design decision 74; Eclipse SWOF's first three
+/// columns): rows of water saturation (increasing), krw and kro (grid/saturation_table.hpp
+/// checks them); linear between rows, the end rows' values beyond them. Held in place, a
+/// fixed capacity, so the parameters stay one plain struct on the host and the device.
+struct RelPermTable {
+    static constexpr int kMaxRows = 64;
+    int rows = 0;  ///< 0: no table (Corey)
+    double sw[kMaxRows] = {};
+    double krw[kMaxRows] = {};
+    double kro[kMaxRows] = {};
+};
+
+/// Corey's law (swc ... kro_max), or the table where it has rows (the Corey fields unused).
 struct RelPerm {
     double swc = 0.0;      ///< connate water saturation
     double sor = 0.0;      ///< residual oil saturation
@@ -46,7 +59,13 @@ struct RelPerm {
     double no = 2.0;       ///< Corey exponent of oil (>= 1)
     double krw_max = 1.0;  ///< water relative permeability at S_w = 1 - sor
     double kro_max = 1.0;  ///< oil relative permeability at S_w = swc
+    RelPermTable table;
 };
+
+/// The connate water saturation: the table's first row, else Corey's swc.
+inline double connate_water(const RelPerm& rp) {
+    return rp.table.rows > 0 ? rp.table.sw[0] : rp.swc;
+}
 
 /// All in SI. The defaults are the fluid of SPE10 model 2 (field units in brackets): oil
 /// 53 lb/ft^3, 3 cP, 5e-6 1/psi; water 64 lb/ft^3, 0.3 cP, 3e-6 1/psi; rock 1e-6 1/psi;
@@ -56,7 +75,7 @@ struct TwoPhaseParams {
                         5.0e-6 / units::kPsi};
     PhaseProperties water{64.0 * units::kPoundPerCubicFoot, 0.3 * units::kCentiPoise,
                           3.0e-6 / units::kPsi};
-    RelPerm relperm{0.2, 0.2, 2.0, 2.0, 1.0, 1.0};
+    RelPerm relperm{0.2, 0.2, 2.0, 2.0, 1.0, 1.0, RelPermTable{}};
     double reference_pressure = 6000.0 * units::kPsi;    ///< [Pa], density/porosity laws
     double rock_compressibility = 1.0e-6 / units::kPsi;  ///< [1/Pa]
     double gravity = units::kGravity;                    ///< [m/s^2]; 0 switches gravity off
@@ -91,9 +110,23 @@ HEPTANE_HD T effective_saturation(const RelPerm& rp, const T& sw) {
     return se;
 }
 
+/// Column k of table t at sw: linear between the rows around it (a row's own saturation takes
+/// the segment that starts there), the end rows' values beyond them (zero derivative).
+template <class T>
+HEPTANE_HD T table_relperm(const RelPermTable& t, const double* k, const T& sw) {
+    const double s = value(sw);
+    const int last = t.rows - 1;
+    if (s <= t.sw[0]) return T(k[0]);
+    if (s >= t.sw[last]) return T(k[last]);
+    int i = 0;
+    while (t.sw[i + 1] <= s) ++i;
+    return k[i] + (k[i + 1] - k[i]) / (t.sw[i + 1] - t.sw[i]) * (sw - t.sw[i]);
+}
+
 template <class T>
 HEPTANE_HD T water_relperm(const RelPerm& rp, const T& sw) {
     using canonical::pow;
+    if (rp.table.rows > 0) return table_relperm(rp.table, rp.table.krw, sw);
     const T se = effective_saturation(rp, sw);
     return value(se) <= 0.0 ? T(0.0) : rp.krw_max * pow(se, rp.nw);
 }
@@ -101,6 +134,7 @@ HEPTANE_HD T water_relperm(const RelPerm& rp, const T& sw) {
 template <class T>
 HEPTANE_HD T oil_relperm(const RelPerm& rp, const T& sw) {
     using canonical::pow;
+    if (rp.table.rows > 0) return table_relperm(rp.table, rp.table.kro, sw);
     const T so = 1.0 - effective_saturation(rp, sw);
     return value(so) <= 0.0 ? T(0.0) : rp.kro_max * pow(so, rp.no);
 }

@@ -256,6 +256,43 @@ TEST(Simulate, FiveSpotConservesMassFromItsFileAlone) {
     EXPECT_EQ(checked, 10);
 }
 
+// A tabulated relperm (design decision 74) of Corey's law with exponents 1 is that law, a line:
+// the faulted deck's simulation with its two-row table agrees with the Corey run to rounding
+// (the arithmetic differs), the same table read from an SWOF file gives the YAML table's bits,
+// and the deck's own (quadratic) law gives another result, so the table is what ran.
+TEST(Simulate, ATableOfALinearCoreyLawIsThatLaw) {
+    const std::string dir = fresh_dir("relperm_table");
+    const std::string deck = source_path("tests/app/decks/eclipse_fault_sim.yaml");
+    const auto simulate = [&](const std::string& name, const std::string& relperm) {
+        const std::string out = dir + "/" + name + ".h5";
+        std::vector<std::string> args = {"simulate", deck, "-o", out, "--backend", "cpu"};
+        if (!relperm.empty()) args.insert(args.end(), {"--set", "fluid.relperm=" + relperm});
+        const CliResult r = run_heptane(args);
+        EXPECT_EQ(r.code, kExitOk) << name << ": " << r.err;
+        return out;
+    };
+    std::ofstream(dir + "/swof.inc") << "SWOF\n 0.2 0 1 0\n 0.8 1 0 0 /\n";
+    const std::string corey = simulate("corey", "{swc: 0.2, sor: 0.2, nw: 1, no: 1}");
+    const std::string table = simulate("table", "{table: [[0.2, 0, 1], [0.8, 1, 0]]}");
+    const std::string swof = simulate("swof", "{swof: " + dir + "/swof.inc}");
+    const std::string quadratic = simulate("quadratic", "");
+    const auto compare = [](const std::string& a, const std::string& b, const char* rtol) {
+        return run_heptane({"compare", a, b, "--rtol", rtol, "--atol", "0"}).code;
+    };
+    EXPECT_EQ(compare(corey, table, "1e-6"), kExitOk);
+    EXPECT_EQ(compare(table, swof, "0"), kExitOk);
+    EXPECT_NE(compare(table, quadratic, "1e-3"), kExitOk);
+    // The SWOF's capillary pressure is refused at the file's line, under the deck's key.
+    std::ofstream(dir + "/pc.inc") << "SWOF\n 0.2 0 1 0\n 0.8 1 0 0.5 /\n";
+    const CliResult bad = run_heptane({"simulate", deck, "-o", dir + "/pc.h5", "--set",
+                                       "fluid.relperm={swof: " + dir + "/pc.inc}"});
+    EXPECT_EQ(bad.code, kExitBadInput);
+    EXPECT_NE(bad.err.find("fluid.relperm.swof: " + dir +
+                           "/pc.inc:1: SWOF: row 2: the capillary pressure Pcow is 0.5"),
+              std::string::npos)
+        << bad.err;
+}
+
 /// Whether `path` is an HDF5 file with report `group` (false while it is being replaced).
 bool has_report(const std::string& path, const std::string& group) {
     try {

@@ -147,6 +147,28 @@ TEST_F(SimulateOnGpu, FaultedDeckIsTheCpuRunBitForBit) {
     }
 }
 
+// A tabulated relperm (design decision 74: the Egg model's SWOF, 16 rows) evaluated on the
+// device by the shared property code: the simulation with its state and assembly on the GPU
+// writes the CPU's file bit for bit.
+TEST_F(SimulateOnGpu, TabulatedRelpermOnTheDeviceGivesTheCpuBits) {
+    const std::string flood = test::source_path("tests/app/decks/eclipse_fault_sim.yaml");
+    const std::string swof =
+        "fluid.relperm={swof: " + test::source_path("inputs/data/egg/Egg_Model_ECL.DATA") + "}";
+    std::vector<std::string> runs;
+    for (const char* backend : {"cpu", "gpu"}) {
+        runs.push_back((fs::path(::testing::TempDir()) /
+                        (std::string("swof_") + backend + "_" + std::to_string(::getpid()) + ".h5"))
+                           .string());
+        const test::CliResult r = test::run_heptane(
+            {"simulate", flood, "-o", runs.back(), "--backend", backend, "--set", swof});
+        ASSERT_EQ(r.code, kExitOk) << r.out << r.err;
+    }
+    EXPECT_EQ(h5::File::open(runs[1]).attr_string("/simulation", "state"),
+              "GPU (J handed to the solver on the device)");
+    const test::CliResult cmp = test::run_heptane({"compare", runs[1], runs[0], "--rtol", "0"});
+    EXPECT_EQ(cmp.code, kExitOk) << cmp.out;
+}
+
 TEST_F(SimulateOnGpu, MultiKernelRunAgreesWithTheCpuRun) {
     const std::string cpu = run("cpu_mk", {"--backend", "cpu"});
     const std::string gpu =

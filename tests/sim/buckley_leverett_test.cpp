@@ -24,7 +24,7 @@ grid::TwoPhaseParams fluids() {
     grid::TwoPhaseParams p;
     p.oil = {800.0, 2.0e-3, 0.0};
     p.water = {1000.0, 0.5e-3, 0.0};
-    p.relperm = {0.2, 0.2, 2.0, 2.0, 1.0, 1.0};
+    p.relperm = {0.2, 0.2, 2.0, 2.0, 1.0, 1.0, {}};
     p.rock_compressibility = 0.0;
     p.gravity = 0.0;
     return p;

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <string>
+#include <tuple>
 
 #include "common/test_systems.hpp"
 #include "core/base/eigen_interop.hpp"
@@ -15,6 +17,7 @@
 #include "core/base/random.hpp"
 #include "core/base/units.hpp"
 #include "core/matrix/formats.hpp"
+#include "grid/saturation_table.hpp"
 
 namespace heptane {
 namespace {
@@ -44,14 +47,26 @@ CellState random_state(const wells::TwoPhaseSystem& sys, std::uint64_t seed) {
     return x;
 }
 
-class TwoPhaseJacobianGrids : public ::testing::TestWithParam<bool> {};  // with a fault
+/// With a fault; with a tabulated relperm (design decision 74; rows 0.1 apart, no row within
+/// the finite differences' step of the random states' saturations).
+class TwoPhaseJacobianGrids : public ::testing::TestWithParam<std::tuple<bool, bool>> {};
 
 TEST_P(TwoPhaseJacobianGrids, MatchesCentralFiniteDifferences) {
     const int nx = 6, ny = 5, nz = 4;
     auto wells = test::corner_wells(nx, ny, nz);  // BHP and rate, producers and injectors
     wells.push_back(test::make_well("MID", 3, 2, 1, 2, true, true));
     Problem s = make_setup(nx, ny, nz, wells);
-    if (GetParam()) test::add_fault(s.spec);
+    const bool faulted = std::get<0>(GetParam());
+    if (faulted) test::add_fault(s.spec);
+    if (std::get<1>(GetParam())) {
+        s.spec.two_phase.relperm.table = grid::relperm_table({{0.2, 0.0, 0.9},
+                                                              {0.3, 0.01, 0.6},
+                                                              {0.4, 0.05, 0.38},
+                                                              {0.5, 0.12, 0.2},
+                                                              {0.6, 0.25, 0.09},
+                                                              {0.7, 0.45, 0.02},
+                                                              {0.8, 0.7, 0.0}});
+    }
     ASSERT_GT(s.spec.two_phase.gravity, 0.0);
     const wells::TwoPhaseSystem sys(s.spec.grid, s.rock, s.spec.two_phase, s.spec.wells);
     const CellState x = random_state(sys, 1);
@@ -67,7 +82,7 @@ TEST_P(TwoPhaseJacobianGrids, MatchesCentralFiniteDifferences) {
     const GHSystem lin = sys.linearize(x, p_bh, x_old, dt);
     // The fault's connections: a throw of 1.5 layers puts layer k against layers k - 1 and
     // k - 2 of the other side (0 + 1 + 2 + 2 pairs a row of columns), each entry twice.
-    EXPECT_EQ(lin.matrix.nnc().num_entries(), GetParam() ? 2 * 5 * ny : 0);
+    EXPECT_EQ(lin.matrix.nnc().num_entries(), faulted ? 2 * 5 * ny : 0);
     const Eigen::MatrixXd J = Eigen::MatrixXd(to_eigen(to_csr(lin.matrix)));
     const std::vector<double> r0 = sys.residual(x, p_bh, x_old, dt);
     for (std::size_t i = 0; i < r0.size(); ++i) ASSERT_DOUBLE_EQ(lin.rhs[i], -r0[i]) << i;
@@ -174,9 +189,11 @@ TEST(TwoPhaseJacobian, AccumulationBlocksAreTheTimeTermAlone) {
     EXPECT_LE(worst, 1e-12);
 }
 
-INSTANTIATE_TEST_SUITE_P(Grids, TwoPhaseJacobianGrids, ::testing::Bool(),
-                         [](const ::testing::TestParamInfo<bool>& info) {
-                             return info.param ? "Faulted" : "Box";
+INSTANTIATE_TEST_SUITE_P(Grids, TwoPhaseJacobianGrids,
+                         ::testing::Combine(::testing::Bool(), ::testing::Bool()),
+                         [](const ::testing::TestParamInfo<std::tuple<bool, bool>>& info) {
+                             return std::string(std::get<0>(info.param) ? "Faulted" : "Box") +
+                                    (std::get<1>(info.param) ? "Table" : "Corey");
                          });
 
 class TwoPhaseResidualGrids : public ::testing::TestWithParam<bool> {};  // with a fault
