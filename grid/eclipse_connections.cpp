@@ -116,18 +116,47 @@ void GridReader::read_mapaxes(Source& src, const Token& at) {
                           "the files' x and y (the output's mesh is in them)");
 }
 
-/// GRIDFILE, RPTGRID, MESSAGES: one record of output or message controls, passed over with
-/// a note (heptane's output always holds the grid; its messages are its own).
+/// GRIDFILE, RPTGRID, MESSAGES, MAPUNITS: one record of output or message controls (or the
+/// map's unit), passed over with a note (heptane's output always holds the grid; its messages
+/// are its own; MAPAXES places nothing).
 void GridReader::read_output_control(Source& src, const Token& at, const std::string& keyword) {
     std::vector<Token> words;
     if (!read_words(src, words))
         src.fail(at, keyword + ": the file ends before the '/' that closes it");
-    data_.notes.push_back(where(src.path, src.text, at.offset) + keyword +
-                          (keyword == "MESSAGES"
-                               ? ": Eclipse's message limits, not used (heptane's messages "
-                                 "are its own)"
-                               : ": an Eclipse output request, not used (the output's /grid "
-                                 "holds the grid and its arrays)"));
+    data_.notes.push_back(
+        where(src.path, src.text, at.offset) + keyword +
+        (keyword == "MESSAGES"   ? ": Eclipse's message limits, not used (heptane's messages "
+                                   "are its own)"
+         : keyword == "MAPUNITS" ? ": the unit of MAPAXES' map, which only places the grid on a "
+                                   "map; nothing changes"
+                                 : ": an Eclipse output request, not used (the output's /grid "
+                                   "holds the grid and its arrays)"));
+}
+
+/// COORDSYS K1 K2 [COMP|INCOMP [JOIN|SEPARATE]] /: the one reservoir's coordinate system (one
+/// record: SPECGRID's NUMRES is 1). Over every layer it changes nothing (COMP / INCOMP concern
+/// radial grids, JOIN / SEPARATE the next reservoir): a note; anything else is an error.
+void GridReader::read_coordsys(Source& src, const Token& at) {
+    std::vector<Token> words;
+    if (!read_words(src, words))
+        src.fail(at, "COORDSYS: the file ends before the '/' that closes its record");
+    std::vector<double> k;
+    for (std::size_t q = 0; q < words.size() && q < 2; ++q)
+        append_values(src.path, src.text, words[q], "COORDSYS", k, 2);
+    const auto word = [&](std::size_t q) {
+        return q < words.size() ? std::string(unquoted(words[q].text)) : std::string();
+    };
+    const bool one = k.size() == 2 && k[0] == 1.0 && k[1] == data_.dims[2] && words.size() <= 4;
+    const std::string completeness = word(2), join = word(3);
+    if (!one || !(completeness.empty() || completeness == "COMP" || completeness == "INCOMP") ||
+        !(join.empty() || join == "JOIN" || join == "SEPARATE")) {
+        src.fail(at, "COORDSYS: heptane reads one reservoir: a record 1 " +
+                         std::to_string(data_.dims[2]) +
+                         " [COMP|INCOMP [JOIN|SEPARATE]] / over every layer (several "
+                         "coordinate systems, or radial items, are not supported)");
+    }
+    data_.notes.push_back(where(src.path, src.text, at.offset) +
+                          "COORDSYS: one coordinate system over every layer, as without it");
 }
 
 /// NEWTRAN, OLDTRAN: how Eclipse computes the transmissibilities (from the cells' corner-point
@@ -148,7 +177,9 @@ void GridReader::read_gridunit(Source& src, const Token& at) {
     if (!read_words(src, words))
         src.fail(at, "GRIDUNIT: the file ends before the '/' that closes it");
     const std::string unit = words.empty() ? std::string() : std::string(unquoted(words[0].text));
-    if (words.empty() || words.size() > 2 || (unit != "FEET" && unit != "METRES" && unit != "CM")) {
+    const std::string map = words.size() == 2 ? std::string(unquoted(words[1].text)) : "";
+    if (words.empty() || words.size() > 2 || (unit != "FEET" && unit != "METRES" && unit != "CM") ||
+        (!map.empty() && map != "MAP")) {
         src.fail(at, "GRIDUNIT: expected FEET, METRES or CM [MAP], then '/'");
     }
     data_.gridunit = unit;

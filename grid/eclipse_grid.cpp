@@ -119,8 +119,11 @@ void GridReader::read_file(const std::string& path, std::vector<std::string>& st
             read_corner_point(src, t, keyword);
         } else if (keyword == "MAPAXES") {
             read_mapaxes(src, t);
-        } else if (keyword == "GRIDFILE" || keyword == "RPTGRID" || keyword == "MESSAGES") {
+        } else if (keyword == "GRIDFILE" || keyword == "RPTGRID" || keyword == "MESSAGES" ||
+                   keyword == "MAPUNITS") {
             read_output_control(src, t, keyword);
+        } else if (keyword == "COORDSYS") {
+            read_coordsys(src, t);
         } else if (keyword == "NEWTRAN" || keyword == "OLDTRAN") {
             read_transmissibility_rule(src, t, keyword);
         } else if (keyword == "GRIDUNIT") {
@@ -131,7 +134,8 @@ void GridReader::read_file(const std::string& path, std::vector<std::string>& st
                 quote_input(keyword) +
                     " is not a GRID-section keyword heptane applies (it reads "
                     "PERMX/Y/Z, PORO, NTG, ACTNUM, DX, DY, DZ, DXV, DYV, DZV, TOPS, COORD, ZCORN, "
-                    "MAPAXES, GRIDUNIT, NEWTRAN, OLDTRAN, GRIDFILE, RPTGRID, MESSAGES, "
+                    "MAPAXES, MAPUNITS, GRIDUNIT, COORDSYS, NEWTRAN, OLDTRAN, GRIDFILE, RPTGRID, "
+                    "MESSAGES, "
                     "MULTX/Y/Z, MULTX-/Y-/Z-, MULTPV, MINPV, PINCH, GRIDOPTS, FAULTS, MULTFLT, "
                     "MULTREGT, "
                     "NNC, EDITNNC, "

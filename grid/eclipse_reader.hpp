@@ -41,10 +41,14 @@ bool is_array(std::string_view k);
 /// edits (EclipseGridData::ComputedEdit), not values.
 bool is_computed(std::string_view k);
 
-/// A token without its quotes ('PERMX' -> PERMX).
+/// A token without its quotes and the blanks inside them ('PERMX' -> PERMX, 'METRES ' ->
+/// METRES: Eclipse pads its strings with blanks, as Petrel's exports write them).
 inline std::string_view unquoted(std::string_view t) {
-    if (t.size() >= 2 && (t.front() == '\'' || t.front() == '"') && t.back() == t.front())
-        return t.substr(1, t.size() - 2);
+    if (t.size() >= 2 && (t.front() == '\'' || t.front() == '"') && t.back() == t.front()) {
+        t = t.substr(1, t.size() - 2);
+        while (!t.empty() && t.front() == ' ') t.remove_prefix(1);
+        while (!t.empty() && t.back() == ' ') t.remove_suffix(1);
+    }
     return t;
 }
 
@@ -216,9 +220,12 @@ class GridReader {
     /// MAPAXES x1 y1 x0 y0 x2 y2 /: where the grid lies on a map (a note: nothing changes).
     void read_mapaxes(Source& src, const Token& at);
 
-    /// GRIDFILE, RPTGRID, MESSAGES: one record of output or message controls, passed over
-    /// with a note.
+    /// GRIDFILE, RPTGRID, MESSAGES, MAPUNITS: one record of output or message controls (or
+    /// the map's unit), passed over with a note.
     void read_output_control(Source& src, const Token& at, const std::string& keyword);
+
+    /// COORDSYS 1 NZ [COMP|INCOMP [JOIN|SEPARATE]] /: one reservoir's record, a note.
+    void read_coordsys(Source& src, const Token& at);
 
     /// NEWTRAN, OLDTRAN (EclipseGridData::transmissibility_rule).
     void read_transmissibility_rule(Source& src, const Token& at, const std::string& keyword);

@@ -645,5 +645,33 @@ TEST(CornerPoint, NewtranIsItsRuleAndOutputControlsAreNotes) {
                 HasSubstr(":1: GRIDFILE: the file ends before the '/' that closes it"));
 }
 
+// The head of a Petrel export (MAPUNITS, MAPAXES, GRIDUNIT and COORDSYS with blank-padded
+// strings, SPECGRID): read, the geometry as without it; the strings' blanks do not count;
+// COORDSYS must be the one reservoir's, over every layer.
+TEST(CornerPoint, APetrelExportsHeadIsRead) {
+    const std::string cp = two_cells(0.0);
+    const std::string head =
+        "MAPUNITS\n 'METRES ' /\nMAPAXES\n 0. 100. 0. 0. 100. 0. /\nGRIDUNIT\n 'METRES ' '  ' /\n"
+        "SPECGRID\n 2 1 1 1 F /\nCOORDSYS\n 1 1 'INCOMP ' /\n";
+    const auto read = [](const std::string& text, Grid3D& g) {
+        const TempFile file(text);
+        EclipseGridSpec spec;
+        spec.files = {file.path()};
+        return read_grid_files(g, spec);
+    };
+    Grid3D with = make_grid(2, 1, 1), without = make_grid(2, 1, 1);
+    const EclipseGridData d = read("RUNSPEC\nMETRIC\nGRID\n" + head + cp, with);
+    read("RUNSPEC\nMETRIC\nGRID\n" + cp, without);
+    EXPECT_EQ(with.geometry->half, without.geometry->half);
+    ASSERT_EQ(d.notes.size(), 3u);
+    EXPECT_THAT(d.notes[0], HasSubstr(":4: MAPUNITS: the unit of MAPAXES' map"));
+    EXPECT_THAT(d.notes[2], HasSubstr(":12: COORDSYS: one coordinate system over every layer"));
+    EXPECT_THAT(error_of("COORDSYS\n 1 1 /\n 2 2 /\n", 2, 1, 2),
+                HasSubstr(":1: COORDSYS: heptane reads one reservoir: a record 1 2 "));
+    EXPECT_THAT(error_of("COORDSYS\n 1 1 'RADIAL' /\n", 2, 1, 1), HasSubstr(":1: COORDSYS: "));
+    EXPECT_THAT(error_of("GRIDUNIT\n METRES 'NOMAP' /\n", 2, 1, 1),
+                HasSubstr(":1: GRIDUNIT: expected FEET, METRES or CM [MAP], then '/'"));
+}
+
 }  // namespace
 }  // namespace heptane::grid
