@@ -15,6 +15,7 @@
 #include "grid/eclipse_grid.hpp"
 #include "grid/eclipse_model.hpp"
 #include "grid/loaders.hpp"
+#include "grid/saturation_table.hpp"
 
 namespace heptane::fuzz {
 namespace {
@@ -86,6 +87,10 @@ void eclipse(const std::uint8_t* data, std::size_t size) {
         grid::EclipseGridSpec spec;
         spec.files = {path};
         grid::read_grid_files(g, spec);
+    } catch (const InputError&) {
+    }
+    try {  // the same text as a PROPS section's SWOF (fluid.relperm.swof, design decision 74)
+        grid::read_swof(path);
     } catch (const InputError&) {
     }
 }
