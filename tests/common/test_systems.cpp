@@ -166,6 +166,11 @@ GHMatrix with_connections(int nx, int ny, int nz, int K, std::uint64_t seed, boo
     return A;
 }
 
+std::vector<grid::RelPermRow> relperm_rows() {
+    return {{0.2, 0.0, 0.9},   {0.3, 0.01, 0.6},  {0.4, 0.05, 0.38}, {0.5, 0.12, 0.2},
+            {0.6, 0.25, 0.09}, {0.7, 0.45, 0.02}, {0.8, 0.7, 0.0}};
+}
+
 void add_fault(wells::ModelSpec& spec) {
     grid::Grid3D& g = spec.grid;
     std::vector<double> coord, zcorn;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "grid/saturation_table.hpp"
 #include "wells/generator.hpp"
 
 namespace heptane::test {
@@ -41,6 +42,10 @@ GHMatrix with_connections(int nx, int ny, int nz, int K, std::uint64_t seed, boo
 /// The spec's box grid as corner-point cells with the columns i >= nx / 2 thrown down by 1.5
 /// layers (design decision 63): non-neighbour connections across the fault.
 void add_fault(wells::ModelSpec& spec);
+
+/// A relperm table's rows (design decision 74): Sw 0.2 .. 0.8 by 0.1, krw from 0 to 0.7, kro
+/// from 0.9 to 0, neither linear.
+std::vector<grid::RelPermRow> relperm_rows();
 
 /// The regression decks (tests/regression/*.yaml), file names in sorted order.
 std::vector<std::string> regression_decks();

@@ -16,7 +16,6 @@
 #include "common/test_systems.hpp"
 #include "core/base/random.hpp"
 #include "core/base/units.hpp"
-#include "grid/saturation_table.hpp"
 #include "wells/generator.hpp"
 
 namespace heptane::gpu {
@@ -93,13 +92,7 @@ TEST_F(DeviceAssembly, TabulatedRelpermIsTheHostsBits) {
     // A relperm table (design decision 74) of 7 rows over Sw 0.2..0.8: the perturbed states'
     // saturations fall below, inside and above it, and on no row exactly.
     wells::ModelSpec spec = test::two_phase_spec(7, 6, 5, test::corner_wells(7, 6, 5));
-    spec.two_phase.relperm.table = grid::relperm_table({{0.2, 0.0, 0.9},
-                                                        {0.3, 0.01, 0.6},
-                                                        {0.4, 0.05, 0.38},
-                                                        {0.5, 0.12, 0.2},
-                                                        {0.6, 0.25, 0.09},
-                                                        {0.7, 0.45, 0.02},
-                                                        {0.8, 0.7, 0.0}});
+    spec.two_phase.relperm.table = grid::relperm_table(test::relperm_rows());
     expect_device_is_host(wells::generate(spec, false), spec);
 }
 

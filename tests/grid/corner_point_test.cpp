@@ -66,6 +66,14 @@ Grid3D read(const std::string& text, int nx, int ny, int nz) {
     return g;
 }
 
+/// The files' data read for g (its geometry set).
+EclipseGridData read_data(const std::string& text, Grid3D& g) {
+    const TempFile file(text);
+    EclipseGridSpec spec;
+    spec.files = {file.path()};
+    return read_grid_files(g, spec);
+}
+
 std::string error_of(const std::string& text, int nx, int ny, int nz, bool cell_size = false) {
     const TempFile file(text);
     Grid3D g = make_grid(nx, ny, nz);
@@ -620,15 +628,9 @@ TEST(CornerPoint, NewtranIsItsRuleAndOutputControlsAreNotes) {
     const std::string head =
         "GRID\nNEWTRAN\nGRIDFILE\n  0  1 /\nMAPAXES\n 0.  100.  0.  0.  100.  0.  /\nINIT\n"
         "MESSAGES\n 8*10000  20000 10000 1000 1* /\nRPTGRID\n DX DY /\n";
-    const auto read = [](const std::string& text, Grid3D& g) {
-        const TempFile file(text);
-        EclipseGridSpec spec;
-        spec.files = {file.path()};
-        return read_grid_files(g, spec);
-    };
     Grid3D with = make_grid(2, 1, 1), without = make_grid(2, 1, 1);
-    const EclipseGridData d = read(head + cp, with);
-    read(cp, without);
+    const EclipseGridData d = read_data(head + cp, with);
+    read_data(cp, without);
     EXPECT_EQ(with.geometry->half, without.geometry->half);
     EXPECT_EQ(with.geometry->volume, without.geometry->volume);
     ASSERT_EQ(d.notes.size(), 4u);
@@ -653,15 +655,9 @@ TEST(CornerPoint, APetrelExportsHeadIsRead) {
     const std::string head =
         "MAPUNITS\n 'METRES ' /\nMAPAXES\n 0. 100. 0. 0. 100. 0. /\nGRIDUNIT\n 'METRES ' '  ' /\n"
         "SPECGRID\n 2 1 1 1 F /\nCOORDSYS\n 1 1 'INCOMP ' /\n";
-    const auto read = [](const std::string& text, Grid3D& g) {
-        const TempFile file(text);
-        EclipseGridSpec spec;
-        spec.files = {file.path()};
-        return read_grid_files(g, spec);
-    };
     Grid3D with = make_grid(2, 1, 1), without = make_grid(2, 1, 1);
-    const EclipseGridData d = read("RUNSPEC\nMETRIC\nGRID\n" + head + cp, with);
-    read("RUNSPEC\nMETRIC\nGRID\n" + cp, without);
+    const EclipseGridData d = read_data("RUNSPEC\nMETRIC\nGRID\n" + head + cp, with);
+    read_data("RUNSPEC\nMETRIC\nGRID\n" + cp, without);
     EXPECT_EQ(with.geometry->half, without.geometry->half);
     ASSERT_EQ(d.notes.size(), 3u);
     EXPECT_THAT(d.notes[0], HasSubstr(":4: MAPUNITS: the unit of MAPAXES' map"));

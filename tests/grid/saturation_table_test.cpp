@@ -22,10 +22,7 @@ using test::input_error_of;
 using test::TempFile;
 using ::testing::HasSubstr;
 
-/// Sw 0.2 .. 0.8 by 0.1.
-const std::vector<RelPermRow> kRows = {{0.2, 0.0, 0.9},  {0.3, 0.01, 0.6},  {0.4, 0.05, 0.38},
-                                       {0.5, 0.12, 0.2}, {0.6, 0.25, 0.09}, {0.7, 0.45, 0.02},
-                                       {0.8, 0.7, 0.0}};
+const std::vector<RelPermRow> kRows = test::relperm_rows();  // Sw 0.2 .. 0.8 by 0.1
 
 RelPerm tabulated(const std::vector<RelPermRow>& rows) {
     RelPerm rp;

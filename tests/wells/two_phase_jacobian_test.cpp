@@ -17,7 +17,6 @@
 #include "core/base/random.hpp"
 #include "core/base/units.hpp"
 #include "core/matrix/formats.hpp"
-#include "grid/saturation_table.hpp"
 
 namespace heptane {
 namespace {
@@ -59,13 +58,7 @@ TEST_P(TwoPhaseJacobianGrids, MatchesCentralFiniteDifferences) {
     const bool faulted = std::get<0>(GetParam());
     if (faulted) test::add_fault(s.spec);
     if (std::get<1>(GetParam())) {
-        s.spec.two_phase.relperm.table = grid::relperm_table({{0.2, 0.0, 0.9},
-                                                              {0.3, 0.01, 0.6},
-                                                              {0.4, 0.05, 0.38},
-                                                              {0.5, 0.12, 0.2},
-                                                              {0.6, 0.25, 0.09},
-                                                              {0.7, 0.45, 0.02},
-                                                              {0.8, 0.7, 0.0}});
+        s.spec.two_phase.relperm.table = grid::relperm_table(test::relperm_rows());
     }
     ASSERT_GT(s.spec.two_phase.gravity, 0.0);
     const wells::TwoPhaseSystem sys(s.spec.grid, s.rock, s.spec.two_phase, s.spec.wells);
