@@ -484,9 +484,10 @@ void apply_pore_volume_edits(const Grid3D& g, const EclipseGridSpec& spec, const
 /// The EDIT section's TRANX, TRANY, TRANZ edits (design decision 72) as the faces' edited
 /// transmissibilities (RockFields::tx_edited, ty_edited, tz_edited): each face starts from its
 /// computed value (multipliers and MULTREGT included, the NNC records not yet added: OPM's
-/// order) and takes its edits in file order. An edit of a face on the grid's last layer, or of
-/// a face with an inactive cell, changes nothing (there is no connection to change). Needs
-/// rock.active final.
+/// order) and takes its edits in file order. An edit of a face on the grid's last layer, of a
+/// face with an inactive cell, or of corner-point cells that do not share their face (a
+/// fault's throw past it: half 0) changes nothing (there is no connection to change, as OPM
+/// has none). Needs rock.active final.
 void apply_transmissibility_edits(const Grid3D& g, const EclipseGridSpec& spec,
                                   const EclipseGridData& d, RockFields& rock) {
     const auto is_tran = [](const EclipseGridData::ComputedEdit& e) { return e.array != "PORV"; };
@@ -497,6 +498,11 @@ void apply_transmissibility_edits(const Grid3D& g, const EclipseGridSpec& spec,
     const std::vector<double>* from[3] = {&computed.tx, &computed.ty, &computed.tz};
     const int size[3] = {g.nx, g.ny, g.nz};
     const index_t step[3] = {static_cast<index_t>(g.ny) * g.nz, g.nz, 1};
+    const bool corner_point = g.geometry != nullptr && g.geometry->corner_point();
+    const auto shared = [&](index_t m, int axis) {  // the +axis face of m meets its neighbour
+        return !corner_point ||
+               g.geometry->half[6 * static_cast<std::size_t>(m) + 2 * axis + 1] > 0.0;
+    };
     for (const EclipseGridData::ComputedEdit& e : d.computed_edits) {
         if (!is_tran(e)) continue;
         const int axis = e.array[4] - 'X';
@@ -505,7 +511,7 @@ void apply_transmissibility_edits(const Grid3D& g, const EclipseGridSpec& spec,
         for (std::size_t q = 0; q < e.cells.size(); ++q) {
             const index_t m = eclipse_to_cell(g, static_cast<index_t>(e.cells[q]));
             if (g.ijk(m)[axis] + 1 >= size[axis] || !rock.is_active(m) ||
-                !rock.is_active(m + step[axis])) {
+                !rock.is_active(m + step[axis]) || !shared(m, axis)) {
                 continue;
             }
             const auto c = static_cast<std::size_t>(m);

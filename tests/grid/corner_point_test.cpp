@@ -19,6 +19,7 @@
 
 #include "common/input_error.hpp"
 #include "common/temp_file.hpp"
+#include "core/base/units.hpp"
 #include "grid/eclipse_model.hpp"
 #include "grid/transmissibility.hpp"
 
@@ -203,6 +204,27 @@ TEST(CornerPoint, AThrowBetweenActiveCellsIsConnectedThroughTheOverlap) {
     EXPECT_EQ(far.geometry->half[6 * 1 + 0], 0.0);
     EXPECT_TRUE(far.geometry->nnc.empty());
     EXPECT_NO_THROW(read(two_cells(5.0, "ACTNUM\n 1 0 /\n"), 2, 1, 1));
+}
+
+// The EDIT section's TRANX (design decision 72) on a fault's face: it sets the face where the
+// two cells share it (a 1 m throw), and makes no connection where they do not (5 m: OPM has
+// no such face either).
+TEST(CornerPoint, TranxEditsOnlyFacesTheCellsShare) {
+    const std::string rock_and_edit =
+        "PORO\n 2*0.2 /\nPERMX\n 2*100 /\nPERMY\n 2*100 /\nPERMZ\n 2*100 /\n"
+        "EDIT\nEQUALS\n TRANX 3 /\n/\n";
+    const double unit = units::kCentiPoise / units::kDay / units::kBar;  // METRIC
+    for (const double throw_m : {1.0, 5.0}) {
+        Grid3D g = make_grid(2, 1, 1);
+        const TempFile file("RUNSPEC\nMETRIC\nGRID\n" + two_cells(throw_m) + rock_and_edit);
+        EclipseGridSpec spec;
+        spec.files = {file.path()};
+        const EclipseGridData d = read_grid_files(g, spec);
+        RockFields rock;
+        apply_eclipse_rock(g, spec, d, false, false, rock);
+        EXPECT_EQ(tpfa_transmissibilities(g, rock).tx[0], throw_m == 1.0 ? 3.0 * unit : 0.0)
+            << throw_m;
+    }
 }
 
 /// Two columns of three 2 m layers from 1000 m deep on vertical pillars, along i (axis 0:
