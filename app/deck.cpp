@@ -18,6 +18,7 @@
 #include "core/base/units.hpp"
 #include "core/krylov/capabilities.hpp"
 #include "core/matrix/matrix_market.hpp"
+#include "grid/eclipse_props.hpp"
 #include "grid/saturation_table.hpp"
 
 namespace heptane::app {
@@ -99,7 +100,8 @@ class DeckReader {
         files = grid::EclipseGridSpec{};
         if (auto e = m.optional("eclipse")) {
             // One file or a list, read in order as one GRID section (relative to the deck).
-            const std::vector<Value> list = e->is_sequence() ? e->elements() : std::vector<Value>{*e};
+            const std::vector<Value> list =
+                e->is_sequence() ? e->elements() : std::vector<Value>{*e};
             if (list.empty()) e->fail("give a file or a list of files");
             for (const Value& f : list) files.files.push_back(resolve_existing(f));
             files.length_unit = u_.length;
@@ -183,6 +185,20 @@ class DeckReader {
             grid::TwoPhaseParams& p = model().two_phase;
             if (auto k = m.optional("components"); k && k->integer() != 2) {
                 k->fail("two_phase has K = 2 components (p_o, S_w)");
+            }
+            if (auto e = m.optional("eclipse")) {  // the deck's PROPS (design decision 75)
+                for (const char* key : {"oil", "water", "relperm", "reference_pressure"}) {
+                    if (auto x = m.optional(key)) {
+                        x->fail("fluid.eclipse's file gives the fluid: remove this key");
+                    }
+                }
+                const std::string path = resolve_existing(*e);
+                try {
+                    p = grid::read_eclipse_fluid(path, {u_.pressure, u_.density}, p);
+                } catch (const InputError& err) {
+                    e->fail(err.detail());
+                }
+                fluid_file_ = true;
             }
             if (auto o = m.optional("oil")) read_phase(*o, p.oil);
             if (auto w = m.optional("water")) read_phase(*w, p.water);
@@ -270,6 +286,7 @@ class DeckReader {
             if (auto p = m.optional("porosity")) poro = read_field(*p, false);
         }
         if (auto c = m.optional("compressibility")) {
+            if (fluid_file_) c->fail("fluid.eclipse's ROCK gives it: remove this key");
             model().two_phase.rock_compressibility = c->number() / u_.pressure;
         }
         m.finish();
@@ -539,6 +556,7 @@ class DeckReader {
     Deck& deck_;
     fs::path dir_;
     UnitFactors u_ = unit_factors(UnitSystem::field);
+    bool fluid_file_ = false;  ///< fluid.eclipse gave the fluid and the rock's compressibility
 };
 
 }  // namespace

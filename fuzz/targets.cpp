@@ -14,6 +14,7 @@
 #include "core/matrix/matrix_market.hpp"
 #include "grid/eclipse_grid.hpp"
 #include "grid/eclipse_model.hpp"
+#include "grid/eclipse_props.hpp"
 #include "grid/loaders.hpp"
 #include "grid/saturation_table.hpp"
 
@@ -91,6 +92,10 @@ void eclipse(const std::uint8_t* data, std::size_t size) {
     }
     try {  // the same text as a PROPS section's SWOF (fluid.relperm.swof, design decision 74)
         grid::read_swof(path);
+    } catch (const InputError&) {
+    }
+    try {  // and as the fluid (fluid.eclipse, design decision 75)
+        grid::read_eclipse_fluid(path, {});
     } catch (const InputError&) {
     }
 }

@@ -296,6 +296,49 @@ TEST(Deck, CprKeysAreReadAndChecked) {
     }
 }
 
+TEST(Deck, FluidEclipseIsTheFluidWrittenOut) {
+    // inputs/egg.yaml reads its fluid from the Egg deck's PROPS (design decision 75): the
+    // parameters are bit for bit those of the keys that wrote it out before.
+    const std::string deck = source_path("inputs/egg.yaml");
+    const grid::TwoPhaseParams a = load_deck(deck).model.two_phase;
+    const grid::TwoPhaseParams b =
+        load_deck(deck, {"fluid={model: two_phase, reference_pressure: 400, "
+                         "oil: {density: 900, viscosity: 5.0, compressibility: 1.0e-5}, "
+                         "water: {density: 1000, viscosity: 1.0, compressibility: 1.0e-5}, "
+                         "relperm: {swof: data/egg/Egg_Model_ECL.DATA}}",
+                         "rock={compressibility: 0.0}"})
+            .model.two_phase;
+    for (const auto& [x, y] : {std::pair{a.oil, b.oil}, std::pair{a.water, b.water}}) {
+        EXPECT_EQ(x.density, y.density);
+        EXPECT_EQ(x.viscosity, y.viscosity);
+        EXPECT_EQ(x.compressibility, y.compressibility);
+    }
+    EXPECT_EQ(a.reference_pressure, b.reference_pressure);
+    EXPECT_EQ(a.rock_compressibility, b.rock_compressibility);
+    EXPECT_EQ(a.gravity, b.gravity);
+    ASSERT_EQ(a.relperm.table.rows, 16);
+    for (int q = 0; q < 16; ++q) {
+        EXPECT_EQ(a.relperm.table.sw[q], b.relperm.table.sw[q]);
+        EXPECT_EQ(a.relperm.table.krw[q], b.relperm.table.krw[q]);
+        EXPECT_EQ(a.relperm.table.kro[q], b.relperm.table.kro[q]);
+    }
+    // What the file gives may not be given again.
+    const auto error_of = [&](const std::string& set) {
+        try {
+            load_deck(deck, {set});
+        } catch (const InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_NE(error_of("fluid.oil={density: 900}")
+                  .find("fluid.oil: fluid.eclipse's file gives the fluid: remove this key"),
+              std::string::npos);
+    EXPECT_NE(error_of("rock.compressibility=0")
+                  .find("rock.compressibility: fluid.eclipse's ROCK gives it: remove this key"),
+              std::string::npos);
+}
+
 TEST(Deck, MetricUnitsAndSyntheticDefaults) {
     const Deck deck = load_deck(source_path("tests/app/decks/small_synthetic_metric.yaml"));
     const wells::ModelSpec& m = deck.model;

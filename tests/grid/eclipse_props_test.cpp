@@ -1,0 +1,90 @@
+// An Eclipse deck's PROPS section as heptane's two-phase fluid (grid/eclipse_props.hpp, design
+// decision 75): the Egg model's DENSITY, PVCDO, PVTW, ROCK and SWOF in SI, FIELD units, and
+// what the model cannot take refused at the file's line.
+#include "grid/eclipse_props.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "common/input_error.hpp"
+#include "common/temp_file.hpp"
+#include "common/test_systems.hpp"
+#include "core/base/units.hpp"
+
+namespace heptane::grid {
+namespace {
+
+using test::input_error_of;
+using test::TempFile;
+using ::testing::HasSubstr;
+
+constexpr FluidUnits kMetric{units::kBar, 1.0};
+
+TEST(EclipseProps, TheEggModelsFluid) {
+    TwoPhaseParams start;
+    start.gravity = 0.0;  // kept
+    const TwoPhaseParams p =
+        read_eclipse_fluid(test::source_path("inputs/data/egg/Egg_Model_ECL.DATA"), {}, start);
+    EXPECT_EQ(p.oil.density, 900.0);  // DENSITY 900 1000 1; RUNSPEC METRIC
+    EXPECT_EQ(p.water.density, 1000.0);
+    EXPECT_EQ(p.oil.viscosity, 5.0 * units::kCentiPoise);  // PVCDO 400 1 1e-5 5 0
+    EXPECT_EQ(p.oil.compressibility, 1.0e-5 / units::kBar);
+    EXPECT_EQ(p.water.viscosity, 1.0 * units::kCentiPoise);  // PVTW 400 1 1e-5 1 0
+    EXPECT_EQ(p.water.compressibility, 1.0e-5 / units::kBar);
+    EXPECT_EQ(p.reference_pressure, 400.0 * units::kBar);  // ROCK 400 0
+    EXPECT_EQ(p.rock_compressibility, 0.0);
+    EXPECT_EQ(p.relperm.table.rows, 16);  // its SWOF
+    EXPECT_EQ(p.relperm.table.kro[0], 0.8);
+    EXPECT_EQ(p.gravity, 0.0);
+}
+
+const std::string kSwof = "SWOF\n 0.2 0 1 0\n 0.8 1 0 0 /\n";
+
+std::string props(const std::string& pvcdo, const std::string& pvtw = "6000 1 3e-6 0.3 0",
+                  const std::string& rock = "6000 1e-6") {
+    return "PROPS\nDENSITY\n 53 64 0.05 /\nPVCDO\n " + pvcdo + " /\nPVTW\n " + pvtw +
+           " /\nROCK\n " + rock + " /\n" + kSwof;
+}
+
+TEST(EclipseProps, FieldUnitsAndTheDecksFallback) {
+    const TempFile field("RUNSPEC\nFIELD\nGRID\n" + props("6000 1 5e-6 3 0"));
+    const TwoPhaseParams p = read_eclipse_fluid(field.path(), kMetric);
+    EXPECT_DOUBLE_EQ(p.oil.density, 53.0 * units::kPoundPerCubicFoot);
+    EXPECT_DOUBLE_EQ(p.oil.compressibility, 5e-6 / units::kPsi);
+    EXPECT_DOUBLE_EQ(p.reference_pressure, 6000.0 * units::kPsi);
+    EXPECT_DOUBLE_EQ(p.rock_compressibility, 1e-6 / units::kPsi);
+    // Without RUNSPEC units: the deck's (here metric).
+    const TempFile bare(props("6000 1 5e-6 3 0"));
+    EXPECT_DOUBLE_EQ(read_eclipse_fluid(bare.path(), kMetric).reference_pressure,
+                     6000.0 * units::kBar);
+}
+
+TEST(EclipseProps, WhatTheModelCannotTakeIsRefusedAtItsLine) {
+    const auto error = [](const std::string& text) {
+        const TempFile f(text);
+        return input_error_of([&] { read_eclipse_fluid(f.path(), kMetric); });
+    };
+    EXPECT_THAT(error(props("6000 1.2 5e-6 3 0")),
+                HasSubstr(":4: PVCDO: the formation volume factor is 1.2"));
+    EXPECT_THAT(error(props("6000 1 5e-6 3 0.01")),
+                HasSubstr(":4: PVCDO: the viscosibility is 0.01; heptane's viscosities are "
+                          "constant"));
+    EXPECT_THAT(error(props("6000 1 5e-6 3 0", "5000 1 3e-6 0.3 0")),
+                HasSubstr(":6: PVTW: the reference pressure 5000 differs from ROCK's 6000"));
+    EXPECT_THAT(error(props("6000 1 5e-6 3 0 /\n 6000 1 5e-6 3 0")),
+                HasSubstr(":6: PVCDO: a second region's record (PVTNUM) is not supported"));
+    EXPECT_THAT(error(props("6000 1 5e-6 3 0") + "ROCK\n 6000 0 /\n"),
+                HasSubstr(":13: ROCK: given twice"));
+    EXPECT_THAT(error("PVTW\n 6000 1 3e-6 0.3 0 /\n"), HasSubstr(": no DENSITY (fluid.eclipse"));
+    EXPECT_THAT(error("PVDO\n 100 1.1 2 /\n"), HasSubstr(":1: PVDO: tabulated oil PVT"));
+    EXPECT_THAT(input_error_of([] {
+                    read_eclipse_fluid(test::source_path("inputs/data/spe9/SPE9.DATA"), kMetric);
+                }),
+                HasSubstr("PVTO: tabulated oil PVT is not supported"));
+    EXPECT_THAT(error(props("6000 1 5e-6 0 0")), HasSubstr("PVCDO: the viscosity must be > 0"));
+}
+
+}  // namespace
+}  // namespace heptane::grid
