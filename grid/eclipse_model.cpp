@@ -8,17 +8,21 @@
 #include <limits>
 #include <map>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <utility>
 
 #include "core/base/errors.hpp"
 #include "core/base/units.hpp"
 #include "grid/corner_point.hpp"
-#include "grid/transmissibility.hpp"
+#include "grid/eclipse_edit_section.hpp"
+#include "grid/eclipse_units.hpp"
 
 namespace heptane::grid {
 namespace {
+
+using detail::length_unit;
+using detail::pore_volume_unit;
+using detail::transmissibility_unit;
 
 const std::vector<double>* find(const EclipseGridData& d, const char* name) {
     const auto it = d.arrays.find(name);
@@ -39,19 +43,6 @@ std::vector<double> to_cells(const Grid3D& g, const EclipseGridSpec& spec, const
                              Rule rule, const char* requirement) {
     return eclipse_to_cells(g, spec.key, files_text(spec), name, values, scale, check, rule,
                             requirement);
-}
-
-double length_unit(const EclipseGridSpec& spec, const EclipseGridData& d) {
-    if (d.units == "FIELD") return units::kFoot;
-    if (d.units == "METRIC") return 1.0;
-    if (d.units == "LAB") return 0.01;
-    return spec.length_unit;
-}
-
-/// [m^3] per pore volume of the files (MINPV): rb with FIELD units, else the length unit cubed.
-double pore_volume_unit(const EclipseGridSpec& spec, const EclipseGridData& d) {
-    const double unit = length_unit(spec, d);
-    return unit == units::kFoot ? units::kStockTankBarrel : unit * unit * unit;
 }
 
 bool all_equal(const std::vector<double>& v) {
@@ -268,17 +259,6 @@ void apply_face_multipliers(const Grid3D& g, const EclipseGridSpec& spec, const 
     }
 }
 
-/// [m^3] per transmissibility of the files (NNC's TRAN): cP rb/day/psi with FIELD units,
-/// cP m^3/day/bar METRIC, cP cm^3/hr/atm LAB (the unit system of the length unit).
-double transmissibility_unit(const EclipseGridSpec& spec, const EclipseGridData& d) {
-    const double unit = length_unit(spec, d);
-    if (unit == units::kFoot) {
-        return units::kCentiPoise * units::kStockTankBarrel / units::kDay / units::kPsi;
-    }
-    if (unit == 0.01) return units::kCentiPoise * 1e-6 / 3600.0 / 101325.0;
-    return units::kCentiPoise / units::kDay / units::kBar;
-}
-
 /// PINCH's pinch-out connections (design decision 69; OPM Flow's rules). In each column a run
 /// of bypassed cells joins the active cell right above it (a) to the active cell right below
 /// it (b); a cell is bypassed when it is inactive for its pore volume (none, or less than
@@ -424,99 +404,6 @@ void apply_cell_pairs(const Grid3D& g, const EclipseGridSpec& spec, const Eclips
                                            " have no non-neighbour connection to multiply "
                                            "(no fault's throw, NNC record or PINCH joins "
                                            "them)");
-        }
-    }
-}
-
-/// One EDIT-section edit's operation (EclipseGridData::ComputedEdit::op) on a computed value
-/// [SI]; `unit` converts the record's value to SI (a factor has none).
-double edited(char op, double current, double value, double unit) {
-    switch (op) {
-        case '*':
-            return current * value;
-        case '+':
-            return current + value * unit;
-        case '>':
-            return std::max(current, value * unit);
-        case '<':
-            return std::min(current, value * unit);
-        default:
-            return value * unit;
-    }
-}
-
-/// "file:line: KEYWORD: ARRAY of cell (i, j, k) is V after the edit; it must be >= 0" (ADD's
-/// negative constant is the one way to get there).
-[[noreturn]] void negative_after_edit(const Grid3D& g, const EclipseGridSpec& spec,
-                                      const EclipseGridData::ComputedEdit& e, index_t m,
-                                      double value) {
-    std::ostringstream v;
-    v << value;
-    throw InputError(spec.key, e.where + ": " + e.array + " of cell " + cell_text(g, m) + " is " +
-                                   v.str() + " after the edit; it must be >= 0");
-}
-
-/// The EDIT section's PORV edits (design decision 72), in file order, on each cell's pore
-/// volume [m^3]; the cells they set are marked in `set` (empty: none). A cell ACTNUM makes
-/// inactive stays so; a cell given pore volume must have bulk volume.
-void apply_pore_volume_edits(const Grid3D& g, const EclipseGridSpec& spec, const EclipseGridData& d,
-                             const std::vector<std::uint8_t>& actnum,
-                             std::vector<double>& pore_volume, std::vector<std::uint8_t>& set) {
-    const double unit = pore_volume_unit(spec, d);
-    for (const EclipseGridData::ComputedEdit& e : d.computed_edits) {
-        if (e.array != "PORV") continue;
-        if (set.empty()) set.assign(pore_volume.size(), 0);
-        for (std::size_t q = 0; q < e.cells.size(); ++q) {
-            const index_t m = eclipse_to_cell(g, static_cast<index_t>(e.cells[q]));
-            const auto c = static_cast<std::size_t>(m);
-            if (!actnum[c]) continue;
-            pore_volume[c] = edited(e.op, pore_volume[c], e.value(q), unit);
-            if (pore_volume[c] < 0.0) negative_after_edit(g, spec, e, m, pore_volume[c] / unit);
-            if (pore_volume[c] > 0.0 && !(g.volume(m) > 0.0)) {
-                throw InputError(spec.key, e.where + ": gives cell " + cell_text(g, m) +
-                                               " pore volume, but the cell has no bulk volume");
-            }
-            set[c] = 1;
-        }
-    }
-}
-
-/// The EDIT section's TRANX, TRANY, TRANZ edits (design decision 72) as the faces' edited
-/// transmissibilities (RockFields::tx_edited, ty_edited, tz_edited): each face starts from its
-/// computed value (multipliers and MULTREGT included, the NNC records not yet added: OPM's
-/// order) and takes its edits in file order. An edit of a face on the grid's last layer, of a
-/// face with an inactive cell, or of corner-point cells that do not share their face (a
-/// fault's throw past it: half 0) changes nothing (there is no connection to change, as OPM
-/// has none). Needs rock.active final.
-void apply_transmissibility_edits(const Grid3D& g, const EclipseGridSpec& spec,
-                                  const EclipseGridData& d, RockFields& rock) {
-    const auto is_tran = [](const EclipseGridData::ComputedEdit& e) { return e.array != "PORV"; };
-    if (std::none_of(d.computed_edits.begin(), d.computed_edits.end(), is_tran)) return;
-    const Transmissibilities computed = tpfa_transmissibilities(g, rock);
-    const double unit = transmissibility_unit(spec, d);
-    std::vector<double>* out[3] = {&rock.tx_edited, &rock.ty_edited, &rock.tz_edited};
-    const std::vector<double>* from[3] = {&computed.tx, &computed.ty, &computed.tz};
-    const int size[3] = {g.nx, g.ny, g.nz};
-    const index_t step[3] = {static_cast<index_t>(g.ny) * g.nz, g.nz, 1};
-    const bool corner_point = g.geometry != nullptr && g.geometry->corner_point();
-    const auto shared = [&](index_t m, int axis) {  // the +axis face of m meets its neighbour
-        return !corner_point ||
-               g.geometry->half[6 * static_cast<std::size_t>(m) + 2 * axis + 1] > 0.0;
-    };
-    for (const EclipseGridData::ComputedEdit& e : d.computed_edits) {
-        if (!is_tran(e)) continue;
-        const int axis = e.array[4] - 'X';
-        std::vector<double>& t = *out[axis];
-        if (t.empty()) t.assign(from[axis]->size(), std::numeric_limits<double>::quiet_NaN());
-        for (std::size_t q = 0; q < e.cells.size(); ++q) {
-            const index_t m = eclipse_to_cell(g, static_cast<index_t>(e.cells[q]));
-            if (g.ijk(m)[axis] + 1 >= size[axis] || !rock.is_active(m) ||
-                !rock.is_active(m + step[axis]) || !shared(m, axis)) {
-                continue;
-            }
-            const auto c = static_cast<std::size_t>(m);
-            t[c] = edited(e.op, std::isnan(t[c]) ? (*from[axis])[c] : t[c], e.value(q), unit);
-            if (t[c] < 0.0) negative_after_edit(g, spec, e, m, t[c] / unit);
         }
     }
 }
@@ -763,7 +650,7 @@ void apply_eclipse_rock(const Grid3D& g, const EclipseGridSpec& spec, const Ecli
     for (std::size_t m = 0; m < n; ++m)
         pore_volume[m] = rock.porosity[m] * ntg[m] * multpv[m] * g.volume(static_cast<index_t>(m));
     std::vector<std::uint8_t> pore_volume_set;  // by the EDIT section's PORV
-    apply_pore_volume_edits(g, spec, d, active, pore_volume, pore_volume_set);
+    detail::apply_pore_volume_edits(g, spec, d, active, pore_volume, pore_volume_set);
     for (std::size_t m = 0; m < n; ++m) {
         const double pv = pore_volume[m];
         if (active[m] && !(pv > 0.0 && pv >= least[m] * pv_unit)) active[m] = 0;
@@ -792,7 +679,7 @@ void apply_eclipse_rock(const Grid3D& g, const EclipseGridSpec& spec, const Ecli
                                   RegionFactors(g, spec, d))
               : std::vector<NncTransmissibility>();
     if (count < n) rock.active = active;
-    apply_transmissibility_edits(g, spec, d, rock);  // before the NNC records add theirs
+    detail::apply_transmissibility_edits(g, spec, d, rock);  // before the NNC records add theirs
     apply_cell_pairs(g, spec, d, active, pinched, rock);
     rock.pinch_outs = pinched.size();
 }
