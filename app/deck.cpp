@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "app/deck_overrides.hpp"
+#include "app/deck_relperm.hpp"
 #include "app/deck_schedule.hpp"
 #include "app/report.hpp"
 #include "core/base/random.hpp"
@@ -19,7 +20,6 @@
 #include "core/krylov/capabilities.hpp"
 #include "core/matrix/matrix_market.hpp"
 #include "grid/eclipse_props.hpp"
-#include "grid/saturation_table.hpp"
 
 namespace heptane::app {
 namespace {
@@ -202,7 +202,9 @@ class DeckReader {
             }
             if (auto o = m.optional("oil")) read_phase(*o, p.oil);
             if (auto w = m.optional("water")) read_phase(*w, p.water);
-            if (auto r = m.optional("relperm")) read_relperm(*r, p.relperm);
+            if (auto r = m.optional("relperm")) {
+                read_relperm(*r, p.relperm, [this](const Value& f) { return resolve_existing(f); });
+            }
             if (auto r = m.optional("reference_pressure"))
                 p.reference_pressure = r->number() * u_.pressure;
             if (auto g = m.optional("gravity"); g && !g->boolean()) p.gravity = 0.0;
@@ -215,47 +217,6 @@ class DeckReader {
         if (auto x = m.optional("density")) ph.density = x->number() * u_.density;
         if (auto x = m.optional("viscosity")) ph.viscosity = x->number() * units::kCentiPoise;
         if (auto x = m.optional("compressibility")) ph.compressibility = x->number() / u_.pressure;
-        m.finish();
-    }
-
-    void read_relperm(const Value& v, grid::RelPerm& rp) {
-        Mapping m(v);
-        const std::optional<Value> table = m.optional("table");
-        const std::optional<Value> swof = m.optional("swof");
-        if (table || swof) {  // a tabulated relperm (design decision 74)
-            if (table && swof) swof->fail("give table or swof, not both");
-            for (const char* corey : {"swc", "sor", "nw", "no", "krw_max", "kro_max"}) {
-                if (auto x = m.optional(corey)) {
-                    x->fail(std::string("a Corey parameter beside ") + (table ? "table" : "swof") +
-                            ": the table gives the relative permeabilities");
-                }
-            }
-            std::vector<grid::RelPermRow> rows;
-            if (table) {
-                for (const Value& row : table->elements()) {
-                    const std::vector<double> n = row.numbers(3);
-                    rows.push_back({n[0], n[1], n[2]});
-                }
-                const std::string error = grid::relperm_table_error(rows);
-                if (!error.empty()) table->fail(error + " (rows: [Sw, krw, kro])");
-            } else {
-                const std::string path = resolve_existing(*swof);
-                try {
-                    rows = grid::read_swof(path);
-                } catch (const InputError& e) {
-                    swof->fail(e.detail());
-                }
-            }
-            rp.table = grid::relperm_table(rows);
-            m.finish();
-            return;
-        }
-        if (auto x = m.optional("swc")) rp.swc = x->number();
-        if (auto x = m.optional("sor")) rp.sor = x->number();
-        if (auto x = m.optional("nw")) rp.nw = x->number();
-        if (auto x = m.optional("no")) rp.no = x->number();
-        if (auto x = m.optional("krw_max")) rp.krw_max = x->number();
-        if (auto x = m.optional("kro_max")) rp.kro_max = x->number();
         m.finish();
     }
 

@@ -1,0 +1,54 @@
+#include "app/deck_relperm.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/base/errors.hpp"
+#include "grid/saturation_table.hpp"
+
+namespace heptane::app {
+
+void read_relperm(const Value& v, grid::RelPerm& rp,
+                  const std::function<std::string(const Value&)>& resolve_existing) {
+    Mapping m(v);
+    const std::optional<Value> table = m.optional("table");
+    const std::optional<Value> swof = m.optional("swof");
+    if (table || swof) {  // a tabulated relperm (design decision 74)
+        if (table && swof) swof->fail("give table or swof, not both");
+        for (const char* corey : {"swc", "sor", "nw", "no", "krw_max", "kro_max"}) {
+            if (auto x = m.optional(corey)) {
+                x->fail(std::string("a Corey parameter beside ") + (table ? "table" : "swof") +
+                        ": the table gives the relative permeabilities");
+            }
+        }
+        std::vector<grid::RelPermRow> rows;
+        if (table) {
+            for (const Value& row : table->elements()) {
+                const std::vector<double> n = row.numbers(3);
+                rows.push_back({n[0], n[1], n[2]});
+            }
+            const std::string error = grid::relperm_table_error(rows);
+            if (!error.empty()) table->fail(error + " (rows: [Sw, krw, kro])");
+        } else {
+            const std::string path = resolve_existing(*swof);
+            try {
+                rows = grid::read_swof(path);
+            } catch (const InputError& e) {
+                swof->fail(e.detail());
+            }
+        }
+        rp.table = grid::relperm_table(rows);
+        m.finish();
+        return;
+    }
+    if (auto x = m.optional("swc")) rp.swc = x->number();
+    if (auto x = m.optional("sor")) rp.sor = x->number();
+    if (auto x = m.optional("nw")) rp.nw = x->number();
+    if (auto x = m.optional("no")) rp.no = x->number();
+    if (auto x = m.optional("krw_max")) rp.krw_max = x->number();
+    if (auto x = m.optional("kro_max")) rp.kro_max = x->number();
+    m.finish();
+}
+
+}  // namespace heptane::app

@@ -1,0 +1,17 @@
+#pragma once
+/// @file The deck's `fluid.relperm` (Corey's keys, or a table: `table` rows or an Eclipse
+/// file's `swof`, design decision 74); part of the deck reader (app/deck.cpp).
+#include <functional>
+#include <string>
+
+#include "app/yaml_reader.hpp"
+#include "grid/two_phase.hpp"
+
+namespace heptane::app {
+
+/// Reads `v` (the relperm mapping) into rp; `resolve_existing` gives a file key's path
+/// (relative to the deck, checked to exist). Errors at the key (Value::fail).
+void read_relperm(const Value& v, grid::RelPerm& rp,
+                  const std::function<std::string(const Value&)>& resolve_existing);
+
+}  // namespace heptane::app
