@@ -203,7 +203,8 @@ class DeckReader {
             if (auto o = m.optional("oil")) read_phase(*o, p.oil);
             if (auto w = m.optional("water")) read_phase(*w, p.water);
             if (auto r = m.optional("relperm")) {
-                read_relperm(*r, p.relperm, [this](const Value& f) { return resolve_existing(f); });
+                read_relperm(*r, p.relperm, {u_.pressure, u_.density},
+                             [this](const Value& f) { return resolve_existing(f); });
             }
             if (auto r = m.optional("reference_pressure"))
                 p.reference_pressure = r->number() * u_.pressure;

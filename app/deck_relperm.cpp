@@ -9,7 +9,7 @@
 
 namespace heptane::app {
 
-void read_relperm(const Value& v, grid::RelPerm& rp,
+void read_relperm(const Value& v, grid::RelPerm& rp, const grid::FluidUnits& units,
                   const std::function<std::string(const Value&)>& resolve_existing) {
     Mapping m(v);
     const std::optional<Value> table = m.optional("table");
@@ -25,15 +25,20 @@ void read_relperm(const Value& v, grid::RelPerm& rp,
         std::vector<grid::RelPermRow> rows;
         if (table) {
             for (const Value& row : table->elements()) {
-                const std::vector<double> n = row.numbers(3);
-                rows.push_back({n[0], n[1], n[2]});
+                const std::vector<double> n = row.numbers();
+                if (n.size() != 3 && n.size() != 4) {
+                    row.fail("a row is [Sw, krw, kro] or [Sw, krw, kro, pcow]: " +
+                             std::to_string(n.size()) + " numbers");
+                }
+                rows.push_back({n[0], n[1], n[2], n.size() == 4 ? n[3] * units.pressure : 0.0});
             }
             const std::string error = grid::relperm_table_error(rows);
-            if (!error.empty()) table->fail(error + " (rows: [Sw, krw, kro])");
+            if (!error.empty())
+                table->fail(error + " (rows: [Sw, krw, kro] or [Sw, krw, kro, pcow])");
         } else {
             const std::string path = resolve_existing(*swof);
             try {
-                rows = grid::read_swof(path);
+                rows = grid::read_swof(path, units);
             } catch (const InputError& e) {
                 swof->fail(e.detail());
             }

@@ -91,7 +91,7 @@ void eclipse(const std::uint8_t* data, std::size_t size) {
     } catch (const InputError&) {
     }
     try {  // the same text as a PROPS section's SWOF (fluid.relperm.swof, design decision 74)
-        grid::read_swof(path);
+        grid::read_swof(path, {});
     } catch (const InputError&) {
     }
     try {  // and as the fluid (fluid.eclipse, design decision 75)

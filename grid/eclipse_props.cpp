@@ -52,7 +52,7 @@ TwoPhaseParams read_eclipse_fluid(const std::string& path, const FluidUnits& fal
         const std::string here = detail::where(path, text, t.offset) + keyword + ": ";
         if (keyword == "FIELD") units = {units::kPsi, units::kPoundPerCubicFoot};
         if (keyword == "METRIC") units = {units::kBar, 1.0};
-        if (keyword == "LAB") units = {101325.0, 1000.0};  // atm, g/cm^3
+        if (keyword == "LAB") units = {units::kAtmosphere, 1000.0};  // atm, g/cm^3
         if (keyword == "PVDO" || keyword == "PVTO") {
             throw InputError(here +
                              "tabulated oil PVT is not supported: heptane's oil is slightly "
@@ -126,7 +126,7 @@ TwoPhaseParams read_eclipse_fluid(const std::string& path, const FluidUnits& fal
     params.reference_pressure = p_ref * units.pressure;
     params.rock_compressibility = cr / units.pressure;
     params.relperm = RelPerm{};
-    params.relperm.table = relperm_table(read_swof(path));
+    params.relperm.table = relperm_table(read_swof(path, fallback));
     return params;
 }
 

@@ -3,15 +3,10 @@
 /// decision 75; deck key fluid.eclipse): DENSITY, PVCDO, PVTW, ROCK and SWOF.
 #include <string>
 
+#include "grid/saturation_table.hpp"  // FluidUnits
 #include "grid/two_phase.hpp"
 
 namespace heptane::grid {
-
-/// Unit factors [SI per file unit] of a file without RUNSPEC units (the YAML deck's).
-struct FluidUnits {
-    double pressure = 1.0;  ///< Pa per pressure unit
-    double density = 1.0;   ///< kg/m^3 per density unit
-};
 
 /// The two-phase fluid `path` gives (an Eclipse deck or include file; its INCLUDEs are not
 /// followed), in SI, the units RUNSPEC's FIELD, METRIC or LAB say (else `fallback`):
@@ -20,7 +15,7 @@ struct FluidUnits {
 ///   and viscosity; heptane's law rho = rho_ref exp(c (p - Pref)) is Eclipse's B(p) = B_ref /
 ///   (1 + X + X^2 / 2), X = c (p - Pref), to third order in X;
 /// - ROCK Pref Cr /: the rock compressibility;
-/// - SWOF: the relative permeability table (read_swof).
+/// - SWOF: the relative permeability and capillary pressure table (read_swof).
 /// Gravity keeps `params`' setting. InputError ("path:line: KEYWORD: ...") for a keyword
 /// missing or given twice, a second region's record, PVDO or PVTO (tabulated oil, which the
 /// model cannot take), a formation volume factor other than 1 (heptane's rates are volumes at

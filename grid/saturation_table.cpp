@@ -2,10 +2,10 @@
 
 #include <cmath>
 #include <cstddef>
-#include <sstream>
 #include <stdexcept>
 
 #include "core/base/errors.hpp"
+#include "core/base/units.hpp"
 #include "grid/text_input.hpp"
 
 namespace heptane::grid {
@@ -18,9 +18,10 @@ std::string relperm_table_error(const std::vector<RelPermRow>& rows) {
     const auto fraction = [](double v) { return std::isfinite(v) && v >= 0.0 && v <= 1.0; };
     for (std::size_t q = 0; q < rows.size(); ++q) {
         const std::string row = "row " + std::to_string(q + 1) + ": ";
-        const auto [sw, krw, kro] = rows[q];
+        const auto [sw, krw, kro, pcow] = rows[q];
         if (!fraction(sw) || !fraction(krw) || !fraction(kro))
             return row + "the saturation, krw and kro must be in [0, 1]";
+        if (!std::isfinite(pcow)) return row + "the capillary pressure must be finite";
         if (q == 0) {
             if (krw != 0.0) return row + "krw must be 0 at the first row (connate water)";
             if (!(kro > 0.0)) return row + "kro must be > 0 at the first row";
@@ -29,6 +30,7 @@ std::string relperm_table_error(const std::vector<RelPermRow>& rows) {
         if (!(sw > rows[q - 1][0])) return row + "the water saturation must increase";
         if (krw < rows[q - 1][1]) return row + "krw must not decrease";
         if (kro > rows[q - 1][2]) return row + "kro must not increase";
+        if (pcow > rows[q - 1][3]) return row + "the capillary pressure must not increase";
     }
     return {};
 }
@@ -42,11 +44,13 @@ RelPermTable relperm_table(const std::vector<RelPermRow>& rows) {
         t.sw[q] = rows[q][0];
         t.krw[q] = rows[q][1];
         t.kro[q] = rows[q][2];
+        t.pcow[q] = rows[q][3];
+        t.capillary = t.capillary || rows[q][3] != 0.0;
     }
     return t;
 }
 
-std::vector<RelPermRow> read_swof(const std::string& path) {
+std::vector<RelPermRow> read_swof(const std::string& path, const FluidUnits& fallback) {
     using namespace detail;
     const std::string text = read_whole_file(path);
     EclipseTokenizer tokens(text);
@@ -57,8 +61,13 @@ std::vector<RelPermRow> read_swof(const std::string& path) {
         while (offset > 0 && (text[offset - 1] == ' ' || text[offset - 1] == '\t')) --offset;
         return offset == 0 || text[offset - 1] == '\n' || text[offset - 1] == '\r';
     };
+    double pressure_unit = fallback.pressure;
     while (!found && tokens.next(t)) {
-        found = t.text == "SWOF" && starts_line(t.offset);
+        const bool keyword = starts_line(t.offset);
+        if (keyword && t.text == "FIELD") pressure_unit = units::kPsi;
+        if (keyword && t.text == "METRIC") pressure_unit = units::kBar;
+        if (keyword && t.text == "LAB") pressure_unit = units::kAtmosphere;
+        found = keyword && t.text == "SWOF";
         at = t;
     }
     if (!found) {
@@ -97,13 +106,7 @@ std::vector<RelPermRow> read_swof(const std::string& path) {
                                  "interpolate defaults)");
             }
         }
-        if (values[q + 3] != 0.0) {
-            std::ostringstream pc;
-            pc << values[q + 3];
-            throw InputError(here + row + "the capillary pressure Pcow is " + pc.str() +
-                             "; heptane's two-phase model has none: give 0");
-        }
-        rows.push_back({values[q], values[q + 1], values[q + 2]});
+        rows.push_back({values[q], values[q + 1], values[q + 2], values[q + 3] * pressure_unit});
     }
     EclipseTokenizer probe = tokens;  // a number after the '/': a second table
     Token next;

@@ -1,6 +1,7 @@
 #pragma once
-/// @file Saturation tables (design decision 74): the checks of a tabulated oil-water relative
-/// permeability (grid/two_phase.hpp's RelPermTable), and Eclipse's SWOF read from a file.
+/// @file Saturation tables (design decisions 74, 76): the checks of a tabulated oil-water
+/// relative permeability and capillary pressure (grid/two_phase.hpp's RelPermTable), and
+/// Eclipse's SWOF read from a file.
 #include <array>
 #include <string>
 #include <vector>
@@ -9,23 +10,34 @@
 
 namespace heptane::grid {
 
-/// One row of a table: water saturation, krw, kro.
-using RelPermRow = std::array<double, 3>;
+/// One row of a table: water saturation, krw, kro and the capillary pressure Pcow = p_o -
+/// p_w [Pa] (0 where a table gives none: a three-item initializer leaves it 0).
+using RelPermRow = std::array<double, 4>;
+
+/// Unit factors [SI per file unit] of a file without RUNSPEC units (the YAML deck's).
+struct FluidUnits {
+    double pressure = 1.0;  ///< Pa per pressure unit
+    double density = 1.0;   ///< kg/m^3 per density unit
+};
 
 /// What is wrong with `rows` as a table, else empty: 2 to RelPermTable::kMaxRows rows, the
 /// water saturation strictly increasing in [0, 1], krw and kro in [0, 1], krw non-decreasing
 /// from 0 at the first row (connate water does not flow), kro non-increasing and > 0 at the
-/// first row. A row is named 1-based ("row 3: ...").
+/// first row, Pcow finite and non-increasing (Eclipse's rule: a higher water saturation never
+/// has a higher capillary pressure; negative values, an oil-wet part, allowed). A row is
+/// named 1-based ("row 3: ...").
 std::string relperm_table_error(const std::vector<RelPermRow>& rows);
 
-/// The table of `rows` (std::invalid_argument with relperm_table_error's text if refused).
+/// The table of `rows` (std::invalid_argument with relperm_table_error's text if refused);
+/// `capillary` set where some row's Pcow is not 0.
 RelPermTable relperm_table(const std::vector<RelPermRow>& rows);
 
 /// The first SWOF keyword's table in `path` (an Eclipse deck or an include file; the file's
-/// own INCLUDEs are not followed): rows Sw krw krow Pcow up to its '/'. InputError
-/// ("path:line: SWOF: ...") for a file without SWOF, a count that is not a multiple of 4, a
-/// defaulted item (n*), a capillary pressure other than 0 (the model has none), a second
-/// table (several saturation regions), or rows relperm_table_error refuses.
-std::vector<RelPermRow> read_swof(const std::string& path);
+/// own INCLUDEs are not followed): rows Sw krw krow Pcow up to its '/', Pcow in Pa from the
+/// pressure unit of the file's FIELD (psi), METRIC (bar) or LAB (atm) keyword before it, else
+/// `fallback`'s. InputError ("path:line: SWOF: ...") for a file without SWOF, a count that is
+/// not a multiple of 4, a defaulted item (n*), a second table (several saturation regions),
+/// or rows relperm_table_error refuses.
+std::vector<RelPermRow> read_swof(const std::string& path, const FluidUnits& fallback);
 
 }  // namespace heptane::grid

@@ -143,8 +143,8 @@ void TwoPhaseCells::assemble(const CellState& x, const CellState& x_old, double 
     // first touched by the threads that read them.
     const index_t plane = static_cast<index_t>(grid_.ny) * grid_.nz;
     const index_t lo = std::max<index_t>(0, begin - plane), hi = std::min(M, end + plane);
-    const std::unique_ptr<double[]> values(new double[kCellProperties * (hi - lo)]);
-    const CellPropertiesView props{values.get(), hi - lo, lo};
+    const std::unique_ptr<double[]> values(new double[cell_property_arrays(params_) * (hi - lo)]);
+    const CellPropertiesView props{values.get(), hi - lo, lo, params_.relperm.table.capillary};
 #pragma omp parallel for schedule(static)
     for (index_t m = lo; m < hi; ++m) props.store(params_, m, x.p[m], x.sw[m]);
 #pragma omp parallel for schedule(static)

@@ -2,16 +2,17 @@
 /// @file Fully implicit oil-water model (DESIGN section 4): the cell terms (accumulation and
 /// TPFA fluxes with upstream mobility and gravity). The well terms are in wells/.
 ///
-/// Unknowns per cell: c = 0 oil pressure p_o, c = 1 water saturation S_w (no capillary
-/// pressure: p_w = p_o). Equations per cell: e = 0 oil, e = 1 water mass balance, backward
-/// Euler over dt:
+/// Unknowns per cell: c = 0 oil pressure p_o, c = 1 water saturation S_w. The water pressure
+/// is p_w = p_o - Pc(S_w), Pc the table's capillary pressure (0 without one; design decision
+/// 76). Equations per cell: e = 0 oil, e = 1 water mass balance, backward Euler over dt:
 ///   R_a(m) = V/dt [ (phi rho_a S_a)(x) - (phi rho_a S_a)(x_old) ]
 ///          + sum_faces T (rho_a lambda_a)_up dPhi_a            (mass out > 0)  [+ wells]
-///   dPhi_a = p_m - p_n - rho_a_face g (z_m - z_n),  rho_a_face = (rho_a(p_m)+rho_a(p_n))/2
+///   dPhi_a = p_a,m - p_a,n - rho_a_face g (z_m - z_n),  rho_a_face = (rho_a,m + rho_a,n) / 2
 ///   up = m if dPhi_a >= 0 else n;   lambda_a = kr_a(S_w) / mu_a
-/// Slightly compressible fluids and rock: rho_a = rho_a_ref exp(c_a (p - p_ref)),
-/// phi = phi_ref exp(c_r (p - p_ref)). Corey: krw = krw_max Se^nw, kro = kro_max (1-Se)^no,
-/// Se = (S_w - swc) / (1 - swc - sor) clamped to [0, 1]; or a table (RelPermTable).
+/// Slightly compressible fluids and rock: rho_a = rho_a_ref exp(c_a (p_a - p_ref)) at the
+/// phase's own pressure, phi = phi_ref exp(c_r (p_o - p_ref)). Corey: krw = krw_max Se^nw,
+/// kro = kro_max (1-Se)^no, Se = (S_w - swc) / (1 - swc - sor) clamped to [0, 1]; or a table
+/// (RelPermTable), which may carry Pc.
 /// Scaling (core/base/units.hpp): equations are divided by rho_a_ref and multiplied by
 /// kTimeScale (m^3/day); pressure unknowns are in units of kPressureScale (bar).
 #include <array>
@@ -39,16 +40,19 @@ struct PhaseProperties {
     double compressibility = 0.0;  ///< [1/Pa]
 };
 
-/// A tabulated oil-water relative permeability (design decision 74; Eclipse SWOF's first three
-/// columns): rows of water saturation (increasing), krw and kro (grid/saturation_table.hpp
-/// checks them); linear between rows, the end rows' values beyond them. Held in place, a
-/// fixed capacity, so the parameters stay one plain struct on the host and the device.
+/// A tabulated oil-water relative permeability and capillary pressure (design decisions 74,
+/// 76; Eclipse's SWOF): rows of water saturation (increasing), krw, kro and Pc = p_o - p_w
+/// [Pa] (grid/saturation_table.hpp checks them); linear between rows, the end rows' values
+/// beyond them. Held in place, a fixed capacity, so the parameters stay one plain struct on
+/// the host and the device.
 struct RelPermTable {
     static constexpr int kMaxRows = 64;
-    int rows = 0;  ///< 0: no table (Corey)
+    int rows = 0;            ///< 0: no table (Corey)
+    bool capillary = false;  ///< some row's pcow is not 0 (relperm_table sets it)
     double sw[kMaxRows] = {};
     double krw[kMaxRows] = {};
     double kro[kMaxRows] = {};
+    double pcow[kMaxRows] = {};
 };
 
 /// Corey's law (swc ... kro_max), or the table where it has rows (the Corey fields unused).
@@ -139,6 +143,20 @@ HEPTANE_HD T oil_relperm(const RelPerm& rp, const T& sw) {
     return value(so) <= 0.0 ? T(0.0) : rp.kro_max * pow(so, rp.no);
 }
 
+/// The oil-water capillary pressure Pc(S_w) = p_o - p_w [Pa]: the table's, else 0.
+template <class T>
+HEPTANE_HD T capillary_pressure(const RelPerm& rp, const T& sw) {
+    return rp.table.capillary ? table_relperm(rp.table, rp.table.pcow, sw) : T(0.0);
+}
+
+/// The pressure of phase a at oil pressure p_oil and water saturation sw: p_oil for oil and
+/// without capillary pressure (the same object, no arithmetic), else p_oil - Pc(sw).
+template <class T>
+HEPTANE_HD T phase_pressure(const TwoPhaseParams& prm, int a, const T& p_oil, const T& sw) {
+    if (a == kOil || !prm.relperm.table.capillary) return p_oil;
+    return p_oil - capillary_pressure(prm.relperm, sw);
+}
+
 /// Phase mobility kr / mu [1/(Pa s)] at water saturation sw.
 template <class T>
 HEPTANE_HD T phase_mobility(const TwoPhaseParams& prm, int phase, const T& sw) {
@@ -201,30 +219,45 @@ struct JacobianView {
     index_t nnc_first = 0;
 };
 
-/// A phase's density rho_a(p) and d rho_a / d p (per kPressureScale), and its mobility
-/// lambda_a(S_w) and d lambda_a / d S_w, at a cell's state. The derivatives are those the
-/// cell equations' dual numbers carry (one seeded unknown each, the others exactly 0), so
-/// rebuilding the duals from them gives the bits of evaluating the laws per face.
+/// A phase's density rho_a(p_a) at its own pressure with d rho_a / d p_o (per kPressureScale)
+/// and d rho_a / d S_w (through Pc, else 0), its mobility lambda_a(S_w) with d lambda_a / d
+/// S_w, and (water) the capillary pressure Pc with dPc / d S_w (else 0), at a cell's state.
+/// The derivatives are those the cell equations' dual numbers carry, so rebuilding the duals
+/// from them gives the bits of evaluating the laws per face.
 struct PhaseState {
     double rho, drho, mob, dmob;
+    double drho_ds = 0.0, pc = 0.0, dpc = 0.0;
 };
 
 HEPTANE_HD inline PhaseState phase_state(const TwoPhaseParams& prm, int a, double p, double sw) {
     using D1 = Dual<1>;
-    const D1 rho = phase_density(phase_props(prm, a), D1::variable(p, 0, units::kPressureScale),
-                                 prm.reference_pressure);
+    using D2 = Dual<2>;  // d/d (p_o, S_w)
+    const D2 pa =
+        phase_pressure(prm, a, D2::variable(p, 0, units::kPressureScale), D2::variable(sw, 1));
+    const D2 rho = phase_density(phase_props(prm, a), pa, prm.reference_pressure);
     const D1 mob = phase_mobility(prm, a, D1::variable(sw, 0));
-    return {rho.v, rho.d[0], mob.v, mob.d[0]};
+    PhaseState s{rho.v, rho.d[0], mob.v, mob.d[0]};
+    if (a == kWater && prm.relperm.table.capillary) {
+        const D1 pc = capillary_pressure(prm.relperm, D1::variable(sw, 0));
+        s.drho_ds = rho.d[1];
+        s.pc = pc.v;
+        s.dpc = pc.d[0];
+    }
+    return s;
 }
 
 /// Every cell's PhaseState of both phases, evaluated once a cell and read by the cell and
-/// its six neighbours (decision 43): 8 arrays, entry q of phase a of cell m at
-/// (4 a + q) stride + m - first, for the cells [first, first + stride).
-constexpr int kCellProperties = 8;
+/// its six neighbours (decision 43): entry q < 4 of phase a of cell m at (4 a + q) stride + m
+/// - first, for the cells [first, first + stride); with capillary pressure also water's
+/// drho_ds, pc and dpc at (8, 9, 10) stride + m - first (cell_property_arrays: 8 or 11).
+HEPTANE_HD inline int cell_property_arrays(const TwoPhaseParams& prm) {
+    return prm.relperm.table.capillary ? 11 : 8;
+}
 struct CellPropertiesView {
     double* values = nullptr;
     index_t stride = 0;
     index_t first = 0;
+    bool capillary = false;  ///< the model has Pc: the three more arrays are there
 
     /// Both phases of cell m at (p, sw).
     HEPTANE_HD void store(const TwoPhaseParams& prm, index_t m, double p, double sw) const {
@@ -235,11 +268,25 @@ struct CellPropertiesView {
             at[stride] = s.drho;
             at[2 * stride] = s.mob;
             at[3 * stride] = s.dmob;
+            if (capillary && a == kWater) {
+                at[4 * stride] = s.drho_ds;
+                at[5 * stride] = s.pc;
+                at[6 * stride] = s.dpc;
+            }
         }
     }
-    HEPTANE_HD PhaseState operator()(index_t m, int a) const {
+    /// Phase a of cell m; kCapillary false: the four arrays every model has (a model without
+    /// Pc, whose other entries are 0).
+    template <bool kCapillary = true>
+    HEPTANE_HD PhaseState get(index_t m, int a) const {
         const double* at = values + (4 * a * stride + m - first);
-        return {at[0], at[stride], at[2 * stride], at[3 * stride]};
+        PhaseState s{at[0], at[stride], at[2 * stride], at[3 * stride]};
+        if (kCapillary && capillary && a == kWater) {
+            s.drho_ds = at[4 * stride];
+            s.pc = at[5 * stride];
+            s.dpc = at[6 * stride];
+        }
+        return s;
     }
 };
 
@@ -269,9 +316,13 @@ HEPTANE_HD inline double face_transmissibility(const TwoPhaseCellsView& v, index
 /// kPressureScale) and of its accumulation block (identity rows for an inactive cell).
 /// props: the properties of m and its neighbours at x. It writes its own entries only, each
 /// once, so the equations can run in any order or in parallel with the same bits.
-HEPTANE_HD inline void assemble_equation(const TwoPhaseCellsView& v, index_t m, int a, StateView x,
-                                         StateView x_old, CellPropertiesView props, double dt,
-                                         double* res, JacobianView jac) {
+/// kCapillary: whether the model has Pc (v.params.relperm.table.capillary; assemble_equation
+/// chooses): without, the capillary terms are not compiled in (they would be exact +0 and
+/// cost the device kernel registers, decision 76).
+template <bool kCapillary>
+HEPTANE_HD inline void assemble_equation_of(const TwoPhaseCellsView& v, index_t m, int a,
+                                            StateView x, StateView x_old, CellPropertiesView props,
+                                            double dt, double* res, JacobianView jac) {
     const TwoPhaseParams& prm = v.params;
     const double ps = units::kPressureScale;
     const double p_ref = prm.reference_pressure;
@@ -306,12 +357,14 @@ HEPTANE_HD inline void assemble_equation(const TwoPhaseCellsView& v, index_t m, 
     const D2 phi = rock_porosity(v.porosity[m], prm.rock_compressibility, p, p_ref);
     const double phi_old =
         rock_porosity(v.porosity[m], prm.rock_compressibility, x_old.p[m], p_ref);
-    const PhaseState own = props(m, a);
-    const D2 rho = D2::variable(own.rho, kPressure, own.drho);
+    const PhaseState own = props.get<kCapillary>(m, a);
+    D2 rho = D2::variable(own.rho, kPressure, own.drho);
+    if (kCapillary) rho.d[kSaturation] = own.drho_ds;
     const D2 s = a == kWater ? sw : 1.0 - sw;
     const double s_old = a == kWater ? x_old.sw[m] : 1.0 - x_old.sw[m];
+    const double p_old = kCapillary ? phase_pressure(prm, a, x_old.p[m], x_old.sw[m]) : x_old.p[m];
     const D2 acc =
-        pore_factor * (phi * rho * s - phi_old * phase_density(ph, x_old.p[m], p_ref) * s_old);
+        pore_factor * (phi * rho * s - phi_old * phase_density(ph, p_old, p_ref) * s_old);
     const D2 r = acc * scale;
     double r_cell = 0.0 + r.v;
     for (int c = 0; c < 2; ++c) {
@@ -322,15 +375,32 @@ HEPTANE_HD inline void assemble_equation(const TwoPhaseCellsView& v, index_t m, 
     const index_t col = static_cast<index_t>(v.nz) * v.ny;
     const unsigned neighbours = stencil_neighbour_mask(v.nx, v.ny, v.nz, m);
     using D4 = Dual<4>;  // d/d (p_m, S_w m, p_n, S_w n)
-    const D4 pm = D4::variable(x.p[m], 0, ps);
-    const D4 rho_m = D4::variable(own.rho, 0, own.drho);
+    // A cell's phase pressure p_o - Pc and density from its PhaseState, seeded at slot i (p)
+    // and i + 1 (S_w): without Pc the oil pressure's dual itself (for oil, pc, dpc and drho_ds
+    // are +0: the same bits).
+    const auto phase_pressure_at = [&](index_t c, const PhaseState& st, int i) {
+        D4 p_c = D4::variable(x.p[c], i, ps);
+        if (kCapillary) {
+            D4 pc(st.pc);
+            pc.d[i + 1] = st.dpc;
+            p_c -= pc;
+        }
+        return p_c;
+    };
+    const auto density_at = [](const PhaseState& st, int i) {
+        D4 rho_c = D4::variable(st.rho, i, st.drho);
+        if (kCapillary) rho_c.d[i + 1] = st.drho_ds;
+        return rho_c;
+    };
+    const D4 pm = phase_pressure_at(m, own, 0);
+    const D4 rho_m = density_at(own, 0);
     // The flux of phase a from m to n through transmissibility t, added to the row's residual
     // and diagonal block; its d / d (p_n, S_w n) is the off-diagonal block's row.
     const auto face_flux = [&](index_t n, double t) {
         const double dz = v.depth[m] - v.depth[n];  // z_m - z_n
-        const D4 pn = D4::variable(x.p[n], 2, ps);
-        const PhaseState other = props(n, a);
-        const D4 rho_n = D4::variable(other.rho, 2, other.drho);
+        const PhaseState other = props.get<kCapillary>(n, a);
+        const D4 pn = phase_pressure_at(n, other, 2);
+        const D4 rho_n = density_at(other, 2);
         const D4 dphi = pm - pn - 0.5 * (rho_m + rho_n) * (prm.gravity * dz);
         const D4 mob = value(dphi) >= 0.0 ? rho_m * D4::variable(own.mob, 1, own.dmob)
                                           : rho_n * D4::variable(other.mob, 3, other.dmob);
@@ -369,6 +439,17 @@ HEPTANE_HD inline void assemble_equation(const TwoPhaseCellsView& v, index_t m, 
         for (int c = 0; c < 2; ++c) J(kCenter, c) = center[c];
     }
     res[2 * m + a] = r_cell;
+}
+
+/// assemble_equation_of for the model's v.params (with or without capillary pressure).
+HEPTANE_HD inline void assemble_equation(const TwoPhaseCellsView& v, index_t m, int a, StateView x,
+                                         StateView x_old, CellPropertiesView props, double dt,
+                                         double* res, JacobianView jac) {
+    if (v.params.relperm.table.capillary) {
+        assemble_equation_of<true>(v, m, a, x, x_old, props, dt, res, jac);
+    } else {
+        assemble_equation_of<false>(v, m, a, x, x_old, props, dt, res, jac);
+    }
 }
 
 /// Both equations of cell m (assemble_equation).

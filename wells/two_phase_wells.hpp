@@ -5,10 +5,12 @@
 /// Perforation l of well w in cell m (Peaceman index WI_l), wellbore pressure
 ///   p_wb = p_bh + rho_wb g (z_m - z_ref),  z_ref = depth of the first perforated cell,
 ///   rho_wb = reference density of oil (producer) or water (injector), constant.
-/// Mass flow out of the cell (kg/s, > 0 = production):
-///   producer:  q_a = WI rho_a(p_m) lambda_a(S_w) (p_m - p_wb)
-///   injector:  q_w = WI rho_w(p_m) lambda_t(S_w) (p_m - p_wb), q_o = 0
+/// Mass flow out of the cell (kg/s, > 0 = production), p_m the cell's oil pressure and
+/// rho_a at the phase's own pressure (p_w = p_m - Pc(S_w), design decision 76):
+///   producer:  q_a = WI rho_a lambda_a(S_w) (p_m - p_wb)
+///   injector:  q_w = WI rho_w lambda_t(S_w) (p_m - p_wb), q_o = 0
 ///              (water at the cell's total mobility; cross-flow is not prevented)
+/// The drawdown is the oil pressure's for both phases, as OPM's wells take it.
 /// Well equation (scaled like the cell equations, core/base/units.hpp):
 ///   bhp:  (p_bh - target) / kPressureScale
 ///   rate: producer  sum_l (q_o/rho_o_ref + q_w/rho_w_ref) kTimeScale - target kTimeScale
@@ -70,14 +72,15 @@ HEPTANE_HD void perforation_flow(const grid::TwoPhaseParams& prm, bool producer,
     if (producer) {
         for (int a = 0; a < 2; ++a) {
             const grid::PhaseProperties ph = grid::phase_props(prm, a);
-            q[a] = wi * grid::phase_density(ph, pm, p_ref) * grid::phase_mobility(prm, a, sw) *
-                   drawdown * (units::kTimeScale / ph.density);
+            q[a] = wi * grid::phase_density(ph, grid::phase_pressure(prm, a, pm, sw), p_ref) *
+                   grid::phase_mobility(prm, a, sw) * drawdown * (units::kTimeScale / ph.density);
         }
     } else {
         const T total =
             grid::phase_mobility(prm, grid::kOil, sw) + grid::phase_mobility(prm, grid::kWater, sw);
         q[grid::kOil] = T(0.0);
-        q[grid::kWater] = wi * grid::phase_density(prm.water, pm, p_ref) * total * drawdown *
+        const T pw = grid::phase_pressure(prm, grid::kWater, pm, sw);
+        q[grid::kWater] = wi * grid::phase_density(prm.water, pw, p_ref) * total * drawdown *
                           (units::kTimeScale / prm.water.density);
     }
 }

@@ -13,6 +13,7 @@ namespace heptane::units {
 constexpr double kFoot = 0.3048;                       // m
 constexpr double kPsi = 6894.757293168361;             // Pa
 constexpr double kBar = 1.0e5;                         // Pa
+constexpr double kAtmosphere = 101325.0;               // Pa
 constexpr double kMilliDarcy = 9.869232667160129e-16;  // m^2
 constexpr double kCentiPoise = 1.0e-3;                 // Pa s
 constexpr double kPoundPerCubicFoot = 16.01846337396;  // kg/m^3

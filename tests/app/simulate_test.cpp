@@ -282,13 +282,13 @@ TEST(Simulate, ATableOfALinearCoreyLawIsThatLaw) {
     EXPECT_EQ(compare(corey, table, "1e-6"), kExitOk);
     EXPECT_EQ(compare(table, swof, "0"), kExitOk);
     EXPECT_NE(compare(table, quadratic, "1e-3"), kExitOk);
-    // The SWOF's capillary pressure is refused at the file's line, under the deck's key.
+    // A capillary pressure rising with Sw is refused at the file's line, under the deck's key.
     std::ofstream(dir + "/pc.inc") << "SWOF\n 0.2 0 1 0\n 0.8 1 0 0.5 /\n";
     const CliResult bad = run_heptane({"simulate", deck, "-o", dir + "/pc.h5", "--set",
                                        "fluid.relperm={swof: " + dir + "/pc.inc}"});
     EXPECT_EQ(bad.code, kExitBadInput);
     EXPECT_NE(bad.err.find("fluid.relperm.swof: " + dir +
-                           "/pc.inc:1: SWOF: row 2: the capillary pressure Pcow is 0.5"),
+                           "/pc.inc:1: SWOF: row 2: the capillary pressure must not increase"),
               std::string::npos)
         << bad.err;
 }

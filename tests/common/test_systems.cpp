@@ -171,6 +171,14 @@ std::vector<grid::RelPermRow> relperm_rows() {
             {0.6, 0.25, 0.09}, {0.7, 0.45, 0.02}, {0.8, 0.7, 0.0}};
 }
 
+grid::RelPermTable capillary_relperm_table() {
+    std::vector<grid::RelPermRow> rows = relperm_rows();
+    const double last = static_cast<double>(rows.size() - 1);
+    for (std::size_t q = 0; q < rows.size(); ++q)
+        rows[q][3] = 3.0 * units::kBar * (last - static_cast<double>(q)) / last;
+    return grid::relperm_table(rows);
+}
+
 void add_fault(wells::ModelSpec& spec) {
     grid::Grid3D& g = spec.grid;
     std::vector<double> coord, zcorn;

@@ -47,6 +47,10 @@ void add_fault(wells::ModelSpec& spec);
 /// from 0.9 to 0, neither linear.
 std::vector<grid::RelPermRow> relperm_rows();
 
+/// relperm_rows()' table with a capillary pressure (design decision 76): Pc falling linearly
+/// from 3 bar at Sw 0.2 to 0 at Sw 0.8.
+grid::RelPermTable capillary_relperm_table();
+
 /// The regression decks (tests/regression/*.yaml), file names in sorted order.
 std::vector<std::string> regression_decks();
 

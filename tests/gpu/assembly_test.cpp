@@ -96,6 +96,15 @@ TEST_F(DeviceAssembly, TabulatedRelpermIsTheHostsBits) {
     expect_device_is_host(wells::generate(spec, false), spec);
 }
 
+TEST_F(DeviceAssembly, CapillaryPressureIsTheHostsBits) {
+    // The same table with a capillary pressure (design decision 76): the water's pressure and
+    // density through Pc in the cells, the faces and the wells, and the three more property
+    // arrays the device stores.
+    wells::ModelSpec spec = test::two_phase_spec(7, 6, 5, test::corner_wells(7, 6, 5));
+    spec.two_phase.relperm.table = test::capillary_relperm_table();
+    expect_device_is_host(wells::generate(spec, false), spec);
+}
+
 TEST_F(DeviceAssembly, FaultedGridsConnectionsAreTheHostsBits) {
     // A fault's non-neighbour connections (design decisions 63, 65): their fluxes in the
     // residual and the diagonal blocks, and their own blocks, as the host assembles them.

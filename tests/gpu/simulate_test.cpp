@@ -169,6 +169,28 @@ TEST_F(SimulateOnGpu, TabulatedRelpermOnTheDeviceGivesTheCpuBits) {
     EXPECT_EQ(cmp.code, kExitOk) << cmp.out;
 }
 
+// A capillary pressure (design decision 76) on the faulted deck: the device's assembly and
+// Newton loop write the CPU's file bit for bit.
+TEST_F(SimulateOnGpu, CapillaryPressureOnTheDeviceGivesTheCpuBits) {
+    const std::string flood = test::source_path("tests/app/decks/eclipse_fault_sim.yaml");
+    const std::string table =
+        "fluid.relperm={table: [[0.2, 0, 0.8, 8], [0.4, 0.05, 0.35, 2.2], [0.6, 0.2, 0.09, 0.6], "
+        "[0.8, 0.5, 0, 0]]}";
+    std::vector<std::string> runs;
+    for (const char* backend : {"cpu", "gpu"}) {
+        runs.push_back((fs::path(::testing::TempDir()) /
+                        (std::string("pc_") + backend + "_" + std::to_string(::getpid()) + ".h5"))
+                           .string());
+        const test::CliResult r = test::run_heptane(
+            {"simulate", flood, "-o", runs.back(), "--backend", backend, "--set", table});
+        ASSERT_EQ(r.code, kExitOk) << r.out << r.err;
+    }
+    EXPECT_EQ(h5::File::open(runs[1]).attr_string("/simulation", "state"),
+              "GPU (J handed to the solver on the device)");
+    const test::CliResult cmp = test::run_heptane({"compare", runs[1], runs[0], "--rtol", "0"});
+    EXPECT_EQ(cmp.code, kExitOk) << cmp.out;
+}
+
 TEST_F(SimulateOnGpu, MultiKernelRunAgreesWithTheCpuRun) {
     const std::string cpu = run("cpu_mk", {"--backend", "cpu"});
     const std::string gpu =

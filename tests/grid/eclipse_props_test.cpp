@@ -40,7 +40,7 @@ TEST(EclipseProps, TheEggModelsFluid) {
     EXPECT_EQ(p.gravity, 0.0);
 }
 
-const std::string kSwof = "SWOF\n 0.2 0 1 0\n 0.8 1 0 0 /\n";
+const std::string kSwof = "SWOF\n 0.2 0 1 3\n 0.8 1 0 0 /\n";  // Pc 3 units at Sw 0.2
 
 std::string props(const std::string& pvcdo, const std::string& pvtw = "6000 1 3e-6 0.3 0",
                   const std::string& rock = "6000 1e-6") {
@@ -55,10 +55,13 @@ TEST(EclipseProps, FieldUnitsAndTheDecksFallback) {
     EXPECT_DOUBLE_EQ(p.oil.compressibility, 5e-6 / units::kPsi);
     EXPECT_DOUBLE_EQ(p.reference_pressure, 6000.0 * units::kPsi);
     EXPECT_DOUBLE_EQ(p.rock_compressibility, 1e-6 / units::kPsi);
+    EXPECT_TRUE(p.relperm.table.capillary);  // the SWOF's Pc in psi (design decision 76)
+    EXPECT_EQ(p.relperm.table.pcow[0], 3.0 * units::kPsi);
     // Without RUNSPEC units: the deck's (here metric).
     const TempFile bare(props("6000 1 5e-6 3 0"));
-    EXPECT_DOUBLE_EQ(read_eclipse_fluid(bare.path(), kMetric).reference_pressure,
-                     6000.0 * units::kBar);
+    const TwoPhaseParams b = read_eclipse_fluid(bare.path(), kMetric);
+    EXPECT_DOUBLE_EQ(b.reference_pressure, 6000.0 * units::kBar);
+    EXPECT_EQ(b.relperm.table.pcow[0], 3.0 * units::kBar);
 }
 
 TEST(EclipseProps, WhatTheModelCannotTakeIsRefusedAtItsLine) {

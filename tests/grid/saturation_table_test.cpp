@@ -1,7 +1,7 @@
-// Tabulated relative permeabilities (grid/saturation_table.hpp, design decision 74): the
-// interpolation and its derivative by hand, a dense table of Corey's law against the law, the
-// table's checks, and Eclipse's SWOF read from the Egg model's deck (its own table) and refused
-// where heptane's model cannot take it (SPE9's capillary pressure).
+// Tabulated relative permeabilities and capillary pressure (grid/saturation_table.hpp, design
+// decisions 74, 76): the interpolation and its derivative by hand, a dense table of Corey's law
+// against the law, the table's checks, and Eclipse's SWOF read from the Egg model's deck (its
+// own table, no capillary pressure) and SPE9's (a capillary pressure in psi, FIELD units).
 #include "grid/saturation_table.hpp"
 
 #include <gmock/gmock.h>
@@ -14,6 +14,7 @@
 #include "common/input_error.hpp"
 #include "common/temp_file.hpp"
 #include "common/test_systems.hpp"
+#include "core/base/units.hpp"
 
 namespace heptane::grid {
 namespace {
@@ -51,6 +52,26 @@ TEST(SaturationTable, TheDerivativeIsTheSegmentsSlope) {
     EXPECT_DOUBLE_EQ(kro.d[0], (0.2 - 0.38) / 0.1);
     EXPECT_EQ(water_relperm(rp, Dual<1>::variable(0.15, 0)).d[0], 0.0);  // beyond the ends
     EXPECT_EQ(oil_relperm(rp, Dual<1>::variable(0.85, 0)).d[0], 0.0);
+}
+
+TEST(SaturationTable, CapillaryPressureInterpolatesAndGivesTheWaterPressure) {
+    std::vector<RelPermRow> rows = kRows;  // Pc from 3 bar at Sw 0.2 down by 0.5 bar a row
+    for (std::size_t q = 0; q < rows.size(); ++q) rows[q][3] = (3.0 - 0.5 * q) * units::kBar;
+    TwoPhaseParams prm;
+    prm.relperm = tabulated(rows);
+    ASSERT_TRUE(prm.relperm.table.capillary);
+    EXPECT_FALSE(tabulated(kRows).table.capillary);  // every Pc 0: no capillary pressure
+    EXPECT_EQ(capillary_pressure(prm.relperm, 0.4), 2.0 * units::kBar);
+    EXPECT_DOUBLE_EQ(capillary_pressure(prm.relperm, 0.45), 1.75 * units::kBar);
+    EXPECT_EQ(capillary_pressure(prm.relperm, 0.1), 3.0 * units::kBar);  // the end rows held
+    EXPECT_EQ(capillary_pressure(prm.relperm, 0.9), 0.0);
+    const auto pc = capillary_pressure(prm.relperm, Dual<1>::variable(0.45, 0));
+    EXPECT_DOUBLE_EQ(pc.d[0], -0.5 * units::kBar / 0.1);
+    // p_w = p_o - Pc(S_w); the oil pressure is the oil's.
+    const double p = 200.0 * units::kBar;
+    EXPECT_EQ(phase_pressure(prm, kWater, p, 0.4), p - 2.0 * units::kBar);
+    EXPECT_EQ(phase_pressure(prm, kOil, p, 0.4), p);
+    EXPECT_EQ(phase_pressure(TwoPhaseParams{}, kWater, p, 0.4), p);  // Corey: no Pc
 }
 
 TEST(SaturationTable, ADenseTableOfCoreysLawIsTheLawWithinTheInterpolationBound) {
@@ -93,6 +114,13 @@ TEST(SaturationTable, ChecksNameTheRow) {
     rows[5][2] = 0.1;
     EXPECT_EQ(relperm_table_error(rows), "row 6: kro must not increase");
     rows = kRows;
+    rows[0][3] = 1.0e5;  // falling from row 1, then rising at row 3
+    rows[1][3] = 0.5e5;
+    rows[2][3] = 0.6e5;
+    EXPECT_EQ(relperm_table_error(rows), "row 3: the capillary pressure must not increase");
+    rows[2][3] = NAN;
+    EXPECT_EQ(relperm_table_error(rows), "row 3: the capillary pressure must be finite");
+    rows = kRows;
     rows[6][1] = 1.2;
     EXPECT_EQ(relperm_table_error(rows), "row 7: the saturation, krw and kro must be in [0, 1]");
     rows = kRows;
@@ -103,20 +131,35 @@ TEST(SaturationTable, ChecksNameTheRow) {
 
 TEST(SaturationTable, SwofOfTheEggModelsDeck) {
     const std::vector<RelPermRow> rows =
-        read_swof(test::source_path("inputs/data/egg/Egg_Model_ECL.DATA"));
+        read_swof(test::source_path("inputs/data/egg/Egg_Model_ECL.DATA"), {});
     ASSERT_EQ(rows.size(), 16u);
     EXPECT_EQ(rows[0], (RelPermRow{0.1, 0.0, 0.8}));
     EXPECT_EQ(rows[2], (RelPermRow{0.25, 2.7310e-04, 5.8082e-01}));
     EXPECT_EQ(rows[15], (RelPermRow{0.9, 7.4939e-01, 0.0}));
 }
 
+TEST(SaturationTable, SwofCapillaryPressureInTheFilesUnits) {
+    // SPE9 (FIELD): 30 rows, Pc from 400 psi at connate water to -2.75 psi (oil-wet at the end).
+    const std::vector<RelPermRow> rows =
+        read_swof(test::source_path("inputs/data/spe9/SPE9.DATA"), {units::kBar, 1.0});
+    ASSERT_EQ(rows.size(), 30u);
+    EXPECT_EQ(rows[0], (RelPermRow{0.151090, 0.0, 1.0, 400.0 * units::kPsi}));
+    EXPECT_EQ(rows[29], (RelPermRow{0.881490, 0.490000, 0.0, -2.75 * units::kPsi}));
+    EXPECT_TRUE(relperm_table(rows).capillary);
+    // METRIC: bar; LAB: atm; no unit keyword: the fallback's (the YAML deck's).
+    const std::string table = "SWOF\n 0.2 0 1 2\n 0.8 1 0 0 /\n";
+    EXPECT_EQ(read_swof(TempFile("METRIC\n" + table).path(), {})[0][3], 2.0 * units::kBar);
+    EXPECT_EQ(read_swof(TempFile("LAB\n" + table).path(), {})[0][3], 2.0 * units::kAtmosphere);
+    EXPECT_EQ(read_swof(TempFile(table).path(), {units::kPsi, 1.0})[0][3], 2.0 * units::kPsi);
+}
+
 TEST(SaturationTable, SwofErrorsNameTheFileAndLine) {
     const auto error = [](const std::string& text) {
         const TempFile f(text);
-        return input_error_of([&] { read_swof(f.path()); });
+        return input_error_of([&] { read_swof(f.path(), {}); });
     };
-    EXPECT_THAT(input_error_of([] { read_swof(test::source_path("inputs/data/spe9/SPE9.DATA")); }),
-                HasSubstr("SWOF: row 1: the capillary pressure Pcow is 400"));
+    EXPECT_THAT(error("SWOF\n 0.2 0 1 1\n 0.8 1 0 2 /\n"),
+                HasSubstr(":1: SWOF: row 2: the capillary pressure must not increase"));
     EXPECT_THAT(error("PROPS\nSWOR\n/\n"), HasSubstr(": no SWOF keyword"));
     EXPECT_THAT(error("-- a comment\nSWOF\n 0.2 0 1 0\n 0.8 1 0 /\n"),
                 HasSubstr(":2: SWOF: 7 values; a row is 4 (Sw krw krow Pcow)"));

@@ -46,9 +46,18 @@ CellState random_state(const wells::TwoPhaseSystem& sys, std::uint64_t seed) {
     return x;
 }
 
-/// With a fault; with a tabulated relperm (design decision 74; rows 0.1 apart, no row within
-/// the finite differences' step of the random states' saturations).
-class TwoPhaseJacobianGrids : public ::testing::TestWithParam<std::tuple<bool, bool>> {};
+/// The relperm of a test: Corey's, a table (design decision 74; rows 0.1 apart, no row within
+/// the finite differences' step of the random states' saturations) or that table with a
+/// capillary pressure (decision 76).
+enum class Law { corey, table, capillary };
+
+void set_law(grid::TwoPhaseParams& prm, Law law) {
+    if (law == Law::table) prm.relperm.table = grid::relperm_table(test::relperm_rows());
+    if (law == Law::capillary) prm.relperm.table = test::capillary_relperm_table();
+}
+
+/// With a fault; the law.
+class TwoPhaseJacobianGrids : public ::testing::TestWithParam<std::tuple<bool, Law>> {};
 
 TEST_P(TwoPhaseJacobianGrids, MatchesCentralFiniteDifferences) {
     const int nx = 6, ny = 5, nz = 4;
@@ -57,9 +66,7 @@ TEST_P(TwoPhaseJacobianGrids, MatchesCentralFiniteDifferences) {
     Problem s = make_setup(nx, ny, nz, wells);
     const bool faulted = std::get<0>(GetParam());
     if (faulted) test::add_fault(s.spec);
-    if (std::get<1>(GetParam())) {
-        s.spec.two_phase.relperm.table = grid::relperm_table(test::relperm_rows());
-    }
+    set_law(s.spec.two_phase, std::get<1>(GetParam()));
     ASSERT_GT(s.spec.two_phase.gravity, 0.0);
     const wells::TwoPhaseSystem sys(s.spec.grid, s.rock, s.spec.two_phase, s.spec.wells);
     const CellState x = random_state(sys, 1);
@@ -183,10 +190,15 @@ TEST(TwoPhaseJacobian, AccumulationBlocksAreTheTimeTermAlone) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Grids, TwoPhaseJacobianGrids,
-                         ::testing::Combine(::testing::Bool(), ::testing::Bool()),
-                         [](const ::testing::TestParamInfo<std::tuple<bool, bool>>& info) {
+                         ::testing::Combine(::testing::Bool(),
+                                            ::testing::Values(Law::corey, Law::table,
+                                                              Law::capillary)),
+                         [](const ::testing::TestParamInfo<std::tuple<bool, Law>>& info) {
+                             const Law law = std::get<1>(info.param);
                              return std::string(std::get<0>(info.param) ? "Faulted" : "Box") +
-                                    (std::get<1>(info.param) ? "Table" : "Corey");
+                                    (law == Law::corey   ? "Corey"
+                                     : law == Law::table ? "Table"
+                                                         : "Capillary");
                          });
 
 class TwoPhaseResidualGrids : public ::testing::TestWithParam<bool> {};  // with a fault
@@ -237,35 +249,44 @@ TEST(TwoPhaseResidual, HydrostaticEquilibriumHasNoFlow) {
 
 TEST(TwoPhaseResidual, StoredPropertiesAreTheFaceDualsBitForBit) {
     // The cell equations rebuild each face's dual numbers from a cell's stored PhaseState:
-    // the value and the seeded derivative must be those of evaluating the laws in the
-    // face's Dual<4> (the derivative seeded in slot 2, a neighbour's), and the other slots of
-    // that evaluation exactly +0, which the rebuilt dual has. Over pressures far off the
-    // reference and saturations across both end points (the clamps).
-    const grid::TwoPhaseParams prm = test::two_phase_spec(2, 2, 2, {}).two_phase;
-    using D4 = grid::Dual<4>;
-    Rng rng(21);
-    for (int k = 0; k < 2000; ++k) {
-        const double p = prm.reference_pressure * rng.uniform(0.2, 3.0);
-        const double sw = rng.uniform(-0.1, 1.1);
-        const D4 pn = D4::variable(p, 2, units::kPressureScale), swn = D4::variable(sw, 3);
-        for (int a = 0; a < 2; ++a) {
-            const grid::PhaseState s = grid::phase_state(prm, a, p, sw);
-            const D4 rho =
-                grid::phase_density(grid::phase_props(prm, a), pn, prm.reference_pressure);
-            const D4 mob = grid::phase_mobility(prm, a, swn);
-            const double got[4] = {s.rho, s.drho, s.mob, s.dmob};
-            const double want[4] = {rho.v, rho.d[2], mob.v, mob.d[3]};
-            for (int q = 0; q < 4; ++q) {
-                EXPECT_EQ(std::memcmp(&got[q], &want[q], sizeof(double)), 0)
-                    << "phase " << a << " entry " << q << ": " << got[q] << " vs " << want[q];
-            }
-            for (int slot : {0, 1, 3}) {
-                EXPECT_EQ(rho.d[slot], 0.0);
-                EXPECT_FALSE(std::signbit(rho.d[slot]));
-            }
-            for (int slot : {0, 1, 2}) {
-                EXPECT_EQ(mob.d[slot], 0.0);
-                EXPECT_FALSE(std::signbit(mob.d[slot]));
+    // the values and the derivatives must be those of evaluating the laws in the face's
+    // Dual<4> (seeded in slots 2 and 3, a neighbour's), and the other slots of that
+    // evaluation exactly +0, which the rebuilt dual has. Over pressures far off the
+    // reference and saturations across both end points (the clamps); without and with a
+    // capillary pressure (the water's density at p_w = p_o - Pc(S_w), so it has an S_w slot).
+    for (const Law law : {Law::corey, Law::capillary}) {
+        grid::TwoPhaseParams prm = test::two_phase_spec(2, 2, 2, {}).two_phase;
+        set_law(prm, law);
+        using D4 = grid::Dual<4>;
+        Rng rng(21);
+        for (int k = 0; k < 2000; ++k) {
+            const double p = prm.reference_pressure * rng.uniform(0.2, 3.0);
+            const double sw = rng.uniform(-0.1, 1.1);
+            const D4 pn = D4::variable(p, 2, units::kPressureScale), swn = D4::variable(sw, 3);
+            for (int a = 0; a < 2; ++a) {
+                const grid::PhaseState s = grid::phase_state(prm, a, p, sw);
+                const D4 rho = grid::phase_density(grid::phase_props(prm, a),
+                                                   grid::phase_pressure(prm, a, pn, swn),
+                                                   prm.reference_pressure);
+                const D4 mob = grid::phase_mobility(prm, a, swn);
+                const D4 pc =
+                    a == grid::kWater ? grid::capillary_pressure(prm.relperm, swn) : D4(0.0);
+                const double got[7] = {s.rho, s.drho, s.mob, s.dmob, s.drho_ds, s.pc, s.dpc};
+                const double want[7] = {rho.v, rho.d[2], mob.v, mob.d[3], rho.d[3], pc.v, pc.d[3]};
+                for (int q = 0; q < 7; ++q) {
+                    EXPECT_EQ(std::memcmp(&got[q], &want[q], sizeof(double)), 0)
+                        << "phase " << a << " entry " << q << ": " << got[q] << " vs " << want[q];
+                }
+                for (const D4* d : {&rho, &mob, &pc}) {
+                    for (int slot : {0, 1}) {
+                        EXPECT_EQ(d->d[slot], 0.0);
+                        EXPECT_FALSE(std::signbit(d->d[slot]));
+                    }
+                }
+                if (law == Law::capillary && a == grid::kWater && sw > 0.2 && sw < 0.8) {
+                    EXPECT_NE(s.drho_ds, 0.0);  // the capillary pressure is seen
+                    EXPECT_LT(s.dpc, 0.0);
+                }
             }
         }
     }

@@ -28,7 +28,9 @@ __global__ void k_cell_properties(grid::TwoPhaseParams prm, index_t M, grid::Sta
 
 /// Two threads a cell: the first half of a block its cells' oil equations, the second half
 /// the same cells' water equations (warp-uniform phase). 64 registers a thread (8 blocks an
-/// SM): of the layouts measured on an H100 the fastest (decision 43).
+/// SM): of the layouts measured on an H100 the fastest (decision 43). kCapillary: the model
+/// has capillary pressure (a kernel each, so a model without keeps its registers, decision 76).
+template <bool kCapillary>
 __global__ void __launch_bounds__(kThreads, 8)
     k_assemble_equations(grid::TwoPhaseCellsView v, index_t M, grid::StateView x,
                          grid::StateView x_old, grid::CellPropertiesView props, double dt,
@@ -37,7 +39,7 @@ __global__ void __launch_bounds__(kThreads, 8)
     const int a = threadIdx.x / kCells;
     for (index_t m = blockIdx.x * static_cast<index_t>(kCells) + threadIdx.x % kCells; m < M;
          m += static_cast<index_t>(gridDim.x) * kCells) {
-        grid::assemble_equation(v, m, a, x, x_old, props, dt, res, jac);
+        grid::assemble_equation_of<kCapillary>(v, m, a, x, x_old, props, dt, res, jac);
     }
 }
 
@@ -147,7 +149,7 @@ TwoPhaseModel::TwoPhaseModel(const grid::TwoPhaseCells& cells, const wells::TwoP
     res = Buffer<double>(2 * cells_n + static_cast<std::size_t>(nw));
     bdia = Buffer<double>(cells_n * kStencilSize * 4);
     accumulation = Buffer<double>(cells_n * 4);
-    properties = Buffer<double>(cells_n * grid::kCellProperties);
+    properties = Buffer<double>(cells_n * grid::cell_property_arrays(params));
     rate_terms = Buffer<double>(layout.w_vals.size());
     w_vals = Buffer<double>(layout.w_vals.size());
     wt_vals = Buffer<double>(layout.wt_vals.size());
@@ -172,11 +174,13 @@ void TwoPhaseModel::assemble(double dt, bool jacobian, cudaStream_t stream) cons
         wj = {w_vals.get(), wt_vals.get(), d.get()};
     }
     const grid::StateView old{p_old.get(), sw_old.get()};
-    const grid::CellPropertiesView props{properties.get(), M, 0};
+    const grid::CellPropertiesView props{properties.get(), M, 0, params.relperm.table.capillary};
     k_cell_properties<<<blocks_for(M), kThreads, 0, stream>>>(params, M, now(), props);
     HEPTANE_SYNC_CHECK(stream);
-    k_assemble_equations<<<blocks_for(2 * M), kThreads, 0, stream>>>(cells_view(), M, now(), old,
-                                                                     props, dt, res.get(), jac);
+    const auto equations =
+        params.relperm.table.capillary ? k_assemble_equations<true> : k_assemble_equations<false>;
+    equations<<<blocks_for(2 * M), kThreads, 0, stream>>>(cells_view(), M, now(), old, props, dt,
+                                                          res.get(), jac);
     HEPTANE_SYNC_CHECK(stream);
     if (nw > 0) {
         k_assemble_wells<<<nw, kThreads, 0, stream>>>(cells_view(), wells_view(), controls.get(),
