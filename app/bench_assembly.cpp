@@ -40,8 +40,7 @@ int cmd_bench_assembly(const BenchArgs& args, std::ostream& out) {
     const wells::Model model = build_model(deck, false);
     const wells::TwoPhaseSystem sys(model.grid, model.rock, deck.model.two_phase, deck.model.wells);
     const wells::InitialState& init = deck.model.initial;
-    const grid::CellState x =
-        sys.cells().equilibrium_state(init.pressure, init.datum_depth, init.water_saturation);
+    const grid::CellState x = wells::initial_cell_state(sys.cells(), init);
     const std::vector<double> p_bh = sys.wells().initial_bhp(x);
     const std::vector<wells::WellControl> controls = sys.wells().initial_controls();
     const double dt = deck.model.dt;

@@ -373,7 +373,18 @@ class DeckReader {
         Mapping m(*v);
         if (auto x = m.optional("pressure")) s.pressure = x->number() * u_.pressure;
         if (auto x = m.optional("datum_depth")) s.datum_depth = x->number() * u_.length;
-        if (auto x = m.optional("water_saturation")) s.water_saturation = x->number();
+        const std::optional<Value> sw = m.optional("water_saturation");
+        if (sw) s.water_saturation = sw->number();
+        if (auto x = m.optional("water_oil_contact")) {  // design decision 77
+            if (sw) x->fail("give water_saturation or water_oil_contact, not both");
+            s.has_contact = true;
+            s.water_oil_contact = x->number() * u_.length;
+        }
+        if (auto x = m.optional("contact_capillary_pressure")) {
+            if (!s.has_contact)
+                x->fail("a capillary pressure at the contact needs water_oil_contact");
+            s.contact_capillary_pressure = x->number() * u_.pressure;
+        }
         m.finish();
     }
 

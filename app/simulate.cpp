@@ -247,9 +247,7 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
     const wells::InitialState& init = deck.model.initial;
     const sim::State start =
         restart ? restart->checkpoint.state
-                : sim::starting_state(
-                      *system, system->cells().equilibrium_state(init.pressure, init.datum_depth,
-                                                                 init.water_saturation));
+                : sim::starting_state(*system, wells::initial_cell_state(system->cells(), init));
     // Under mpirun the ranks hold only their slab of the Jacobian (design decisions 51, 56).
     std::vector<int> slab_wells_global;  // the wells of this rank's planes (under mpirun)
     sim::SolverFactory factory = [&](const GHMatrix& J) {

@@ -1,6 +1,7 @@
 #include "grid/two_phase.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 
 #include "core/base/errors.hpp"
@@ -151,23 +152,39 @@ void TwoPhaseCells::assemble(const CellState& x, const CellState& x_old, double 
     for (index_t m = begin; m < end; ++m) assemble_cell(v, m, now, old, props, dt, res.data(), j);
 }
 
+double saturation_at_capillary_pressure(const RelPerm& rp, double pc) {
+    const RelPermTable& t = rp.table;
+    const double largest = t.rows > 0 ? t.sw[t.rows - 1] : 1.0 - rp.sor;
+    if (!t.capillary) return pc > 0.0 ? connate_water(rp) : largest;
+    const int last = t.rows - 1;
+    if (pc > t.pcow[0]) return t.sw[0];
+    if (pc <= t.pcow[last]) return largest;
+    int i = 0;  // the last row with Pc >= pc: pcow[i] >= pc > pcow[i + 1]
+    while (t.pcow[i + 1] >= pc) ++i;
+    return t.sw[i] + (t.pcow[i] - pc) / (t.pcow[i] - t.pcow[i + 1]) * (t.sw[i + 1] - t.sw[i]);
+}
+
+namespace {
+
+/// p_b = p_a + (rho(p_a) + rho(p_b)) / 2 g (z_b - z_a), solved for p_b by fixed point: the map
+/// contracts by c rho g |dz| / 2 (~1e-5 per 10 m), so a few sweeps reach rounding.
+double hydrostatic_step(const TwoPhaseParams& prm, const PhaseProperties& ph, double p_a,
+                        double z_a, double z_b) {
+    const double p_ref = prm.reference_pressure;
+    double p_b = p_a;
+    for (int it = 0; it < 50; ++it) {
+        const double next =
+            p_a + 0.5 * (phase_density(ph, p_a, p_ref) + phase_density(ph, p_b, p_ref)) *
+                      prm.gravity * (z_b - z_a);
+        if (next == p_b) break;
+        p_b = next;
+    }
+    return p_b;
+}
+
+}  // namespace
+
 CellState TwoPhaseCells::equilibrium_state(double p_datum, double z_datum, double sw) const {
-    const PhaseProperties& oil = params_.oil;
-    const double p_ref = params_.reference_pressure;
-    const double g = params_.gravity;
-    // p_b = p_a + (rho(p_a) + rho(p_b)) / 2 g (z_b - z_a), solved for p_b by fixed point:
-    // the map contracts by c rho g |dz| / 2 (~1e-5 per 10 m), so a few sweeps reach rounding.
-    auto step = [&](double p_a, double z_a, double z_b) {
-        double p_b = p_a;
-        for (int it = 0; it < 50; ++it) {
-            const double next =
-                p_a + 0.5 * (phase_density(oil, p_a, p_ref) + phase_density(oil, p_b, p_ref)) * g *
-                          (z_b - z_a);
-            if (next == p_b) break;
-            p_b = next;
-        }
-        return p_b;
-    };
     // Column by column (cells can have their own depths), top down from the datum.
     CellState s;
     const index_t M = grid_.num_cells();
@@ -176,9 +193,34 @@ CellState TwoPhaseCells::equilibrium_state(double p_datum, double z_datum, doubl
 #pragma omp parallel for schedule(static)
     for (index_t column = 0; column < grid_.num_columns(); ++column) {
         const index_t top = column * grid_.nz;
-        s.p[top] = step(p_datum, z_datum, grid_.centre_depth(top));
-        for (index_t m = top + 1; m < top + grid_.nz; ++m)
-            s.p[m] = step(s.p[m - 1], grid_.centre_depth(m - 1), grid_.centre_depth(m));
+        s.p[top] =
+            hydrostatic_step(params_, params_.oil, p_datum, z_datum, grid_.centre_depth(top));
+        for (index_t m = top + 1; m < top + grid_.nz; ++m) {
+            s.p[m] = hydrostatic_step(params_, params_.oil, s.p[m - 1], grid_.centre_depth(m - 1),
+                                      grid_.centre_depth(m));
+        }
+    }
+    return s;
+}
+
+CellState TwoPhaseCells::equilibrium_state(double p_datum, double z_datum, double z_contact,
+                                           double pc_contact) const {
+    CellState s = equilibrium_state(p_datum, z_datum, 0.0);
+    const RelPerm& rp = params_.relperm;
+    const double pw_contact =
+        hydrostatic_step(params_, params_.oil, p_datum, z_datum, z_contact) - pc_contact;
+    const double pc_largest =
+        capillary_pressure(rp, saturation_at_capillary_pressure(rp, -INFINITY));
+#pragma omp parallel for schedule(static)
+    for (index_t column = 0; column < grid_.num_columns(); ++column) {
+        double pw = pw_contact, z = z_contact;
+        for (index_t m = column * grid_.nz; m < (column + 1) * grid_.nz; ++m) {
+            pw = hydrostatic_step(params_, params_.water, pw, z, grid_.centre_depth(m));
+            z = grid_.centre_depth(m);
+            const double pc = s.p[m] - pw;
+            s.sw[m] = saturation_at_capillary_pressure(rp, pc);
+            if (pc <= pc_largest) s.p[m] = pw + pc_largest;  // the water zone: p_o from p_w
+        }
     }
     return s;
 }

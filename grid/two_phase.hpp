@@ -157,6 +157,14 @@ HEPTANE_HD T phase_pressure(const TwoPhaseParams& prm, int a, const T& p_oil, co
     return p_oil - capillary_pressure(prm.relperm, sw);
 }
 
+/// The water saturation whose capillary pressure is pc (design decision 77): the largest S_w
+/// of the law's range with Pc(S_w) >= pc (Pc is non-increasing), so the connate water where pc
+/// is above the table's first Pc, the last row's S_w where pc is at or below its last Pc, the
+/// inverse of the linear segment between. Without Pc (Corey's law, or a table of zeros): the
+/// connate water where pc > 0, else the largest saturation (the table's last row, Corey's
+/// 1 - sor).
+double saturation_at_capillary_pressure(const RelPerm& rp, double pc);
+
 /// Phase mobility kr / mu [1/(Pa s)] at water saturation sw.
 template <class T>
 HEPTANE_HD T phase_mobility(const TwoPhaseParams& prm, int phase, const T& sw) {
@@ -486,6 +494,16 @@ class TwoPhaseCells {
     /// (fixed point), so the vertical oil fluxes of the initial state vanish. Saturation is
     /// uniform sw. Inactive cells get values too (they are never updated).
     CellState equilibrium_state(double p_datum, double z_datum, double sw) const;
+    /// Capillary-gravity equilibrium with a water-oil contact (design decision 77, Eclipse's
+    /// EQUIL with its cell-centre rule): the oil pressure as above, the water pressure
+    /// p_o(z_contact) - pc_contact at depth z_contact and from there hydrostatic in each column
+    /// by the same discrete balance (water densities at p_w); each cell's saturation is where
+    /// the capillary pressure is p_o - p_w (saturation_at_capillary_pressure): the connate
+    /// water above the transition zone, the law's largest saturation below it, where the oil
+    /// pressure becomes p_w + Pc there (the oil immobile: the water sets the pressure). With
+    /// krw = 0 at the connate water and kro = 0 at the largest saturation no phase flows.
+    CellState equilibrium_state(double p_datum, double z_datum, double z_contact,
+                                double pc_contact) const;
 
     const Grid3D& grid() const { return grid_; }
     const TwoPhaseParams& params() const { return params_; }

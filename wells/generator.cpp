@@ -103,8 +103,7 @@ GHSystem synthetic_system(const ModelSpec& s, const grid::RockFields& rock) {
 GHSystem initial_system(const ModelSpec& spec, const grid::Grid3D& grid,
                         const grid::RockFields& rock) {
     const TwoPhaseSystem sys(grid, rock, spec.two_phase, spec.wells);
-    const grid::CellState x0 = sys.cells().equilibrium_state(
-        spec.initial.pressure, spec.initial.datum_depth, spec.initial.water_saturation);
+    const grid::CellState x0 = initial_cell_state(sys.cells(), spec.initial);
     const std::vector<double> p_bh = sys.wells().initial_bhp(x0);
     return sys.linearize(x0, p_bh, x0, spec.dt);
 }
@@ -278,6 +277,14 @@ GHSystem TwoPhaseSystem::linearize(const grid::CellState& x, const std::vector<d
     for (std::size_t i = 0; i < res.size(); ++i) sys.rhs[i] = -res[i];
     sys.component_names = {"dp", "dSw"};
     return sys;
+}
+
+grid::CellState initial_cell_state(const grid::TwoPhaseCells& cells, const InitialState& init) {
+    if (init.has_contact) {
+        return cells.equilibrium_state(init.pressure, init.datum_depth, init.water_oil_contact,
+                                       init.contact_capillary_pressure);
+    }
+    return cells.equilibrium_state(init.pressure, init.datum_depth, init.water_saturation);
 }
 
 }  // namespace heptane::wells

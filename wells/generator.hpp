@@ -17,12 +17,19 @@ namespace heptane::wells {
 enum class FluidModel { synthetic, two_phase };
 
 /// Initial state of a two_phase model (SI): hydrostatic oil pressure through p_datum at
-/// z_datum, uniform water saturation.
+/// z_datum, and a uniform water saturation or, with a water-oil contact, the capillary-gravity
+/// equilibrium (design decision 77).
 struct InitialState {
     double pressure = 2.0e7;   ///< [Pa] at datum_depth
     double datum_depth = 0.0;  ///< [m]
     double water_saturation = 0.0;
+    bool has_contact = false;               ///< water_oil_contact given: water_saturation unused
+    double water_oil_contact = 0.0;         ///< [m] depth
+    double contact_capillary_pressure = 0;  ///< [Pa] Pc at the contact (EQUIL's item 4)
 };
+
+/// The cells' initial state (TwoPhaseCells::equilibrium_state of `init`).
+grid::CellState initial_cell_state(const grid::TwoPhaseCells& cells, const InitialState& init);
 
 /// Everything needed to generate a system. SI units.
 struct ModelSpec {

@@ -1,12 +1,14 @@
 // Capillary pressure (design decision 76) against the analytic capillary-gravity equilibrium:
 // a closed vertical column of incompressible oil and water, started at a uniform saturation,
-// settles where neither phase flows. Across every vertical face both potentials are then
+// settles where neither phase flows; and the initial state from a water-oil contact (decision
+// 77) is that equilibrium from the start. Across every vertical face both potentials are then
 // equal, p_a,k - p_a,k+1 = -rho_a g dz, so Pc(S_k) - Pc(S_k+1) = (rho_w - rho_o) g dz: with a
 // linear Pc = a (S_max - S_w) the saturation rises down the column by (rho_w - rho_o) g dz / a
 // a layer, about its initial mean (the water in place is kept). Without Pc the water would
 // sink to the bottom; with the wrong sign the capillary term would be anti-diffusive.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -21,7 +23,7 @@ constexpr int kLayers = 20;
 constexpr double kDz = 1.0;                    // m
 constexpr double kSlope = 1.25 * units::kBar;  // a: Pc falls by a over a unit of saturation
 
-grid::TwoPhaseParams fluids() {
+grid::TwoPhaseParams fluids(double slope = kSlope) {
     grid::TwoPhaseParams p;
     p.oil = {800.0, 2.0e-3, 0.0};
     p.water = {1000.0, 0.5e-3, 0.0};
@@ -30,14 +32,14 @@ grid::TwoPhaseParams fluids() {
     std::vector<grid::RelPermRow> rows;
     for (int q = 0; q <= 8; ++q) {
         const double sw = 0.1 + 0.1 * q;
-        rows.push_back({sw, 0.6 * q / 8.0, (8 - q) / 8.0, kSlope * (0.9 - sw)});
+        rows.push_back({sw, 0.6 * q / 8.0, (8 - q) / 8.0, slope * (0.9 - sw)});
     }
     p.relperm.table = grid::relperm_table(rows);
     return p;
 }
 
-/// The column's saturations after `days` of settling from a uniform 0.5.
-std::vector<double> settle(const grid::TwoPhaseParams& fluid, double days) {
+/// The closed column (kLayers of kDz from 1,000 m, 100 mD, porosity 0.2, no wells).
+wells::TwoPhaseSystem column(const grid::TwoPhaseParams& fluid) {
     grid::Grid3D g;
     g.nz = kLayers;
     g.dx = g.dy = 10.0;
@@ -46,9 +48,15 @@ std::vector<double> settle(const grid::TwoPhaseParams& fluid, double days) {
     grid::FieldSpec perm, poro;
     perm.value = {100.0, 100.0, 100.0};
     poro.value = {0.2, 0.0, 0.0};
-    const grid::RockFields rock = grid::build_rock(g, perm, poro);
-    const wells::TwoPhaseSystem system(g, rock, fluid, {});
-    const grid::CellState x0 = system.cells().equilibrium_state(100.0 * units::kBar, 1000.0, 0.5);
+    return wells::TwoPhaseSystem(g, grid::build_rock(g, perm, poro), fluid, {});
+}
+
+/// The column's saturations after `days` from x0 (default: a uniform 0.5).
+grid::CellState settle(const grid::TwoPhaseParams& fluid, double days,
+                       const grid::CellState* start = nullptr) {
+    const wells::TwoPhaseSystem system = column(fluid);
+    const grid::CellState x0 =
+        start ? *start : system.cells().equilibrium_state(100.0 * units::kBar, 1000.0, 0.5);
     Schedule s;
     s.present = true;
     s.report_times = {days * units::kDay};
@@ -70,14 +78,14 @@ std::vector<double> settle(const grid::TwoPhaseParams& fluid, double days) {
         linear);
     const Outcome out = sim.run();
     EXPECT_TRUE(out.completed) << out.message;
-    return sim.state().cells.sw;
+    return sim.state().cells;
 }
 
 TEST(Capillary, AClosedColumnSettlesToTheCapillaryGravityEquilibrium) {
     const grid::TwoPhaseParams fluid = fluids();
     // 2,000 days: ~45 times the column's capillary-gravity time constant L^2 / (pi^2 D), D =
     // k lambda_w lambda_o / (lambda_w + lambda_o) a / phi ~ 1e-5 m^2/s.
-    const std::vector<double> sw = settle(fluid, 2000.0);
+    const std::vector<double> sw = settle(fluid, 2000.0).sw;
     const double step = (fluid.water.density - fluid.oil.density) * fluid.gravity * kDz / kSlope;
     double mean = 0.0, worst = 0.0;
     for (double s : sw) mean += s / kLayers;
@@ -92,6 +100,74 @@ TEST(Capillary, AClosedColumnSettlesToTheCapillaryGravityEquilibrium) {
     EXPECT_LT(sw.back(), 0.7);
     std::printf("  Sw %.6f (top) .. %.6f (bottom), a layer %.6f apart; worst %.2e\n", sw.front(),
                 sw.back(), step, worst);
+}
+
+TEST(Capillary, AContactsInitialStateIsTheEquilibrium) {
+    // Pc = a (0.9 - S_w) with a = 0.1 bar: a transition zone a / ((rho_w - rho_o) g) = 4.1 m
+    // high above the contact at 1,014 m (between layers), Pc 0 there.
+    const double a = 0.1 * units::kBar, contact = 1014.0;
+    const grid::TwoPhaseParams fluid = fluids(a);
+    const wells::TwoPhaseSystem system = column(fluid);
+    const grid::CellState x0 =
+        system.cells().equilibrium_state(100.0 * units::kBar, 1000.0, contact, 0.0);
+    // The saturations: where Pc(S_w) = p_o - p_w = (rho_w - rho_o) g (contact - z), clamped
+    // to the table's range (connate water 0.1 above the zone, 0.9 below the contact).
+    const double drho_g = (fluid.water.density - fluid.oil.density) * fluid.gravity;
+    int transition = 0;
+    for (int k = 0; k < kLayers; ++k) {
+        const double z = 1000.0 + (k + 0.5) * kDz;
+        const double analytic = std::min(0.9, std::max(0.1, 0.9 - drho_g * (contact - z) / a));
+        EXPECT_NEAR(x0.sw[k], analytic, 1e-12) << "layer " << k;
+        transition += analytic > 0.1 && analytic < 0.9;
+        if (z > contact) {  // the water zone: p_o = p_w + Pc(0.9) = p_w, water hydrostatic
+            const double p_contact = 100.0 * units::kBar + fluid.oil.density * fluid.gravity * 14.0;
+            EXPECT_NEAR(x0.p[k], p_contact + fluid.water.density * fluid.gravity * (z - contact),
+                        1e-6)
+                << "layer " << k;
+        }
+    }
+    EXPECT_EQ(transition, 4);
+    // No phase flows: the residual at x0 over a step from x0 is rounding, against one with a
+    // cell 1 bar off.
+    const std::vector<double> r = system.residual(x0, {}, x0, units::kDay);
+    grid::CellState y = x0;
+    y.p[7] += units::kBar;
+    const std::vector<double> r1 = system.residual(y, {}, x0, units::kDay);
+    double worst = 0.0, scale = 0.0;
+    for (std::size_t i = 0; i < r.size(); ++i) {
+        worst = std::max(worst, std::abs(r[i]));
+        scale = std::max(scale, std::abs(r1[i]));
+    }
+    EXPECT_LE(worst, 1e-9 * scale);
+    // And it stays: 1,000 days later the state is the initial one.
+    const grid::CellState later = settle(fluid, 1000.0, &x0);
+    for (int k = 0; k < kLayers; ++k) {
+        EXPECT_NEAR(later.sw[k], x0.sw[k], 1e-9) << "layer " << k;
+        EXPECT_NEAR(later.p[k], x0.p[k], 1e-6 * units::kBar) << "layer " << k;
+    }
+    std::printf("  contact state: %d transition layers, |R| %.2e against %.2e\n", transition, worst,
+                scale);
+}
+
+TEST(Capillary, SaturationAtACapillaryPressureInvertsTheTable) {
+    const grid::TwoPhaseParams fluid = fluids();  // Pc = a (0.9 - S_w) over S_w 0.1 .. 0.9
+    const grid::RelPerm& rp = fluid.relperm;
+    EXPECT_DOUBLE_EQ(grid::saturation_at_capillary_pressure(rp, 0.5 * kSlope), 0.4);
+    EXPECT_EQ(grid::saturation_at_capillary_pressure(rp, kSlope), 0.1);      // above the first row
+    EXPECT_DOUBLE_EQ(grid::saturation_at_capillary_pressure(rp, 0.0), 0.9);  // at the last row's Pc
+    EXPECT_DOUBLE_EQ(grid::saturation_at_capillary_pressure(rp, -1.0e5), 0.9);  // below it
+    for (double sw : {0.13, 0.37, 0.5, 0.71, 0.88}) {                           // the inverse of Pc
+        const double pc = grid::capillary_pressure(rp, sw);
+        EXPECT_NEAR(grid::saturation_at_capillary_pressure(rp, pc), sw, 1e-14);
+    }
+    // A flat stretch: the largest saturation with that Pc. Without Pc: a sharp contact.
+    grid::RelPerm flat = rp;
+    flat.table.pcow[3] = flat.table.pcow[4] = flat.table.pcow[5];  // rows 4..6 (Sw 0.4 .. 0.6)
+    EXPECT_DOUBLE_EQ(grid::saturation_at_capillary_pressure(flat, flat.table.pcow[5]), 0.6);
+    grid::RelPerm corey;
+    corey.swc = 0.2, corey.sor = 0.25;
+    EXPECT_EQ(grid::saturation_at_capillary_pressure(corey, 1.0), 0.2);
+    EXPECT_EQ(grid::saturation_at_capillary_pressure(corey, 0.0), 0.75);
 }
 
 }  // namespace
