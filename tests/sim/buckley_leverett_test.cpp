@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <functional>
 
+#include "common/cpu_solver_factory.hpp"
 #include "core/base/units.hpp"
 #include "sim/simulator.hpp"
 
@@ -122,14 +123,8 @@ Profile simulate(int n) {
     SolveOptions linear;
     linear.tolerance = 1e-10;
     linear.max_iterations = 5000;
-    Simulator sim(
-        system, x0, s,
-        [](const GHMatrix& J) {
-            SolverSettings settings;
-            settings.preconditioner = PreconditionerKind::point_block_jacobi;
-            return make_cpu_solver(settings, J);
-        },
-        linear);
+    Simulator sim(system, x0, s, test::cpu_solver_factory(PreconditionerKind::point_block_jacobi),
+                  linear);
     const Outcome out = sim.run();
     EXPECT_TRUE(out.completed) << out.message;
     Profile p;

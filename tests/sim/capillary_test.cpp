@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/cpu_solver_factory.hpp"
 #include "core/base/units.hpp"
 #include "grid/saturation_table.hpp"
 #include "sim/simulator.hpp"
@@ -68,14 +69,8 @@ grid::CellState settle(const grid::TwoPhaseParams& fluid, double days,
     SolveOptions linear;
     linear.tolerance = 1e-10;
     linear.max_iterations = 1000;
-    Simulator sim(
-        system, x0, s,
-        [](const GHMatrix& J) {
-            SolverSettings settings;
-            settings.preconditioner = PreconditionerKind::point_block_jacobi;
-            return make_cpu_solver(settings, J);
-        },
-        linear);
+    Simulator sim(system, x0, s, test::cpu_solver_factory(PreconditionerKind::point_block_jacobi),
+                  linear);
     const Outcome out = sim.run();
     EXPECT_TRUE(out.completed) << out.message;
     return sim.state().cells;

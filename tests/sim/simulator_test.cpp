@@ -11,6 +11,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "common/cpu_solver_factory.hpp"
 #include "common/temp_file.hpp"
 #include "common/test_systems.hpp"
 #include "common/three_well_reservoir.hpp"
@@ -40,11 +41,7 @@ Schedule schedule(double end_days) {
 }
 
 Simulator::SolverFactory cpu_solver(PreconditionerKind p = PreconditionerKind::line_jacobi) {
-    return [p](const GHMatrix& J) {
-        SolverSettings settings;
-        settings.preconditioner = p;
-        return make_cpu_solver(settings, J);
-    };
+    return test::cpu_solver_factory(p);
 }
 
 SolveOptions linear(double tolerance = 1e-8, int max_iterations = 2000) {
