@@ -50,9 +50,7 @@ TwoPhaseParams read_eclipse_fluid(const std::string& path, const FluidUnits& fal
         if (!starts_line(t.offset) || !detail::is_keyword(t.text)) continue;
         const std::string keyword(t.text);
         const std::string here = detail::where(path, text, t.offset) + keyword + ": ";
-        if (keyword == "FIELD") units = {units::kPsi, units::kPoundPerCubicFoot};
-        if (keyword == "METRIC") units = {units::kBar, 1.0};
-        if (keyword == "LAB") units = {units::kAtmosphere, 1000.0};  // atm, g/cm^3
+        read_unit_keyword(keyword, units);
         if (keyword == "PVDO" || keyword == "PVTO") {
             throw InputError(here +
                              "tabulated oil PVT is not supported: heptane's oil is slightly "

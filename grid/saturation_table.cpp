@@ -10,6 +10,13 @@
 
 namespace heptane::grid {
 
+bool read_unit_keyword(const std::string& keyword, FluidUnits& units) {
+    if (keyword == "FIELD") units = {units::kPsi, units::kPoundPerCubicFoot};
+    if (keyword == "METRIC") units = {units::kBar, 1.0};
+    if (keyword == "LAB") units = {units::kAtmosphere, 1000.0};
+    return keyword == "FIELD" || keyword == "METRIC" || keyword == "LAB";
+}
+
 std::string relperm_table_error(const std::vector<RelPermRow>& rows) {
     if (rows.size() < 2 || rows.size() > static_cast<std::size_t>(RelPermTable::kMaxRows)) {
         return std::to_string(rows.size()) + " rows; a table has 2 to " +
@@ -61,12 +68,10 @@ std::vector<RelPermRow> read_swof(const std::string& path, const FluidUnits& fal
         while (offset > 0 && (text[offset - 1] == ' ' || text[offset - 1] == '\t')) --offset;
         return offset == 0 || text[offset - 1] == '\n' || text[offset - 1] == '\r';
     };
-    double pressure_unit = fallback.pressure;
+    FluidUnits file_units = fallback;
     while (!found && tokens.next(t)) {
         const bool keyword = starts_line(t.offset);
-        if (keyword && t.text == "FIELD") pressure_unit = units::kPsi;
-        if (keyword && t.text == "METRIC") pressure_unit = units::kBar;
-        if (keyword && t.text == "LAB") pressure_unit = units::kAtmosphere;
+        if (keyword) read_unit_keyword(std::string(t.text), file_units);
         found = keyword && t.text == "SWOF";
         at = t;
     }
@@ -106,7 +111,8 @@ std::vector<RelPermRow> read_swof(const std::string& path, const FluidUnits& fal
                                  "interpolate defaults)");
             }
         }
-        rows.push_back({values[q], values[q + 1], values[q + 2], values[q + 3] * pressure_unit});
+        rows.push_back(
+            {values[q], values[q + 1], values[q + 2], values[q + 3] * file_units.pressure});
     }
     EclipseTokenizer probe = tokens;  // a number after the '/': a second table
     Token next;

@@ -20,6 +20,10 @@ struct FluidUnits {
     double density = 1.0;   ///< kg/m^3 per density unit
 };
 
+/// RUNSPEC's unit keywords: FIELD (psi, lb/ft^3), METRIC (bar, kg/m^3) or LAB (atm, g/cm^3)
+/// set `units` and return true; any other keyword leaves them.
+bool read_unit_keyword(const std::string& keyword, FluidUnits& units);
+
 /// What is wrong with `rows` as a table, else empty: 2 to RelPermTable::kMaxRows rows, the
 /// water saturation strictly increasing in [0, 1], krw and kro in [0, 1], krw non-decreasing
 /// from 0 at the first row (connate water does not flow), kro non-increasing and > 0 at the

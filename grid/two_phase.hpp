@@ -240,16 +240,21 @@ struct PhaseState {
 HEPTANE_HD inline PhaseState phase_state(const TwoPhaseParams& prm, int a, double p, double sw) {
     using D1 = Dual<1>;
     using D2 = Dual<2>;  // d/d (p_o, S_w)
-    const D2 pa =
-        phase_pressure(prm, a, D2::variable(p, 0, units::kPressureScale), D2::variable(sw, 1));
+    // The phase's pressure (phase_pressure's arithmetic, Pc evaluated once).
+    const bool capillary = a == kWater && prm.relperm.table.capillary;
+    D2 pa = D2::variable(p, 0, units::kPressureScale);
+    D2 pc(0.0);
+    if (capillary) {
+        pc = capillary_pressure(prm.relperm, D2::variable(sw, 1));
+        pa -= pc;
+    }
     const D2 rho = phase_density(phase_props(prm, a), pa, prm.reference_pressure);
     const D1 mob = phase_mobility(prm, a, D1::variable(sw, 0));
     PhaseState s{rho.v, rho.d[0], mob.v, mob.d[0]};
-    if (a == kWater && prm.relperm.table.capillary) {
-        const D1 pc = capillary_pressure(prm.relperm, D1::variable(sw, 0));
+    if (capillary) {
         s.drho_ds = rho.d[1];
         s.pc = pc.v;
-        s.dpc = pc.d[0];
+        s.dpc = pc.d[1];
     }
     return s;
 }
