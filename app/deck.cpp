@@ -20,6 +20,7 @@
 #include "core/krylov/capabilities.hpp"
 #include "core/matrix/matrix_market.hpp"
 #include "grid/eclipse_props.hpp"
+#include "grid/eclipse_solution.hpp"
 
 namespace heptane::app {
 namespace {
@@ -194,7 +195,7 @@ class DeckReader {
                 }
                 const std::string path = resolve_existing(*e);
                 try {
-                    p = grid::read_eclipse_fluid(path, {u_.pressure, u_.density}, p);
+                    p = grid::read_eclipse_fluid(path, {u_.pressure, u_.density, u_.length}, p);
                 } catch (const InputError& err) {
                     e->fail(err.detail());
                 }
@@ -203,7 +204,7 @@ class DeckReader {
             if (auto o = m.optional("oil")) read_phase(*o, p.oil);
             if (auto w = m.optional("water")) read_phase(*w, p.water);
             if (auto r = m.optional("relperm")) {
-                read_relperm(*r, p.relperm, {u_.pressure, u_.density},
+                read_relperm(*r, p.relperm, {u_.pressure, u_.density, u_.length},
                              [this](const Value& f) { return resolve_existing(f); });
             }
             if (auto r = m.optional("reference_pressure"))
@@ -371,6 +372,33 @@ class DeckReader {
         s.water_saturation = grid::connate_water(model().two_phase.relperm);
         if (!v) return;
         Mapping m(*v);
+        if (auto e = m.optional("eclipse")) {  // the deck's EQUIL (design decision 78)
+            for (const char* key :
+                 {"pressure", "datum_depth", "water_saturation", "water_oil_contact",
+                  "contact_capillary_pressure", "sublayers"}) {
+                if (auto x = m.optional(key)) {
+                    x->fail("initial.eclipse's EQUIL gives the initial state: remove this key");
+                }
+            }
+            const std::string path = resolve_existing(*e);
+            grid::Equilibration q;
+            try {
+                q = grid::read_eclipse_equil(path, {u_.pressure, u_.density, u_.length});
+            } catch (const InputError& err) {
+                e->fail(err.detail());
+            }
+            s.pressure = q.datum_pressure;
+            s.datum_depth = q.datum_depth;
+            s.has_contact = true;
+            s.water_oil_contact = q.water_oil_contact;
+            s.contact_capillary_pressure = q.contact_capillary_pressure;
+            s.sublayers = q.sublayers;
+            s.gas_oil_contact = q.gas_oil_contact;
+            s.gas_oil_contact_where = q.where;
+            s.eclipse_length_unit = q.length_unit;
+            m.finish();
+            return;
+        }
         if (auto x = m.optional("pressure")) s.pressure = x->number() * u_.pressure;
         if (auto x = m.optional("datum_depth")) s.datum_depth = x->number() * u_.length;
         const std::optional<Value> sw = m.optional("water_saturation");
@@ -384,6 +412,12 @@ class DeckReader {
             if (!s.has_contact)
                 x->fail("a capillary pressure at the contact needs water_oil_contact");
             s.contact_capillary_pressure = x->number() * u_.pressure;
+        }
+        if (auto x = m.optional("sublayers")) {
+            if (!s.has_contact) x->fail("sub-layers need water_oil_contact");
+            const long long n = x->integer();
+            if (n < 1 || n > 40) x->fail("must be in [1, 40] (1: the cell-centre rule)");
+            s.sublayers = static_cast<int>(n);
         }
         m.finish();
     }

@@ -15,17 +15,7 @@
 namespace heptane::grid {
 namespace {
 
-using detail::Token;
-
-/// A keyword's one record: its numbers (n* defaults as NaN) and "path:line: KEYWORD: ".
-struct Record {
-    std::vector<double> values;
-    std::string where;
-    /// Item q (0-based), `fallback` where defaulted or not given.
-    double item(std::size_t q, double fallback) const {
-        return q < values.size() && !std::isnan(values[q]) ? values[q] : fallback;
-    }
-};
+using detail::KeywordRecord;
 
 std::string number(double v) {
     std::ostringstream s;
@@ -37,45 +27,17 @@ std::string number(double v) {
 
 TwoPhaseParams read_eclipse_fluid(const std::string& path, const FluidUnits& fallback,
                                   TwoPhaseParams params) {
-    const std::string text = detail::read_whole_file(path);
-    detail::EclipseTokenizer tokens(text);
-    const auto starts_line = [&](std::size_t offset) {  // a keyword, not a word of a record
-        while (offset > 0 && (text[offset - 1] == ' ' || text[offset - 1] == '\t')) --offset;
-        return offset == 0 || text[offset - 1] == '\n' || text[offset - 1] == '\r';
-    };
     FluidUnits units = fallback;
-    std::map<std::string, Record> records;
-    Token t;
-    while (tokens.next(t)) {
-        if (!starts_line(t.offset) || !detail::is_keyword(t.text)) continue;
-        const std::string keyword(t.text);
-        const std::string here = detail::where(path, text, t.offset) + keyword + ": ";
-        read_unit_keyword(keyword, units);
-        if (keyword == "PVDO" || keyword == "PVTO") {
-            throw InputError(here +
-                             "tabulated oil PVT is not supported: heptane's oil is slightly "
-                             "compressible with a constant viscosity (give PVCDO)");
-        }
-        if (keyword != "DENSITY" && keyword != "PVCDO" && keyword != "PVTW" && keyword != "ROCK")
-            continue;
-        if (records.count(keyword) != 0) throw InputError(here + "given twice (heptane reads one)");
-        Record r;
-        r.where = here;
-        bool closed = false;
-        while (!closed && tokens.next(t)) {
-            closed = t.text == "/";
-            if (!closed) detail::append_values(path, text, t, keyword, r.values, 5, true);
-        }
-        if (!closed) throw InputError(here + "the file ends before the '/' that closes it");
-        if (r.values.size() > 5) throw InputError(here + "more items than the keyword has");
-        detail::EclipseTokenizer probe = tokens;  // a number after the '/': a second region
-        Token next;
-        if (probe.next(next) && !detail::is_keyword(next.text) && next.text != "/") {
-            throw InputError(detail::where(path, text, next.offset) + keyword +
-                             ": a second region's record (PVTNUM) is not supported: give one");
-        }
-        records[keyword] = r;
-    }
+    std::map<std::string, KeywordRecord> records = detail::read_single_records(
+        path, {"DENSITY", "PVCDO", "PVTW", "ROCK"}, 5, "PVTNUM",
+        [&](const std::string& keyword, const std::string& here) {
+            read_unit_keyword(keyword, units);
+            if (keyword == "PVDO" || keyword == "PVTO") {
+                throw InputError(here +
+                                 "tabulated oil PVT is not supported: heptane's oil is slightly "
+                                 "compressible with a constant viscosity (give PVCDO)");
+            }
+        });
     for (const char* k : {"DENSITY", "PVCDO", "PVTW", "ROCK"}) {
         if (records.count(k) == 0) {
             throw InputError(path + ": no " + k +
@@ -83,8 +45,8 @@ TwoPhaseParams read_eclipse_fluid(const std::string& path, const FluidUnits& fal
                              "the file; INCLUDE files are not followed)");
         }
     }
-    const Record& density = records["DENSITY"];
-    const Record& rock = records["ROCK"];
+    const KeywordRecord& density = records["DENSITY"];
+    const KeywordRecord& rock = records["ROCK"];
     const double p_ref = rock.item(0, std::nan(""));
     const auto positive = [](double v) { return std::isfinite(v) && v > 0.0; };
     const auto non_negative = [](double v) { return std::isfinite(v) && v >= 0.0; };
@@ -93,7 +55,7 @@ TwoPhaseParams read_eclipse_fluid(const std::string& path, const FluidUnits& fal
     if (!non_negative(cr)) throw InputError(rock.where + "the compressibility must be >= 0");
     // PVCDO / PVTW: Pref B c mu Cv, each phase's.
     const auto phase = [&](const char* keyword, std::size_t density_item, PhaseProperties& ph) {
-        const Record& r = records[keyword];
+        const KeywordRecord& r = records[keyword];
         const double p = r.item(0, std::nan("")), b = r.item(1, 1.0), c = r.item(2, 0.0),
                      mu = r.item(3, std::nan("")), cv = r.item(4, 0.0);
         if (p != p_ref) {

@@ -11,9 +11,9 @@
 namespace heptane::grid {
 
 bool read_unit_keyword(const std::string& keyword, FluidUnits& units) {
-    if (keyword == "FIELD") units = {units::kPsi, units::kPoundPerCubicFoot};
-    if (keyword == "METRIC") units = {units::kBar, 1.0};
-    if (keyword == "LAB") units = {units::kAtmosphere, 1000.0};
+    if (keyword == "FIELD") units = {units::kPsi, units::kPoundPerCubicFoot, units::kFoot};
+    if (keyword == "METRIC") units = {units::kBar, 1.0, 1.0};
+    if (keyword == "LAB") units = {units::kAtmosphere, 1000.0, 0.01};
     return keyword == "FIELD" || keyword == "METRIC" || keyword == "LAB";
 }
 

@@ -18,10 +18,11 @@ using RelPermRow = std::array<double, 4>;
 struct FluidUnits {
     double pressure = 1.0;  ///< Pa per pressure unit
     double density = 1.0;   ///< kg/m^3 per density unit
+    double length = 1.0;    ///< m per length unit
 };
 
-/// RUNSPEC's unit keywords: FIELD (psi, lb/ft^3), METRIC (bar, kg/m^3) or LAB (atm, g/cm^3)
-/// set `units` and return true; any other keyword leaves them.
+/// RUNSPEC's unit keywords: FIELD (psi, lb/ft^3, ft), METRIC (bar, kg/m^3, m) or LAB (atm,
+/// g/cm^3, cm) set `units` and return true; any other keyword leaves them.
 bool read_unit_keyword(const std::string& keyword, FluidUnits& units);
 
 /// What is wrong with `rows` as a table, else empty: 2 to RelPermTable::kMaxRows rows, the

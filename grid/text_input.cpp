@@ -167,4 +167,52 @@ void append_values(const std::string& path, std::string_view text, const Token& 
     values.insert(values.end(), copies, v);
 }
 
+double KeywordRecord::item(std::size_t q, double fallback) const {
+    return given(q) ? values[q] : fallback;
+}
+
+bool KeywordRecord::given(std::size_t q) const {
+    return q < values.size() && !std::isnan(values[q]);
+}
+
+std::map<std::string, KeywordRecord> read_single_records(
+    const std::string& path, const std::vector<std::string>& keywords, std::size_t most,
+    const std::string& regions,
+    const std::function<void(const std::string& keyword, const std::string& where)>& on_keyword) {
+    const std::string text = read_whole_file(path);
+    EclipseTokenizer tokens(text);
+    const auto starts_line = [&](std::size_t offset) {  // a keyword, not a word of a record
+        while (offset > 0 && (text[offset - 1] == ' ' || text[offset - 1] == '\t')) --offset;
+        return offset == 0 || text[offset - 1] == '\n' || text[offset - 1] == '\r';
+    };
+    std::map<std::string, KeywordRecord> records;
+    Token t;
+    while (tokens.next(t)) {
+        if (!starts_line(t.offset) || !is_keyword(t.text)) continue;
+        const std::string keyword(t.text);
+        const std::string here = where(path, text, t.offset) + keyword + ": ";
+        on_keyword(keyword, here);
+        if (std::find(keywords.begin(), keywords.end(), keyword) == keywords.end()) continue;
+        if (records.count(keyword) != 0) throw InputError(here + "given twice (heptane reads one)");
+        KeywordRecord r;
+        r.where = here;
+        bool closed = false;
+        while (!closed && tokens.next(t)) {
+            closed = t.text == "/";
+            if (!closed) append_values(path, text, t, keyword, r.values, most, true);
+        }
+        if (!closed) throw InputError(here + "the file ends before the '/' that closes it");
+        if (r.values.size() > most) throw InputError(here + "more items than the keyword has");
+        EclipseTokenizer probe = tokens;  // a number after the '/': a second region
+        Token next;
+        if (probe.next(next) && !is_keyword(next.text) && next.text != "/") {
+            throw InputError(where(path, text, next.offset) + keyword +
+                             ": a second region's record (" + regions +
+                             ") is not supported: give one");
+        }
+        records[keyword] = r;
+    }
+    return records;
+}
+
 }  // namespace heptane::grid::detail

@@ -2,6 +2,8 @@
 /// @file Text input shared by grid/'s readers (internal to grid/): whole files (plain or
 /// gzip), positions for messages, numbers, and the Eclipse keyword tokenizer.
 #include <cstddef>
+#include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,5 +58,26 @@ bool is_keyword(std::string_view token);
 void append_values(const std::string& path, std::string_view text, const Token& token,
                    const std::string& keyword, std::vector<double>& values, std::size_t most,
                    bool defaults = false);
+
+/// The one record of a keyword that takes one (DENSITY, PVCDO, ROCK, EQUIL ...): its numbers
+/// (n* defaults as NaN) and "path:line: KEYWORD: " for messages.
+struct KeywordRecord {
+    std::vector<double> values;
+    std::string where;
+    /// Item q (0-based), `fallback` where defaulted or not given.
+    double item(std::size_t q, double fallback) const;
+    /// Whether item q (0-based) is given (not defaulted, not past the record's end).
+    bool given(std::size_t q) const;
+};
+
+/// The records of `keywords` in the file `path` (its INCLUDEs not followed), each of them one
+/// record of at most `most` numbers. Every keyword that starts a line is first shown to
+/// `on_keyword(keyword, where)` (units, refusals). InputError at the line for one of
+/// `keywords` given twice, a record the file ends in, more than `most` items, or a second
+/// record after the '/' (several regions, numbered by the region keyword `regions`).
+std::map<std::string, KeywordRecord> read_single_records(
+    const std::string& path, const std::vector<std::string>& keywords, std::size_t most,
+    const std::string& regions,
+    const std::function<void(const std::string& keyword, const std::string& where)>& on_keyword);
 
 }  // namespace heptane::grid::detail

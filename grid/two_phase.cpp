@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <stdexcept>
 
 #include "core/base/errors.hpp"
 #include "core/base/units.hpp"
@@ -204,7 +205,8 @@ CellState TwoPhaseCells::equilibrium_state(double p_datum, double z_datum, doubl
 }
 
 CellState TwoPhaseCells::equilibrium_state(double p_datum, double z_datum, double z_contact,
-                                           double pc_contact) const {
+                                           double pc_contact, int sublayers) const {
+    if (sublayers < 1) throw std::invalid_argument("equilibrium_state: sublayers must be >= 1");
     CellState s = equilibrium_state(p_datum, z_datum, 0.0);
     const RelPerm& rp = params_.relperm;
     const double pw_contact =
@@ -218,11 +220,29 @@ CellState TwoPhaseCells::equilibrium_state(double p_datum, double z_datum, doubl
             pw = hydrostatic_step(params_, params_.water, pw, z, grid_.centre_depth(m));
             z = grid_.centre_depth(m);
             const double pc = s.p[m] - pw;
-            s.sw[m] = saturation_at_capillary_pressure(rp, pc);
+            s.sw[m] = sublayers == 1 ? saturation_at_capillary_pressure(rp, pc)
+                                     : sublayer_mean_saturation(m, s.p[m], pw, sublayers);
             if (pc <= pc_largest) s.p[m] = pw + pc_largest;  // the water zone: p_o from p_w
         }
     }
     return s;
+}
+
+double TwoPhaseCells::sublayer_mean_saturation(index_t m, double p_o, double p_w,
+                                               int sublayers) const {
+    const double z = grid_.centre_depth(m), h = grid_.size_z(m) / sublayers;
+    // The mean as the first layer's saturation plus the mean difference from it, so a cell
+    // whose layers all have one saturation (no transition zone in it) gets exactly that one.
+    double first = 0.0, sum = 0.0;
+    for (int q = 0; q < sublayers; ++q) {
+        const double zq = z + (q + 0.5 - 0.5 * sublayers) * h;
+        const double pc = hydrostatic_step(params_, params_.oil, p_o, z, zq) -
+                          hydrostatic_step(params_, params_.water, p_w, z, zq);
+        const double sw = saturation_at_capillary_pressure(params_.relperm, pc);
+        if (q == 0) first = sw;
+        sum += sw - first;
+    }
+    return first + sum / sublayers;
 }
 
 }  // namespace heptane::grid

@@ -507,8 +507,14 @@ class TwoPhaseCells {
     /// water above the transition zone, the law's largest saturation below it, where the oil
     /// pressure becomes p_w + Pc there (the oil immobile: the water sets the pressure). With
     /// krw = 0 at the connate water and kro = 0 at the largest saturation no phase flows.
-    CellState equilibrium_state(double p_datum, double z_datum, double z_contact,
-                                double pc_contact) const;
+    /// With `sublayers` > 1 (Eclipse's EQUIL item 9 < 0, design decision 78) a cell's
+    /// saturation is instead the mean of that rule at the centres of `sublayers` equal layers
+    /// of its thickness (each layer's p_o and p_w hydrostatic from the cell centre's), its
+    /// pressures staying the centre's: the water in place closer to the profile's integral
+    /// where the transition zone or the contact cuts a cell, at the cost of a small flow there
+    /// at the start (the cell's Pc no longer matches p_o - p_w at its centre).
+    CellState equilibrium_state(double p_datum, double z_datum, double z_contact, double pc_contact,
+                                int sublayers = 1) const;
 
     const Grid3D& grid() const { return grid_; }
     const TwoPhaseParams& params() const { return params_; }
@@ -533,6 +539,9 @@ class TwoPhaseCells {
     GHMatrix zero_jacobian(int first, int count) const;
 
   private:
+    /// Cell m's saturation by equilibrium_state's sub-layer rule, p_o and p_w its centre's.
+    double sublayer_mean_saturation(index_t m, double p_o, double p_w, int sublayers) const;
+
     Grid3D grid_;
     RockFields rock_;
     TwoPhaseParams params_;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <memory>
+#include <sstream>
 #include <string>
 
 #include "core/base/errors.hpp"
@@ -16,6 +17,30 @@ void require(bool ok, const char* key, const std::string& what) {
 
 bool finite_positive(double v) { return std::isfinite(v) && v > 0.0; }
 bool finite_nonnegative(double v) { return std::isfinite(v) && v >= 0.0; }
+
+/// A depth in the unit of `init`'s EQUIL file, with metres where that unit is not the metre.
+std::string depth_text(double z, const InitialState& init) {
+    std::ostringstream s;
+    s << z / init.eclipse_length_unit;
+    if (init.eclipse_length_unit != 1.0) s << " (" << z << " m)";
+    return s.str();
+}
+
+/// Design decision 78: EQUIL's gas-oil contact at or above every active cell (no gas cap).
+void validate_initial_state(const grid::Grid3D& g, const grid::RockFields& rock,
+                            const InitialState& init) {
+    for (index_t m = 0; m < g.num_cells(); ++m) {
+        const double top = g.centre_depth(m) - 0.5 * g.size_z(m);
+        if ((rock.active.empty() || rock.active[m] != 0) && top < init.gas_oil_contact) {
+            throw InputError("initial.eclipse",
+                             init.gas_oil_contact_where + "the gas-oil contact (item 5) at " +
+                                 depth_text(init.gas_oil_contact, init) +
+                                 " lies below the top of cell " + grid::cell_text(g, m) + " at " +
+                                 depth_text(top, init) +
+                                 ": a gas cap, and heptane's model has no gas phase");
+        }
+    }
+}
 
 void validate_two_phase(const ModelSpec& s) {
     const grid::TwoPhaseParams& p = s.two_phase;
@@ -186,6 +211,7 @@ Model generate(const ModelSpec& spec, bool with_system) {
         if (with_system) out.system = synthetic_system(spec, out.rock);
     } else {
         validate_two_phase(spec);
+        validate_initial_state(out.grid, out.rock, spec.initial);
         if (!with_system) return out;
         out.system = initial_system(spec, out.grid, out.rock);
     }
@@ -282,7 +308,7 @@ GHSystem TwoPhaseSystem::linearize(const grid::CellState& x, const std::vector<d
 grid::CellState initial_cell_state(const grid::TwoPhaseCells& cells, const InitialState& init) {
     if (init.has_contact) {
         return cells.equilibrium_state(init.pressure, init.datum_depth, init.water_oil_contact,
-                                       init.contact_capillary_pressure);
+                                       init.contact_capillary_pressure, init.sublayers);
     }
     return cells.equilibrium_state(init.pressure, init.datum_depth, init.water_saturation);
 }

@@ -1,6 +1,7 @@
 #pragma once
 /// @file Builds a GH system from a model description: the entry point app/ calls after
 /// parsing a deck (DESIGN section 4).
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,12 @@ struct InitialState {
     bool has_contact = false;               ///< water_oil_contact given: water_saturation unused
     double water_oil_contact = 0.0;         ///< [m] depth
     double contact_capillary_pressure = 0;  ///< [Pa] Pc at the contact (EQUIL's item 4)
+    int sublayers = 1;  ///< a cell's saturation averaged over this many layers (decision 78)
+    /// EQUIL's gas-oil contact (initial.eclipse): no active cell may reach above it, heptane
+    /// having no gas phase; -inf where none was given.
+    double gas_oil_contact = -std::numeric_limits<double>::infinity();
+    std::string gas_oil_contact_where;  ///< "path:line: EQUIL: ", for the message
+    double eclipse_length_unit = 1.0;   ///< [m] per length unit of the EQUIL file
 };
 
 /// The cells' initial state (TwoPhaseCells::equilibrium_state of `init`).
@@ -53,7 +60,8 @@ struct Model {
     std::vector<std::string> notes;  ///< what of the Eclipse files was not read (stderr)
 };
 
-/// Validates the spec (InputError with deck keys), builds rock, wells and the system:
+/// Validates the spec (InputError with deck keys; an active cell above the initial state's
+/// gas-oil contact among them), builds rock, wells and the system:
 ///   synthetic: random blocks and well couplings, diagonal dominance, b uniform(-1, 1);
 ///   two_phase: J = dR/dx at the initial state for one time step dt, b = -R.
 /// with_system false: validated grid, rock and wells only (a simulation builds its systems).

@@ -339,6 +339,39 @@ TEST(Deck, FluidEclipseIsTheFluidWrittenOut) {
               std::string::npos);
 }
 
+TEST(Deck, InitialEclipseIsTheStateWrittenOut) {
+    // inputs/egg.yaml reads its initial state from the Egg deck's EQUIL (design decision 78):
+    // 400 bar at 4,000 m, the contact at 5,000 m below the model, no capillary pressure, 10
+    // sub-layers (item 9 defaulted). Every cell's pressure and saturation are bit for bit
+    // those of the keys that wrote it out before.
+    const std::string deck = source_path("inputs/egg.yaml");
+    const wells::ModelSpec a = load_deck(deck).model;
+    const wells::ModelSpec b =
+        load_deck(deck, {"initial={pressure: 400, datum_depth: 4000, water_saturation: 0.1}"})
+            .model;
+    EXPECT_TRUE(a.initial.has_contact);
+    EXPECT_EQ(a.initial.water_oil_contact, 5000.0);
+    EXPECT_EQ(a.initial.sublayers, 10);
+    const wells::Model fields = wells::generate(a, false);
+    const grid::TwoPhaseCells cells(fields.grid, fields.rock, a.two_phase);
+    const grid::CellState x = wells::initial_cell_state(cells, a.initial);
+    const grid::CellState y = wells::initial_cell_state(cells, b.initial);
+    ASSERT_EQ(x.p.size(), 25200u);
+    int differ = 0;
+    for (std::size_t m = 0; m < x.p.size(); ++m) differ += x.p[m] != y.p[m] || x.sw[m] != y.sw[m];
+    EXPECT_EQ(differ, 0);
+    // What the file gives may not be given again.
+    try {
+        load_deck(deck, {"initial.datum_depth=4000"});
+        ADD_FAILURE() << "initial.datum_depth beside initial.eclipse accepted";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("initial.datum_depth: initial.eclipse's EQUIL gives "
+                                             "the initial state: remove this key"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
 TEST(Deck, MetricUnitsAndSyntheticDefaults) {
     const Deck deck = load_deck(source_path("tests/app/decks/small_synthetic_metric.yaml"));
     const wells::ModelSpec& m = deck.model;

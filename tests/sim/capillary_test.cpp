@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <vector>
 
 #include "common/cpu_solver_factory.hpp"
 #include "core/base/units.hpp"
@@ -142,6 +143,60 @@ TEST(Capillary, AContactsInitialStateIsTheEquilibrium) {
     }
     std::printf("  contact state: %d transition layers, |R| %.2e against %.2e\n", transition, worst,
                 scale);
+}
+
+TEST(Capillary, SubLayersAverageTheProfileOverEachCell) {
+    // Decision 78 (EQUIL item 9 < 0): a cell's saturation is the mean over `n` equal layers of
+    // the centre rule. The transition zone of the test above, 4.08 m high, here above a contact
+    // at 1,014.5 m: its top at 1,010.42 m cuts layer 10 (a kink inside it), the contact cuts
+    // layer 14. The exact mean of the clamped linear profile over a layer: the midpoint rule of
+    // 40 layers is exact where the profile is linear and off by at most slope h^2 / 8 over
+    // the one sub-layer with a kink.
+    const double a = 0.1 * units::kBar, contact = 1014.5;
+    const grid::TwoPhaseParams fluid = fluids(a);
+    const wells::TwoPhaseSystem system = column(fluid);
+    const grid::TwoPhaseCells& cells = system.cells();
+    const double p0 = 100.0 * units::kBar;
+    const grid::CellState centre = cells.equilibrium_state(p0, 1000.0, contact, 0.0);
+    const grid::CellState fine = cells.equilibrium_state(p0, 1000.0, contact, 0.0, 40);
+    const double slope = (fluid.water.density - fluid.oil.density) * fluid.gravity / a;  // 1/m
+    const double z_top = contact - 0.8 / slope;
+    const auto profile = [&](double z) {
+        return std::min(0.9, std::max(0.1, 0.9 - slope * (contact - z)));
+    };
+    const double bound = slope * (kDz / 40) * (kDz / 40) / 8.0 / kDz;
+    double water = 0.0, exact_water = 0.0;
+    std::vector<double> exact_mean(kLayers);
+    for (int k = 0; k < kLayers; ++k) {
+        const double z0 = 1000.0 + k * kDz, z1 = z0 + kDz;
+        // Exact: the profile is linear between its kinks, so the trapezoid of each piece.
+        double cuts[4] = {z0, std::min(std::max(z_top, z0), z1),
+                          std::min(std::max(contact, z0), z1), z1};
+        double exact = 0.0;
+        for (int q = 0; q < 3; ++q) {
+            exact += 0.5 * (profile(cuts[q]) + profile(cuts[q + 1])) * (cuts[q + 1] - cuts[q]);
+        }
+        exact /= kDz;
+        EXPECT_NEAR(fine.sw[k], exact, bound + 1e-13) << "layer " << k;
+        EXPECT_EQ(fine.p[k], centre.p[k]) << "layer " << k;  // the pressures stay the centre's
+        if (z1 <= z_top) {  // one saturation in the layer: exactly it
+            EXPECT_EQ(fine.sw[k], 0.1) << "layer " << k;
+        }
+        if (z0 > z_top && z1 <= contact) {  // linear in the layer: the centre's, to rounding
+            EXPECT_NEAR(fine.sw[k], centre.sw[k], 1e-13) << "layer " << k;
+        }
+        water += fine.sw[k];
+        exact_water += exact;
+        exact_mean[k] = exact;
+    }
+    // Layer 10, cut by the zone's top: the centre rule misses its water by far more.
+    const int kink = 10;
+    EXPECT_GT(std::abs(centre.sw[kink] - exact_mean[kink]), 100.0 * bound);
+    EXPECT_NEAR(water, exact_water, bound + 1e-12);
+    // Sub-layers need a positive count.
+    EXPECT_THROW(cells.equilibrium_state(p0, 1000.0, contact, 0.0, 0), std::invalid_argument);
+    std::printf("  layer 10: exact mean %.6f, centre rule %.6f, 40 sub-layers %.6f (bound %.1e)\n",
+                exact_mean[kink], centre.sw[kink], fine.sw[kink], bound);
 }
 
 TEST(Capillary, SaturationAtACapillaryPressureInvertsTheTable) {
