@@ -81,7 +81,10 @@ class DeckReader {
             m.finish();
         }
         if (auto v = top.optional("solver")) read_solver(*v);
-        if (schedule) read_schedule(*schedule, deck_, u_);
+        if (schedule) {
+            read_schedule(*schedule, deck_, u_,
+                          [this](const Value& f) { return resolve_existing(f); });
+        }
         read_output(top.optional("output"));
         top.finish();
     }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/base/units.hpp"
+#include "grid/eclipse_schedule.hpp"
 
 namespace heptane::app {
 namespace {
@@ -106,9 +107,102 @@ sim::WellEvent read_event(const Value& v, const std::vector<wells::WellSpec>& ws
     return e;
 }
 
+/// schedule.eclipse (design decision 79): the file's wells, their controls at the start and
+/// later (events) and its TSTEPs as the report times.
+void read_eclipse_schedule(const Value& file, const std::string& path, Deck& deck,
+                           const UnitFactors& u) {
+    if (!deck.model.wells.empty()) {
+        file.fail("the wells come from the file's WELSPECS and COMPDAT: remove the wells section");
+    }
+    grid::EclipseSchedule es;
+    const grid::Grid3D& g = deck.model.grid;
+    try {
+        es = grid::read_eclipse_schedule(path,
+                                         {u.pressure, u.density, u.length, u.rate, units::kDay});
+        for (const grid::EclipseWell& w : es.wells) {
+            if (w.i >= g.nx || w.j >= g.ny || w.k_last >= g.nz) {
+                throw InputError(w.where + "well " + w.name + "'s connections (I, J, K2) = (" +
+                                 std::to_string(w.i + 1) + ", " + std::to_string(w.j + 1) + ", " +
+                                 std::to_string(w.k_last + 1) + ") lie outside the grid (" +
+                                 std::to_string(g.nx) + ", " + std::to_string(g.ny) + ", " +
+                                 std::to_string(g.nz) + ")");
+            }
+        }
+    } catch (const InputError& e) {
+        file.fail(e.detail());
+    }
+    sim::Schedule& s = deck.schedule;
+    s.report_times = es.report_times;
+    deck.model.notes.insert(deck.model.notes.end(), es.notes.begin(), es.notes.end());
+    std::vector<wells::WellSpec>& ws = deck.model.wells;
+    for (const grid::EclipseWell& w : es.wells) {
+        wells::WellSpec spec;
+        spec.name = w.name;
+        spec.i = w.i;
+        spec.j = w.j;
+        spec.k_first = w.k_first;
+        spec.k_last = w.k_last;
+        spec.radius = w.radius;
+        spec.skin = w.skin;
+        ws.push_back(spec);
+    }
+    const auto set_control = [](const grid::EclipseControl& c, wells::WellSpec& w) {
+        w.control = c.rate ? wells::ControlKind::rate : wells::ControlKind::bhp;
+        w.target = c.target;
+        (c.injector ? w.max_bhp : w.min_bhp) = c.bhp_limit;
+    };
+    std::vector<bool> shut_at_start(ws.size(), false);
+    for (const grid::EclipseControl& c : es.controls) {
+        const auto it = std::find_if(ws.begin(), ws.end(),
+                                     [&](const wells::WellSpec& w) { return w.name == c.well; });
+        const std::size_t n = static_cast<std::size_t>(it - ws.begin());
+        const grid::EclipseControl* first = nullptr;  // the well's first control sets its type
+        for (const grid::EclipseControl& x : es.controls) {
+            if (x.well == c.well) {
+                first = &x;
+                break;
+            }
+        }
+        if (c.injector != first->injector) {
+            file.fail(c.where + "well " + c.well + " was " +
+                      (first->injector ? "an injector (WCONINJE)" : "a producer (WCONPROD)") +
+                      " before: heptane's wells keep their type");
+        }
+        if (&c == first) {
+            it->type = c.injector ? wells::WellType::injector : wells::WellType::producer;
+        }
+        if (c.time == 0.0) {  // the start: a later record of the well replaces an earlier one
+            set_control(c, *it);
+            shut_at_start[n] = !c.open;
+            continue;
+        }
+        // Later: an event that sets every control and limit, as Eclipse's record replaces
+        // the well's.
+        sim::WellEvent e;
+        e.time = c.time;
+        e.well = n;
+        e.key = file.path();
+        e.open = c.open;
+        e.kind = c.rate ? wells::ControlKind::rate : wells::ControlKind::bhp;
+        e.target = c.target;
+        (c.injector ? e.max_bhp : e.min_bhp) = c.bhp_limit;
+        s.events.push_back(e);
+    }
+    // A well SHUT at the start: shut by an event at time 0, before the first step.
+    for (std::size_t n = ws.size(); n-- > 0;) {
+        if (!shut_at_start[n]) continue;
+        sim::WellEvent e;
+        e.well = n;
+        e.key = file.path();
+        e.open = false;
+        s.events.insert(s.events.begin(), e);
+    }
+}
+
 }  // namespace
 
-void read_schedule(const Value& v, Deck& deck, const UnitFactors& u) {
+void read_schedule(const Value& v, Deck& deck, const UnitFactors& u,
+                   const std::function<std::string(const Value&)>& resolve_existing) {
     if (deck.model.model != wells::FluidModel::two_phase) {
         v.fail("a simulation needs fluid.model two_phase");
     }
@@ -118,7 +212,17 @@ void read_schedule(const Value& v, Deck& deck, const UnitFactors& u) {
     const std::optional<Value> end = m.optional("end_time");
     const std::optional<Value> times = m.optional("report_times");
     const std::optional<Value> interval = m.optional("report_interval");
-    if (!end && !times) v.fail("give end_time (days) or report_times (days)");
+    const std::optional<Value> file = m.optional("eclipse");
+    if (file) {
+        for (const char* key : {"end_time", "report_times", "report_interval", "events"}) {
+            if (auto x = m.optional(key)) {
+                x->fail("schedule.eclipse's TSTEP, WCONINJE and WCONPROD give it: remove this key");
+            }
+        }
+        read_eclipse_schedule(*file, resolve_existing(*file), deck, u);
+    } else if (!end && !times) {
+        v.fail("give end_time (days) or report_times (days), or eclipse (a SCHEDULE section)");
+    }
     double end_time = end ? days(*end) : 0.0;
     if (times) {
         for (const Value& t : times->elements()) {

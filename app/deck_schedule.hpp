@@ -1,6 +1,9 @@
 #pragma once
 /// @file The deck's `schedule` section (a simulation), read into deck.schedule; part of the
 /// deck reader (app/deck.cpp), after the fluid, wells and solver sections it refers to.
+#include <functional>
+#include <string>
+
 #include "app/deck.hpp"
 #include "app/yaml_reader.hpp"
 
@@ -8,7 +11,10 @@ namespace heptane::app {
 
 /// Reads `v` (the schedule mapping) into deck.schedule: report times, dt control, Newton
 /// settings, well events (their wells by name, their values in the units of `u`); sets
-/// deck.model.dt to the first step. Errors at the key (Value::fail).
-void read_schedule(const Value& v, Deck& deck, const UnitFactors& u);
+/// deck.model.dt to the first step. With `eclipse` (design decision 79) the report times,
+/// the wells (deck.model.wells) and the events come from the file's SCHEDULE section
+/// (`resolve_existing` finds it). Errors at the key (Value::fail).
+void read_schedule(const Value& v, Deck& deck, const UnitFactors& u,
+                   const std::function<std::string(const Value&)>& resolve_existing);
 
 }  // namespace heptane::app

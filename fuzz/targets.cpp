@@ -15,6 +15,8 @@
 #include "grid/eclipse_grid.hpp"
 #include "grid/eclipse_model.hpp"
 #include "grid/eclipse_props.hpp"
+#include "grid/eclipse_schedule.hpp"
+#include "grid/eclipse_solution.hpp"
 #include "grid/loaders.hpp"
 #include "grid/saturation_table.hpp"
 
@@ -96,6 +98,14 @@ void eclipse(const std::uint8_t* data, std::size_t size) {
     }
     try {  // and as the fluid (fluid.eclipse, design decision 75)
         grid::read_eclipse_fluid(path, {});
+    } catch (const InputError&) {
+    }
+    try {  // as the initial state (initial.eclipse: EQUIL, decision 78)
+        grid::read_eclipse_equil(path, {});
+    } catch (const InputError&) {
+    }
+    try {  // and as the schedule (schedule.eclipse, decision 79; INCLUDEs relative to /dev/shm)
+        grid::read_eclipse_schedule(path, {});
     } catch (const InputError&) {
     }
 }

@@ -18,7 +18,8 @@ void deck(const std::uint8_t* data, std::size_t size);
 /// The MatrixMarket readers: the bytes as a matrix file, then as a right-hand-side file.
 void matrix_market(const std::uint8_t* data, std::size_t size);
 
-/// The Eclipse GRID-section reader (read_eclipse_grid) on a grid the input's length picks.
+/// The Eclipse GRID-section reader (read_eclipse_grid) on a grid the input's length picks, then
+/// the same bytes as a PROPS section's SWOF and fluid, a SOLUTION's EQUIL and a SCHEDULE.
 void eclipse(const std::uint8_t* data, std::size_t size);
 
 /// The SPE10 model 2 reader (plain or gzip text); the first byte, when present, picks the window.

@@ -103,9 +103,10 @@ void GridReader::read_file(const std::string& path, std::vector<std::string>& st
         } else if (ends_grid(keyword)) {
             ended_ = true;
             data_.notes.push_back(where(src.path, src.text, t.offset) + keyword +
-                                  ": the file is not read from here on (fluid, wells and "
-                                  "schedule come from the YAML deck; its fluid.eclipse or "
-                                  "relperm.swof may read this file's PROPS)");
+                                  ": grid.eclipse does not read the file from here on "
+                                  "(the YAML deck's fluid.eclipse, relperm.swof, "
+                                  "initial.eclipse and schedule.eclipse may read its PROPS, "
+                                  "SOLUTION and SCHEDULE)");
         } else if (keyword == "GRID" || keyword == "EDIT" || keyword == "ECHO" ||
                    keyword == "NOECHO" || keyword == "INIT") {
             // Section headers and print/output switches (INIT asks for the grid's arrays

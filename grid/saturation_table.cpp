@@ -11,9 +11,12 @@
 namespace heptane::grid {
 
 bool read_unit_keyword(const std::string& keyword, FluidUnits& units) {
-    if (keyword == "FIELD") units = {units::kPsi, units::kPoundPerCubicFoot, units::kFoot};
-    if (keyword == "METRIC") units = {units::kBar, 1.0, 1.0};
-    if (keyword == "LAB") units = {units::kAtmosphere, 1000.0, 0.01};
+    if (keyword == "FIELD") {
+        units = {units::kPsi, units::kPoundPerCubicFoot, units::kFoot,
+                 units::kStockTankBarrel / units::kDay, units::kDay};
+    }
+    if (keyword == "METRIC") units = {units::kBar, 1.0, 1.0, 1.0 / units::kDay, units::kDay};
+    if (keyword == "LAB") units = {units::kAtmosphere, 1000.0, 0.01, 1.0e-6 / 3600.0, 3600.0};
     return keyword == "FIELD" || keyword == "METRIC" || keyword == "LAB";
 }
 

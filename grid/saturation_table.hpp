@@ -19,10 +19,13 @@ struct FluidUnits {
     double pressure = 1.0;  ///< Pa per pressure unit
     double density = 1.0;   ///< kg/m^3 per density unit
     double length = 1.0;    ///< m per length unit
+    double rate = 1.0;      ///< m^3/s per liquid surface rate unit
+    double time = 1.0;      ///< s per time unit
 };
 
-/// RUNSPEC's unit keywords: FIELD (psi, lb/ft^3, ft), METRIC (bar, kg/m^3, m) or LAB (atm,
-/// g/cm^3, cm) set `units` and return true; any other keyword leaves them.
+/// RUNSPEC's unit keywords: FIELD (psi, lb/ft^3, ft, stb/day, day), METRIC (bar, kg/m^3, m,
+/// sm^3/day, day) or LAB (atm, g/cm^3, cm, scc/hr, hr) set `units` and return true; any other
+/// keyword leaves them.
 bool read_unit_keyword(const std::string& keyword, FluidUnits& units);
 
 /// What is wrong with `rows` as a table, else empty: 2 to RelPermTable::kMaxRows rows, the

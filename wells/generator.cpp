@@ -198,8 +198,9 @@ Model generate(const ModelSpec& spec, bool with_system) {
     const bool eclipse = !spec.eclipse.empty();
     if (eclipse) {
         files = grid::read_grid_files(out.grid, spec.eclipse);
-        out.notes = files.notes;
     }
+    out.notes = spec.notes;
+    out.notes.insert(out.notes.end(), files.notes.begin(), files.notes.end());
     out.rock = grid::build_rock(out.grid, spec.permeability, spec.porosity,
                                 eclipse ? &spec.eclipse : nullptr, eclipse ? &files : nullptr);
     if (files.pinch.given) {  // how many PINCH made, as OPM Flow says it

@@ -50,6 +50,7 @@ struct ModelSpec {
     InitialState initial;
     double dt = 86400.0;  ///< time step [s] (two_phase)
     std::vector<WellSpec> wells;
+    std::vector<std::string> notes;  ///< what of the deck's Eclipse files was passed over
 };
 
 /// The generated system with the reservoir it came from (for reports and output).
@@ -57,7 +58,9 @@ struct Model {
     grid::Grid3D grid;  ///< with the files' geometry where grid.eclipse gave one
     grid::RockFields rock;
     GHSystem system;
-    std::vector<std::string> notes;  ///< what of the Eclipse files was not read (stderr)
+    std::vector<std::string> notes;  ///< what of the Eclipse files was not read (stderr):
+                                     ///< the spec's notes, then the grid files'
+
 };
 
 /// Validates the spec (InputError with deck keys; an active cell above the initial state's

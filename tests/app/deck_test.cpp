@@ -2,6 +2,7 @@
 // file, line and key, exit code 2 and no output file (data-driven from bad_decks/).
 #include "app/deck.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -25,6 +26,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using test::source_path;
+using ::testing::HasSubstr;
 
 using test::CliResult;
 using test::run_heptane;
@@ -370,6 +372,52 @@ TEST(Deck, InitialEclipseIsTheStateWrittenOut) {
                   std::string::npos)
             << e.what();
     }
+}
+
+TEST(Deck, ScheduleEclipseGivesTheWellsWrittenOut) {
+    // inputs/egg.yaml reads its wells, controls and report times from the Egg deck's SCHEDULE
+    // (design decision 79); inputs/egg_system.yaml writes the same wells out in YAML.
+    const Deck egg = load_deck(source_path("inputs/egg.yaml"));
+    const std::vector<wells::WellSpec>& a = egg.model.wells;
+    const std::vector<wells::WellSpec>& b =
+        load_deck(source_path("inputs/egg_system.yaml")).model.wells;
+    ASSERT_EQ(a.size(), 12u);
+    ASSERT_EQ(b.size(), 12u);
+    for (std::size_t n = 0; n < a.size(); ++n) {
+        SCOPED_TRACE(a[n].name);
+        EXPECT_EQ(a[n].name, b[n].name);
+        EXPECT_EQ(a[n].type, b[n].type);
+        EXPECT_EQ(a[n].i, b[n].i);
+        EXPECT_EQ(a[n].j, b[n].j);
+        EXPECT_EQ(a[n].k_first, b[n].k_first);
+        EXPECT_EQ(a[n].k_last, b[n].k_last);
+        EXPECT_EQ(a[n].control, b[n].control);
+        EXPECT_EQ(a[n].target, b[n].target);
+        EXPECT_EQ(a[n].radius, b[n].radius);
+        EXPECT_EQ(a[n].skin, b[n].skin);
+        EXPECT_EQ(a[n].min_bhp, b[n].min_bhp);
+        EXPECT_EQ(a[n].max_bhp, b[n].max_bhp);
+    }
+    ASSERT_EQ(egg.schedule.report_times.size(), 120u);  // 120 TSTEP of 30 days
+    EXPECT_EQ(egg.schedule.report_times[0], 30.0 * units::kDay);
+    EXPECT_EQ(egg.schedule.end_time(), 3600.0 * units::kDay);
+    EXPECT_TRUE(egg.schedule.events.empty());
+    // What the file gives may not be given again.
+    const auto error_of = [](const std::string& set) {
+        try {
+            load_deck(source_path("inputs/egg.yaml"), {set});
+        } catch (const InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_THAT(error_of("schedule.end_time=100"),
+                HasSubstr("schedule.end_time: schedule.eclipse's TSTEP, WCONINJE and WCONPROD "
+                          "give it: remove this key"));
+    EXPECT_THAT(error_of("wells=[{name: W, type: producer, column: [15, 42], "
+                         "control: {kind: bhp, value: 395}}]"),
+                HasSubstr("schedule.eclipse: the wells come from the file's WELSPECS and "
+                          "COMPDAT: remove the wells section"));
 }
 
 TEST(Deck, MetricUnitsAndSyntheticDefaults) {

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -311,10 +312,53 @@ TEST_F(EclipseDeck, EggModelReadsFromItsOwnFiles) {
     ASSERT_EQ(r.code, kExitOk) << r.err;
     EXPECT_THAT(r.out, HasSubstr("25,200 cells (18,553 active, 6,647 inactive) of 8 x 8 x 4 m, "
                                  "top at 4000 m"));
-    EXPECT_THAT(r.err,
-                HasSubstr("Egg_Model_ECL.DATA:92: PROPS: the file is not read from here on"));
+    EXPECT_THAT(
+        r.err,
+        HasSubstr(
+            "Egg_Model_ECL.DATA:92: PROPS: grid.eclipse does not read the file from here on"));
     EXPECT_THAT(r.err, HasSubstr("RUNSPEC: not used (the YAML deck says what they describe): "
                                  "TITLE, UNIFOUT, OIL, WATER, NUMRES, TABDIMS"));
+}
+
+// schedule.eclipse (design decision 79): eclipse_schedule_sim.yaml's wells, controls and
+// report times from eclipse_schedule.inc give bit for bit the run of the same schedule
+// written in YAML (a control change and a shut well at day 30 as events that set every
+// control and limit, as an Eclipse record does), and the output controls are notes.
+TEST_F(EclipseDeck, AnEclipseScheduleIsTheScheduleWrittenOut) {
+    const std::string deck = source_path("tests/app/decks/eclipse_schedule_sim.yaml");
+    const std::string a = path("eclipse_schedule.h5"), b = path("yaml_schedule.h5");
+    const CliResult ra = run_heptane({"simulate", deck, "-o", a, "--backend", "cpu"});
+    ASSERT_EQ(ra.code, kExitOk) << ra.err << ra.out;
+    EXPECT_THAT(ra.err, HasSubstr("eclipse_schedule.inc:8: RPTSCHED: not read"));
+    const CliResult rb = run_heptane(
+        {"simulate", deck, "-o", b, "--backend", "cpu", "--set",
+         "wells=[{name: INJ, type: injector, column: [2, 2], radius: 0.25, "
+         "control: {kind: rate, value: 200}, max_bhp: 9000}, "
+         "{name: P1, type: producer, column: [1, 1], perforations: [0, 2], radius: 0.25, "
+         "skin: 1.5, control: {kind: bhp, value: 4000}}]",
+         "--set",
+         "schedule={report_times: [20, 30, 60], dt_initial: 1, dt_max: 10, events: ["
+         "{time: 30, well: INJ, status: shut, control: {kind: rate, value: 200}, max_bhp: 0}, "
+         "{time: 30, well: P1, status: open, control: {kind: rate, value: 150}, "
+         "min_bhp: 3000}]}"});
+    ASSERT_EQ(rb.code, kExitOk) << rb.err << rb.out;
+    const h5::File fa = h5::File::open(a), fb = h5::File::open(b);
+    const auto same_bits = [&](const std::string& d) {  // NaN in inactive cells: bits, not ==
+        const std::vector<double> x = fa.read(d).values, y = fb.read(d).values;
+        return x.size() == y.size() && !x.empty() &&
+               std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0;
+    };
+    for (const char* report : {"00001", "00002", "00003"}) {
+        for (const char* field : {"/pressure", "/water_saturation"}) {
+            const std::string d = std::string("/timesteps/") + report + field;
+            EXPECT_TRUE(same_bits(d)) << d;
+        }
+    }
+    EXPECT_FALSE(fa.exists("/timesteps/00004"));
+    for (const char* d : {"/wells/INJ/bhp", "/wells/P1/bhp"}) EXPECT_TRUE(same_bits(d)) << d;
+    // The producer's rate control took over at day 30 (its BHP no longer 4000 psi).
+    const std::vector<double> bhp = fa.read("/wells/P1/bhp").values;
+    EXPECT_NE(bhp.back(), bhp.front());
 }
 
 TEST_F(EclipseDeck, DeckErrorsNameTheKey) {

@@ -1,0 +1,365 @@
+#include "grid/eclipse_schedule.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/base/errors.hpp"
+#include "core/base/text.hpp"
+#include "grid/eclipse_reader.hpp"  // Source, unquoted, number_text
+#include "grid/text_input.hpp"
+
+namespace heptane::grid {
+namespace {
+
+namespace fs = std::filesystem;
+using detail::number_text;
+using detail::Source;
+using detail::Token;
+
+/// One record's items, "n*" expanded to n defaulted (empty) items and "n*v" to n copies of v.
+struct Items {
+    std::vector<std::optional<std::string>> v;
+    std::string where;  ///< "path:line: KEYWORD: " of the record
+
+    bool given(std::size_t q) const { return q < v.size() && v[q].has_value(); }
+    std::string word(std::size_t q, const std::string& fallback) const {
+        return given(q) ? *v[q] : fallback;
+    }
+    [[noreturn]] void fail(std::size_t q, const std::string& what) const {
+        throw InputError(where + "item " + std::to_string(q + 1) + " " + what);
+    }
+    double number(std::size_t q) const {
+        double x = 0.0;
+        if (!given(q) || !detail::parse_double(*v[q], x)) {
+            fail(q, given(q) ? "(" + quote_input(*v[q]) + ") must be a number" : "must be given");
+        }
+        return x;
+    }
+    double number(std::size_t q, double fallback) const { return given(q) ? number(q) : fallback; }
+    int integer(std::size_t q, int fallback) const {
+        const double x = number(q, fallback);
+        if (x != std::floor(x) || std::abs(x) > 1e9) fail(q, "must be an integer");
+        return static_cast<int>(x);
+    }
+    /// Items from `first` on must be defaulted (what heptane does not read).
+    void defaulted_from(std::size_t first, const std::string& what) const {
+        for (std::size_t q = first; q < v.size(); ++q) {
+            if (given(q)) fail(q, "(" + what + ") must be defaulted");
+        }
+    }
+    void defaulted(std::size_t q, const std::string& what) const {
+        if (given(q)) fail(q, "(" + what + ") must be defaulted");
+    }
+};
+
+/// The records of a list keyword up to the empty record that ends it; false where the file
+/// ends first.
+bool read_record(Source& src, const std::string& keyword, const Token& at, Items& r) {
+    r.v.clear();
+    r.where = detail::where(src.path, src.text, at.offset) + keyword + ": ";
+    Token t;
+    bool first = true;
+    while (src.tokens.next(t)) {
+        if (first) {
+            r.where = detail::where(src.path, src.text, t.offset) + keyword + ": ";
+            first = false;
+        }
+        if (t.text == "/") return true;
+        const std::string_view text = detail::unquoted(t.text);
+        const std::size_t star = t.text.front() == '\'' ? std::string_view::npos : text.find('*');
+        if (star == std::string_view::npos) {
+            r.v.emplace_back(std::string(text));
+            continue;
+        }
+        double count = 0.0;
+        if (!detail::parse_double(text.substr(0, star), count) || count < 1 ||
+            count != std::floor(count) || count > 100) {
+            src.fail(t, keyword + ": " + quote_input(t.text) + " is not a repeat n* or n*value");
+        }
+        const std::string value(text.substr(star + 1));
+        for (int n = 0; n < static_cast<int>(count); ++n) {
+            r.v.push_back(value.empty() ? std::nullopt : std::optional<std::string>(value));
+        }
+    }
+    src.fail(at, keyword + ": the file ends before the '/' that closes its record");
+}
+
+class ScheduleReader {
+  public:
+    explicit ScheduleReader(const FluidUnits& units) : units_(units) {}
+
+    void read_file(const std::string& path, int depth) {
+        std::error_code ec;
+        const fs::path canonical = fs::weakly_canonical(path, ec);
+        const std::string id = ec ? path : canonical.string();
+        if (std::find(stack_.begin(), stack_.end(), id) != stack_.end()) {
+            throw InputError(path + ": INCLUDE cycle: the file includes itself");
+        }
+        if (depth > 10) throw InputError(path + ": INCLUDE nested more than 10 deep");
+        stack_.push_back(id);
+        Source src(path, detail::read_whole_file(path));
+        Token t;
+        while (!ended_ && src.tokens.next(t)) {
+            if (!detail::is_keyword(t.text)) {
+                // Between keywords only an empty record may stand (Egg's RPTSCHED has one).
+                if (in_schedule_ && t.text != "/") {
+                    src.fail(t, quote_input(t.text) + " is not a keyword");
+                }
+                continue;
+            }
+            const std::string keyword(t.text);
+            if (!in_schedule_) {  // RUNSPEC's units, then nothing before SCHEDULE is read
+                if (starts_line(src, t)) {
+                    read_unit_keyword(keyword, units_);
+                    in_schedule_ = keyword == "SCHEDULE";
+                }
+                continue;
+            }
+            read_keyword(src, t, keyword, depth);
+        }
+        stack_.pop_back();
+    }
+
+    EclipseSchedule take(const std::string& path) {
+        if (!in_schedule_) throw InputError(path + ": no SCHEDULE section");
+        if (out_.report_times.empty()) {
+            throw InputError(path + ": SCHEDULE has no TSTEP: the simulation has no end");
+        }
+        for (const EclipseWell& w : out_.wells) {
+            if (w.k_first < 0) throw InputError(w.where + "well " + w.name + " has no COMPDAT");
+            const bool controlled = std::any_of(
+                out_.controls.begin(), out_.controls.end(),
+                [&](const EclipseControl& c) { return c.well == w.name && c.time == 0; });
+            if (!controlled) {
+                throw InputError(w.where + "well " + w.name +
+                                 " has no WCONINJE or WCONPROD before the first TSTEP (heptane's "
+                                 "wells have a control from the start; SHUT it there to open it "
+                                 "later)");
+            }
+        }
+        return std::move(out_);
+    }
+
+  private:
+    static bool starts_line(const Source& src, const Token& t) {
+        std::size_t offset = t.offset;
+        while (offset > 0 && (src.text[offset - 1] == ' ' || src.text[offset - 1] == '\t'))
+            --offset;
+        return offset == 0 || src.text[offset - 1] == '\n' || src.text[offset - 1] == '\r';
+    }
+
+    void read_keyword(Source& src, const Token& at, const std::string& keyword, int depth) {
+        const std::string here = detail::where(src.path, src.text, at.offset) + keyword;
+        if (keyword == "END") {
+            ended_ = true;
+        } else if (keyword == "INCLUDE") {
+            Items r;
+            read_record(src, keyword, at, r);
+            if (r.v.size() != 1 || !r.given(0))
+                src.fail(at, "INCLUDE: expected a file name, then '/'");
+            const fs::path name(*r.v[0]);
+            const fs::path file =
+                name.is_absolute() ? name : fs::path(src.path).parent_path() / name;
+            try {
+                read_file(file.string(), depth + 1);
+            } catch (const InputError& e) {
+                throw InputError(std::string(e.what()) + "\n  (included from " + here + ")");
+            }
+        } else if (keyword == "WELSPECS" || keyword == "COMPDAT" || keyword == "WCONINJE" ||
+                   keyword == "WCONPROD") {
+            Items r;
+            while (read_record(src, keyword, at, r) && !r.v.empty()) {
+                if (keyword == "WELSPECS") welspecs(r);
+                if (keyword == "COMPDAT") compdat(r);
+                if (keyword == "WCONINJE") wconinje(r);
+                if (keyword == "WCONPROD") wconprod(r);
+            }
+        } else if (keyword == "TSTEP") {
+            Items r;
+            read_record(src, keyword, at, r);
+            if (r.v.empty()) src.fail(at, "TSTEP: no step");
+            for (std::size_t q = 0; q < r.v.size(); ++q) {
+                const double dt = r.number(q);
+                if (!(dt > 0.0)) r.fail(q, "must be > 0");
+                time_ += dt * units_.time;
+                out_.report_times.push_back(time_);
+            }
+        } else if (keyword == "RPTSCHED" || keyword == "RPTRST" || keyword == "TUNING") {
+            // Output and tuning controls: heptane's output and time-step keys are the deck's.
+            Items r;
+            const int records = keyword == "TUNING" ? 3 : 1;
+            for (int n = 0; n < records; ++n) read_record(src, keyword, at, r);
+            out_.notes.push_back(here + ": not read (" +
+                                 (keyword == "TUNING"
+                                      ? "time steps and Newton: the deck's schedule keys"
+                                      : "output: the deck's output section") +
+                                 ")");
+        } else if (keyword == "RPTONLY" || keyword == "ECHO" || keyword == "NOECHO") {
+            out_.notes.push_back(here + ": not read (output)");
+        } else {
+            src.fail(at,
+                     keyword +
+                         ": not read by schedule.eclipse (it reads WELSPECS, COMPDAT, WCONINJE, "
+                         "WCONPROD, TSTEP and INCLUDE; RPTSCHED, RPTRST, RPTONLY and TUNING "
+                         "with a note)");
+        }
+    }
+
+    EclipseWell* find(const Items& r) {
+        const std::string name = r.word(0, "");
+        for (EclipseWell& w : out_.wells) {
+            if (w.name == name) return &w;
+        }
+        r.fail(0, "names no well of WELSPECS ('" + name + "'; name patterns are not read)");
+    }
+
+    void welspecs(const Items& r) {
+        if (time_ > 0.0) {
+            throw InputError(r.where +
+                             "a well after the first TSTEP (heptane's wells exist from "
+                             "the start: define it before and SHUT it)");
+        }
+        EclipseWell w;
+        w.name = r.word(0, "");
+        w.where = r.where;
+        if (w.name.empty()) r.fail(0, "(the well's name) must be given");
+        for (const EclipseWell& x : out_.wells) {
+            if (x.name == w.name) r.fail(0, "names well " + w.name + " a second time");
+        }
+        const int i = r.integer(2, 0), j = r.integer(3, 0);
+        if (i < 1 || j < 1) r.fail(i < 1 ? 2 : 3, "(the column's I or J, 1-based) must be >= 1");
+        w.i = i - 1;
+        w.j = j - 1;
+        r.defaulted(4, "the BHP reference depth: heptane's is the first connection's centre");
+        const std::string phase = r.word(5, "OIL");
+        if (phase != "OIL" && phase != "WATER" && phase != "LIQ" && phase != "LIQUID") {
+            r.fail(5, "(the preferred phase) must be OIL, WATER or LIQ (heptane has no gas)");
+        }
+        r.defaulted_from(6, "drainage radius, inflow, shut-in and later options");
+        out_.wells.push_back(w);
+    }
+
+    void compdat(const Items& r) {
+        EclipseWell& w = *find(r);
+        if (time_ > 0.0) r.fail(0, "connects well " + w.name + " after the first TSTEP");
+        if (r.integer(1, 0) != 0 && r.integer(1, 0) != w.i + 1) {
+            r.fail(1, "(I) must be the well's own column: heptane's wells are vertical");
+        }
+        if (r.integer(2, 0) != 0 && r.integer(2, 0) != w.j + 1) {
+            r.fail(2, "(J) must be the well's own column: heptane's wells are vertical");
+        }
+        const int k1 = r.integer(3, 0), k2 = r.integer(4, 0);
+        if (k1 < 1 || k2 < k1) r.fail(k1 < 1 ? 3 : 4, "(K1..K2, 1-based) must be 1 <= K1 <= K2");
+        if (r.word(5, "OPEN") != "OPEN") r.fail(5, "(the status) must be OPEN");
+        if (r.integer(6, 0) != 0) r.fail(6, "(a saturation table) must be 0 or defaulted");
+        r.defaulted(7, "the connection factor: heptane computes Peaceman's");
+        const double diameter = r.number(8) * units_.length;
+        if (!(diameter > 0.0)) r.fail(8, "(the diameter) must be > 0");
+        r.defaulted(9, "Kh: heptane computes it from the cell");
+        const double skin = r.number(10, 0.0);
+        r.defaulted(11, "the D factor");
+        if (r.word(12, "Z") != "Z") r.fail(12, "(the direction) must be Z: vertical wells");
+        r.defaulted_from(13, "the pressure equivalent radius and later options");
+        if (w.k_first >= 0) {  // a second run: it must continue the first, with its radius
+            if (k1 != w.k_last + 2 && k2 != w.k_first) {
+                r.fail(3, "(K1) must continue well " + w.name +
+                              "'s connections: they are one run of layers");
+            }
+            if (diameter / 2 != w.radius || skin != w.skin) {
+                r.fail(8, "and 11 must be those of well " + w.name + "'s other connections");
+            }
+        }
+        w.k_first = w.k_first < 0 ? k1 - 1 : std::min(w.k_first, k1 - 1);
+        w.k_last = std::max(w.k_last, k2 - 1);
+        w.radius = diameter / 2;
+        w.skin = skin;
+    }
+
+    /// The record's well, time and status (item `status` + 1: OPEN or SHUT).
+    EclipseControl control(const Items& r, std::size_t status) {
+        EclipseControl c;
+        c.time = time_;
+        c.well = find(r)->name;
+        c.where = r.where;
+        const std::string word = r.word(status, "OPEN");
+        if (word != "OPEN" && word != "SHUT") r.fail(status, "(the status) must be OPEN or SHUT");
+        c.open = word == "OPEN";
+        return c;
+    }
+
+    void wconinje(const Items& r) {
+        EclipseControl c = control(r, 2);
+        c.injector = true;
+        if (r.word(1, "") != "WATER") r.fail(1, "(the injected phase) must be WATER");
+        const std::string mode = r.word(3, "");
+        if (mode != "RATE" && mode != "BHP") r.fail(3, "(the control) must be RATE or BHP");
+        c.rate = mode == "RATE";
+        r.defaulted(5, "the reservoir volume rate");
+        c.bhp_limit = r.number(6, 0.0) * units_.pressure;
+        if (c.rate) {
+            c.target = r.number(4) * units_.rate;
+            if (!(c.target > 0.0)) r.fail(4, "(the rate) must be > 0");
+            if (c.bhp_limit < 0.0) r.fail(6, "(the BHP limit) must be >= 0");
+        } else {
+            r.defaulted(4, "a rate limit on a BHP-controlled injector");
+            c.target = c.bhp_limit;
+            c.bhp_limit = 0.0;
+            if (!(c.target > 0.0)) r.fail(6, "(the BHP target) must be > 0");
+        }
+        r.defaulted_from(7, "THP, VFP and later options");
+        out_.controls.push_back(c);
+    }
+
+    void wconprod(const Items& r) {
+        EclipseControl c = control(r, 1);
+        const std::string mode = r.word(2, "");
+        if (mode != "LRAT" && mode != "BHP") {
+            r.fail(2, "(the control) must be LRAT or BHP (heptane's rate is the liquid's)");
+        }
+        c.rate = mode == "LRAT";
+        for (const std::size_t q :
+             {std::size_t{3}, std::size_t{4}, std::size_t{5}, std::size_t{7}}) {
+            r.defaulted(q, "an oil, water, gas or reservoir rate limit");
+        }
+        c.bhp_limit = r.number(8, 0.0) * units_.pressure;
+        if (c.rate) {
+            c.target = r.number(6) * units_.rate;
+            if (!(c.target > 0.0)) r.fail(6, "(the liquid rate) must be > 0");
+            if (c.bhp_limit < 0.0) r.fail(8, "(the BHP limit) must be >= 0");
+        } else {
+            r.defaulted(6, "a liquid rate limit on a BHP-controlled producer");
+            c.target = c.bhp_limit;
+            c.bhp_limit = 0.0;
+            if (!(c.target > 0.0)) r.fail(8, "(the BHP target) must be > 0");
+        }
+        r.defaulted_from(9, "THP, VFP and later options");
+        out_.controls.push_back(c);
+    }
+
+    FluidUnits units_;
+    EclipseSchedule out_;
+    std::vector<std::string> stack_;  ///< the files being read, for INCLUDE cycles
+    double time_ = 0.0;
+    bool in_schedule_ = false, ended_ = false;
+};
+
+}  // namespace
+
+EclipseSchedule read_eclipse_schedule(const std::string& path, const FluidUnits& fallback) {
+    ScheduleReader reader(fallback);
+    reader.read_file(path, 0);
+    EclipseSchedule s = reader.take(path);
+    // A control after the last TSTEP acts on no step.
+    for (const EclipseControl& c : s.controls) {
+        if (c.time >= s.report_times.back()) {
+            throw InputError(c.where + "after the last TSTEP: it would act on no step");
+        }
+    }
+    return s;
+}
+
+}  // namespace heptane::grid

@@ -1,0 +1,55 @@
+#pragma once
+/// @file The wells and their controls from an Eclipse deck's SCHEDULE section, for heptane's
+/// two-phase model (design decision 79; deck key schedule.eclipse): WELSPECS, COMPDAT,
+/// WCONINJE, WCONPROD and TSTEP, in SI, without heptane's well types (app/ maps them).
+#include <string>
+#include <vector>
+
+#include "grid/saturation_table.hpp"  // FluidUnits
+
+namespace heptane::grid {
+
+/// One WELSPECS well with its COMPDAT connections (0-based, inclusive layers).
+struct EclipseWell {
+    std::string name;
+    std::string where;  ///< "path:line: WELSPECS: " of its record
+    int i = 0, j = 0;   ///< the well's column, 0-based
+    int k_first = -1, k_last = -1;
+    double radius = 0.0;  ///< [m] half of COMPDAT's diameter
+    double skin = 0.0;
+};
+
+/// One WCONINJE or WCONPROD record: a well's control from `time` on.
+struct EclipseControl {
+    double time = 0.0;  ///< [s] from the start: the TSTEPs before the record
+    std::string well;
+    std::string where;  ///< "path:line: WCONPROD: " of the record
+    bool injector = false;
+    bool open = true;
+    bool rate = false;       ///< rate control (WCONINJE RATE, WCONPROD LRAT), else BHP
+    double target = 0.0;     ///< [m^3/s] surface rate, or [Pa] BHP
+    double bhp_limit = 0.0;  ///< [Pa] an injector's maximum, a producer's minimum; 0: none
+};
+
+/// What read_eclipse_schedule gives.
+struct EclipseSchedule {
+    std::vector<EclipseWell> wells;        ///< in WELSPECS order
+    std::vector<EclipseControl> controls;  ///< in the file's order (times non-decreasing)
+    std::vector<double> report_times;      ///< [s] the end of each TSTEP step, increasing
+    std::vector<std::string> notes;        ///< what was passed over (output and tuning controls)
+};
+
+/// The SCHEDULE section of the deck `path` (from its SCHEDULE keyword to END or the file's
+/// end; INCLUDE files followed, relative to the including file), units from the RUNSPEC
+/// FIELD, METRIC or LAB keyword before it, else `fallback`'s. Read: WELSPECS (name, group,
+/// I, J, the phase; the BHP reference depth and later items defaulted), COMPDAT (the well's
+/// own column, K1..K2 OPEN, the diameter, the skin; the connection factor, Kh, D and a
+/// direction other than Z defaulted), WCONINJE (WATER, OPEN or SHUT, RATE or BHP, the BHP
+/// limit), WCONPROD (OPEN or SHUT, BHP or LRAT, the BHP limit) and TSTEP; RPTSCHED, RPTRST,
+/// RPTONLY and TUNING are passed over with a note. InputError ("path:line: KEYWORD: ...") for
+/// anything else, an item the model cannot take, a well named twice or unknown, a well's
+/// connections that are not one run of layers, a control after the last TSTEP, a well
+/// without a control before the first TSTEP, and no TSTEP.
+EclipseSchedule read_eclipse_schedule(const std::string& path, const FluidUnits& fallback);
+
+}  // namespace heptane::grid

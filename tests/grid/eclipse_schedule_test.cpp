@@ -1,0 +1,156 @@
+// An Eclipse deck's SCHEDULE section as heptane's wells, controls and report times
+// (grid/eclipse_schedule.hpp, design decision 79): the Egg model's, FIELD units, controls that
+// change later, and what the model cannot take refused at the file's line.
+#include "grid/eclipse_schedule.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+#include "common/input_error.hpp"
+#include "common/temp_file.hpp"
+#include "common/test_systems.hpp"
+#include "core/base/units.hpp"
+
+namespace heptane::grid {
+namespace {
+
+using test::input_error_of;
+using test::TempFile;
+using ::testing::HasSubstr;
+
+constexpr FluidUnits kMetric{units::kBar, 1.0, 1.0, 1.0 / units::kDay, units::kDay};
+
+TEST(EclipseSchedule, TheEggModelsSchedule) {
+    // WELSPECS (I, J 1-based), COMPDAT 1..7 with diameter 0.2 m, WCONPROD BHP 395 bar, and in
+    // SCHEDULE_NEW.INC (INCLUDE) WCONINJE RATE 79.5 sm3/day with a 420 bar limit and 120 TSTEP
+    // of 30 days; RPTSCHED, RPTRST and TUNING passed over with a note.
+    const EclipseSchedule s =
+        read_eclipse_schedule(test::source_path("inputs/data/egg/Egg_Model_ECL.DATA"), {});
+    ASSERT_EQ(s.wells.size(), 12u);
+    EXPECT_EQ(s.wells[0].name, "INJECT1");
+    EXPECT_EQ(s.wells[0].i, 4);
+    EXPECT_EQ(s.wells[0].j, 56);
+    EXPECT_EQ(s.wells[11].name, "PROD4");
+    EXPECT_EQ(s.wells[11].i, 42);
+    EXPECT_EQ(s.wells[11].j, 17);
+    for (const EclipseWell& w : s.wells) {
+        EXPECT_EQ(w.k_first, 0);
+        EXPECT_EQ(w.k_last, 6);
+        EXPECT_EQ(w.radius, 0.1);
+        EXPECT_EQ(w.skin, 0.0);
+    }
+    ASSERT_EQ(s.controls.size(), 12u);  // 4 producers, then 8 injectors, all at the start
+    EXPECT_EQ(s.controls[0].well, "PROD1");
+    EXPECT_FALSE(s.controls[0].injector);
+    EXPECT_FALSE(s.controls[0].rate);
+    EXPECT_EQ(s.controls[0].target, 395.0 * units::kBar);
+    EXPECT_EQ(s.controls[0].bhp_limit, 0.0);
+    EXPECT_EQ(s.controls[4].well, "INJECT1");
+    EXPECT_TRUE(s.controls[4].injector);
+    EXPECT_TRUE(s.controls[4].rate);
+    EXPECT_EQ(s.controls[4].target, 79.5 / units::kDay);
+    EXPECT_EQ(s.controls[4].bhp_limit, 420.0 * units::kBar);
+    EXPECT_THAT(s.controls[4].where, HasSubstr("SCHEDULE_NEW.INC:2: WCONINJE: "));
+    for (const EclipseControl& c : s.controls) {
+        EXPECT_EQ(c.time, 0.0);
+        EXPECT_TRUE(c.open);
+    }
+    ASSERT_EQ(s.report_times.size(), 120u);
+    EXPECT_EQ(s.report_times[0], 30.0 * units::kDay);
+    EXPECT_EQ(s.report_times.back(), 3600.0 * units::kDay);
+    ASSERT_EQ(s.notes.size(), 3u);
+    EXPECT_THAT(s.notes[2], HasSubstr("Egg_Model_ECL.DATA:268: TUNING: not read"));
+}
+
+const std::string kWells =
+    "SCHEDULE\nWELSPECS\n 'I1' 'G' 1 1 1* 'WATER' /\n 'P1' 'G' 3 2 1* 'OIL' /\n/\n"
+    "COMPDAT\n 'I1' 2* 1 1 'OPEN' 2* 0.5 1* 0 /\n 'I1' 1 1 2 3 'OPEN' 2* 0.5 1* 0 /\n"
+    " 'P1' 3 2 2 2 1* 2* 0.5 1* 2.5 /\n/\n";
+
+TEST(EclipseSchedule, FieldUnitsAndControlsThatChangeLater) {
+    const TempFile f("RUNSPEC\nFIELD\n" + kWells +
+                     "WCONINJE\n 'I1' 'WATER' 'OPEN' 'RATE' 500 1* 6000 /\n/\n"
+                     "WCONPROD\n 'P1' 'SHUT' 'LRAT' 3* 400 1* 1000 /\n/\n"
+                     "TSTEP\n 10 2*5 /\n"
+                     "WCONPROD\n 'P1' 'OPEN' 'BHP' 5* 1500 /\n/\n"
+                     "WCONINJE\n 'I1' 'WATER' 'OPEN' 'BHP' 2* 5000 /\n/\n"
+                     "TSTEP\n 30 /\nEND\nWCONPROD\n this is not read /\n");
+    const EclipseSchedule s = read_eclipse_schedule(f.path(), kMetric);
+    ASSERT_EQ(s.wells.size(), 2u);
+    EXPECT_EQ(s.wells[0].k_first, 0);  // two COMPDAT runs, 1..1 and 2..3: one run 0..2
+    EXPECT_EQ(s.wells[0].k_last, 2);
+    EXPECT_DOUBLE_EQ(s.wells[0].radius, 0.25 * units::kFoot);
+    EXPECT_EQ(s.wells[1].k_first, 1);
+    EXPECT_EQ(s.wells[1].skin, 2.5);
+    ASSERT_EQ(s.controls.size(), 4u);
+    EXPECT_DOUBLE_EQ(s.controls[0].target, 500.0 * units::kStockTankBarrel / units::kDay);
+    EXPECT_DOUBLE_EQ(s.controls[0].bhp_limit, 6000.0 * units::kPsi);
+    EXPECT_FALSE(s.controls[1].open);  // P1 shut at the start, LRAT 400 with a 1000 psi floor
+    EXPECT_TRUE(s.controls[1].rate);
+    EXPECT_DOUBLE_EQ(s.controls[1].bhp_limit, 1000.0 * units::kPsi);
+    EXPECT_EQ(s.controls[2].time, 20.0 * units::kDay);  // after TSTEP 10 5 5
+    EXPECT_TRUE(s.controls[2].open);
+    EXPECT_FALSE(s.controls[2].rate);
+    EXPECT_DOUBLE_EQ(s.controls[2].target, 1500.0 * units::kPsi);
+    EXPECT_FALSE(s.controls[3].rate);  // the injector on BHP: item 7 is the target
+    EXPECT_DOUBLE_EQ(s.controls[3].target, 5000.0 * units::kPsi);
+    EXPECT_EQ(s.controls[3].bhp_limit, 0.0);
+    EXPECT_EQ(s.report_times, (std::vector<double>{10.0 * units::kDay, 15.0 * units::kDay,
+                                                   20.0 * units::kDay, 50.0 * units::kDay}));
+}
+
+TEST(EclipseSchedule, WhatTheModelCannotTakeIsRefusedAtItsLine) {
+    const auto error = [](const std::string& rest) {
+        const TempFile f(kWells + rest);
+        return input_error_of([&] { read_eclipse_schedule(f.path(), kMetric); });
+    };
+    const std::string controls =
+        "WCONINJE\n 'I1' 'WATER' 'OPEN' 'RATE' 500 /\n/\n"
+        "WCONPROD\n 'P1' 'OPEN' 'BHP' 5* 100 /\n/\n";
+    EXPECT_THAT(error(controls), HasSubstr(": SCHEDULE has no TSTEP"));
+    EXPECT_THAT(error(controls + "WECON\n 'P1' /\n/\nTSTEP\n 1 /\n"),
+                HasSubstr(":17: WECON: not read by schedule.eclipse"));
+    EXPECT_THAT(error("WCONPROD\n 'P1' 'OPEN' 'ORAT' 100 4* 100 /\n/\nTSTEP\n 1 /\n"),
+                HasSubstr(":12: WCONPROD: item 3 (the control) must be LRAT or BHP"));
+    EXPECT_THAT(error("WCONPROD\n 'P1' 'OPEN' 'BHP' 100 4* 100 /\n/\nTSTEP\n 1 /\n"),
+                HasSubstr(":12: WCONPROD: item 4 (an oil, water, gas or reservoir rate limit) "
+                          "must be defaulted"));
+    EXPECT_THAT(error("WCONINJE\n 'I*' 'WATER' 'OPEN' 'RATE' 500 /\n/\nTSTEP\n 1 /\n"),
+                HasSubstr(":12: WCONINJE: item 1 names no well of WELSPECS ('I*'"));
+    EXPECT_THAT(error("WCONINJE\n 'I1' 'GAS' 'OPEN' 'RATE' 500 /\n/\nTSTEP\n 1 /\n"),
+                HasSubstr("item 2 (the injected phase) must be WATER"));
+    EXPECT_THAT(error("WCONINJE\n 'I1' 'WATER' 'STOP' 'RATE' 500 /\n/\nTSTEP\n 1 /\n"),
+                HasSubstr("item 3 (the status) must be OPEN or SHUT"));
+    EXPECT_THAT(error("COMPDAT\n 'P1' 3 2 4 4 'OPEN' 2* 0.5 /\n/\n" + controls + "TSTEP\n 1 /\n"),
+                HasSubstr(":12: COMPDAT: item 4 (K1) must continue well P1's connections"));
+    EXPECT_THAT(error("COMPDAT\n 'P1' 3 2 3 3 'OPEN' 1* 7 0.5 /\n/\n"),
+                HasSubstr("item 8 (the connection factor: heptane computes Peaceman's) must be "
+                          "defaulted"));
+    EXPECT_THAT(error("COMPDAT\n 'P1' 4 2 3 3 'OPEN' 2* 0.5 /\n/\n"),
+                HasSubstr("item 2 (I) must be the well's own column"));
+    EXPECT_THAT(error(controls + "TSTEP\n 1 /\nWCONPROD\n 'P1' 'OPEN' 'BHP' 5* 90 /\n/\n"),
+                HasSubstr(":20: WCONPROD: after the last TSTEP: it would act on no step"));
+    EXPECT_THAT(error("WCONINJE\n 'I1' 'WATER' 'OPEN' 'RATE' 500 /\n/\nTSTEP\n 1 /\n"),
+                HasSubstr(":4: WELSPECS: well P1 has no WCONINJE or WCONPROD before the first "
+                          "TSTEP"));
+    EXPECT_THAT(error(controls + "TSTEP\n 1 /\nWELSPECS\n 'P2' 'G' 2 2 /\n/\n"),
+                HasSubstr(":20: WELSPECS: a well after the first TSTEP"));
+    EXPECT_THAT(error("INCLUDE\n 'no_such.inc' /\n"), HasSubstr("(included from "));
+    {
+        const TempFile self("SCHEDULE\n");  // a file that includes itself
+        const TempFile f("SCHEDULE\nINCLUDE\n '" + self.path() + "' /\n");
+        std::ofstream(self.path()) << "INCLUDE\n '" << self.path() << "' /\n";
+        EXPECT_THAT(input_error_of([&] { read_eclipse_schedule(f.path(), kMetric); }),
+                    HasSubstr("INCLUDE cycle: the file includes itself"));
+    }
+    EXPECT_THAT(error(controls + "TSTEP\n 0 /\n"), HasSubstr(":18: TSTEP: item 1 must be > 0"));
+    const TempFile none("RUNSPEC\nMETRIC\n");
+    EXPECT_THAT(input_error_of([&] { read_eclipse_schedule(none.path(), kMetric); }),
+                HasSubstr(": no SCHEDULE section"));
+}
+
+}  // namespace
+}  // namespace heptane::grid
