@@ -1,14 +1,17 @@
 #include "grid/eclipse_schedule.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "core/base/errors.hpp"
 #include "core/base/text.hpp"
+#include "core/base/units.hpp"
 #include "grid/eclipse_reader.hpp"  // Source, unquoted, number_text
 #include "grid/text_input.hpp"
 
@@ -56,8 +59,12 @@ struct Items {
     }
 };
 
-/// The records of a list keyword up to the empty record that ends it; false where the file
-/// ends first.
+/// The most items one record may hold (a TSTEP of 100,000 steps; a typo such as 1e9*30 is
+/// refused before it allocates).
+constexpr std::size_t kMaxItems = 100000;
+
+/// One record of `keyword` up to its '/' into r (true; an empty record ends a list). The file
+/// ending first is an InputError at the keyword.
 bool read_record(Source& src, const std::string& keyword, const Token& at, Items& r) {
     r.v.clear();
     r.where = detail::where(src.path, src.text, at.offset) + keyword + ": ";
@@ -72,13 +79,21 @@ bool read_record(Source& src, const std::string& keyword, const Token& at, Items
         const std::string_view text = detail::unquoted(t.text);
         const std::size_t star = t.text.front() == '\'' ? std::string_view::npos : text.find('*');
         if (star == std::string_view::npos) {
+            if (r.v.size() == kMaxItems) {
+                src.fail(
+                    t, keyword + ": a record of more than " + std::to_string(kMaxItems) + " items");
+            }
             r.v.emplace_back(std::string(text));
             continue;
         }
         double count = 0.0;
         if (!detail::parse_double(text.substr(0, star), count) || count < 1 ||
-            count != std::floor(count) || count > 100) {
+            count != std::floor(count) || count > kMaxItems) {
             src.fail(t, keyword + ": " + quote_input(t.text) + " is not a repeat n* or n*value");
+        }
+        if (r.v.size() + static_cast<std::size_t>(count) > kMaxItems) {
+            src.fail(t,
+                     keyword + ": a record of more than " + std::to_string(kMaxItems) + " items");
         }
         const std::string value(text.substr(star + 1));
         for (int n = 0; n < static_cast<int>(count); ++n) {
@@ -86,6 +101,57 @@ bool read_record(Source& src, const std::string& keyword, const Token& at, Items
         }
     }
     src.fail(at, keyword + ": the file ends before the '/' that closes its record");
+}
+
+/// Days from 1 January 1970 to the proleptic Gregorian date y-m-d (m 1..12): whole years of
+/// 365 days plus their leap days, then the months of the year.
+double days_since_1970(int y, int m, int d) {
+    static constexpr int kBefore[12] = {0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334};
+    const auto leaps_before = [](long long year) {  // leap years in [1, year)
+        const long long p = year - 1;
+        return p / 4 - p / 100 + p / 400;
+    };
+    const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    const long long days = 365LL * (y - 1970) + leaps_before(y) - leaps_before(1970) +
+                           kBefore[m - 1] + (leap && m > 2 ? 1 : 0) + (d - 1);
+    return static_cast<double>(days);
+}
+
+/// The day number (days_since_1970, with the time of day's fraction) of a START or DATES
+/// record: DAY MONTH YEAR ['HH:MM:SS'], MONTH as Eclipse spells it (JAN .. DEC, JLY for July).
+double day_number(const Items& r) {
+    static const char* kMonths[12] = {"JAN", "FEB", "MAR", "APR", "MAY", "JUN",
+                                      "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"};
+    if (r.v.size() < 3 || r.v.size() > 4) {
+        throw InputError(r.where + "a date is DAY MONTH YEAR [HH:MM:SS], got " +
+                         std::to_string(r.v.size()) + " items");
+    }
+    const int year = r.integer(2, 0);
+    std::string month = r.word(1, "");
+    for (char& c : month) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (month == "JLY") month = "JUL";
+    int m = 0;
+    while (m < 12 && month != kMonths[m]) ++m;
+    if (m == 12) r.fail(1, "(the month) must be JAN, FEB, ... DEC (or JLY)");
+    static constexpr int kLength[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    const int day = r.integer(0, 0);
+    if (year < 1 || year > 9999) r.fail(2, "(the year) must be in [1, 9999]");
+    if (day < 1 || day > kLength[m] || (m == 1 && day == 29 && !leap)) {
+        r.fail(0, "(the day) is not a day of " + month + " " + std::to_string(year));
+    }
+    double fraction = 0.0;
+    if (r.given(3)) {
+        int h = 0, mi = 0, sec = 0;
+        char c1 = 0, c2 = 0;
+        std::istringstream in(*r.v[3]);
+        if (!(in >> h >> c1 >> mi >> c2 >> sec) || c1 != ':' || c2 != ':' || !in.eof() || h < 0 ||
+            h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 60) {
+            r.fail(3, "(the time of day) must be HH:MM:SS");
+        }
+        fraction = (h * 3600.0 + mi * 60.0 + sec) / units::kDay;
+    }
+    return days_since_1970(year, m + 1, day) + fraction;
 }
 
 class ScheduleReader {
@@ -112,10 +178,15 @@ class ScheduleReader {
                 continue;
             }
             const std::string keyword(t.text);
-            if (!in_schedule_) {  // RUNSPEC's units, then nothing before SCHEDULE is read
+            if (!in_schedule_) {  // RUNSPEC's units and START; nothing else before SCHEDULE
                 if (starts_line(src, t)) {
                     read_unit_keyword(keyword, units_);
                     in_schedule_ = keyword == "SCHEDULE";
+                    if (keyword == "START") {
+                        Items r;
+                        read_record(src, keyword, t, r);
+                        start_ = day_number(r);
+                    }
                 }
                 continue;
             }
@@ -127,7 +198,7 @@ class ScheduleReader {
     EclipseSchedule take(const std::string& path) {
         if (!in_schedule_) throw InputError(path + ": no SCHEDULE section");
         if (out_.report_times.empty()) {
-            throw InputError(path + ": SCHEDULE has no TSTEP: the simulation has no end");
+            throw InputError(path + ": SCHEDULE has no TSTEP or DATES: the simulation has no end");
         }
         for (const EclipseWell& w : out_.wells) {
             if (w.k_first < 0) throw InputError(w.where + "well " + w.name + " has no COMPDAT");
@@ -135,10 +206,11 @@ class ScheduleReader {
                 out_.controls.begin(), out_.controls.end(),
                 [&](const EclipseControl& c) { return c.well == w.name && c.time == 0; });
             if (!controlled) {
-                throw InputError(w.where + "well " + w.name +
-                                 " has no WCONINJE or WCONPROD before the first TSTEP (heptane's "
-                                 "wells have a control from the start; SHUT it there to open it "
-                                 "later)");
+                throw InputError(
+                    w.where + "well " + w.name +
+                    " has no WCONINJE or WCONPROD before the first TSTEP or DATES (heptane's "
+                    "wells have a control from the start; SHUT it there to open it "
+                    "later)");
             }
         }
         return std::move(out_);
@@ -186,7 +258,24 @@ class ScheduleReader {
                 const double dt = r.number(q);
                 if (!(dt > 0.0)) r.fail(q, "must be > 0");
                 time_ += dt * units_.time;
-                out_.report_times.push_back(time_);
+                add_report(r);
+            }
+        } else if (keyword == "DATES") {
+            Items r;
+            while (read_record(src, keyword, at, r) && !r.v.empty()) {
+                if (std::isnan(start_)) {
+                    throw InputError(r.where +
+                                     "no START before it (RUNSPEC's START dates the "
+                                     "simulation's day 0)");
+                }
+                const double t = (day_number(r) - start_) * units::kDay;
+                if (!(t > time_)) {
+                    throw InputError(r.where +
+                                     "the date is not after the schedule's time so far (day " +
+                                     number_text(time_ / units::kDay) + ")");
+                }
+                time_ = t;
+                add_report(r);
             }
         } else if (keyword == "RPTSCHED" || keyword == "RPTRST" || keyword == "TUNING") {
             // Output and tuning controls: heptane's output and time-step keys are the deck's.
@@ -204,9 +293,16 @@ class ScheduleReader {
             src.fail(at,
                      keyword +
                          ": not read by schedule.eclipse (it reads WELSPECS, COMPDAT, WCONINJE, "
-                         "WCONPROD, TSTEP and INCLUDE; RPTSCHED, RPTRST, RPTONLY and TUNING "
-                         "with a note)");
+                         "WCONPROD, TSTEP, DATES and INCLUDE; RPTSCHED, RPTRST, RPTONLY and "
+                         "TUNING with a note)");
         }
+    }
+
+    void add_report(const Items& r) {
+        if (out_.report_times.size() == kMaxItems) {
+            throw InputError(r.where + "more than " + std::to_string(kMaxItems) + " report times");
+        }
+        out_.report_times.push_back(time_);
     }
 
     EclipseWell* find(const Items& r) {
@@ -220,7 +316,7 @@ class ScheduleReader {
     void welspecs(const Items& r) {
         if (time_ > 0.0) {
             throw InputError(r.where +
-                             "a well after the first TSTEP (heptane's wells exist from "
+                             "a well after the first TSTEP or DATES (heptane's wells exist from "
                              "the start: define it before and SHUT it)");
         }
         EclipseWell w;
@@ -245,7 +341,7 @@ class ScheduleReader {
 
     void compdat(const Items& r) {
         EclipseWell& w = *find(r);
-        if (time_ > 0.0) r.fail(0, "connects well " + w.name + " after the first TSTEP");
+        if (time_ > 0.0) r.fail(0, "connects well " + w.name + " after the first TSTEP or DATES");
         if (r.integer(1, 0) != 0 && r.integer(1, 0) != w.i + 1) {
             r.fail(1, "(I) must be the well's own column: heptane's wells are vertical");
         }
@@ -345,6 +441,7 @@ class ScheduleReader {
     std::vector<std::string> stack_;  ///< the files being read, for INCLUDE cycles
     double time_ = 0.0;
     bool in_schedule_ = false, ended_ = false;
+    double start_ = std::nan("");  ///< RUNSPEC's START as a day number, NaN without one
 };
 
 }  // namespace
@@ -356,7 +453,7 @@ EclipseSchedule read_eclipse_schedule(const std::string& path, const FluidUnits&
     // A control after the last TSTEP acts on no step.
     for (const EclipseControl& c : s.controls) {
         if (c.time >= s.report_times.back()) {
-            throw InputError(c.where + "after the last TSTEP: it would act on no step");
+            throw InputError(c.where + "after the last TSTEP or DATES: it would act on no step");
         }
     }
     return s;

@@ -1,7 +1,7 @@
 #pragma once
 /// @file The wells and their controls from an Eclipse deck's SCHEDULE section, for heptane's
 /// two-phase model (design decision 79; deck key schedule.eclipse): WELSPECS, COMPDAT,
-/// WCONINJE, WCONPROD and TSTEP, in SI, without heptane's well types (app/ maps them).
+/// WCONINJE, WCONPROD, TSTEP and DATES, in SI, without heptane's well types (app/ maps them).
 #include <string>
 #include <vector>
 
@@ -21,7 +21,7 @@ struct EclipseWell {
 
 /// One WCONINJE or WCONPROD record: a well's control from `time` on.
 struct EclipseControl {
-    double time = 0.0;  ///< [s] from the start: the TSTEPs before the record
+    double time = 0.0;  ///< [s] from the start: the TSTEPs and DATES before the record
     std::string well;
     std::string where;  ///< "path:line: WCONPROD: " of the record
     bool injector = false;
@@ -35,7 +35,7 @@ struct EclipseControl {
 struct EclipseSchedule {
     std::vector<EclipseWell> wells;        ///< in WELSPECS order
     std::vector<EclipseControl> controls;  ///< in the file's order (times non-decreasing)
-    std::vector<double> report_times;      ///< [s] the end of each TSTEP step, increasing
+    std::vector<double> report_times;      ///< [s] each TSTEP step's end or DATES, increasing
     std::vector<std::string> notes;        ///< what was passed over (output and tuning controls)
 };
 
@@ -45,11 +45,13 @@ struct EclipseSchedule {
 /// I, J, the phase; the BHP reference depth and later items defaulted), COMPDAT (the well's
 /// own column, K1..K2 OPEN, the diameter, the skin; the connection factor, Kh, D and a
 /// direction other than Z defaulted), WCONINJE (WATER, OPEN or SHUT, RATE or BHP, the BHP
-/// limit), WCONPROD (OPEN or SHUT, BHP or LRAT, the BHP limit) and TSTEP; RPTSCHED, RPTRST,
+/// limit), WCONPROD (OPEN or SHUT, BHP or LRAT, the BHP limit), TSTEP and DATES (counted
+/// from RUNSPEC's START; JLY for July, an optional HH:MM:SS); RPTSCHED, RPTRST,
 /// RPTONLY and TUNING are passed over with a note. InputError ("path:line: KEYWORD: ...") for
 /// anything else, an item the model cannot take, a well named twice or unknown, a well's
 /// connections that are not one run of layers, a control after the last TSTEP, a well
-/// without a control before the first TSTEP, and no TSTEP.
+/// without a control before the first TSTEP or DATES, no TSTEP or DATES, DATES without START
+/// or not after the time so far, and an impossible date.
 EclipseSchedule read_eclipse_schedule(const std::string& path, const FluidUnits& fallback);
 
 }  // namespace heptane::grid

@@ -102,6 +102,42 @@ TEST(EclipseSchedule, FieldUnitsAndControlsThatChangeLater) {
                                                    20.0 * units::kDay, 50.0 * units::kDay}));
 }
 
+TEST(EclipseSchedule, DatesCountFromStart) {
+    // START 1 JAN 2016 (a leap year): DATES 1 FEB and 1 MAR are days 31 and 60, a TSTEP of 10
+    // then day 70, 15 JLY (Eclipse's July) at noon day 196.5, a control between them at day 70.
+    const std::string controls =
+        "WCONINJE\n 'I1' 'WATER' 'OPEN' 'RATE' 500 /\n/\n"
+        "WCONPROD\n 'P1' 'OPEN' 'BHP' 5* 100 /\n/\n";
+    const TempFile f("RUNSPEC\nSTART\n 1 'JAN' 2016 /\n" + kWells + controls +
+                     "DATES\n 1 FEB 2016 /\n 1 'MAR' 2016 /\n/\nTSTEP\n 10 /\n" +
+                     "WCONPROD\n 'P1' 'OPEN' 'BHP' 5* 90 /\n/\n" +
+                     "DATES\n 15 JLY 2016 '12:00:00' /\n/\n");
+    const EclipseSchedule s = read_eclipse_schedule(f.path(), kMetric);
+    EXPECT_EQ(s.report_times, (std::vector<double>{31.0 * units::kDay, 60.0 * units::kDay,
+                                                   70.0 * units::kDay, 196.5 * units::kDay}));
+    ASSERT_EQ(s.controls.size(), 3u);
+    EXPECT_EQ(s.controls[2].time, 70.0 * units::kDay);
+    // Across years and a century that is not a leap year: 1 JAN 2099 to 1 MAR 2100.
+    const TempFile g("START\n 1 JAN 2099 /\n" + kWells + controls + "DATES\n 1 MAR 2100 /\n/\n");
+    EXPECT_EQ(read_eclipse_schedule(g.path(), kMetric).report_times,
+              (std::vector<double>{(365.0 + 59.0) * units::kDay}));
+    const auto error = [&](const std::string& start, const std::string& dates) {
+        const TempFile e(start + kWells + controls + "DATES\n" + dates + "/\n");
+        return input_error_of([&] { read_eclipse_schedule(e.path(), kMetric); });
+    };
+    const std::string start = "START\n 1 JAN 2016 /\n";  // 2 lines: DATES at line 19
+    EXPECT_THAT(error("", " 1 FEB 2016 /\n"), HasSubstr(":18: DATES: no START before it"));
+    EXPECT_THAT(error(start, " 1 FEB 2016 /\n 1 JAN 2016 /\n"),
+                HasSubstr(":21: DATES: the date is not after the schedule's time so far (day 31)"));
+    EXPECT_THAT(error(start, " 30 FEB 2016 /\n"),
+                HasSubstr(":20: DATES: item 1 (the day) is not a day of FEB 2016"));
+    EXPECT_THAT(error("START\n 29 FEB 2015 /\n", " 1 MAR 2015 /\n"),
+                HasSubstr(":2: START: item 1 (the day) is not a day of FEB 2015"));
+    EXPECT_THAT(error(start, " 1 FOO 2016 /\n"), HasSubstr("item 2 (the month) must be JAN"));
+    EXPECT_THAT(error(start, " 1 FEB 2016 '25:00:00' /\n"),
+                HasSubstr("item 4 (the time of day) must be HH:MM:SS"));
+}
+
 TEST(EclipseSchedule, WhatTheModelCannotTakeIsRefusedAtItsLine) {
     const auto error = [](const std::string& rest) {
         const TempFile f(kWells + rest);
@@ -110,7 +146,7 @@ TEST(EclipseSchedule, WhatTheModelCannotTakeIsRefusedAtItsLine) {
     const std::string controls =
         "WCONINJE\n 'I1' 'WATER' 'OPEN' 'RATE' 500 /\n/\n"
         "WCONPROD\n 'P1' 'OPEN' 'BHP' 5* 100 /\n/\n";
-    EXPECT_THAT(error(controls), HasSubstr(": SCHEDULE has no TSTEP"));
+    EXPECT_THAT(error(controls), HasSubstr(": SCHEDULE has no TSTEP or DATES"));
     EXPECT_THAT(error(controls + "WECON\n 'P1' /\n/\nTSTEP\n 1 /\n"),
                 HasSubstr(":17: WECON: not read by schedule.eclipse"));
     EXPECT_THAT(error("WCONPROD\n 'P1' 'OPEN' 'ORAT' 100 4* 100 /\n/\nTSTEP\n 1 /\n"),
@@ -132,7 +168,7 @@ TEST(EclipseSchedule, WhatTheModelCannotTakeIsRefusedAtItsLine) {
     EXPECT_THAT(error("COMPDAT\n 'P1' 4 2 3 3 'OPEN' 2* 0.5 /\n/\n"),
                 HasSubstr("item 2 (I) must be the well's own column"));
     EXPECT_THAT(error(controls + "TSTEP\n 1 /\nWCONPROD\n 'P1' 'OPEN' 'BHP' 5* 90 /\n/\n"),
-                HasSubstr(":20: WCONPROD: after the last TSTEP: it would act on no step"));
+                HasSubstr(":20: WCONPROD: after the last TSTEP or DATES: it would act on no step"));
     EXPECT_THAT(error("WCONINJE\n 'I1' 'WATER' 'OPEN' 'RATE' 500 /\n/\nTSTEP\n 1 /\n"),
                 HasSubstr(":4: WELSPECS: well P1 has no WCONINJE or WCONPROD before the first "
                           "TSTEP"));
@@ -147,6 +183,8 @@ TEST(EclipseSchedule, WhatTheModelCannotTakeIsRefusedAtItsLine) {
                     HasSubstr("INCLUDE cycle: the file includes itself"));
     }
     EXPECT_THAT(error(controls + "TSTEP\n 0 /\n"), HasSubstr(":18: TSTEP: item 1 must be > 0"));
+    EXPECT_THAT(error(controls + "TSTEP\n 99999*1 2*1 /\n"),
+                HasSubstr(":18: TSTEP: a record of more than 100000 items"));
     const TempFile none("RUNSPEC\nMETRIC\n");
     EXPECT_THAT(input_error_of([&] { read_eclipse_schedule(none.path(), kMetric); }),
                 HasSubstr(": no SCHEDULE section"));
