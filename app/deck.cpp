@@ -10,6 +10,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "app/deck_initial.hpp"
 #include "app/deck_overrides.hpp"
 #include "app/deck_relperm.hpp"
 #include "app/deck_schedule.hpp"
@@ -20,7 +21,6 @@
 #include "core/krylov/capabilities.hpp"
 #include "core/matrix/matrix_market.hpp"
 #include "grid/eclipse_props.hpp"
-#include "grid/eclipse_solution.hpp"
 
 namespace heptane::app {
 namespace {
@@ -68,7 +68,8 @@ class DeckReader {
         read_fluid(fluid);
         read_rock(top.optional("rock"));
         if (auto v = top.optional("wells")) read_wells(*v);
-        read_initial(top.optional("initial"));
+        read_initial(top.optional("initial"), model(), u_,
+                     [this](const Value& f) { return resolve_existing(f); });
         const std::optional<Value> schedule = top.optional("schedule");
         if (auto v = top.optional("timestep")) {
             if (schedule) {
@@ -366,63 +367,6 @@ class DeckReader {
             m.finish();
             model().wells.push_back(w);
         }
-    }
-
-    void read_initial(const std::optional<Value>& v) {
-        wells::InitialState& s = model().initial;
-        s.pressure = model().two_phase.reference_pressure;
-        s.datum_depth = model().grid.top_depth;
-        s.water_saturation = grid::connate_water(model().two_phase.relperm);
-        if (!v) return;
-        Mapping m(*v);
-        if (auto e = m.optional("eclipse")) {  // the deck's EQUIL (design decision 78)
-            for (const char* key :
-                 {"pressure", "datum_depth", "water_saturation", "water_oil_contact",
-                  "contact_capillary_pressure", "sublayers"}) {
-                if (auto x = m.optional(key)) {
-                    x->fail("initial.eclipse's EQUIL gives the initial state: remove this key");
-                }
-            }
-            const std::string path = resolve_existing(*e);
-            grid::Equilibration q;
-            try {
-                q = grid::read_eclipse_equil(path, {u_.pressure, u_.density, u_.length});
-            } catch (const InputError& err) {
-                e->fail(err.detail());
-            }
-            s.pressure = q.datum_pressure;
-            s.datum_depth = q.datum_depth;
-            s.has_contact = true;
-            s.water_oil_contact = q.water_oil_contact;
-            s.contact_capillary_pressure = q.contact_capillary_pressure;
-            s.sublayers = q.sublayers;
-            s.gas_oil_contact = q.gas_oil_contact;
-            s.gas_oil_contact_where = q.where;
-            s.eclipse_length_unit = q.length_unit;
-            m.finish();
-            return;
-        }
-        if (auto x = m.optional("pressure")) s.pressure = x->number() * u_.pressure;
-        if (auto x = m.optional("datum_depth")) s.datum_depth = x->number() * u_.length;
-        const std::optional<Value> sw = m.optional("water_saturation");
-        if (sw) s.water_saturation = sw->number();
-        if (auto x = m.optional("water_oil_contact")) {  // design decision 77
-            if (sw) x->fail("give water_saturation or water_oil_contact, not both");
-            s.has_contact = true;
-            s.water_oil_contact = x->number() * u_.length;
-        }
-        if (auto x = m.optional("contact_capillary_pressure")) {
-            if (!s.has_contact)
-                x->fail("a capillary pressure at the contact needs water_oil_contact");
-            s.contact_capillary_pressure = x->number() * u_.pressure;
-        }
-        if (auto x = m.optional("sublayers")) {
-            if (!s.has_contact) x->fail("sub-layers need water_oil_contact");
-            const long long n = x->integer();
-            if (n < 1 || n > 40) x->fail("must be in [1, 40] (1: the cell-centre rule)");
-            s.sublayers = static_cast<int>(n);
-        }
-        m.finish();
     }
 
     /// solver.ksparse: {kernel: auto | k1 | k2 | k3 | k4, balance: auto | on | off, lambda: N}.
