@@ -152,24 +152,18 @@ void read_eclipse_schedule(const Value& file, const std::string& path, Deck& dec
         (c.injector ? w.max_bhp : w.min_bhp) = c.bhp_limit;
     };
     std::vector<bool> shut_at_start(ws.size(), false);
+    std::vector<const grid::EclipseControl*> first(ws.size(), nullptr);  // sets the well's type
     for (const grid::EclipseControl& c : es.controls) {
         const auto it = std::find_if(ws.begin(), ws.end(),
                                      [&](const wells::WellSpec& w) { return w.name == c.well; });
         const std::size_t n = static_cast<std::size_t>(it - ws.begin());
-        const grid::EclipseControl* first = nullptr;  // the well's first control sets its type
-        for (const grid::EclipseControl& x : es.controls) {
-            if (x.well == c.well) {
-                first = &x;
-                break;
-            }
-        }
-        if (c.injector != first->injector) {
-            file.fail(c.where + "well " + c.well + " was " +
-                      (first->injector ? "an injector (WCONINJE)" : "a producer (WCONPROD)") +
-                      " before: heptane's wells keep their type");
-        }
-        if (&c == first) {
+        if (first[n] == nullptr) {
+            first[n] = &c;
             it->type = c.injector ? wells::WellType::injector : wells::WellType::producer;
+        } else if (c.injector != first[n]->injector) {
+            file.fail(c.where + "well " + c.well + " was " +
+                      (first[n]->injector ? "an injector (WCONINJE)" : "a producer (WCONPROD)") +
+                      " before: heptane's wells keep their type");
         }
         if (c.time == 0.0) {  // the start: a later record of the well replaces an earlier one
             set_control(c, *it);

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
-#include <filesystem>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -17,8 +16,6 @@
 
 namespace heptane::grid::detail {
 namespace {
-
-namespace fs = std::filesystem;
 
 /// The sections after GRID (and EDIT): heptane's YAML deck gives fluid, wells and schedule.
 bool ends_grid(std::string_view k) {
@@ -46,13 +43,8 @@ bool is_array(std::string_view k) {
     return std::find(std::begin(kArrays), std::end(kArrays), k) != std::end(kArrays);
 }
 
-void GridReader::read_file(const std::string& path, std::vector<std::string>& stack) {
-    std::error_code ec;
-    const fs::path canonical = fs::weakly_canonical(path, ec);
-    const std::string id = ec ? path : canonical.string();
-    if (std::find(stack.begin(), stack.end(), id) != stack.end())
-        throw InputError(path + ": INCLUDE cycle: the file includes itself");
-    stack.push_back(id);
+void GridReader::read_file(const std::string& path, IncludeStack& stack) {
+    stack.enter(path);
     Source src(path, read_whole_file(path));
     Token t;
     while (!ended_ && src.tokens.next(t)) {
@@ -148,7 +140,7 @@ void GridReader::read_file(const std::string& path, std::vector<std::string>& st
                     "RUNSPEC section's DIMENS and units)");
         }
     }
-    stack.pop_back();
+    stack.leave();
 }
 
 /// Data tokens up to '/', values appended (defaults as NaN).
@@ -239,7 +231,7 @@ Box GridReader::box_from(const Source& src, const Token& at, const std::string& 
     return b;
 }
 
-void GridReader::read_include(Source& src, const Token& at, std::vector<std::string>& stack) {
+void GridReader::read_include(Source& src, const Token& at, IncludeStack& stack) {
     Token t;
     if (!src.tokens.next(t) || t.text == "/")
         src.fail(at, "INCLUDE: expected a file name, then '/'");
@@ -247,14 +239,8 @@ void GridReader::read_include(Source& src, const Token& at, std::vector<std::str
     Token slash;
     if (!src.tokens.next(slash) || slash.text != "/")
         src.fail(at, "INCLUDE: the file name must be followed by '/'");
-    const fs::path file =
-        fs::path(name).is_absolute() ? fs::path(name) : fs::path(src.path).parent_path() / name;
-    try {
-        read_file(file.string(), stack);
-    } catch (const InputError& e) {
-        throw InputError(std::string(e.what()) + "\n  (included from " +
-                         where(src.path, src.text, at.offset) + "INCLUDE)");
-    }
+    read_included(where(src.path, src.text, at.offset) + "INCLUDE",
+                  [&] { read_file(included_path(src.path, name), stack); });
 }
 
 /// RUNSPEC: DIMENS and the unit system are read; every other keyword there describes
@@ -277,17 +263,10 @@ void GridReader::read_runspec_token(Source& src, const Token& t, const std::stri
         src.fail(t, "PVT-M units are not supported (FIELD, METRIC or LAB)");
     } else if (ends_grid(keyword)) {
         src.fail(t, keyword + " before the GRID section: the file has no GRID section");
-    } else if (keyword == "TITLE" || (is_keyword(t.text) && starts_line(src, t))) {
+    } else if (keyword == "TITLE" || (is_keyword(t.text) && starts_line(src.text, t.offset))) {
         runspec_skipped_ += (runspec_skipped_.empty() ? "" : ", ") + keyword;
         if (keyword == "TITLE") skip_line(src);
     }
-}
-
-/// The token is the first of its line (a keyword, not a word of a record: START's JUN).
-bool GridReader::starts_line(const Source& src, const Token& t) {
-    std::size_t i = t.offset;
-    while (i > 0 && (src.text[i - 1] == ' ' || src.text[i - 1] == '\t')) --i;
-    return i == 0 || src.text[i - 1] == '\n' || src.text[i - 1] == '\r';
 }
 
 /// TITLE's line of free text.
@@ -352,7 +331,7 @@ EclipseGridData read_eclipse_grid(const std::vector<std::string>& paths, std::ar
                              ": follows a file whose GRID section has ended (PROPS, "
                              "SCHEDULE, ...); give the files in deck order");
         }
-        std::vector<std::string> stack;
+        detail::IncludeStack stack;
         reader.read_file(path, stack);
     }
     return reader.take();

@@ -71,7 +71,7 @@ class GridReader {
         box_ = full_;
     }
 
-    void read_file(const std::string& path, std::vector<std::string>& stack);
+    void read_file(const std::string& path, IncludeStack& stack);
 
     EclipseGridData take() { return std::move(data_); }
 
@@ -149,15 +149,12 @@ class GridReader {
                  const std::vector<double>& items, std::size_t first, const Box& fallback,
                  bool all_six) const;
 
-    void read_include(Source& src, const Token& at, std::vector<std::string>& stack);
+    void read_include(Source& src, const Token& at, IncludeStack& stack);
 
     /// RUNSPEC: DIMENS and the unit system are read; every other keyword there describes
     /// what the YAML deck gives (phases, tables, dimensions of arrays heptane does not use)
     /// and is passed over, named once in the notes. GRID ends the section.
     void read_runspec_token(Source& src, const Token& t, const std::string& keyword);
-
-    /// The token is the first of its line (a keyword, not a word of a record: START's JUN).
-    static bool starts_line(const Source& src, const Token& t);
 
     /// TITLE's line of free text.
     static void skip_line(Source& src);

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <filesystem>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -18,7 +17,6 @@
 namespace heptane::grid {
 namespace {
 
-namespace fs = std::filesystem;
 using detail::number_text;
 using detail::Source;
 using detail::Token;
@@ -158,15 +156,8 @@ class ScheduleReader {
   public:
     explicit ScheduleReader(const FluidUnits& units) : units_(units) {}
 
-    void read_file(const std::string& path, int depth) {
-        std::error_code ec;
-        const fs::path canonical = fs::weakly_canonical(path, ec);
-        const std::string id = ec ? path : canonical.string();
-        if (std::find(stack_.begin(), stack_.end(), id) != stack_.end()) {
-            throw InputError(path + ": INCLUDE cycle: the file includes itself");
-        }
-        if (depth > 10) throw InputError(path + ": INCLUDE nested more than 10 deep");
-        stack_.push_back(id);
+    void read_file(const std::string& path) {
+        stack_.enter(path);
         Source src(path, detail::read_whole_file(path));
         Token t;
         while (!ended_ && src.tokens.next(t)) {
@@ -179,7 +170,7 @@ class ScheduleReader {
             }
             const std::string keyword(t.text);
             if (!in_schedule_) {  // RUNSPEC's units and START; nothing else before SCHEDULE
-                if (starts_line(src, t)) {
+                if (detail::starts_line(src.text, t.offset)) {
                     read_unit_keyword(keyword, units_);
                     in_schedule_ = keyword == "SCHEDULE";
                     if (keyword == "START") {
@@ -190,9 +181,9 @@ class ScheduleReader {
                 }
                 continue;
             }
-            read_keyword(src, t, keyword, depth);
+            read_keyword(src, t, keyword);
         }
-        stack_.pop_back();
+        stack_.leave();
     }
 
     EclipseSchedule take(const std::string& path) {
@@ -217,14 +208,7 @@ class ScheduleReader {
     }
 
   private:
-    static bool starts_line(const Source& src, const Token& t) {
-        std::size_t offset = t.offset;
-        while (offset > 0 && (src.text[offset - 1] == ' ' || src.text[offset - 1] == '\t'))
-            --offset;
-        return offset == 0 || src.text[offset - 1] == '\n' || src.text[offset - 1] == '\r';
-    }
-
-    void read_keyword(Source& src, const Token& at, const std::string& keyword, int depth) {
+    void read_keyword(Source& src, const Token& at, const std::string& keyword) {
         const std::string here = detail::where(src.path, src.text, at.offset) + keyword;
         if (keyword == "END") {
             ended_ = true;
@@ -233,14 +217,8 @@ class ScheduleReader {
             read_record(src, keyword, at, r);
             if (r.v.size() != 1 || !r.given(0))
                 src.fail(at, "INCLUDE: expected a file name, then '/'");
-            const fs::path name(*r.v[0]);
-            const fs::path file =
-                name.is_absolute() ? name : fs::path(src.path).parent_path() / name;
-            try {
-                read_file(file.string(), depth + 1);
-            } catch (const InputError& e) {
-                throw InputError(std::string(e.what()) + "\n  (included from " + here + ")");
-            }
+            detail::read_included(here,
+                                  [&] { read_file(detail::included_path(src.path, *r.v[0])); });
         } else if (keyword == "WELSPECS" || keyword == "COMPDAT" || keyword == "WCONINJE" ||
                    keyword == "WCONPROD") {
             Items r;
@@ -438,7 +416,7 @@ class ScheduleReader {
 
     FluidUnits units_;
     EclipseSchedule out_;
-    std::vector<std::string> stack_;  ///< the files being read, for INCLUDE cycles
+    detail::IncludeStack stack_;  ///< the files being read, for INCLUDE cycles
     double time_ = 0.0;
     bool in_schedule_ = false, ended_ = false;
     double start_ = std::nan("");  ///< RUNSPEC's START as a day number, NaN without one
@@ -448,7 +426,7 @@ class ScheduleReader {
 
 EclipseSchedule read_eclipse_schedule(const std::string& path, const FluidUnits& fallback) {
     ScheduleReader reader(fallback);
-    reader.read_file(path, 0);
+    reader.read_file(path);
     EclipseSchedule s = reader.take(path);
     // A control after the last TSTEP acts on no step.
     for (const EclipseControl& c : s.controls) {

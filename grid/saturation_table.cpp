@@ -67,13 +67,9 @@ std::vector<RelPermRow> read_swof(const std::string& path, const FluidUnits& fal
     Token t;
     Token at;
     bool found = false;
-    const auto starts_line = [&](std::size_t offset) {  // a keyword, not a word of a record
-        while (offset > 0 && (text[offset - 1] == ' ' || text[offset - 1] == '\t')) --offset;
-        return offset == 0 || text[offset - 1] == '\n' || text[offset - 1] == '\r';
-    };
     FluidUnits file_units = fallback;
     while (!found && tokens.next(t)) {
-        const bool keyword = starts_line(t.offset);
+        const bool keyword = starts_line(text, t.offset);
         if (keyword) read_unit_keyword(std::string(t.text), file_units);
         found = keyword && t.text == "SWOF";
         at = t;

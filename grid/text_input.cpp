@@ -167,6 +167,27 @@ void append_values(const std::string& path, std::string_view text, const Token& 
     values.insert(values.end(), copies, v);
 }
 
+bool starts_line(std::string_view text, std::size_t offset) {
+    while (offset > 0 && (text[offset - 1] == ' ' || text[offset - 1] == '\t')) --offset;
+    return offset == 0 || text[offset - 1] == '\n' || text[offset - 1] == '\r';
+}
+
+std::string included_path(const std::string& including, std::string_view name) {
+    const std::filesystem::path file(name);
+    return file.is_absolute() ? file.string()
+                              : (std::filesystem::path(including).parent_path() / file).string();
+}
+
+void IncludeStack::enter(const std::string& path) {
+    std::error_code ec;
+    const std::filesystem::path canonical = std::filesystem::weakly_canonical(path, ec);
+    const std::string id = ec ? path : canonical.string();
+    if (std::find(ids_.begin(), ids_.end(), id) != ids_.end()) {
+        throw InputError(path + ": INCLUDE cycle: the file includes itself");
+    }
+    ids_.push_back(id);
+}
+
 double KeywordRecord::item(std::size_t q, double fallback) const {
     return given(q) ? values[q] : fallback;
 }
@@ -181,14 +202,10 @@ std::map<std::string, KeywordRecord> read_single_records(
     const std::function<void(const std::string& keyword, const std::string& where)>& on_keyword) {
     const std::string text = read_whole_file(path);
     EclipseTokenizer tokens(text);
-    const auto starts_line = [&](std::size_t offset) {  // a keyword, not a word of a record
-        while (offset > 0 && (text[offset - 1] == ' ' || text[offset - 1] == '\t')) --offset;
-        return offset == 0 || text[offset - 1] == '\n' || text[offset - 1] == '\r';
-    };
     std::map<std::string, KeywordRecord> records;
     Token t;
     while (tokens.next(t)) {
-        if (!starts_line(t.offset) || !is_keyword(t.text)) continue;
+        if (!starts_line(text, t.offset) || !is_keyword(t.text)) continue;
         const std::string keyword(t.text);
         const std::string here = where(path, text, t.offset) + keyword + ": ";
         on_keyword(keyword, here);

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/base/errors.hpp"
+
 namespace heptane::grid::detail {
 
 /// The text of `path`, gunzipped if it is gzip (zlib reads plain files unchanged).
@@ -49,6 +51,36 @@ class EclipseTokenizer {
 
 /// A token that starts with a letter (a keyword, or an array name in a record).
 bool is_keyword(std::string_view token);
+
+/// Whether the token at byte `offset` of `text` is the first of its line (blanks before it
+/// only): a keyword, not a word of a record (START's JUN).
+bool starts_line(std::string_view text, std::size_t offset);
+
+/// The path INCLUDE's `name` means in the file `including`: as given where absolute, else
+/// relative to the including file's folder.
+std::string included_path(const std::string& including, std::string_view name);
+
+/// The files a reader is inside through INCLUDE: enter() refuses a file already open (an
+/// InputError "path: INCLUDE cycle: the file includes itself"), leave() closes the last.
+class IncludeStack {
+  public:
+    void enter(const std::string& path);
+    void leave() { ids_.pop_back(); }
+
+  private:
+    std::vector<std::string> ids_;  ///< canonical paths where they resolve, else as given
+};
+
+/// read() for an INCLUDE's file: an InputError from it gains "(included from WHERE)",
+/// `where_include` the INCLUDE's "path:line: INCLUDE".
+template <class Read>
+void read_included(const std::string& where_include, Read read) {
+    try {
+        read();
+    } catch (const InputError& e) {
+        throw InputError(std::string(e.what()) + "\n  (included from " + where_include + ")");
+    }
+}
 
 /// Appends the values of one data token of `keyword`: a number, "n*value", or, where
 /// `defaults` is true, "n*" (n values left as they are: appended as NaN). Throws InputError

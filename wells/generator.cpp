@@ -29,6 +29,7 @@ std::string depth_text(double z, const InitialState& init) {
 /// Design decision 78: EQUIL's gas-oil contact at or above every active cell (no gas cap).
 void validate_initial_state(const grid::Grid3D& g, const grid::RockFields& rock,
                             const InitialState& init) {
+    if (std::isinf(init.gas_oil_contact)) return;  // none given: no cell to check
     for (index_t m = 0; m < g.num_cells(); ++m) {
         const double top = g.centre_depth(m) - 0.5 * g.size_z(m);
         if ((rock.active.empty() || rock.active[m] != 0) && top < init.gas_oil_contact) {

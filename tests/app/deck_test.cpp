@@ -14,6 +14,7 @@
 #include "app/cli.hpp"
 #include "app/report.hpp"
 #include "common/cli_runner.hpp"
+#include "common/temp_file.hpp"
 #include "common/test_systems.hpp"
 #include "core/base/eigen_interop.hpp"
 #include "core/base/units.hpp"
@@ -36,6 +37,16 @@ std::string temp_dir() {
         fs::path(::testing::TempDir()) / ("heptane_app_" + std::to_string(::getpid()));
     fs::create_directories(dir);
     return dir.string();
+}
+
+/// The message load_deck(deck, sets) refuses with, "no error" where it loads.
+std::string load_error(const std::string& deck, const std::vector<std::string>& sets) {
+    try {
+        load_deck(deck, sets);
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "no error";
 }
 
 TEST(Deck, FieldUnitsAreConvertedToSI) {
@@ -325,14 +336,7 @@ TEST(Deck, FluidEclipseIsTheFluidWrittenOut) {
         EXPECT_EQ(a.relperm.table.kro[q], b.relperm.table.kro[q]);
     }
     // What the file gives may not be given again.
-    const auto error_of = [&](const std::string& set) {
-        try {
-            load_deck(deck, {set});
-        } catch (const InputError& e) {
-            return std::string(e.what());
-        }
-        return std::string("no error");
-    };
+    const auto error_of = [&](const std::string& set) { return load_error(deck, {set}); };
     EXPECT_NE(error_of("fluid.oil={density: 900}")
                   .find("fluid.oil: fluid.eclipse's file gives the fluid: remove this key"),
               std::string::npos);
@@ -363,15 +367,9 @@ TEST(Deck, InitialEclipseIsTheStateWrittenOut) {
     for (std::size_t m = 0; m < x.p.size(); ++m) differ += x.p[m] != y.p[m] || x.sw[m] != y.sw[m];
     EXPECT_EQ(differ, 0);
     // What the file gives may not be given again.
-    try {
-        load_deck(deck, {"initial.datum_depth=4000"});
-        ADD_FAILURE() << "initial.datum_depth beside initial.eclipse accepted";
-    } catch (const InputError& e) {
-        EXPECT_NE(std::string(e.what()).find("initial.datum_depth: initial.eclipse's EQUIL gives "
-                                             "the initial state: remove this key"),
-                  std::string::npos)
-            << e.what();
-    }
+    EXPECT_THAT(load_error(deck, {"initial.datum_depth=4000"}),
+                HasSubstr("initial.datum_depth: initial.eclipse's EQUIL gives the initial state: "
+                          "remove this key"));
 }
 
 TEST(Deck, ScheduleEclipseGivesTheWellsWrittenOut) {
@@ -404,12 +402,7 @@ TEST(Deck, ScheduleEclipseGivesTheWellsWrittenOut) {
     EXPECT_TRUE(egg.schedule.events.empty());
     // What the file gives may not be given again.
     const auto error_of = [](const std::string& set) {
-        try {
-            load_deck(source_path("inputs/egg.yaml"), {set});
-        } catch (const InputError& e) {
-            return std::string(e.what());
-        }
-        return std::string("no error");
+        return load_error(source_path("inputs/egg.yaml"), {set});
     };
     EXPECT_THAT(error_of("schedule.end_time=100"),
                 HasSubstr("schedule.end_time: schedule.eclipse's TSTEP, WCONINJE and WCONPROD "
@@ -418,6 +411,39 @@ TEST(Deck, ScheduleEclipseGivesTheWellsWrittenOut) {
                          "control: {kind: bhp, value: 395}}]"),
                 HasSubstr("schedule.eclipse: the wells come from the file's WELSPECS and "
                           "COMPDAT: remove the wells section"));
+}
+
+TEST(Deck, ScheduleEclipseShutsAtTheStartAndChangesLater) {
+    // A well SHUT before the first TSTEP keeps its control and is shut by an event at day 0;
+    // a later record is an event that sets status, control and limit (design decision 79).
+    const test::TempFile inc(
+        "RUNSPEC\nFIELD\nSCHEDULE\nWELSPECS\n 'INJ' 'G' 3 3 /\n 'P1' 'G' 2 2 /\n/\n"
+        "COMPDAT\n 'INJ' 2* 1 4 'OPEN' 2* 0.5 /\n 'P1' 2* 1 3 'OPEN' 2* 0.5 /\n/\n"
+        "WCONINJE\n 'INJ' 'WATER' 'OPEN' 'RATE' 200 1* 9000 /\n/\n"
+        "WCONPROD\n 'P1' 'SHUT' 'LRAT' 3* 150 1* 3000 /\n/\n"
+        "TSTEP\n 20 /\nWCONPROD\n 'P1' 'OPEN' 'BHP' 5* 4000 /\n/\nTSTEP\n 10 /\n");
+    const Deck d = load_deck(source_path("tests/app/decks/eclipse_schedule_sim.yaml"),
+                             {"schedule.eclipse=" + inc.path()});
+    ASSERT_EQ(d.model.wells.size(), 2u);
+    const wells::WellSpec& p1 = d.model.wells[1];
+    EXPECT_EQ(p1.type, wells::WellType::producer);
+    EXPECT_EQ(p1.control, wells::ControlKind::rate);
+    EXPECT_DOUBLE_EQ(p1.target, 150.0 * units::kStockTankBarrel / units::kDay);
+    EXPECT_DOUBLE_EQ(p1.min_bhp, 3000.0 * units::kPsi);
+    ASSERT_EQ(d.schedule.events.size(), 2u);
+    const sim::WellEvent& shut = d.schedule.events[0];
+    EXPECT_EQ(shut.time, 0.0);
+    EXPECT_EQ(shut.well, 1u);
+    EXPECT_EQ(shut.open, std::optional<bool>(false));
+    EXPECT_FALSE(shut.kind.has_value());
+    const sim::WellEvent& later = d.schedule.events[1];
+    EXPECT_EQ(later.time, 20.0 * units::kDay);
+    EXPECT_EQ(later.open, std::optional<bool>(true));
+    EXPECT_EQ(later.kind, std::optional<wells::ControlKind>(wells::ControlKind::bhp));
+    EXPECT_DOUBLE_EQ(later.target, 4000.0 * units::kPsi);
+    EXPECT_EQ(later.min_bhp, std::optional<double>(0.0));  // the record's limit: none
+    EXPECT_EQ(d.schedule.report_times,
+              (std::vector<double>{20.0 * units::kDay, 30.0 * units::kDay}));
 }
 
 TEST(Deck, MetricUnitsAndSyntheticDefaults) {
