@@ -223,6 +223,7 @@ class DeckReader {
         if (auto x = m.optional("density")) ph.density = x->number() * u_.density;
         if (auto x = m.optional("viscosity")) ph.viscosity = x->number() * units::kCentiPoise;
         if (auto x = m.optional("compressibility")) ph.compressibility = x->number() / u_.pressure;
+        if (auto x = m.optional("formation_volume_factor")) ph.volume_factor = x->number();
         m.finish();
     }
 

@@ -64,11 +64,7 @@ TwoPhaseParams read_eclipse_fluid(const std::string& path, const FluidUnits& fal
                              "ROCK's " +
                              number(p_ref) + "; heptane's laws share one");
         }
-        if (b != 1.0) {
-            throw InputError(r.where + "the formation volume factor is " + number(b) +
-                             "; heptane's fluids have 1 at the reference pressure (its rates "
-                             "are volumes at reference density)");
-        }
+        if (!positive(b)) throw InputError(r.where + "the formation volume factor must be > 0");
         if (!non_negative(c)) throw InputError(r.where + "the compressibility must be >= 0");
         if (!positive(mu)) throw InputError(r.where + "the viscosity must be > 0");
         if (cv != 0.0) {
@@ -80,6 +76,7 @@ TwoPhaseParams read_eclipse_fluid(const std::string& path, const FluidUnits& fal
         ph.density = rho * units.density;
         ph.viscosity = mu * units::kCentiPoise;
         ph.compressibility = c / units.pressure;
+        ph.volume_factor = b;
     };
     phase("PVCDO", 0, params.oil);
     phase("PVTW", 1, params.water);

@@ -10,16 +10,16 @@ namespace heptane::grid {
 
 /// The two-phase fluid `path` gives (an Eclipse deck or include file; its INCLUDEs are not
 /// followed), in SI, the units RUNSPEC's FIELD, METRIC or LAB say (else `fallback`):
-/// - DENSITY oil water [gas] /: the phases' densities (gas unused);
-/// - PVCDO Pref Bo Co mu_o Cv / and PVTW Pref Bw Cw mu_w Cv /: each phase's compressibility
-///   and viscosity; heptane's law rho = rho_ref exp(c (p - Pref)) is Eclipse's B(p) = B_ref /
-///   (1 + X + X^2 / 2), X = c (p - Pref), to third order in X;
+/// - DENSITY oil water [gas] /: the phases' surface densities (gas unused);
+/// - PVCDO Pref Bo Co mu_o Cv / and PVTW Pref Bw Cw mu_w Cv /: each phase's formation volume
+///   factor at Pref, compressibility and viscosity; heptane's law rho = (rho_s / B_ref)
+///   exp(c (p - Pref)) is Eclipse's B(p) = B_ref / (1 + X + X^2 / 2), X = c (p - Pref), to
+///   third order in X;
 /// - ROCK Pref Cr /: the rock compressibility;
 /// - SWOF: the relative permeability and capillary pressure table (read_swof).
 /// Gravity keeps `params`' setting. InputError ("path:line: KEYWORD: ...") for a keyword
 /// missing or given twice, a second region's record, PVDO or PVTO (tabulated oil, which the
-/// model cannot take), a formation volume factor other than 1 (heptane's rates are volumes at
-/// reference density), a viscosibility other than 0 (constant viscosities), reference
+/// model cannot take), a viscosibility other than 0 (constant viscosities), reference
 /// pressures that differ (the laws share one), and values out of range.
 TwoPhaseParams read_eclipse_fluid(const std::string& path, const FluidUnits& fallback,
                                   TwoPhaseParams params = {});

@@ -9,12 +9,14 @@
 ///          + sum_faces T (rho_a lambda_a)_up dPhi_a            (mass out > 0)  [+ wells]
 ///   dPhi_a = p_a,m - p_a,n - rho_a_face g (z_m - z_n),  rho_a_face = (rho_a,m + rho_a,n) / 2
 ///   up = m if dPhi_a >= 0 else n;   lambda_a = kr_a(S_w) / mu_a
-/// Slightly compressible fluids and rock: rho_a = rho_a_ref exp(c_a (p_a - p_ref)) at the
-/// phase's own pressure, phi = phi_ref exp(c_r (p_o - p_ref)). Corey: krw = krw_max Se^nw,
+/// Slightly compressible fluids and rock: rho_a = (rho_a_s / B_a) exp(c_a (p_a - p_ref)) at the
+/// phase's own pressure (rho_a_s the surface density, B_a the formation volume factor at
+/// p_ref), phi = phi_ref exp(c_r (p_o - p_ref)). Corey: krw = krw_max Se^nw,
 /// kro = kro_max (1-Se)^no, Se = (S_w - swc) / (1 - swc - sor) clamped to [0, 1]; or a table
 /// (RelPermTable), which may carry Pc.
-/// Scaling (core/base/units.hpp): equations are divided by rho_a_ref and multiplied by
-/// kTimeScale (m^3/day); pressure unknowns are in units of kPressureScale (bar).
+/// Scaling (core/base/units.hpp): equations are divided by rho_a_s and multiplied by
+/// kTimeScale (surface m^3/day, Eclipse's and OPM's unit); pressure unknowns are in units of
+/// kPressureScale (bar).
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -35,10 +37,18 @@ constexpr int kPressure = 0;    ///< unknown index
 constexpr int kSaturation = 1;  ///< unknown index
 
 struct PhaseProperties {
-    double density = 1000.0;       ///< reference density [kg/m^3] at the reference pressure
+    double density = 1000.0;       ///< surface density [kg/m^3] (Eclipse's DENSITY)
     double viscosity = 1.0e-3;     ///< [Pa s], constant
     double compressibility = 0.0;  ///< [1/Pa]
+    /// Formation volume factor at the reference pressure [reservoir m^3 / surface m^3]:
+    /// the density there is density / volume_factor (design decision 81).
+    double volume_factor = 1.0;
 };
+
+/// The phase's density at the reference pressure [kg/m^3]: rho_s / B (exactly rho_s for B = 1).
+HEPTANE_HD inline double reservoir_density(const PhaseProperties& ph) {
+    return ph.density / ph.volume_factor;
+}
 
 /// A tabulated oil-water relative permeability and capillary pressure (design decisions 74,
 /// 76; Eclipse's SWOF): rows of water saturation (increasing), krw, kro and Pc = p_o - p_w
@@ -96,7 +106,7 @@ struct CellState {
 template <class T>
 HEPTANE_HD T phase_density(const PhaseProperties& ph, const T& p, double p_ref) {
     using canonical::exp;
-    return ph.density * exp(ph.compressibility * (p - p_ref));
+    return reservoir_density(ph) * exp(ph.compressibility * (p - p_ref));
 }
 
 template <class T>
@@ -180,6 +190,7 @@ HEPTANE_HD inline PhaseProperties phase_props(const TwoPhaseParams& prm, int pha
     ph.density = oil ? prm.oil.density : prm.water.density;
     ph.viscosity = oil ? prm.oil.viscosity : prm.water.viscosity;
     ph.compressibility = oil ? prm.oil.compressibility : prm.water.compressibility;
+    ph.volume_factor = oil ? prm.oil.volume_factor : prm.water.volume_factor;
     return ph;
 }
 
@@ -340,7 +351,7 @@ HEPTANE_HD inline void assemble_equation_of(const TwoPhaseCellsView& v, index_t 
     const double ps = units::kPressureScale;
     const double p_ref = prm.reference_pressure;
     const PhaseProperties ph = phase_props(prm, a);
-    // Mass rate [kg/s] -> scaled volume rate [m^3/day].
+    // Mass rate [kg/s] -> scaled surface volume rate [m^3/day].
     const double scale = units::kTimeScale / ph.density;
     const bool jacobian = jac.bdia != nullptr;
     auto J = [&](int d, int c) -> double& {

@@ -48,10 +48,10 @@ enum class LinearTolerance { fixed, adaptive };
 enum class LinearFloor { criteria, solver };
 
 /// Newton-Raphson on R(x) = 0 (cells and wells). Converged when for each phase a
-///   CNV_a = max_m |R_a(m)| dt / PV_m <= tolerance_cnv,
-///   MB_a  = |sum_m R_a(m)| dt / sum_m PV_m <= tolerance_mb,
-/// (R in reference-density volumes per time: OPM's tolerance-cnv and tolerance-mb with B = 1,
-/// which the slightly compressible fluids of the model keep within a few percent), and every
+///   CNV_a = B_a max_m |R_a(m)| dt / PV_m <= tolerance_cnv,
+///   MB_a  = B_a |sum_m R_a(m)| dt / sum_m PV_m <= tolerance_mb,
+/// (R in surface volumes per time, B_a the phase's formation volume factor at the reference
+/// pressure: OPM's tolerance-cnv and tolerance-mb, which take the region's mean B), and every
 /// well equation is within tolerance_well of its target (relative). Updates are chopped per
 /// cell: |dp| <= max_pressure_change |p|, |dS_w| <= max_saturation_change; S_w is then kept
 /// in [0, 1].

@@ -189,10 +189,14 @@ Convergence Simulator::convergence(const ResidualMeasures& r, double dt) const {
     const double dt_scaled = dt / units::kTimeScale;  // R is a volume per kTimeScale
     Convergence c;
     c.finite = r.finite;
-    c.cnv = r.cnv_max;
+    // R is in surface volumes; B at the reference pressure makes them reservoir volumes, as
+    // OPM's CNV and MB do with the region's mean B (design decision 81; exact for B = 1).
+    const grid::TwoPhaseParams& prm = system_.cells().params();
+    const std::array<double, 2> b{prm.oil.volume_factor, prm.water.volume_factor};
     const double pore = r.pore_volume;
     for (int a = 0; a < 2; ++a) {
-        c.mb[a] = pore > 0.0 ? std::abs(r.residual_sum[a]) * dt_scaled / pore : 0.0;
+        c.cnv[a] = r.cnv_max[a] * b[a];
+        c.mb[a] = pore > 0.0 ? std::abs(r.residual_sum[a]) * b[a] * dt_scaled / pore : 0.0;
     }
     for (std::size_t w = 0; w < wells_.size(); ++w) {
         const double res = r.wells[w];

@@ -50,13 +50,16 @@ void validate_two_phase(const ModelSpec& s) {
         const char* density;
         const char* viscosity;
         const char* compressibility;
-    } phases[] = {
-        {p.oil, "fluid.oil.density", "fluid.oil.viscosity", "fluid.oil.compressibility"},
-        {p.water, "fluid.water.density", "fluid.water.viscosity", "fluid.water.compressibility"}};
+        const char* volume_factor;
+    } phases[] = {{p.oil, "fluid.oil.density", "fluid.oil.viscosity", "fluid.oil.compressibility",
+                   "fluid.oil.formation_volume_factor"},
+                  {p.water, "fluid.water.density", "fluid.water.viscosity",
+                   "fluid.water.compressibility", "fluid.water.formation_volume_factor"}};
     for (const auto& ph : phases) {
         require(finite_positive(ph.ph.density), ph.density, "must be > 0");
         require(finite_positive(ph.ph.viscosity), ph.viscosity, "must be > 0");
         require(finite_nonnegative(ph.ph.compressibility), ph.compressibility, "must be >= 0");
+        require(finite_positive(ph.ph.volume_factor), ph.volume_factor, "must be > 0");
     }
     const grid::RelPerm& rp = p.relperm;
     require(rp.swc >= 0.0 && rp.swc < 1.0, "fluid.relperm.swc", "must be in [0, 1)");

@@ -4,7 +4,10 @@
 ///
 /// Perforation l of well w in cell m (Peaceman index WI_l), wellbore pressure
 ///   p_wb = p_bh + rho_wb g (z_m - z_ref),  z_ref = depth of the first perforated cell,
-///   rho_wb = reference density of oil (producer) or water (injector), constant.
+///   rho_wb = oil's (producer) or water's (injector) density at the reference pressure,
+///            rho_s / B, constant.
+/// Rates are surface volumes, mass / rho_s (B the formation volume factor at the reference
+/// pressure: design decision 81), as Eclipse's and OPM's well controls take them.
 /// Mass flow out of the cell (kg/s, > 0 = production), p_m the cell's oil pressure and
 /// rho_a at the phase's own pressure (p_w = p_m - Pc(S_w), design decision 76):
 ///   producer:  q_a = WI rho_a lambda_a(S_w) (p_m - p_wb)
@@ -13,8 +16,8 @@
 /// The drawdown is the oil pressure's for both phases, as OPM's wells take it.
 /// Well equation (scaled like the cell equations, core/base/units.hpp):
 ///   bhp:  (p_bh - target) / kPressureScale
-///   rate: producer  sum_l (q_o/rho_o_ref + q_w/rho_w_ref) kTimeScale - target kTimeScale
-///         injector -sum_l  q_w/rho_w_ref kTimeScale                 - target kTimeScale
+///   rate: producer  sum_l (q_o/rho_o_s + q_w/rho_w_s) kTimeScale - target kTimeScale
+///         injector -sum_l  q_w/rho_w_s kTimeScale               - target kTimeScale
 ///   shut: (p_bh - target) / kPressureScale with no flow through its perforations (the well
 ///         keeps its unknown, so a simulation's GH structure never changes)
 #include <cstdint>
@@ -34,8 +37,8 @@ struct WellControl {
     double target = 0.0;  ///< rate [m^3/s] or BHP [Pa]; a shut well: the p_bh it keeps
 };
 
-/// Volume rates of a well at reference density [m^3/s], out of the reservoir > 0 (an
-/// injector's water rate is negative).
+/// Surface volume rates of a well [m^3/s], out of the reservoir > 0 (an injector's water
+/// rate is negative).
 struct WellRates {
     double oil = 0.0;
     double water = 0.0;
@@ -60,15 +63,15 @@ struct WellJacobianView {
     double* d = nullptr;
 };
 
-/// Scaled volume rates [m^3/day at reference density] per phase out of a perforated cell at
+/// Scaled surface volume rates [m^3/day] per phase out of a perforated cell at
 /// depth dz below the well's first perforation, T = double or a Dual in (p_m, S_w m, p_bh).
 template <class T>
 HEPTANE_HD void perforation_flow(const grid::TwoPhaseParams& prm, bool producer, double dz,
                                  double wi, const T& pm, const T& sw, const T& pb, T (&q)[2]) {
-    const double rho_wb = producer ? prm.oil.density : prm.water.density;
+    const double rho_wb = grid::reservoir_density(producer ? prm.oil : prm.water);
     const T drawdown = pm - (pb + rho_wb * prm.gravity * dz);
     const double p_ref = prm.reference_pressure;
-    // Mass flow out of the cell per phase [kg/s] -> scaled volume rate.
+    // Mass flow out of the cell per phase [kg/s] -> scaled surface volume rate.
     if (producer) {
         for (int a = 0; a < 2; ++a) {
             const grid::PhaseProperties ph = grid::phase_props(prm, a);
@@ -111,7 +114,7 @@ HEPTANE_HD inline grid::Dual<3> assemble_perforation(const grid::TwoPhaseCellsVi
     D3 q[2];
     perforation_flow(cells.params, producer, cells.depth[m] - cells.depth[cell0],
                      v.wi[first / 2 + l], pm, sw, pb, q);
-    D3 perf_rate(0.0);  // this perforation's volume rate at reference density [m^3/day]
+    D3 perf_rate(0.0);  // this perforation's surface volume rate [m^3/day]
     for (int a = 0; a < 2; ++a) {
         res_cells[2 * m + a] += q[a].v;
         perf_rate += q[a];
@@ -156,7 +159,7 @@ HEPTANE_HD inline void assemble_well(const grid::TwoPhaseCellsView& cells,
     well_equation(w, ctl, p_bh, rate_eq, res_wells, wj);
 }
 
-/// Well w's rates under ctl at (x, p_bh) [m^3/s at reference density] (zero for a shut
+/// Well w's rates under ctl at (x, p_bh) [surface m^3/s] (zero for a shut
 /// well): the perforation flows of assemble_well, summed down the well.
 HEPTANE_HD inline WellRates well_rates(const grid::TwoPhaseCellsView& cells,
                                        const TwoPhaseWellsView& v, int w, WellControl ctl,

@@ -4,8 +4,8 @@
 ///
 /// The *solved* unknowns and equations are scaled so the Jacobian is well balanced: pressure
 /// unknowns are in bar (kPressureScale Pa), saturations are fractions, cell and rate-well
-/// equations are reservoir volume rates in m^3/day (mass rate / reference density
-/// * kTimeScale) and BHP-well equations are in bar. In SI a pressure column (1/Pa) would be
+/// equations are surface volume rates in m^3/day (mass rate / surface density * kTimeScale;
+/// B = 1 makes them volumes at the reference pressure) and BHP-well equations are in bar. In SI a pressure column (1/Pa) would be
 /// ~1e-6 of a saturation column; in bar they are of comparable size.
 namespace heptane::units {
 

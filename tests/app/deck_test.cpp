@@ -309,6 +309,20 @@ TEST(Deck, CprKeysAreReadAndChecked) {
     }
 }
 
+TEST(Deck, FormationVolumeFactorsAreRead) {
+    // Design decision 81: each phase's B at the reference pressure, 1 by default.
+    const std::string deck = source_path("inputs/five_spot.yaml");
+    const grid::TwoPhaseParams d = load_deck(deck).model.two_phase;
+    EXPECT_EQ(d.oil.volume_factor, 1.0);
+    EXPECT_EQ(d.water.volume_factor, 1.0);
+    const grid::TwoPhaseParams p = load_deck(deck, {"fluid.oil.formation_volume_factor=1.25",
+                                                    "fluid.water.formation_volume_factor=1.01"})
+                                       .model.two_phase;
+    EXPECT_EQ(p.oil.volume_factor, 1.25);
+    EXPECT_EQ(p.water.volume_factor, 1.01);
+    EXPECT_EQ(p.oil.density, d.oil.density);  // the surface density, unchanged
+}
+
 TEST(Deck, FluidEclipseIsTheFluidWrittenOut) {
     // inputs/egg.yaml reads its fluid from the Egg deck's PROPS (design decision 75): the
     // parameters are bit for bit those of the keys that wrote it out before.
@@ -325,6 +339,7 @@ TEST(Deck, FluidEclipseIsTheFluidWrittenOut) {
         EXPECT_EQ(x.density, y.density);
         EXPECT_EQ(x.viscosity, y.viscosity);
         EXPECT_EQ(x.compressibility, y.compressibility);
+        EXPECT_EQ(x.volume_factor, y.volume_factor);
     }
     EXPECT_EQ(a.reference_pressure, b.reference_pressure);
     EXPECT_EQ(a.rock_compressibility, b.rock_compressibility);

@@ -105,6 +105,16 @@ TEST_F(DeviceAssembly, CapillaryPressureIsTheHostsBits) {
     expect_device_is_host(wells::generate(spec, false), spec);
 }
 
+TEST_F(DeviceAssembly, FormationVolumeFactorsAreTheHostsBits) {
+    // B at the reference pressure (design decision 81) in the densities of the cells, the
+    // faces and the wellbores, with the capillary table so that the water's is at p_w.
+    wells::ModelSpec spec = test::two_phase_spec(7, 6, 5, test::corner_wells(7, 6, 5));
+    spec.two_phase.relperm.table = test::capillary_relperm_table();
+    spec.two_phase.oil.volume_factor = 1.27;
+    spec.two_phase.water.volume_factor = 1.013;
+    expect_device_is_host(wells::generate(spec, false), spec);
+}
+
 TEST_F(DeviceAssembly, FaultedGridsConnectionsAreTheHostsBits) {
     // A fault's non-neighbour connections (design decisions 63, 65): their fluxes in the
     // residual and the diagonal blocks, and their own blocks, as the host assembles them.

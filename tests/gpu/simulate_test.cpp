@@ -147,17 +147,20 @@ TEST_F(SimulateOnGpu, FaultedDeckIsTheCpuRunBitForBit) {
     }
 }
 
-/// The faulted deck's simulation with `set` on the CPU and with its state and assembly on the
-/// GPU: the GPU's file is the CPU's bit for bit.
-void expect_device_simulation_is_the_cpus(const std::string& tag, const std::string& set) {
+/// The faulted deck's simulation with `sets` (--set each) on the CPU and with its state and
+/// assembly on the GPU: the GPU's file is the CPU's bit for bit.
+void expect_device_simulation_is_the_cpus(const std::string& tag,
+                                          const std::vector<std::string>& sets) {
     const std::string flood = test::source_path("tests/app/decks/eclipse_fault_sim.yaml");
     std::vector<std::string> runs;
     for (const char* backend : {"cpu", "gpu"}) {
         runs.push_back((fs::path(::testing::TempDir()) /
                         (tag + "_" + backend + "_" + std::to_string(::getpid()) + ".h5"))
                            .string());
-        const test::CliResult r = test::run_heptane(
-            {"simulate", flood, "-o", runs.back(), "--backend", backend, "--set", set});
+        std::vector<std::string> args = {"simulate",  flood,       "-o",
+                                         runs.back(), "--backend", backend};
+        for (const std::string& set : sets) args.insert(args.end(), {"--set", set});
+        const test::CliResult r = test::run_heptane(args);
         ASSERT_EQ(r.code, kExitOk) << r.out << r.err;
     }
     EXPECT_EQ(h5::File::open(runs[1]).attr_string("/simulation", "state"),
@@ -171,15 +174,22 @@ void expect_device_simulation_is_the_cpus(const std::string& tag, const std::str
 TEST_F(SimulateOnGpu, TabulatedRelpermOnTheDeviceGivesTheCpuBits) {
     expect_device_simulation_is_the_cpus(
         "swof",
-        "fluid.relperm={swof: " + test::source_path("inputs/data/egg/Egg_Model_ECL.DATA") + "}");
+        {"fluid.relperm={swof: " + test::source_path("inputs/data/egg/Egg_Model_ECL.DATA") + "}"});
 }
 
 // A capillary pressure (design decision 76): the device's assembly and Newton loop.
 TEST_F(SimulateOnGpu, CapillaryPressureOnTheDeviceGivesTheCpuBits) {
     expect_device_simulation_is_the_cpus(
         "pc",
-        "fluid.relperm={table: [[0.2, 0, 0.8, 8], [0.4, 0.05, 0.35, 2.2], [0.6, 0.2, 0.09, 0.6], "
-        "[0.8, 0.5, 0, 0]]}");
+        {"fluid.relperm={table: [[0.2, 0, 0.8, 8], [0.4, 0.05, 0.35, 2.2], [0.6, 0.2, 0.09, 0.6], "
+         "[0.8, 0.5, 0, 0]]}"});
+}
+
+// Formation volume factors (design decision 81): the device's densities, rates and
+// convergence measures with B != 1.
+TEST_F(SimulateOnGpu, FormationVolumeFactorsOnTheDeviceGiveTheCpuBits) {
+    expect_device_simulation_is_the_cpus("fvf", {"fluid.oil.formation_volume_factor=1.27",
+                                                 "fluid.water.formation_volume_factor=1.013"});
 }
 
 TEST_F(SimulateOnGpu, MultiKernelRunAgreesWithTheCpuRun) {

@@ -64,13 +64,28 @@ TEST(EclipseProps, FieldUnitsAndTheDecksFallback) {
     EXPECT_EQ(b.relperm.table.pcow[0], 3.0 * units::kBar);
 }
 
+// Design decision 81: B at the reference pressure is the phase's own (DENSITY the surface
+// densities); defaulted (1*) it is 1, as Eclipse's default.
+TEST(EclipseProps, FormationVolumeFactorsAreTheFilesOwn) {
+    const TempFile f(props("6000 1.25 5e-6 3 0", "6000 1.01 3e-6 0.3 0"));
+    const TwoPhaseParams p = read_eclipse_fluid(f.path(), kMetric);
+    EXPECT_EQ(p.oil.volume_factor, 1.25);
+    EXPECT_EQ(p.water.volume_factor, 1.01);
+    EXPECT_EQ(p.oil.density, 53.0);  // the surface density
+    EXPECT_EQ(reservoir_density(p.oil), 53.0 / 1.25);
+    const TempFile defaulted(props("6000 1* 5e-6 3 0"));
+    EXPECT_EQ(read_eclipse_fluid(defaulted.path(), kMetric).oil.volume_factor, 1.0);
+}
+
 TEST(EclipseProps, WhatTheModelCannotTakeIsRefusedAtItsLine) {
     const auto error = [](const std::string& text) {
         const TempFile f(text);
         return input_error_of([&] { read_eclipse_fluid(f.path(), kMetric); });
     };
-    EXPECT_THAT(error(props("6000 1.2 5e-6 3 0")),
-                HasSubstr(":4: PVCDO: the formation volume factor is 1.2"));
+    EXPECT_THAT(error(props("6000 0 5e-6 3 0")),
+                HasSubstr(":4: PVCDO: the formation volume factor must be > 0"));
+    EXPECT_THAT(error(props("6000 1 5e-6 3 0", "6000 -1.01 3e-6 0.3 0")),
+                HasSubstr(":6: PVTW: the formation volume factor must be > 0"));
     EXPECT_THAT(error(props("6000 1 5e-6 3 0.01")),
                 HasSubstr(":4: PVCDO: the viscosibility is 0.01; heptane's viscosities are "
                           "constant"));
