@@ -357,9 +357,9 @@ class DeckReader {
                 w.k_last = to_int(*p, k[1]);
             }
             Mapping control(m.required("control"));
-            const bool rate = control.required("kind").choice({"rate", "bhp"}) == 0;
-            w.control = rate ? wells::ControlKind::rate : wells::ControlKind::bhp;
-            w.target = control.required("value").number() * (rate ? u_.rate : u_.pressure);
+            w.control = read_control_kind(control.required("kind"));
+            w.target = control.required("value").number() *
+                       (wells::is_rate(w.control) ? u_.rate : u_.pressure);
             control.finish();
             if (auto r = m.optional("radius")) w.radius = r->number() * u_.length;
             if (auto s = m.optional("skin")) w.skin = s->number();

@@ -85,10 +85,9 @@ sim::WellEvent read_event(const Value& v, const std::vector<wells::WellSpec>& ws
     e.well = static_cast<std::size_t>(it - ws.begin());
     if (auto c = m.optional("control")) {
         Mapping control(*c);
-        const bool rate = control.required("kind").choice({"rate", "bhp"}) == 0;
-        e.kind = rate ? wells::ControlKind::rate : wells::ControlKind::bhp;
+        e.kind = read_control_kind(control.required("kind"));
         const Value value = control.required("value");
-        e.target = value.number() * (rate ? u.rate : u.pressure);
+        e.target = value.number() * (wells::is_rate(*e.kind) ? u.rate : u.pressure);
         if (e.target <= 0.0) value.fail("must be > 0");
         control.finish();
     }
@@ -146,8 +145,14 @@ void read_eclipse_schedule(const Value& file, const std::string& path, Deck& dec
         spec.skin = w.skin;
         ws.push_back(spec);
     }
-    const auto set_control = [](const grid::EclipseControl& c, wells::WellSpec& w) {
-        w.control = c.rate ? wells::ControlKind::rate : wells::ControlKind::bhp;
+    const auto kind = [](const grid::EclipseControl& c) {
+        if (!c.rate) return wells::ControlKind::bhp;
+        return c.phase == grid::RatePhase::oil     ? wells::ControlKind::oil_rate
+               : c.phase == grid::RatePhase::water ? wells::ControlKind::water_rate
+                                                   : wells::ControlKind::rate;
+    };
+    const auto set_control = [&](const grid::EclipseControl& c, wells::WellSpec& w) {
+        w.control = kind(c);
         w.target = c.target;
         (c.injector ? w.max_bhp : w.min_bhp) = c.bhp_limit;
     };
@@ -177,7 +182,7 @@ void read_eclipse_schedule(const Value& file, const std::string& path, Deck& dec
         e.well = n;
         e.key = file.path();
         e.open = c.open;
-        e.kind = c.rate ? wells::ControlKind::rate : wells::ControlKind::bhp;
+        e.kind = kind(c);
         e.target = c.target;
         (c.injector ? e.max_bhp : e.min_bhp) = c.bhp_limit;
         s.events.push_back(e);
@@ -194,6 +199,13 @@ void read_eclipse_schedule(const Value& file, const std::string& path, Deck& dec
 }
 
 }  // namespace
+
+wells::ControlKind read_control_kind(const Value& kind) {
+    constexpr wells::ControlKind kinds[] = {wells::ControlKind::rate, wells::ControlKind::bhp,
+                                            wells::ControlKind::oil_rate,
+                                            wells::ControlKind::water_rate};
+    return kinds[kind.choice({"rate", "bhp", "oil_rate", "water_rate"})];
+}
 
 void read_schedule(const Value& v, Deck& deck, const UnitFactors& u,
                    const std::function<std::string(const Value&)>& resolve_existing) {

@@ -17,4 +17,8 @@ namespace heptane::app {
 void read_schedule(const Value& v, Deck& deck, const UnitFactors& u,
                    const std::function<std::string(const Value&)>& resolve_existing);
 
+/// A well control's `kind` (the wells section's and the events'): rate, bhp, oil_rate or
+/// water_rate.
+wells::ControlKind read_control_kind(const Value& kind);
+
 }  // namespace heptane::app

@@ -131,11 +131,12 @@ void print_system_summary(std::ostream& out, const Deck& deck, const wells::Mode
             ", K = " + std::to_string(A.block_size()) + " (" + names + ")");
     row(out, "wells", std::to_string(A.num_wells()));
     for (const wells::WellSpec& w : deck.model.wells) {
-        const bool rate = w.control == wells::ControlKind::rate;
+        const bool rate = wells::is_rate(w.control);
         out << "      " << w.name << ": "
             << (w.type == wells::WellType::producer ? "producer" : "injector") << " at (i, j) = ("
             << w.i << ", " << w.j << "), k " << w.k_first << ".." << w.k_last << ", "
-            << (rate ? "rate " + general(w.target / u.rate) + " " + u.rate_name
+            << (rate ? std::string(wells::control_kind_name(w.control)) + " " +
+                           general(w.target / u.rate) + " " + u.rate_name
                      : "bhp " + general(w.target / u.pressure) + " " + u.pressure_name)
             << '\n';
     }

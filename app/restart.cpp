@@ -1,8 +1,10 @@
 #include "app/restart.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <iterator>
 
 #include "core/base/errors.hpp"
 #include "core/base/units.hpp"
@@ -73,10 +75,16 @@ class Reader {
     std::string path_;
 };
 
+/// A control kind in a checkpoint: 0 bhp, 1 rate (the liquid's), 2 oil_rate, 3 water_rate.
+constexpr wells::ControlKind kKinds[] = {wells::ControlKind::bhp, wells::ControlKind::rate,
+                                         wells::ControlKind::oil_rate,
+                                         wells::ControlKind::water_rate};
+
 wells::ControlKind control_kind(const Reader& r, const std::string& where, double code) {
-    if (code == 0.0) return wells::ControlKind::bhp;
-    if (code == 1.0) return wells::ControlKind::rate;
-    r.fail(where, "a control kind is 0 (bhp) or 1 (rate)");
+    for (int c = 0; c < 4; ++c) {
+        if (code == c) return kKinds[c];
+    }
+    r.fail(where, "a control kind is 0 (bhp), 1 (rate), 2 (oil_rate) or 3 (water_rate)");
 }
 
 bool flag(const Reader& r, const std::string& where, double v) {
@@ -84,7 +92,9 @@ bool flag(const Reader& r, const std::string& where, double v) {
     return v == 1.0;
 }
 
-double kind_code(wells::ControlKind k) { return k == wells::ControlKind::rate ? 1.0 : 0.0; }
+double kind_code(wells::ControlKind k) {
+    return static_cast<double>(std::find(std::begin(kKinds), std::end(kKinds), k) - kKinds);
+}
 
 void read_steps(const Reader& r, std::size_t nw, sim::Checkpoint& c) {
     const std::string g = std::string(kGroup) + "/steps";

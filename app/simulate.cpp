@@ -45,11 +45,13 @@ std::string general(double v) {
     return text;
 }
 
-/// A control in the deck's units: "rate 5000 stb/day", "BHP 4000 psi", "shut".
+/// A control in the deck's units: "rate 5000 stb/day", "oil_rate 800 stb/day", "BHP 4000
+/// psi", "shut".
 std::string control_text(const wells::WellControl& c, const UnitFactors& u) {
     if (!c.open) return "shut";
-    if (c.kind == wells::ControlKind::rate) {
-        return "rate " + general(c.target / u.rate) + " " + u.rate_name;
+    if (wells::is_rate(c.kind)) {
+        return std::string(wells::control_kind_name(c.kind)) + " " + general(c.target / u.rate) +
+               " " + u.rate_name;
     }
     return "BHP " + general(c.target / u.pressure) + " " + u.pressure_name;
 }

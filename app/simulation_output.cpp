@@ -68,7 +68,8 @@ void write_wells(h5::File& f, const Deck& deck, const sim::Simulator& sim) {
         f.write(g + "/oil_total", oil_total, {n}, volume_name(u));
         f.write(g + "/water_total", water_total, {n}, volume_name(u));
         f.write(g + "/control", control, {n});
-        f.attr(g + "/control", "codes", std::string("0 shut, 1 rate, 2 bhp"));
+        f.attr(g + "/control", "codes",
+               std::string("0 shut, 1 rate, 2 bhp, 3 oil_rate, 4 water_rate"));
     }
 }
 
@@ -165,7 +166,17 @@ void write_statistics(h5::File& f, const SimulationRecord& rec) {
 
 int control_code(const wells::WellControl& c) {
     if (!c.open) return 0;
-    return c.kind == wells::ControlKind::rate ? 1 : 2;
+    switch (c.kind) {
+        case wells::ControlKind::rate:
+            return 1;
+        case wells::ControlKind::bhp:
+            return 2;
+        case wells::ControlKind::oil_rate:
+            return 3;
+        case wells::ControlKind::water_rate:
+            return 4;
+    }
+    return 2;
 }
 
 ReportFrame report_frame(const Deck& deck, const sim::Simulator& simulator, double time) {

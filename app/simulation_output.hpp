@@ -85,7 +85,8 @@ class SimulationOutput {
     std::vector<XdmfField> grid_fields_;  ///< /grid's fields, the same in every frame
 };
 
-/// Well control as stored in /wells/NAME/control: 0 shut, 1 rate, 2 BHP.
+/// Well control as stored in /wells/NAME/control: 0 shut, 1 rate (the liquid's), 2 BHP,
+/// 3 oil rate, 4 water rate.
 int control_code(const wells::WellControl& c);
 
 }  // namespace heptane::app

@@ -390,22 +390,38 @@ class ScheduleReader {
 
     void wconprod(const Items& r) {
         EclipseControl c = control(r, 1);
+        // Items 4 to 8: the oil, water, gas, liquid and reservoir rates; the control's is its
+        // target, the others (limits beside it) must be defaulted.
         const std::string mode = r.word(2, "");
-        if (mode != "LRAT" && mode != "BHP") {
-            r.fail(2, "(the control) must be LRAT or BHP (heptane's rate is the liquid's)");
+        const struct {
+            const char* mode;
+            std::size_t item;
+            RatePhase phase;
+        } rates[] = {{"ORAT", 3, RatePhase::oil},
+                     {"WRAT", 4, RatePhase::water},
+                     {"LRAT", 6, RatePhase::liquid}};
+        std::size_t target = 0;  // the rate's item, 0: BHP control
+        for (const auto& q : rates) {
+            if (mode == q.mode) {
+                target = q.item;
+                c.phase = q.phase;
+            }
         }
-        c.rate = mode == "LRAT";
-        for (const std::size_t q :
-             {std::size_t{3}, std::size_t{4}, std::size_t{5}, std::size_t{7}}) {
-            r.defaulted(q, "an oil, water, gas or reservoir rate limit");
+        if (target == 0 && mode != "BHP") {
+            r.fail(2, "(the control) must be ORAT, WRAT, LRAT or BHP");
+        }
+        c.rate = target != 0;
+        for (std::size_t q = 3; q <= 7; ++q) {
+            if (q == target) continue;
+            r.defaulted(q, c.rate ? "a rate limit beside the well's rate control"
+                                  : "a rate limit on a BHP-controlled producer");
         }
         c.bhp_limit = r.number(8, 0.0) * units_.pressure;
         if (c.rate) {
-            c.target = r.number(6) * units_.rate;
-            if (!(c.target > 0.0)) r.fail(6, "(the liquid rate) must be > 0");
+            c.target = r.number(target) * units_.rate;
+            if (!(c.target > 0.0)) r.fail(target, "(the rate) must be > 0");
             if (c.bhp_limit < 0.0) r.fail(8, "(the BHP limit) must be >= 0");
         } else {
-            r.defaulted(6, "a liquid rate limit on a BHP-controlled producer");
             c.target = c.bhp_limit;
             c.bhp_limit = 0.0;
             if (!(c.target > 0.0)) r.fail(8, "(the BHP target) must be > 0");

@@ -20,14 +20,18 @@ struct EclipseWell {
 };
 
 /// One WCONINJE or WCONPROD record: a well's control from `time` on.
+/// Which surface rate a rate control holds (design decision 82).
+enum class RatePhase { liquid, oil, water };
+
 struct EclipseControl {
     double time = 0.0;  ///< [s] from the start: the TSTEPs and DATES before the record
     std::string well;
     std::string where;  ///< "path:line: WCONPROD: " of the record
     bool injector = false;
     bool open = true;
-    bool rate = false;       ///< rate control (WCONINJE RATE, WCONPROD LRAT), else BHP
-    double target = 0.0;     ///< [m^3/s] surface rate, or [Pa] BHP
+    bool rate = false;  ///< rate control (WCONINJE RATE, WCONPROD LRAT / ORAT / WRAT), else BHP
+    RatePhase phase = RatePhase::liquid;  ///< a rate's: WCONPROD ORAT the oil's, WRAT the water's
+    double target = 0.0;                  ///< [m^3/s] surface rate, or [Pa] BHP
     double bhp_limit = 0.0;  ///< [Pa] an injector's maximum, a producer's minimum; 0: none
 };
 

@@ -39,8 +39,8 @@ except ImportError as e:
              "(scripts/install_plot_deps.sh) and run with /usr/bin/python3")
 
 PROG = "plot_simulation.py"
-CONTROL_NAMES = {0: "shut", 1: "rate", 2: "bhp"}  # /wells/NAME/control, attribute `codes`
-CONTROL_COLOURS = {0: "0.6", 1: "tab:blue", 2: "tab:red"}
+CONTROL_NAMES = {0: "shut", 1: "rate", 2: "bhp", 3: "oil_rate", 4: "water_rate"}  # attribute `codes`
+CONTROL_COLOURS = {0: "0.6", 1: "tab:blue", 2: "tab:red", 3: "tab:brown", 4: "tab:cyan"}
 NO_STEPS = "no accepted time steps"
 
 

@@ -203,7 +203,7 @@ Convergence Simulator::convergence(const ResidualMeasures& r, double dt) const {
         if (!std::isfinite(res)) c.finite = false;
         const wells::WellControl& ctl = controls_[w];
         // rate: R in m^3/day against the target's; BHP (and shut): R in bar against the target's
-        const double scale = ctl.open && ctl.kind == ControlKind::rate
+        const double scale = ctl.open && wells::is_rate(ctl.kind)
                                  ? ctl.target * units::kTimeScale
                                  : ctl.target / units::kPressureScale;
         c.well = std::max(c.well, std::abs(res) / scale);
@@ -220,7 +220,7 @@ bool Simulator::check_limits(std::vector<int>& switches, std::vector<ControlSwit
     // The wells that may switch: open, under a rate with a BHP limit, switches left.
     const auto limit_of = [&](std::size_t w) {
         const WellState& s = wells_[w];
-        if (!s.open || s.kind != ControlKind::rate || switches[w] >= kMaxSwitches) return 0.0;
+        if (!s.open || !wells::is_rate(s.kind) || switches[w] >= kMaxSwitches) return 0.0;
         return specs[w].type == WellType::producer ? s.min_bhp : s.max_bhp;
     };
     bool any = false;
@@ -242,7 +242,11 @@ bool Simulator::check_limits(std::vector<int>& switches, std::vector<ControlSwit
             why = ControlChange::limit;
         } else {
             // At its limit the well would deliver more than its rate target: back to the rate.
-            const double q = producer ? rates[w].oil + rates[w].water : -rates[w].water;
+            const wells::WellRates& r = rates[w];
+            const double q = !producer                           ? -r.water
+                             : s.kind == ControlKind::oil_rate   ? r.oil
+                             : s.kind == ControlKind::water_rate ? r.water
+                                                                 : r.oil + r.water;
             if (q <= s.target) continue;
             s.on_limit = false;
             why = ControlChange::rate_restored;

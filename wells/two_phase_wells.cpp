@@ -34,7 +34,7 @@ TwoPhaseWells::TwoPhaseWells(const grid::TwoPhaseCells& cells, std::vector<WellS
         }
         // A rate target through cells that cannot flow has no solution (the solve broke down
         // with NaN): an input error naming the well.
-        if (wells_[w].control == ControlKind::rate && !(total > 0.0)) {
+        if (is_rate(wells_[w].control) && !(total > 0.0)) {
             throw InputError("wells[" + std::to_string(w) + "]",
                              "well '" + wells_[w].name +
                                  "' is rate-controlled but every perforated cell has zero "

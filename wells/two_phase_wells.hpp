@@ -18,6 +18,7 @@
 ///   bhp:  (p_bh - target) / kPressureScale
 ///   rate: producer  sum_l (q_o/rho_o_s + q_w/rho_w_s) kTimeScale - target kTimeScale
 ///         injector -sum_l  q_w/rho_w_s kTimeScale               - target kTimeScale
+///   oil_rate, water_rate (producers): sum_l q_a/rho_a_s kTimeScale - target kTimeScale
 ///   shut: (p_bh - target) / kPressureScale with no flow through its perforations (the well
 ///         keeps its unknown, so a simulation's GH structure never changes)
 #include <cstdint>
@@ -88,6 +89,13 @@ HEPTANE_HD void perforation_flow(const grid::TwoPhaseParams& prm, bool producer,
     }
 }
 
+/// Whether phase a's rate enters a rate control of kind k (the liquid's: both).
+HEPTANE_HD inline bool controls_phase(ControlKind k, int a) {
+    return k == ControlKind::oil_rate     ? a == grid::kOil
+           : k == ControlKind::water_rate ? a == grid::kWater
+                                          : true;
+}
+
 /// Perforation l of well w under control ctl: with wj.d, its W and W^T values (zero where
 /// it has none); if the well is open, its flows added to its cell's residual res_cells (and
 /// with jac.bdia their derivatives to the cell's diagonal block). Returns its term of the
@@ -114,17 +122,17 @@ HEPTANE_HD inline grid::Dual<3> assemble_perforation(const grid::TwoPhaseCellsVi
     D3 q[2];
     perforation_flow(cells.params, producer, cells.depth[m] - cells.depth[cell0],
                      v.wi[first / 2 + l], pm, sw, pb, q);
-    D3 perf_rate(0.0);  // this perforation's surface volume rate [m^3/day]
+    D3 perf_rate(0.0);  // this perforation's surface volume rate [m^3/day] under ctl
     for (int a = 0; a < 2; ++a) {
         res_cells[2 * m + a] += q[a].v;
-        perf_rate += q[a];
+        if (controls_phase(ctl.kind, a)) perf_rate += q[a];
         if (jac.bdia != nullptr) {
             for (int c = 0; c < 2; ++c)
                 jac.bdia[((kCenter * 2 + a) * 2 + c) * jac.stride + m - jac.first] += q[a].d[c];
         }
         if (wj.d != nullptr) wj.wt_vals[base + a] = q[a].d[2];  // d eq(m, a) / d p_bh
     }
-    if (ctl.kind != ControlKind::rate) return D3(0.0);
+    if (!is_rate(ctl.kind)) return D3(0.0);
     const D3 contribution = producer ? perf_rate : -perf_rate;
     if (wj.d != nullptr)
         for (int c = 0; c < 2; ++c) wj.w_vals[base + c] = contribution.d[c];

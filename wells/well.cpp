@@ -43,6 +43,20 @@ void check_limits(const WellSpec& w, std::size_t n) {
 
 }  // namespace
 
+const char* control_kind_name(ControlKind k) {
+    switch (k) {
+        case ControlKind::rate:
+            return "rate";
+        case ControlKind::bhp:
+            return "bhp";
+        case ControlKind::oil_rate:
+            return "oil_rate";
+        case ControlKind::water_rate:
+            return "water_rate";
+    }
+    return "?";
+}
+
 void validate_wells(const grid::Grid3D& g, const std::vector<WellSpec>& wells) {
     std::map<std::string, std::size_t> names;
     std::map<std::pair<int, int>, std::size_t> columns;
@@ -72,9 +86,15 @@ void validate_wells(const grid::Grid3D& g, const std::vector<WellSpec>& wells) {
         }
         if (!positive_finite(w.target)) {
             throw InputError(well_key(n, "control.value"),
-                             w.control == ControlKind::rate
+                             is_rate(w.control)
                                  ? "the rate must be > 0 (its direction follows the well type)"
                                  : "the bottom-hole pressure must be > 0");
+        }
+        if (w.type == WellType::injector &&
+            (w.control == ControlKind::oil_rate || w.control == ControlKind::water_rate)) {
+            throw InputError(well_key(n, "control.kind"),
+                             "an injector's rate is `rate` (the water it injects); oil_rate and "
+                             "water_rate are a producer's");
         }
         check_limits(w, n);
         if (!positive_finite(w.radius)) throw InputError(well_key(n, "radius"), "must be > 0");

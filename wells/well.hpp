@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/base/canonical.hpp"  // HEPTANE_HD
 #include "core/matrix/gh_matrix.hpp"
 #include "grid/grid3d.hpp"
 #include "grid/rock.hpp"
@@ -11,7 +12,16 @@
 namespace heptane::wells {
 
 enum class WellType { injector, producer };
-enum class ControlKind { rate, bhp };
+/// A well's control: a surface rate, the liquid's (oil + water; an injector's water) or one
+/// phase's (a producer's oil or water: Eclipse's WCONPROD ORAT, WRAT; design decision 82),
+/// or its bottom-hole pressure.
+enum class ControlKind { rate, bhp, oil_rate, water_rate };
+
+/// Whether a control holds a surface rate.
+HEPTANE_HD constexpr bool is_rate(ControlKind k) { return k != ControlKind::bhp; }
+
+/// The deck's name of a control kind: rate, bhp, oil_rate, water_rate.
+const char* control_kind_name(ControlKind k);
 
 /// A vertical well with one contiguous perforation interval. SI units.
 struct WellSpec {
@@ -20,9 +30,9 @@ struct WellSpec {
     int i = 0, j = 0;             ///< column (0-based)
     int k_first = 0, k_last = 0;  ///< perforated layers, inclusive (0 = top)
     ControlKind control = ControlKind::bhp;
-    /// rate: total volume rate at reference conditions [m^3/s], > 0 (production for a
-    /// producer, water injection for an injector); bhp: bottom-hole pressure [Pa] at the
-    /// depth of the first perforated cell's centre.
+    /// rate: total surface volume rate [m^3/s], > 0 (production for a producer, water
+    /// injection for an injector); oil_rate, water_rate: a producer's oil or water surface
+    /// rate; bhp: bottom-hole pressure [Pa] at the depth of the first perforated cell's centre.
     double target = 0.0;
     double radius = 0.1;  ///< wellbore radius r_w [m]
     double skin = 0.0;    ///< skin factor [-]
@@ -34,7 +44,8 @@ struct WellSpec {
 };
 
 /// Throws InputError keyed "wells[n].<field>" for a column outside the grid, perforations
-/// outside [0, nz) or reversed, a non-positive rate, radius or BHP, a duplicate name, two
+/// outside [0, nz) or reversed, a non-positive rate, radius or BHP, an injector under a
+/// phase's rate (oil_rate, water_rate), a duplicate name, two
 /// wells in one column (wells may not share a column), a negative or misplaced BHP limit
 /// (min_bhp on an injector, max_bhp on a producer) or a BHP target beyond the well's limit.
 void validate_wells(const grid::Grid3D& grid, const std::vector<WellSpec>& wells);

@@ -461,6 +461,37 @@ TEST(Deck, ScheduleEclipseShutsAtTheStartAndChangesLater) {
               (std::vector<double>{20.0 * units::kDay, 30.0 * units::kDay}));
 }
 
+TEST(Deck, PhaseRateControlsFromYamlAndEclipse) {
+    // Design decision 82: oil_rate and water_rate in the wells section and the events, and
+    // WCONPROD ORAT / WRAT mapped onto them.
+    const std::string deck = source_path("tests/app/decks/eclipse_schedule_sim.yaml");
+    const test::TempFile inc(
+        "RUNSPEC\nFIELD\nSCHEDULE\nWELSPECS\n 'INJ' 'G' 3 3 /\n 'P1' 'G' 2 2 /\n/\n"
+        "COMPDAT\n 'INJ' 2* 1 4 'OPEN' 2* 0.5 /\n 'P1' 2* 1 3 'OPEN' 2* 0.5 /\n/\n"
+        "WCONINJE\n 'INJ' 'WATER' 'OPEN' 'RATE' 200 1* 9000 /\n/\n"
+        "WCONPROD\n 'P1' 'OPEN' 'ORAT' 120 4* 3000 /\n/\n"
+        "TSTEP\n 20 /\nWCONPROD\n 'P1' 'OPEN' 'WRAT' 1* 80 3* 2500 /\n/\nTSTEP\n 10 /\n");
+    const Deck d = load_deck(deck, {"schedule.eclipse=" + inc.path()});
+    const wells::WellSpec& p1 = d.model.wells[1];
+    EXPECT_EQ(p1.control, wells::ControlKind::oil_rate);
+    EXPECT_DOUBLE_EQ(p1.target, 120.0 * units::kStockTankBarrel / units::kDay);
+    EXPECT_DOUBLE_EQ(p1.min_bhp, 3000.0 * units::kPsi);
+    ASSERT_EQ(d.schedule.events.size(), 1u);
+    EXPECT_EQ(d.schedule.events[0].kind,
+              std::optional<wells::ControlKind>(wells::ControlKind::water_rate));
+    EXPECT_DOUBLE_EQ(d.schedule.events[0].target, 80.0 * units::kStockTankBarrel / units::kDay);
+
+    const Deck y = load_deck(source_path("inputs/five_spot.yaml"),
+                             {"wells[1].control={kind: oil_rate, value: 300}",
+                              "schedule.events=[{time: 10, well: P1, control: {kind: water_rate, "
+                              "value: 50}}]"});
+    EXPECT_EQ(y.model.wells[1].control, wells::ControlKind::oil_rate);
+    EXPECT_DOUBLE_EQ(y.model.wells[1].target, 300.0 * units::kStockTankBarrel / units::kDay);
+    ASSERT_EQ(y.schedule.events.size(), 1u);
+    EXPECT_EQ(y.schedule.events[0].kind,
+              std::optional<wells::ControlKind>(wells::ControlKind::water_rate));
+}
+
 TEST(Deck, MetricUnitsAndSyntheticDefaults) {
     const Deck deck = load_deck(source_path("tests/app/decks/small_synthetic_metric.yaml"));
     const wells::ModelSpec& m = deck.model;

@@ -447,6 +447,43 @@ void expect_same_statistics(const std::string& a, const std::string& b) {
     }
 }
 
+// Design decision 82: the checkpoint keeps a phase-rate control (PR on its oil rate until
+// its limit at day 20, PB switched to its water rate at day 15): a run stopped at day 20 and
+// restarted is the
+// uninterrupted run bit for bit, and the file's control codes say which phase (3, 4).
+TEST(Simulate, ARestartKeepsPhaseRateControls) {
+    const std::string dir = fresh_dir("restart_phase_rates");
+    const std::string deck = source_path(kDeck);
+    const std::vector<std::string> sets = {
+        "--set",
+        "wells[2].control={kind: oil_rate, value: 40}",
+        "--set",
+        "initial.water_saturation=0.35",  // mobile water: PB can deliver its water rate
+        "--set",
+        "schedule.events=[{time: 15, well: PB, control: {kind: water_rate, value: 30}, "
+        "min_bhp: 2000}]"};
+    const auto simulate = [&](const std::string& out, std::vector<std::string> more) {
+        std::vector<std::string> args = {"simulate", deck, "-o", out};
+        args.insert(args.end(), sets.begin(), sets.end());
+        args.insert(args.end(), more.begin(), more.end());
+        return run_heptane(args);
+    };
+    const std::string full = dir + "/full.h5", day20 = dir + "/day20.h5";
+    const std::string restarted = dir + "/restarted.h5";
+    const CliResult r = simulate(full, {});
+    ASSERT_EQ(r.code, kExitOk) << r.out << r.err;
+    ASSERT_EQ(simulate(day20, {"--set", "schedule.end_time=20"}).code, kExitOk);
+    const CliResult again = simulate(restarted, {"--restart", day20});
+    ASSERT_EQ(again.code, kExitOk) << again.out << again.err;
+    EXPECT_EQ(run_heptane({"compare", restarted, full, "--rtol", "0", "--atol", "0"}).code,
+              kExitOk);
+    const h5::File f = h5::File::open(full);
+    const std::vector<double> pr = f.read("/wells/PR/control").values;
+    const std::vector<double> pb = f.read("/wells/PB/control").values;
+    EXPECT_EQ(pr.front(), 3.0);  // oil rate
+    EXPECT_EQ(pb.back(), 4.0);   // water rate
+}
+
 // A run stopped after its first step (the wall-clock limit) and one ended at day 20 (a shut
 // well, a rate producer at its BHP limit), each restarted with the whole deck, a chain of
 // jobs on one file, a failed run rescued, and the completed run extended to day 90: each file is

@@ -115,6 +115,17 @@ TEST_F(DeviceAssembly, FormationVolumeFactorsAreTheHostsBits) {
     expect_device_is_host(wells::generate(spec, false), spec);
 }
 
+TEST_F(DeviceAssembly, PhaseRateProducersAreTheHostsBits) {
+    // W2 on its oil rate and W0 on its water rate (design decision 82): their rate
+    // equations' terms (W values and D) take one phase's perforation flows.
+    wells::ModelSpec spec = test::two_phase_spec(7, 6, 5, test::corner_wells(7, 6, 5));
+    ASSERT_EQ(spec.wells[2].control, wells::ControlKind::rate);
+    spec.wells[2].control = wells::ControlKind::oil_rate;
+    spec.wells[0].control = wells::ControlKind::water_rate;
+    spec.wells[0].target = 1.0e-4;  // m^3/s
+    expect_device_is_host(wells::generate(spec, false), spec);
+}
+
 TEST_F(DeviceAssembly, FaultedGridsConnectionsAreTheHostsBits) {
     // A fault's non-neighbour connections (design decisions 63, 65): their fluxes in the
     // residual and the diagonal blocks, and their own blocks, as the host assembles them.

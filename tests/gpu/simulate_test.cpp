@@ -192,6 +192,13 @@ TEST_F(SimulateOnGpu, FormationVolumeFactorsOnTheDeviceGiveTheCpuBits) {
                                                  "fluid.water.formation_volume_factor=1.013"});
 }
 
+// A producer on its oil rate (design decision 82) that reaches its BHP limit: the device's
+// well equation and the way to the limit.
+TEST_F(SimulateOnGpu, OilRateProducerOnTheDeviceGivesTheCpuBits) {
+    expect_device_simulation_is_the_cpus(
+        "orat", {"wells[1].control={kind: oil_rate, value: 150}", "wells[1].min_bhp=3000"});
+}
+
 TEST_F(SimulateOnGpu, MultiKernelRunAgreesWithTheCpuRun) {
     const std::string cpu = run("cpu_mk", {"--backend", "cpu"});
     const std::string gpu =

@@ -102,6 +102,35 @@ TEST(EclipseSchedule, FieldUnitsAndControlsThatChangeLater) {
                                                    20.0 * units::kDay, 50.0 * units::kDay}));
 }
 
+// Design decision 82: a producer on its oil (ORAT) or water (WRAT) surface rate, the
+// control's own item its target.
+TEST(EclipseSchedule, OilAndWaterRateControls) {
+    const TempFile f("RUNSPEC\nFIELD\n" + kWells +
+                     "WCONINJE\n 'I1' 'WATER' 'OPEN' 'RATE' 500 /\n/\n"
+                     "WCONPROD\n 'P1' 'OPEN' 'ORAT' 300 4* 800 /\n/\n"
+                     "TSTEP\n 10 /\n"
+                     "WCONPROD\n 'P1' 'OPEN' 'WRAT' 1* 250 3* 900 /\n/\n"
+                     "TSTEP\n 10 /\n"
+                     "WCONPROD\n 'P1' 'OPEN' 'LRAT' 3* 400 /\n/\n"
+                     "TSTEP\n 10 /\n");
+    const EclipseSchedule s = read_eclipse_schedule(f.path(), kMetric);
+    ASSERT_EQ(s.controls.size(), 4u);
+    EXPECT_EQ(s.controls[0].phase, RatePhase::liquid);  // the injector's water
+    const EclipseControl &oil = s.controls[1], &water = s.controls[2], &liquid = s.controls[3];
+    EXPECT_TRUE(oil.rate);
+    EXPECT_EQ(oil.phase, RatePhase::oil);
+    EXPECT_DOUBLE_EQ(oil.target, 300.0 * units::kStockTankBarrel / units::kDay);
+    EXPECT_DOUBLE_EQ(oil.bhp_limit, 800.0 * units::kPsi);
+    EXPECT_TRUE(water.rate);
+    EXPECT_EQ(water.phase, RatePhase::water);
+    EXPECT_DOUBLE_EQ(water.target, 250.0 * units::kStockTankBarrel / units::kDay);
+    EXPECT_DOUBLE_EQ(water.bhp_limit, 900.0 * units::kPsi);
+    EXPECT_EQ(water.time, 10.0 * units::kDay);
+    EXPECT_EQ(liquid.phase, RatePhase::liquid);
+    EXPECT_DOUBLE_EQ(liquid.target, 400.0 * units::kStockTankBarrel / units::kDay);
+    EXPECT_EQ(liquid.bhp_limit, 0.0);
+}
+
 TEST(EclipseSchedule, DatesCountFromStart) {
     // START 1 JAN 2016 (a leap year): DATES 1 FEB and 1 MAR are days 31 and 60, a TSTEP of 10
     // then day 70, 15 JLY (Eclipse's July) at noon day 196.5, a control between them at day 70.
@@ -149,11 +178,18 @@ TEST(EclipseSchedule, WhatTheModelCannotTakeIsRefusedAtItsLine) {
     EXPECT_THAT(error(controls), HasSubstr(": SCHEDULE has no TSTEP or DATES"));
     EXPECT_THAT(error(controls + "WECON\n 'P1' /\n/\nTSTEP\n 1 /\n"),
                 HasSubstr(":17: WECON: not read by schedule.eclipse"));
-    EXPECT_THAT(error("WCONPROD\n 'P1' 'OPEN' 'ORAT' 100 4* 100 /\n/\nTSTEP\n 1 /\n"),
-                HasSubstr(":12: WCONPROD: item 3 (the control) must be LRAT or BHP"));
+    EXPECT_THAT(error("WCONPROD\n 'P1' 'OPEN' 'RESV' 4* 100 100 /\n/\nTSTEP\n 1 /\n"),
+                HasSubstr(":12: WCONPROD: item 3 (the control) must be ORAT, WRAT, LRAT or BHP"));
+    EXPECT_THAT(error("WCONPROD\n 'P1' 'OPEN' 'GRAT' 1* 1* 100 2* 100 /\n/\nTSTEP\n 1 /\n"),
+                HasSubstr(":12: WCONPROD: item 3 (the control) must be ORAT, WRAT, LRAT or BHP"));
     EXPECT_THAT(error("WCONPROD\n 'P1' 'OPEN' 'BHP' 100 4* 100 /\n/\nTSTEP\n 1 /\n"),
-                HasSubstr(":12: WCONPROD: item 4 (an oil, water, gas or reservoir rate limit) "
+                HasSubstr(":12: WCONPROD: item 4 (a rate limit on a BHP-controlled producer) "
                           "must be defaulted"));
+    EXPECT_THAT(error("WCONPROD\n 'P1' 'OPEN' 'ORAT' 100 2* 150 1* 100 /\n/\nTSTEP\n 1 /\n"),
+                HasSubstr(":12: WCONPROD: item 7 (a rate limit beside the well's rate control) "
+                          "must be defaulted"));
+    EXPECT_THAT(error("WCONPROD\n 'P1' 'OPEN' 'WRAT' 1* 0 3* 100 /\n/\nTSTEP\n 1 /\n"),
+                HasSubstr(":12: WCONPROD: item 5 (the rate) must be > 0"));
     EXPECT_THAT(error("WCONINJE\n 'I*' 'WATER' 'OPEN' 'RATE' 500 /\n/\nTSTEP\n 1 /\n"),
                 HasSubstr(":12: WCONINJE: item 1 names no well of WELSPECS ('I*'"));
     EXPECT_THAT(error("WCONINJE\n 'I1' 'GAS' 'OPEN' 'RATE' 500 /\n/\nTSTEP\n 1 /\n"),
