@@ -162,29 +162,32 @@ void read_eclipse_schedule(const Value& file, const std::string& path, Deck& dec
         const auto it = std::find_if(ws.begin(), ws.end(),
                                      [&](const wells::WellSpec& w) { return w.name == c.well; });
         const std::size_t n = static_cast<std::size_t>(it - ws.begin());
-        if (first[n] == nullptr) {
+        // WELOPEN's records (design decision 83) set the status alone.
+        if (!c.status_only && first[n] == nullptr) {
             first[n] = &c;
             it->type = c.injector ? wells::WellType::injector : wells::WellType::producer;
-        } else if (c.injector != first[n]->injector) {
+        } else if (!c.status_only && c.injector != first[n]->injector) {
             file.fail(c.where + "well " + c.well + " was " +
                       (first[n]->injector ? "an injector (WCONINJE)" : "a producer (WCONPROD)") +
                       " before: heptane's wells keep their type");
         }
         if (c.time == 0.0) {  // the start: a later record of the well replaces an earlier one
-            set_control(c, *it);
+            if (!c.status_only) set_control(c, *it);
             shut_at_start[n] = !c.open;
             continue;
         }
-        // Later: an event that sets every control and limit, as Eclipse's record replaces
-        // the well's.
+        // Later: an event that sets the status and, but for WELOPEN, every control and limit,
+        // as Eclipse's record replaces the well's.
         sim::WellEvent e;
         e.time = c.time;
         e.well = n;
         e.key = file.path();
         e.open = c.open;
-        e.kind = kind(c);
-        e.target = c.target;
-        (c.injector ? e.max_bhp : e.min_bhp) = c.bhp_limit;
+        if (!c.status_only) {
+            e.kind = kind(c);
+            e.target = c.target;
+            (c.injector ? e.max_bhp : e.min_bhp) = c.bhp_limit;
+        }
         s.events.push_back(e);
     }
     // A well SHUT at the start: shut by an event at time 0, before the first step.

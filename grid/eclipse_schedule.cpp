@@ -1,5 +1,7 @@
 #include "grid/eclipse_schedule.hpp"
 
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -194,8 +196,9 @@ class ScheduleReader {
         for (const EclipseWell& w : out_.wells) {
             if (w.k_first < 0) throw InputError(w.where + "well " + w.name + " has no COMPDAT");
             const bool controlled = std::any_of(
-                out_.controls.begin(), out_.controls.end(),
-                [&](const EclipseControl& c) { return c.well == w.name && c.time == 0; });
+                out_.controls.begin(), out_.controls.end(), [&](const EclipseControl& c) {
+                    return c.well == w.name && c.time == 0 && !c.status_only;
+                });
             if (!controlled) {
                 throw InputError(
                     w.where + "well " + w.name +
@@ -220,13 +223,14 @@ class ScheduleReader {
             detail::read_included(here,
                                   [&] { read_file(detail::included_path(src.path, *r.v[0])); });
         } else if (keyword == "WELSPECS" || keyword == "COMPDAT" || keyword == "WCONINJE" ||
-                   keyword == "WCONPROD") {
+                   keyword == "WCONPROD" || keyword == "WELOPEN") {
             Items r;
             while (read_record(src, keyword, at, r) && !r.v.empty()) {
                 if (keyword == "WELSPECS") welspecs(r);
                 if (keyword == "COMPDAT") compdat(r);
                 if (keyword == "WCONINJE") wconinje(r);
                 if (keyword == "WCONPROD") wconprod(r);
+                if (keyword == "WELOPEN") welopen(r);
             }
         } else if (keyword == "TSTEP") {
             Items r;
@@ -271,8 +275,8 @@ class ScheduleReader {
             src.fail(at,
                      keyword +
                          ": not read by schedule.eclipse (it reads WELSPECS, COMPDAT, WCONINJE, "
-                         "WCONPROD, TSTEP, DATES and INCLUDE; RPTSCHED, RPTRST, RPTONLY and "
-                         "TUNING with a note)");
+                         "WCONPROD, WELOPEN, TSTEP, DATES and INCLUDE; RPTSCHED, RPTRST, RPTONLY "
+                         "and TUNING with a note)");
         }
     }
 
@@ -288,7 +292,64 @@ class ScheduleReader {
         for (EclipseWell& w : out_.wells) {
             if (w.name == name) return &w;
         }
-        r.fail(0, "names no well of WELSPECS ('" + name + "'; name patterns are not read)");
+        r.fail(0, "names no well of WELSPECS ('" + name +
+                      "'; COMPDAT takes a well's name, not a pattern)");
+    }
+
+    /// The wells item 1 names: one name, or a pattern with * and ? (Eclipse's 'P*'), each
+    /// well it matches in WELSPECS order (design decision 83).
+    std::vector<const EclipseWell*> matching(const Items& r) const {
+        const std::string name = r.word(0, "");
+        const bool pattern = name.find_first_of("*?") != std::string::npos;
+        std::vector<const EclipseWell*> out;
+        for (const EclipseWell& w : out_.wells) {
+            if (pattern ? fnmatch(name.c_str(), w.name.c_str(), 0) == 0 : w.name == name) {
+                out.push_back(&w);
+            }
+        }
+        if (out.empty()) {
+            r.fail(0, pattern ? "(the pattern '" + name + "') matches no well of WELSPECS"
+                              : "names no well of WELSPECS ('" + name + "')");
+        }
+        return out;
+    }
+
+    /// `c` for each well item 1 names, in WELSPECS order.
+    void add_controls(const Items& r, EclipseControl c) {
+        for (const EclipseWell* w : matching(r)) {
+            c.well = w->name;
+            out_.controls.push_back(c);
+        }
+    }
+
+    /// WELOPEN: a well's status alone (OPEN or SHUT), its controls kept; connections opened
+    /// or shut one by one, STOP (a wellbore that cross-flows) and AUTO are refused.
+    void welopen(const Items& r) {
+        EclipseControl c;
+        c.time = time_;
+        c.where = r.where;
+        c.status_only = true;
+        const std::string word = r.word(1, "OPEN");
+        if (word == "STOP") {
+            r.fail(1,
+                   "(STOP) lets the wellbore cross-flow between its connections, and "
+                   "heptane's shut well has no flow at all: use SHUT");
+        }
+        if (word != "OPEN" && word != "SHUT") r.fail(1, "(the status) must be OPEN or SHUT");
+        c.open = word == "OPEN";
+        r.defaulted_from(2,
+                         "the connections to open or shut: heptane's well opens and shuts "
+                         "as a whole");
+        for (const EclipseWell* w : matching(r)) {
+            const bool controlled =
+                std::any_of(out_.controls.begin(), out_.controls.end(),
+                            [&](const EclipseControl& x) { return x.well == w->name; });
+            if (!controlled) {
+                r.fail(0, "opens or shuts well " + w->name +
+                              " before its WCONINJE or WCONPROD (its control)");
+            }
+        }
+        add_controls(r, c);
     }
 
     void welspecs(const Items& r) {
@@ -353,11 +414,11 @@ class ScheduleReader {
         w.skin = skin;
     }
 
-    /// The record's well, time and status (item `status` + 1: OPEN or SHUT).
+    /// The record's time and status (item `status` + 1: OPEN or SHUT); its wells are
+    /// add_controls'.
     EclipseControl control(const Items& r, std::size_t status) {
         EclipseControl c;
         c.time = time_;
-        c.well = find(r)->name;
         c.where = r.where;
         const std::string word = r.word(status, "OPEN");
         if (word != "OPEN" && word != "SHUT") r.fail(status, "(the status) must be OPEN or SHUT");
@@ -385,7 +446,7 @@ class ScheduleReader {
             if (!(c.target > 0.0)) r.fail(6, "(the BHP target) must be > 0");
         }
         r.defaulted_from(7, "THP, VFP and later options");
-        out_.controls.push_back(c);
+        add_controls(r, c);
     }
 
     void wconprod(const Items& r) {
@@ -427,7 +488,7 @@ class ScheduleReader {
             if (!(c.target > 0.0)) r.fail(8, "(the BHP target) must be > 0");
         }
         r.defaulted_from(9, "THP, VFP and later options");
-        out_.controls.push_back(c);
+        add_controls(r, c);
     }
 
     FluidUnits units_;

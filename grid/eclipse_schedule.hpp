@@ -1,7 +1,9 @@
 #pragma once
 /// @file The wells and their controls from an Eclipse deck's SCHEDULE section, for heptane's
 /// two-phase model (design decision 79; deck key schedule.eclipse): WELSPECS, COMPDAT,
-/// WCONINJE, WCONPROD, TSTEP and DATES, in SI, without heptane's well types (app/ maps them).
+/// WCONINJE, WCONPROD, WELOPEN, TSTEP and DATES, in SI, without heptane's well types (app/
+/// maps them). WCONINJE, WCONPROD and WELOPEN take a well name pattern ('P*'; decision 83),
+/// a record for each well it matches.
 #include <string>
 #include <vector>
 
@@ -19,7 +21,8 @@ struct EclipseWell {
     double skin = 0.0;
 };
 
-/// One WCONINJE or WCONPROD record: a well's control from `time` on.
+/// One WCONINJE or WCONPROD record: a well's control from `time` on; or a WELOPEN record:
+/// its status alone (status_only).
 /// Which surface rate a rate control holds (design decision 82).
 enum class RatePhase { liquid, oil, water };
 
@@ -31,7 +34,9 @@ struct EclipseControl {
     bool open = true;
     bool rate = false;  ///< rate control (WCONINJE RATE, WCONPROD LRAT / ORAT / WRAT), else BHP
     RatePhase phase = RatePhase::liquid;  ///< a rate's: WCONPROD ORAT the oil's, WRAT the water's
-    double target = 0.0;                  ///< [m^3/s] surface rate, or [Pa] BHP
+    /// WELOPEN (design decision 83): `open` alone, the well's controls kept (the rest unused).
+    bool status_only = false;
+    double target = 0.0;     ///< [m^3/s] surface rate, or [Pa] BHP
     double bhp_limit = 0.0;  ///< [Pa] an injector's maximum, a producer's minimum; 0: none
 };
 

@@ -492,6 +492,42 @@ TEST(Deck, PhaseRateControlsFromYamlAndEclipse) {
               std::optional<wells::ControlKind>(wells::ControlKind::water_rate));
 }
 
+TEST(Deck, ScheduleEclipseWelopenAndPatterns) {
+    // Design decision 83: WELOPEN shuts a well at the start (an event at day 0, as a SHUT
+    // control record does) and opens it later (an event that sets the status alone, the
+    // well's control kept); a pattern names both wells, but not in COMPDAT.
+    const auto schedule = [](const std::string& compdat) {
+        return "RUNSPEC\nFIELD\nSCHEDULE\nWELSPECS\n 'INJ' 'G' 3 3 /\n 'P1' 'G' 2 2 /\n/\n"
+               "COMPDAT\n" +
+               compdat +
+               "/\nWCONINJE\n 'INJ' 'WATER' 'OPEN' 'RATE' 200 1* 9000 /\n/\n"
+               "WCONPROD\n 'P1' 'OPEN' 'BHP' 5* 3000 /\n/\nWELOPEN\n 'P1' 'SHUT' /\n/\n"
+               "TSTEP\n 20 /\nWELOPEN\n '*' 'OPEN' /\n/\nTSTEP\n 10 /\n";
+    };
+    const std::string deck = source_path("tests/app/decks/eclipse_schedule_sim.yaml");
+    const test::TempFile pattern(schedule(" '*' 2* 1 3 'OPEN' 2* 0.5 /\n"));
+    EXPECT_THAT(load_error(deck, {"schedule.eclipse=" + pattern.path()}),
+                HasSubstr("COMPDAT: item 1 names no well of WELSPECS ('*'; COMPDAT takes a "
+                          "well's name, not a pattern)"));
+    const test::TempFile inc(
+        schedule(" 'INJ' 2* 1 3 'OPEN' 2* 0.5 /\n 'P1' 2* 1 3 'OPEN' 2* 0.5 /\n"));
+    const Deck d = load_deck(deck, {"schedule.eclipse=" + inc.path()});
+    ASSERT_EQ(d.schedule.events.size(), 3u);
+    const sim::WellEvent& shut = d.schedule.events[0];
+    EXPECT_EQ(shut.time, 0.0);
+    EXPECT_EQ(shut.well, 1u);
+    EXPECT_EQ(shut.open, std::optional<bool>(false));
+    for (std::size_t n = 1; n < 3; ++n) {
+        const sim::WellEvent& open = d.schedule.events[n];
+        EXPECT_EQ(open.time, 20.0 * units::kDay);
+        EXPECT_EQ(open.well, n - 1);  // INJ, P1: WELSPECS order
+        EXPECT_EQ(open.open, std::optional<bool>(true));
+        EXPECT_FALSE(open.kind.has_value());  // the control kept
+        EXPECT_FALSE(open.min_bhp.has_value());
+    }
+    EXPECT_EQ(d.model.wells[1].control, wells::ControlKind::bhp);
+}
+
 TEST(Deck, MetricUnitsAndSyntheticDefaults) {
     const Deck deck = load_deck(source_path("tests/app/decks/small_synthetic_metric.yaml"));
     const wells::ModelSpec& m = deck.model;

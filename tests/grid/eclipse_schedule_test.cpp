@@ -131,6 +131,42 @@ TEST(EclipseSchedule, OilAndWaterRateControls) {
     EXPECT_EQ(liquid.bhp_limit, 0.0);
 }
 
+// Design decision 83: WELOPEN sets a well's status alone, at the start or later, and
+// WCONINJE, WCONPROD and WELOPEN take name patterns ('P*', 'P?'), one record a well matched,
+// in WELSPECS order.
+TEST(EclipseSchedule, WelopenAndNamePatterns) {
+    const TempFile f(
+        "SCHEDULE\nWELSPECS\n 'P1' 'G' 1 1 /\n 'I1' 'G' 2 2 /\n 'P2' 'G' 3 3 /\n/\n"
+        "COMPDAT\n 'P1' 2* 1 1 'OPEN' 2* 0.5 /\n 'I1' 2* 1 1 'OPEN' 2* 0.5 /\n"
+        " 'P2' 2* 1 1 'OPEN' 2* 0.5 /\n/\n"
+        "WCONPROD\n 'P*' 'OPEN' 'BHP' 5* 100 /\n/\n"
+        "WCONINJE\n 'I1' 'WATER' 'OPEN' 'RATE' 500 /\n/\n"
+        "WELOPEN\n 'P2' 'SHUT' /\n/\n"
+        "TSTEP\n 10 /\n"
+        "WELOPEN\n 'P?' 'OPEN' /\n 'I1' 'SHUT' /\n/\n"
+        "TSTEP\n 10 /\n");
+    const EclipseSchedule s = read_eclipse_schedule(f.path(), kMetric);
+    ASSERT_EQ(s.controls.size(), 7u);
+    EXPECT_EQ(s.controls[0].well, "P1");  // 'P*' in WELSPECS order
+    EXPECT_EQ(s.controls[1].well, "P2");
+    EXPECT_FALSE(s.controls[0].status_only);
+    EXPECT_DOUBLE_EQ(s.controls[1].target, 100.0 * units::kBar);
+    const EclipseControl& shut = s.controls[3];
+    EXPECT_EQ(shut.well, "P2");
+    EXPECT_TRUE(shut.status_only);
+    EXPECT_FALSE(shut.open);
+    EXPECT_EQ(shut.time, 0.0);
+    for (std::size_t c = 4; c < 7; ++c) {
+        EXPECT_TRUE(s.controls[c].status_only);
+        EXPECT_EQ(s.controls[c].time, 10.0 * units::kDay);
+    }
+    EXPECT_EQ(s.controls[4].well, "P1");
+    EXPECT_EQ(s.controls[5].well, "P2");
+    EXPECT_TRUE(s.controls[5].open);
+    EXPECT_EQ(s.controls[6].well, "I1");
+    EXPECT_FALSE(s.controls[6].open);
+}
+
 TEST(EclipseSchedule, DatesCountFromStart) {
     // START 1 JAN 2016 (a leap year): DATES 1 FEB and 1 MAR are days 31 and 60, a TSTEP of 10
     // then day 70, 15 JLY (Eclipse's July) at noon day 196.5, a control between them at day 70.
@@ -190,8 +226,20 @@ TEST(EclipseSchedule, WhatTheModelCannotTakeIsRefusedAtItsLine) {
                           "must be defaulted"));
     EXPECT_THAT(error("WCONPROD\n 'P1' 'OPEN' 'WRAT' 1* 0 3* 100 /\n/\nTSTEP\n 1 /\n"),
                 HasSubstr(":12: WCONPROD: item 5 (the rate) must be > 0"));
-    EXPECT_THAT(error("WCONINJE\n 'I*' 'WATER' 'OPEN' 'RATE' 500 /\n/\nTSTEP\n 1 /\n"),
-                HasSubstr(":12: WCONINJE: item 1 names no well of WELSPECS ('I*'"));
+    EXPECT_THAT(error("WCONINJE\n 'X*' 'WATER' 'OPEN' 'RATE' 500 /\n/\nTSTEP\n 1 /\n"),
+                HasSubstr(":12: WCONINJE: item 1 (the pattern 'X*') matches no well of WELSPECS"));
+    EXPECT_THAT(error("WCONINJE\n 'I2' 'WATER' 'OPEN' 'RATE' 500 /\n/\nTSTEP\n 1 /\n"),
+                HasSubstr(":12: WCONINJE: item 1 names no well of WELSPECS ('I2')"));
+    EXPECT_THAT(error(controls + "WELOPEN\n 'P1' 'STOP' /\n/\nTSTEP\n 1 /\n"),
+                HasSubstr(":18: WELOPEN: item 2 (STOP) lets the wellbore cross-flow"));
+    EXPECT_THAT(error(controls + "WELOPEN\n 'P1' 'AUTO' /\n/\nTSTEP\n 1 /\n"),
+                HasSubstr(":18: WELOPEN: item 2 (the status) must be OPEN or SHUT"));
+    EXPECT_THAT(error(controls + "WELOPEN\n 'P1' 'SHUT' 3 2 2 /\n/\nTSTEP\n 1 /\n"),
+                HasSubstr(":18: WELOPEN: item 3 (the connections to open or shut: heptane's "
+                          "well opens and shuts as a whole) must be defaulted"));
+    EXPECT_THAT(error("WELOPEN\n 'P1' 'SHUT' /\n/\n" + controls + "TSTEP\n 1 /\n"),
+                HasSubstr(":12: WELOPEN: item 1 opens or shuts well P1 before its WCONINJE or "
+                          "WCONPROD"));
     EXPECT_THAT(error("WCONINJE\n 'I1' 'GAS' 'OPEN' 'RATE' 500 /\n/\nTSTEP\n 1 /\n"),
                 HasSubstr("item 2 (the injected phase) must be WATER"));
     EXPECT_THAT(error("WCONINJE\n 'I1' 'WATER' 'STOP' 'RATE' 500 /\n/\nTSTEP\n 1 /\n"),
