@@ -173,6 +173,18 @@ void print_wells(std::ostream& out, const Deck& deck, const sim::Simulator& sim)
                       water / u.rate, cut, cum_oil / vol, cum_water / vol);
         out << line;
     }
+    if (steps.empty()) return;
+    // The field: the producers' sums, then the injectors' (FOPR ... FWIT).
+    const FieldStep f = field_history(sim).back();
+    const double vol = u.rate * units::kDay;
+    std::snprintf(line, sizeof line, "    %-8s %-9s %-24s %10s %12.4g %12.4g %6.3f %14.4g %14.4g\n",
+                  "FIELD", "producers", "", "", f.oil_rate / u.rate, f.water_rate / u.rate,
+                  f.water_cut(), f.oil_total / vol, f.water_total / vol);
+    out << line;
+    std::snprintf(line, sizeof line, "    %-8s %-9s %-24s %10s %12s %12.4g %6s %14s %14.4g\n",
+                  "FIELD", "injectors", "", "", "", -f.injection_rate / u.rate, "", "",
+                  -f.injection_total / vol);
+    out << line;
 }
 
 /// This process's part of the run: from `from` (a restart's checkpoint; empty from the start).

@@ -73,6 +73,35 @@ void write_wells(h5::File& f, const Deck& deck, const sim::Simulator& sim) {
     }
 }
 
+/// /field: the field's rates and totals per accepted step (FieldStep).
+void write_field(h5::File& f, const Deck& deck, const sim::Simulator& sim) {
+    const UnitFactors u = unit_factors(deck.units);
+    const double volume_unit = u.rate * units::kDay;
+    const std::vector<FieldStep> field = field_history(sim);
+    const hsize_t n = field.size();
+    std::vector<double> time, oil, water, injection, cut, oil_total, water_total, injection_total;
+    for (std::size_t s = 0; s < field.size(); ++s) {
+        const FieldStep& x = field[s];
+        time.push_back(sim.steps()[s].time / units::kDay);
+        oil.push_back(x.oil_rate / u.rate);
+        water.push_back(x.water_rate / u.rate);
+        injection.push_back(x.injection_rate / u.rate);
+        cut.push_back(x.water_cut());
+        oil_total.push_back(x.oil_total / volume_unit);
+        water_total.push_back(x.water_total / volume_unit);
+        injection_total.push_back(x.injection_total / volume_unit);
+    }
+    f.group("/field");
+    f.write("/field/time", time, {n}, "day");
+    f.write("/field/oil_production_rate", oil, {n}, u.rate_name);
+    f.write("/field/water_production_rate", water, {n}, u.rate_name);
+    f.write("/field/water_injection_rate", injection, {n}, u.rate_name);
+    f.write("/field/water_cut", cut, {n}, "1");
+    f.write("/field/oil_production_total", oil_total, {n}, volume_name(u));
+    f.write("/field/water_production_total", water_total, {n}, volume_name(u));
+    f.write("/field/water_injection_total", injection_total, {n}, volume_name(u));
+}
+
 /// /simulation: per-step statistics, the Newton iterations' linear solves and the totals.
 void write_statistics(h5::File& f, const SimulationRecord& rec) {
     const sim::Simulator& sim = *rec.simulator;
@@ -164,6 +193,34 @@ void write_statistics(h5::File& f, const SimulationRecord& rec) {
 
 }  // namespace
 
+double FieldStep::water_cut() const {
+    return oil_rate + water_rate > 0.0 && water_rate > 0.0 ? water_rate / (oil_rate + water_rate)
+                                                           : 0.0;
+}
+
+std::vector<FieldStep> field_history(const sim::Simulator& sim) {
+    const auto& specs = sim.system().wells().specs();
+    std::vector<FieldStep> out;
+    FieldStep x;
+    for (const sim::StepRecord& s : sim.steps()) {
+        x.oil_rate = x.water_rate = x.injection_rate = 0.0;
+        for (std::size_t w = 0; w < specs.size(); ++w) {
+            const wells::WellRates& q = s.rates[w];
+            if (specs[w].type == wells::WellType::injector) {
+                x.injection_rate -= q.water;
+            } else {
+                x.oil_rate += q.oil;
+                x.water_rate += q.water;
+            }
+        }
+        x.oil_total += x.oil_rate * s.dt;
+        x.water_total += x.water_rate * s.dt;
+        x.injection_total += x.injection_rate * s.dt;
+        out.push_back(x);
+    }
+    return out;
+}
+
 int control_code(const wells::WellControl& c) {
     if (!c.open) return 0;
     switch (c.kind) {
@@ -221,13 +278,15 @@ void write_frame(h5::File& f, std::size_t n, const ReportFrame& r, const Simulat
     f.attr(group, "step", static_cast<long long>(r.steps));
 }
 
-/// What every write replaces: the status, the wells' series, the statistics, the checkpoint.
-constexpr const char* kHistory[] = {"/wells", "/simulation", "/restart"};
+/// What every write replaces: the status, the wells' and the field's series, the statistics, the
+/// checkpoint.
+constexpr const char* kHistory[] = {"/wells", "/field", "/simulation", "/restart"};
 
 void write_history(h5::File& f, const SimulationRecord& rec) {
     f.attr("/", "status", rec.status);
     f.attr("/", "message", rec.message);
     write_wells(f, *rec.deck, *rec.simulator);
+    write_field(f, *rec.deck, *rec.simulator);
     write_statistics(f, rec);
     write_restart(f, rec.simulator->checkpoint(), rec.model->grid, rec.deck->model.wells);
 }

@@ -85,6 +85,21 @@ class SimulationOutput {
     std::vector<XdmfField> grid_fields_;  ///< /grid's fields, the same in every frame
 };
 
+/// The field's rates at the end of an accepted step and its totals to there [SI: m^3/s, m^3
+/// at the surface]: Eclipse's FOPR, FWPR, FWIR and FOPT, FWPT, FWIT.
+struct FieldStep {
+    double oil_rate = 0.0;        ///< the producers' oil, net (a cross-flowing producer's < 0)
+    double water_rate = 0.0;      ///< the producers' water, net
+    double injection_rate = 0.0;  ///< the injectors' water, > 0 injected
+    double oil_total = 0.0, water_total = 0.0, injection_total = 0.0;
+    /// water_rate / (oil_rate + water_rate) where both are > 0 (FWCT), else 0.
+    double water_cut() const;
+};
+
+/// Per accepted step of the run so far: the wells' rates summed in deck order, the totals
+/// summed over the steps (rate x dt, the wells' own totals' rule).
+std::vector<FieldStep> field_history(const sim::Simulator& sim);
+
 /// Well control as stored in /wells/NAME/control: 0 shut, 1 rate (the liquid's), 2 BHP,
 /// 3 oil rate, 4 water rate.
 int control_code(const wells::WellControl& c);

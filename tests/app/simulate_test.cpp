@@ -129,6 +129,33 @@ TEST(Simulate, WritesFieldsWellSeriesStatisticsAndATemporalXdmf) {
     double total = 0.0;
     for (std::size_t s = 0; s < steps; ++s) total += inj[s] * dt[s];
     EXPECT_NEAR(f.read("/wells/INJ/water_total").values.back(), total, 1e-9 * std::abs(total));
+    // /field: the producers' rates and totals summed (PB, PR), the injector's water apart,
+    // positive (FOPR, FWPR, FWIR, FWCT, FOPT, FWPT, FWIT); the summary's FIELD rows.
+    EXPECT_EQ(f.read("/field/time").values, time.values);
+    const auto field = [&](const char* name) {
+        return f.read(std::string("/field/") + name).values;
+    };
+    const auto well = [&](const char* w, const char* name) {
+        return f.read(std::string("/wells/") + w + "/" + name).values;
+    };
+    for (const auto& [sum, part] : {std::pair{"oil_production_rate", "oil_rate"},
+                                    {"water_production_rate", "water_rate"},
+                                    {"oil_production_total", "oil_total"},
+                                    {"water_production_total", "water_total"}}) {
+        const auto a = field(sum), pb = well("PB", part), pr = well("PR", part);
+        ASSERT_EQ(a.size(), steps) << sum;
+        for (std::size_t s = 0; s < steps; ++s)
+            EXPECT_NEAR(a[s], pb[s] + pr[s], 1e-12 * std::abs(pb[s] + pr[s]) + 1e-300) << sum;
+    }
+    const auto injection = field("water_injection_rate"), cut = field("water_cut");
+    const auto oil = field("oil_production_rate"), water = field("water_production_rate");
+    for (std::size_t s = 0; s < steps; ++s) {
+        EXPECT_EQ(injection[s], -inj[s]);
+        EXPECT_DOUBLE_EQ(cut[s], water[s] > 0.0 ? water[s] / (oil[s] + water[s]) : 0.0);
+    }
+    EXPECT_NEAR(field("water_injection_total").back(), -total, 1e-9 * std::abs(total));
+    EXPECT_NE(r.out.find("    FIELD    producers"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("    FIELD    injectors"), std::string::npos) << r.out;
 
     // XDMF: a temporal collection of the 4 report times, each with the grid and the fields.
     const test::XmlElement xdmf = test::XmlParser(read_text(dir + "/wf.xmf")).parse();
