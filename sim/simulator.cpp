@@ -242,11 +242,8 @@ bool Simulator::check_limits(std::vector<int>& switches, std::vector<ControlSwit
             why = ControlChange::limit;
         } else {
             // At its limit the well would deliver more than its rate target: back to the rate.
-            const wells::WellRates& r = rates[w];
-            const double q = !producer                           ? -r.water
-                             : s.kind == ControlKind::oil_rate   ? r.oil
-                             : s.kind == ControlKind::water_rate ? r.water
-                                                                 : r.oil + r.water;
+            const double rate = wells::controlled_rate(s.kind, rates[w]);
+            const double q = producer ? rate : -rate;
             if (q <= s.target) continue;
             s.on_limit = false;
             why = ControlChange::rate_restored;

@@ -45,6 +45,14 @@ struct WellRates {
     double water = 0.0;
 };
 
+/// The surface rate a rate control of kind k holds, out of the reservoir: the oil's, the
+/// water's, or the liquid's (for `rate`; an injector's oil is 0, so its water).
+inline double controlled_rate(ControlKind k, const WellRates& q) {
+    return k == ControlKind::oil_rate     ? q.oil
+           : k == ControlKind::water_rate ? q.water
+                                          : q.oil + q.water;
+}
+
 // ---- one well's terms, on the host and the device (issue 23) -------------------------------
 
 /// What the well terms read, as plain arrays (the layout of GHMatrix's WellArrays for K = 2).

@@ -449,7 +449,7 @@ TEST(Simulator, WellsFollowEventsAndLimits) {
 }
 
 /// The phase rate a producer's control holds (the liquid's for `rate`).
-double controlled_rate(ControlKind k, const wells::WellRates& q) {
+double phase_rate_of(ControlKind k, const wells::WellRates& q) {
     return k == ControlKind::oil_rate     ? q.oil
            : k == ControlKind::water_rate ? q.water
                                           : q.oil + q.water;
@@ -480,7 +480,7 @@ TEST_P(PhaseRateProducer, HoldsItsPhasesRateThroughEventsAndLimits) {
         const double t = step.time / kDay;
         const double min_bhp = (t > 10.0 ? 3000.0 : 5900.0) * units::kPsi;
         const wells::WellRates& q = step.rates[1];
-        const double mine = controlled_rate(kind, q);
+        const double mine = phase_rate_of(kind, q);
         if (step.controls[1].kind == ControlKind::bhp) {
             ++on_limit;
             EXPECT_NEAR(step.bhp[1], min_bhp, 1e-3) << "day " << t;
