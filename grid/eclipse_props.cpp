@@ -9,6 +9,7 @@
 
 #include "core/base/errors.hpp"
 #include "core/base/units.hpp"
+#include "grid/pvt_table.hpp"
 #include "grid/saturation_table.hpp"
 #include "grid/text_input.hpp"
 
@@ -25,24 +26,61 @@ std::string number(double v) {
 
 }  // namespace
 
+namespace {
+
+/// PVDO's table (design decision 84) from its one record, in SI.
+std::vector<PvtRow> pvdo_rows(const KeywordRecord& r, const FluidUnits& units) {
+    if (r.values.size() % 3 != 0) {
+        throw InputError(r.where + std::to_string(r.values.size()) +
+                         " values; a row is 3 (pressure, Bo, viscosity)");
+    }
+    std::vector<PvtRow> rows;
+    for (std::size_t q = 0; q < r.values.size(); q += 3) {
+        for (std::size_t c = 0; c < 3; ++c) {
+            if (std::isnan(r.values[q + c])) {
+                throw InputError(r.where + "row " + std::to_string(q / 3 + 1) +
+                                 ": a defaulted item (n*): give every value (heptane does not "
+                                 "interpolate defaults)");
+            }
+        }
+        rows.push_back(
+            {r.values[q] * units.pressure, r.values[q + 1], r.values[q + 2] * units::kCentiPoise});
+    }
+    const std::string error = pvt_table_error(rows);
+    if (!error.empty()) throw InputError(r.where + error);
+    return rows;
+}
+
+}  // namespace
+
 TwoPhaseParams read_eclipse_fluid(const std::string& path, const FluidUnits& fallback,
                                   TwoPhaseParams params) {
     FluidUnits units = fallback;
+    const auto refuse_live_oil = [&](const std::string& keyword, const std::string& here) {
+        read_unit_keyword(keyword, units);
+        if (keyword == "PVTO") {
+            throw InputError(here +
+                             "live oil (dissolved gas) is not supported: heptane's oil is dead "
+                             "(give PVCDO or PVDO)");
+        }
+    };
     std::map<std::string, KeywordRecord> records = detail::read_single_records(
-        path, {"DENSITY", "PVCDO", "PVTW", "ROCK"}, 5, "PVTNUM",
-        [&](const std::string& keyword, const std::string& here) {
-            read_unit_keyword(keyword, units);
-            if (keyword == "PVDO" || keyword == "PVTO") {
-                throw InputError(here +
-                                 "tabulated oil PVT is not supported: heptane's oil is slightly "
-                                 "compressible with a constant viscosity (give PVCDO)");
-            }
-        });
+        path, {"DENSITY", "PVCDO", "PVTW", "ROCK"}, 5, "PVTNUM", refuse_live_oil);
+    // PVDO: one table, a record of rows (a second table is a second region's record).
+    units = fallback;
+    std::map<std::string, KeywordRecord> tables =
+        detail::read_single_records(path, {"PVDO"}, 3 * 1000, "PVTNUM", refuse_live_oil);
+    const bool pvdo = tables.count("PVDO") != 0;
+    if (pvdo && records.count("PVCDO") != 0) {
+        const std::string& pvcdo = records["PVCDO"].where;
+        throw InputError(tables["PVDO"].where + "the oil is given twice, here and at " +
+                         pvcdo.substr(0, pvcdo.size() - 2) + ": give one of them");
+    }
     for (const char* k : {"DENSITY", "PVCDO", "PVTW", "ROCK"}) {
-        if (records.count(k) == 0) {
-            throw InputError(path + ": no " + k +
-                             " (fluid.eclipse reads DENSITY, PVCDO, PVTW, ROCK and SWOF from "
-                             "the file; INCLUDE files are not followed)");
+        if (records.count(k) == 0 && !(pvdo && std::string(k) == "PVCDO")) {
+            throw InputError(path + ": no " + k + (std::string(k) == "PVCDO" ? " or PVDO" : "") +
+                             " (fluid.eclipse reads DENSITY, PVCDO or PVDO, PVTW, ROCK and SWOF "
+                             "from the file; INCLUDE files are not followed)");
         }
     }
     const KeywordRecord& density = records["DENSITY"];
@@ -53,6 +91,11 @@ TwoPhaseParams read_eclipse_fluid(const std::string& path, const FluidUnits& fal
     if (!positive(p_ref)) throw InputError(rock.where + "the reference pressure must be > 0");
     const double cr = rock.item(1, 0.0);
     if (!non_negative(cr)) throw InputError(rock.where + "the compressibility must be >= 0");
+    const auto surface_density = [&](std::size_t item) {
+        const double rho = density.item(item, std::nan(""));
+        if (!positive(rho)) throw InputError(density.where + "the densities must be > 0");
+        return rho * units.density;
+    };
     // PVCDO / PVTW: Pref B c mu Cv, each phase's.
     const auto phase = [&](const char* keyword, std::size_t density_item, PhaseProperties& ph) {
         const KeywordRecord& r = records[keyword];
@@ -67,18 +110,21 @@ TwoPhaseParams read_eclipse_fluid(const std::string& path, const FluidUnits& fal
         if (!positive(b)) throw InputError(r.where + "the formation volume factor must be > 0");
         if (!non_negative(c)) throw InputError(r.where + "the compressibility must be >= 0");
         if (!positive(mu)) throw InputError(r.where + "the viscosity must be > 0");
-        if (cv != 0.0) {
-            throw InputError(r.where + "the viscosibility is " + number(cv) +
-                             "; heptane's viscosities are constant: give 0");
-        }
-        const double rho = density.item(density_item, std::nan(""));
-        if (!positive(rho)) throw InputError(density.where + "the densities must be > 0");
-        ph.density = rho * units.density;
+        if (!std::isfinite(cv)) throw InputError(r.where + "the viscosibility must be finite");
+        ph.density = surface_density(density_item);
         ph.viscosity = mu * units::kCentiPoise;
         ph.compressibility = c / units.pressure;
         ph.volume_factor = b;
+        ph.viscosibility = cv / units.pressure;
     };
-    phase("PVCDO", 0, params.oil);
+    if (pvdo) {
+        params.oil = PhaseProperties{};
+        params.oil.density = surface_density(0);
+        params.oil_pvt = pvt_table(pvdo_rows(tables["PVDO"], units));
+    } else {
+        phase("PVCDO", 0, params.oil);
+        params.oil_pvt = PvtTable{};
+    }
     phase("PVTW", 1, params.water);
     params.reference_pressure = p_ref * units.pressure;
     params.rock_compressibility = cr / units.pressure;

@@ -1,6 +1,6 @@
 #pragma once
 /// @file The fluid of an Eclipse deck's PROPS section for heptane's two-phase model (design
-/// decision 75; deck key fluid.eclipse): DENSITY, PVCDO, PVTW, ROCK and SWOF.
+/// decisions 75, 84; deck key fluid.eclipse): DENSITY, PVCDO or PVDO, PVTW, ROCK and SWOF.
 #include <string>
 
 #include "grid/saturation_table.hpp"  // FluidUnits
@@ -12,15 +12,17 @@ namespace heptane::grid {
 /// followed), in SI, the units RUNSPEC's FIELD, METRIC or LAB say (else `fallback`):
 /// - DENSITY oil water [gas] /: the phases' surface densities (gas unused);
 /// - PVCDO Pref Bo Co mu_o Cv / and PVTW Pref Bw Cw mu_w Cv /: each phase's formation volume
-///   factor at Pref, compressibility and viscosity; heptane's law rho = (rho_s / B_ref)
-///   exp(c (p - Pref)) is Eclipse's B(p) = B_ref / (1 + X + X^2 / 2), X = c (p - Pref), to
-///   third order in X;
+///   factor at Pref, compressibility, viscosity and viscosibility; heptane's law rho =
+///   (rho_s / B_ref) exp(c (p - Pref)) is Eclipse's B(p) = B_ref / (1 + X + X^2 / 2), X = c
+///   (p - Pref), to third order in X, and mu = mu_ref exp(Cv (p - Pref)) its viscosity law
+///   (design decision 84);
+/// - or, for the oil, PVDO: one table of rows p Bo mu_o (grid/pvt_table.hpp);
 /// - ROCK Pref Cr /: the rock compressibility;
 /// - SWOF: the relative permeability and capillary pressure table (read_swof).
 /// Gravity keeps `params`' setting. InputError ("path:line: KEYWORD: ...") for a keyword
-/// missing or given twice, a second region's record, PVDO or PVTO (tabulated oil, which the
-/// model cannot take), a viscosibility other than 0 (constant viscosities), reference
-/// pressures that differ (the laws share one), and values out of range.
+/// missing or given twice, PVCDO and PVDO both, a second region's record or table, PVTO (live
+/// oil, which the model cannot take), reference pressures that differ (the laws share one),
+/// and values out of range.
 TwoPhaseParams read_eclipse_fluid(const std::string& path, const FluidUnits& fallback,
                                   TwoPhaseParams params = {});
 

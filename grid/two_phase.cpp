@@ -146,7 +146,7 @@ void TwoPhaseCells::assemble(const CellState& x, const CellState& x_old, double 
     const index_t plane = static_cast<index_t>(grid_.ny) * grid_.nz;
     const index_t lo = std::max<index_t>(0, begin - plane), hi = std::min(M, end + plane);
     const std::unique_ptr<double[]> values(new double[cell_property_arrays(params_) * (hi - lo)]);
-    const CellPropertiesView props{values.get(), hi - lo, lo, params_.relperm.table.capillary};
+    const CellPropertiesView props = CellPropertiesView::of(params_, values.get(), hi - lo, lo);
 #pragma omp parallel for schedule(static)
     for (index_t m = lo; m < hi; ++m) props.store(params_, m, x.p[m], x.sw[m]);
 #pragma omp parallel for schedule(static)
@@ -169,14 +169,11 @@ namespace {
 
 /// p_b = p_a + (rho(p_a) + rho(p_b)) / 2 g (z_b - z_a), solved for p_b by fixed point: the map
 /// contracts by c rho g |dz| / 2 (~1e-5 per 10 m), so a few sweeps reach rounding.
-double hydrostatic_step(const TwoPhaseParams& prm, const PhaseProperties& ph, double p_a,
-                        double z_a, double z_b) {
-    const double p_ref = prm.reference_pressure;
+double hydrostatic_step(const TwoPhaseParams& prm, int a, double p_a, double z_a, double z_b) {
     double p_b = p_a;
     for (int it = 0; it < 50; ++it) {
-        const double next =
-            p_a + 0.5 * (phase_density(ph, p_a, p_ref) + phase_density(ph, p_b, p_ref)) *
-                      prm.gravity * (z_b - z_a);
+        const double next = p_a + 0.5 * (phase_density(prm, a, p_a) + phase_density(prm, a, p_b)) *
+                                      prm.gravity * (z_b - z_a);
         if (next == p_b) break;
         p_b = next;
     }
@@ -194,10 +191,9 @@ CellState TwoPhaseCells::equilibrium_state(double p_datum, double z_datum, doubl
 #pragma omp parallel for schedule(static)
     for (index_t column = 0; column < grid_.num_columns(); ++column) {
         const index_t top = column * grid_.nz;
-        s.p[top] =
-            hydrostatic_step(params_, params_.oil, p_datum, z_datum, grid_.centre_depth(top));
+        s.p[top] = hydrostatic_step(params_, kOil, p_datum, z_datum, grid_.centre_depth(top));
         for (index_t m = top + 1; m < top + grid_.nz; ++m) {
-            s.p[m] = hydrostatic_step(params_, params_.oil, s.p[m - 1], grid_.centre_depth(m - 1),
+            s.p[m] = hydrostatic_step(params_, kOil, s.p[m - 1], grid_.centre_depth(m - 1),
                                       grid_.centre_depth(m));
         }
     }
@@ -210,14 +206,14 @@ CellState TwoPhaseCells::equilibrium_state(double p_datum, double z_datum, doubl
     CellState s = equilibrium_state(p_datum, z_datum, 0.0);
     const RelPerm& rp = params_.relperm;
     const double pw_contact =
-        hydrostatic_step(params_, params_.oil, p_datum, z_datum, z_contact) - pc_contact;
+        hydrostatic_step(params_, kOil, p_datum, z_datum, z_contact) - pc_contact;
     const double pc_largest =
         capillary_pressure(rp, saturation_at_capillary_pressure(rp, -INFINITY));
 #pragma omp parallel for schedule(static)
     for (index_t column = 0; column < grid_.num_columns(); ++column) {
         double pw = pw_contact, z = z_contact;
         for (index_t m = column * grid_.nz; m < (column + 1) * grid_.nz; ++m) {
-            pw = hydrostatic_step(params_, params_.water, pw, z, grid_.centre_depth(m));
+            pw = hydrostatic_step(params_, kWater, pw, z, grid_.centre_depth(m));
             z = grid_.centre_depth(m);
             const double pc = s.p[m] - pw;
             s.sw[m] = sublayers == 1 ? saturation_at_capillary_pressure(rp, pc)
@@ -236,8 +232,8 @@ double TwoPhaseCells::sublayer_mean_saturation(index_t m, double p_o, double p_w
     double first = 0.0, sum = 0.0;
     for (int q = 0; q < sublayers; ++q) {
         const double zq = z + (q + 0.5 - 0.5 * sublayers) * h;
-        const double pc = hydrostatic_step(params_, params_.oil, p_o, z, zq) -
-                          hydrostatic_step(params_, params_.water, p_w, z, zq);
+        const double pc = hydrostatic_step(params_, kOil, p_o, z, zq) -
+                          hydrostatic_step(params_, kWater, p_w, z, zq);
         const double sw = saturation_at_capillary_pressure(params_.relperm, pc);
         if (q == 0) first = sw;
         sum += sw - first;

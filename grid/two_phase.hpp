@@ -38,11 +38,27 @@ constexpr int kSaturation = 1;  ///< unknown index
 
 struct PhaseProperties {
     double density = 1000.0;       ///< surface density [kg/m^3] (Eclipse's DENSITY)
-    double viscosity = 1.0e-3;     ///< [Pa s], constant
+    double viscosity = 1.0e-3;     ///< [Pa s] at the reference pressure
     double compressibility = 0.0;  ///< [1/Pa]
     /// Formation volume factor at the reference pressure [reservoir m^3 / surface m^3]:
     /// the density there is density / volume_factor (design decision 81).
     double volume_factor = 1.0;
+    /// [1/Pa]: mu(p) = viscosity exp(viscosibility (p - p_ref)) (Eclipse's Cv; design
+    /// decision 84); 0: a constant viscosity.
+    double viscosibility = 0.0;
+};
+
+/// A dead oil's tabulated PVT (Eclipse's PVDO; design decision 84): rows of pressure [Pa]
+/// (strictly increasing) with 1/B and 1/(B mu) [1/(Pa s)], each linear in p between rows and
+/// extrapolated linearly beyond the end rows, as OPM Flow's DeadOilPvt interpolates them; mu
+/// is (1/B) / (1/(B mu)). grid/pvt_table.hpp checks and builds it. Held in place, a fixed
+/// capacity, as RelPermTable.
+struct PvtTable {
+    static constexpr int kMaxRows = 32;
+    int rows = 0;  ///< 0: no table (the phase's PhaseProperties laws)
+    double p[kMaxRows] = {};
+    double inv_b[kMaxRows] = {};
+    double inv_bmu[kMaxRows] = {};
 };
 
 /// The phase's density at the reference pressure [kg/m^3]: rho_s / B (exactly rho_s for B = 1).
@@ -93,6 +109,10 @@ struct TwoPhaseParams {
     double reference_pressure = 6000.0 * units::kPsi;    ///< [Pa], density/porosity laws
     double rock_compressibility = 1.0e-6 / units::kPsi;  ///< [1/Pa]
     double gravity = units::kGravity;                    ///< [m/s^2]; 0 switches gravity off
+    /// The oil's PVDO table; with rows, the oil's density (with its surface density) and
+    /// viscosity come from it, not from oil's compressibility, volume_factor, viscosity and
+    /// viscosibility.
+    PvtTable oil_pvt;
 };
 
 /// Cell state in SI: oil pressure [Pa] and water saturation per cell.
@@ -101,12 +121,93 @@ struct CellState {
     std::vector<double> sw;
 };
 
+/// A phase's properties, a copy chosen field by field: on the device a reference chosen by a
+/// run-time phase would put the parameters in local memory.
+HEPTANE_HD inline PhaseProperties phase_props(const TwoPhaseParams& prm, int phase) {
+    const bool oil = phase == kOil;
+    PhaseProperties ph;
+    ph.density = oil ? prm.oil.density : prm.water.density;
+    ph.viscosity = oil ? prm.oil.viscosity : prm.water.viscosity;
+    ph.compressibility = oil ? prm.oil.compressibility : prm.water.compressibility;
+    ph.volume_factor = oil ? prm.oil.volume_factor : prm.water.volume_factor;
+    ph.viscosibility = oil ? prm.oil.viscosibility : prm.water.viscosibility;
+    return ph;
+}
+
 // ---- property laws, templated on the scalar (double or Dual<N>) --------------------------
 
 template <class T>
 HEPTANE_HD T phase_density(const PhaseProperties& ph, const T& p, double p_ref) {
     using canonical::exp;
     return reservoir_density(ph) * exp(ph.compressibility * (p - p_ref));
+}
+
+/// Column y of table t at pressure p: linear between the rows around it (a row's own
+/// pressure takes the segment that starts there), the end segments' lines beyond them.
+template <class T>
+HEPTANE_HD T pvt_interpolate(const PvtTable& t, const double* y, const T& p) {
+    const double x = value(p);
+    int i = 0;
+    while (i + 2 < t.rows && t.p[i + 1] <= x) ++i;
+    return y[i] + (y[i + 1] - y[i]) / (t.p[i + 1] - t.p[i]) * (p - t.p[i]);
+}
+
+/// Whether phase a's density and viscosity come from the PVDO table.
+HEPTANE_HD inline bool tabulated_pvt(const TwoPhaseParams& prm, int a) {
+    return a == kOil && prm.oil_pvt.rows > 0;
+}
+
+/// Phase a's density rho_a(p_a) [kg/m^3] at its pressure p_a: the table's rho_s / B(p_a), else
+/// the slightly compressible law.
+template <class T>
+HEPTANE_HD T phase_density(const TwoPhaseParams& prm, int a, const T& p_a) {
+    if (tabulated_pvt(prm, a)) {
+        return prm.oil.density * pvt_interpolate(prm.oil_pvt, prm.oil_pvt.inv_b, p_a);
+    }
+    return phase_density(phase_props(prm, a), p_a, prm.reference_pressure);
+}
+
+/// Phase a's formation volume factor at the reference pressure (the table's there).
+HEPTANE_HD inline double reference_volume_factor(const TwoPhaseParams& prm, int a) {
+    if (tabulated_pvt(prm, a))
+        return 1.0 / pvt_interpolate(prm.oil_pvt, prm.oil_pvt.inv_b, prm.reference_pressure);
+    return a == kOil ? prm.oil.volume_factor : prm.water.volume_factor;
+}
+
+/// Phase a's density at the reference pressure: rho_s / B(p_ref) (exactly
+/// reservoir_density for the slightly compressible law).
+HEPTANE_HD inline double reference_density(const TwoPhaseParams& prm, int a) {
+    if (tabulated_pvt(prm, a))
+        return prm.oil.density *
+               pvt_interpolate(prm.oil_pvt, prm.oil_pvt.inv_b, prm.reference_pressure);
+    return reservoir_density(phase_props(prm, a));
+}
+
+/// Whether phase a's viscosity depends on its pressure (a table or a viscosibility).
+HEPTANE_HD inline bool pressure_dependent_viscosity(const TwoPhaseParams& prm, int a) {
+    return tabulated_pvt(prm, a) ||
+           (a == kOil ? prm.oil.viscosibility : prm.water.viscosibility) != 0.0;
+}
+
+/// Whether some phase's viscosity depends on its pressure.
+HEPTANE_HD inline bool pressure_dependent_viscosity(const TwoPhaseParams& prm) {
+    return pressure_dependent_viscosity(prm, kOil) || pressure_dependent_viscosity(prm, kWater);
+}
+
+/// Phase a's viscosity [Pa s] at its pressure p_a: the table's (1/B) / (1/(B mu)), else
+/// viscosity exp(viscosibility (p_a - p_ref)) (Eclipse's PVCDO / PVTW law mu(p) B(p) =
+/// mu_ref B_ref / (1 + Y + Y^2/2), Y = (c - Cv) (p - p_ref), is that to third order, as the
+/// density law is; design decision 84).
+template <class T>
+HEPTANE_HD T phase_viscosity(const TwoPhaseParams& prm, int a, const T& p_a) {
+    using canonical::exp;
+    if (tabulated_pvt(prm, a)) {
+        const PvtTable& t = prm.oil_pvt;
+        return pvt_interpolate(t, t.inv_b, p_a) / pvt_interpolate(t, t.inv_bmu, p_a);
+    }
+    const double mu = a == kOil ? prm.oil.viscosity : prm.water.viscosity;
+    const double cv = a == kOil ? prm.oil.viscosibility : prm.water.viscosibility;
+    return mu * exp(cv * (p_a - prm.reference_pressure));
 }
 
 template <class T>
@@ -175,23 +276,13 @@ HEPTANE_HD T phase_pressure(const TwoPhaseParams& prm, int a, const T& p_oil, co
 /// 1 - sor).
 double saturation_at_capillary_pressure(const RelPerm& rp, double pc);
 
-/// Phase mobility kr / mu [1/(Pa s)] at water saturation sw.
+/// Phase mobility kr / mu [1/(Pa s)] at the phase's pressure p_a and water saturation sw:
+/// with a constant viscosity kr(sw) / viscosity (p_a unused), else kr(sw) / mu(p_a).
 template <class T>
-HEPTANE_HD T phase_mobility(const TwoPhaseParams& prm, int phase, const T& sw) {
-    return phase == kOil ? oil_relperm(prm.relperm, sw) / prm.oil.viscosity
-                         : water_relperm(prm.relperm, sw) / prm.water.viscosity;
-}
-
-/// A phase's properties, a copy chosen field by field: on the device a reference chosen by a
-/// run-time phase would put the parameters in local memory.
-HEPTANE_HD inline PhaseProperties phase_props(const TwoPhaseParams& prm, int phase) {
-    const bool oil = phase == kOil;
-    PhaseProperties ph;
-    ph.density = oil ? prm.oil.density : prm.water.density;
-    ph.viscosity = oil ? prm.oil.viscosity : prm.water.viscosity;
-    ph.compressibility = oil ? prm.oil.compressibility : prm.water.compressibility;
-    ph.volume_factor = oil ? prm.oil.volume_factor : prm.water.volume_factor;
-    return ph;
+HEPTANE_HD T phase_mobility(const TwoPhaseParams& prm, int phase, const T& p_a, const T& sw) {
+    const T kr = phase == kOil ? oil_relperm(prm.relperm, sw) : water_relperm(prm.relperm, sw);
+    if (pressure_dependent_viscosity(prm, phase)) return kr / phase_viscosity(prm, phase, p_a);
+    return kr / (phase == kOil ? prm.oil.viscosity : prm.water.viscosity);
 }
 
 // ---- one cell's equations, on the host and the device (issue 23) ----------------------------
@@ -243,9 +334,12 @@ struct JacobianView {
 /// S_w, and (water) the capillary pressure Pc with dPc / d S_w (else 0), at a cell's state.
 /// The derivatives are those the cell equations' dual numbers carry, so rebuilding the duals
 /// from them gives the bits of evaluating the laws per face.
+/// With a pressure-dependent viscosity (decision 84) also d lambda_a / d p_o (per
+/// kPressureScale), dmob then the whole d lambda_a / d S_w (through Pc too).
 struct PhaseState {
     double rho, drho, mob, dmob;
     double drho_ds = 0.0, pc = 0.0, dpc = 0.0;
+    double dmob_dp = 0.0;
 };
 
 HEPTANE_HD inline PhaseState phase_state(const TwoPhaseParams& prm, int a, double p, double sw) {
@@ -259,9 +353,19 @@ HEPTANE_HD inline PhaseState phase_state(const TwoPhaseParams& prm, int a, doubl
         pc = capillary_pressure(prm.relperm, D2::variable(sw, 1));
         pa -= pc;
     }
-    const D2 rho = phase_density(phase_props(prm, a), pa, prm.reference_pressure);
-    const D1 mob = phase_mobility(prm, a, D1::variable(sw, 0));
-    PhaseState s{rho.v, rho.d[0], mob.v, mob.d[0]};
+    const D2 rho = phase_density(prm, a, pa);
+    PhaseState s{rho.v, rho.d[0], 0.0, 0.0};
+    if (pressure_dependent_viscosity(prm, a)) {
+        const D2 mob = phase_mobility(prm, a, pa, D2::variable(sw, 1));
+        s.mob = mob.v;
+        s.dmob = mob.d[1];
+        s.dmob_dp = mob.d[0];
+    } else {  // kr(S_w) / mu: d / d S_w alone
+        const D1 swd = D1::variable(sw, 0);
+        const D1 mob = phase_mobility(prm, a, swd, swd);
+        s.mob = mob.v;
+        s.dmob = mob.d[0];
+    }
     if (capillary) {
         s.drho_ds = rho.d[1];
         s.pc = pc.v;
@@ -273,15 +377,28 @@ HEPTANE_HD inline PhaseState phase_state(const TwoPhaseParams& prm, int a, doubl
 /// Every cell's PhaseState of both phases, evaluated once a cell and read by the cell and
 /// its six neighbours (decision 43): entry q < 4 of phase a of cell m at (4 a + q) stride + m
 /// - first, for the cells [first, first + stride); with capillary pressure also water's
-/// drho_ds, pc and dpc at (8, 9, 10) stride + m - first (cell_property_arrays: 8 or 11).
+/// drho_ds, pc and dpc at (8, 9, 10) stride + m - first; with a pressure-dependent viscosity
+/// (decision 84) phase a's dmob_dp at (8 + a) stride (11 + a with Pc): cell_property_arrays 8
+/// to 13.
 HEPTANE_HD inline int cell_property_arrays(const TwoPhaseParams& prm) {
-    return prm.relperm.table.capillary ? 11 : 8;
+    return 8 + (prm.relperm.table.capillary ? 3 : 0) + (pressure_dependent_viscosity(prm) ? 2 : 0);
 }
 struct CellPropertiesView {
     double* values = nullptr;
     index_t stride = 0;
     index_t first = 0;
     bool capillary = false;  ///< the model has Pc: the three more arrays are there
+    bool viscous = false;    ///< a viscosity depends on pressure: the two dmob_dp arrays are there
+
+    /// The view of the model prm's cell_property_arrays(prm) arrays at `values`.
+    HEPTANE_HD static CellPropertiesView of(const TwoPhaseParams& prm, double* values,
+                                            index_t stride, index_t first) {
+        return {values, stride, first, prm.relperm.table.capillary,
+                pressure_dependent_viscosity(prm)};
+    }
+    HEPTANE_HD double* dmob_dp_at(index_t m, int a) const {
+        return values + ((capillary ? 11 : 8) + a) * stride + m - first;
+    }
 
     /// Both phases of cell m at (p, sw).
     HEPTANE_HD void store(const TwoPhaseParams& prm, index_t m, double p, double sw) const {
@@ -297,6 +414,7 @@ struct CellPropertiesView {
                 at[5 * stride] = s.pc;
                 at[6 * stride] = s.dpc;
             }
+            if (viscous) *dmob_dp_at(m, a) = s.dmob_dp;
         }
     }
     /// Phase a of cell m; kCapillary false: the four arrays every model has (a model without
@@ -310,6 +428,7 @@ struct CellPropertiesView {
             s.pc = at[5 * stride];
             s.dpc = at[6 * stride];
         }
+        if (viscous) s.dmob_dp = *dmob_dp_at(m, a);
         return s;
     }
 };
@@ -350,9 +469,8 @@ HEPTANE_HD inline void assemble_equation_of(const TwoPhaseCellsView& v, index_t 
     const TwoPhaseParams& prm = v.params;
     const double ps = units::kPressureScale;
     const double p_ref = prm.reference_pressure;
-    const PhaseProperties ph = phase_props(prm, a);
     // Mass rate [kg/s] -> scaled surface volume rate [m^3/day].
-    const double scale = units::kTimeScale / ph.density;
+    const double scale = units::kTimeScale / (a == kOil ? prm.oil.density : prm.water.density);
     const bool jacobian = jac.bdia != nullptr;
     auto J = [&](int d, int c) -> double& {
         return jac.bdia[((d * 2 + a) * 2 + c) * jac.stride + m - jac.first];
@@ -387,8 +505,7 @@ HEPTANE_HD inline void assemble_equation_of(const TwoPhaseCellsView& v, index_t 
     const D2 s = a == kWater ? sw : 1.0 - sw;
     const double s_old = a == kWater ? x_old.sw[m] : 1.0 - x_old.sw[m];
     const double p_old = kCapillary ? phase_pressure(prm, a, x_old.p[m], x_old.sw[m]) : x_old.p[m];
-    const D2 acc =
-        pore_factor * (phi * rho * s - phi_old * phase_density(ph, p_old, p_ref) * s_old);
+    const D2 acc = pore_factor * (phi * rho * s - phi_old * phase_density(prm, a, p_old) * s_old);
     const D2 r = acc * scale;
     double r_cell = 0.0 + r.v;
     for (int c = 0; c < 2; ++c) {
@@ -416,6 +533,12 @@ HEPTANE_HD inline void assemble_equation_of(const TwoPhaseCellsView& v, index_t 
         if (kCapillary) rho_c.d[i + 1] = st.drho_ds;
         return rho_c;
     };
+    // A cell's mobility seeded at slot i (p, with a pressure-dependent viscosity) and i + 1.
+    const auto mobility_at = [&](const PhaseState& st, int i) {
+        D4 mob_c = D4::variable(st.mob, i + 1, st.dmob);
+        if (props.viscous) mob_c.d[i] = st.dmob_dp;
+        return mob_c;
+    };
     const D4 pm = phase_pressure_at(m, own, 0);
     const D4 rho_m = density_at(own, 0);
     // The flux of phase a from m to n through transmissibility t, added to the row's residual
@@ -426,8 +549,8 @@ HEPTANE_HD inline void assemble_equation_of(const TwoPhaseCellsView& v, index_t 
         const D4 pn = phase_pressure_at(n, other, 2);
         const D4 rho_n = density_at(other, 2);
         const D4 dphi = pm - pn - 0.5 * (rho_m + rho_n) * (prm.gravity * dz);
-        const D4 mob = value(dphi) >= 0.0 ? rho_m * D4::variable(own.mob, 1, own.dmob)
-                                          : rho_n * D4::variable(other.mob, 3, other.dmob);
+        const D4 mob =
+            value(dphi) >= 0.0 ? rho_m * mobility_at(own, 0) : rho_n * mobility_at(other, 2);
         const D4 flux = (t * scale) * mob * dphi;
         r_cell += flux.v;
         for (int c = 0; c < 2; ++c) center[c] += flux.d[c];

@@ -192,7 +192,8 @@ Convergence Simulator::convergence(const ResidualMeasures& r, double dt) const {
     // R is in surface volumes; B at the reference pressure makes them reservoir volumes, as
     // OPM's CNV and MB do with the region's mean B (design decision 81; exact for B = 1).
     const grid::TwoPhaseParams& prm = system_.cells().params();
-    const std::array<double, 2> b{prm.oil.volume_factor, prm.water.volume_factor};
+    const std::array<double, 2> b{grid::reference_volume_factor(prm, grid::kOil),
+                                  grid::reference_volume_factor(prm, grid::kWater)};
     const double pore = r.pore_volume;
     for (int a = 0; a < 2; ++a) {
         c.cnv[a] = r.cnv_max[a] * b[a];

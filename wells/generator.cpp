@@ -61,6 +61,8 @@ void validate_two_phase(const ModelSpec& s) {
         require(finite_nonnegative(ph.ph.compressibility), ph.compressibility, "must be >= 0");
         require(finite_positive(ph.ph.volume_factor), ph.volume_factor, "must be > 0");
     }
+    require(std::isfinite(p.oil.viscosibility), "fluid.oil.viscosibility", "must be finite");
+    require(std::isfinite(p.water.viscosibility), "fluid.water.viscosibility", "must be finite");
     const grid::RelPerm& rp = p.relperm;
     require(rp.swc >= 0.0 && rp.swc < 1.0, "fluid.relperm.swc", "must be in [0, 1)");
     require(rp.sor >= 0.0 && rp.sor < 1.0, "fluid.relperm.sor", "must be in [0, 1)");

@@ -77,22 +77,22 @@ struct WellJacobianView {
 template <class T>
 HEPTANE_HD void perforation_flow(const grid::TwoPhaseParams& prm, bool producer, double dz,
                                  double wi, const T& pm, const T& sw, const T& pb, T (&q)[2]) {
-    const double rho_wb = grid::reservoir_density(producer ? prm.oil : prm.water);
+    const double rho_wb = grid::reference_density(prm, producer ? grid::kOil : grid::kWater);
     const T drawdown = pm - (pb + rho_wb * prm.gravity * dz);
-    const double p_ref = prm.reference_pressure;
     // Mass flow out of the cell per phase [kg/s] -> scaled surface volume rate.
     if (producer) {
         for (int a = 0; a < 2; ++a) {
-            const grid::PhaseProperties ph = grid::phase_props(prm, a);
-            q[a] = wi * grid::phase_density(ph, grid::phase_pressure(prm, a, pm, sw), p_ref) *
-                   grid::phase_mobility(prm, a, sw) * drawdown * (units::kTimeScale / ph.density);
+            const T pa = grid::phase_pressure(prm, a, pm, sw);
+            const double rho_s = a == grid::kOil ? prm.oil.density : prm.water.density;
+            q[a] = wi * grid::phase_density(prm, a, pa) * grid::phase_mobility(prm, a, pa, sw) *
+                   drawdown * (units::kTimeScale / rho_s);
         }
     } else {
-        const T total =
-            grid::phase_mobility(prm, grid::kOil, sw) + grid::phase_mobility(prm, grid::kWater, sw);
-        q[grid::kOil] = T(0.0);
         const T pw = grid::phase_pressure(prm, grid::kWater, pm, sw);
-        q[grid::kWater] = wi * grid::phase_density(prm.water, pw, p_ref) * total * drawdown *
+        const T total = grid::phase_mobility(prm, grid::kOil, pm, sw) +
+                        grid::phase_mobility(prm, grid::kWater, pw, sw);
+        q[grid::kOil] = T(0.0);
+        q[grid::kWater] = wi * grid::phase_density(prm, grid::kWater, pw) * total * drawdown *
                           (units::kTimeScale / prm.water.density);
     }
 }

@@ -44,6 +44,32 @@ TEST(Deck, FormationVolumeFactorsAreRead) {
     EXPECT_EQ(p.oil.density, d.oil.density);  // the surface density, unchanged
 }
 
+TEST(Deck, PressureDependentPvtIsRead) {
+    // Design decision 84: a PVDO table for the oil in the deck's units (five_spot: field), and
+    // viscosibilities in 1/pressure.
+    const std::string deck = source_path("inputs/five_spot.yaml");
+    const grid::TwoPhaseParams p =
+        load_deck(deck, {"fluid.oil={density: 53, pvdo: [[300, 1.05, 2.85], [800, 1.02, 2.99], "
+                         "[8000, 1.01, 3]]}",
+                         "fluid.water.viscosibility=2e-6"})
+            .model.two_phase;
+    ASSERT_EQ(p.oil_pvt.rows, 3);
+    EXPECT_DOUBLE_EQ(p.oil_pvt.p[2], 8000.0 * units::kPsi);
+    EXPECT_EQ(p.oil_pvt.inv_b[1], 1.0 / 1.02);
+    EXPECT_EQ(p.oil_pvt.inv_bmu[0], 1.0 / (1.05 * (2.85 * units::kCentiPoise)));
+    EXPECT_DOUBLE_EQ(p.water.viscosibility, 2e-6 / units::kPsi);
+    EXPECT_EQ(load_deck(deck).model.two_phase.oil_pvt.rows, 0);
+    EXPECT_THAT(load_error(deck, {"fluid.oil={pvdo: [[300, 1.05, 2.85], [800, 1.02, 2.99]], "
+                                  "viscosity: 3}"}),
+                HasSubstr("fluid.oil.viscosity: fluid.oil.pvdo gives the oil's B and viscosity"));
+    EXPECT_THAT(load_error(deck, {"fluid.oil={pvdo: [[300, 1.05, 2.85], [800, 1.07, 2.99]]}"}),
+                HasSubstr("fluid.oil.pvdo: row 2: the formation volume factor must decrease"));
+    EXPECT_THAT(load_error(deck, {"fluid.oil={pvdo: [[300, 1.05], [800, 1.02, 2.99]]}"}),
+                HasSubstr("fluid.oil.pvdo[0]"));
+    EXPECT_THAT(load_error(deck, {"fluid.water.pvdo=[[300, 1.05, 2.85], [800, 1.02, 2.99]]"}),
+                HasSubstr("fluid.water.pvdo"));  // the water has no table: an unknown key
+}
+
 TEST(Deck, FluidEclipseIsTheFluidWrittenOut) {
     // inputs/egg.yaml reads its fluid from the Egg deck's PROPS (design decision 75): the
     // parameters are bit for bit those of the keys that wrote it out before.
@@ -61,7 +87,9 @@ TEST(Deck, FluidEclipseIsTheFluidWrittenOut) {
         EXPECT_EQ(x.viscosity, y.viscosity);
         EXPECT_EQ(x.compressibility, y.compressibility);
         EXPECT_EQ(x.volume_factor, y.volume_factor);
+        EXPECT_EQ(x.viscosibility, y.viscosibility);
     }
+    EXPECT_EQ(a.oil_pvt.rows, 0);
     EXPECT_EQ(a.reference_pressure, b.reference_pressure);
     EXPECT_EQ(a.rock_compressibility, b.rock_compressibility);
     EXPECT_EQ(a.gravity, b.gravity);

@@ -179,6 +179,15 @@ grid::RelPermTable capillary_relperm_table() {
     return grid::relperm_table(rows);
 }
 
+void set_pressure_dependent_pvt(grid::TwoPhaseParams& prm) {
+    const double cp = units::kCentiPoise;
+    prm.oil_pvt = grid::pvt_table({{300.0 * units::kPsi, 1.05, 2.85 * cp},
+                                   {2900.0 * units::kPsi, 1.035, 2.9 * cp},
+                                   {6150.0 * units::kPsi, 1.02, 3.1 * cp},
+                                   {8000.0 * units::kPsi, 1.01, 3.4 * cp}});
+    prm.water.viscosibility = 5.0e-5 / units::kPsi;
+}
+
 void add_fault(wells::ModelSpec& spec) {
     grid::Grid3D& g = spec.grid;
     std::vector<double> coord, zcorn;

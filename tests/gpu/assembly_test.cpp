@@ -115,6 +115,16 @@ TEST_F(DeviceAssembly, FormationVolumeFactorsAreTheHostsBits) {
     expect_device_is_host(wells::generate(spec, false), spec);
 }
 
+TEST_F(DeviceAssembly, PressureDependentPvtIsTheHostsBits) {
+    // A PVDO oil and a water viscosibility (design decision 84): the table's density and
+    // viscosity in the cells, the faces and the wells, and the two dmob_dp arrays the device
+    // stores, with the capillary table so that the water's viscosity is at p_w.
+    wells::ModelSpec spec = test::two_phase_spec(7, 6, 5, test::corner_wells(7, 6, 5));
+    spec.two_phase.relperm.table = test::capillary_relperm_table();
+    test::set_pressure_dependent_pvt(spec.two_phase);
+    expect_device_is_host(wells::generate(spec, false), spec);
+}
+
 TEST_F(DeviceAssembly, PhaseRateProducersAreTheHostsBits) {
     // W2 on its oil rate and W0 on its water rate (design decision 82): their rate
     // equations' terms (W values and D) take one phase's perforation flows.

@@ -192,6 +192,15 @@ TEST_F(SimulateOnGpu, FormationVolumeFactorsOnTheDeviceGiveTheCpuBits) {
                                                  "fluid.water.formation_volume_factor=1.013"});
 }
 
+// SPE10 model 2's PVDO oil and a water viscosibility (design decision 84): the device's
+// tabulated density and pressure-dependent mobilities, and B(p_ref) in its convergence.
+TEST_F(SimulateOnGpu, PressureDependentPvtOnTheDeviceGivesTheCpuBits) {
+    expect_device_simulation_is_the_cpus(
+        "pvdo", {"fluid.oil={density: 53, pvdo: [[300, 1.05, 2.85], [800, 1.02, 2.99], "
+                 "[8000, 1.01, 3]]}",
+                 "fluid.water.viscosibility=1e-5"});
+}
+
 // A producer on its oil rate (design decision 82) that reaches its BHP limit: the device's
 // well equation and the way to the limit.
 TEST_F(SimulateOnGpu, OilRateProducerOnTheDeviceGivesTheCpuBits) {

@@ -1,6 +1,7 @@
 // An Eclipse deck's PROPS section as heptane's two-phase fluid (grid/eclipse_props.hpp, design
-// decision 75): the Egg model's DENSITY, PVCDO, PVTW, ROCK and SWOF in SI, FIELD units, and
-// what the model cannot take refused at the file's line.
+// decisions 75, 84): the Egg model's DENSITY, PVCDO, PVTW, ROCK and SWOF in SI, FIELD units,
+// viscosibilities, SPE10 model 2's PVDO, and what the model cannot take refused at the file's
+// line.
 #include "grid/eclipse_props.hpp"
 
 #include <gmock/gmock.h>
@@ -77,6 +78,66 @@ TEST(EclipseProps, FormationVolumeFactorsAreTheFilesOwn) {
     EXPECT_EQ(read_eclipse_fluid(defaulted.path(), kMetric).oil.volume_factor, 1.0);
 }
 
+// Design decision 84: PVCDO's and PVTW's item 5, the viscosibility, in 1/pressure.
+TEST(EclipseProps, ViscosibilitiesAreTheFilesOwn) {
+    const TempFile f("RUNSPEC\nFIELD\n" + props("6000 1 5e-6 3 2e-6", "6000 1.01 3e-6 0.3 -1e-6"));
+    const TwoPhaseParams p = read_eclipse_fluid(f.path(), kMetric);
+    EXPECT_DOUBLE_EQ(p.oil.viscosibility, 2e-6 / units::kPsi);
+    EXPECT_DOUBLE_EQ(p.water.viscosibility, -1e-6 / units::kPsi);
+    EXPECT_EQ(p.oil_pvt.rows, 0);
+}
+
+/// The PROPS section with SPE10 model 2's PVDO (its data file's, FIELD units) for the oil.
+std::string pvdo_props(const std::string& pvdo) {
+    return "RUNSPEC\nFIELD\nPROPS\nDENSITY\n 53 64 0.0624 /\nPVDO\n" + pvdo +
+           "/\nPVTW\n 6000 1.01 3e-6 0.3 0 /\nROCK\n 6000 1e-6 /\n" + kSwof;
+}
+const std::string kSpe10Pvdo = " 300 1.05 2.85\n 800 1.02 2.99\n 8000 1.01 3\n";
+
+TEST(EclipseProps, PvdoTabulatesTheOil) {
+    const TempFile f(pvdo_props(kSpe10Pvdo));
+    TwoPhaseParams start;
+    start.oil.volume_factor = 2.0;  // replaced: the table gives the oil
+    const TwoPhaseParams p = read_eclipse_fluid(f.path(), kMetric, start);
+    ASSERT_EQ(p.oil_pvt.rows, 3);
+    EXPECT_DOUBLE_EQ(p.oil_pvt.p[1], 800.0 * units::kPsi);
+    EXPECT_EQ(p.oil_pvt.inv_b[2], 1.0 / 1.01);
+    EXPECT_EQ(p.oil_pvt.inv_bmu[0], 1.0 / (1.05 * (2.85 * units::kCentiPoise)));
+    EXPECT_DOUBLE_EQ(p.oil.density, 53.0 * units::kPoundPerCubicFoot);
+    EXPECT_EQ(p.oil.volume_factor, 1.0);
+    // At a row the table's own values; B at the reference pressure (6000 psi) between rows 2, 3.
+    EXPECT_DOUBLE_EQ(phase_viscosity(p, kOil, 800.0 * units::kPsi), 2.99 * units::kCentiPoise);
+    const double inv_b = 1.0 / 1.02 + (1.0 / 1.01 - 1.0 / 1.02) * (5200.0 / 7200.0);
+    EXPECT_DOUBLE_EQ(reference_volume_factor(p, kOil), 1.0 / inv_b);
+    EXPECT_DOUBLE_EQ(p.water.volume_factor, 1.01);
+    EXPECT_EQ(reference_volume_factor(p, kWater), 1.01);
+}
+
+TEST(EclipseProps, APvdoTheModelCannotTakeIsRefusedAtItsLine) {
+    const auto error = [](const std::string& text) {
+        const TempFile f(text);
+        return input_error_of([&] { read_eclipse_fluid(f.path(), kMetric); });
+    };
+    EXPECT_THAT(error(pvdo_props(" 300 1.05 2.85\n 800 1.06 2.99\n")),
+                HasSubstr(":6: PVDO: row 2: the formation volume factor must decrease"));
+    EXPECT_THAT(error(pvdo_props(" 300 1.05 2.85\n 300 1.02 2.99\n")),
+                HasSubstr(":6: PVDO: row 2: the pressure must increase"));
+    EXPECT_THAT(error(pvdo_props(" 300 1.05 2.85\n")),
+                HasSubstr(":6: PVDO: 1 rows; a table has 2"));
+    EXPECT_THAT(error(pvdo_props(" 300 1.05 2.85\n 800 1.02\n")),
+                HasSubstr(":6: PVDO: 5 values; a row is 3"));
+    EXPECT_THAT(error(pvdo_props(" 300 1.05 2.85\n 800 1* 2.99\n")),
+                HasSubstr(":6: PVDO: row 2: a defaulted item (n*)"));
+    EXPECT_THAT(error(pvdo_props(" 300 1.05 0\n 800 1.02 2.99\n")),
+                HasSubstr(":6: PVDO: row 1: the viscosity must be > 0"));
+    EXPECT_THAT(error(pvdo_props(kSpe10Pvdo + "/\n" + kSpe10Pvdo)),
+                HasSubstr(":11: PVDO: a second region's record (PVTNUM) is not supported"));
+    const TempFile both(props("6000 1 5e-6 3 0") + "PVDO\n" + kSpe10Pvdo + "/\n");
+    EXPECT_THAT(input_error_of([&] { read_eclipse_fluid(both.path(), kMetric); }),
+                HasSubstr(":13: PVDO: the oil is given twice, here and at " + both.path() +
+                          ":4: PVCDO: give one of them"));
+}
+
 TEST(EclipseProps, WhatTheModelCannotTakeIsRefusedAtItsLine) {
     const auto error = [](const std::string& text) {
         const TempFile f(text);
@@ -86,9 +147,6 @@ TEST(EclipseProps, WhatTheModelCannotTakeIsRefusedAtItsLine) {
                 HasSubstr(":4: PVCDO: the formation volume factor must be > 0"));
     EXPECT_THAT(error(props("6000 1 5e-6 3 0", "6000 -1.01 3e-6 0.3 0")),
                 HasSubstr(":6: PVTW: the formation volume factor must be > 0"));
-    EXPECT_THAT(error(props("6000 1 5e-6 3 0.01")),
-                HasSubstr(":4: PVCDO: the viscosibility is 0.01; heptane's viscosities are "
-                          "constant"));
     EXPECT_THAT(error(props("6000 1 5e-6 3 0", "5000 1 3e-6 0.3 0")),
                 HasSubstr(":6: PVTW: the reference pressure 5000 differs from ROCK's 6000"));
     EXPECT_THAT(error(props("6000 1 5e-6 3 0 /\n 6000 1 5e-6 3 0")),
@@ -96,11 +154,10 @@ TEST(EclipseProps, WhatTheModelCannotTakeIsRefusedAtItsLine) {
     EXPECT_THAT(error(props("6000 1 5e-6 3 0") + "ROCK\n 6000 0 /\n"),
                 HasSubstr(":13: ROCK: given twice"));
     EXPECT_THAT(error("PVTW\n 6000 1 3e-6 0.3 0 /\n"), HasSubstr(": no DENSITY (fluid.eclipse"));
-    EXPECT_THAT(error("PVDO\n 100 1.1 2 /\n"), HasSubstr(":1: PVDO: tabulated oil PVT"));
     EXPECT_THAT(input_error_of([] {
                     read_eclipse_fluid(test::source_path("inputs/data/spe9/SPE9.DATA"), kMetric);
                 }),
-                HasSubstr("PVTO: tabulated oil PVT is not supported"));
+                HasSubstr("PVTO: live oil (dissolved gas) is not supported"));
     EXPECT_THAT(error(props("6000 1 5e-6 0 0")), HasSubstr("PVCDO: the viscosity must be > 0"));
 }
 

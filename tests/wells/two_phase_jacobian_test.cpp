@@ -47,13 +47,16 @@ CellState random_state(const wells::TwoPhaseSystem& sys, std::uint64_t seed) {
 }
 
 /// The relperm of a test: Corey's, a table (design decision 74; rows 0.1 apart, no row within
-/// the finite differences' step of the random states' saturations) or that table with a
-/// capillary pressure (decision 76).
-enum class Law { corey, table, capillary };
+/// the finite differences' step of the random states' saturations), that table with a
+/// capillary pressure (decision 76), or that with pressure-dependent PVT (decision 84: a
+/// PVDO oil, a water viscosibility).
+enum class Law { corey, table, capillary, pvt };
 
 void set_law(grid::TwoPhaseParams& prm, Law law) {
     if (law == Law::table) prm.relperm.table = grid::relperm_table(test::relperm_rows());
-    if (law == Law::capillary) prm.relperm.table = test::capillary_relperm_table();
+    if (law == Law::capillary || law == Law::pvt)
+        prm.relperm.table = test::capillary_relperm_table();
+    if (law == Law::pvt) test::set_pressure_dependent_pvt(prm);
 }
 
 /// With a fault; the law.
@@ -192,13 +195,14 @@ TEST(TwoPhaseJacobian, AccumulationBlocksAreTheTimeTermAlone) {
 INSTANTIATE_TEST_SUITE_P(Grids, TwoPhaseJacobianGrids,
                          ::testing::Combine(::testing::Bool(),
                                             ::testing::Values(Law::corey, Law::table,
-                                                              Law::capillary)),
+                                                              Law::capillary, Law::pvt)),
                          [](const ::testing::TestParamInfo<std::tuple<bool, Law>>& info) {
                              const Law law = std::get<1>(info.param);
                              return std::string(std::get<0>(info.param) ? "Faulted" : "Box") +
-                                    (law == Law::corey   ? "Corey"
-                                     : law == Law::table ? "Table"
-                                                         : "Capillary");
+                                    (law == Law::corey       ? "Corey"
+                                     : law == Law::table     ? "Table"
+                                     : law == Law::capillary ? "Capillary"
+                                                             : "Pvt");
                          });
 
 class TwoPhaseResidualGrids : public ::testing::TestWithParam<bool> {};  // with a fault
@@ -253,8 +257,9 @@ TEST(TwoPhaseResidual, StoredPropertiesAreTheFaceDualsBitForBit) {
     // Dual<4> (seeded in slots 2 and 3, a neighbour's), and the other slots of that
     // evaluation exactly +0, which the rebuilt dual has. Over pressures far off the
     // reference and saturations across both end points (the clamps); without and with a
-    // capillary pressure (the water's density at p_w = p_o - Pc(S_w), so it has an S_w slot).
-    for (const Law law : {Law::corey, Law::capillary}) {
+    // capillary pressure (the water's density at p_w = p_o - Pc(S_w), so it has an S_w slot),
+    // and with pressure-dependent viscosities (the mobility then has a pressure slot too).
+    for (const Law law : {Law::corey, Law::capillary, Law::pvt}) {
         grid::TwoPhaseParams prm = test::two_phase_spec(2, 2, 2, {}).two_phase;
         set_law(prm, law);
         using D4 = grid::Dual<4>;
@@ -265,15 +270,16 @@ TEST(TwoPhaseResidual, StoredPropertiesAreTheFaceDualsBitForBit) {
             const D4 pn = D4::variable(p, 2, units::kPressureScale), swn = D4::variable(sw, 3);
             for (int a = 0; a < 2; ++a) {
                 const grid::PhaseState s = grid::phase_state(prm, a, p, sw);
-                const D4 rho = grid::phase_density(grid::phase_props(prm, a),
-                                                   grid::phase_pressure(prm, a, pn, swn),
-                                                   prm.reference_pressure);
-                const D4 mob = grid::phase_mobility(prm, a, swn);
+                const D4 pa = grid::phase_pressure(prm, a, pn, swn);
+                const D4 rho = grid::phase_density(prm, a, pa);
+                const D4 mob = grid::phase_mobility(prm, a, pa, swn);
                 const D4 pc =
                     a == grid::kWater ? grid::capillary_pressure(prm.relperm, swn) : D4(0.0);
-                const double got[7] = {s.rho, s.drho, s.mob, s.dmob, s.drho_ds, s.pc, s.dpc};
-                const double want[7] = {rho.v, rho.d[2], mob.v, mob.d[3], rho.d[3], pc.v, pc.d[3]};
-                for (int q = 0; q < 7; ++q) {
+                const double got[8] = {s.rho,     s.drho, s.mob, s.dmob,
+                                       s.drho_ds, s.pc,   s.dpc, s.dmob_dp};
+                const double want[8] = {rho.v,    rho.d[2], mob.v,   mob.d[3],
+                                        rho.d[3], pc.v,     pc.d[3], mob.d[2]};
+                for (int q = 0; q < 8; ++q) {
                     EXPECT_EQ(std::memcmp(&got[q], &want[q], sizeof(double)), 0)
                         << "phase " << a << " entry " << q << ": " << got[q] << " vs " << want[q];
                 }
@@ -286,6 +292,9 @@ TEST(TwoPhaseResidual, StoredPropertiesAreTheFaceDualsBitForBit) {
                 if (law == Law::capillary && a == grid::kWater && sw > 0.2 && sw < 0.8) {
                     EXPECT_NE(s.drho_ds, 0.0);  // the capillary pressure is seen
                     EXPECT_LT(s.dpc, 0.0);
+                }
+                if (law == Law::pvt && sw > 0.25 && sw < 0.75) {
+                    EXPECT_NE(s.dmob_dp, 0.0);  // the viscosity's pressure dependence is seen
                 }
             }
         }

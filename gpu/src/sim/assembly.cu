@@ -174,7 +174,8 @@ void TwoPhaseModel::assemble(double dt, bool jacobian, cudaStream_t stream) cons
         wj = {w_vals.get(), wt_vals.get(), d.get()};
     }
     const grid::StateView old{p_old.get(), sw_old.get()};
-    const grid::CellPropertiesView props{properties.get(), M, 0, params.relperm.table.capillary};
+    const grid::CellPropertiesView props =
+        grid::CellPropertiesView::of(params, properties.get(), M, 0);
     k_cell_properties<<<blocks_for(M), kThreads, 0, stream>>>(params, M, now(), props);
     HEPTANE_SYNC_CHECK(stream);
     const auto equations =
