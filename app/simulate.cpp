@@ -38,10 +38,10 @@ std::string clock_text(double seconds) {
     return text;
 }
 
-/// %.6g: a deck value as the user would write it (5000, 0.05, 1.5e-3).
-std::string general(double v) {
+/// %.6g: a deck value as the user would write it (5000, 0.05, 1.5e-3); or `digits` significant.
+std::string general(double v, int digits = 6) {
     char text[32];
-    std::snprintf(text, sizeof text, "%.6g", v);
+    std::snprintf(text, sizeof text, "%.*g", digits, v);
     return text;
 }
 
@@ -187,6 +187,48 @@ void print_wells(std::ostream& out, const Deck& deck, const sim::Simulator& sim)
     out << line;
 }
 
+/// The fluid in place at the first and the last report, the oil recovered, and the balance of
+/// each phase between them: the change in place plus the net production (field_history's
+/// totals, interpolated to nothing: the reports are step ends), which the Newton loop's MB
+/// criterion bounds by its tolerance times the pore volume per step.
+void print_in_place(std::ostream& out, const Deck& deck, const sim::Simulator& sim,
+                    const std::vector<InPlaceReport>& in_place) {
+    if (in_place.empty()) return;
+    const UnitFactors u = unit_factors(deck.units);
+    const double vol = u.rate * units::kDay;
+    const std::string volume =
+        std::string(u.rate_name).substr(0, std::string(u.rate_name).find('/'));
+    const auto line = [&](const InPlaceReport& r) {
+        return "day " + day_text(r.time) + ": oil " + general(r.in_place.oil / vol, 6) + " " +
+               volume + ", water " + general(r.in_place.water / vol, 6) + " " + volume +
+               ", pressure " + fixed(r.in_place.pressure / u.pressure, 1) + " " + u.pressure_name;
+    };
+    const InPlaceReport& first = in_place.front();
+    const InPlaceReport& last = in_place.back();
+    out << "  in place    " << line(first) << '\n';
+    if (in_place.size() == 1) return;
+    out << "              " << line(last) << " (pressure weighted by hydrocarbon pore volume)\n";
+    // The field's totals at the two reports (0 before the first step).
+    const std::vector<FieldStep> field = field_history(sim);
+    const auto totals_at = [&](double t) {
+        FieldStep at;
+        for (std::size_t s = 0; s < field.size() && sim.steps()[s].time <= t; ++s) at = field[s];
+        return at;
+    };
+    const FieldStep a = totals_at(first.time), b = totals_at(last.time);
+    const double oil_out = b.oil_total - a.oil_total;
+    const double water_out =
+        (b.water_total - a.water_total) - (b.injection_total - a.injection_total);
+    const double oil_balance = last.in_place.oil - first.in_place.oil + oil_out;
+    const double water_balance = last.in_place.water - first.in_place.water + water_out;
+    const double pv = first.in_place.pore_volume;
+    out << "              oil recovered " << fixed(100.0 * oil_out / first.in_place.oil, 2)
+        << "% of the first report's; balance (change in place + net production): oil "
+        << general(oil_balance / vol, 3) << ", water " << general(water_balance / vol, 3) << " "
+        << volume << " (" << general(std::abs(oil_balance) / pv, 2) << ", "
+        << general(std::abs(water_balance) / pv, 2) << " of the pore volume)\n";
+}
+
 /// This process's part of the run: from `from` (a restart's checkpoint; empty from the start).
 /// `startup`: reading the deck, building the model and the Newton system, before the first step.
 void print_totals(std::ostream& out, const sim::Simulator& sim, const sim::Checkpoint& from,
@@ -330,6 +372,13 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
     SimulationOutput file(output);  // rank 0 writes it for every rank
     const bool writes = mpi_rank() == 0;
     if (restart) {
+        // The fluid in place of the file's reports, from their fields (deck units).
+        for (const ReportFrame& frame : restart->frames) {
+            grid::CellState x{frame.pressure, frame.water_saturation};
+            for (double& p : x.p) p *= u.pressure;
+            rec.in_place.push_back(
+                {frame.time * units::kDay, sim::fluid_in_place(system->cells(), x)});
+        }
         if (writes) {
             for (ReportFrame& frame : restart->frames) file.add_frame(std::move(frame));
         }
@@ -397,6 +446,8 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
     bool resumed = restart != nullptr;  // its first report is the file's last state
     observer.report = [&](int index, double time) {
         if (!resumed) {
+            rec.in_place.push_back(
+                {time, sim::fluid_in_place(system->cells(), simulator.state().cells)});
             ReportFrame frame = report_frame(deck, simulator, time);  // every rank's part
             if (writes) file.add_frame(std::move(frame));
         }
@@ -421,6 +472,7 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
     rec.message = outcome.message;
     write();
     print_wells(out, deck, simulator);
+    print_in_place(out, deck, simulator, rec.in_place);
     print_totals(out, simulator, from, seconds_since(t_start), startup, output_seconds);
     if (const LinearSolver* solver = simulator.linear_solver()) {
         const SetupCounts c = solver->info().counts;

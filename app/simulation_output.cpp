@@ -74,7 +74,8 @@ void write_wells(h5::File& f, const Deck& deck, const sim::Simulator& sim) {
 }
 
 /// /field: the field's rates and totals per accepted step (FieldStep).
-void write_field(h5::File& f, const Deck& deck, const sim::Simulator& sim) {
+void write_field(h5::File& f, const Deck& deck, const sim::Simulator& sim,
+                 const std::vector<InPlaceReport>& in_place) {
     const UnitFactors u = unit_factors(deck.units);
     const double volume_unit = u.rate * units::kDay;
     const std::vector<FieldStep> field = field_history(sim);
@@ -100,6 +101,23 @@ void write_field(h5::File& f, const Deck& deck, const sim::Simulator& sim) {
     f.write("/field/oil_production_total", oil_total, {n}, volume_name(u));
     f.write("/field/water_production_total", water_total, {n}, volume_name(u));
     f.write("/field/water_injection_total", injection_total, {n}, volume_name(u));
+    // The fluid in place at the report times (FOIP, FWIP, FPR).
+    const hsize_t r = in_place.size();
+    std::vector<double> at, oil_ip, water_ip, pressure, pore;
+    for (const InPlaceReport& x : in_place) {
+        at.push_back(x.time / units::kDay);
+        oil_ip.push_back(x.in_place.oil / volume_unit);
+        water_ip.push_back(x.in_place.water / volume_unit);
+        pressure.push_back(x.in_place.pressure / u.pressure);
+        pore.push_back(x.in_place.pore_volume / volume_unit);
+    }
+    f.group("/field/in_place");
+    f.write("/field/in_place/time", at, {r}, "day");
+    f.write("/field/in_place/oil", oil_ip, {r}, volume_name(u));
+    f.write("/field/in_place/water", water_ip, {r}, volume_name(u));
+    f.write("/field/in_place/pressure", pressure, {r}, u.pressure_name);
+    f.write("/field/in_place/pore_volume", pore, {r},
+            deck.units == UnitSystem::field ? "rb" : "rm3");
 }
 
 /// /simulation: per-step statistics, the Newton iterations' linear solves and the totals.
@@ -286,7 +304,7 @@ void write_history(h5::File& f, const SimulationRecord& rec) {
     f.attr("/", "status", rec.status);
     f.attr("/", "message", rec.message);
     write_wells(f, *rec.deck, *rec.simulator);
-    write_field(f, *rec.deck, *rec.simulator);
+    write_field(f, *rec.deck, *rec.simulator, rec.in_place);
     write_statistics(f, rec);
     write_restart(f, rec.simulator->checkpoint(), rec.model->grid, rec.deck->model.wells);
 }

@@ -10,6 +10,7 @@
 
 #include "app/deck.hpp"
 #include "app/output.hpp"
+#include "sim/in_place.hpp"
 #include "sim/simulator.hpp"
 
 namespace heptane::app {
@@ -23,6 +24,12 @@ struct ReportFrame {
     std::vector<double> water_saturation;
 };
 
+/// The fluid in place at one report time (sim::fluid_in_place, SI).
+struct InPlaceReport {
+    double time = 0.0;  ///< [s]
+    sim::InPlace in_place;
+};
+
 /// Everything the file holds.
 struct SimulationRecord {
     const Deck* deck = nullptr;
@@ -30,10 +37,11 @@ struct SimulationRecord {
     const sim::Simulator* simulator = nullptr;
     std::vector<std::string> overrides;
     std::string method, backend, kernel;
-    std::string status = "running";  ///< running (a checkpoint) | completed | failed | stopped
-    std::string message;             ///< failed: where and why
-    std::vector<std::string> log;    ///< well control changes and cut steps, one per line
-    std::string restarted_from;      ///< "FILE at day D" for a run that went on from a file
+    std::string status = "running";       ///< running (a checkpoint) | completed | failed | stopped
+    std::string message;                  ///< failed: where and why
+    std::vector<std::string> log;         ///< well control changes and cut steps, one per line
+    std::string restarted_from;           ///< "FILE at day D" for a run that went on from a file
+    std::vector<InPlaceReport> in_place;  ///< every report time's (/field/in_place)
     double wall_seconds = 0.0;
     /// Device allocations (gpu::device_allocations) after this process's first accepted step
     /// and now: equal when no Newton step allocates (the solver object is set up once).

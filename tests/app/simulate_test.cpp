@@ -230,7 +230,8 @@ TEST(Simulate, FiveSpotConservesMassFromItsFileAlone) {
     // output file alone: at every report time the fluid in place, computed here from the
     // pressure and saturation fields and the deck's laws, has changed by minus what the
     // wells' cumulatives say left, per phase, within the per-step material-balance tolerance
-    // summed over the steps (schedule.newton.tolerance_mb = 1e-7 of the pore volume each).
+    // summed over the steps (schedule.newton.tolerance_mb = 1e-7 of the pore volume each);
+    // and it is the file's /field/in_place (FOIP, FWIP and the FPR).
     const std::string dir = fresh_dir("five_spot");
     const std::string out = dir + "/fs.h5";
     const CliResult r = run_heptane(
@@ -244,18 +245,45 @@ TEST(Simulate, FiveSpotConservesMassFromItsFileAlone) {
     const std::vector<double> phi = f.read("/grid/porosity").values;
     double pore_volume = 0.0;
     for (double x : phi) pore_volume += x * volume / stb;
+    double fpr = 0.0;  // the last report's pressure weighted by hydrocarbon pore volume
     const auto fluid_in_place = [&](const std::string& report) {
         const auto p = f.read(report + "/pressure").values;
         const auto sw = f.read(report + "/water_saturation").values;
         std::array<double, 2> fip{0.0, 0.0};  // stb at reference density
+        double hcpv = 0.0;
+        fpr = 0.0;
         for (std::size_t m = 0; m < p.size(); ++m) {
             const double dp = p[m] * psi - p_ref;
             const double pv = volume * phi[m] * std::exp(c_rock * dp) / stb;
             fip[0] += pv * std::exp(c_oil * dp) * (1.0 - sw[m]);
             fip[1] += pv * std::exp(c_water * dp) * sw[m];
+            hcpv += pv * (1.0 - sw[m]);
+            fpr += p[m] * pv * (1.0 - sw[m]);
         }
+        fpr /= hcpv;
         return fip;
     };
+    // /field/in_place: the same fluid in place (and FPR) at every report, from the state
+    // before it was rounded to the file's fields' units (a few ulps of psi apart).
+    const auto in_place_time = f.read("/field/in_place/time").values;
+    const auto in_place_oil = f.read("/field/in_place/oil").values;
+    const auto in_place_water = f.read("/field/in_place/water").values;
+    const auto in_place_pressure = f.read("/field/in_place/pressure").values;
+    ASSERT_EQ(in_place_time.size(), 11u);  // day 0 and the 10 reports
+    EXPECT_EQ(f.attr_string("/field/in_place/oil", "units"), "stb");
+    EXPECT_EQ(f.attr_string("/field/in_place/pressure", "units"), "psi");
+    for (std::size_t k = 0; k < in_place_time.size(); ++k) {
+        const std::string group =
+            "/timesteps/" + std::string(k < 10 ? "0000" : "000") + std::to_string(k);
+        EXPECT_EQ(f.read(group + "/time").values[0], in_place_time[k]);
+        const std::array<double, 2> fip = fluid_in_place(group);
+        EXPECT_NEAR(in_place_oil[k], fip[0], 1e-12 * fip[0]) << group;
+        EXPECT_NEAR(in_place_water[k], fip[1], 1e-12 * fip[1]) << group;
+        EXPECT_NEAR(in_place_pressure[k], fpr, 1e-12 * fpr) << group;
+    }
+    EXPECT_LT(in_place_pressure.back(), in_place_pressure.front());  // produced: depleted
+    EXPECT_NE(r.out.find("  in place    day 0.00: oil "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("oil recovered "), std::string::npos) << r.out;
     const std::array<double, 2> initial = fluid_in_place("/timesteps/00000");
     const auto step_times = f.read("/simulation/time").values;
     int checked = 0;
@@ -459,9 +487,19 @@ TEST(Simulate, StopsAtTheWallClockLimitWithItsStepsWritten) {
     EXPECT_EQ(f.read("/wells/PR/bhp").values.size(), 1u);
 }
 
-/// Every /simulation per-step and per-solve array of `a` equals `b`'s, entry for entry.
+/// Every /simulation per-step and per-solve array of `a` equals `b`'s, entry for entry, and
+/// /field/in_place to 1e-12 (a restart computes its file's reports' again from their fields,
+/// which the file holds in the deck's units).
 void expect_same_statistics(const std::string& a, const std::string& b) {
     const h5::File fa = h5::File::open(a), fb = h5::File::open(b);
+    EXPECT_EQ(fa.read("/field/in_place/time").values, fb.read("/field/in_place/time").values);
+    for (const char* name : {"oil", "water", "pressure", "pore_volume"}) {
+        const std::string path = std::string("/field/in_place/") + name;
+        const std::vector<double> x = fa.read(path).values, y = fb.read(path).values;
+        ASSERT_EQ(x.size(), y.size()) << path;
+        for (std::size_t k = 0; k < x.size(); ++k)
+            EXPECT_NEAR(x[k], y[k], 1e-12 * std::abs(y[k])) << path << "[" << k << "]";
+    }
     for (const char* name :
          {"time", "dt", "newton_iterations", "linear_iterations", "cuts", "cnv", "mb",
           "newton/attempt", "newton/step", "newton/linear_iterations", "newton/converged",

@@ -1,6 +1,7 @@
 // The simulation loop's mass balance: every step's well rates against an independent count of
-// the fluid in place, with capillary pressure, formation volume factors and tabulated oil
-// (design decisions 76, 81, 84), and formation volume factors as a change of units.
+// the fluid in place (which sim::fluid_in_place, simulate's report, must equal), with capillary
+// pressure, formation volume factors and tabulated oil (design decisions 76, 81, 84), and
+// formation volume factors as a change of units.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 
 #include "common/test_systems.hpp"
 #include "core/base/units.hpp"
+#include "sim/in_place.hpp"
 #include "sim/simulation_test_support.hpp"
 #include "sim/simulator.hpp"
 
@@ -83,6 +85,10 @@ double worst_balance(Schedule s, double linear_tolerance, double tolerance, bool
     obs.control = [&](const ControlSwitch& c) { switches += c.why == ControlChange::limit; };
     obs.step = [&](const StepRecord& step) {
         const std::array<double, 2> now = fluid_in_place(r, sim.state().cells);
+        // What `simulate` reports (/field/in_place) is this count.
+        const InPlace reported = sim::fluid_in_place(r.system->cells(), sim.state().cells);
+        EXPECT_NEAR(reported.oil, now[0], 1e-12 * now[0]) << "step " << step.step;
+        EXPECT_NEAR(reported.water, now[1], 1e-12 * now[1]) << "step " << step.step;
         for (const double p : sim.state().cells.p) {
             p_low = std::min(p_low, p);
             p_high = std::max(p_high, p);

@@ -1,0 +1,24 @@
+#pragma once
+/// @file The fluid in place of a state (Eclipse's FOIP, FWIP and FPR): what `heptane simulate`
+/// reports at every report time (/field/in_place, the summary's recovery factor).
+#include "grid/two_phase.hpp"
+
+namespace heptane::sim {
+
+/// Sums over the active cells of a state, SI.
+struct InPlace {
+    /// Surface volumes [m^3]: sum V phi(p_o) S_a rho_a(p_a) / rho_a,s, each cell's mass of the
+    /// phase over its surface density, the accumulation term's own quantity.
+    double oil = 0.0;
+    double water = 0.0;
+    /// The oil pressure weighted by hydrocarbon pore volume V phi (1 - S_w) [Pa] (Eclipse's
+    /// FPR); weighted by pore volume where no cell holds oil.
+    double pressure = 0.0;
+    double pore_volume = 0.0;  ///< [reservoir m^3] sum V phi(p_o)
+};
+
+/// The fluid in place of `x` on the model of `cells` (inactive cells left out), summed in cell
+/// order.
+InPlace fluid_in_place(const grid::TwoPhaseCells& cells, const grid::CellState& x);
+
+}  // namespace heptane::sim
