@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Plots the result file of `heptane simulate` (HDF5, /wells and /simulation) as PNG files.
+"""Plots the result file of `heptane simulate` (HDF5, /wells, /field and /simulation) as PNG files.
 
     scripts/plot_simulation.py OUT.h5 [--outdir DIR] [--prefix NAME]
 
@@ -10,6 +10,9 @@ writes, in DIR (default: the folder of OUT.h5), NAME_PLOT.png (NAME default: the
                      (shut, rate, bhp)
   linear_iterations  linear iterations of every Newton iteration (cut attempts included), and
                      Newton iterations per accepted time step
+  field              the field's rates (oil and water produced, water injected) per step, and
+                     the fluid in place at the report times (oil, water, and the pressure
+                     weighted by hydrocarbon pore volume): /field, /field/in_place
 and prints their paths, one a line. Exit status 2 when OUT.h5 is missing, not HDF5 or not a
 simulation result (no /simulation and /wells, e.g. a `heptane run` file).
 
@@ -71,6 +74,8 @@ class Result:
     wells: list
     steps: dict      # /simulation datasets per accepted step: time, dt, newton_iterations, ...
     newton: dict     # /simulation/newton datasets per linear solve: step, linear_iterations, ...
+    field: dict      # /field datasets per accepted step ({} in a file without /field)
+    in_place: dict   # /field/in_place datasets per report time ({} in a file without them)
 
 
 # ---- reading ------------------------------------------------------------------------------
@@ -116,11 +121,21 @@ def read(path):
                     for n in ("time", "bhp", "oil_rate", "water_rate", "water_cut", "control")}
             wells.append(Well(name, text(g.attrs.get("type", "")) == "injector",
                               colours[i % len(colours)], data))
+        # Files of heptane before /field (2026-11-28) and /field/in_place (2026-12-01) lack them.
+        field, in_place = {}, {}
+        if "field" in f:
+            field = {n: read_series(f["field"], n)
+                     for n in ("time", "oil_production_rate", "water_production_rate",
+                               "water_injection_rate")}
+            if "in_place" in f["field"]:
+                in_place = {n: read_series(f["field/in_place"], n)
+                            for n in ("time", "oil", "water", "pressure")}
         time, dt = steps["time"].values, steps["dt"].values
         return Result(title=text(f.attrs.get("title", "")),
                       status=text(f.attrs.get("status", "")),
                       start=float(time[0] - dt[0]) if time.size else 0.0,
-                      wells=wells, steps=steps, newton=newton)
+                      wells=wells, steps=steps, newton=newton, field=field,
+                      in_place=in_place)
 
 
 # ---- drawing helpers ----------------------------------------------------------------------
@@ -290,8 +305,49 @@ def plot_linear_iterations(result):
     return fig
 
 
+def plot_field(result):
+    """Top: the field's rates per step (oil and water produced, water injected). Bottom: the
+    oil and water in place at the report times, and on a second axis the pressure weighted by
+    hydrocarbon pore volume."""
+    fig, (rates, fip) = figure(result, "field", rows=2)
+    f = result.field
+    if f:
+        t = f["time"].values
+        step_line(rates, result.start, t, f["oil_production_rate"].values, color="tab:green",
+                  label="oil produced")
+        step_line(rates, result.start, t, f["water_production_rate"].values, color="tab:blue",
+                  label="water produced")
+        step_line(rates, result.start, t, f["water_injection_rate"].values, color="tab:blue",
+                  linestyle="--", label="water injected")
+        rates.set_ylabel(label("rate", f["oil_production_rate"].units))
+        rates.set_ylim(bottom=min(0.0, rates.get_ylim()[0]))
+        legend(rates)
+    note_if_empty(rates, not f or not len(f["time"].values),
+                  NO_STEPS if f else "no /field in this file")
+    rates.set_title("rates", fontsize="medium")
+
+    ip = result.in_place
+    if ip:
+        t = ip["time"].values
+        fip.plot(t, ip["oil"].values, "o-", color="tab:green", label="oil")
+        fip.plot(t, ip["water"].values, "o-", color="tab:blue", label="water")
+        fip.set_ylabel(label("in place", ip["oil"].units))
+        fip.set_ylim(bottom=0.0)
+        pressure = fip.twinx()
+        pressure.plot(t, ip["pressure"].values, "s--", color="tab:red", label="pressure")
+        pressure.set_ylabel(label("pressure (HCPV-weighted)", ip["pressure"].units),
+                            color="tab:red")
+        handles = fip.get_legend_handles_labels()
+        extra = pressure.get_legend_handles_labels()
+        fip.legend(handles[0] + extra[0], handles[1] + extra[1], fontsize="small")
+    note_if_empty(fip, not ip, "no /field/in_place in this file")
+    fip.set_title("fluid in place at the report times", fontsize="medium")
+    fip.set_xlabel(time_label(result))
+    return fig
+
+
 PLOTS = {"rates": plot_rates, "water_cut": plot_water_cut, "bhp": plot_bhp,
-         "linear_iterations": plot_linear_iterations}
+         "linear_iterations": plot_linear_iterations, "field": plot_field}
 
 
 def main():
