@@ -386,6 +386,8 @@ class DeckReader {
             if (auto s = m.optional("skin")) w.skin = s->number();
             if (auto p = m.optional("min_bhp")) w.min_bhp = p->number() * u_.pressure;
             if (auto p = m.optional("max_bhp")) w.max_bhp = p->number() * u_.pressure;
+            if (auto x = m.optional("min_oil_rate")) w.min_oil_rate = x->number() * u_.rate;
+            if (auto x = m.optional("max_water_cut")) w.max_water_cut = x->number();
             m.finish();
             model().wells.push_back(w);
         }

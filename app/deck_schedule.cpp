@@ -99,9 +99,13 @@ sim::WellEvent read_event(const Value& v, const std::vector<wells::WellSpec>& ws
             (key[1] == 'i' ? e.min_bhp : e.max_bhp) = p * u.pressure;
         }
     }
+    if (auto x = m.optional("min_oil_rate")) e.min_oil_rate = x->number() * u.rate;
+    if (auto x = m.optional("max_water_cut")) e.max_water_cut = x->number();
     m.finish();
-    if (!e.open && !e.kind && !e.min_bhp && !e.max_bhp) {
-        v.fail("the event changes nothing: give control, status, min_bhp or max_bhp");
+    if (!e.open && !e.kind && !e.min_bhp && !e.max_bhp && !e.min_oil_rate && !e.max_water_cut) {
+        v.fail(
+            "the event changes nothing: give control, status, min_bhp, max_bhp, min_oil_rate "
+            "or max_water_cut");
     }
     return e;
 }
@@ -188,6 +192,27 @@ void read_eclipse_schedule(const Value& file, const std::string& path, Deck& dec
             e.target = c.target;
             (c.injector ? e.max_bhp : e.min_bhp) = c.bhp_limit;
         }
+        s.events.push_back(e);
+    }
+    // WECON (design decision 86): a producer's economic limits, at the start or by an event.
+    for (const grid::EclipseEconomics& x : es.economics) {
+        const auto it = std::find_if(ws.begin(), ws.end(),
+                                     [&](const wells::WellSpec& w) { return w.name == x.well; });
+        if (it->type == wells::WellType::injector) {
+            file.fail(x.where + "well " + x.well +
+                      " is an injector (WCONINJE): economic limits are a producer's");
+        }
+        if (x.time == 0.0) {  // a later record replaces an earlier one
+            it->min_oil_rate = x.min_oil_rate;
+            it->max_water_cut = x.max_water_cut;
+            continue;
+        }
+        sim::WellEvent e;
+        e.time = x.time;
+        e.well = static_cast<std::size_t>(it - ws.begin());
+        e.key = file.path();
+        e.min_oil_rate = x.min_oil_rate;
+        e.max_water_cut = x.max_water_cut;
         s.events.push_back(e);
     }
     // A well SHUT at the start: shut by an event at time 0, before the first step.

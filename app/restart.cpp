@@ -213,6 +213,10 @@ void write_restart(h5::File& f, const sim::Checkpoint& c, const grid::Grid3D& gr
     f.write(w + "/max_bhp", column(c.wells, [](const Well& s) { return s.max_bhp; }), {nw});
     f.write(w + "/on_limit", column(c.wells, [](const Well& s) { return s.on_limit; }), {nw});
     f.write(w + "/shut_bhp", column(c.wells, [](const Well& s) { return s.shut_bhp; }), {nw});
+    f.write(w + "/min_oil_rate", column(c.wells, [](const Well& s) { return s.min_oil_rate; }),
+            {nw});
+    f.write(w + "/max_water_cut", column(c.wells, [](const Well& s) { return s.max_water_cut; }),
+            {nw});
     // The deck's controls and limits, which the scheduled ones above started from: a restart's
     // deck must have them (a change from there on is an event at the restart time).
     using Spec = wells::WellSpec;
@@ -221,6 +225,10 @@ void write_restart(h5::File& f, const sim::Checkpoint& c, const grid::Grid3D& gr
     f.write(w + "/deck_target", column(wells, [](const Spec& s) { return s.target; }), {nw});
     f.write(w + "/deck_min_bhp", column(wells, [](const Spec& s) { return s.min_bhp; }), {nw});
     f.write(w + "/deck_max_bhp", column(wells, [](const Spec& s) { return s.max_bhp; }), {nw});
+    f.write(w + "/deck_min_oil_rate", column(wells, [](const Spec& s) { return s.min_oil_rate; }),
+            {nw});
+    f.write(w + "/deck_max_water_cut", column(wells, [](const Spec& s) { return s.max_water_cut; }),
+            {nw});
 
     const std::string s = g + "/steps";
     const auto n = static_cast<hsize_t>(c.steps.size());
@@ -327,9 +335,15 @@ RestartFile read_restart(const std::string& path, const Deck& deck, const grid::
     c.state.cells.sw = r.values(g + "/water_saturation", M);
     c.state.p_bh = r.values(g + "/bhp", nw);
     const auto v = [&](const char* name) { return r.values(g + "/wells/" + name, nw); };
+    // Economic limits (decision 86): a file from before them has none (zeros).
+    const auto v_or_none = [&](const char* name) {
+        return r.exists(g + "/wells/" + name) ? v(name) : std::vector<double>(nw, 0.0);
+    };
     const std::vector<double> open = v("open"), kind = v("kind"), target = v("target"),
                               min_bhp = v("min_bhp"), max_bhp = v("max_bhp"),
-                              on_limit = v("on_limit"), shut_bhp = v("shut_bhp");
+                              on_limit = v("on_limit"), shut_bhp = v("shut_bhp"),
+                              min_oil_rate = v_or_none("min_oil_rate"),
+                              max_water_cut = v_or_none("max_water_cut");
     for (std::size_t w = 0; w < nw; ++w) {
         sim::ScheduledWell s;
         s.open = flag(r, g + "/wells/open", open[w]);
@@ -339,19 +353,25 @@ RestartFile read_restart(const std::string& path, const Deck& deck, const grid::
         s.max_bhp = max_bhp[w];
         s.on_limit = flag(r, g + "/wells/on_limit", on_limit[w]);
         s.shut_bhp = shut_bhp[w];
+        s.min_oil_rate = min_oil_rate[w];
+        s.max_water_cut = max_water_cut[w];
         c.wells.push_back(s);
     }
     // The deck's well controls and limits must be the earlier run's (the file's scheduled
     // controls replace them: a changed one would be ignored).
     const std::vector<double> deck_kind = v("deck_kind"), deck_target = v("deck_target"),
-                              deck_min = v("deck_min_bhp"), deck_max = v("deck_max_bhp");
+                              deck_min = v("deck_min_bhp"), deck_max = v("deck_max_bhp"),
+                              deck_oil = v_or_none("deck_min_oil_rate"),
+                              deck_cut = v_or_none("deck_max_water_cut");
     for (std::size_t w = 0; w < nw; ++w) {
         const wells::WellSpec& s = specs[w];
         const char* key = kind_code(s.control) != deck_kind[w] || s.target != deck_target[w]
                               ? "control"
-                          : s.min_bhp != deck_min[w] ? "min_bhp"
-                          : s.max_bhp != deck_max[w] ? "max_bhp"
-                                                     : nullptr;
+                          : s.min_bhp != deck_min[w]       ? "min_bhp"
+                          : s.max_bhp != deck_max[w]       ? "max_bhp"
+                          : s.min_oil_rate != deck_oil[w]  ? "min_oil_rate"
+                          : s.max_water_cut != deck_cut[w] ? "max_water_cut"
+                                                           : nullptr;
         if (key != nullptr) {
             deck.rethrow_located(InputError(
                 "wells[" + std::to_string(w) + "]." + key,

@@ -434,9 +434,18 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
         };
     }
     observer.control = [&](const sim::ControlSwitch& c) {
-        const char* why = c.why == sim::ControlChange::event   ? "schedule event"
+        std::string why = c.why == sim::ControlChange::event   ? "schedule event"
                           : c.why == sim::ControlChange::limit ? "BHP limit reached"
-                                                               : "rate target reachable again";
+                          : c.why == sim::ControlChange::rate_restored
+                              ? "rate target reachable again"
+                              : "economic limit: ";
+        if (c.why == sim::ControlChange::economic) {  // what the step's end rates broke
+            const sim::StepRecord& s = simulator.steps().back();
+            const wells::WellRates& q = s.rates[c.well];
+            const double liquid = q.oil + q.water;
+            why += "oil " + general(q.oil / u.rate) + " " + u.rate_name + ", water cut " +
+                   general(liquid > 0.0 && q.water > 0.0 ? q.water / liquid : 0.0, 3);
+        }
         log(day_text(c.time) + ": " + deck.model.wells[c.well].name + " -> " +
             control_text(c.control, u) + " (" + why + ")");
     };

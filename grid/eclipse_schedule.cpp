@@ -223,7 +223,7 @@ class ScheduleReader {
             detail::read_included(here,
                                   [&] { read_file(detail::included_path(src.path, *r.v[0])); });
         } else if (keyword == "WELSPECS" || keyword == "COMPDAT" || keyword == "WCONINJE" ||
-                   keyword == "WCONPROD" || keyword == "WELOPEN") {
+                   keyword == "WCONPROD" || keyword == "WELOPEN" || keyword == "WECON") {
             Items r;
             while (read_record(src, keyword, at, r) && !r.v.empty()) {
                 if (keyword == "WELSPECS") welspecs(r);
@@ -231,6 +231,7 @@ class ScheduleReader {
                 if (keyword == "WCONINJE") wconinje(r);
                 if (keyword == "WCONPROD") wconprod(r);
                 if (keyword == "WELOPEN") welopen(r);
+                if (keyword == "WECON") wecon(r);
             }
         } else if (keyword == "TSTEP") {
             Items r;
@@ -275,8 +276,8 @@ class ScheduleReader {
             src.fail(at,
                      keyword +
                          ": not read by schedule.eclipse (it reads WELSPECS, COMPDAT, WCONINJE, "
-                         "WCONPROD, WELOPEN, TSTEP, DATES and INCLUDE; RPTSCHED, RPTRST, RPTONLY "
-                         "and TUNING with a note)");
+                         "WCONPROD, WELOPEN, WECON, TSTEP, DATES and INCLUDE; RPTSCHED, RPTRST, "
+                         "RPTONLY and TUNING with a note)");
         }
     }
 
@@ -350,6 +351,51 @@ class ScheduleReader {
             }
         }
         add_controls(r, c);
+    }
+
+    /// WECON (design decision 86): a producer's economic limits, checked at the end of each
+    /// time step; breaking one shuts the well. Item 2 the minimum oil rate, item 4 the maximum
+    /// water cut with item 7's workover WELL (shut the well) or NONE (Eclipse's default: no
+    /// action, so no limit, with a note); gas limits, connection workovers (CON, +CON, PLUG),
+    /// the end-run flag and later items are refused.
+    void wecon(const Items& r) {
+        EclipseEconomics e;
+        e.time = time_;
+        e.where = r.where;
+        e.min_oil_rate = r.number(1, 0.0) * units_.rate;
+        if (!(std::isfinite(e.min_oil_rate) && e.min_oil_rate >= 0.0))
+            r.fail(1, "(the minimum oil rate) must be >= 0");
+        if (r.number(2, 0.0) != 0.0) r.fail(2, "(a minimum gas rate): heptane has no gas");
+        e.max_water_cut = r.number(3, 0.0);
+        if (!(e.max_water_cut >= 0.0 && e.max_water_cut < 1.0))
+            r.fail(3, "(the maximum water cut) must be in [0, 1) (0: none)");
+        for (std::size_t q : {std::size_t{4}, std::size_t{5}}) {
+            if (r.number(q, 0.0) != 0.0) r.fail(q, "(a gas ratio limit): heptane has no gas");
+        }
+        const std::string workover = r.word(6, "NONE");
+        if (workover != "NONE" && workover != "WELL") {
+            r.fail(6,
+                   "(the workover) must be WELL or NONE: heptane's well opens and shuts as a "
+                   "whole (CON, +CON and PLUG act on connections)");
+        }
+        if (workover == "NONE" && e.max_water_cut > 0.0) {
+            out_.notes.push_back(r.where +
+                                 "the maximum water cut with workover NONE takes no action "
+                                 "(Eclipse's rule): no water-cut limit");
+            e.max_water_cut = 0.0;
+        }
+        if (r.word(7, "NO") != "NO") {
+            r.fail(7, "(the end-run flag) must be NO: heptane runs to the schedule's end");
+        }
+        r.defaulted(8, "a follow-on well");
+        if (r.word(9, "RATE") != "RATE") {
+            r.fail(9, "(the limited quantity) must be RATE: heptane has no well potentials");
+        }
+        r.defaulted_from(10, "secondary water cut, GLR, liquid, temperature and later limits");
+        for (const EclipseWell* w : matching(r)) {
+            e.well = w->name;
+            out_.economics.push_back(e);
+        }
     }
 
     void welspecs(const Items& r) {
@@ -509,6 +555,11 @@ EclipseSchedule read_eclipse_schedule(const std::string& path, const FluidUnits&
     for (const EclipseControl& c : s.controls) {
         if (c.time >= s.report_times.back()) {
             throw InputError(c.where + "after the last TSTEP or DATES: it would act on no step");
+        }
+    }
+    for (const EclipseEconomics& e : s.economics) {
+        if (e.time >= s.report_times.back()) {
+            throw InputError(e.where + "after the last TSTEP or DATES: it would act on no step");
         }
     }
     return s;

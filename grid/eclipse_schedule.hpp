@@ -1,9 +1,9 @@
 #pragma once
 /// @file The wells and their controls from an Eclipse deck's SCHEDULE section, for heptane's
 /// two-phase model (design decision 79; deck key schedule.eclipse): WELSPECS, COMPDAT,
-/// WCONINJE, WCONPROD, WELOPEN, TSTEP and DATES, in SI, without heptane's well types (app/
-/// maps them). WCONINJE, WCONPROD and WELOPEN take a well name pattern ('P*'; decision 83),
-/// a record for each well it matches.
+/// WCONINJE, WCONPROD, WELOPEN, WECON (decision 86), TSTEP and DATES, in SI, without heptane's well
+/// types (app/ maps them). WCONINJE, WCONPROD and WELOPEN take a well name pattern ('P*'; decision
+/// 83), a record for each well it matches.
 #include <string>
 #include <vector>
 
@@ -40,12 +40,22 @@ struct EclipseControl {
     double bhp_limit = 0.0;  ///< [Pa] an injector's maximum, a producer's minimum; 0: none
 };
 
+/// One WECON record (design decision 86): a producer's economic limits from `time` on.
+struct EclipseEconomics {
+    double time = 0.0;  ///< [s] from the start
+    std::string well;
+    std::string where;           ///< "path:line: WECON: " of the record
+    double min_oil_rate = 0.0;   ///< [m^3/s] surface; 0: none
+    double max_water_cut = 0.0;  ///< 0: none (also where the workover is NONE: no action)
+};
+
 /// What read_eclipse_schedule gives.
 struct EclipseSchedule {
-    std::vector<EclipseWell> wells;        ///< in WELSPECS order
-    std::vector<EclipseControl> controls;  ///< in the file's order (times non-decreasing)
-    std::vector<double> report_times;      ///< [s] each TSTEP step's end or DATES, increasing
-    std::vector<std::string> notes;        ///< what was passed over (output and tuning controls)
+    std::vector<EclipseWell> wells;           ///< in WELSPECS order
+    std::vector<EclipseControl> controls;     ///< in the file's order (times non-decreasing)
+    std::vector<EclipseEconomics> economics;  ///< WECON's, in the file's order
+    std::vector<double> report_times;         ///< [s] each TSTEP step's end or DATES, increasing
+    std::vector<std::string> notes;           ///< what was passed over (output and tuning controls)
 };
 
 /// The SCHEDULE section of the deck `path` (from its SCHEDULE keyword to END or the file's
@@ -54,7 +64,9 @@ struct EclipseSchedule {
 /// I, J, the phase; the BHP reference depth and later items defaulted), COMPDAT (the well's
 /// own column, K1..K2 OPEN, the diameter, the skin; the connection factor, Kh, D and a
 /// direction other than Z defaulted), WCONINJE (WATER, OPEN or SHUT, RATE or BHP, the BHP
-/// limit), WCONPROD (OPEN or SHUT, BHP or LRAT, the BHP limit), TSTEP and DATES (counted
+/// limit), WCONPROD (OPEN or SHUT, BHP or LRAT, the BHP limit), WECON (the minimum oil
+/// rate, the maximum water cut with workover WELL or NONE; gas limits, connection workovers,
+/// the end-run flag and later items refused), TSTEP and DATES (counted
 /// from RUNSPEC's START; JLY for July, an optional HH:MM:SS); RPTSCHED, RPTRST,
 /// RPTONLY and TUNING are passed over with a note. InputError ("path:line: KEYWORD: ...") for
 /// anything else, an item the model cannot take, a well named twice or unknown, a well's

@@ -51,6 +51,11 @@ void validate(const Schedule& schedule, const std::vector<wells::WellSpec>& well
             }
             w.max_bhp = *e.max_bhp;
         }
+        if (e.min_oil_rate || e.max_water_cut) {
+            wells::check_economic_limits(e.min_oil_rate.value_or(0.0),
+                                         e.max_water_cut.value_or(0.0), producer,
+                                         e.key + ".min_oil_rate", e.key + ".max_water_cut");
+        }
         if (w.control != wells::ControlKind::bhp) continue;
         if (producer && w.min_bhp > 0.0 && w.target < w.min_bhp) {
             throw InputError(e.key, "after this event '" + w.name +

@@ -22,6 +22,8 @@ struct WellEvent {
     double target = 0.0;                     ///< rate [m^3/s] or BHP [Pa]
     std::optional<double> min_bhp;           ///< [Pa], 0 = none (producers)
     std::optional<double> max_bhp;           ///< [Pa], 0 = none (injectors)
+    std::optional<double> min_oil_rate;      ///< [m^3/s], 0 = none (producers; decision 86)
+    std::optional<double> max_water_cut;     ///< 0 = none (producers)
 };
 
 /// Time-step control: after an accepted step dt grows by `growth` (not after a step that

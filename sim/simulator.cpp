@@ -88,6 +88,8 @@ Simulator::Simulator(const wells::TwoPhaseSystem& system, std::unique_ptr<Newton
         w.target = spec.target;
         w.min_bhp = spec.min_bhp;
         w.max_bhp = spec.max_bhp;
+        w.min_oil_rate = spec.min_oil_rate;
+        w.max_water_cut = spec.max_water_cut;
         wells_.push_back(w);
     }
     dt_next_ = schedule_.dt.initial;
@@ -178,6 +180,8 @@ void Simulator::apply_event(const WellEvent& e) {
     }
     if (e.min_bhp) s.min_bhp = *e.min_bhp;
     if (e.max_bhp) s.max_bhp = *e.max_bhp;
+    if (e.min_oil_rate) s.min_oil_rate = *e.min_oil_rate;
+    if (e.max_water_cut) s.max_water_cut = *e.max_water_cut;
     if (e.open) {
         if (s.open && !*e.open) s.shut_bhp = newton_system_->bhp()[e.well];
         s.open = *e.open;
@@ -255,6 +259,26 @@ bool Simulator::check_limits(std::vector<int>& switches, std::vector<ControlSwit
         pending.push_back({0.0, w, controls_[w], why});
     }
     return changed;
+}
+
+std::vector<ControlSwitch> Simulator::check_economic_limits(
+    const std::vector<wells::WellRates>& rates) {
+    std::vector<ControlSwitch> shut;
+    for (std::size_t w = 0; w < wells_.size(); ++w) {
+        WellState& s = wells_[w];
+        if (!s.open || (s.min_oil_rate <= 0.0 && s.max_water_cut <= 0.0)) continue;
+        const double oil = rates[w].oil, water = rates[w].water;  // produced > 0
+        const double liquid = oil + water;
+        const double cut = liquid > 0.0 && water > 0.0 ? water / liquid : 0.0;
+        const bool low_oil = s.min_oil_rate > 0.0 && oil < s.min_oil_rate;
+        const bool high_cut = s.max_water_cut > 0.0 && cut > s.max_water_cut;
+        if (!low_oil && !high_cut) continue;
+        s.shut_bhp = newton_system_->bhp()[w];
+        s.open = false;
+        refresh_controls();
+        shut.push_back({time_, w, controls_[w], ControlChange::economic});
+    }
+    return shut;
 }
 
 bool Simulator::newton_step(double dt, Attempt& a) {
@@ -387,6 +411,10 @@ Outcome Simulator::run(const Observer& observer) {
                     if (observer.control) observer.control(sw);
                 }
                 if (observer.step) observer.step(steps_.back());
+                // Economic limits act on the step's end rates, for the steps after it.
+                for (const ControlSwitch& sw : check_economic_limits(steps_.back().rates)) {
+                    if (observer.control) observer.control(sw);
+                }
                 // Grow from a step that went through at its full length without a cut.
                 if (cuts == 0 && step_dt == dt) {
                     dt_next = std::min(dt * ts.growth, ts.max);

@@ -35,8 +35,9 @@ struct Convergence {
     double closest_ratio(const NewtonSettings& s) const;
 };
 
-/// Why a well's control changed.
-enum class ControlChange { event, limit, rate_restored };
+/// Why a well's control changed: a schedule event, its BHP limit, back to its rate, or shut by
+/// an economic limit at the end of a step (decision 86).
+enum class ControlChange { event, limit, rate_restored, economic };
 
 struct ControlSwitch {
     double time = 0.0;  ///< [s]: the event's time, or the end of the step that switched
@@ -105,7 +106,8 @@ struct ScheduledWell {
     double target = 0.0;
     double min_bhp = 0.0, max_bhp = 0.0;
     bool on_limit = false;
-    double shut_bhp = 0.0;  ///< the p_bh a shut well keeps
+    double shut_bhp = 0.0;                           ///< the p_bh a shut well keeps
+    double min_oil_rate = 0.0, max_water_cut = 0.0;  ///< economic limits (decision 86)
 };
 
 /// Everything a run carries from one accepted time step to the next (or from the start):
@@ -188,6 +190,9 @@ class Simulator {
     bool newton_step(double dt, Attempt& a);
     /// Switches wells at their limits and back; the switches are added to `pending`.
     bool check_limits(std::vector<int>& switches, std::vector<ControlSwitch>& pending);
+    /// Shuts each open producer whose rates in `rates` (an accepted step's end) break one of
+    /// its economic limits; the switches made.
+    std::vector<ControlSwitch> check_economic_limits(const std::vector<wells::WellRates>& rates);
 
     const wells::TwoPhaseSystem& system_;
     std::unique_ptr<NewtonSystem> newton_system_;

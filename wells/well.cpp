@@ -30,6 +30,8 @@ void check_limits(const WellSpec& w, std::size_t n) {
                                       : "an injector's limit is max_bhp (min_bhp is a producer's)");
         }
     }
+    check_economic_limits(w.min_oil_rate, w.max_water_cut, producer, well_key(n, "min_oil_rate"),
+                          well_key(n, "max_water_cut"));
     if (w.control != ControlKind::bhp) return;
     if (producer && w.min_bhp > 0.0 && w.target < w.min_bhp) {
         throw InputError(well_key(n, "min_bhp"),
@@ -42,6 +44,18 @@ void check_limits(const WellSpec& w, std::size_t n) {
 }
 
 }  // namespace
+
+void check_economic_limits(double min_oil_rate, double max_water_cut, bool producer,
+                           const std::string& rate_key, const std::string& cut_key) {
+    if (!std::isfinite(min_oil_rate) || min_oil_rate < 0.0)
+        throw InputError(rate_key, "must be >= 0 (0: no limit)");
+    if (!std::isfinite(max_water_cut) || max_water_cut < 0.0 || max_water_cut >= 1.0)
+        throw InputError(cut_key, "must be in [0, 1) (0: no limit)");
+    if (!producer && (min_oil_rate > 0.0 || max_water_cut > 0.0)) {
+        throw InputError(min_oil_rate > 0.0 ? rate_key : cut_key,
+                         "economic limits are a producer's (an injector has none)");
+    }
+}
 
 const char* control_kind_name(ControlKind k) {
     switch (k) {

@@ -41,14 +41,27 @@ struct WellSpec {
     /// rise above it [Pa]; 0 = no limit. A limit is a producer's (min) or an injector's (max).
     double min_bhp = 0.0;
     double max_bhp = 0.0;
+    /// Economic limits of a producer (Eclipse's WECON; design decision 86), checked at the
+    /// end of every time step of a simulation: the well is shut when its oil surface rate
+    /// is below min_oil_rate [m^3/s] or its water cut above max_water_cut; 0 = none.
+    double min_oil_rate = 0.0;
+    double max_water_cut = 0.0;
 };
 
 /// Throws InputError keyed "wells[n].<field>" for a column outside the grid, perforations
 /// outside [0, nz) or reversed, a non-positive rate, radius or BHP, an injector under a
 /// phase's rate (oil_rate, water_rate), a duplicate name, two
 /// wells in one column (wells may not share a column), a negative or misplaced BHP limit
-/// (min_bhp on an injector, max_bhp on a producer) or a BHP target beyond the well's limit.
+/// (min_bhp on an injector, max_bhp on a producer) or a BHP target beyond the well's limit,
+/// an economic limit on an injector, a negative min_oil_rate or a max_water_cut outside
+/// [0, 1).
 void validate_wells(const grid::Grid3D& grid, const std::vector<WellSpec>& wells);
+
+/// A well's economic limits (WellSpec::min_oil_rate, max_water_cut) or an event's: InputError
+/// at rate_key or cut_key for a negative rate, a water cut outside [0, 1), or a limit on an
+/// injector.
+void check_economic_limits(double min_oil_rate, double max_water_cut, bool producer,
+                           const std::string& rate_key, const std::string& cut_key);
 
 /// Throws InputError keyed "wells[n].perforations" when a well perforates an inactive cell
 /// (rock.active), naming the well and the cell.

@@ -277,5 +277,47 @@ TEST(Deck, ScheduleEclipseWelopenAndPatterns) {
     EXPECT_EQ(d.model.wells[1].control, wells::ControlKind::bhp);
 }
 
+TEST(Deck, EconomicLimitsFromYamlAndWecon) {
+    // Design decision 86: a producer's min_oil_rate (the deck's rate unit) and max_water_cut
+    // as well keys and event keys; WECON's at the start on the well, later as an event; on an
+    // injector refused at its line.
+    const std::string deck = source_path("tests/app/decks/eclipse_schedule_sim.yaml");
+    const Deck y = load_deck(source_path("inputs/five_spot.yaml"),
+                             {"wells=[{name: P1, type: producer, column: [1, 1], control: "
+                              "{kind: bhp, value: 3000}, min_oil_rate: 40, max_water_cut: "
+                              "0.95}]",
+                              "schedule.events=[{time: 5, well: P1, min_oil_rate: 10}]"});
+    EXPECT_DOUBLE_EQ(y.model.wells[0].min_oil_rate, 40.0 * units::kStockTankBarrel / units::kDay);
+    EXPECT_EQ(y.model.wells[0].max_water_cut, 0.95);
+    ASSERT_EQ(y.schedule.events.size(), 1u);
+    EXPECT_DOUBLE_EQ(*y.schedule.events[0].min_oil_rate,
+                     10.0 * units::kStockTankBarrel / units::kDay);
+    EXPECT_FALSE(y.schedule.events[0].max_water_cut.has_value());
+
+    const auto schedule = [](const std::string& wecon) {
+        return "RUNSPEC\nFIELD\nSCHEDULE\nWELSPECS\n 'INJ' 'G' 3 3 /\n 'P1' 'G' 2 2 /\n/\n"
+               "COMPDAT\n 'INJ' 2* 1 3 'OPEN' 2* 0.5 /\n 'P1' 2* 1 3 'OPEN' 2* 0.5 /\n/\n"
+               "WCONINJE\n 'INJ' 'WATER' 'OPEN' 'RATE' 200 1* 9000 /\n/\n"
+               "WCONPROD\n 'P1' 'OPEN' 'BHP' 5* 3000 /\n/\n" +
+               wecon + "TSTEP\n 20 /\nWECON\n 'P1' 5 /\n/\nTSTEP\n 10 /\n";
+    };
+    const test::TempFile ok(schedule("WECON\n 'P1' 30 1* 0.9 2* 'WELL' /\n/\n"));
+    const Deck d = load_deck(deck, {"schedule.eclipse=" + ok.path()});
+    EXPECT_DOUBLE_EQ(d.model.wells[1].min_oil_rate, 30.0 * units::kStockTankBarrel / units::kDay);
+    EXPECT_EQ(d.model.wells[1].max_water_cut, 0.9);
+    EXPECT_EQ(d.model.wells[0].min_oil_rate, 0.0);
+    ASSERT_EQ(d.schedule.events.size(), 1u);
+    const sim::WellEvent& later = d.schedule.events[0];
+    EXPECT_EQ(later.time, 20.0 * units::kDay);
+    EXPECT_EQ(later.well, 1u);
+    EXPECT_DOUBLE_EQ(*later.min_oil_rate, 5.0 * units::kStockTankBarrel / units::kDay);
+    EXPECT_EQ(*later.max_water_cut, 0.0);  // WECON's record replaces the limits
+    EXPECT_FALSE(later.open.has_value());
+    const test::TempFile injector(schedule("WECON\n 'INJ' 30 /\n/\n"));
+    EXPECT_THAT(load_error(deck, {"schedule.eclipse=" + injector.path()}),
+                HasSubstr(":19: WECON: well INJ is an injector (WCONINJE): economic limits are a "
+                          "producer's"));
+}
+
 }  // namespace
 }  // namespace heptane::app

@@ -167,6 +167,31 @@ TEST(EclipseSchedule, WelopenAndNamePatterns) {
     EXPECT_FALSE(s.controls[6].open);
 }
 
+// Design decision 86: WECON's minimum oil rate and maximum water cut (workover WELL), from a
+// pattern, at the start and later; a water cut with workover NONE (Eclipse's default) takes no
+// action, said in a note.
+TEST(EclipseSchedule, WeconGivesEconomicLimits) {
+    const TempFile f("RUNSPEC\nFIELD\n" + kWells +
+                     "WCONINJE\n 'I1' 'WATER' 'OPEN' 'RATE' 500 /\n/\n"
+                     "WCONPROD\n 'P1' 'OPEN' 'BHP' 5* 1500 /\n/\n"
+                     "WECON\n 'P*' 50 1* 0.9 2* 'WELL' /\n/\n"
+                     "TSTEP\n 10 /\n"
+                     "WECON\n 'P1' 20 1* 0.8 /\n/\n"
+                     "TSTEP\n 10 /\n");
+    const EclipseSchedule s = read_eclipse_schedule(f.path(), kMetric);
+    ASSERT_EQ(s.economics.size(), 2u);
+    EXPECT_EQ(s.economics[0].well, "P1");
+    EXPECT_EQ(s.economics[0].time, 0.0);
+    EXPECT_DOUBLE_EQ(s.economics[0].min_oil_rate, 50.0 * units::kStockTankBarrel / units::kDay);
+    EXPECT_EQ(s.economics[0].max_water_cut, 0.9);
+    EXPECT_EQ(s.economics[1].time, 10.0 * units::kDay);
+    EXPECT_DOUBLE_EQ(s.economics[1].min_oil_rate, 20.0 * units::kStockTankBarrel / units::kDay);
+    EXPECT_EQ(s.economics[1].max_water_cut, 0.0);  // workover NONE: no action
+    ASSERT_EQ(s.notes.size(), 1u);
+    EXPECT_THAT(s.notes[0], HasSubstr(":25: WECON: the maximum water cut with workover NONE "
+                                      "takes no action"));
+}
+
 TEST(EclipseSchedule, DatesCountFromStart) {
     // START 1 JAN 2016 (a leap year): DATES 1 FEB and 1 MAR are days 31 and 60, a TSTEP of 10
     // then day 70, 15 JLY (Eclipse's July) at noon day 196.5, a control between them at day 70.
@@ -212,8 +237,24 @@ TEST(EclipseSchedule, WhatTheModelCannotTakeIsRefusedAtItsLine) {
         "WCONINJE\n 'I1' 'WATER' 'OPEN' 'RATE' 500 /\n/\n"
         "WCONPROD\n 'P1' 'OPEN' 'BHP' 5* 100 /\n/\n";
     EXPECT_THAT(error(controls), HasSubstr(": SCHEDULE has no TSTEP or DATES"));
-    EXPECT_THAT(error(controls + "WECON\n 'P1' /\n/\nTSTEP\n 1 /\n"),
-                HasSubstr(":17: WECON: not read by schedule.eclipse"));
+    EXPECT_THAT(error(controls + "GCONPROD\n 'G' 'ORAT' 100 /\n/\nTSTEP\n 1 /\n"),
+                HasSubstr(":17: GCONPROD: not read by schedule.eclipse"));
+    // WECON (design decision 86): what heptane's economic limits cannot take.
+    for (const auto& [record, message] : std::vector<std::pair<std::string, std::string>>{
+             {"'P1' 50 10 /", "item 3 (a minimum gas rate): heptane has no gas"},
+             {"'P1' 50 1* 0.9 1* 2 /", "item 6 (a gas ratio limit): heptane has no gas"},
+             {"'P1' 1* 1* 0.9 2* 'CON' /", "item 7 (the workover) must be WELL or NONE"},
+             {"'P1' 50 5* 'YES' /", "item 8 (the end-run flag) must be NO"},
+             {"'P1' 50 7* 'POTN' /", "item 10 (the limited quantity) must be RATE"},
+             {"'P1' 50 7* 'RATE' 0.95 /", "item 11 (secondary water cut"},
+             {"'P1' 1* 1* 1.0 2* 'WELL' /", "item 4 (the maximum water cut) must be in [0, 1)"},
+             {"'P1' -5 /", "item 2 (the minimum oil rate) must be >= 0"}}) {
+        EXPECT_THAT(error(controls + "WECON\n " + record + "\n/\nTSTEP\n 1 /\n"),
+                    HasSubstr(":18: WECON: " + message))
+            << record;
+    }
+    EXPECT_THAT(error(controls + "TSTEP\n 1 /\nWECON\n 'P1' 50 /\n/\n"),
+                HasSubstr(":20: WECON: after the last TSTEP or DATES"));
     EXPECT_THAT(error("WCONPROD\n 'P1' 'OPEN' 'RESV' 4* 100 100 /\n/\nTSTEP\n 1 /\n"),
                 HasSubstr(":12: WCONPROD: item 3 (the control) must be ORAT, WRAT, LRAT or BHP"));
     EXPECT_THAT(error("WCONPROD\n 'P1' 'OPEN' 'GRAT' 1* 1* 100 2* 100 /\n/\nTSTEP\n 1 /\n"),
