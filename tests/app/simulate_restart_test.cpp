@@ -23,34 +23,45 @@ using test::run_heptane;
 using test::source_path;
 using namespace simulate_support;
 
-// Design decision 86: an event at day 10 gives PR a maximum water cut that its first water
-// (day 50) breaks: the run shuts PR there, and a run stopped at day 20 and restarted, whose
-// checkpoint must carry the limit, is the uninterrupted run bit for bit.
-TEST(Simulate, ARestartKeepsEconomicLimits) {
-    const std::string dir = fresh_dir("restart_economic");
-    const std::string deck = source_path(kDeck);
-    const std::vector<std::string> sets = {
-        "--set", "schedule.events=[{time: 10, well: PR, max_water_cut: 0.00005}]"};
+/// The waterflood deck with `sets` run whole (full.h5), to day 20 (day20.h5) and from that
+/// file to the end (restarted.h5) in a fresh folder `name`: the restarted file is the whole
+/// run's bit for bit (compare, no tolerance). The whole run's and the restart's outputs.
+struct RestartedRun {
+    std::string full;  ///< the whole run's file
+    CliResult whole, restart;
+};
+RestartedRun expect_the_restart_is_the_whole_run(const std::string& name,
+                                                 const std::vector<std::string>& sets) {
+    const std::string dir = fresh_dir(name);
     const auto simulate = [&](const std::string& out, std::vector<std::string> more) {
-        std::vector<std::string> args = {"simulate", deck, "-o", out};
+        std::vector<std::string> args = {"simulate", source_path(kDeck), "-o", out};
         args.insert(args.end(), sets.begin(), sets.end());
         args.insert(args.end(), more.begin(), more.end());
         return run_heptane(args);
     };
-    const std::string full = dir + "/full.h5", day20 = dir + "/day20.h5";
-    const std::string restarted = dir + "/restarted.h5";
-    const CliResult r = simulate(full, {});
-    ASSERT_EQ(r.code, kExitOk) << r.out << r.err;
-    EXPECT_NE(r.out.find("day 50.00: PR -> shut (economic limit: oil "), std::string::npos)
-        << r.out;
-    ASSERT_EQ(simulate(day20, {"--set", "schedule.end_time=20"}).code, kExitOk);
-    const CliResult again = simulate(restarted, {"--restart", day20});
-    ASSERT_EQ(again.code, kExitOk) << again.out << again.err;
-    EXPECT_NE(again.out.find("day 50.00: PR -> shut (economic limit: oil "), std::string::npos)
-        << again.out;
-    EXPECT_EQ(run_heptane({"compare", restarted, full, "--rtol", "0", "--atol", "0"}).code,
+    RestartedRun r{dir + "/full.h5", simulate(dir + "/full.h5", {}), {}};
+    EXPECT_EQ(r.whole.code, kExitOk) << r.whole.out << r.whole.err;
+    const std::string day20 = dir + "/day20.h5", restarted = dir + "/restarted.h5";
+    EXPECT_EQ(simulate(day20, {"--set", "schedule.end_time=20"}).code, kExitOk);
+    r.restart = simulate(restarted, {"--restart", day20});
+    EXPECT_EQ(r.restart.code, kExitOk) << r.restart.out << r.restart.err;
+    EXPECT_EQ(run_heptane({"compare", restarted, r.full, "--rtol", "0", "--atol", "0"}).code,
               kExitOk);
-    const h5::File f = h5::File::open(full);
+    return r;
+}
+
+// Design decision 86: an event at day 10 gives PR a maximum water cut that its first water
+// (day 50) breaks: the run shuts PR there, and a run stopped at day 20 and restarted, whose
+// checkpoint must carry the limit, is the uninterrupted run bit for bit.
+TEST(Simulate, ARestartKeepsEconomicLimits) {
+    const RestartedRun r = expect_the_restart_is_the_whole_run(
+        "restart_economic",
+        {"--set", "schedule.events=[{time: 10, well: PR, max_water_cut: 0.00005}]"});
+    for (const CliResult* run : {&r.whole, &r.restart}) {
+        EXPECT_NE(run->out.find("day 50.00: PR -> shut (economic limit: oil "), std::string::npos)
+            << run->out;
+    }
+    const h5::File f = h5::File::open(r.full);
     EXPECT_EQ(f.read("/wells/PR/control").values.back(), 0.0);             // shut in the last step
     EXPECT_EQ(f.read("/restart/wells/max_water_cut").values[2], 0.00005);  // PR
 }
@@ -60,32 +71,14 @@ TEST(Simulate, ARestartKeepsEconomicLimits) {
 // restarted is the uninterrupted run bit for bit, and the file's control codes say which
 // phase (3, 4).
 TEST(Simulate, ARestartKeepsPhaseRateControls) {
-    const std::string dir = fresh_dir("restart_phase_rates");
-    const std::string deck = source_path(kDeck);
-    const std::vector<std::string> sets = {
-        "--set",
-        "wells[2].control={kind: oil_rate, value: 40}",
-        "--set",
-        "initial.water_saturation=0.35",  // mobile water: PB can deliver its water rate
-        "--set",
-        "schedule.events=[{time: 15, well: PB, control: {kind: water_rate, value: 30}, "
-        "min_bhp: 2000}]"};
-    const auto simulate = [&](const std::string& out, std::vector<std::string> more) {
-        std::vector<std::string> args = {"simulate", deck, "-o", out};
-        args.insert(args.end(), sets.begin(), sets.end());
-        args.insert(args.end(), more.begin(), more.end());
-        return run_heptane(args);
-    };
-    const std::string full = dir + "/full.h5", day20 = dir + "/day20.h5";
-    const std::string restarted = dir + "/restarted.h5";
-    const CliResult r = simulate(full, {});
-    ASSERT_EQ(r.code, kExitOk) << r.out << r.err;
-    ASSERT_EQ(simulate(day20, {"--set", "schedule.end_time=20"}).code, kExitOk);
-    const CliResult again = simulate(restarted, {"--restart", day20});
-    ASSERT_EQ(again.code, kExitOk) << again.out << again.err;
-    EXPECT_EQ(run_heptane({"compare", restarted, full, "--rtol", "0", "--atol", "0"}).code,
-              kExitOk);
-    const h5::File f = h5::File::open(full);
+    const RestartedRun r = expect_the_restart_is_the_whole_run(
+        "restart_phase_rates",
+        {"--set", "wells[2].control={kind: oil_rate, value: 40}", "--set",
+         "initial.water_saturation=0.35",  // mobile water: PB can deliver its water rate
+         "--set",
+         "schedule.events=[{time: 15, well: PB, control: {kind: water_rate, value: 30}, "
+         "min_bhp: 2000}]"});
+    const h5::File f = h5::File::open(r.full);
     const std::vector<double> pr = f.read("/wells/PR/control").values;
     const std::vector<double> pb = f.read("/wells/PB/control").values;
     EXPECT_EQ(pr.front(), 3.0);  // oil rate
