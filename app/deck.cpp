@@ -10,9 +10,9 @@
 #include <iostream>
 #include <sstream>
 
+#include "app/deck_fluid.hpp"
 #include "app/deck_initial.hpp"
 #include "app/deck_overrides.hpp"
-#include "app/deck_relperm.hpp"
 #include "app/deck_schedule.hpp"
 #include "app/report.hpp"
 #include "core/base/random.hpp"
@@ -21,7 +21,6 @@
 #include "core/krylov/capabilities.hpp"
 #include "core/matrix/matrix_market.hpp"
 #include "grid/eclipse_props.hpp"
-#include "grid/pvt_table.hpp"
 
 namespace heptane::app {
 namespace {
@@ -206,8 +205,9 @@ class DeckReader {
                 }
                 fluid_file_ = true;
             }
-            if (auto o = m.optional("oil")) read_phase(*o, p.oil, &p.oil_pvt);
-            if (auto w = m.optional("water")) read_phase(*w, p.water, nullptr);
+            const grid::FluidUnits units{u_.pressure, u_.density, u_.length};
+            if (auto o = m.optional("oil")) read_phase(*o, p.oil, &p.oil_pvt, units);
+            if (auto w = m.optional("water")) read_phase(*w, p.water, nullptr, units);
             if (auto r = m.optional("relperm")) {
                 read_relperm(*r, p.relperm, {u_.pressure, u_.density, u_.length},
                              [this](const Value& f) { return resolve_existing(f); });
@@ -215,35 +215,6 @@ class DeckReader {
             if (auto r = m.optional("reference_pressure"))
                 p.reference_pressure = r->number() * u_.pressure;
             if (auto g = m.optional("gravity"); g && !g->boolean()) p.gravity = 0.0;
-        }
-        m.finish();
-    }
-
-    /// A phase's keys; the oil's (`table` not null) may be a PVDO table instead of its laws.
-    void read_phase(const Value& v, grid::PhaseProperties& ph, grid::PvtTable* table) {
-        Mapping m(v);
-        if (auto x = m.optional("density")) ph.density = x->number() * u_.density;
-        const std::optional<Value> pvdo = table != nullptr ? m.optional("pvdo") : std::nullopt;
-        for (const char* key :
-             {"viscosity", "compressibility", "formation_volume_factor", "viscosibility"}) {
-            const std::optional<Value> x = m.optional(key);
-            if (!x) continue;
-            if (pvdo) x->fail("fluid.oil.pvdo gives the oil's B and viscosity: remove this key");
-            const double value = x->number();
-            if (std::string(key) == "viscosity") ph.viscosity = value * units::kCentiPoise;
-            if (std::string(key) == "compressibility") ph.compressibility = value / u_.pressure;
-            if (std::string(key) == "formation_volume_factor") ph.volume_factor = value;
-            if (std::string(key) == "viscosibility") ph.viscosibility = value / u_.pressure;
-        }
-        if (pvdo) {  // rows [p, B, mu] (design decision 84)
-            std::vector<grid::PvtRow> rows;
-            for (const Value& row : pvdo->elements()) {
-                const std::vector<double> r = row.numbers(3);
-                rows.push_back({r[0] * u_.pressure, r[1], r[2] * units::kCentiPoise});
-            }
-            const std::string error = grid::pvt_table_error(rows);
-            if (!error.empty()) pvdo->fail(error);
-            *table = grid::pvt_table(rows);
         }
         m.finish();
     }

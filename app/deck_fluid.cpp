@@ -1,10 +1,12 @@
-#include "app/deck_relperm.hpp"
+#include "app/deck_fluid.hpp"
 
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/base/errors.hpp"
+#include "core/base/units.hpp"
+#include "grid/pvt_table.hpp"
 #include "grid/saturation_table.hpp"
 
 namespace heptane::app {
@@ -53,6 +55,35 @@ void read_relperm(const Value& v, grid::RelPerm& rp, const grid::FluidUnits& uni
     if (auto x = m.optional("no")) rp.no = x->number();
     if (auto x = m.optional("krw_max")) rp.krw_max = x->number();
     if (auto x = m.optional("kro_max")) rp.kro_max = x->number();
+    m.finish();
+}
+
+void read_phase(const Value& v, grid::PhaseProperties& ph, grid::PvtTable* table,
+                const grid::FluidUnits& u) {
+    Mapping m(v);
+    if (auto x = m.optional("density")) ph.density = x->number() * u.density;
+    const std::optional<Value> pvdo = table != nullptr ? m.optional("pvdo") : std::nullopt;
+    for (const char* key :
+         {"viscosity", "compressibility", "formation_volume_factor", "viscosibility"}) {
+        const std::optional<Value> x = m.optional(key);
+        if (!x) continue;
+        if (pvdo) x->fail("fluid.oil.pvdo gives the oil's B and viscosity: remove this key");
+        const double value = x->number();
+        if (std::string(key) == "viscosity") ph.viscosity = value * units::kCentiPoise;
+        if (std::string(key) == "compressibility") ph.compressibility = value / u.pressure;
+        if (std::string(key) == "formation_volume_factor") ph.volume_factor = value;
+        if (std::string(key) == "viscosibility") ph.viscosibility = value / u.pressure;
+    }
+    if (pvdo) {  // rows [p, B, mu] (design decision 84)
+        std::vector<grid::PvtRow> rows;
+        for (const Value& row : pvdo->elements()) {
+            const std::vector<double> r = row.numbers(3);
+            rows.push_back({r[0] * u.pressure, r[1], r[2] * units::kCentiPoise});
+        }
+        const std::string error = grid::pvt_table_error(rows);
+        if (!error.empty()) pvdo->fail(error);
+        *table = grid::pvt_table(rows);
+    }
     m.finish();
 }
 
