@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <ostream>
 
 #include "app/deck.hpp"
@@ -439,6 +440,19 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
                           : c.why == sim::ControlChange::rate_restored
                               ? "rate target reachable again"
                               : "economic limit: ";
+        if (c.event != nullptr) {  // the limits an event sets, beside its control
+            const sim::WellEvent& e = *c.event;
+            const auto limit = [&](const char* name, const std::optional<double>& v, double unit,
+                                   const char* unit_name) {
+                if (v) why += std::string("; ") + name + " " + general(*v / unit) + unit_name;
+            };
+            const std::string psi = std::string(" ") + u.pressure_name;
+            const std::string rate = std::string(" ") + u.rate_name;
+            limit("min_bhp", e.min_bhp, u.pressure, psi.c_str());
+            limit("max_bhp", e.max_bhp, u.pressure, psi.c_str());
+            limit("min_oil_rate", e.min_oil_rate, u.rate, rate.c_str());
+            limit("max_water_cut", e.max_water_cut, 1.0, "");
+        }
         if (c.why == sim::ControlChange::economic) {  // what the step's end rates broke
             const sim::StepRecord& s = simulator.steps().back();
             const wells::WellRates& q = s.rates[c.well];

@@ -357,7 +357,7 @@ Outcome Simulator::run(const Observer& observer) {
             const WellEvent& e = events[next_event++];
             apply_event(e);
             if (observer.control)
-                observer.control({time_, e.well, controls_[e.well], ControlChange::event});
+                observer.control({time_, e.well, controls_[e.well], ControlChange::event, &e});
         }
         const double stop =
             std::min(schedule_.report_times[next_report],

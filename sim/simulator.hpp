@@ -44,6 +44,7 @@ struct ControlSwitch {
     std::size_t well = 0;
     wells::WellControl control;  ///< the control from then on
     ControlChange why = ControlChange::event;
+    const WellEvent* event = nullptr;  ///< an event's own (valid during the callback), else null
 };
 
 /// One accepted time step.

@@ -57,6 +57,11 @@ TEST(Simulate, ARestartKeepsEconomicLimits) {
     const RestartedRun r = expect_the_restart_is_the_whole_run(
         "restart_economic",
         {"--set", "schedule.events=[{time: 10, well: PR, max_water_cut: 0.00005}]"});
+    // The event's log line names the limit it sets.
+    EXPECT_NE(r.whole.out.find("day 10.00: PR -> BHP 3450 psi (schedule event; max_water_cut "
+                               "5e-05)"),
+              std::string::npos)
+        << r.whole.out;
     for (const CliResult* run : {&r.whole, &r.restart}) {
         EXPECT_NE(run->out.find("day 50.00: PR -> shut (economic limit: oil "), std::string::npos)
             << run->out;
