@@ -145,7 +145,7 @@ void print_wells(std::ostream& out, const Deck& deck, const sim::Simulator& sim)
     const auto& specs = sim.system().wells().specs();
     const auto& steps = sim.steps();
     const std::string rate = u.rate_name;
-    const std::string volume = rate.substr(0, rate.find('/'));
+    const std::string volume = volume_name(u);
     out << "  wells       at day " << day_text(sim.time()) << "; totals produced (injected < 0)\n";
     char line[256];
     std::snprintf(line, sizeof line, "    %-8s %-9s %-24s %10s %12s %12s %6s %14s %14s\n", "well",
@@ -197,8 +197,7 @@ void print_in_place(std::ostream& out, const Deck& deck, const sim::Simulator& s
     if (in_place.empty()) return;
     const UnitFactors u = unit_factors(deck.units);
     const double vol = u.rate * units::kDay;
-    const std::string volume =
-        std::string(u.rate_name).substr(0, std::string(u.rate_name).find('/'));
+    const std::string volume = volume_name(u);
     const auto line = [&](const InPlaceReport& r) {
         return "day " + day_text(r.time) + ": oil " + general(r.in_place.oil / vol, 6) + " " +
                volume + ", water " + general(r.in_place.water / vol, 6) + " " + volume +

@@ -27,10 +27,6 @@ std::string report_name(std::size_t n) {
     return name;
 }
 
-std::string volume_name(const UnitFactors& u) {
-    return std::string(u.rate_name).substr(0, std::string(u.rate_name).find('/'));
-}
-
 /// /wells/NAME: one entry per accepted step, at its end time.
 void write_wells(h5::File& f, const Deck& deck, const sim::Simulator& sim) {
     const UnitFactors u = unit_factors(deck.units);
@@ -210,6 +206,10 @@ void write_statistics(h5::File& f, const SimulationRecord& rec) {
 }
 
 }  // namespace
+
+std::string volume_name(const UnitFactors& u) {
+    return std::string(u.rate_name).substr(0, std::string(u.rate_name).find('/'));
+}
 
 double FieldStep::water_cut() const {
     return oil_rate + water_rate > 0.0 && water_rate > 0.0 ? water_rate / (oil_rate + water_rate)

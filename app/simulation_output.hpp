@@ -108,6 +108,9 @@ struct FieldStep {
 /// summed over the steps (rate x dt, the wells' own totals' rule).
 std::vector<FieldStep> field_history(const sim::Simulator& sim);
 
+/// The surface volume unit of the deck's rates ("stb" of "stb/day", "sm3" of "sm3/day").
+std::string volume_name(const UnitFactors& u);
+
 /// Well control as stored in /wells/NAME/control: 0 shut, 1 rate (the liquid's), 2 BHP,
 /// 3 oil rate, 4 water rate.
 int control_code(const wells::WellControl& c);
