@@ -38,7 +38,8 @@ int cmd_bench_assembly(const BenchArgs& args, std::ostream& out) {
     }
     const BenchDevice dev = measure_device(args, out);
     const wells::Model model = build_model(deck, false);
-    const wells::TwoPhaseSystem sys(model.grid, model.rock, deck.model.two_phase, deck.model.wells);
+    const wells::TwoPhaseSystem sys(model.grid, model.rock, deck.model.two_phase, deck.model.wells,
+                                    deck.model.relperm_regions);
     const wells::InitialState& init = deck.model.initial;
     const grid::CellState x = wells::initial_cell_state(sys.cells(), init);
     const std::vector<double> p_bh = sys.wells().initial_bhp(x);

@@ -199,7 +199,8 @@ class DeckReader {
                 }
                 const std::string path = resolve_existing(*e);
                 try {
-                    p = grid::read_eclipse_fluid(path, {u_.pressure, u_.density, u_.length}, p);
+                    p = grid::read_eclipse_fluid(path, {u_.pressure, u_.density, u_.length}, p,
+                                                 &model().relperm_regions);
                 } catch (const InputError& err) {
                     e->fail(err.detail());
                 }
@@ -209,8 +210,8 @@ class DeckReader {
             if (auto o = m.optional("oil")) read_phase(*o, p.oil, &p.oil_pvt, units);
             if (auto w = m.optional("water")) read_phase(*w, p.water, nullptr, units);
             if (auto r = m.optional("relperm")) {
-                read_relperm(*r, p.relperm, {u_.pressure, u_.density, u_.length},
-                             [this](const Value& f) { return resolve_existing(f); });
+                read_relperm_regions(*r, p.relperm, model().relperm_regions, units,
+                                     [this](const Value& f) { return resolve_existing(f); });
             }
             if (auto r = m.optional("reference_pressure"))
                 p.reference_pressure = r->number() * u_.pressure;
@@ -244,6 +245,17 @@ class DeckReader {
         } else {
             if (auto p = m.optional("permeability")) perm = read_field(*p, true);
             if (auto p = m.optional("porosity")) poro = read_field(*p, false);
+        }
+        if (auto r = m.optional("saturation_regions")) {  // design decision 87
+            if (!needed) r->fail("the synthetic model has no saturation regions");
+            if (r->is_sequence()) r->fail("give a region number or a field mapping");
+            grid::FieldSpec& f = model().saturation_regions;
+            f = read_field(*r, false);
+            if (f.kind != grid::FieldKind::uniform && f.kind != grid::FieldKind::layered &&
+                f.kind != grid::FieldKind::eclipse) {
+                Mapping(*r).required("kind").fail(
+                    "a region field is a number, layered or eclipse (its SATNUM)");
+            }
         }
         if (auto c = m.optional("compressibility")) {
             if (fluid_file_) c->fail("fluid.eclipse's ROCK gives it: remove this key");

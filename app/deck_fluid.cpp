@@ -11,6 +11,27 @@
 
 namespace heptane::app {
 
+void read_relperm_regions(const Value& v, grid::RelPerm& first, std::vector<grid::RelPerm>& more,
+                          const grid::FluidUnits& units,
+                          const std::function<std::string(const Value&)>& resolve_existing) {
+    if (!v.is_sequence()) {
+        read_relperm(v, first, units, resolve_existing);
+        return;
+    }
+    const std::vector<Value> regions = v.elements();
+    if (regions.empty()) v.fail("a list of saturation regions needs one or more");
+    more.clear();
+    for (std::size_t q = 0; q < regions.size(); ++q) {
+        grid::RelPerm rp = grid::TwoPhaseParams{}.relperm;  // Corey's defaults
+        read_relperm(regions[q], rp, units, resolve_existing);
+        if (q == 0) {
+            first = rp;
+        } else {
+            more.push_back(rp);
+        }
+    }
+}
+
 void read_relperm(const Value& v, grid::RelPerm& rp, const grid::FluidUnits& units,
                   const std::function<std::string(const Value&)>& resolve_existing) {
     Mapping m(v);

@@ -4,6 +4,7 @@
 /// Eclipse file's `swof`, decisions 74, 76); part of the deck reader (app/deck.cpp).
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "app/yaml_reader.hpp"
 #include "grid/saturation_table.hpp"  // FluidUnits
@@ -16,6 +17,13 @@ namespace heptane::app {
 /// file key's path (relative to the deck, checked to exist). Errors at the key (Value::fail).
 void read_relperm(const Value& v, grid::RelPerm& rp, const grid::FluidUnits& units,
                   const std::function<std::string(const Value&)>& resolve_existing);
+
+/// Reads `v` (fluid.relperm: a mapping, or a list of them, one a saturation region; design
+/// decision 87) into `first` (region 1) and `more` (regions 2, 3, ...), each entry as
+/// read_relperm from Corey's defaults.
+void read_relperm_regions(const Value& v, grid::RelPerm& first, std::vector<grid::RelPerm>& more,
+                          const grid::FluidUnits& units,
+                          const std::function<std::string(const Value&)>& resolve_existing);
 
 /// Reads `v` (a phase's mapping) into ph, in the deck's `units` (viscosities in cP); the
 /// oil's (`table` not null) may give a PVDO table (`pvdo: [[p, B, mu], ...]`) into *table

@@ -3,6 +3,7 @@
 // EQUIL; split from deck.cpp by concern.
 #include "app/deck_initial.hpp"
 
+#include <cmath>
 #include <string>
 
 #include "grid/eclipse_solution.hpp"
@@ -15,7 +16,8 @@ void read_initial(const std::optional<Value>& v, wells::ModelSpec& model, const 
     wells::InitialState& s = model.initial;
     s.pressure = model.two_phase.reference_pressure;
     s.datum_depth = model.grid.top_depth;
-    s.water_saturation = grid::connate_water(model.two_phase.relperm);
+    // Each cell's connate water (its saturation region's; design decision 87).
+    s.water_saturation = std::nan("");
     if (!v) return;
     Mapping m(*v);
     if (auto e = m.optional("eclipse")) {  // the deck's EQUIL (design decision 78)

@@ -217,6 +217,12 @@ std::vector<XdmfField> write_grid(h5::File& f, const wells::Model& model) {
     for (const char* name : {"permeability_x", "permeability_y", "permeability_z", "porosity"}) {
         fields.push_back({name, std::string("/grid/") + name});
     }
+    if (!rock.saturation_region.empty()) {  // Eclipse's SATNUM, 1-based (design decision 87)
+        std::vector<double> region(rock.saturation_region.begin(), rock.saturation_region.end());
+        for (double& r : region) r += 1.0;
+        f.write("/grid/saturation_region", field(region, 1.0), shape, "1");
+        fields.push_back({"saturation_region", "/grid/saturation_region"});
+    }
     return fields;
 }
 

@@ -290,8 +290,9 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
     const Plan plan = plan_for_model(deck, deck_plan, model, err);
     std::unique_ptr<wells::TwoPhaseSystem> system;
     try {  // the well indices are checked here (a radius too large for its cell)
-        system = std::make_unique<wells::TwoPhaseSystem>(model.grid, model.rock,
-                                                         deck.model.two_phase, deck.model.wells);
+        system =
+            std::make_unique<wells::TwoPhaseSystem>(model.grid, model.rock, deck.model.two_phase,
+                                                    deck.model.wells, deck.model.relperm_regions);
     } catch (const InputError& e) {
         deck.rethrow_located(e);
     }

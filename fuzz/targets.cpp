@@ -96,8 +96,9 @@ void eclipse(const std::uint8_t* data, std::size_t size) {
         grid::read_swof(path, {});
     } catch (const InputError&) {
     }
-    try {  // and as the fluid (fluid.eclipse, design decision 75)
-        grid::read_eclipse_fluid(path, {});
+    try {                                    // and as the fluid (fluid.eclipse, design decision 75)
+        std::vector<grid::RelPerm> regions;  // every SWOF table (SATNUM, decision 87)
+        grid::read_eclipse_fluid(path, {}, {}, &regions);
     } catch (const InputError&) {
     }
     try {  // as the initial state (initial.eclipse: EQUIL, decision 78)

@@ -17,10 +17,24 @@
 namespace heptane::grid::detail {
 namespace {
 
-/// The sections after GRID (and EDIT): heptane's YAML deck gives fluid, wells and schedule.
-bool ends_grid(std::string_view k) {
+/// The sections after GRID and EDIT (refused inside RUNSPEC: the file has no GRID section).
+bool is_later_section(std::string_view k) {
     return k == "PROPS" || k == "REGIONS" || k == "SOLUTION" || k == "SUMMARY" || k == "SCHEDULE" ||
            k == "END";
+}
+
+/// The sections after REGIONS, which end the reading: heptane's YAML deck gives the initial
+/// state, the output and the schedule (initial.eclipse and schedule.eclipse read them).
+bool ends_reading(std::string_view k) {
+    return k == "SOLUTION" || k == "SUMMARY" || k == "SCHEDULE" || k == "END";
+}
+
+/// The region arrays: SATNUM (saturation regions), PVTNUM, EQLNUM, FIPNUM, IMBNUM (kept for
+/// the model to check, grid/rock.cpp), and MULTNUM, FLUXNUM, OPERNUM (the region edits' and
+/// MULTREGT's). Eclipse reads them in GRID and REGIONS.
+bool is_region_array(std::string_view k) {
+    return k == "SATNUM" || k == "PVTNUM" || k == "EQLNUM" || k == "FIPNUM" || k == "IMBNUM" ||
+           k == "MULTNUM" || k == "FLUXNUM" || k == "OPERNUM";
 }
 
 /// EQUALREG, MULTIREG, ADDREG, COPYREG: edits over the cells of one region number.
@@ -33,14 +47,23 @@ bool is_edit(std::string_view k) {
            k == "MAXVALUE";
 }
 
+/// What the REGIONS section may hold: the region arrays, the edits, boxes and includes that
+/// apply to any array, ECHO / NOECHO, and the section keywords that end it. An array of the
+/// GRID section (PERMX ...) or a GRID keyword (FAULTS ...) there is an error, as in Eclipse.
+bool in_regions_section(std::string_view k) {
+    return is_region_array(k) || is_edit(k) || is_region_edit(k) || k == "OPERATE" ||
+           k == "COPYBOX" || k == "BOX" || k == "ENDBOX" || k == "INCLUDE" || k == "ECHO" ||
+           k == "NOECHO" || k == "REGIONS" || ends_reading(k);
+}
+
 }  // namespace
 
 bool is_array(std::string_view k) {
     static constexpr std::string_view kArrays[] = {
-        "PERMX",  "PERMY",  "PERMZ",  "PORO",    "NTG",     "ACTNUM",  "DX",
-        "DY",     "DZ",     "TOPS",   "MULTX",   "MULTY",   "MULTZ",   "MULTX-",
-        "MULTY-", "MULTZ-", "MULTPV", "MULTNUM", "FLUXNUM", "OPERNUM", "MINPVV"};
-    return std::find(std::begin(kArrays), std::end(kArrays), k) != std::end(kArrays);
+        "PERMX", "PERMY", "PERMZ", "PORO",  "NTG",    "ACTNUM", "DX",     "DY",     "DZ",
+        "TOPS",  "MULTX", "MULTY", "MULTZ", "MULTX-", "MULTY-", "MULTZ-", "MULTPV", "MINPVV"};
+    return is_region_array(k) ||
+           std::find(std::begin(kArrays), std::end(kArrays), k) != std::end(kArrays);
 }
 
 void GridReader::read_file(const std::string& path, IncludeStack& stack) {
@@ -53,7 +76,19 @@ void GridReader::read_file(const std::string& path, IncludeStack& stack) {
             read_runspec_token(src, t, keyword);
             continue;
         }
+        if (!props_at_.empty()) {
+            pass_props_token(src, t, keyword);
+            continue;
+        }
         if (!is_keyword(t.text)) src.fail(t, quote_input(t.text) + " is not a keyword");
+        if (regions_ && !in_regions_section(keyword)) {
+            src.fail(t, quote_input(keyword) +
+                            " is not a REGIONS-section keyword heptane applies (it reads the "
+                            "region arrays SATNUM, PVTNUM, EQLNUM, FIPNUM, IMBNUM, MULTNUM, "
+                            "FLUXNUM, OPERNUM, and BOX, ENDBOX, EQUALS, MULTIPLY, ADD, COPY, "
+                            "COPYBOX, MINVALUE, MAXVALUE, EQUALREG, MULTIREG, ADDREG, COPYREG, "
+                            "OPERATE, INCLUDE, ECHO, NOECHO there)");
+        }
         if (is_array(keyword)) {
             read_array(src, t, keyword);
         } else if (is_computed(keyword)) {
@@ -92,13 +127,14 @@ void GridReader::read_file(const std::string& path, IncludeStack& stack) {
             read_pinch(src, t);
         } else if (keyword == "OPERATE") {
             read_operate(src, t);
-        } else if (ends_grid(keyword)) {
-            ended_ = true;
-            data_.notes.push_back(where(src.path, src.text, t.offset) + keyword +
-                                  ": grid.eclipse does not read the file from here on "
-                                  "(the YAML deck's fluid.eclipse, relperm.swof, "
-                                  "initial.eclipse and schedule.eclipse may read its PROPS, "
-                                  "SOLUTION and SCHEDULE)");
+        } else if (keyword == "PROPS") {
+            props_at_ = where(src.path, src.text, t.offset);  // passed over up to REGIONS
+            edit_ = false;
+        } else if (keyword == "REGIONS") {
+            regions_ = true;
+            edit_ = false;
+        } else if (ends_reading(keyword)) {
+            end_reading(where(src.path, src.text, t.offset), keyword);
         } else if (keyword == "GRID" || keyword == "EDIT" || keyword == "ECHO" ||
                    keyword == "NOECHO" || keyword == "INIT") {
             // Section headers and print/output switches (INIT asks for the grid's arrays
@@ -133,7 +169,8 @@ void GridReader::read_file(const std::string& path, IncludeStack& stack) {
                     "MULTX/Y/Z, MULTX-/Y-/Z-, MULTPV, MINPV, PINCH, GRIDOPTS, FAULTS, MULTFLT, "
                     "MULTREGT, "
                     "NNC, EDITNNC, "
-                    "MULTNUM, FLUXNUM, OPERNUM, EQUALREG, MULTIREG, ADDREG, COPYREG, "
+                    "MULTNUM, FLUXNUM, OPERNUM, the region arrays SATNUM, PVTNUM, EQLNUM, "
+                    "FIPNUM, IMBNUM (in GRID or REGIONS), EQUALREG, MULTIREG, ADDREG, COPYREG, "
                     "BOX, ENDBOX, EQUALS, MULTIPLY, ADD, COPY, COPYBOX, MINVALUE, MAXVALUE, "
                     "OPERATE, "
                     "INCLUDE, SPECGRID, the EDIT section's PORV, TRANX, TRANY, TRANZ, and the "
@@ -243,6 +280,36 @@ void GridReader::read_include(Source& src, const Token& at, IncludeStack& stack)
                   [&] { read_file(included_path(src.path, name), stack); });
 }
 
+/// PROPS: its tokens are passed over up to the next section keyword that starts a line (a
+/// table's numbers and '/'s are not keywords, nor the words of a record inside a line; an
+/// INCLUDE there is not followed). REGIONS goes on reading; SOLUTION, SUMMARY, SCHEDULE or END
+/// ends it, PROPS included, in one note.
+void GridReader::pass_props_token(Source& src, const Token& t, const std::string& keyword) {
+    if (!is_keyword(t.text) || !starts_line(src.text, t.offset)) return;
+    if (keyword == "REGIONS") {
+        const std::string at = where(src.path, src.text, t.offset);
+        data_.notes.push_back(props_at_ +
+                              "PROPS: grid.eclipse does not read the file from here on until "
+                              "REGIONS at " +
+                              at.substr(0, at.size() - 2) +
+                              " (the YAML deck's fluid.eclipse and relperm.swof may read PROPS)");
+        props_at_.clear();
+        regions_ = true;
+    } else if (ends_reading(keyword)) {
+        end_reading(props_at_, "PROPS");
+    }
+}
+
+/// The reading ends at `keyword` ("path:line: " `at`), said in a note.
+void GridReader::end_reading(const std::string& at, const std::string& keyword) {
+    ended_ = true;
+    data_.notes.push_back(at + keyword +
+                          ": grid.eclipse does not read the file from here on (the YAML deck's "
+                          "fluid.eclipse, relperm.swof, initial.eclipse and schedule.eclipse may "
+                          "read its PROPS, SOLUTION and SCHEDULE)");
+    props_at_.clear();  // after the note: `at` may be props_at_
+}
+
 /// RUNSPEC: DIMENS and the unit system are read; every other keyword there describes
 /// what the YAML deck gives (phases, tables, dimensions of arrays heptane does not use)
 /// and is passed over, named once in the notes. GRID ends the section.
@@ -261,7 +328,7 @@ void GridReader::read_runspec_token(Source& src, const Token& t, const std::stri
         data_.units = keyword;
     } else if (keyword == "PVT-M") {
         src.fail(t, "PVT-M units are not supported (FIELD, METRIC or LAB)");
-    } else if (ends_grid(keyword)) {
+    } else if (is_later_section(keyword)) {
         src.fail(t, keyword + " before the GRID section: the file has no GRID section");
     } else if (keyword == "TITLE" || (is_keyword(t.text) && starts_line(src.text, t.offset))) {
         runspec_skipped_ += (runspec_skipped_.empty() ? "" : ", ") + keyword;
@@ -324,12 +391,17 @@ namespace heptane::grid {
 EclipseGridData read_eclipse_grid(const std::vector<std::string>& paths, std::array<int, 3> dims) {
     if (dims[0] < 1 || dims[1] < 1 || dims[2] < 1)
         throw InputError("the grid dimensions must be positive");
+    // The files are one deck in order: the section a file ends in goes on in the next (GRID,
+    // EDIT or REGIONS: a file of SATNUM may follow a deck whose REGIONS it belongs to). A file
+    // after one that ends in PROPS (passed over) or at SOLUTION, SUMMARY, SCHEDULE or END is an
+    // error: it would be passed over whole, or it is out of order.
     detail::GridReader reader(dims);
     for (const std::string& path : paths) {
         if (reader.ended()) {
             throw InputError(path +
-                             ": follows a file whose GRID section has ended (PROPS, "
-                             "SCHEDULE, ...); give the files in deck order");
+                             ": follows a file whose GRID and REGIONS sections have ended (in "
+                             "PROPS, or at SOLUTION, SCHEDULE, ...); give the files in deck "
+                             "order");
         }
         detail::IncludeStack stack;
         reader.read_file(path, stack);

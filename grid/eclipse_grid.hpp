@@ -1,6 +1,7 @@
 #pragma once
 /// @file The GRID section of Eclipse keyword files, applied as Eclipse applies it (issue 20):
-/// arrays, boxes, edit keywords and includes, in file order. The deck's grid.eclipse
+/// arrays, boxes, edit keywords and includes, in file order; and the REGIONS section's region
+/// arrays (SATNUM ...). The deck's grid.eclipse
 /// (grid/eclipse_model.hpp) and rock fields of kind eclipse (grid/rock.cpp) read through it.
 #include <array>
 #include <cstddef>
@@ -118,6 +119,9 @@ struct EclipseGridData {
 /// - GRIDOPTS TRANMULT [NRMULT [NRPINC]] /: TRANMULT YES or NO (NO refuses MULTX- and the
 ///   other negative-direction multipliers, as Eclipse does); region counts other than 0 are
 ///   refused (MULTNUM and PINCHNUM regions are not read);
+/// - the region arrays SATNUM (saturation regions), PVTNUM, EQLNUM, FIPNUM and IMBNUM (arrays,
+///   as above, in GRID or REGIONS; kept as the file gives them: grid/rock.cpp checks and uses
+///   them);
 /// - MULTNUM, FLUXNUM, OPERNUM (arrays, as above) and the region edits EQUALREG (ARRAY value),
 ///   MULTIREG (ARRAY factor), ADDREG (ARRAY constant), COPYREG (FROM TO): records ending with a
 ///   region number and the region array (M, the default; F; O), over every cell of that region
@@ -172,15 +176,20 @@ struct EclipseGridData {
 ///   in an output file: heptane's /grid always has them); DIMENS and SPECGRID must match
 ///   `dims`;
 /// - a whole .DATA deck: its RUNSPEC section gives DIMENS and the unit system (FIELD, METRIC
-///   or LAB, `units`) and is otherwise passed over; PROPS, REGIONS, SOLUTION, SUMMARY,
-///   SCHEDULE or END ends the reading (the YAML deck gives fluid, wells and schedule). Both
-///   are said in `notes`.
+///   or LAB, `units`) and is otherwise passed over; PROPS is passed over up to the next section
+///   keyword at the start of a line (its tables and its INCLUDEs are not read: fluid.eclipse
+///   and relperm.swof read PROPS); REGIONS is read: the region arrays and the edits, boxes,
+///   INCLUDE, ECHO and NOECHO (any other keyword there is an error); SOLUTION, SUMMARY,
+///   SCHEDULE or END ends the reading (the YAML deck gives the initial state, wells and
+///   schedule). RUNSPEC, PROPS and the end are said in `notes`.
 /// Anything else is an InputError naming file, line and keyword: other keywords, a count that
 /// does not fill the box (or COORD's, ZCORN's counts), an
 /// edit of an array not yet defined, a box outside the grid, a missing '/'.
 EclipseGridData read_eclipse_grid(const std::string& path, std::array<int, 3> dims);
 
-/// The files in order, as one GRID section (arrays and boxes carry over from file to file).
+/// The files in order, as one deck (arrays, boxes and the section carry over from file to
+/// file: a file after one that ends in REGIONS goes on in REGIONS); a file after one that ends
+/// in PROPS, or at SOLUTION, SUMMARY, SCHEDULE or END, is an InputError.
 EclipseGridData read_eclipse_grid(const std::vector<std::string>& paths, std::array<int, 3> dims);
 
 }  // namespace heptane::grid

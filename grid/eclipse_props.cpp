@@ -54,7 +54,7 @@ std::vector<PvtRow> pvdo_rows(const KeywordRecord& r, const FluidUnits& units) {
 }  // namespace
 
 TwoPhaseParams read_eclipse_fluid(const std::string& path, const FluidUnits& fallback,
-                                  TwoPhaseParams params) {
+                                  TwoPhaseParams params, std::vector<RelPerm>* more_regions) {
     FluidUnits units = fallback;
     const auto refuse_live_oil = [&](const std::string& keyword, const std::string& here) {
         read_unit_keyword(keyword, units);
@@ -128,8 +128,17 @@ TwoPhaseParams read_eclipse_fluid(const std::string& path, const FluidUnits& fal
     phase("PVTW", 1, params.water);
     params.reference_pressure = p_ref * units.pressure;
     params.rock_compressibility = cr / units.pressure;
+    const std::vector<std::vector<RelPermRow>> swof =
+        more_regions != nullptr
+            ? read_swof_tables(path, fallback)
+            : detail::read_swof_tables(path, fallback, "not supported here: give one table");
     params.relperm = RelPerm{};
-    params.relperm.table = relperm_table(read_swof(path, fallback));
+    params.relperm.table = relperm_table(swof.front());
+    if (more_regions != nullptr) {
+        more_regions->assign(swof.size() - 1, RelPerm{});
+        for (std::size_t q = 1; q < swof.size(); ++q)
+            (*more_regions)[q - 1].table = relperm_table(swof[q]);
+    }
     return params;
 }
 

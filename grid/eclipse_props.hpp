@@ -1,7 +1,9 @@
 #pragma once
 /// @file The fluid of an Eclipse deck's PROPS section for heptane's two-phase model (design
-/// decisions 75, 84; deck key fluid.eclipse): DENSITY, PVCDO or PVDO, PVTW, ROCK and SWOF.
+/// decisions 75, 84; deck key fluid.eclipse): DENSITY, PVCDO or PVDO, PVTW, ROCK and SWOF (its
+/// tables of several saturation regions too).
 #include <string>
+#include <vector>
 
 #include "grid/saturation_table.hpp"  // FluidUnits
 #include "grid/two_phase.hpp"
@@ -18,12 +20,18 @@ namespace heptane::grid {
 ///   (design decision 84);
 /// - or, for the oil, PVDO: one table of rows p Bo mu_o (grid/pvt_table.hpp);
 /// - ROCK Pref Cr /: the rock compressibility;
-/// - SWOF: the relative permeability and capillary pressure table (read_swof).
+/// - SWOF: the relative permeability and capillary pressure tables, one for each saturation
+///   region (TABDIMS item 1; read_swof_tables): region 1's in the returned params.relperm,
+///   regions 2, 3, ... in `more_regions` (assigned; empty with one table).
 /// Gravity keeps `params`' setting. InputError ("path:line: KEYWORD: ...") for a keyword
-/// missing or given twice, PVCDO and PVDO both, a second region's record or table, PVTO (live
+/// missing or given twice, PVCDO and PVDO both, a second PVT region's record, several SWOF
+/// tables where `more_regions` is null (at TABDIMS's line, or the second table's), PVTO (live
 /// oil, which the model cannot take), reference pressures that differ (the laws share one),
 /// and values out of range.
+/// @param[out] more_regions the relperms of saturation regions 2..N (SATNUM numbers them from
+///   1), in order; null: the file must hold one table.
 TwoPhaseParams read_eclipse_fluid(const std::string& path, const FluidUnits& fallback,
-                                  TwoPhaseParams params = {});
+                                  TwoPhaseParams params = {},
+                                  std::vector<RelPerm>* more_regions = nullptr);
 
 }  // namespace heptane::grid

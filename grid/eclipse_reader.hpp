@@ -34,7 +34,8 @@ inline std::string number_text(double v) {
     return s.str();
 }
 
-/// An array the reader keeps (PERMX ... OPERNUM).
+/// An array the reader keeps (PERMX ... OPERNUM, and the region arrays SATNUM, PVTNUM, EQLNUM,
+/// FIPNUM, IMBNUM).
 bool is_array(std::string_view k);
 
 /// An EDIT-section array the model computes (PORV, TRANX, TRANY, TRANZ): the reader keeps its
@@ -73,7 +74,11 @@ class GridReader {
 
     void read_file(const std::string& path, IncludeStack& stack);
 
-    EclipseGridData take() { return std::move(data_); }
+    /// The data read; a PROPS section the files end in is said in a note.
+    EclipseGridData take() {
+        if (!props_at_.empty()) end_reading(props_at_, "PROPS");
+        return std::move(data_);
+    }
 
     /// "[nx, ny, nz]", the deck's grid.dims.
     std::string dims_text() const {
@@ -81,7 +86,8 @@ class GridReader {
                std::to_string(data_.dims[2]) + "]";
     }
 
-    bool ended() const { return ended_; }
+    /// Past the GRID, EDIT and REGIONS sections, or inside PROPS: a further file is refused.
+    bool ended() const { return ended_ || !props_at_.empty(); }
 
   private:
     std::size_t cells() const { return full_.size(); }
@@ -158,6 +164,13 @@ class GridReader {
 
     /// TITLE's line of free text.
     static void skip_line(Source& src);
+
+    /// A token inside PROPS: passed over; REGIONS (at a line's start) goes on reading, SOLUTION,
+    /// SUMMARY, SCHEDULE or END ends the reading (one note for PROPS and the rest).
+    void pass_props_token(Source& src, const Token& t, const std::string& keyword);
+
+    /// The reading ends at `keyword` (at "path:line: " `at`), said in a note.
+    void end_reading(const std::string& at, const std::string& keyword);
 
     /// DIMENS NX NY NZ / or SPECGRID NX NY NZ NUMRES COORD /: must match the deck's grid.
     void read_dimensions(Source& src, const Token& at, const std::string& keyword);
@@ -261,12 +274,14 @@ class GridReader {
 
     EclipseGridData data_;
     Box full_, box_;
-    bool runspec_ = false;              ///< inside the RUNSPEC section of a whole .DATA file
-    std::string runspec_skipped_;       ///< the RUNSPEC keywords passed over, for the note
-    bool ended_ = false;                ///< past the GRID and EDIT sections: nothing more is read
-    bool edit_ = false;                 ///< inside the EDIT section (PORV, TRANX/Y/Z allowed)
-    std::string tran_edited_at_;        ///< "file:line" of the first TRANX/Y/Z edit, if any
-    std::string porv_edited_at_;        ///< "file:line" of the first PORV edit, if any
+    bool runspec_ = false;         ///< inside the RUNSPEC section of a whole .DATA file
+    std::string runspec_skipped_;  ///< the RUNSPEC keywords passed over, for the note
+    bool ended_ = false;           ///< at SOLUTION or later: nothing more is read
+    std::string props_at_;         ///< "path:line: " of PROPS while its tokens are passed over
+    bool regions_ = false;         ///< inside the REGIONS section (region arrays and edits only)
+    bool edit_ = false;            ///< inside the EDIT section (PORV, TRANX/Y/Z allowed)
+    std::string tran_edited_at_;   ///< "file:line" of the first TRANX/Y/Z edit, if any
+    std::string porv_edited_at_;   ///< "file:line" of the first PORV edit, if any
     bool negative_multipliers_ = true;  ///< GRIDOPTS' TRANMULT (not given: allowed)
 };
 

@@ -96,8 +96,9 @@ std::map<std::string, std::vector<double>> read_eclipse_arrays(const Grid3D& gri
     });
     const auto grid_eclipse = [&](const std::string& what) {
         return InputError(key, spec.file + ": " + what +
-                                   "; a rock field file holds PERMX, PERMY, PERMZ and PORO only: "
-                                   "give this file as grid.eclipse, where the rest applies");
+                                   "; a rock field file holds PERMX, PERMY, PERMZ, PORO and "
+                                   "SATNUM only: give this file as grid.eclipse, where the rest "
+                                   "applies");
     };
     if (!data.region_multipliers.empty()) throw grid_eclipse("gives MULTREGT");
     if (!data.notes.empty() || !data.units.empty()) throw grid_eclipse("is a whole Eclipse deck");
@@ -106,7 +107,8 @@ std::map<std::string, std::vector<double>> read_eclipse_arrays(const Grid3D& gri
     if (!std::isnan(data.minpv)) throw grid_eclipse("gives MINPV");
     std::map<std::string, std::vector<double>> arrays;
     for (auto& [name, values] : data.arrays) {
-        if (name != "PERMX" && name != "PERMY" && name != "PERMZ" && name != "PORO")
+        if (name != "PERMX" && name != "PERMY" && name != "PERMZ" && name != "PORO" &&
+            name != "SATNUM")
             throw grid_eclipse("defines " + name);
         if (names.count(name) != 0) arrays.emplace(name, std::move(values));
     }
@@ -312,6 +314,79 @@ index_t RockFields::num_active() const {
     index_t n = 0;
     for (std::uint8_t a : active) n += a != 0 ? 1 : 0;
     return n;
+}
+
+std::vector<std::int32_t> build_saturation_regions(const Grid3D& grid, const FieldSpec& spec,
+                                                   int regions, const RockFields& rock,
+                                                   const EclipseGridSpec* files,
+                                                   const EclipseGridData* eclipse) {
+    const auto n = static_cast<std::size_t>(grid.num_cells());
+    const bool in_files = eclipse != nullptr && eclipse->arrays.count("SATNUM") != 0;
+    if (in_files && !spec.defaulted) {
+        throw InputError(spec.key, "grid.eclipse's files give SATNUM too: give the regions once");
+    }
+    const bool from_files = spec.defaulted && in_files;
+    if (spec.defaulted && !from_files) {
+        if (regions > 1) {
+            throw InputError(spec.key,
+                             "is required: the fluid has " + std::to_string(regions) +
+                                 " saturation regions; give each cell's region here" +
+                                 (eclipse != nullptr ? " or as SATNUM in grid.eclipse" : ""));
+        }
+        return {};
+    }
+    const std::string requirement =
+        "an integer in [1, " + std::to_string(regions) + "] (the fluid's saturation regions)";
+    const auto region_number = [&](double v) {
+        return v >= 1.0 && v <= regions && v == std::floor(v);
+    };
+    std::vector<double> numbers;
+    std::string key = key_of(spec, "value");
+    switch (from_files ? FieldKind::eclipse : spec.kind) {
+        case FieldKind::uniform:
+            numbers.assign(n, spec.value[0]);
+            break;
+        case FieldKind::layered:
+            check_layer_count(grid, spec);
+            key = key_of(spec, "values");
+            numbers.resize(n);
+            for (std::size_t m = 0; m < n; ++m)
+                numbers[m] = spec.layers[m % static_cast<std::size_t>(grid.nz)];
+            break;
+        case FieldKind::eclipse: {
+            const auto active = [&](index_t m) { return rock.is_active(m); };
+            if (from_files) {
+                numbers = eclipse_to_cells(grid, files->key, "grid.eclipse's files", "SATNUM",
+                                           eclipse->arrays.at("SATNUM"), 1.0, active, region_number,
+                                           requirement.c_str());
+            } else {
+                const auto arrays = read_eclipse_arrays(grid, spec, {"SATNUM"}, "SATNUM");
+                numbers = eclipse_to_cells(grid, key_of(spec, "file"), spec.file, "SATNUM",
+                                           arrays.at("SATNUM"), 1.0, active, region_number,
+                                           requirement.c_str());
+            }
+            key.clear();
+            break;
+        }
+        default:
+            throw InputError(key_of(spec, "kind"),
+                             kind_name(spec.kind) +
+                                 " is not a kind of region field; give a number, layered or "
+                                 "eclipse");
+    }
+    std::vector<std::int32_t> out(n, 0);
+    for (std::size_t m = 0; m < n; ++m) {
+        if (!rock.is_active(static_cast<index_t>(m))) continue;
+        if (!key.empty() && !region_number(numbers[m])) {
+            std::ostringstream msg;
+            msg << "cell " << cell_text(grid, static_cast<index_t>(m)) << " is in region "
+                << numbers[m] << "; it must be " << requirement;
+            throw InputError(key, msg.str());
+        }
+        out[m] = static_cast<std::int32_t>(numbers[m]) - 1;
+    }
+    if (std::all_of(out.begin(), out.end(), [](std::int32_t r) { return r == 0; })) return {};
+    return out;
 }
 
 RockFields build_rock(const Grid3D& grid, const FieldSpec& permeability, const FieldSpec& porosity,

@@ -62,6 +62,9 @@ struct RockFields {
     std::vector<double> kx, ky, kz;    ///< permeability [m^2] (NTG already applied to kx, ky)
     std::vector<double> porosity;      ///< [-] at the reference pressure (NTG applied)
     std::vector<std::uint8_t> active;  ///< 1: active; empty: every cell is active
+    /// Each cell's saturation region, numbered from 0 (Eclipse's SATNUM - 1; design decision
+    /// 87): which of the fluid's relative permeabilities it takes; empty: every cell region 0.
+    std::vector<std::int32_t> saturation_region;
     /// Transmissibility multipliers of each cell's +i, +j, +k face (Eclipse MULTX/Y/Z);
     /// empty: 1.
     std::vector<double> multx, multy, multz;
@@ -93,5 +96,18 @@ struct RockFields {
 RockFields build_rock(const Grid3D& grid, const FieldSpec& permeability, const FieldSpec& porosity,
                       const EclipseGridSpec* files = nullptr,
                       const EclipseGridData* eclipse = nullptr);
+
+/// Each cell's saturation region (RockFields::saturation_region, from 0; design decision 87)
+/// for a fluid of `regions` relative permeabilities: from `spec` (uniform: value[0]; layered:
+/// one number a layer; eclipse: the file's SATNUM, read as a rock field file is) unless it is
+/// defaulted, then from the grid.eclipse files' SATNUM (`eclipse`, errors at `files`' key)
+/// where they give one, else region 1 everywhere. The numbers are 1-based, as Eclipse's: an
+/// active cell's must be an integer in [1, regions] (InputError naming the key, the cell and
+/// the number), an inactive cell's is not used (region 1). Empty where every cell is in
+/// region 1. Several regions without any source: an InputError at spec.key.
+std::vector<std::int32_t> build_saturation_regions(const Grid3D& grid, const FieldSpec& spec,
+                                                   int regions, const RockFields& rock,
+                                                   const EclipseGridSpec* files = nullptr,
+                                                   const EclipseGridData* eclipse = nullptr);
 
 }  // namespace heptane::grid

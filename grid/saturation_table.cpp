@@ -2,9 +2,12 @@
 
 #include <cmath>
 #include <cstddef>
+#include <sstream>
 #include <stdexcept>
+#include <utility>
 
 #include "core/base/errors.hpp"
+#include "core/base/text.hpp"
 #include "core/base/units.hpp"
 #include "grid/text_input.hpp"
 
@@ -60,8 +63,52 @@ RelPermTable relperm_table(const std::vector<RelPermRow>& rows) {
     return t;
 }
 
-std::vector<RelPermRow> read_swof(const std::string& path, const FluidUnits& fallback) {
-    using namespace detail;
+namespace {
+
+/// TABDIMS item 1 (NTSFUN), the number of saturation tables: 1 where the file has no TABDIMS
+/// or defaults the item. `where` is TABDIMS's "path:line: TABDIMS: " (empty without it), `says`
+/// the count's origin for messages ("TABDIMS item 1 says 2").
+int saturation_table_count(const std::string& path, std::string& where, std::string& says) {
+    // TABDIMS has 25 items in the manual (NTSFUN, NTPVT, NSSFUN, NPPVT, NTFIP, ...).
+    constexpr std::size_t kTabdimsItems = 25;
+    const auto records = detail::read_single_records(
+        path, {"TABDIMS"}, kTabdimsItems, "TABDIMS has one",
+        [](const std::string& /*keyword*/, const std::string& /*where*/) {});
+    const auto it = records.find("TABDIMS");
+    if (it == records.end()) {
+        says = "TABDIMS item 1 is 1 (the default: the file has no TABDIMS)";
+        return 1;
+    }
+    where = it->second.where;
+    if (!it->second.given(0)) {
+        says = "TABDIMS item 1 is 1 (defaulted)";
+        return 1;
+    }
+    const double n = it->second.values[0];
+    if (n != std::floor(n) || n < 1.0 || n > kMaxSaturationTables) {
+        std::ostringstream text;
+        text << n;
+        throw InputError(where + "item 1 (NTSFUN, the number of saturation tables) is " +
+                         quote_input(text.str()) + "; it must be an integer 1.." +
+                         std::to_string(kMaxSaturationTables));
+    }
+    says = "TABDIMS item 1 says " + std::to_string(static_cast<int>(n));
+    return static_cast<int>(n);
+}
+
+}  // namespace
+
+namespace detail {
+
+std::vector<std::vector<RelPermRow>> read_swof_tables(const std::string& path,
+                                                      const FluidUnits& fallback,
+                                                      const std::string& one_table) {
+    std::string tabdims_where, says;
+    const int count = saturation_table_count(path, tabdims_where, says);
+    if (count > 1 && !one_table.empty()) {
+        throw InputError(tabdims_where + "item 1 says " + std::to_string(count) +
+                         " saturation tables (several saturation regions, SATNUM): " + one_table);
+    }
     const std::string text = read_whole_file(path);
     EclipseTokenizer tokens(text);
     Token t;
@@ -81,48 +128,100 @@ std::vector<RelPermRow> read_swof(const std::string& path, const FluidUnits& fal
                          "holds it)");
     }
     const std::string here = where(path, text, at.offset);
-    std::vector<double> values;
-    bool closed = false;
+    // Each table's values up to its '/', and "path:line: SWOF: [table n: ]" where it starts.
+    std::vector<std::vector<double>> values(static_cast<std::size_t>(count));
+    std::vector<std::string> heads;
     constexpr std::size_t kMost = 4 * RelPermTable::kMaxRows + 4;
-    while (!closed && tokens.next(t)) {
-        closed = t.text == "/";
-        if (!closed) append_values(path, text, t, "SWOF", values, kMost, true);
-        if (values.size() > kMost) break;
-    }
-    if (values.size() > 4 * static_cast<std::size_t>(RelPermTable::kMaxRows)) {
-        throw InputError(here + "SWOF: more than " + std::to_string(RelPermTable::kMaxRows) +
-                         " rows; heptane's table holds up to " +
-                         std::to_string(RelPermTable::kMaxRows));
-    }
-    if (!closed)
-        throw InputError(here + "SWOF: the file ends before the '/' that closes the table");
-    if (values.size() % 4 != 0) {
-        throw InputError(here + "SWOF: " + std::to_string(values.size()) +
-                         " values; a row is 4 (Sw krw krow Pcow)");
-    }
-    std::vector<RelPermRow> rows;
-    for (std::size_t q = 0; q < values.size(); q += 4) {
-        const std::string row = "SWOF: row " + std::to_string(q / 4 + 1) + ": ";
-        for (std::size_t c = 0; c < 4; ++c) {
-            if (std::isnan(values[q + c])) {
-                throw InputError(here + row +
-                                 "a defaulted item (n*): give every value (heptane does not "
-                                 "interpolate defaults)");
+    for (int q = 0; q < count; ++q) {
+        std::string head = here;
+        if (q > 0) {
+            EclipseTokenizer probe = tokens;  // where the table starts, or the keyword after
+            Token next;
+            const std::string read = std::to_string(q) + (q == 1 ? " table" : " tables");
+            if (!probe.next(next)) {
+                throw InputError(here + "SWOF: the file ends after " + read + "; " + says +
+                                 " (each table ends with its own '/')");
             }
+            if (is_keyword(next.text)) {
+                throw InputError(where(path, text, next.offset) + "SWOF: " + read + " before " +
+                                 quote_input(next.text) + "; " + says +
+                                 " (each table ends with its own '/')");
+            }
+            head = where(path, text, next.offset);
         }
-        rows.push_back(
-            {values[q], values[q + 1], values[q + 2], values[q + 3] * file_units.pressure});
+        head += "SWOF: " + (count > 1 ? "table " + std::to_string(q + 1) + ": " : std::string());
+        heads.push_back(head);
+        std::vector<double>& v = values[static_cast<std::size_t>(q)];
+        bool closed = false;
+        while (!closed && tokens.next(t)) {
+            closed = t.text == "/";
+            if (!closed) append_values(path, text, t, "SWOF", v, kMost, true);
+            if (v.size() > kMost) break;
+        }
+        if (v.size() > 4 * static_cast<std::size_t>(RelPermTable::kMaxRows)) {
+            throw InputError(head + "more than " + std::to_string(RelPermTable::kMaxRows) +
+                             " rows; heptane's table holds up to " +
+                             std::to_string(RelPermTable::kMaxRows));
+        }
+        if (!closed) throw InputError(head + "the file ends before the '/' that closes the table");
+        if (v.empty() && q == 0) {
+            throw InputError(head +
+                             "the first table is empty (an empty table copies the one before "
+                             "it; the first has none): give its rows");
+        }
+        if (v.size() % 4 != 0) {
+            throw InputError(head + std::to_string(v.size()) +
+                             " values; a row is 4 (Sw krw krow Pcow)");
+        }
     }
-    EclipseTokenizer probe = tokens;  // a number after the '/': a second table
+    EclipseTokenizer probe = tokens;  // a number after the last '/': one more table
     Token next;
     if (probe.next(next) && !is_keyword(next.text) && next.text != "/") {
-        throw InputError(where(path, text, next.offset) +
-                         "SWOF: a second table (several saturation regions, SATNUM) is not "
-                         "supported: give one table");
+        const std::string more = where(path, text, next.offset) + "SWOF: ";
+        if (!one_table.empty()) {
+            throw InputError(more +
+                             "a second table (several saturation regions, SATNUM): " + one_table);
+        }
+        throw InputError(more + "a table after the last one: " + says +
+                         "; give TABDIMS the number of tables");
     }
-    const std::string error = relperm_table_error(rows);
-    if (!error.empty()) throw InputError(here + "SWOF: " + error);
-    return rows;
+    std::vector<std::vector<RelPermRow>> tables;
+    for (std::size_t q = 0; q < values.size(); ++q) {
+        if (values[q].empty()) {  // Eclipse's empty table: a copy of the one before
+            tables.push_back(tables.back());
+            continue;
+        }
+        std::vector<RelPermRow> rows;
+        for (std::size_t r = 0; r < values[q].size(); r += 4) {
+            const double* row = &values[q][r];
+            for (std::size_t c = 0; c < 4; ++c) {
+                if (std::isnan(row[c])) {
+                    throw InputError(heads[q] + "row " + std::to_string(r / 4 + 1) +
+                                     ": a defaulted item (n*): give every value (heptane does "
+                                     "not interpolate defaults)");
+                }
+            }
+            rows.push_back({row[0], row[1], row[2], row[3] * file_units.pressure});
+        }
+        const std::string error = relperm_table_error(rows);
+        if (!error.empty()) throw InputError(heads[q] + error);
+        tables.push_back(std::move(rows));
+    }
+    return tables;
+}
+
+}  // namespace detail
+
+std::vector<std::vector<RelPermRow>> read_swof_tables(const std::string& path,
+                                                      const FluidUnits& fallback) {
+    return detail::read_swof_tables(path, fallback, "");
+}
+
+std::vector<RelPermRow> read_swof(const std::string& path, const FluidUnits& fallback) {
+    return detail::read_swof_tables(path, fallback,
+                                    "relperm.swof reads one table; several saturation tables "
+                                    "need fluid.eclipse, which reads them all with SATNUM")
+        .front();
 }
 
 }  // namespace heptane::grid

@@ -1,7 +1,7 @@
 #pragma once
 /// @file Saturation tables (design decisions 74, 76): the checks of a tabulated oil-water
 /// relative permeability and capillary pressure (grid/two_phase.hpp's RelPermTable), and
-/// Eclipse's SWOF read from a file.
+/// Eclipse's SWOF read from a file: one table, or one for each saturation region (TABDIMS).
 #include <array>
 #include <string>
 #include <vector>
@@ -40,12 +40,41 @@ std::string relperm_table_error(const std::vector<RelPermRow>& rows);
 /// `capillary` set where some row's Pcow is not 0.
 RelPermTable relperm_table(const std::vector<RelPermRow>& rows);
 
-/// The first SWOF keyword's table in `path` (an Eclipse deck or an include file; the file's
-/// own INCLUDEs are not followed): rows Sw krw krow Pcow up to its '/', Pcow in Pa from the
-/// pressure unit of the file's FIELD (psi), METRIC (bar) or LAB (atm) keyword before it, else
-/// `fallback`'s. InputError ("path:line: SWOF: ...") for a file without SWOF, a count that is
-/// not a multiple of 4, a defaulted item (n*), a second table (several saturation regions),
-/// or rows relperm_table_error refuses.
+/// The most saturation tables (TABDIMS item 1, NTSFUN) read_swof_tables takes: far above real
+/// decks' few regions, low enough that a typo is refused before its tables are read.
+constexpr int kMaxSaturationTables = 256;
+
+/// The first SWOF keyword's tables in `path` (an Eclipse deck or an include file; the file's
+/// own INCLUDEs are not followed), in order: NTSFUN tables, NTSFUN being item 1 of the file's
+/// TABDIMS record (RUNSPEC; 1 where TABDIMS or its item 1 is not given, or defaulted `n*`).
+/// Each table is rows Sw krw krow Pcow up to its own '/', Pcow in Pa from the pressure unit of
+/// the file's FIELD (psi), METRIC (bar) or LAB (atm) keyword before SWOF, else `fallback`'s.
+/// An empty table after the first (a '/' right after the previous table's) is a copy of the
+/// table before it, as in Eclipse. InputError ("path:line: SWOF: ..."; "table 2: row 3: ..."
+/// where NTSFUN > 1, at the line where that table starts) for a file without SWOF, TABDIMS
+/// given twice or an item 1 that is not an integer 1..kMaxSaturationTables (at TABDIMS's
+/// line), an empty first table, a count that is not a multiple of 4, a defaulted item (n*),
+/// fewer tables than NTSFUN before the next keyword or the end of the file (both counts
+/// named), a number after the last table's '/' (more tables than TABDIMS says), or rows
+/// relperm_table_error refuses.
+std::vector<std::vector<RelPermRow>> read_swof_tables(const std::string& path,
+                                                      const FluidUnits& fallback);
+
+/// The one table of the file's first SWOF keyword (relperm.swof): read_swof_tables' reading and
+/// errors, and a file of several tables (TABDIMS item 1 > 1: at TABDIMS's line; a second table
+/// after the first's '/': at its line) an InputError saying that several saturation tables
+/// need fluid.eclipse (which reads them all, with SATNUM).
 std::vector<RelPermRow> read_swof(const std::string& path, const FluidUnits& fallback);
+
+namespace detail {
+
+/// read_swof_tables' reading (internal to grid/: read_swof, read_eclipse_fluid). Where
+/// `one_table` is not empty, a file of several tables is an InputError at its line (TABDIMS's,
+/// or the second table's) whose text ends with `one_table` (why one table is read, what to do).
+std::vector<std::vector<RelPermRow>> read_swof_tables(const std::string& path,
+                                                      const FluidUnits& fallback,
+                                                      const std::string& one_table);
+
+}  // namespace detail
 
 }  // namespace heptane::grid

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <memory>
 #include <stdexcept>
+#include <string>
 
 #include "core/base/errors.hpp"
 #include "core/base/units.hpp"
@@ -12,9 +13,23 @@
 namespace heptane::grid {
 
 TwoPhaseCells::TwoPhaseCells(const Grid3D& grid, const RockFields& rock,
-                             const TwoPhaseParams& params)
+                             const TwoPhaseParams& params, const std::vector<RelPerm>& more_regions)
     : grid_(grid), rock_(rock), params_(params), trans_(tpfa_transmissibilities(grid, rock)) {
     const index_t M = grid_.num_cells();
+    relperms_.push_back(params_.relperm);
+    relperms_.insert(relperms_.end(), more_regions.begin(), more_regions.end());
+    params_.regions_capillary = false;
+    for (const RelPerm& rp : more_regions) params_.regions_capillary |= rp.table.capillary;
+    const std::vector<std::int32_t>& region = rock_.saturation_region;
+    if (!region.empty() && region.size() != static_cast<std::size_t>(M))
+        throw std::invalid_argument("TwoPhaseCells: one saturation region a cell");
+    for (const std::int32_t r : region) {
+        if (r < 0 || static_cast<std::size_t>(r) >= relperms_.size()) {
+            throw std::invalid_argument("TwoPhaseCells: a cell of saturation region " +
+                                        std::to_string(r + 1) + " of " +
+                                        std::to_string(relperms_.size()));
+        }
+    }
     volume_.resize(static_cast<std::size_t>(M));
     depth_.resize(static_cast<std::size_t>(M));
     for (index_t m = 0; m < M; ++m) {
@@ -69,6 +84,9 @@ TwoPhaseCellsView TwoPhaseCells::view() const {
     v.nz = grid_.nz;
     v.porosity = rock_.porosity.data();
     v.active = rock_.active.empty() ? nullptr : rock_.active.data();
+    v.relperms = relperms_.data();
+    v.saturation_region =
+        rock_.saturation_region.empty() ? nullptr : rock_.saturation_region.data();
     v.volume = volume_.data();
     v.depth = depth_.data();
     v.tx = trans_.tx.data();
@@ -148,21 +166,9 @@ void TwoPhaseCells::assemble(const CellState& x, const CellState& x_old, double 
     const std::unique_ptr<double[]> values(new double[cell_property_arrays(params_) * (hi - lo)]);
     const CellPropertiesView props = CellPropertiesView::of(params_, values.get(), hi - lo, lo);
 #pragma omp parallel for schedule(static)
-    for (index_t m = lo; m < hi; ++m) props.store(params_, m, x.p[m], x.sw[m]);
+    for (index_t m = lo; m < hi; ++m) props.store(params_, relperm(m), m, x.p[m], x.sw[m]);
 #pragma omp parallel for schedule(static)
     for (index_t m = begin; m < end; ++m) assemble_cell(v, m, now, old, props, dt, res.data(), j);
-}
-
-double saturation_at_capillary_pressure(const RelPerm& rp, double pc) {
-    const RelPermTable& t = rp.table;
-    const double largest = t.rows > 0 ? t.sw[t.rows - 1] : 1.0 - rp.sor;
-    if (!t.capillary) return pc > 0.0 ? connate_water(rp) : largest;
-    const int last = t.rows - 1;
-    if (pc > t.pcow[0]) return t.sw[0];
-    if (pc <= t.pcow[last]) return largest;
-    int i = 0;  // the last row with Pc >= pc: pcow[i] >= pc > pcow[i + 1]
-    while (t.pcow[i + 1] >= pc) ++i;
-    return t.sw[i] + (t.pcow[i] - pc) / (t.pcow[i] - t.pcow[i + 1]) * (t.sw[i + 1] - t.sw[i]);
 }
 
 namespace {
@@ -188,6 +194,9 @@ CellState TwoPhaseCells::equilibrium_state(double p_datum, double z_datum, doubl
     const index_t M = grid_.num_cells();
     s.p.resize(static_cast<std::size_t>(M));
     s.sw.assign(static_cast<std::size_t>(M), sw);
+    if (std::isnan(sw)) {
+        for (index_t m = 0; m < M; ++m) s.sw[m] = connate_water(relperm(m));
+    }
 #pragma omp parallel for schedule(static)
     for (index_t column = 0; column < grid_.num_columns(); ++column) {
         const index_t top = column * grid_.nz;
@@ -204,11 +213,13 @@ CellState TwoPhaseCells::equilibrium_state(double p_datum, double z_datum, doubl
                                            double pc_contact, int sublayers) const {
     if (sublayers < 1) throw std::invalid_argument("equilibrium_state: sublayers must be >= 1");
     CellState s = equilibrium_state(p_datum, z_datum, 0.0);
-    const RelPerm& rp = params_.relperm;
     const double pw_contact =
         hydrostatic_step(params_, kOil, p_datum, z_datum, z_contact) - pc_contact;
-    const double pc_largest =
-        capillary_pressure(rp, saturation_at_capillary_pressure(rp, -INFINITY));
+    std::vector<double> pc_largest;  // each region's Pc at its largest saturation
+    for (const RelPerm& rp : relperms_) {
+        pc_largest.push_back(
+            capillary_pressure(rp, saturation_at_capillary_pressure(rp, -INFINITY)));
+    }
 #pragma omp parallel for schedule(static)
     for (index_t column = 0; column < grid_.num_columns(); ++column) {
         double pw = pw_contact, z = z_contact;
@@ -216,9 +227,11 @@ CellState TwoPhaseCells::equilibrium_state(double p_datum, double z_datum, doubl
             pw = hydrostatic_step(params_, kWater, pw, z, grid_.centre_depth(m));
             z = grid_.centre_depth(m);
             const double pc = s.p[m] - pw;
-            s.sw[m] = sublayers == 1 ? saturation_at_capillary_pressure(rp, pc)
+            s.sw[m] = sublayers == 1 ? saturation_at_capillary_pressure(relperm(m), pc)
                                      : sublayer_mean_saturation(m, s.p[m], pw, sublayers);
-            if (pc <= pc_largest) s.p[m] = pw + pc_largest;  // the water zone: p_o from p_w
+            const double largest =
+                pc_largest[rock_.saturation_region.empty() ? 0 : rock_.saturation_region[m]];
+            if (pc <= largest) s.p[m] = pw + largest;  // the water zone: p_o from p_w
         }
     }
     return s;
@@ -234,7 +247,7 @@ double TwoPhaseCells::sublayer_mean_saturation(index_t m, double p_o, double p_w
         const double zq = z + (q + 0.5 - 0.5 * sublayers) * h;
         const double pc = hydrostatic_step(params_, kOil, p_o, z, zq) -
                           hydrostatic_step(params_, kWater, p_w, z, zq);
-        const double sw = saturation_at_capillary_pressure(params_.relperm, pc);
+        const double sw = saturation_at_capillary_pressure(relperm(m), pc);
         if (q == 0) first = sw;
         sum += sw - first;
     }

@@ -26,6 +26,7 @@
 #include "core/matrix/gh_matrix.hpp"
 #include "grid/dual.hpp"  // value(): the property laws take double or Dual<N>
 #include "grid/grid3d.hpp"
+#include "grid/relperm.hpp"
 #include "grid/rock.hpp"
 #include "grid/transmissibility.hpp"
 
@@ -66,37 +67,6 @@ HEPTANE_HD inline double reservoir_density(const PhaseProperties& ph) {
     return ph.density / ph.volume_factor;
 }
 
-/// A tabulated oil-water relative permeability and capillary pressure (design decisions 74,
-/// 76; Eclipse's SWOF): rows of water saturation (increasing), krw, kro and Pc = p_o - p_w
-/// [Pa] (grid/saturation_table.hpp checks them); linear between rows, the end rows' values
-/// beyond them. Held in place, a fixed capacity, so the parameters stay one plain struct on
-/// the host and the device.
-struct RelPermTable {
-    static constexpr int kMaxRows = 64;
-    int rows = 0;            ///< 0: no table (Corey)
-    bool capillary = false;  ///< some row's pcow is not 0 (relperm_table sets it)
-    double sw[kMaxRows] = {};
-    double krw[kMaxRows] = {};
-    double kro[kMaxRows] = {};
-    double pcow[kMaxRows] = {};
-};
-
-/// Corey's law (swc ... kro_max), or the table where it has rows (the Corey fields unused).
-struct RelPerm {
-    double swc = 0.0;      ///< connate water saturation
-    double sor = 0.0;      ///< residual oil saturation
-    double nw = 2.0;       ///< Corey exponent of water (>= 1)
-    double no = 2.0;       ///< Corey exponent of oil (>= 1)
-    double krw_max = 1.0;  ///< water relative permeability at S_w = 1 - sor
-    double kro_max = 1.0;  ///< oil relative permeability at S_w = swc
-    RelPermTable table;
-};
-
-/// The connate water saturation: the table's first row, else Corey's swc.
-inline double connate_water(const RelPerm& rp) {
-    return rp.table.rows > 0 ? rp.table.sw[0] : rp.swc;
-}
-
 /// All in SI. The defaults are the fluid of SPE10 model 2 (field units in brackets): oil
 /// 53 lb/ft^3, 3 cP, 5e-6 1/psi; water 64 lb/ft^3, 0.3 cP, 3e-6 1/psi; rock 1e-6 1/psi;
 /// reference pressure 6000 psi; Corey swc = sor = 0.2, nw = no = 2 (its SWOF table).
@@ -113,7 +83,16 @@ struct TwoPhaseParams {
     /// viscosity come from it, not from oil's compressibility, volume_factor, viscosity and
     /// viscosibility.
     PvtTable oil_pvt;
+    /// Some saturation region after the first has a capillary pressure (design decision 87):
+    /// TwoPhaseCells sets it from its regions, so that has_capillary_pressure is the model's.
+    bool regions_capillary = false;
 };
+
+/// Whether the model has a capillary pressure in some saturation region: the cell
+/// properties then hold Pc and its derivatives, and the equations take their terms.
+HEPTANE_HD inline bool has_capillary_pressure(const TwoPhaseParams& prm) {
+    return prm.relperm.table.capillary || prm.regions_capillary;
+}
 
 /// Cell state in SI: oil pressure [Pa] and water saturation per cell.
 struct CellState {
@@ -216,71 +195,22 @@ HEPTANE_HD T rock_porosity(double phi_ref, double c_rock, const T& p, double p_r
     return phi_ref * exp(c_rock * (p - p_ref));
 }
 
-/// Normalized water saturation, clamped to [0, 1] (constant outside: zero derivative).
+/// The pressure of phase a at oil pressure p_oil and water saturation sw in a cell of
+/// relative permeability rp: p_oil for oil and without capillary pressure (the same object,
+/// no arithmetic), else p_oil - Pc(sw).
 template <class T>
-HEPTANE_HD T effective_saturation(const RelPerm& rp, const T& sw) {
-    const T se = (sw - rp.swc) / (1.0 - rp.swc - rp.sor);
-    if (value(se) <= 0.0) return T(0.0);
-    if (value(se) >= 1.0) return T(1.0);
-    return se;
+HEPTANE_HD T phase_pressure(const RelPerm& rp, int a, const T& p_oil, const T& sw) {
+    if (a == kOil || !rp.table.capillary) return p_oil;
+    return p_oil - capillary_pressure(rp, sw);
 }
 
-/// Column k of table t at sw: linear between the rows around it (a row's own saturation takes
-/// the segment that starts there), the end rows' values beyond them (zero derivative).
+/// Phase mobility kr / mu [1/(Pa s)] at the phase's pressure p_a and water saturation sw, kr
+/// from rp (the cell's region's): with a constant viscosity kr(sw) / viscosity (p_a unused),
+/// else kr(sw) / mu(p_a).
 template <class T>
-HEPTANE_HD T table_relperm(const RelPermTable& t, const double* k, const T& sw) {
-    const double s = value(sw);
-    const int last = t.rows - 1;
-    if (s <= t.sw[0]) return T(k[0]);
-    if (s >= t.sw[last]) return T(k[last]);
-    int i = 0;
-    while (t.sw[i + 1] <= s) ++i;
-    return k[i] + (k[i + 1] - k[i]) / (t.sw[i + 1] - t.sw[i]) * (sw - t.sw[i]);
-}
-
-template <class T>
-HEPTANE_HD T water_relperm(const RelPerm& rp, const T& sw) {
-    using canonical::pow;
-    if (rp.table.rows > 0) return table_relperm(rp.table, rp.table.krw, sw);
-    const T se = effective_saturation(rp, sw);
-    return value(se) <= 0.0 ? T(0.0) : rp.krw_max * pow(se, rp.nw);
-}
-
-template <class T>
-HEPTANE_HD T oil_relperm(const RelPerm& rp, const T& sw) {
-    using canonical::pow;
-    if (rp.table.rows > 0) return table_relperm(rp.table, rp.table.kro, sw);
-    const T so = 1.0 - effective_saturation(rp, sw);
-    return value(so) <= 0.0 ? T(0.0) : rp.kro_max * pow(so, rp.no);
-}
-
-/// The oil-water capillary pressure Pc(S_w) = p_o - p_w [Pa]: the table's, else 0.
-template <class T>
-HEPTANE_HD T capillary_pressure(const RelPerm& rp, const T& sw) {
-    return rp.table.capillary ? table_relperm(rp.table, rp.table.pcow, sw) : T(0.0);
-}
-
-/// The pressure of phase a at oil pressure p_oil and water saturation sw: p_oil for oil and
-/// without capillary pressure (the same object, no arithmetic), else p_oil - Pc(sw).
-template <class T>
-HEPTANE_HD T phase_pressure(const TwoPhaseParams& prm, int a, const T& p_oil, const T& sw) {
-    if (a == kOil || !prm.relperm.table.capillary) return p_oil;
-    return p_oil - capillary_pressure(prm.relperm, sw);
-}
-
-/// The water saturation whose capillary pressure is pc (design decision 77): the largest S_w
-/// of the law's range with Pc(S_w) >= pc (Pc is non-increasing), so the connate water where pc
-/// is above the table's first Pc, the last row's S_w where pc is at or below its last Pc, the
-/// inverse of the linear segment between. Without Pc (Corey's law, or a table of zeros): the
-/// connate water where pc > 0, else the largest saturation (the table's last row, Corey's
-/// 1 - sor).
-double saturation_at_capillary_pressure(const RelPerm& rp, double pc);
-
-/// Phase mobility kr / mu [1/(Pa s)] at the phase's pressure p_a and water saturation sw:
-/// with a constant viscosity kr(sw) / viscosity (p_a unused), else kr(sw) / mu(p_a).
-template <class T>
-HEPTANE_HD T phase_mobility(const TwoPhaseParams& prm, int phase, const T& p_a, const T& sw) {
-    const T kr = phase == kOil ? oil_relperm(prm.relperm, sw) : water_relperm(prm.relperm, sw);
+HEPTANE_HD T phase_mobility(const TwoPhaseParams& prm, const RelPerm& rp, int phase, const T& p_a,
+                            const T& sw) {
+    const T kr = phase == kOil ? oil_relperm(rp, sw) : water_relperm(rp, sw);
     if (pressure_dependent_viscosity(prm, phase)) return kr / phase_viscosity(prm, phase, p_a);
     return kr / (phase == kOil ? prm.oil.viscosity : prm.water.viscosity);
 }
@@ -292,9 +222,15 @@ struct TwoPhaseCellsView {
     int nx = 0, ny = 0, nz = 0;
     const double* porosity = nullptr;      ///< reference porosity per cell
     const std::uint8_t* active = nullptr;  ///< 1 active, 0 not; null: every cell active
-    const double* volume = nullptr;        ///< bulk volume per cell [m^3]
-    const double* depth = nullptr;         ///< centre depth per cell [m]
-    const double* tx = nullptr;            ///< TPFA transmissibilities (grid/transmissibility)
+    /// The saturation regions (design decision 87): cell m's relative permeability and
+    /// capillary pressure are relperms[saturation_region[m]] (saturation_region null:
+    /// relperms[0], every cell's). relperms is the model's regions, region 1 first (params'
+    /// relperm); it is never null in a view assemble_cell reads.
+    const RelPerm* relperms = nullptr;
+    const std::int32_t* saturation_region = nullptr;
+    const double* volume = nullptr;  ///< bulk volume per cell [m^3]
+    const double* depth = nullptr;   ///< centre depth per cell [m]
+    const double* tx = nullptr;      ///< TPFA transmissibilities (grid/transmissibility)
     const double* ty = nullptr;
     const double* tz = nullptr;
     /// Non-neighbour connections (design decision 63), by cell row as the Jacobian's
@@ -305,6 +241,11 @@ struct TwoPhaseCellsView {
     const double* nnc_t = nullptr;
     TwoPhaseParams params;
 };
+
+/// Cell m's relative permeability (its saturation region's).
+HEPTANE_HD inline const RelPerm& cell_relperm(const TwoPhaseCellsView& v, index_t m) {
+    return v.relperms[v.saturation_region != nullptr ? v.saturation_region[m] : 0];
+}
 
 /// A state's arrays: oil pressure [Pa] and water saturation per cell.
 struct StateView {
@@ -342,27 +283,29 @@ struct PhaseState {
     double dmob_dp = 0.0;
 };
 
-HEPTANE_HD inline PhaseState phase_state(const TwoPhaseParams& prm, int a, double p, double sw) {
+/// rp: the cell's relative permeability (its saturation region's).
+HEPTANE_HD inline PhaseState phase_state(const TwoPhaseParams& prm, const RelPerm& rp, int a,
+                                         double p, double sw) {
     using D1 = Dual<1>;
     using D2 = Dual<2>;  // d/d (p_o, S_w)
     // The phase's pressure (phase_pressure's arithmetic, Pc evaluated once).
-    const bool capillary = a == kWater && prm.relperm.table.capillary;
+    const bool capillary = a == kWater && rp.table.capillary;
     D2 pa = D2::variable(p, 0, units::kPressureScale);
     D2 pc(0.0);
     if (capillary) {
-        pc = capillary_pressure(prm.relperm, D2::variable(sw, 1));
+        pc = capillary_pressure(rp, D2::variable(sw, 1));
         pa -= pc;
     }
     const D2 rho = phase_density(prm, a, pa);
     PhaseState s{rho.v, rho.d[0], 0.0, 0.0};
     if (pressure_dependent_viscosity(prm, a)) {
-        const D2 mob = phase_mobility(prm, a, pa, D2::variable(sw, 1));
+        const D2 mob = phase_mobility(prm, rp, a, pa, D2::variable(sw, 1));
         s.mob = mob.v;
         s.dmob = mob.d[1];
         s.dmob_dp = mob.d[0];
     } else {  // kr(S_w) / mu: d / d S_w alone
         const D1 swd = D1::variable(sw, 0);
-        const D1 mob = phase_mobility(prm, a, swd, swd);
+        const D1 mob = phase_mobility(prm, rp, a, swd, swd);
         s.mob = mob.v;
         s.dmob = mob.d[0];
     }
@@ -381,7 +324,7 @@ HEPTANE_HD inline PhaseState phase_state(const TwoPhaseParams& prm, int a, doubl
 /// (decision 84) phase a's dmob_dp at (8 + a) stride (11 + a with Pc): cell_property_arrays 8
 /// to 13.
 HEPTANE_HD inline int cell_property_arrays(const TwoPhaseParams& prm) {
-    return 8 + (prm.relperm.table.capillary ? 3 : 0) + (pressure_dependent_viscosity(prm) ? 2 : 0);
+    return 8 + (has_capillary_pressure(prm) ? 3 : 0) + (pressure_dependent_viscosity(prm) ? 2 : 0);
 }
 struct CellPropertiesView {
     double* values = nullptr;
@@ -393,17 +336,19 @@ struct CellPropertiesView {
     /// The view of the model prm's cell_property_arrays(prm) arrays at `values`.
     HEPTANE_HD static CellPropertiesView of(const TwoPhaseParams& prm, double* values,
                                             index_t stride, index_t first) {
-        return {values, stride, first, prm.relperm.table.capillary,
+        return {values, stride, first, has_capillary_pressure(prm),
                 pressure_dependent_viscosity(prm)};
     }
     HEPTANE_HD double* dmob_dp_at(index_t m, int a) const {
         return values + ((capillary ? 11 : 8) + a) * stride + m - first;
     }
 
-    /// Both phases of cell m at (p, sw).
-    HEPTANE_HD void store(const TwoPhaseParams& prm, index_t m, double p, double sw) const {
+    /// Both phases of cell m at (p, sw), rp its relative permeability (cell_relperm): in a
+    /// model with Pc, a region without stores Pc = 0 (the oil's zeros).
+    HEPTANE_HD void store(const TwoPhaseParams& prm, const RelPerm& rp, index_t m, double p,
+                          double sw) const {
         for (int a = 0; a < 2; ++a) {
-            const PhaseState s = phase_state(prm, a, p, sw);
+            const PhaseState s = phase_state(prm, rp, a, p, sw);
             double* at = values + (4 * a * stride + m - first);
             at[0] = s.rho;
             at[stride] = s.drho;
@@ -459,7 +404,7 @@ HEPTANE_HD inline double face_transmissibility(const TwoPhaseCellsView& v, index
 /// kPressureScale) and of its accumulation block (identity rows for an inactive cell).
 /// props: the properties of m and its neighbours at x. It writes its own entries only, each
 /// once, so the equations can run in any order or in parallel with the same bits.
-/// kCapillary: whether the model has Pc (v.params.relperm.table.capillary; assemble_equation
+/// kCapillary: whether the model has Pc (has_capillary_pressure(v.params); assemble_equation
 /// chooses): without, the capillary terms are not compiled in (they would be exact +0 and
 /// cost the device kernel registers, decision 76).
 template <bool kCapillary>
@@ -504,7 +449,8 @@ HEPTANE_HD inline void assemble_equation_of(const TwoPhaseCellsView& v, index_t 
     if (kCapillary) rho.d[kSaturation] = own.drho_ds;
     const D2 s = a == kWater ? sw : 1.0 - sw;
     const double s_old = a == kWater ? x_old.sw[m] : 1.0 - x_old.sw[m];
-    const double p_old = kCapillary ? phase_pressure(prm, a, x_old.p[m], x_old.sw[m]) : x_old.p[m];
+    const double p_old =
+        kCapillary ? phase_pressure(cell_relperm(v, m), a, x_old.p[m], x_old.sw[m]) : x_old.p[m];
     const D2 acc = pore_factor * (phi * rho * s - phi_old * phase_density(prm, a, p_old) * s_old);
     const D2 r = acc * scale;
     double r_cell = 0.0 + r.v;
@@ -592,7 +538,7 @@ HEPTANE_HD inline void assemble_equation_of(const TwoPhaseCellsView& v, index_t 
 HEPTANE_HD inline void assemble_equation(const TwoPhaseCellsView& v, index_t m, int a, StateView x,
                                          StateView x_old, CellPropertiesView props, double dt,
                                          double* res, JacobianView jac) {
-    if (v.params.relperm.table.capillary) {
+    if (has_capillary_pressure(v.params)) {
         assemble_equation_of<true>(v, m, a, x, x_old, props, dt, res, jac);
     } else {
         assemble_equation_of<false>(v, m, a, x, x_old, props, dt, res, jac);
@@ -609,7 +555,11 @@ HEPTANE_HD inline void assemble_cell(const TwoPhaseCellsView& v, index_t m, Stat
 /// The cell part of the two-phase residual and Jacobian.
 class TwoPhaseCells {
   public:
-    TwoPhaseCells(const Grid3D& grid, const RockFields& rock, const TwoPhaseParams& params);
+    /// more_regions: the relative permeabilities of saturation regions 2, 3, ... (design
+    /// decision 87; params.relperm is region 1), which rock.saturation_region numbers from 0;
+    /// std::invalid_argument where a cell's region is not one of them.
+    TwoPhaseCells(const Grid3D& grid, const RockFields& rock, const TwoPhaseParams& params,
+                  const std::vector<RelPerm>& more_regions = {});
 
     /// Scaled residual of every cell equation without well terms: res[m 2 + e], size 2 M.
     /// If jac is not null (a K = 2 GHMatrix on the same grid) its Bdia is overwritten with
@@ -631,13 +581,15 @@ class TwoPhaseCells {
     /// Hydrostatic oil-pressure equilibrium: p at depth z_datum is p_datum [Pa], each cell of
     /// a column from the one above by the discrete balance p_{k+1} - p_k = rho_face g dz
     /// (fixed point), so the vertical oil fluxes of the initial state vanish. Saturation is
-    /// uniform sw. Inactive cells get values too (they are never updated).
+    /// uniform sw, or with sw NaN each cell's connate water (its region's). Inactive cells get
+    /// values too (they are never updated).
     CellState equilibrium_state(double p_datum, double z_datum, double sw) const;
     /// Capillary-gravity equilibrium with a water-oil contact (design decision 77, Eclipse's
     /// EQUIL with its cell-centre rule): the oil pressure as above, the water pressure
     /// p_o(z_contact) - pc_contact at depth z_contact and from there hydrostatic in each column
     /// by the same discrete balance (water densities at p_w); each cell's saturation is where
-    /// the capillary pressure is p_o - p_w (saturation_at_capillary_pressure): the connate
+    /// the capillary pressure is p_o - p_w (saturation_at_capillary_pressure of its region's
+    /// law): the connate
     /// water above the transition zone, the law's largest saturation below it, where the oil
     /// pressure becomes p_w + Pc there (the oil immobile: the water sets the pressure). With
     /// krw = 0 at the connate water and kro = 0 at the largest saturation no phase flows.
@@ -653,6 +605,12 @@ class TwoPhaseCells {
     const Grid3D& grid() const { return grid_; }
     const TwoPhaseParams& params() const { return params_; }
     const RockFields& rock() const { return rock_; }
+    /// The saturation regions' relative permeabilities, region 1 (params().relperm) first.
+    const std::vector<RelPerm>& relperms() const { return relperms_; }
+    /// Cell m's relative permeability (its saturation region's).
+    const RelPerm& relperm(index_t m) const {
+        return relperms_[rock_.saturation_region.empty() ? 0 : rock_.saturation_region[m]];
+    }
     /// The arrays assemble_cell reads (this object's; copy them for a device).
     TwoPhaseCellsView view() const;
     const std::vector<double>& volumes() const { return volume_; }
@@ -683,6 +641,7 @@ class TwoPhaseCells {
     std::vector<double> volume_, depth_;  ///< per cell, from the grid (volume(m), centre_depth(m))
     NncArrays nnc_;                       ///< the connections' layout (K = 1), by cell row
     std::vector<double> nnc_t_;           ///< each entry's transmissibility
+    std::vector<RelPerm> relperms_;       ///< the saturation regions', region 1 first
 };
 
 }  // namespace heptane::grid

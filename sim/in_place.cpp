@@ -14,7 +14,8 @@ InPlace fluid_in_place(const grid::TwoPhaseCells& cells, const grid::CellState& 
         const double p = x.p[m], sw = x.sw[m];
         const double pv = v.volume[m] * grid::rock_porosity(v.porosity[m], prm.rock_compressibility,
                                                             p, prm.reference_pressure);
-        const double p_w = grid::phase_pressure(prm, grid::kWater, p, sw);
+        const double p_w = grid::phase_pressure(grid::cell_relperm(v, static_cast<index_t>(m)),
+                                                grid::kWater, p, sw);
         r.oil += pv * (1.0 - sw) * grid::phase_density(prm, grid::kOil, p) / prm.oil.density;
         r.water += pv * sw * grid::phase_density(prm, grid::kWater, p_w) / prm.water.density;
         r.pore_volume += pv;

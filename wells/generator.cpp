@@ -11,7 +11,7 @@
 namespace heptane::wells {
 namespace {
 
-void require(bool ok, const char* key, const std::string& what) {
+void require(bool ok, const std::string& key, const std::string& what) {
     if (!ok) throw InputError(key, what);
 }
 
@@ -24,6 +24,39 @@ std::string depth_text(double z, const InitialState& init) {
     s << z / init.eclipse_length_unit;
     if (init.eclipse_length_unit != 1.0) s << " (" << z << " m)";
     return s.str();
+}
+
+/// The grid.eclipse files' region arrays other than the rock's (design decision 87): SATNUM
+/// is the saturation regions' (build_saturation_regions; a note for the synthetic model,
+/// which has none), PVTNUM and EQLNUM must be 1 in every active cell (heptane's fluid has one
+/// PVT region, its initial state one equilibration region), FIPNUM and IMBNUM are said in a
+/// note (the fluid in place is the field's; no hysteresis, so no imbibition tables).
+void check_region_arrays(const grid::Grid3D& g, const ModelSpec& spec,
+                         const grid::EclipseGridData& files, const grid::RockFields& rock,
+                         std::vector<std::string>& notes) {
+    const auto given = [&](const char* name) { return files.arrays.count(name) != 0; };
+    for (const char* name : {"PVTNUM", "EQLNUM"}) {
+        if (!given(name)) continue;
+        const auto one = [](double v) { return std::isnan(v) || v == 1.0; };
+        const auto active = [&](index_t m) { return rock.is_active(m); };
+        grid::eclipse_to_cells(g, spec.eclipse.key, "grid.eclipse's files", name,
+                               files.arrays.at(name), 1.0, active, one,
+                               std::string(name) == "PVTNUM"
+                                   ? "1: heptane's fluid has one PVT region"
+                                   : "1: heptane's initial state has one equilibration region");
+    }
+    if (given("FIPNUM")) {
+        notes.push_back(spec.eclipse.key +
+                        ": FIPNUM: the fluid in place is reported for the field, not by region");
+    }
+    if (given("IMBNUM")) {
+        notes.push_back(spec.eclipse.key +
+                        ": IMBNUM: heptane has no hysteresis; the drainage tables (SATNUM) hold");
+    }
+    if (given("SATNUM") && spec.model == FluidModel::synthetic) {
+        notes.push_back(spec.eclipse.key +
+                        ": SATNUM: the synthetic model has no saturation regions");
+    }
 }
 
 /// Design decision 78: EQUIL's gas-oil contact at or above every active cell (no gas cap).
@@ -63,21 +96,27 @@ void validate_two_phase(const ModelSpec& s) {
     }
     require(std::isfinite(p.oil.viscosibility), "fluid.oil.viscosibility", "must be finite");
     require(std::isfinite(p.water.viscosibility), "fluid.water.viscosibility", "must be finite");
-    const grid::RelPerm& rp = p.relperm;
-    require(rp.swc >= 0.0 && rp.swc < 1.0, "fluid.relperm.swc", "must be in [0, 1)");
-    require(rp.sor >= 0.0 && rp.sor < 1.0, "fluid.relperm.sor", "must be in [0, 1)");
-    require(rp.swc + rp.sor < 1.0, "fluid.relperm.sor", "swc + sor must be < 1");
-    require(std::isfinite(rp.nw) && rp.nw >= 1.0, "fluid.relperm.nw", "must be >= 1");
-    require(std::isfinite(rp.no) && rp.no >= 1.0, "fluid.relperm.no", "must be >= 1");
-    require(finite_positive(rp.krw_max), "fluid.relperm.krw_max", "must be > 0");
-    require(finite_positive(rp.kro_max), "fluid.relperm.kro_max", "must be > 0");
+    // Corey's keys of each saturation region (fluid.relperm, or its list's entries).
+    for (std::size_t r = 0; r <= s.relperm_regions.size(); ++r) {
+        const grid::RelPerm& rp = r == 0 ? p.relperm : s.relperm_regions[r - 1];
+        const std::string key =
+            "fluid.relperm" + (s.relperm_regions.empty() ? "" : "[" + std::to_string(r) + "]");
+        require(rp.swc >= 0.0 && rp.swc < 1.0, key + ".swc", "must be in [0, 1)");
+        require(rp.sor >= 0.0 && rp.sor < 1.0, key + ".sor", "must be in [0, 1)");
+        require(rp.swc + rp.sor < 1.0, key + ".sor", "swc + sor must be < 1");
+        require(std::isfinite(rp.nw) && rp.nw >= 1.0, key + ".nw", "must be >= 1");
+        require(std::isfinite(rp.no) && rp.no >= 1.0, key + ".no", "must be >= 1");
+        require(finite_positive(rp.krw_max), key + ".krw_max", "must be > 0");
+        require(finite_positive(rp.kro_max), key + ".kro_max", "must be > 0");
+    }
     require(finite_positive(p.reference_pressure), "fluid.reference_pressure", "must be > 0");
     require(finite_nonnegative(p.rock_compressibility), "rock.compressibility", "must be >= 0");
     require(finite_nonnegative(p.gravity), "fluid.gravity", "must be >= 0");
     require(finite_positive(s.dt), "timestep.dt", "must be > 0");
     require(finite_positive(s.initial.pressure), "initial.pressure", "must be > 0");
     require(std::isfinite(s.initial.datum_depth), "initial.datum_depth", "must be finite");
-    require(s.initial.water_saturation >= 0.0 && s.initial.water_saturation <= 1.0,
+    require(std::isnan(s.initial.water_saturation) ||
+                (s.initial.water_saturation >= 0.0 && s.initial.water_saturation <= 1.0),
             "initial.water_saturation", "must be in [0, 1]");
 }
 
@@ -133,7 +172,7 @@ GHSystem synthetic_system(const ModelSpec& s, const grid::RockFields& rock) {
 /// The two-phase system of spec's fluid and wells on (grid, rock) at the initial state.
 GHSystem initial_system(const ModelSpec& spec, const grid::Grid3D& grid,
                         const grid::RockFields& rock) {
-    const TwoPhaseSystem sys(grid, rock, spec.two_phase, spec.wells);
+    const TwoPhaseSystem sys(grid, rock, spec.two_phase, spec.wells, spec.relperm_regions);
     const grid::CellState x0 = initial_cell_state(sys.cells(), spec.initial);
     const std::vector<double> p_bh = sys.wells().initial_bhp(x0);
     return sys.linearize(x0, p_bh, x0, spec.dt);
@@ -191,6 +230,7 @@ void cut_planes(grid::Grid3D& g, grid::RockFields& rock, int first, int end) {
         *f = planes_of(*f, plane, first, end);
     }
     rock.active = planes_of(rock.active, plane, first, end);
+    rock.saturation_region = planes_of(rock.saturation_region, plane, first, end);
 }
 
 }  // namespace
@@ -212,6 +252,12 @@ Model generate(const ModelSpec& spec, bool with_system) {
     if (files.pinch.given) {  // how many PINCH made, as OPM Flow says it
         out.notes.push_back(files.pinch.where + "PINCH: " + std::to_string(out.rock.pinch_outs) +
                             " pinch-out connection" + (out.rock.pinch_outs == 1 ? "" : "s"));
+    }
+    if (eclipse) check_region_arrays(out.grid, spec, files, out.rock, out.notes);
+    if (spec.model == FluidModel::two_phase) {
+        out.rock.saturation_region = grid::build_saturation_regions(
+            out.grid, spec.saturation_regions, 1 + static_cast<int>(spec.relperm_regions.size()),
+            out.rock, eclipse ? &spec.eclipse : nullptr, eclipse ? &files : nullptr);
     }
     validate_perforations(out.grid, out.rock, spec.wells);
     if (spec.model == FluidModel::synthetic) {
@@ -254,7 +300,8 @@ Model generate_planes(const ModelSpec& spec, const PlaneWindow& w, std::vector<i
         spec.eclipse.empty() && spec.grid.uniform() &&
         (k == grid::FieldKind::uniform || k == grid::FieldKind::layered ||
          k == grid::FieldKind::lognormal) &&
-        spec.porosity.kind == grid::FieldKind::uniform;
+        spec.porosity.kind == grid::FieldKind::uniform &&
+        spec.saturation_regions.kind != grid::FieldKind::eclipse;
     if (generated_per_cell) {  // the window's fields drawn by themselves
         part.grid.nx = w.end - w.first;
         part.permeability.first_cell = static_cast<std::uint64_t>(w.first) *
@@ -285,8 +332,9 @@ Model generate_planes(const ModelSpec& spec, const PlaneWindow& w, std::vector<i
 
 TwoPhaseSystem::TwoPhaseSystem(const grid::Grid3D& grid, const grid::RockFields& rock,
                                const grid::TwoPhaseParams& params,
-                               const std::vector<WellSpec>& wells)
-    : cells_(grid, rock, params), wells_(cells_, wells) {}
+                               const std::vector<WellSpec>& wells,
+                               const std::vector<grid::RelPerm>& more_regions)
+    : cells_(grid, rock, params, more_regions), wells_(cells_, wells) {}
 
 std::vector<double> TwoPhaseSystem::residual(const grid::CellState& x,
                                              const std::vector<double>& p_bh,

@@ -23,6 +23,7 @@ enum class FluidModel { synthetic, two_phase };
 struct InitialState {
     double pressure = 2.0e7;   ///< [Pa] at datum_depth
     double datum_depth = 0.0;  ///< [m]
+    /// Uniform; NaN: each cell's connate water (its saturation region's table's first row).
     double water_saturation = 0.0;
     bool has_contact = false;               ///< water_oil_contact given: water_saturation unused
     double water_oil_contact = 0.0;         ///< [m] depth
@@ -47,6 +48,18 @@ struct ModelSpec {
     FluidModel model = FluidModel::two_phase;
     grid::SyntheticParams synthetic;
     grid::TwoPhaseParams two_phase;
+    /// The relative permeabilities of saturation regions 2, 3, ... (design decision 87; region
+    /// 1 is two_phase.relperm); the cells' regions are the rock's (saturation_regions).
+    std::vector<grid::RelPerm> relperm_regions;
+    /// Where each cell's saturation region comes from (uniform, layered or an Eclipse file's
+    /// SATNUM, 1-based); defaulted: grid.eclipse's SATNUM where the files give one, else 1.
+    grid::FieldSpec saturation_regions = [] {
+        grid::FieldSpec f;
+        f.key = "rock.saturation_regions";
+        f.value = {1.0, 1.0, 1.0};
+        f.defaulted = true;
+        return f;
+    }();
     InitialState initial;
     double dt = 86400.0;  ///< time step [s] (two_phase)
     std::vector<WellSpec> wells;
@@ -60,7 +73,6 @@ struct Model {
     GHSystem system;
     std::vector<std::string> notes;  ///< what of the Eclipse files was not read (stderr):
                                      ///< the spec's notes, then the grid files'
-
 };
 
 /// Validates the spec (InputError with deck keys; an active cell above the initial state's
@@ -94,8 +106,10 @@ Model generate_planes(const ModelSpec& spec, const PlaneWindow& window,
 /// The two_phase pieces, exposed so tests can evaluate the residual at any state.
 class TwoPhaseSystem {
   public:
+    /// more_regions: saturation regions 2, 3, ... (grid::TwoPhaseCells).
     TwoPhaseSystem(const grid::Grid3D& grid, const grid::RockFields& rock,
-                   const grid::TwoPhaseParams& params, const std::vector<WellSpec>& wells);
+                   const grid::TwoPhaseParams& params, const std::vector<WellSpec>& wells,
+                   const std::vector<grid::RelPerm>& more_regions = {});
     // The well part keeps a reference to the cell part: not copyable or movable.
     TwoPhaseSystem(const TwoPhaseSystem&) = delete;
     TwoPhaseSystem& operator=(const TwoPhaseSystem&) = delete;

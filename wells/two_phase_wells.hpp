@@ -73,24 +73,26 @@ struct WellJacobianView {
 };
 
 /// Scaled surface volume rates [m^3/day] per phase out of a perforated cell at
-/// depth dz below the well's first perforation, T = double or a Dual in (p_m, S_w m, p_bh).
+/// depth dz below the well's first perforation, T = double or a Dual in (p_m, S_w m, p_bh); rp
+/// the cell's relative permeability (its saturation region's, grid::cell_relperm).
 template <class T>
-HEPTANE_HD void perforation_flow(const grid::TwoPhaseParams& prm, bool producer, double dz,
-                                 double wi, const T& pm, const T& sw, const T& pb, T (&q)[2]) {
+HEPTANE_HD void perforation_flow(const grid::TwoPhaseParams& prm, const grid::RelPerm& rp,
+                                 bool producer, double dz, double wi, const T& pm, const T& sw,
+                                 const T& pb, T (&q)[2]) {
     const double rho_wb = grid::reference_density(prm, producer ? grid::kOil : grid::kWater);
     const T drawdown = pm - (pb + rho_wb * prm.gravity * dz);
     // Mass flow out of the cell per phase [kg/s] -> scaled surface volume rate.
     if (producer) {
         for (int a = 0; a < 2; ++a) {
-            const T pa = grid::phase_pressure(prm, a, pm, sw);
+            const T pa = grid::phase_pressure(rp, a, pm, sw);
             const double rho_s = a == grid::kOil ? prm.oil.density : prm.water.density;
-            q[a] = wi * grid::phase_density(prm, a, pa) * grid::phase_mobility(prm, a, pa, sw) *
+            q[a] = wi * grid::phase_density(prm, a, pa) * grid::phase_mobility(prm, rp, a, pa, sw) *
                    drawdown * (units::kTimeScale / rho_s);
         }
     } else {
-        const T pw = grid::phase_pressure(prm, grid::kWater, pm, sw);
-        const T total = grid::phase_mobility(prm, grid::kOil, pm, sw) +
-                        grid::phase_mobility(prm, grid::kWater, pw, sw);
+        const T pw = grid::phase_pressure(rp, grid::kWater, pm, sw);
+        const T total = grid::phase_mobility(prm, rp, grid::kOil, pm, sw) +
+                        grid::phase_mobility(prm, rp, grid::kWater, pw, sw);
         q[grid::kOil] = T(0.0);
         q[grid::kWater] = wi * grid::phase_density(prm, grid::kWater, pw) * total * drawdown *
                           (units::kTimeScale / prm.water.density);
@@ -128,8 +130,8 @@ HEPTANE_HD inline grid::Dual<3> assemble_perforation(const grid::TwoPhaseCellsVi
     const D3 pm = D3::variable(x.p[m], 0, ps);
     const D3 sw = D3::variable(x.sw[m], 1);
     D3 q[2];
-    perforation_flow(cells.params, producer, cells.depth[m] - cells.depth[cell0],
-                     v.wi[first / 2 + l], pm, sw, pb, q);
+    perforation_flow(cells.params, grid::cell_relperm(cells, m), producer,
+                     cells.depth[m] - cells.depth[cell0], v.wi[first / 2 + l], pm, sw, pb, q);
     D3 perf_rate(0.0);  // this perforation's surface volume rate [m^3/day] under ctl
     for (int a = 0; a < 2; ++a) {
         res_cells[2 * m + a] += q[a].v;
@@ -186,8 +188,9 @@ HEPTANE_HD inline WellRates well_rates(const grid::TwoPhaseCellsView& cells,
     for (index_t l = 0; l < count; ++l) {
         const index_t m = cell0 + l;
         double q[2];
-        perforation_flow(cells.params, v.producer[w] != 0, cells.depth[m] - cells.depth[cell0],
-                         v.wi[first / 2 + l], x.p[m], x.sw[m], p_bh[w], q);
+        perforation_flow(cells.params, grid::cell_relperm(cells, m), v.producer[w] != 0,
+                         cells.depth[m] - cells.depth[cell0], v.wi[first / 2 + l], x.p[m], x.sw[m],
+                         p_bh[w], q);
         out.oil += q[grid::kOil] / units::kTimeScale;
         out.water += q[grid::kWater] / units::kTimeScale;
     }

@@ -361,6 +361,60 @@ TEST_F(EclipseDeck, AnEclipseScheduleIsTheScheduleWrittenOut) {
     EXPECT_NE(bhp.back(), bhp.front());
 }
 
+// Saturation regions (design decision 87): satnum_regions.yaml reads SATNUM from its file's
+// REGIONS section, the two SWOF tables (TABDIMS 2) and EQUIL from the same file; its run is
+// bit for bit the run of satnum_regions_yaml.yaml, the same model written in YAML (the relperm
+// a list of the two tables, the regions by layer). The regions matter: every cell in region 2
+// gives another run.
+TEST_F(EclipseDeck, SaturationRegionsFromSatnumAreTheRegionsWrittenOut) {
+    const std::string a = path("satnum.h5"), b = path("satnum_yaml.h5"), c = path("one.h5");
+    const CliResult ra =
+        run_heptane({"simulate", source_path("tests/app/decks/satnum_regions.yaml"), "-o", a,
+                     "--backend", "cpu"});
+    ASSERT_EQ(ra.code, kExitOk) << ra.err << ra.out;
+    EXPECT_THAT(ra.err, HasSubstr("satnum_regions.DATA:31: PROPS: grid.eclipse does not read the "
+                                  "file from here on until REGIONS"));
+    const std::string yaml = source_path("tests/app/decks/satnum_regions_yaml.yaml");
+    const CliResult rb = run_heptane({"simulate", yaml, "-o", b, "--backend", "cpu"});
+    ASSERT_EQ(rb.code, kExitOk) << rb.err << rb.out;
+    const CliResult same = run_heptane({"compare", a, b, "--rtol", "0", "--atol", "0"});
+    EXPECT_EQ(same.code, kExitOk) << same.out;
+    // The cells' regions in the file (k fastest: layers 0 and 1 in region 1), for ParaView.
+    const std::vector<double> region = h5::File::open(a).read("/grid/saturation_region").values;
+    ASSERT_EQ(region.size(), 120u);
+    for (std::size_t m = 0; m < region.size(); ++m) EXPECT_EQ(region[m], m % 4 < 2 ? 1 : 2) << m;
+    const CliResult rc = run_heptane(
+        {"simulate", yaml, "-o", c, "--backend", "cpu", "--set", "rock.saturation_regions=2"});
+    ASSERT_EQ(rc.code, kExitOk) << rc.err << rc.out;
+    EXPECT_EQ(run_heptane({"compare", a, c}).code, 1);
+}
+
+// The other region arrays of REGIONS (design decision 87): FIPNUM and IMBNUM are said in
+// notes, PVTNUM and EQLNUM of 1 are accepted, another number is an error naming the cell.
+TEST_F(EclipseDeck, RegionArraysBesideSatnumAreCheckedOrNoted) {
+    std::ifstream in(source_path("tests/app/decks/satnum_regions.DATA"));
+    std::stringstream text;
+    text << in.rdbuf();
+    const auto run_with = [&](const std::string& arrays) {
+        std::string data = text.str();
+        const std::string satnum = "SATNUM\n 60*1 60*2 /\n";
+        data.replace(data.find(satnum), satnum.size(), satnum + arrays);
+        std::ofstream(path("satnum_regions.DATA")) << data;
+        fs::copy_file(source_path("tests/app/decks/satnum_regions_system.yaml"), path("deck.yaml"),
+                      fs::copy_options::overwrite_existing);
+        return run_heptane({"run", path("deck.yaml"), "-o", path("x.h5"), "--backend", "cpu"});
+    };
+    const CliResult noted = run_with("FIPNUM\n 120*3 /\nIMBNUM\n 120*2 /\nPVTNUM\n 120*1 /\n");
+    ASSERT_EQ(noted.code, kExitOk) << noted.err;
+    EXPECT_THAT(noted.err, HasSubstr("FIPNUM: the fluid in place is reported for the field"));
+    EXPECT_THAT(noted.err, HasSubstr("IMBNUM: heptane has no hysteresis"));
+    const CliResult refused = run_with("EQLNUM\n 119*1 2 /\n");
+    EXPECT_EQ(refused.code, kExitBadInput);
+    EXPECT_THAT(refused.err, HasSubstr("grid.eclipse: grid.eclipse's files: EQLNUM of cell (i, j, "
+                                       "k) = (5, 4, 3) is 2.000000; it must be 1: heptane's "
+                                       "initial state has one equilibration region"));
+}
+
 TEST_F(EclipseDeck, DeckErrorsNameTheKey) {
     const auto error = [&](const std::string& grid_lines) {
         std::ifstream in(kDeck);

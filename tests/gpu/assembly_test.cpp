@@ -48,7 +48,8 @@ State perturbed(const wells::TwoPhaseSystem& sys, std::uint64_t seed) {
 
 /// Host and device assembly of the same state, compared entry by entry.
 void expect_device_is_host(const wells::Model& model, const wells::ModelSpec& spec) {
-    const wells::TwoPhaseSystem sys(model.grid, model.rock, spec.two_phase, spec.wells);
+    const wells::TwoPhaseSystem sys(model.grid, model.rock, spec.two_phase, spec.wells,
+                                    spec.relperm_regions);
     const State s = perturbed(sys, 11);
     const double dt = 3.0 * units::kDay;
     std::vector<wells::WellControl> controls = sys.wells().initial_controls();
@@ -123,6 +124,22 @@ TEST_F(DeviceAssembly, PressureDependentPvtIsTheHostsBits) {
     spec.two_phase.relperm.table = test::capillary_relperm_table();
     test::set_pressure_dependent_pvt(spec.two_phase);
     expect_device_is_host(wells::generate(spec, false), spec);
+}
+
+TEST_F(DeviceAssembly, SaturationRegionsAreTheHostsBits) {
+    // Three saturation regions by layer (design decision 87): Corey's law without Pc, the
+    // capillary table and the table without Pc, each cell's from its region in the cells, the
+    // faces and the wells (the corner wells perforate layers of every region).
+    wells::ModelSpec spec = test::two_phase_spec(7, 6, 5, test::corner_wells(7, 6, 5));
+    spec.relperm_regions.resize(2);
+    spec.relperm_regions[0].table = test::capillary_relperm_table();
+    spec.relperm_regions[1].table = grid::relperm_table(test::relperm_rows());
+    spec.saturation_regions.defaulted = false;
+    spec.saturation_regions.kind = grid::FieldKind::layered;
+    spec.saturation_regions.layers = {2, 1, 3, 2, 1};
+    const wells::Model model = wells::generate(spec, false);
+    ASSERT_FALSE(model.rock.saturation_region.empty());
+    expect_device_is_host(model, spec);
 }
 
 TEST_F(DeviceAssembly, PhaseRateProducersAreTheHostsBits) {

@@ -201,6 +201,15 @@ TEST_F(SimulateOnGpu, PressureDependentPvtOnTheDeviceGivesTheCpuBits) {
                  "fluid.water.viscosibility=1e-5"});
 }
 
+// Two saturation regions by layer (design decision 87), the second with a capillary
+// pressure: each cell's law from its region in the device's assembly and Newton loop.
+TEST_F(SimulateOnGpu, SaturationRegionsOnTheDeviceGiveTheCpuBits) {
+    expect_device_simulation_is_the_cpus(
+        "satnum", {"fluid.relperm=[{swc: 0.2, sor: 0.2, nw: 2, no: 2}, {table: [[0.15, 0, 0.9, 6], "
+                   "[0.4, 0.05, 0.35, 2.2], [0.6, 0.2, 0.09, 0.6], [0.85, 0.6, 0, 0]]}]",
+                   "rock.saturation_regions={kind: layered, values: [1, 2, 2, 1]}"});
+}
+
 // A producer on its oil rate (design decision 82) that reaches its BHP limit: the device's
 // well equation and the way to the limit.
 TEST_F(SimulateOnGpu, OilRateProducerOnTheDeviceGivesTheCpuBits) {

@@ -1,6 +1,7 @@
 // The GRID-section reader (grid/eclipse_grid.hpp, issue 20, first part): each keyword against
 // hand-computed arrays, edits in file order inside boxes, includes, the real SPE9 file with its
-// own COPY and MULTIPLY, and an error at file and line for every malformed form.
+// own COPY and MULTIPLY, a whole deck's PROPS passed over and its REGIONS read (SATNUM and the
+// other region arrays), and an error at file and line for every malformed form.
 #include "grid/eclipse_grid.hpp"
 
 #include <gmock/gmock.h>
@@ -22,6 +23,7 @@ namespace heptane::grid {
 namespace {
 
 using test::TempFile;
+using test::TempFolder;
 using ::testing::HasSubstr;
 
 using test::input_error_of;
@@ -119,8 +121,8 @@ TEST(EclipseGrid, CopyBoxCopiesOneBoxOntoAnother) {
                 HasSubstr("(no item defaulted)"));
     EXPECT_THAT(error("COPYBOX\n PERMX 1 1 1 1 1 1 4 4 1 1 1 1 /\n/\n"),
                 HasSubstr("COPYBOX: box item 1 (I) is '4'; it must be an integer 1..3"));
-    EXPECT_THAT(error("COPYBOX\n SATNUM 1 1 1 1 1 1 2 2 1 1 1 1 /\n/\n"),
-                HasSubstr("COPYBOX: 'SATNUM' is not an array heptane reads"));
+    EXPECT_THAT(error("COPYBOX\n SWAT 1 1 1 1 1 1 2 2 1 1 1 1 /\n/\n"),
+                HasSubstr("COPYBOX: 'SWAT' is not an array heptane reads"));
     EXPECT_THAT(error("COPYBOX\n PERMX 1 1 1 1 1 1 2 2 1 1 1 1\n"),
                 HasSubstr("COPYBOX: the file ends before the record's '/'"));
 }
@@ -273,6 +275,112 @@ TEST(EclipseGrid, Spe9AppliesItsOwnCopyAndMultiply) {
     EXPECT_EQ(d.arrays.at("PERMY"), x);
     const std::vector<double>& z = d.arrays.at("PERMZ");
     for (std::size_t i = 0; i < x.size(); ++i) ASSERT_EQ(z[i], x[i] * 0.01) << i;
+}
+
+// A whole deck: PROPS is passed over (its tables' numbers and '/'s, its keywords, an INCLUDE
+// that is not followed) up to REGIONS, whose region arrays and edits are read as the GRID
+// section's; SOLUTION ends the reading. Grid 3 x 2 x 1: cell i + 3 j.
+TEST(EclipseGrid, AWholeDecksRegionsAreReadAndItsPropsPassedOver) {
+    const TempFile file(
+        "RUNSPEC\nDIMENS\n 3 2 1 /\nMETRIC\nTABDIMS\n 2 /\n"
+        "GRID\nPORO\n 6*0.2 /\n"
+        "PROPS\n"                            // line 10
+        "SWOF\n 0.2 0 1 0\n 0.8 1 0 0 /\n"   // a table: numbers and '/'
+        "/\n"                                // Eclipse's empty table: a copy
+        "INCLUDE\n 'no_such_props.inc' /\n"  // not followed
+        "PERMX\n 6*99 /\n"                   // a keyword of PROPS: not applied
+        "DENSITY\n 900 1000 1 /\n"           // line 19
+        "REGIONS\n"                          // line 21
+        "SATNUM\n 3*1 3*2 /\n"
+        "EQUALS\n SATNUM 2 1 1 1 1 1 1 /\n/\n"  // cell (1, 1, 1) to region 2
+        "FIPNUM\n 1 2 3 4 5 6 /\n"
+        "SOLUTION\nEQUIL\n 1000 100 1100 0 /\n"  // line 29: not read
+        "SATNUM\n 6*7 /\n");
+    const EclipseGridData d = read_eclipse_grid(file.path(), {3, 2, 1});
+    expect_array(d.arrays.at("SATNUM"), {2, 1, 1, 2, 2, 2});
+    expect_array(d.arrays.at("FIPNUM"), {1, 2, 3, 4, 5, 6});
+    expect_array(d.arrays.at("PORO"), {0.2, 0.2, 0.2, 0.2, 0.2, 0.2});
+    EXPECT_EQ(d.arrays.count("PERMX"), 0u);
+    ASSERT_EQ(d.notes.size(), 3u);
+    EXPECT_THAT(d.notes[0], HasSubstr("RUNSPEC: not used (the YAML deck says what they "
+                                      "describe): TABDIMS"));
+    EXPECT_THAT(d.notes[1], HasSubstr(":10: PROPS: grid.eclipse does not read the file from here "
+                                      "on until REGIONS at " +
+                                      file.path() + ":21 (the YAML deck's fluid.eclipse"));
+    EXPECT_THAT(d.notes[2],
+                HasSubstr(":29: SOLUTION: grid.eclipse does not read the file from here on"));
+    // PROPS to the file's end: one note at PROPS, and nothing of it applied.
+    const TempFile props("PORO\n 6*0.2 /\nPROPS\nSWOF\n 0.2 0 1 0\n 0.8 1 0 0 /\nPERMX\n 6*9 /\n");
+    const EclipseGridData p = read_eclipse_grid(props.path(), {3, 2, 1});
+    EXPECT_EQ(p.arrays.count("PERMX"), 0u);
+    ASSERT_EQ(p.notes.size(), 1u);
+    EXPECT_THAT(p.notes[0], HasSubstr(":3: PROPS: grid.eclipse does not read the file from here on "
+                                      "(the YAML deck's fluid.eclipse"));
+}
+
+// The region arrays SATNUM, PVTNUM, EQLNUM, FIPNUM, IMBNUM are arrays as any other, in GRID and
+// in REGIONS: boxes, n* defaults, EQUALS, COPY, ADD, MULTIPLY, INCLUDE.
+TEST(EclipseGrid, RegionArraysAreArraysInGridAndRegions) {
+    const TempFolder dir;
+    const std::string deck = dir.path() + "/deck.data";
+    std::ofstream(dir.path() + "/regions.inc") << "IMBNUM\n 6*1 /\nADD\n IMBNUM 1 1 3 1 1 /\n/\n";
+    std::ofstream(deck) << "GRID\n"
+                           "BOX\n 1 1 1 1 1 1 /\nPVTNUM\n 1 /\nENDBOX\n"  // one cell
+                           "SATNUM\n 1 2 3 2* 3 /\n"
+                           "REGIONS\n"
+                           "COPY\n SATNUM EQLNUM /\n/\n"
+                           "MULTIPLY\n EQLNUM 2 1 3 2 2 /\n/\n"  // j = 2
+                           "FIPNUM\n 1 2 3 4 5 6 /\n"
+                           "INCLUDE\n 'regions.inc' /\n"
+                           "EQUALS\n PVTNUM 4 3 3 2 2 1 1 /\n/\nENDBOX\n";
+    const EclipseGridData d = read_eclipse_grid(deck, {3, 2, 1});
+    expect_array(d.arrays.at("PVTNUM"), {1, nan, nan, nan, nan, 4});
+    expect_array(d.arrays.at("SATNUM"), {1, 2, 3, nan, nan, 3});
+    expect_array(d.arrays.at("EQLNUM"), {1, 2, 3, nan, nan, 6});
+    expect_array(d.arrays.at("FIPNUM"), {1, 2, 3, 4, 5, 6});
+    expect_array(d.arrays.at("IMBNUM"), {2, 2, 2, 1, 1, 1});
+    EXPECT_TRUE(d.notes.empty());
+    // A file after one that ends in REGIONS goes on in REGIONS (a SATNUM file after its deck).
+    const TempFile more("SATNUM\n 6*5 /\nSOLUTION\n");
+    const EclipseGridData m =
+        read_eclipse_grid(std::vector<std::string>{deck, more.path()}, {3, 2, 1});
+    expect_array(m.arrays.at("SATNUM"), {5, 5, 5, 5, 5, 5});
+    const TempFile permx("PERMX\n 6*5 /\n");
+    EXPECT_THAT(input_error_of([&] {
+                    read_eclipse_grid(std::vector<std::string>{deck, permx.path()}, {3, 2, 1});
+                }),
+                HasSubstr(permx.path() + ":1: 'PERMX' is not a REGIONS-section keyword"));
+    // After one that ends in PROPS (passed over) a file is refused, not passed over whole.
+    const TempFile in_props("PORO\n 6*0.2 /\nPROPS\nSWOF\n 0.2 0 1 0\n 0.8 1 0 0 /\n");
+    EXPECT_THAT(
+        input_error_of([&] {
+            read_eclipse_grid(std::vector<std::string>{in_props.path(), more.path()}, {3, 2, 1});
+        }),
+        HasSubstr(more.path() + ": follows a file whose GRID and REGIONS sections have "
+                                "ended (in PROPS, or at SOLUTION, SCHEDULE, ...)"));
+}
+
+// In REGIONS only the region arrays, the edits, boxes and INCLUDE apply: any other keyword is
+// an error naming it, with the list of what REGIONS reads.
+TEST(EclipseGrid, AKeywordRegionsDoesNotTakeIsAnErrorNamingIt) {
+    const auto error = [](const std::string& regions) {
+        return error_reading("PORO\n 6*0.2 /\nREGIONS\nSATNUM\n 6*1 /\n" + regions, {3, 2, 1});
+    };
+    EXPECT_THAT(error("RPTREGS\n/\n"),
+                HasSubstr(":6: 'RPTREGS' is not a REGIONS-section keyword heptane applies (it "
+                          "reads the region arrays SATNUM, PVTNUM, EQLNUM, FIPNUM, IMBNUM, "
+                          "MULTNUM, FLUXNUM, OPERNUM, and BOX, ENDBOX, EQUALS"));
+    EXPECT_THAT(error("PERMX\n 6*1 /\n"), HasSubstr(":6: 'PERMX' is not a REGIONS-section"));
+    EXPECT_THAT(error("FAULTS\n/\n"), HasSubstr(":6: 'FAULTS' is not a REGIONS-section"));
+    EXPECT_THAT(error("PROPS\n"), HasSubstr(":6: 'PROPS' is not a REGIONS-section"));
+    EXPECT_THAT(error("SATNUM\n 5*1 /\n"),
+                HasSubstr(":6: SATNUM: 5 values, the box has 6 cells (the whole grid"));
+    EXPECT_THAT(error("EQUALS\n FIPNUM 1 1 4 /\n/\n"),
+                HasSubstr(":7: EQUALS: box item 2 (I) is '4'; it must be an integer 1..3"));
+    // The GRID section's list names the region arrays.
+    EXPECT_THAT(error_reading("PINCHREG\n/\n", {3, 2, 1}),
+                HasSubstr("the region arrays SATNUM, PVTNUM, EQLNUM, FIPNUM, IMBNUM (in GRID or "
+                          "REGIONS)"));
 }
 
 TEST(EclipseGrid, EveryMalformedFormIsAnErrorAtItsLine) {

@@ -1,13 +1,14 @@
 // An Eclipse deck's PROPS section as heptane's two-phase fluid (grid/eclipse_props.hpp, design
 // decisions 75, 84): the Egg model's DENSITY, PVCDO, PVTW, ROCK and SWOF in SI, FIELD units,
-// viscosibilities, SPE10 model 2's PVDO, and what the model cannot take refused at the file's
-// line.
+// viscosibilities, SPE10 model 2's PVDO, the SWOF tables of several saturation regions, and
+// what the model cannot take refused at the file's line.
 #include "grid/eclipse_props.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "common/input_error.hpp"
 #include "common/temp_file.hpp"
@@ -159,6 +160,39 @@ TEST(EclipseProps, WhatTheModelCannotTakeIsRefusedAtItsLine) {
                 }),
                 HasSubstr("PVTO: live oil (dissolved gas) is not supported"));
     EXPECT_THAT(error(props("6000 1 5e-6 0 0")), HasSubstr("PVCDO: the viscosity must be > 0"));
+}
+
+// Saturation regions: TABDIMS 2 gives two SWOF tables; region 1's is params.relperm, region
+// 2's comes back through more_regions (each Pc in the file's unit); without more_regions the
+// file is refused at TABDIMS's line.
+TEST(EclipseProps, SaturationRegionsTablesComeBackThroughMoreRegions) {
+    const std::string second = " 0.1 0 0.9 5\n 0.9 0.8 0 0 /\n";
+    const TempFile f("RUNSPEC\nFIELD\nTABDIMS\n 2 /\n" + props("6000 1 5e-6 3 0") + second);
+    std::vector<RelPerm> more(3);  // assigned, not appended to
+    const TwoPhaseParams p = read_eclipse_fluid(f.path(), kMetric, {}, &more);
+    EXPECT_EQ(p.relperm.table.rows, 2);
+    EXPECT_EQ(p.relperm.table.pcow[0], 3.0 * units::kPsi);
+    ASSERT_EQ(more.size(), 1u);
+    EXPECT_EQ(more[0].table.rows, 2);
+    EXPECT_EQ(more[0].table.sw[0], 0.1);
+    EXPECT_EQ(more[0].table.kro[0], 0.9);
+    EXPECT_EQ(more[0].table.krw[1], 0.8);
+    EXPECT_EQ(more[0].table.pcow[0], 5.0 * units::kPsi);
+    EXPECT_TRUE(more[0].table.capillary);
+    EXPECT_THAT(input_error_of([&] { read_eclipse_fluid(f.path(), kMetric); }),
+                HasSubstr(":3: TABDIMS: item 1 says 2 saturation tables (several saturation "
+                          "regions, SATNUM): not supported here: give one table"));
+    // One table: more_regions comes back empty.
+    const TempFile one(props("6000 1 5e-6 3 0"));
+    read_eclipse_fluid(one.path(), kMetric, {}, &more);
+    EXPECT_TRUE(more.empty());
+    // A second table TABDIMS does not announce is refused with or without more_regions.
+    const TempFile extra(props("6000 1 5e-6 3 0") + second);
+    EXPECT_THAT(input_error_of([&] { read_eclipse_fluid(extra.path(), kMetric, {}, &more); }),
+                HasSubstr(":13: SWOF: a table after the last one: TABDIMS item 1 is 1"));
+    EXPECT_THAT(input_error_of([&] { read_eclipse_fluid(extra.path(), kMetric); }),
+                HasSubstr(":13: SWOF: a second table (several saturation regions, SATNUM): not "
+                          "supported here: give one table"));
 }
 
 }  // namespace

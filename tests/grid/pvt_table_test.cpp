@@ -117,7 +117,7 @@ TEST(PvtTable, ViscosibilityIsEclipsesLawToThirdOrder) {
     // Zero viscosibility: the constant viscosity, and a mobility of kr / mu bit for bit.
     prm.oil.viscosibility = 0.0;
     EXPECT_FALSE(pressure_dependent_viscosity(prm));
-    const double mob = phase_mobility(prm, kOil, 1.0e7, 0.4);
+    const double mob = phase_mobility(prm, prm.relperm, kOil, 1.0e7, 0.4);
     const double want = oil_relperm(prm.relperm, 0.4) / prm.oil.viscosity;
     EXPECT_EQ(std::memcmp(&mob, &want, sizeof(double)), 0);
 }
@@ -128,9 +128,10 @@ TEST(PvtTable, MobilityCarriesThePressureDerivative) {
     using D2 = Dual<2>;
     const double p = 5000.0 * kPsi, sw = 0.45, h = 1.0e-3 * kPsi;
     for (int a = 0; a < 2; ++a) {
-        const D2 mob = phase_mobility(prm, a, D2::variable(p, 0), D2::variable(sw, 1));
-        const double fd =
-            (phase_mobility(prm, a, p + h, sw) - phase_mobility(prm, a, p - h, sw)) / (2.0 * h);
+        const D2 mob = phase_mobility(prm, prm.relperm, a, D2::variable(p, 0), D2::variable(sw, 1));
+        const double fd = (phase_mobility(prm, prm.relperm, a, p + h, sw) -
+                           phase_mobility(prm, prm.relperm, a, p - h, sw)) /
+                          (2.0 * h);
         EXPECT_NEAR(mob.d[0], fd, 1e-6 * std::abs(fd)) << a;
         EXPECT_NE(mob.d[0], 0.0) << a;
     }

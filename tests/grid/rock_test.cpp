@@ -450,8 +450,9 @@ TEST(BuildRockErrors, EclipseSpecs) {
     const TempFile actnum("ACTNUM\n 4*1 /\nPERMX\n 4*1.0 /\n");
     e = error_of(g, eclipse_spec("rock.permeability", actnum.path()), poro);
     EXPECT_EQ(e.key(), "rock.permeability.file");
-    EXPECT_THAT(e.detail(), HasSubstr("defines ACTNUM; a rock field file holds PERMX, PERMY, "
-                                      "PERMZ and PORO only: give this file as grid.eclipse"));
+    EXPECT_THAT(e.detail(),
+                HasSubstr("defines ACTNUM; a rock field file holds PERMX, PERMY, "
+                          "PERMZ, PORO and SATNUM only: give this file as grid.eclipse"));
     const TempFile faults("PERMX\n 4*1.0 /\nFAULTS\n F 1 1 1 1 1 1 Z /\n/\n");
     EXPECT_THAT(error_of(g, eclipse_spec("rock.permeability", faults.path()), poro).detail(),
                 HasSubstr("defines FAULTS; a rock field file"));
@@ -478,6 +479,71 @@ TEST(BuildRockErrors, EclipseSpecs) {
     EXPECT_THAT(e.detail(), HasSubstr("(i, j, k) = (1, 0, 0)"));
     EXPECT_EQ(error_of(g, perm, eclipse_spec("rock.porosity", data_path("spe9/NONE.DATA"))).key(),
               "rock.porosity.file");
+}
+
+// ---- saturation regions (design decision 87) -----------------------------------------------
+
+/// build_saturation_regions' InputError (it must throw).
+InputError regions_error(const Grid3D& g, const FieldSpec& spec, int regions,
+                         const RockFields& rock) {
+    try {
+        build_saturation_regions(g, spec, regions, rock);
+    } catch (const InputError& e) {
+        return e;
+    }
+    ADD_FAILURE() << "no InputError thrown";
+    return InputError("", "");
+}
+
+TEST(SaturationRegions, EachKindGivesEachCellsRegionFromZero) {
+    const Grid3D g = make_grid(2, 1, 3);  // 6 cells, k fastest
+    RockFields rock;
+    FieldSpec spec;
+    spec.key = "rock.saturation_regions";
+    spec.value = {2.0, 2.0, 2.0};  // uniform
+    EXPECT_EQ(build_saturation_regions(g, spec, 2, rock), std::vector<std::int32_t>(6, 1));
+    spec.value = {1.0, 1.0, 1.0};  // every cell in region 1: none stored
+    EXPECT_TRUE(build_saturation_regions(g, spec, 2, rock).empty());
+    spec.kind = FieldKind::layered;
+    spec.layers = {3, 1, 2};
+    EXPECT_EQ(build_saturation_regions(g, spec, 3, rock),
+              (std::vector<std::int32_t>{2, 0, 1, 2, 0, 1}));
+    // An Eclipse file's SATNUM (i fastest); an inactive cell's number is not used.
+    const TempFile satnum("SATNUM\n 1 2 2 1 0 2 /\n");
+    rock.active = {1, 1, 0, 1, 1, 1};  // cell (0, 0, 2), Eclipse's fifth: its 0 unused
+    FieldSpec file = eclipse_spec("rock.saturation_regions", satnum.path());
+    EXPECT_EQ(build_saturation_regions(g, file, 2, rock),
+              (std::vector<std::int32_t>{0, 1, 0, 1, 0, 1}));
+}
+
+TEST(SaturationRegions, ErrorsNameTheKeyAndTheCell) {
+    const Grid3D g = make_grid(2, 1, 3);
+    const RockFields rock;
+    FieldSpec spec;
+    spec.key = "rock.saturation_regions";
+    spec.kind = FieldKind::layered;
+    spec.layers = {1, 2.5, 1};
+    InputError e = regions_error(g, spec, 3, rock);
+    EXPECT_EQ(e.key(), "rock.saturation_regions.values");
+    EXPECT_THAT(e.detail(), HasSubstr("cell (i, j, k) = (0, 0, 1) is in region 2.5; it must be an "
+                                      "integer in [1, 3]"));
+    spec.layers = {1, 4, 1};
+    EXPECT_THAT(regions_error(g, spec, 3, rock).detail(), HasSubstr("is in region 4"));
+    const TempFile satnum("SATNUM\n 1 2 2 1 3 2 /\n");
+    e = regions_error(g, eclipse_spec("rock.saturation_regions", satnum.path()), 2, rock);
+    EXPECT_EQ(e.key(), "rock.saturation_regions.file");
+    EXPECT_THAT(e.detail(), HasSubstr("SATNUM of cell (i, j, k) = (0, 0, 2) is 3"));
+    // Several regions need the cells' regions; one region does not.
+    FieldSpec defaulted;
+    defaulted.key = "rock.saturation_regions";
+    defaulted.defaulted = true;
+    EXPECT_TRUE(build_saturation_regions(g, defaulted, 1, rock).empty());
+    e = regions_error(g, defaulted, 2, rock);
+    EXPECT_EQ(e.key(), "rock.saturation_regions");
+    EXPECT_THAT(e.detail(), HasSubstr("is required: the fluid has 2 saturation regions"));
+    FieldSpec lognormal = spec;
+    lognormal.kind = FieldKind::lognormal;
+    EXPECT_EQ(regions_error(g, lognormal, 2, rock).key(), "rock.saturation_regions.kind");
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // Tabulated relative permeabilities and capillary pressure (grid/saturation_table.hpp, design
 // decisions 74, 76): the interpolation and its derivative by hand, a dense table of Corey's law
 // against the law, the table's checks, and Eclipse's SWOF read from the Egg model's deck (its
-// own table, no capillary pressure) and SPE9's (a capillary pressure in psi, FIELD units).
+// own table, no capillary pressure) and SPE9's (a capillary pressure in psi, FIELD units); the
+// tables of several saturation regions (TABDIMS item 1) and their refusals.
 #include "grid/saturation_table.hpp"
 
 #include <gmock/gmock.h>
@@ -69,9 +70,9 @@ TEST(SaturationTable, CapillaryPressureInterpolatesAndGivesTheWaterPressure) {
     EXPECT_DOUBLE_EQ(pc.d[0], -0.5 * units::kBar / 0.1);
     // p_w = p_o - Pc(S_w); the oil pressure is the oil's.
     const double p = 200.0 * units::kBar;
-    EXPECT_EQ(phase_pressure(prm, kWater, p, 0.4), p - 2.0 * units::kBar);
-    EXPECT_EQ(phase_pressure(prm, kOil, p, 0.4), p);
-    EXPECT_EQ(phase_pressure(TwoPhaseParams{}, kWater, p, 0.4), p);  // Corey: no Pc
+    EXPECT_EQ(phase_pressure(prm.relperm, kWater, p, 0.4), p - 2.0 * units::kBar);
+    EXPECT_EQ(phase_pressure(prm.relperm, kOil, p, 0.4), p);
+    EXPECT_EQ(phase_pressure(TwoPhaseParams{}.relperm, kWater, p, 0.4), p);  // Corey: no Pc
 }
 
 TEST(SaturationTable, ADenseTableOfCoreysLawIsTheLawWithinTheInterpolationBound) {
@@ -171,6 +172,99 @@ TEST(SaturationTable, SwofErrorsNameTheFileAndLine) {
                 HasSubstr(":1: SWOF: row 2: the water saturation must increase"));
     EXPECT_THAT(error("SWOF\n 0.2 0 1 0\n"), HasSubstr("the file ends before the '/'"));
     EXPECT_THAT(error("SWOF\n 300*0 /\n"), HasSubstr("SWOF: more than 64 rows"));
+}
+
+// Several saturation regions: TABDIMS item 1 (NTSFUN) tables, each ended by its own '/', in
+// file order, each Pc in the file's unit.
+const std::string kTable1 = " 0.2 0 1 3\n 0.8 1 0 0 /\n";
+const std::string kTable2 = " 0.1 0 0.9 5\n 0.5 0.4 0.3 1\n 0.9 0.8 0 0 /\n";
+
+TEST(SaturationTable, SwofTablesOfSeveralRegionsReadInOrder) {
+    const TempFile f("RUNSPEC\nMETRIC\nTABDIMS\n 2 1 40 /\nPROPS\nSWOF\n" + kTable1 + kTable2 +
+                     "PVTW\n 400 1 1e-5 1 0 /\n");
+    const auto tables = read_swof_tables(f.path(), {units::kPsi, 1.0});
+    ASSERT_EQ(tables.size(), 2u);
+    EXPECT_EQ(tables[0],
+              (std::vector<RelPermRow>{{0.2, 0.0, 1.0, 3.0 * units::kBar}, {0.8, 1.0, 0.0, 0.0}}));
+    EXPECT_EQ(tables[1], (std::vector<RelPermRow>{{0.1, 0.0, 0.9, 5.0 * units::kBar},
+                                                  {0.5, 0.4, 0.3, 1.0 * units::kBar},
+                                                  {0.9, 0.8, 0.0, 0.0}}));
+    // Item 1 defaulted, or TABDIMS not given: one table (the fallback's unit without METRIC).
+    for (const std::string head : {"TABDIMS\n 1* 1 40 /\n", "TABDIMS\n/\n", ""}) {
+        const TempFile one(head + "SWOF\n" + kTable1);
+        const auto t = read_swof_tables(one.path(), {units::kPsi, 1.0});
+        ASSERT_EQ(t.size(), 1u) << head;
+        EXPECT_EQ(t[0][0][3], 3.0 * units::kPsi) << head;
+    }
+}
+
+// Eclipse's empty table (a '/' right after the previous table's) copies the table before it.
+TEST(SaturationTable, AnEmptyTableCopiesTheOneBefore) {
+    const TempFile f("TABDIMS\n 4 /\nSWOF\n" + kTable1 + "/\n" + kTable2 + " /\n");
+    const auto tables = read_swof_tables(f.path(), {});
+    ASSERT_EQ(tables.size(), 4u);
+    EXPECT_EQ(tables[1], tables[0]);
+    EXPECT_EQ(tables[2][0], (RelPermRow{0.1, 0.0, 0.9, 5.0}));
+    EXPECT_EQ(tables[3], tables[2]);
+    const TempFile first("TABDIMS\n 2 /\nSWOF\n/\n" + kTable1);
+    EXPECT_THAT(input_error_of([&] { read_swof_tables(first.path(), {}); }),
+                HasSubstr(":3: SWOF: table 1: the first table is empty (an empty table copies "
+                          "the one before it; the first has none)"));
+}
+
+TEST(SaturationTable, SwofTablesErrorsNameTheTableAndLine) {
+    const auto error = [](const std::string& text) {
+        const TempFile f(text);
+        return input_error_of([&] { read_swof_tables(f.path(), {}); });
+    };
+    // Fewer tables than TABDIMS says: at the keyword that follows, or the file's end.
+    EXPECT_THAT(error("TABDIMS\n 3 /\nSWOF\n" + kTable1 + kTable2 + "PVTW\n 1 1 1 1 1 /\n"),
+                HasSubstr(":9: SWOF: 2 tables before 'PVTW'; TABDIMS item 1 says 3 (each table "
+                          "ends with its own '/')"));
+    EXPECT_THAT(error("TABDIMS\n 2 /\nSWOF\n" + kTable1),
+                HasSubstr(":3: SWOF: the file ends after 1 table; TABDIMS item 1 says 2"));
+    // More: at the first number after the last table's '/'.
+    EXPECT_THAT(error("TABDIMS\n 2 /\nSWOF\n" + kTable1 + kTable2 + kTable1),
+                HasSubstr(":9: SWOF: a table after the last one: TABDIMS item 1 says 2; give "
+                          "TABDIMS the number of tables"));
+    EXPECT_THAT(error("SWOF\n" + kTable1 + kTable2),
+                HasSubstr(":4: SWOF: a table after the last one: TABDIMS item 1 is 1 (the "
+                          "default: the file has no TABDIMS)"));
+    // A table's own errors name it, at the line where it starts.
+    EXPECT_THAT(error("TABDIMS\n 2 /\nSWOF\n" + kTable1 + " 0.1 0 0.9 5\n 0.5 0.4 0.3 6 /\n"),
+                HasSubstr(":6: SWOF: table 2: row 2: the capillary pressure must not increase"));
+    EXPECT_THAT(error("TABDIMS\n 2 /\nSWOF\n" + kTable1 + " 0.1 0 0.9 5\n 0.5 1* 0.3 1 /\n"),
+                HasSubstr(":6: SWOF: table 2: row 2: a defaulted item (n*)"));
+    EXPECT_THAT(error("TABDIMS\n 2 /\nSWOF\n" + kTable1 + " 0.1 0 0.9\n"),
+                HasSubstr(":6: SWOF: table 2: the file ends before the '/' that closes the table"));
+    EXPECT_THAT(error("TABDIMS\n 2 /\nSWOF\n" + kTable1 + " 0.1 0 0.9 /\n"),
+                HasSubstr(":6: SWOF: table 2: 3 values; a row is 4"));
+    // TABDIMS item 1: an integer 1..256, at TABDIMS's line; TABDIMS once.
+    for (const char* n : {"0", "1.5", "257", "-2"}) {
+        EXPECT_THAT(error(std::string("RUNSPEC\nTABDIMS\n ") + n + " /\nSWOF\n" + kTable1),
+                    HasSubstr(":2: TABDIMS: item 1 (NTSFUN, the number of saturation tables) is '" +
+                              std::string(n) + "'; it must be an integer 1..256"));
+    }
+    EXPECT_THAT(error("TABDIMS\n 1 /\nTABDIMS\n 1 /\nSWOF\n" + kTable1),
+                HasSubstr(":3: TABDIMS: given twice"));
+}
+
+// relperm.swof reads one table: a file of several is refused with the key that reads them all.
+TEST(SaturationTable, ReadSwofRefusesSeveralTablesPointingAtFluidEclipse) {
+    const auto error = [](const std::string& text) {
+        const TempFile f(text);
+        return input_error_of([&] { read_swof(f.path(), {}); });
+    };
+    EXPECT_THAT(error("RUNSPEC\nTABDIMS\n 2 /\nPROPS\nSWOF\n" + kTable1 + kTable2),
+                HasSubstr(":2: TABDIMS: item 1 says 2 saturation tables (several saturation "
+                          "regions, SATNUM): relperm.swof reads one table; several saturation "
+                          "tables need fluid.eclipse, which reads them all with SATNUM"));
+    EXPECT_THAT(error("SWOF\n" + kTable1 + kTable2),
+                HasSubstr(":4: SWOF: a second table (several saturation regions, SATNUM): "
+                          "relperm.swof reads one table; several saturation tables need "
+                          "fluid.eclipse"));
+    const TempFile one("TABDIMS\n 1 /\nSWOF\n" + kTable1);
+    EXPECT_EQ(read_swof(one.path(), {}), read_swof_tables(one.path(), {})[0]);
 }
 
 }  // namespace

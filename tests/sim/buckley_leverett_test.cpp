@@ -34,8 +34,8 @@ grid::TwoPhaseParams fluids() {
 /// Fractional flow of water and its derivative (central difference: smooth inside).
 double frac(const grid::TwoPhaseParams& p, double s) {
     const double p_ref = p.reference_pressure;  // constant viscosities: any pressure
-    const double lw = grid::phase_mobility(p, grid::kWater, p_ref, s);
-    const double lo = grid::phase_mobility(p, grid::kOil, p_ref, s);
+    const double lw = grid::phase_mobility(p, p.relperm, grid::kWater, p_ref, s);
+    const double lo = grid::phase_mobility(p, p.relperm, grid::kOil, p_ref, s);
     return lw / (lw + lo);
 }
 double frac_prime(const grid::TwoPhaseParams& p, double s) {

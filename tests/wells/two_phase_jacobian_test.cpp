@@ -49,8 +49,19 @@ CellState random_state(const wells::TwoPhaseSystem& sys, std::uint64_t seed) {
 /// The relperm of a test: Corey's, a table (design decision 74; rows 0.1 apart, no row within
 /// the finite differences' step of the random states' saturations), that table with a
 /// capillary pressure (decision 76), or that with pressure-dependent PVT (decision 84: a
-/// PVDO oil, a water viscosibility).
-enum class Law { corey, table, capillary, pvt };
+/// PVDO oil, a water viscosibility), or two saturation regions (decision 87: Corey's law
+/// without Pc in region 1, the capillary table in region 2, cells of both side by side).
+enum class Law { corey, table, capillary, pvt, regions };
+
+/// Law::regions' second region and the cells' regions: every third cell in region 2.
+std::vector<grid::RelPerm> set_regions(Law law, index_t cells, grid::RockFields& rock) {
+    if (law != Law::regions) return {};
+    rock.saturation_region.assign(static_cast<std::size_t>(cells), 0);
+    for (index_t m = 0; m < cells; m += 3) rock.saturation_region[m] = 1;
+    grid::RelPerm second;
+    second.table = test::capillary_relperm_table();
+    return {second};
+}
 
 void set_law(grid::TwoPhaseParams& prm, Law law) {
     if (law == Law::table) prm.relperm.table = grid::relperm_table(test::relperm_rows());
@@ -70,8 +81,10 @@ TEST_P(TwoPhaseJacobianGrids, MatchesCentralFiniteDifferences) {
     const bool faulted = std::get<0>(GetParam());
     if (faulted) test::add_fault(s.spec);
     set_law(s.spec.two_phase, std::get<1>(GetParam()));
+    const std::vector<grid::RelPerm> more =
+        set_regions(std::get<1>(GetParam()), s.spec.grid.num_cells(), s.rock);
     ASSERT_GT(s.spec.two_phase.gravity, 0.0);
-    const wells::TwoPhaseSystem sys(s.spec.grid, s.rock, s.spec.two_phase, s.spec.wells);
+    const wells::TwoPhaseSystem sys(s.spec.grid, s.rock, s.spec.two_phase, s.spec.wells, more);
     const CellState x = random_state(sys, 1);
     const CellState x_old = random_state(sys, 2);  // accumulation terms are nonzero
     std::vector<double> p_bh(wells.size());
@@ -192,18 +205,19 @@ TEST(TwoPhaseJacobian, AccumulationBlocksAreTheTimeTermAlone) {
     EXPECT_LE(worst, 1e-12);
 }
 
-INSTANTIATE_TEST_SUITE_P(Grids, TwoPhaseJacobianGrids,
-                         ::testing::Combine(::testing::Bool(),
-                                            ::testing::Values(Law::corey, Law::table,
-                                                              Law::capillary, Law::pvt)),
-                         [](const ::testing::TestParamInfo<std::tuple<bool, Law>>& info) {
-                             const Law law = std::get<1>(info.param);
-                             return std::string(std::get<0>(info.param) ? "Faulted" : "Box") +
-                                    (law == Law::corey       ? "Corey"
-                                     : law == Law::table     ? "Table"
-                                     : law == Law::capillary ? "Capillary"
-                                                             : "Pvt");
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Grids, TwoPhaseJacobianGrids,
+    ::testing::Combine(::testing::Bool(), ::testing::Values(Law::corey, Law::table, Law::capillary,
+                                                            Law::pvt, Law::regions)),
+    [](const ::testing::TestParamInfo<std::tuple<bool, Law>>& info) {
+        const Law law = std::get<1>(info.param);
+        return std::string(std::get<0>(info.param) ? "Faulted" : "Box") +
+               (law == Law::corey       ? "Corey"
+                : law == Law::table     ? "Table"
+                : law == Law::capillary ? "Capillary"
+                : law == Law::pvt       ? "Pvt"
+                                        : "Regions");
+    });
 
 class TwoPhaseResidualGrids : public ::testing::TestWithParam<bool> {};  // with a fault
 
@@ -269,10 +283,10 @@ TEST(TwoPhaseResidual, StoredPropertiesAreTheFaceDualsBitForBit) {
             const double sw = rng.uniform(-0.1, 1.1);
             const D4 pn = D4::variable(p, 2, units::kPressureScale), swn = D4::variable(sw, 3);
             for (int a = 0; a < 2; ++a) {
-                const grid::PhaseState s = grid::phase_state(prm, a, p, sw);
-                const D4 pa = grid::phase_pressure(prm, a, pn, swn);
+                const grid::PhaseState s = grid::phase_state(prm, prm.relperm, a, p, sw);
+                const D4 pa = grid::phase_pressure(prm.relperm, a, pn, swn);
                 const D4 rho = grid::phase_density(prm, a, pa);
-                const D4 mob = grid::phase_mobility(prm, a, pa, swn);
+                const D4 mob = grid::phase_mobility(prm, prm.relperm, a, pa, swn);
                 const D4 pc =
                     a == grid::kWater ? grid::capillary_pressure(prm.relperm, swn) : D4(0.0);
                 const double got[8] = {s.rho,     s.drho, s.mob, s.dmob,

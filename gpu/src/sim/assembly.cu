@@ -18,11 +18,11 @@ using detail::Buffer;
 
 constexpr int kThreads = 128;
 
-__global__ void k_cell_properties(grid::TwoPhaseParams prm, index_t M, grid::StateView x,
+__global__ void k_cell_properties(grid::TwoPhaseCellsView v, index_t M, grid::StateView x,
                                   grid::CellPropertiesView props) {
     for (index_t m = blockIdx.x * static_cast<index_t>(blockDim.x) + threadIdx.x; m < M;
          m += static_cast<index_t>(gridDim.x) * blockDim.x) {
-        props.store(prm, m, x.p[m], x.sw[m]);
+        props.store(v.params, grid::cell_relperm(v, m), m, x.p[m], x.sw[m]);
     }
 }
 
@@ -93,6 +93,8 @@ grid::TwoPhaseCellsView TwoPhaseModel::cells_view() const {
     v.nz = nz;
     v.porosity = porosity.get();
     v.active = has_active ? active.get() : nullptr;
+    v.relperms = relperms.get();
+    v.saturation_region = saturation_region.size() > 0 ? saturation_region.get() : nullptr;
     v.volume = volume.get();
     v.depth = depth.get();
     v.tx = tx.get();
@@ -130,6 +132,9 @@ TwoPhaseModel::TwoPhaseModel(const grid::TwoPhaseCells& cells, const wells::TwoP
     porosity = Buffer<double>(cells.rock().porosity);
     has_active = !cells.rock().active.empty();
     if (has_active) active = Buffer<std::uint8_t>(cells.rock().active);
+    relperms = Buffer<grid::RelPerm>(cells.relperms());
+    if (!cells.rock().saturation_region.empty())
+        saturation_region = Buffer<std::int32_t>(cells.rock().saturation_region);
     volume = Buffer<double>(cells.volumes());
     depth = Buffer<double>(cells.depths());
     tx = Buffer<double>(cells.transmissibilities().tx);
@@ -176,10 +181,10 @@ void TwoPhaseModel::assemble(double dt, bool jacobian, cudaStream_t stream) cons
     const grid::StateView old{p_old.get(), sw_old.get()};
     const grid::CellPropertiesView props =
         grid::CellPropertiesView::of(params, properties.get(), M, 0);
-    k_cell_properties<<<blocks_for(M), kThreads, 0, stream>>>(params, M, now(), props);
+    k_cell_properties<<<blocks_for(M), kThreads, 0, stream>>>(cells_view(), M, now(), props);
     HEPTANE_SYNC_CHECK(stream);
-    const auto equations =
-        params.relperm.table.capillary ? k_assemble_equations<true> : k_assemble_equations<false>;
+    const auto equations = grid::has_capillary_pressure(params) ? k_assemble_equations<true>
+                                                                : k_assemble_equations<false>;
     equations<<<blocks_for(2 * M), kThreads, 0, stream>>>(cells_view(), M, now(), old, props, dt,
                                                           res.get(), jac);
     HEPTANE_SYNC_CHECK(stream);
@@ -261,6 +266,8 @@ double DeviceTwoPhase::minimal_bytes(bool jacobian) const {
                    + 8.0 * (6.0 * M + perfs)   // porosity, volume, depth, t, WI
                    + (d.has_active ? M : 0.0)  // ACTNUM
                    + 8.0 * (2.0 * M + nw);     // residual
+    // Each cell's saturation region (design decision 87), once; the tables are a few kB.
+    if (d.saturation_region.size() > 0) bytes += 4.0 * M;
     if (jacobian) bytes += 8.0 * (28.0 * M + 4.0 * M + 4.0 * perfs + nw);
     // The connections: their layout and transmissibilities read, their blocks written.
     const double entries = static_cast<double>(d.nnc_t.size());

@@ -44,6 +44,10 @@ struct TwoPhaseModel {
     Buffer<double> rate_terms;  ///< each perforation's rate-equation term (w_vals' layout)
     Buffer<wells::WellControl> controls;
     bool has_active = false;
+    /// The saturation regions' relative permeabilities (region 1 first) and each cell's
+    /// region (empty: one region; design decision 87).
+    Buffer<grid::RelPerm> relperms;
+    Buffer<std::int32_t> saturation_region;
     // Non-neighbour connections (design decision 63; empty without): the cells' layout
     // (K = 1) and transmissibilities, J's connection blocks, and J's layout on the host.
     Buffer<index_t> nnc_ptr, nnc_col;
