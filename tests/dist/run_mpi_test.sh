@@ -7,7 +7,8 @@
 # waterflood regression deck's solver (BiCGStab with line Jacobi) and with CPR (each rank
 # holding only its slab of the Jacobian), simulate --restart from a 2-rank run's day-20 file (on 1, 2 and 3 ranks
 # the uninterrupted one-process run's file), and run (BiCGStab, QMR) and simulate of a faulted
-# deck with NNC records (non-neighbour connections in the slabs); too many ranks for the
+# deck with NNC records (non-neighbour connections in the slabs), run and simulate of a deck
+# with saturation regions (SATNUM); too many ranks for the
 # blocks, a connection longer than one plane, and another command, are exit 2. With a fifth argument `gpu` the ranks solve on the GPU (--backend gpu: BiCGStab
 # without a preconditioner, with point-block, line and spatial-block Jacobi, QMR with
 # point-block Jacobi and BiCGStab with CPR, each rank on its own planes' system; simulate with
@@ -188,6 +189,14 @@ slab_line="built only its planes' system"
 agree "run eclipse_fault edit" run "$decks/eclipse_fault.yaml" --set "$edits"
 slab_line="holds only its planes' Jacobian"
 agree "simulate eclipse_fault_sim edit" simulate "$decks/eclipse_fault_sim.yaml" --set "$edits"
+run_cases=$((run_cases + 1))
+simulations=$((simulations + 1))
+# Saturation regions from the deck's SATNUM (design decision 87): run's slabs cut each cell's
+# region with its planes, simulate's ranks assemble their cells with their regions' laws.
+slab_line="built only its planes' system"
+agree "run satnum_regions" run "$decks/satnum_regions_system.yaml"
+slab_line="holds only its planes' Jacobian"
+agree "simulate satnum_regions" simulate "$decks/satnum_regions.yaml"
 run_cases=$((run_cases + 1))
 simulations=$((simulations + 1))
 # A connection three i-planes long (an NNC record) reaches past a rank's halo plane: exit 2
