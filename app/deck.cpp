@@ -371,6 +371,8 @@ class DeckReader {
             if (auto p = m.optional("max_bhp")) w.max_bhp = p->number() * u_.pressure;
             if (auto x = m.optional("min_oil_rate")) w.min_oil_rate = x->number() * u_.rate;
             if (auto x = m.optional("max_water_cut")) w.max_water_cut = x->number();
+            if (auto x = m.optional("test_interval")) w.test_interval = x->number() * units::kDay;
+            if (auto x = m.optional("test_count")) w.test_count = to_int(*x, x->integer());
             m.finish();
             model().wells.push_back(w);
         }

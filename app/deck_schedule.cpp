@@ -3,6 +3,7 @@
 #include "app/deck_schedule.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -101,11 +102,18 @@ sim::WellEvent read_event(const Value& v, const std::vector<wells::WellSpec>& ws
     }
     if (auto x = m.optional("min_oil_rate")) e.min_oil_rate = x->number() * u.rate;
     if (auto x = m.optional("max_water_cut")) e.max_water_cut = x->number();
+    if (auto x = m.optional("test_interval")) e.test_interval = x->number() * units::kDay;
+    if (auto x = m.optional("test_count")) {
+        const long long n = x->integer();
+        if (n < 0 || n > INT_MAX) x->fail("must be >= 0 (0: no bound)");
+        e.test_count = static_cast<int>(n);
+    }
     m.finish();
-    if (!e.open && !e.kind && !e.min_bhp && !e.max_bhp && !e.min_oil_rate && !e.max_water_cut) {
+    if (!e.open && !e.kind && !e.min_bhp && !e.max_bhp && !e.min_oil_rate && !e.max_water_cut &&
+        !e.test_interval && !e.test_count) {
         v.fail(
-            "the event changes nothing: give control, status, min_bhp, max_bhp, min_oil_rate "
-            "or max_water_cut");
+            "the event changes nothing: give control, status, min_bhp, max_bhp, min_oil_rate, "
+            "max_water_cut, test_interval or test_count");
     }
     return e;
 }
@@ -213,6 +221,28 @@ void read_eclipse_schedule(const Value& file, const std::string& path, Deck& dec
         e.key = file.path();
         e.min_oil_rate = x.min_oil_rate;
         e.max_water_cut = x.max_water_cut;
+        s.events.push_back(e);
+    }
+    // WTEST (design decision 88): a producer's well tests, at the start or by an event.
+    for (const grid::EclipseWellTest& x : es.tests) {
+        const auto it = std::find_if(ws.begin(), ws.end(),
+                                     [&](const wells::WellSpec& w) { return w.name == x.well; });
+        if (it->type == wells::WellType::injector) {
+            file.fail(x.where + "well " + x.well +
+                      " is an injector (WCONINJE): well tests reopen a producer its economic "
+                      "limits shut");
+        }
+        if (x.time == 0.0) {  // a later record replaces an earlier one
+            it->test_interval = x.interval;
+            it->test_count = x.count;
+            continue;
+        }
+        sim::WellEvent e;
+        e.time = x.time;
+        e.well = static_cast<std::size_t>(it - ws.begin());
+        e.key = file.path();
+        e.test_interval = x.interval;
+        e.test_count = x.count;
         s.events.push_back(e);
     }
     // A well SHUT at the start: shut by an event at time 0, before the first step.

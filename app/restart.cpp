@@ -217,6 +217,14 @@ void write_restart(h5::File& f, const sim::Checkpoint& c, const grid::Grid3D& gr
             {nw});
     f.write(w + "/max_water_cut", column(c.wells, [](const Well& s) { return s.max_water_cut; }),
             {nw});
+    // Well tests (decision 88): the settings, and when the economic limits shut each well
+    // (-1: not) with the tests it failed since.
+    f.write(w + "/test_interval", column(c.wells, [](const Well& s) { return s.test_interval; }),
+            {nw});
+    f.write(w + "/test_count", column(c.wells, [](const Well& s) { return s.test_count; }), {nw});
+    f.write(w + "/economic_shut_time",
+            column(c.wells, [](const Well& s) { return s.economic_shut_time; }), {nw});
+    f.write(w + "/tests", column(c.wells, [](const Well& s) { return s.tests; }), {nw});
     // The deck's controls and limits, which the scheduled ones above started from: a restart's
     // deck must have them (a change from there on is an event at the restart time).
     using Spec = wells::WellSpec;
@@ -228,6 +236,10 @@ void write_restart(h5::File& f, const sim::Checkpoint& c, const grid::Grid3D& gr
     f.write(w + "/deck_min_oil_rate", column(wells, [](const Spec& s) { return s.min_oil_rate; }),
             {nw});
     f.write(w + "/deck_max_water_cut", column(wells, [](const Spec& s) { return s.max_water_cut; }),
+            {nw});
+    f.write(w + "/deck_test_interval", column(wells, [](const Spec& s) { return s.test_interval; }),
+            {nw});
+    f.write(w + "/deck_test_count", column(wells, [](const Spec& s) { return s.test_count; }),
             {nw});
 
     const std::string s = g + "/steps";
@@ -335,15 +347,21 @@ RestartFile read_restart(const std::string& path, const Deck& deck, const grid::
     c.state.cells.sw = r.values(g + "/water_saturation", M);
     c.state.p_bh = r.values(g + "/bhp", nw);
     const auto v = [&](const char* name) { return r.values(g + "/wells/" + name, nw); };
-    // Economic limits (decision 86): a file from before them has none (zeros).
-    const auto v_or_none = [&](const char* name) {
-        return r.exists(g + "/wells/" + name) ? v(name) : std::vector<double>(nw, 0.0);
+    // Economic limits (decision 86) and well tests (88): a file from before them has none
+    // (zeros; no economic shut: -1).
+    const auto v_or = [&](const char* name, double none) {
+        return r.exists(g + "/wells/" + name) ? v(name) : std::vector<double>(nw, none);
     };
+    const auto v_or_none = [&](const char* name) { return v_or(name, 0.0); };
     const std::vector<double> open = v("open"), kind = v("kind"), target = v("target"),
                               min_bhp = v("min_bhp"), max_bhp = v("max_bhp"),
                               on_limit = v("on_limit"), shut_bhp = v("shut_bhp"),
                               min_oil_rate = v_or_none("min_oil_rate"),
-                              max_water_cut = v_or_none("max_water_cut");
+                              max_water_cut = v_or_none("max_water_cut"),
+                              test_interval = v_or_none("test_interval"),
+                              test_count = v_or_none("test_count"),
+                              economic_shut_time = v_or("economic_shut_time", -1.0),
+                              tests = v_or_none("tests");
     for (std::size_t w = 0; w < nw; ++w) {
         sim::ScheduledWell s;
         s.open = flag(r, g + "/wells/open", open[w]);
@@ -355,6 +373,10 @@ RestartFile read_restart(const std::string& path, const Deck& deck, const grid::
         s.shut_bhp = shut_bhp[w];
         s.min_oil_rate = min_oil_rate[w];
         s.max_water_cut = max_water_cut[w];
+        s.test_interval = test_interval[w];
+        s.test_count = static_cast<int>(test_count[w]);
+        s.economic_shut_time = economic_shut_time[w];
+        s.tests = static_cast<int>(tests[w]);
         c.wells.push_back(s);
     }
     // The deck's well controls and limits must be the earlier run's (the file's scheduled
@@ -362,16 +384,20 @@ RestartFile read_restart(const std::string& path, const Deck& deck, const grid::
     const std::vector<double> deck_kind = v("deck_kind"), deck_target = v("deck_target"),
                               deck_min = v("deck_min_bhp"), deck_max = v("deck_max_bhp"),
                               deck_oil = v_or_none("deck_min_oil_rate"),
-                              deck_cut = v_or_none("deck_max_water_cut");
+                              deck_cut = v_or_none("deck_max_water_cut"),
+                              deck_interval = v_or_none("deck_test_interval"),
+                              deck_count = v_or_none("deck_test_count");
     for (std::size_t w = 0; w < nw; ++w) {
         const wells::WellSpec& s = specs[w];
         const char* key = kind_code(s.control) != deck_kind[w] || s.target != deck_target[w]
                               ? "control"
-                          : s.min_bhp != deck_min[w]       ? "min_bhp"
-                          : s.max_bhp != deck_max[w]       ? "max_bhp"
-                          : s.min_oil_rate != deck_oil[w]  ? "min_oil_rate"
-                          : s.max_water_cut != deck_cut[w] ? "max_water_cut"
-                                                           : nullptr;
+                          : s.min_bhp != deck_min[w]            ? "min_bhp"
+                          : s.max_bhp != deck_max[w]            ? "max_bhp"
+                          : s.min_oil_rate != deck_oil[w]       ? "min_oil_rate"
+                          : s.max_water_cut != deck_cut[w]      ? "max_water_cut"
+                          : s.test_interval != deck_interval[w] ? "test_interval"
+                          : s.test_count != deck_count[w]       ? "test_count"
+                                                                : nullptr;
         if (key != nullptr) {
             deck.rethrow_located(InputError(
                 "wells[" + std::to_string(w) + "]." + key,

@@ -439,7 +439,8 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
                           : c.why == sim::ControlChange::limit ? "BHP limit reached"
                           : c.why == sim::ControlChange::rate_restored
                               ? "rate target reachable again"
-                              : "economic limit: ";
+                          : c.why == sim::ControlChange::test ? "well test "
+                                                              : "economic limit: ";
         if (c.event != nullptr) {  // the limits an event sets, beside its control
             const sim::WellEvent& e = *c.event;
             const auto limit = [&](const char* name, const std::optional<double>& v, double unit,
@@ -452,6 +453,15 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
             limit("max_bhp", e.max_bhp, u.pressure, psi.c_str());
             limit("min_oil_rate", e.min_oil_rate, u.rate, rate.c_str());
             limit("max_water_cut", e.max_water_cut, 1.0, "");
+            limit("test_interval", e.test_interval, units::kDay, " days");
+            if (e.test_count) why += "; test_count " + std::to_string(*e.test_count);
+        }
+        if (c.why == sim::ControlChange::test) {  // which test, how long after the shut
+            const sim::ScheduledWell& s = simulator.scheduled_wells()[c.well];
+            why += std::to_string(s.tests + 1) +
+                   (s.test_count > 0 ? " of " + std::to_string(s.test_count) : std::string()) +
+                   ", " + day_text(c.time - s.economic_shut_time) +
+                   " days after the economic limit shut it";
         }
         if (c.why == sim::ControlChange::economic) {  // what the step's end rates broke
             const sim::StepRecord& s = simulator.steps().back();

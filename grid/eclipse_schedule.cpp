@@ -223,7 +223,8 @@ class ScheduleReader {
             detail::read_included(here,
                                   [&] { read_file(detail::included_path(src.path, *r.v[0])); });
         } else if (keyword == "WELSPECS" || keyword == "COMPDAT" || keyword == "WCONINJE" ||
-                   keyword == "WCONPROD" || keyword == "WELOPEN" || keyword == "WECON") {
+                   keyword == "WCONPROD" || keyword == "WELOPEN" || keyword == "WECON" ||
+                   keyword == "WTEST") {
             Items r;
             while (read_record(src, keyword, at, r) && !r.v.empty()) {
                 if (keyword == "WELSPECS") welspecs(r);
@@ -232,6 +233,7 @@ class ScheduleReader {
                 if (keyword == "WCONPROD") wconprod(r);
                 if (keyword == "WELOPEN") welopen(r);
                 if (keyword == "WECON") wecon(r);
+                if (keyword == "WTEST") wtest(r);
             }
         } else if (keyword == "TSTEP") {
             Items r;
@@ -276,7 +278,8 @@ class ScheduleReader {
             src.fail(at,
                      keyword +
                          ": not read by schedule.eclipse (it reads WELSPECS, COMPDAT, WCONINJE, "
-                         "WCONPROD, WELOPEN, WECON, TSTEP, DATES and INCLUDE; RPTSCHED, RPTRST, "
+                         "WCONPROD, WELOPEN, WECON, WTEST, TSTEP, DATES and INCLUDE; RPTSCHED, "
+                         "RPTRST, "
                          "RPTONLY and TUNING with a note)");
         }
     }
@@ -395,6 +398,44 @@ class ScheduleReader {
         for (const EclipseWell* w : matching(r)) {
             e.well = w->name;
             out_.economics.push_back(e);
+        }
+    }
+
+    /// WTEST (design decision 88): a well closed for a reason of item 3 is opened again every
+    /// item 2 (days; hours in LAB) to see whether it can flow, at most item 4 times (0: no
+    /// bound). heptane closes wells for their economic limits alone (E): the reasons must hold
+    /// E, and P, G, D or C beside it are said in a note (no well is ever closed for them).
+    /// Item 5, the start-up time, must be defaulted or 0 (heptane's well opens at once).
+    void wtest(const Items& r) {
+        EclipseWellTest t;
+        t.time = time_;
+        t.where = r.where;
+        t.interval = r.number(1) * units_.time;
+        if (!(std::isfinite(t.interval) && t.interval >= 0.0))
+            r.fail(1, "(the test interval) must be >= 0 (0: no tests)");
+        const std::string reasons = r.word(2, "");
+        if (reasons.find_first_not_of("PEGDC") != std::string::npos)
+            r.fail(2, "(the reasons) takes the letters P, E, G, D and C");
+        if (reasons.find('E') == std::string::npos) {
+            r.fail(2,
+                   "(the reasons) has no E: heptane closes a well for its economic limits "
+                   "(WECON) alone, so no test of it would ever be made");
+        }
+        if (reasons.find_first_of("PGDC") != std::string::npos) {
+            out_.notes.push_back(r.where + "reasons " + reasons +
+                                 ": heptane closes wells for their economic limits alone (E); "
+                                 "the others close none");
+        }
+        const double count = r.number(3, 0.0);
+        if (!(count >= 0.0 && count == std::floor(count) && count <= 1e9))
+            r.fail(3, "(the number of tests) must be an integer >= 0 (0: no bound)");
+        t.count = static_cast<int>(count);
+        if (r.number(4, 0.0) != 0.0)
+            r.fail(4, "(the start-up time) must be 0: heptane's well opens at once");
+        r.defaulted_from(5, "items after the start-up time");
+        for (const EclipseWell* w : matching(r)) {
+            t.well = w->name;
+            out_.tests.push_back(t);
         }
     }
 
@@ -560,6 +601,11 @@ EclipseSchedule read_eclipse_schedule(const std::string& path, const FluidUnits&
     for (const EclipseEconomics& e : s.economics) {
         if (e.time >= s.report_times.back()) {
             throw InputError(e.where + "after the last TSTEP or DATES: it would act on no step");
+        }
+    }
+    for (const EclipseWellTest& t : s.tests) {
+        if (t.time >= s.report_times.back()) {
+            throw InputError(t.where + "after the last TSTEP or DATES: it would act on no step");
         }
     }
     return s;

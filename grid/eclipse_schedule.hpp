@@ -49,11 +49,21 @@ struct EclipseEconomics {
     double max_water_cut = 0.0;  ///< 0: none (also where the workover is NONE: no action)
 };
 
+/// One WTEST record (design decision 88): a producer's well tests from `time` on.
+struct EclipseWellTest {
+    double time = 0.0;  ///< [s] from the start
+    std::string well;
+    std::string where;      ///< "path:line: WTEST: " of the record
+    double interval = 0.0;  ///< [s]; 0: no tests
+    int count = 0;          ///< 0: no bound
+};
+
 /// What read_eclipse_schedule gives.
 struct EclipseSchedule {
     std::vector<EclipseWell> wells;           ///< in WELSPECS order
     std::vector<EclipseControl> controls;     ///< in the file's order (times non-decreasing)
     std::vector<EclipseEconomics> economics;  ///< WECON's, in the file's order
+    std::vector<EclipseWellTest> tests;       ///< WTEST's, in the file's order
     std::vector<double> report_times;         ///< [s] each TSTEP step's end or DATES, increasing
     std::vector<std::string> notes;           ///< what was passed over (output and tuning controls)
 };
@@ -66,7 +76,8 @@ struct EclipseSchedule {
 /// direction other than Z defaulted), WCONINJE (WATER, OPEN or SHUT, RATE or BHP, the BHP
 /// limit), WCONPROD (OPEN or SHUT, BHP or LRAT, the BHP limit), WECON (the minimum oil
 /// rate, the maximum water cut with workover WELL or NONE; gas limits, connection workovers,
-/// the end-run flag and later items refused), TSTEP and DATES (counted
+/// the end-run flag and later items refused), WTEST (the interval, the reasons with E, the
+/// number of tests; the start-up time defaulted or 0), TSTEP and DATES (counted
 /// from RUNSPEC's START; JLY for July, an optional HH:MM:SS); RPTSCHED, RPTRST,
 /// RPTONLY and TUNING are passed over with a note. InputError ("path:line: KEYWORD: ...") for
 /// anything else, an item the model cannot take, a well named twice or unknown, a well's

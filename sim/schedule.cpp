@@ -56,6 +56,10 @@ void validate(const Schedule& schedule, const std::vector<wells::WellSpec>& well
                                          e.max_water_cut.value_or(0.0), producer,
                                          e.key + ".min_oil_rate", e.key + ".max_water_cut");
         }
+        if (e.test_interval || e.test_count) {
+            wells::check_well_tests(e.test_interval.value_or(0.0), e.test_count.value_or(0),
+                                    producer, e.key + ".test_interval", e.key + ".test_count");
+        }
         if (w.control != wells::ControlKind::bhp) continue;
         if (producer && w.min_bhp > 0.0 && w.target < w.min_bhp) {
             throw InputError(e.key, "after this event '" + w.name +

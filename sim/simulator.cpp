@@ -90,6 +90,8 @@ Simulator::Simulator(const wells::TwoPhaseSystem& system, std::unique_ptr<Newton
         w.max_bhp = spec.max_bhp;
         w.min_oil_rate = spec.min_oil_rate;
         w.max_water_cut = spec.max_water_cut;
+        w.test_interval = spec.test_interval;
+        w.test_count = spec.test_count;
         wells_.push_back(w);
     }
     dt_next_ = schedule_.dt.initial;
@@ -182,9 +184,13 @@ void Simulator::apply_event(const WellEvent& e) {
     if (e.max_bhp) s.max_bhp = *e.max_bhp;
     if (e.min_oil_rate) s.min_oil_rate = *e.min_oil_rate;
     if (e.max_water_cut) s.max_water_cut = *e.max_water_cut;
+    if (e.test_interval) s.test_interval = *e.test_interval;
+    if (e.test_count) s.test_count = *e.test_count;
     if (e.open) {
         if (s.open && !*e.open) s.shut_bhp = newton_system_->bhp()[e.well];
         s.open = *e.open;
+        s.economic_shut_time = -1.0;  // the schedule sets its status: no test is due
+        s.tests = 0;
     }
     refresh_controls();
 }
@@ -266,19 +272,42 @@ std::vector<ControlSwitch> Simulator::check_economic_limits(
     std::vector<ControlSwitch> shut;
     for (std::size_t w = 0; w < wells_.size(); ++w) {
         WellState& s = wells_[w];
-        if (!s.open || (s.min_oil_rate <= 0.0 && s.max_water_cut <= 0.0)) continue;
+        if (!s.open) continue;  // (a well under test without limits passes below)
         const double oil = rates[w].oil, water = rates[w].water;  // produced > 0
         const double liquid = oil + water;
         const double cut = liquid > 0.0 && water > 0.0 ? water / liquid : 0.0;
         const bool low_oil = s.min_oil_rate > 0.0 && oil < s.min_oil_rate;
         const bool high_cut = s.max_water_cut > 0.0 && cut > s.max_water_cut;
-        if (!low_oil && !high_cut) continue;
+        const bool under_test = s.economic_shut_time >= 0.0;
+        if (!low_oil && !high_cut) {
+            if (under_test) {  // the test passed: the well stays open
+                s.economic_shut_time = -1.0;
+                s.tests = 0;
+            }
+            continue;
+        }
+        s.tests = under_test ? s.tests + 1 : 0;
+        s.economic_shut_time = time_;
         s.shut_bhp = newton_system_->bhp()[w];
         s.open = false;
         refresh_controls();
         shut.push_back({time_, w, controls_[w], ControlChange::economic});
     }
     return shut;
+}
+
+std::vector<ControlSwitch> Simulator::test_wells() {
+    std::vector<ControlSwitch> opened;
+    for (std::size_t w = 0; w < wells_.size(); ++w) {
+        WellState& s = wells_[w];
+        if (s.open || s.economic_shut_time < 0.0 || s.test_interval <= 0.0) continue;
+        if (s.test_count > 0 && s.tests >= s.test_count) continue;  // tested enough
+        if (time_ < s.economic_shut_time + s.test_interval) continue;
+        s.open = true;
+        refresh_controls();
+        opened.push_back({time_, w, controls_[w], ControlChange::test});
+    }
+    return opened;
 }
 
 bool Simulator::newton_step(double dt, Attempt& a) {
@@ -413,6 +442,9 @@ Outcome Simulator::run(const Observer& observer) {
                 if (observer.step) observer.step(steps_.back());
                 // Economic limits act on the step's end rates, for the steps after it.
                 for (const ControlSwitch& sw : check_economic_limits(steps_.back().rates)) {
+                    if (observer.control) observer.control(sw);
+                }
+                for (const ControlSwitch& sw : test_wells()) {  // after the shuts: none is due
                     if (observer.control) observer.control(sw);
                 }
                 // Grow from a step that went through at its full length without a cut.

@@ -36,8 +36,8 @@ struct Convergence {
 };
 
 /// Why a well's control changed: a schedule event, its BHP limit, back to its rate, or shut by
-/// an economic limit at the end of a step (decision 86).
-enum class ControlChange { event, limit, rate_restored, economic };
+/// an economic limit at the end of a step (decision 86), opened by a well test (decision 88).
+enum class ControlChange { event, limit, rate_restored, economic, test };
 
 struct ControlSwitch {
     double time = 0.0;  ///< [s]: the event's time, or the end of the step that switched
@@ -109,6 +109,13 @@ struct ScheduledWell {
     bool on_limit = false;
     double shut_bhp = 0.0;                           ///< the p_bh a shut well keeps
     double min_oil_rate = 0.0, max_water_cut = 0.0;  ///< economic limits (decision 86)
+    double test_interval = 0.0;                      ///< well tests (decision 88) [s]
+    int test_count = 0;
+    /// When the economic limits last shut the well [s]; < 0: they have not since the last
+    /// event that set its status or the last test it passed. While it is >= 0 and the well is
+    /// open, the well is under test. `tests`: the tests it failed since that first shut.
+    double economic_shut_time = -1.0;
+    int tests = 0;
 };
 
 /// Everything a run carries from one accepted time step to the next (or from the start):
@@ -162,6 +169,8 @@ class Simulator {
     const State& state() const { return newton_system_->state(); }
     double time() const { return time_; }
     const std::vector<wells::WellControl>& controls() const { return controls_; }
+    /// Each well as the schedule, its limits and its tests have set it now.
+    const std::vector<ScheduledWell>& scheduled_wells() const { return wells_; }
     const std::vector<StepRecord>& steps() const { return steps_; }
     const std::vector<NewtonRecord>& newton() const { return newton_; }
     /// The next step's proposed length [s] (after resume: the one it chose).
@@ -194,6 +203,9 @@ class Simulator {
     /// Shuts each open producer whose rates in `rates` (an accepted step's end) break one of
     /// its economic limits; the switches made.
     std::vector<ControlSwitch> check_economic_limits(const std::vector<wells::WellRates>& rates);
+    /// At the end of an accepted step: each well the economic limits shut whose test is due
+    /// (decision 88) is opened for the steps after it; the switches made.
+    std::vector<ControlSwitch> test_wells();
 
     const wells::TwoPhaseSystem& system_;
     std::unique_ptr<NewtonSystem> newton_system_;

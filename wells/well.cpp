@@ -32,6 +32,8 @@ void check_limits(const WellSpec& w, std::size_t n) {
     }
     check_economic_limits(w.min_oil_rate, w.max_water_cut, producer, well_key(n, "min_oil_rate"),
                           well_key(n, "max_water_cut"));
+    check_well_tests(w.test_interval, w.test_count, producer, well_key(n, "test_interval"),
+                     well_key(n, "test_count"));
     if (w.control != ControlKind::bhp) return;
     if (producer && w.min_bhp > 0.0 && w.target < w.min_bhp) {
         throw InputError(well_key(n, "min_bhp"),
@@ -54,6 +56,18 @@ void check_economic_limits(double min_oil_rate, double max_water_cut, bool produ
     if (!producer && (min_oil_rate > 0.0 || max_water_cut > 0.0)) {
         throw InputError(min_oil_rate > 0.0 ? rate_key : cut_key,
                          "economic limits are a producer's (an injector has none)");
+    }
+}
+
+void check_well_tests(double test_interval, int test_count, bool producer,
+                      const std::string& interval_key, const std::string& count_key) {
+    if (!std::isfinite(test_interval) || test_interval < 0.0)
+        throw InputError(interval_key, "must be >= 0 (0: no tests)");
+    if (test_count < 0) throw InputError(count_key, "must be >= 0 (0: no bound)");
+    if (!producer && (test_interval > 0.0 || test_count > 0)) {
+        throw InputError(test_interval > 0.0 ? interval_key : count_key,
+                         "well tests reopen a producer its economic limits shut (an injector "
+                         "has none)");
     }
 }
 

@@ -46,6 +46,12 @@ struct WellSpec {
     /// is below min_oil_rate [m^3/s] or its water cut above max_water_cut; 0 = none.
     double min_oil_rate = 0.0;
     double max_water_cut = 0.0;
+    /// Well tests (Eclipse's WTEST; design decision 88): a producer its economic limits shut
+    /// is opened again at the end of the first step test_interval [s] or more after its
+    /// shut, and shut again if the next step's rates still break a limit, at most test_count
+    /// times in a row (0: no bound); a test the well passes ends them. 0: no tests.
+    double test_interval = 0.0;
+    int test_count = 0;
 };
 
 /// Throws InputError keyed "wells[n].<field>" for a column outside the grid, perforations
@@ -62,6 +68,12 @@ void validate_wells(const grid::Grid3D& grid, const std::vector<WellSpec>& wells
 /// injector.
 void check_economic_limits(double min_oil_rate, double max_water_cut, bool producer,
                            const std::string& rate_key, const std::string& cut_key);
+
+/// A well's tests (WellSpec::test_interval, test_count) or an event's: InputError at
+/// interval_key or count_key for a negative or non-finite interval, a negative count, or
+/// tests of an injector (whose economic limits there are none to test).
+void check_well_tests(double test_interval, int test_count, bool producer,
+                      const std::string& interval_key, const std::string& count_key);
 
 /// Throws InputError keyed "wells[n].perforations" when a well perforates an inactive cell
 /// (rock.active), naming the well and the cell.

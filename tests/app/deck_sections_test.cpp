@@ -319,5 +319,46 @@ TEST(Deck, EconomicLimitsFromYamlAndWecon) {
                           "producer's"));
 }
 
+TEST(Deck, WellTestsFromYamlAndWtest) {
+    // Design decision 88: a producer's test_interval (days) and test_count as well keys and
+    // event keys; WTEST's at the start on the well, later as an event; on an injector refused
+    // at its line.
+    const Deck y = load_deck(source_path("inputs/five_spot.yaml"),
+                             {"wells=[{name: P1, type: producer, column: [1, 1], control: "
+                              "{kind: bhp, value: 3000}, min_oil_rate: 40, test_interval: 30, "
+                              "test_count: 4}]",
+                              "schedule.events=[{time: 5, well: P1, test_interval: 10}]"});
+    EXPECT_EQ(y.model.wells[0].test_interval, 30.0 * units::kDay);
+    EXPECT_EQ(y.model.wells[0].test_count, 4);
+    ASSERT_EQ(y.schedule.events.size(), 1u);
+    EXPECT_EQ(*y.schedule.events[0].test_interval, 10.0 * units::kDay);
+    EXPECT_FALSE(y.schedule.events[0].test_count.has_value());
+
+    const std::string deck = source_path("tests/app/decks/eclipse_schedule_sim.yaml");
+    const auto schedule = [](const std::string& wtest) {
+        return "RUNSPEC\nFIELD\nSCHEDULE\nWELSPECS\n 'INJ' 'G' 3 3 /\n 'P1' 'G' 2 2 /\n/\n"
+               "COMPDAT\n 'INJ' 2* 1 3 'OPEN' 2* 0.5 /\n 'P1' 2* 1 3 'OPEN' 2* 0.5 /\n/\n"
+               "WCONINJE\n 'INJ' 'WATER' 'OPEN' 'RATE' 200 1* 9000 /\n/\n"
+               "WCONPROD\n 'P1' 'OPEN' 'BHP' 5* 3000 /\n/\n" +
+               wtest + "TSTEP\n 20 /\nWTEST\n 'P1' 5 'E' /\n/\nTSTEP\n 10 /\n";
+    };
+    const test::TempFile ok(schedule("WTEST\n 'P1' 30 'E' 2 /\n/\n"));
+    const Deck d = load_deck(deck, {"schedule.eclipse=" + ok.path()});
+    EXPECT_EQ(d.model.wells[1].test_interval, 30.0 * units::kDay);
+    EXPECT_EQ(d.model.wells[1].test_count, 2);
+    EXPECT_EQ(d.model.wells[0].test_interval, 0.0);
+    ASSERT_EQ(d.schedule.events.size(), 1u);
+    const sim::WellEvent& later = d.schedule.events[0];
+    EXPECT_EQ(later.time, 20.0 * units::kDay);
+    EXPECT_EQ(later.well, 1u);
+    EXPECT_EQ(*later.test_interval, 5.0 * units::kDay);
+    EXPECT_EQ(*later.test_count, 0);  // WTEST's record replaces both
+    EXPECT_FALSE(later.open.has_value());
+    const test::TempFile injector(schedule("WTEST\n 'INJ' 30 'E' /\n/\n"));
+    EXPECT_THAT(load_error(deck, {"schedule.eclipse=" + injector.path()}),
+                HasSubstr(":19: WTEST: well INJ is an injector (WCONINJE): well tests reopen a "
+                          "producer its economic limits shut"));
+}
+
 }  // namespace
 }  // namespace heptane::app

@@ -71,6 +71,32 @@ TEST(Simulate, ARestartKeepsEconomicLimits) {
     EXPECT_EQ(f.read("/restart/wells/max_water_cut").values[2], 0.00005);  // PR
 }
 
+// Design decision 88: an event at day 10 gives PR an oil-rate limit no step reaches and well
+// tests every 3 days, at most 2: PR is shut at day 15, opened by its first test at day 20 and
+// shut again, opened by its second and shut for good. The checkpoint of day 20 must carry
+// when it was shut and its tests, so the restarted run (whose second test is its own) is the
+// uninterrupted run bit for bit.
+TEST(Simulate, ARestartKeepsWellTests) {
+    const RestartedRun r = expect_the_restart_is_the_whole_run(
+        "restart_well_tests",
+        {"--set",
+         "schedule.events=[{time: 10, well: PR, min_oil_rate: 100000, test_interval: 3, "
+         "test_count: 2}]"});
+    EXPECT_NE(r.whole.out.find("test_interval 3 days; test_count 2)"), std::string::npos)
+        << r.whole.out;
+    EXPECT_NE(r.whole.out.find("day 20.00: PR -> BHP 3450 psi (well test 1 of 2, 5.00 days after "
+                               "the economic limit shut it)"),
+              std::string::npos)
+        << r.whole.out;
+    for (const CliResult* run : {&r.whole, &r.restart}) {
+        EXPECT_NE(run->out.find("(well test 2 of 2, "), std::string::npos) << run->out;
+        EXPECT_EQ(run->out.find("(well test 3"), std::string::npos) << run->out;
+    }
+    const h5::File f = h5::File::open(r.full);
+    EXPECT_EQ(f.read("/wells/PR/control").values.back(), 0.0);  // shut after its tests
+    EXPECT_EQ(f.read("/restart/wells/tests").values[2], 2.0);  // PR's failed tests
+}
+
 // Design decision 82: the checkpoint keeps a phase-rate control (PR on its oil rate until
 // its limit at day 20, PB switched to its water rate at day 15): a run stopped at day 20 and
 // restarted is the uninterrupted run bit for bit, and the file's control codes say which

@@ -192,6 +192,42 @@ TEST(EclipseSchedule, WeconGivesEconomicLimits) {
                                       "takes no action"));
 }
 
+// WTEST (design decision 88): the interval (days in FIELD and METRIC, hours in LAB), the
+// number of tests, a pattern, a later record; the reasons must hold E (the others noted), the
+// start-up time 0.
+TEST(EclipseSchedule, WtestGivesWellTests) {
+    const std::string controls =
+        "WCONINJE\n 'I1' 'WATER' 'OPEN' 'RATE' 500 /\n/\n"
+        "WCONPROD\n 'P1' 'OPEN' 'BHP' 5* 1500 /\n/\n";
+    const TempFile f("RUNSPEC\nFIELD\n" + kWells + controls +
+                     "WTEST\n 'P*' 30 'PE' 3 /\n/\nTSTEP\n 10 /\nWTEST\n 'P1' 15 E /\n/\n"
+                     "TSTEP\n 10 /\n");
+    const EclipseSchedule s = read_eclipse_schedule(f.path(), kMetric);
+    ASSERT_EQ(s.tests.size(), 2u);
+    EXPECT_EQ(s.tests[0].well, "P1");
+    EXPECT_EQ(s.tests[0].time, 0.0);
+    EXPECT_EQ(s.tests[0].interval, 30.0 * units::kDay);
+    EXPECT_EQ(s.tests[0].count, 3);
+    EXPECT_EQ(s.tests[1].time, 10.0 * units::kDay);
+    EXPECT_EQ(s.tests[1].interval, 15.0 * units::kDay);
+    EXPECT_EQ(s.tests[1].count, 0);
+    ASSERT_EQ(s.notes.size(), 1u);
+    EXPECT_THAT(s.notes[0], HasSubstr("WTEST: reasons PE: heptane closes wells for their economic "
+                                      "limits alone (E)"));
+    const TempFile lab("RUNSPEC\nLAB\n" + kWells + controls +
+                       "WTEST\n 'P1' 6 E /\n/\nTSTEP\n 10 /\n");
+    EXPECT_EQ(read_eclipse_schedule(lab.path(), kMetric).tests[0].interval, 6.0 * 3600.0);
+    const auto error = [&](const std::string& record) {
+        const TempFile e(kWells + controls + "WTEST\n" + record + "\n/\nTSTEP\n 10 /\n");
+        return input_error_of([&] { read_eclipse_schedule(e.path(), kMetric); });
+    };
+    EXPECT_THAT(error(" 'P1' 30 'P' /"), HasSubstr("WTEST: item 3 (the reasons) has no E"));
+    EXPECT_THAT(error(" 'P1' 30 'EX' /"), HasSubstr("takes the letters P, E, G, D and C"));
+    EXPECT_THAT(error(" 'P1' -1 'E' /"), HasSubstr("(the test interval) must be >= 0"));
+    EXPECT_THAT(error(" 'P1' 30 'E' 1.5 /"), HasSubstr("(the number of tests) must be an integer"));
+    EXPECT_THAT(error(" 'P1' 30 'E' 0 2 /"), HasSubstr("(the start-up time) must be 0"));
+}
+
 TEST(EclipseSchedule, DatesCountFromStart) {
     // START 1 JAN 2016 (a leap year): DATES 1 FEB and 1 MAR are days 31 and 60, a TSTEP of 10
     // then day 70, 15 JLY (Eclipse's July) at noon day 196.5, a control between them at day 70.
