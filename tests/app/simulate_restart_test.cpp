@@ -94,7 +94,7 @@ TEST(Simulate, ARestartKeepsWellTests) {
     }
     const h5::File f = h5::File::open(r.full);
     EXPECT_EQ(f.read("/wells/PR/control").values.back(), 0.0);  // shut after its tests
-    EXPECT_EQ(f.read("/restart/wells/tests").values[2], 2.0);  // PR's failed tests
+    EXPECT_EQ(f.read("/restart/wells/tests").values[2], 2.0);   // PR's failed tests
 }
 
 // Design decision 82: the checkpoint keeps a phase-rate control (PR on its oil rate until
