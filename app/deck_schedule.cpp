@@ -202,48 +202,51 @@ void read_eclipse_schedule(const Value& file, const std::string& path, Deck& dec
         }
         s.events.push_back(e);
     }
-    // WECON (design decision 86): a producer's economic limits, at the start or by an event.
-    for (const grid::EclipseEconomics& x : es.economics) {
+    // A producer's record of WECON or WTEST: `set` gives it to the well at the start (a later
+    // record at the start replaces an earlier one), else to an event at its time.
+    const auto producer_record = [&](double time, const std::string& well, const std::string& where,
+                                     const char* refusal, const auto& set) {
         const auto it = std::find_if(ws.begin(), ws.end(),
-                                     [&](const wells::WellSpec& w) { return w.name == x.well; });
-        if (it->type == wells::WellType::injector) {
-            file.fail(x.where + "well " + x.well +
-                      " is an injector (WCONINJE): economic limits are a producer's");
-        }
-        if (x.time == 0.0) {  // a later record replaces an earlier one
-            it->min_oil_rate = x.min_oil_rate;
-            it->max_water_cut = x.max_water_cut;
-            continue;
+                                     [&](const wells::WellSpec& w) { return w.name == well; });
+        if (it->type == wells::WellType::injector)
+            file.fail(where + "well " + well + " is an injector (WCONINJE): " + refusal);
+        if (time == 0.0) {
+            set(&*it, nullptr);
+            return;
         }
         sim::WellEvent e;
-        e.time = x.time;
+        e.time = time;
         e.well = static_cast<std::size_t>(it - ws.begin());
         e.key = file.path();
-        e.min_oil_rate = x.min_oil_rate;
-        e.max_water_cut = x.max_water_cut;
+        set(nullptr, &e);
         s.events.push_back(e);
+    };
+    // WECON (design decision 86): a producer's economic limits, at the start or by an event.
+    for (const grid::EclipseEconomics& x : es.economics) {
+        producer_record(x.time, x.well, x.where, "economic limits are a producer's",
+                        [&](wells::WellSpec* w, sim::WellEvent* e) {
+                            if (w != nullptr) {
+                                w->min_oil_rate = x.min_oil_rate;
+                                w->max_water_cut = x.max_water_cut;
+                            } else {
+                                e->min_oil_rate = x.min_oil_rate;
+                                e->max_water_cut = x.max_water_cut;
+                            }
+                        });
     }
     // WTEST (design decision 88): a producer's well tests, at the start or by an event.
     for (const grid::EclipseWellTest& x : es.tests) {
-        const auto it = std::find_if(ws.begin(), ws.end(),
-                                     [&](const wells::WellSpec& w) { return w.name == x.well; });
-        if (it->type == wells::WellType::injector) {
-            file.fail(x.where + "well " + x.well +
-                      " is an injector (WCONINJE): well tests reopen a producer its economic "
-                      "limits shut");
-        }
-        if (x.time == 0.0) {  // a later record replaces an earlier one
-            it->test_interval = x.interval;
-            it->test_count = x.count;
-            continue;
-        }
-        sim::WellEvent e;
-        e.time = x.time;
-        e.well = static_cast<std::size_t>(it - ws.begin());
-        e.key = file.path();
-        e.test_interval = x.interval;
-        e.test_count = x.count;
-        s.events.push_back(e);
+        producer_record(x.time, x.well, x.where,
+                        "well tests reopen a producer its economic limits shut",
+                        [&](wells::WellSpec* w, sim::WellEvent* e) {
+                            if (w != nullptr) {
+                                w->test_interval = x.interval;
+                                w->test_count = x.count;
+                            } else {
+                                e->test_interval = x.interval;
+                                e->test_count = x.count;
+                            }
+                        });
     }
     // A well SHUT at the start: shut by an event at time 0, before the first step.
     for (std::size_t n = ws.size(); n-- > 0;) {
