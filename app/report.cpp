@@ -126,9 +126,12 @@ void print_system_summary(std::ostream& out, const Deck& deck, const wells::Mode
     std::string names;
     for (const auto& n : model.system.component_names) names += (names.empty() ? "" : ", ") + n;
     const bool synthetic = deck.model.model == wells::FluidModel::synthetic;
+    const std::size_t regions = deck.model.relperm_regions.size() + 1;  // design decision 87
     row(out, "model",
         std::string(synthetic ? "synthetic" : "two_phase") +
-            ", K = " + std::to_string(A.block_size()) + " (" + names + ")");
+            ", K = " + std::to_string(A.block_size()) + " (" + names + ")" +
+            (synthetic || regions == 1 ? std::string()
+                                       : ", " + std::to_string(regions) + " saturation regions"));
     row(out, "wells", std::to_string(A.num_wells()));
     for (const wells::WellSpec& w : deck.model.wells) {
         const bool rate = wells::is_rate(w.control);

@@ -374,6 +374,9 @@ TEST_F(EclipseDeck, SaturationRegionsFromSatnumAreTheRegionsWrittenOut) {
     ASSERT_EQ(ra.code, kExitOk) << ra.err << ra.out;
     EXPECT_THAT(ra.err, HasSubstr("satnum_regions.DATA:31: PROPS: grid.eclipse does not read the "
                                   "file from here on until REGIONS"));
+    const CliResult info =
+        run_heptane({"info", source_path("tests/app/decks/satnum_regions.yaml")});
+    EXPECT_THAT(info.out, HasSubstr("two_phase, K = 2 (dp, dSw), 2 saturation regions"));
     const std::string yaml = source_path("tests/app/decks/satnum_regions_yaml.yaml");
     const CliResult rb = run_heptane({"simulate", yaml, "-o", b, "--backend", "cpu"});
     ASSERT_EQ(rb.code, kExitOk) << rb.err << rb.out;
