@@ -229,8 +229,7 @@ CellState TwoPhaseCells::equilibrium_state(double p_datum, double z_datum, doubl
             const double pc = s.p[m] - pw;
             s.sw[m] = sublayers == 1 ? saturation_at_capillary_pressure(relperm(m), pc)
                                      : sublayer_mean_saturation(m, s.p[m], pw, sublayers);
-            const double largest =
-                pc_largest[rock_.saturation_region.empty() ? 0 : rock_.saturation_region[m]];
+            const double largest = pc_largest[region(m)];
             if (pc <= largest) s.p[m] = pw + largest;  // the water zone: p_o from p_w
         }
     }

@@ -607,10 +607,13 @@ class TwoPhaseCells {
     const RockFields& rock() const { return rock_; }
     /// The saturation regions' relative permeabilities, region 1 (params().relperm) first.
     const std::vector<RelPerm>& relperms() const { return relperms_; }
-    /// Cell m's relative permeability (its saturation region's).
-    const RelPerm& relperm(index_t m) const {
-        return relperms_[rock_.saturation_region.empty() ? 0 : rock_.saturation_region[m]];
+    /// Cell m's saturation region (from 0), and its relative permeability.
+    std::size_t region(index_t m) const {
+        return rock_.saturation_region.empty()
+                   ? 0
+                   : static_cast<std::size_t>(rock_.saturation_region[m]);
     }
+    const RelPerm& relperm(index_t m) const { return relperms_[region(m)]; }
     /// The arrays assemble_cell reads (this object's; copy them for a device).
     TwoPhaseCellsView view() const;
     const std::vector<double>& volumes() const { return volume_; }
