@@ -246,22 +246,32 @@ class DeckReader {
             if (auto p = m.optional("permeability")) perm = read_field(*p, true);
             if (auto p = m.optional("porosity")) poro = read_field(*p, false);
         }
-        if (auto r = m.optional("saturation_regions")) {  // design decision 87
-            if (!needed) r->fail("the synthetic model has no saturation regions");
-            if (r->is_sequence()) r->fail("give a region number or a field mapping");
-            grid::FieldSpec& f = model().saturation_regions;
-            f = read_field(*r, false);
-            if (f.kind != grid::FieldKind::uniform && f.kind != grid::FieldKind::layered &&
-                f.kind != grid::FieldKind::eclipse) {
-                Mapping(*r).required("kind").fail(
-                    "a region field is a number, layered or eclipse (its SATNUM)");
-            }
-        }
+        // Design decisions 87 and 89.
+        read_regions(m, "saturation_regions", "saturation regions", "SATNUM", needed,
+                     model().saturation_regions);
+        read_regions(m, "fip_regions", "fluid in place", "FIPNUM", needed, model().fip_regions);
         if (auto c = m.optional("compressibility")) {
             if (fluid_file_) c->fail("fluid.eclipse's ROCK gives it: remove this key");
             model().two_phase.rock_compressibility = c->number() / u_.pressure;
         }
         m.finish();
+    }
+
+    /// rock.<name>: a region field (a number, layered, or an Eclipse file's `keyword`) of
+    /// the two-phase model (`two_phase`), which the synthetic model has no `what` for.
+    void read_regions(Mapping& m, const char* name, const char* what, const char* keyword,
+                      bool two_phase, grid::FieldSpec& f) {
+        auto r = m.optional(name);
+        if (!r) return;
+        if (!two_phase) r->fail(std::string("the synthetic model has no ") + what);
+        if (r->is_sequence()) r->fail("give a region number or a field mapping");
+        f = read_field(*r, false);
+        if (f.kind != grid::FieldKind::uniform && f.kind != grid::FieldKind::layered &&
+            f.kind != grid::FieldKind::eclipse) {
+            Mapping(*r).required("kind").fail(
+                std::string("a region field is a number, layered or eclipse (its ") + keyword +
+                ")");
+        }
     }
 
     grid::FieldSpec read_field(const Value& v, bool permeability) {

@@ -217,12 +217,16 @@ std::vector<XdmfField> write_grid(h5::File& f, const wells::Model& model) {
     for (const char* name : {"permeability_x", "permeability_y", "permeability_z", "porosity"}) {
         fields.push_back({name, std::string("/grid/") + name});
     }
-    if (!rock.saturation_region.empty()) {  // Eclipse's SATNUM, 1-based (design decision 87)
-        std::vector<double> region(rock.saturation_region.begin(), rock.saturation_region.end());
+    // Eclipse's SATNUM and FIPNUM, 1-based (design decisions 87 and 89).
+    const auto regions = [&](const std::vector<std::int32_t>& from_zero, const char* name) {
+        if (from_zero.empty()) return;
+        std::vector<double> region(from_zero.begin(), from_zero.end());
         for (double& r : region) r += 1.0;
-        f.write("/grid/saturation_region", field(region, 1.0), shape, "1");
-        fields.push_back({"saturation_region", "/grid/saturation_region"});
-    }
+        f.write(std::string("/grid/") + name, field(region, 1.0), shape, "1");
+        fields.push_back({name, std::string("/grid/") + name});
+    };
+    regions(rock.saturation_region, "saturation_region");
+    regions(rock.fip_region, "fip_region");
     return fields;
 }
 

@@ -131,7 +131,11 @@ void print_system_summary(std::ostream& out, const Deck& deck, const wells::Mode
         std::string(synthetic ? "synthetic" : "two_phase") +
             ", K = " + std::to_string(A.block_size()) + " (" + names + ")" +
             (synthetic || regions == 1 ? std::string()
-                                       : ", " + std::to_string(regions) + " saturation regions"));
+                                       : ", " + std::to_string(regions) + " saturation regions") +
+            (model.rock.fip_region.empty()  // design decision 89
+                 ? std::string()
+                 : ", " + std::to_string(model.rock.num_fip_regions()) + " fluid-in-place region" +
+                       (model.rock.num_fip_regions() == 1 ? "" : "s")));
     row(out, "wells", std::to_string(A.num_wells()));
     for (const wells::WellSpec& w : deck.model.wells) {
         const bool rate = wells::is_rate(w.control);

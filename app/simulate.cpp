@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <optional>
@@ -188,6 +189,31 @@ void print_wells(std::ostream& out, const Deck& deck, const sim::Simulator& sim)
     out << line;
 }
 
+/// Each fluid-in-place region's oil, water and pressure at the first and the last report
+/// (design decision 89), the first kMaxRegionLines regions (the file has all).
+void print_regions_in_place(std::ostream& out, const UnitFactors& u, const InPlaceReport& first,
+                            const InPlaceReport& last) {
+    constexpr std::size_t kMaxRegionLines = 20;
+    const std::size_t n = first.regions.size();
+    if (n == 0) return;
+    const double vol = u.rate * units::kDay;
+    const std::string volume = volume_name(u);
+    out << "  regions     " << n << " fluid-in-place region" << (n == 1 ? "" : "s") << ", day "
+        << day_text(first.time) << " -> day " << day_text(last.time) << ":\n";
+    for (std::size_t r = 0; r < std::min(n, kMaxRegionLines); ++r) {
+        const sim::InPlace &a = first.regions[r], &b = last.regions[r];
+        out << "              " << r + 1 << ": oil " << general(a.oil / vol, 6) << " -> "
+            << general(b.oil / vol, 6) << " " << volume << ", water " << general(a.water / vol, 6)
+            << " -> " << general(b.water / vol, 6) << " " << volume << ", pressure "
+            << fixed(a.pressure / u.pressure, 1) << " -> " << fixed(b.pressure / u.pressure, 1)
+            << " " << u.pressure_name << '\n';
+    }
+    if (n > kMaxRegionLines) {
+        out << "              (" << n - kMaxRegionLines
+            << " more in the file's /regions/in_place)\n";
+    }
+}
+
 /// The fluid in place at the first and the last report, the oil recovered, and the balance of
 /// each phase between them: the change in place plus the net production (field_history's
 /// totals, interpolated to nothing: the reports are step ends), which the Newton loop's MB
@@ -206,7 +232,10 @@ void print_in_place(std::ostream& out, const Deck& deck, const sim::Simulator& s
     const InPlaceReport& first = in_place.front();
     const InPlaceReport& last = in_place.back();
     out << "  in place    " << line(first) << '\n';
-    if (in_place.size() == 1) return;
+    if (in_place.size() == 1) {
+        print_regions_in_place(out, u, first, last);
+        return;
+    }
     out << "              " << line(last) << " (pressure weighted by hydrocarbon pore volume)\n";
     // The field's totals at the two reports (0 before the first step).
     const std::vector<FieldStep> field = field_history(sim);
@@ -227,6 +256,7 @@ void print_in_place(std::ostream& out, const Deck& deck, const sim::Simulator& s
         << general(oil_balance / vol, 3) << ", water " << general(water_balance / vol, 3) << " "
         << volume << " (" << general(std::abs(oil_balance) / pv, 2) << ", "
         << general(std::abs(water_balance) / pv, 2) << " of the pore volume)\n";
+    print_regions_in_place(out, u, first, last);
 }
 
 /// This process's part of the run: from `from` (a restart's checkpoint; empty from the start).
@@ -378,7 +408,7 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
             grid::CellState x{frame.pressure, frame.water_saturation};
             for (double& p : x.p) p *= u.pressure;
             rec.in_place.push_back(
-                {frame.time * units::kDay, sim::fluid_in_place(system->cells(), x)});
+                in_place_report(frame.time * units::kDay, system->cells(), model.rock, x));
         }
         if (writes) {
             for (ReportFrame& frame : restart->frames) file.add_frame(std::move(frame));
@@ -480,7 +510,7 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
     observer.report = [&](int index, double time) {
         if (!resumed) {
             rec.in_place.push_back(
-                {time, sim::fluid_in_place(system->cells(), simulator.state().cells)});
+                in_place_report(time, system->cells(), model.rock, simulator.state().cells));
             ReportFrame frame = report_frame(deck, simulator, time);  // every rank's part
             if (writes) file.add_frame(std::move(frame));
         }

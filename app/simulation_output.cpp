@@ -69,6 +69,35 @@ void write_wells(h5::File& f, const Deck& deck, const sim::Simulator& sim) {
     }
 }
 
+/// /regions/in_place: each fluid-in-place region's oil, water, pressure and pore volume at
+/// the report times (Eclipse's ROIP, RWIP, RPR, RRPV), one row a report, one column a region
+/// (design decision 89); nothing without regions.
+void write_regions(h5::File& f, const Deck& deck, const std::vector<InPlaceReport>& in_place) {
+    if (in_place.empty() || in_place.front().regions.empty()) return;
+    const UnitFactors u = unit_factors(deck.units);
+    const double volume_unit = u.rate * units::kDay;
+    const hsize_t r = in_place.size(), n = in_place.front().regions.size();
+    std::vector<double> at, oil, water, pressure, pore;
+    for (const InPlaceReport& x : in_place) {
+        at.push_back(x.time / units::kDay);
+        for (const sim::InPlace& g : x.regions) {
+            oil.push_back(g.oil / volume_unit);
+            water.push_back(g.water / volume_unit);
+            pressure.push_back(g.pressure / u.pressure);
+            pore.push_back(g.pore_volume / volume_unit);
+        }
+    }
+    f.group("/regions");
+    f.group("/regions/in_place");
+    f.write("/regions/in_place/time", at, {r}, "day");
+    f.write("/regions/in_place/oil", oil, {r, n}, volume_name(u));
+    f.write("/regions/in_place/water", water, {r, n}, volume_name(u));
+    f.write("/regions/in_place/pressure", pressure, {r, n}, u.pressure_name);
+    f.write("/regions/in_place/pore_volume", pore, {r, n},
+            deck.units == UnitSystem::field ? "rb" : "rm3");
+    f.attr("/regions/in_place", "regions", static_cast<long long>(n));
+}
+
 /// /field: the field's rates and totals per accepted step (FieldStep).
 void write_field(h5::File& f, const Deck& deck, const sim::Simulator& sim,
                  const std::vector<InPlaceReport>& in_place) {
@@ -114,6 +143,7 @@ void write_field(h5::File& f, const Deck& deck, const sim::Simulator& sim,
     f.write("/field/in_place/pressure", pressure, {r}, u.pressure_name);
     f.write("/field/in_place/pore_volume", pore, {r},
             deck.units == UnitSystem::field ? "rb" : "rm3");
+    write_regions(f, deck, in_place);
 }
 
 /// /simulation: per-step statistics, the Newton iterations' linear solves and the totals.
@@ -211,6 +241,15 @@ std::string volume_name(const UnitFactors& u) {
     return std::string(u.rate_name).substr(0, std::string(u.rate_name).find('/'));
 }
 
+InPlaceReport in_place_report(double time, const grid::TwoPhaseCells& cells,
+                              const grid::RockFields& rock, const grid::CellState& x) {
+    InPlaceReport r{time, sim::fluid_in_place(cells, x), {}};
+    if (!rock.fip_region.empty()) {
+        r.regions = sim::fluid_in_place(cells, x, rock.fip_region, rock.num_fip_regions());
+    }
+    return r;
+}
+
 double FieldStep::water_cut() const {
     return oil_rate + water_rate > 0.0 && water_rate > 0.0 ? water_rate / (oil_rate + water_rate)
                                                            : 0.0;
@@ -298,7 +337,7 @@ void write_frame(h5::File& f, std::size_t n, const ReportFrame& r, const Simulat
 
 /// What every write replaces: the status, the wells' and the field's series, the statistics, the
 /// checkpoint.
-constexpr const char* kHistory[] = {"/wells", "/field", "/simulation", "/restart"};
+constexpr const char* kHistory[] = {"/wells", "/field", "/regions", "/simulation", "/restart"};
 
 void write_history(h5::File& f, const SimulationRecord& rec) {
     f.attr("/", "status", rec.status);

@@ -28,7 +28,14 @@ struct ReportFrame {
 struct InPlaceReport {
     double time = 0.0;  ///< [s]
     sim::InPlace in_place;
+    /// Each fluid-in-place region's (rock.fip_region; empty without them; decision 89).
+    std::vector<sim::InPlace> regions;
 };
+
+/// The fluid in place of state `x` at `time` [s]: the field's, and each of the model's
+/// fluid-in-place regions'.
+InPlaceReport in_place_report(double time, const grid::TwoPhaseCells& cells,
+                              const grid::RockFields& rock, const grid::CellState& x);
 
 /// Everything the file holds.
 struct SimulationRecord {
@@ -41,7 +48,7 @@ struct SimulationRecord {
     std::string message;                  ///< failed: where and why
     std::vector<std::string> log;         ///< well control changes and cut steps, one per line
     std::string restarted_from;           ///< "FILE at day D" for a run that went on from a file
-    std::vector<InPlaceReport> in_place;  ///< every report time's (/field/in_place)
+    std::vector<InPlaceReport> in_place;  ///< every report time's (/field/in_place, /regions)
     double wall_seconds = 0.0;
     /// Device allocations (gpu::device_allocations) after this process's first accepted step
     /// and now: equal when no Newton step allocates (the solver object is set up once).

@@ -96,9 +96,9 @@ std::map<std::string, std::vector<double>> read_eclipse_arrays(const Grid3D& gri
     });
     const auto grid_eclipse = [&](const std::string& what) {
         return InputError(key, spec.file + ": " + what +
-                                   "; a rock field file holds PERMX, PERMY, PERMZ, PORO and "
-                                   "SATNUM only: give this file as grid.eclipse, where the rest "
-                                   "applies");
+                                   "; a rock field file holds PERMX, PERMY, PERMZ, PORO, "
+                                   "SATNUM and FIPNUM only: give this file as grid.eclipse, "
+                                   "where the rest applies");
     };
     if (!data.region_multipliers.empty()) throw grid_eclipse("gives MULTREGT");
     if (!data.notes.empty() || !data.units.empty()) throw grid_eclipse("is a whole Eclipse deck");
@@ -108,7 +108,7 @@ std::map<std::string, std::vector<double>> read_eclipse_arrays(const Grid3D& gri
     std::map<std::string, std::vector<double>> arrays;
     for (auto& [name, values] : data.arrays) {
         if (name != "PERMX" && name != "PERMY" && name != "PERMZ" && name != "PORO" &&
-            name != "SATNUM")
+            name != "SATNUM" && name != "FIPNUM")
             throw grid_eclipse("defines " + name);
         if (names.count(name) != 0) arrays.emplace(name, std::move(values));
     }
@@ -316,27 +316,27 @@ index_t RockFields::num_active() const {
     return n;
 }
 
-std::vector<std::int32_t> build_saturation_regions(const Grid3D& grid, const FieldSpec& spec,
-                                                   int regions, const RockFields& rock,
-                                                   const EclipseGridSpec* files,
-                                                   const EclipseGridData* eclipse) {
+int RockFields::num_fip_regions() const {
+    int n = 0;
+    for (std::size_t m = 0; m < fip_region.size(); ++m) {
+        if (is_active(static_cast<index_t>(m))) n = std::max(n, fip_region[m] + 1);
+    }
+    return n;
+}
+
+namespace {
+
+/// Each active cell's region of the region array `keyword` (SATNUM, FIPNUM), from 0: from
+/// `spec` (uniform, layered, or the keyword of an Eclipse file) or, with `from_files`, from
+/// the grid.eclipse files' array. A number must be an integer in [1, regions]
+/// (`requirement` says so in the error, which names the key and the cell); an inactive
+/// cell's is not used (0).
+std::vector<std::int32_t> region_numbers(const Grid3D& grid, const FieldSpec& spec,
+                                         const char* keyword, int regions,
+                                         const std::string& requirement, bool from_files,
+                                         const RockFields& rock, const EclipseGridSpec* files,
+                                         const EclipseGridData* eclipse) {
     const auto n = static_cast<std::size_t>(grid.num_cells());
-    const bool in_files = eclipse != nullptr && eclipse->arrays.count("SATNUM") != 0;
-    if (in_files && !spec.defaulted) {
-        throw InputError(spec.key, "grid.eclipse's files give SATNUM too: give the regions once");
-    }
-    const bool from_files = spec.defaulted && in_files;
-    if (spec.defaulted && !from_files) {
-        if (regions > 1) {
-            throw InputError(spec.key,
-                             "is required: the fluid has " + std::to_string(regions) +
-                                 " saturation regions; give each cell's region here" +
-                                 (eclipse != nullptr ? " or as SATNUM in grid.eclipse" : ""));
-        }
-        return {};
-    }
-    const std::string requirement =
-        "an integer in [1, " + std::to_string(regions) + "] (the fluid's saturation regions)";
     const auto region_number = [&](double v) {
         return v >= 1.0 && v <= regions && v == std::floor(v);
     };
@@ -356,13 +356,13 @@ std::vector<std::int32_t> build_saturation_regions(const Grid3D& grid, const Fie
         case FieldKind::eclipse: {
             const auto active = [&](index_t m) { return rock.is_active(m); };
             if (from_files) {
-                numbers = eclipse_to_cells(grid, files->key, "grid.eclipse's files", "SATNUM",
-                                           eclipse->arrays.at("SATNUM"), 1.0, active, region_number,
+                numbers = eclipse_to_cells(grid, files->key, "grid.eclipse's files", keyword,
+                                           eclipse->arrays.at(keyword), 1.0, active, region_number,
                                            requirement.c_str());
             } else {
-                const auto arrays = read_eclipse_arrays(grid, spec, {"SATNUM"}, "SATNUM");
-                numbers = eclipse_to_cells(grid, key_of(spec, "file"), spec.file, "SATNUM",
-                                           arrays.at("SATNUM"), 1.0, active, region_number,
+                const auto arrays = read_eclipse_arrays(grid, spec, {keyword}, keyword);
+                numbers = eclipse_to_cells(grid, key_of(spec, "file"), spec.file, keyword,
+                                           arrays.at(keyword), 1.0, active, region_number,
                                            requirement.c_str());
             }
             key.clear();
@@ -385,8 +385,52 @@ std::vector<std::int32_t> build_saturation_regions(const Grid3D& grid, const Fie
         }
         out[m] = static_cast<std::int32_t>(numbers[m]) - 1;
     }
+    return out;
+}
+
+/// Whether the grid.eclipse files give `keyword`; an error when `spec` gives it too.
+bool files_give(const FieldSpec& spec, const char* keyword, const EclipseGridData* eclipse) {
+    const bool in_files = eclipse != nullptr && eclipse->arrays.count(keyword) != 0;
+    if (in_files && !spec.defaulted) {
+        throw InputError(spec.key, std::string("grid.eclipse's files give ") + keyword +
+                                       " too: give the regions once");
+    }
+    return in_files;
+}
+
+}  // namespace
+
+std::vector<std::int32_t> build_saturation_regions(const Grid3D& grid, const FieldSpec& spec,
+                                                   int regions, const RockFields& rock,
+                                                   const EclipseGridSpec* files,
+                                                   const EclipseGridData* eclipse) {
+    const bool from_files = files_give(spec, "SATNUM", eclipse);
+    if (spec.defaulted && !from_files) {
+        if (regions > 1) {
+            throw InputError(spec.key,
+                             "is required: the fluid has " + std::to_string(regions) +
+                                 " saturation regions; give each cell's region here" +
+                                 (eclipse != nullptr ? " or as SATNUM in grid.eclipse" : ""));
+        }
+        return {};
+    }
+    std::vector<std::int32_t> out = region_numbers(
+        grid, spec, "SATNUM", regions,
+        "an integer in [1, " + std::to_string(regions) + "] (the fluid's saturation regions)",
+        from_files, rock, files, eclipse);
     if (std::all_of(out.begin(), out.end(), [](std::int32_t r) { return r == 0; })) return {};
     return out;
+}
+
+std::vector<std::int32_t> build_fip_regions(const Grid3D& grid, const FieldSpec& spec,
+                                            const RockFields& rock, const EclipseGridSpec* files,
+                                            const EclipseGridData* eclipse) {
+    const bool from_files = files_give(spec, "FIPNUM", eclipse);
+    if (spec.defaulted && !from_files) return {};
+    return region_numbers(
+        grid, spec, "FIPNUM", kMaxFipRegions,
+        "an integer in [1, " + std::to_string(kMaxFipRegions) + "] (the fluid-in-place regions)",
+        from_files, rock, files, eclipse);
 }
 
 RockFields build_rock(const Grid3D& grid, const FieldSpec& permeability, const FieldSpec& porosity,

@@ -65,6 +65,10 @@ struct RockFields {
     /// Each cell's saturation region, numbered from 0 (Eclipse's SATNUM - 1; design decision
     /// 87): which of the fluid's relative permeabilities it takes; empty: every cell region 0.
     std::vector<std::int32_t> saturation_region;
+    /// Each cell's fluid-in-place region, numbered from 0 (Eclipse's FIPNUM - 1; design
+    /// decision 89): the regions `simulate` reports the fluid in place of, besides the
+    /// field's. Empty: none given (the field's alone); an inactive cell's is 0, unused.
+    std::vector<std::int32_t> fip_region;
     /// Transmissibility multipliers of each cell's +i, +j, +k face (Eclipse MULTX/Y/Z);
     /// empty: 1.
     std::vector<double> multx, multy, multz;
@@ -87,6 +91,9 @@ struct RockFields {
 
     bool is_active(index_t m) const { return active.empty() || active[m] != 0; }
     index_t num_active() const;
+    /// How many fluid-in-place regions: the largest number an active cell has (a number
+    /// between with no cell is a region of nothing, as Eclipse reports it); 0 without them.
+    int num_fip_regions() const;
 };
 
 /// Builds the fields on `grid` (files are read here). Throws InputError with the spec's key
@@ -109,5 +116,17 @@ std::vector<std::int32_t> build_saturation_regions(const Grid3D& grid, const Fie
                                                    int regions, const RockFields& rock,
                                                    const EclipseGridSpec* files = nullptr,
                                                    const EclipseGridData* eclipse = nullptr);
+
+/// The most fluid-in-place regions a deck may number (each is a column of the report).
+inline constexpr int kMaxFipRegions = 10000;
+
+/// Each cell's fluid-in-place region (RockFields::fip_region, from 0; design decision 89):
+/// from `spec` as build_saturation_regions reads its regions (an Eclipse file's FIPNUM), else
+/// from the grid.eclipse files' FIPNUM, else none (empty). An active cell's number must be an
+/// integer in [1, kMaxFipRegions] (InputError naming the key, the cell and the number).
+std::vector<std::int32_t> build_fip_regions(const Grid3D& grid, const FieldSpec& spec,
+                                            const RockFields& rock,
+                                            const EclipseGridSpec* files = nullptr,
+                                            const EclipseGridData* eclipse = nullptr);
 
 }  // namespace heptane::grid

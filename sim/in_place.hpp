@@ -1,6 +1,9 @@
 #pragma once
 /// @file The fluid in place of a state (Eclipse's FOIP, FWIP and FPR): what `heptane simulate`
 /// reports at every report time (/field/in_place, the summary's recovery factor).
+#include <cstdint>
+#include <vector>
+
 #include "grid/two_phase.hpp"
 
 namespace heptane::sim {
@@ -20,5 +23,11 @@ struct InPlace {
 /// The fluid in place of `x` on the model of `cells` (inactive cells left out), summed in cell
 /// order.
 InPlace fluid_in_place(const grid::TwoPhaseCells& cells, const grid::CellState& x);
+
+/// The fluid in place of each of `regions` regions (Eclipse's ROIP, RWIP, RPR; design
+/// decision 89): region r sums, in cell order, the active cells m with region[m] == r
+/// (numbered from 0, one number a cell); a region without cells holds nothing at pressure 0.
+std::vector<InPlace> fluid_in_place(const grid::TwoPhaseCells& cells, const grid::CellState& x,
+                                    const std::vector<std::int32_t>& region, int regions);
 
 }  // namespace heptane::sim

@@ -27,10 +27,11 @@ std::string depth_text(double z, const InitialState& init) {
 }
 
 /// The grid.eclipse files' region arrays other than the rock's (design decision 87): SATNUM
-/// is the saturation regions' (build_saturation_regions; a note for the synthetic model,
-/// which has none), PVTNUM and EQLNUM must be 1 in every active cell (heptane's fluid has one
-/// PVT region, its initial state one equilibration region), FIPNUM and IMBNUM are said in a
-/// note (the fluid in place is the field's; no hysteresis, so no imbibition tables).
+/// is the saturation regions' (build_saturation_regions) and FIPNUM the fluid-in-place
+/// regions' (build_fip_regions; for the synthetic model, which has neither, a note), PVTNUM
+/// and EQLNUM must be 1 in every active cell (heptane's fluid has one PVT region, its initial
+/// state one equilibration region), IMBNUM is said in a note (no hysteresis, so no imbibition
+/// tables).
 void check_region_arrays(const grid::Grid3D& g, const ModelSpec& spec,
                          const grid::EclipseGridData& files, const grid::RockFields& rock,
                          std::vector<std::string>& notes) {
@@ -45,10 +46,6 @@ void check_region_arrays(const grid::Grid3D& g, const ModelSpec& spec,
                                    ? "1: heptane's fluid has one PVT region"
                                    : "1: heptane's initial state has one equilibration region");
     }
-    if (given("FIPNUM")) {
-        notes.push_back(spec.eclipse.key +
-                        ": FIPNUM: the fluid in place is reported for the field, not by region");
-    }
     if (given("IMBNUM")) {
         notes.push_back(spec.eclipse.key +
                         ": IMBNUM: heptane has no hysteresis; the drainage tables (SATNUM) hold");
@@ -56,6 +53,9 @@ void check_region_arrays(const grid::Grid3D& g, const ModelSpec& spec,
     if (given("SATNUM") && spec.model == FluidModel::synthetic) {
         notes.push_back(spec.eclipse.key +
                         ": SATNUM: the synthetic model has no saturation regions");
+    }
+    if (given("FIPNUM") && spec.model == FluidModel::synthetic) {
+        notes.push_back(spec.eclipse.key + ": FIPNUM: the synthetic model has no fluid in place");
     }
 }
 
@@ -231,6 +231,7 @@ void cut_planes(grid::Grid3D& g, grid::RockFields& rock, int first, int end) {
     }
     rock.active = planes_of(rock.active, plane, first, end);
     rock.saturation_region = planes_of(rock.saturation_region, plane, first, end);
+    rock.fip_region = planes_of(rock.fip_region, plane, first, end);
 }
 
 }  // namespace
@@ -258,6 +259,9 @@ Model generate(const ModelSpec& spec, bool with_system) {
         out.rock.saturation_region = grid::build_saturation_regions(
             out.grid, spec.saturation_regions, 1 + static_cast<int>(spec.relperm_regions.size()),
             out.rock, eclipse ? &spec.eclipse : nullptr, eclipse ? &files : nullptr);
+        out.rock.fip_region =
+            grid::build_fip_regions(out.grid, spec.fip_regions, out.rock,
+                                    eclipse ? &spec.eclipse : nullptr, eclipse ? &files : nullptr);
     }
     validate_perforations(out.grid, out.rock, spec.wells);
     if (spec.model == FluidModel::synthetic) {
@@ -301,7 +305,8 @@ Model generate_planes(const ModelSpec& spec, const PlaneWindow& w, std::vector<i
         (k == grid::FieldKind::uniform || k == grid::FieldKind::layered ||
          k == grid::FieldKind::lognormal) &&
         spec.porosity.kind == grid::FieldKind::uniform &&
-        spec.saturation_regions.kind != grid::FieldKind::eclipse;
+        spec.saturation_regions.kind != grid::FieldKind::eclipse &&
+        spec.fip_regions.kind != grid::FieldKind::eclipse;
     if (generated_per_cell) {  // the window's fields drawn by themselves
         part.grid.nx = w.end - w.first;
         part.permeability.first_cell = static_cast<std::uint64_t>(w.first) *

@@ -60,6 +60,16 @@ struct ModelSpec {
         f.defaulted = true;
         return f;
     }();
+    /// Where each cell's fluid-in-place region comes from (as saturation_regions, an Eclipse
+    /// file's FIPNUM; design decision 89); defaulted: grid.eclipse's FIPNUM where the files
+    /// give one, else none (the field's fluid in place alone).
+    grid::FieldSpec fip_regions = [] {
+        grid::FieldSpec f;
+        f.key = "rock.fip_regions";
+        f.value = {1.0, 1.0, 1.0};
+        f.defaulted = true;
+        return f;
+    }();
     InitialState initial;
     double dt = 86400.0;  ///< time step [s] (two_phase)
     std::vector<WellSpec> wells;

@@ -34,6 +34,20 @@ using ::testing::HasSubstr;
 class EclipseDeck : public ::testing::Test {
   protected:
     std::string path(const std::string& name) const { return dir_.path() + "/" + name; }
+    /// Writes satnum_regions.DATA with `arrays` after its SATNUM, and `yaml` (a deck of
+    /// tests/app/decks that reads it) as deck.yaml, into the test's folder; returns deck.yaml.
+    std::string satnum_deck_with(const std::string& arrays, const std::string& yaml) const {
+        std::ifstream in(source_path("tests/app/decks/satnum_regions.DATA"));
+        std::stringstream text;
+        text << in.rdbuf();
+        std::string data = text.str();
+        const std::string satnum = "SATNUM\n 60*1 60*2 /\n";
+        data.replace(data.find(satnum), satnum.size(), satnum + arrays);
+        std::ofstream(path("satnum_regions.DATA")) << data;
+        std::filesystem::copy_file(source_path("tests/app/decks/" + yaml), path("deck.yaml"),
+                                   std::filesystem::copy_options::overwrite_existing);
+        return path("deck.yaml");
+    }
     test::TempFolder dir_;
 };
 
@@ -392,30 +406,57 @@ TEST_F(EclipseDeck, SaturationRegionsFromSatnumAreTheRegionsWrittenOut) {
     EXPECT_EQ(run_heptane({"compare", a, c}).code, 1);
 }
 
-// The other region arrays of REGIONS (design decision 87): FIPNUM and IMBNUM are said in
-// notes, PVTNUM and EQLNUM of 1 are accepted, another number is an error naming the cell.
+// The other region arrays of REGIONS (design decision 87): IMBNUM is said in a note, FIPNUM
+// read (decision 89), PVTNUM and EQLNUM of 1 are accepted, another number is an error naming
+// the cell.
 TEST_F(EclipseDeck, RegionArraysBesideSatnumAreCheckedOrNoted) {
-    std::ifstream in(source_path("tests/app/decks/satnum_regions.DATA"));
-    std::stringstream text;
-    text << in.rdbuf();
     const auto run_with = [&](const std::string& arrays) {
-        std::string data = text.str();
-        const std::string satnum = "SATNUM\n 60*1 60*2 /\n";
-        data.replace(data.find(satnum), satnum.size(), satnum + arrays);
-        std::ofstream(path("satnum_regions.DATA")) << data;
-        fs::copy_file(source_path("tests/app/decks/satnum_regions_system.yaml"), path("deck.yaml"),
-                      fs::copy_options::overwrite_existing);
-        return run_heptane({"run", path("deck.yaml"), "-o", path("x.h5"), "--backend", "cpu"});
+        const std::string deck = satnum_deck_with(arrays, "satnum_regions_system.yaml");
+        return run_heptane({"run", deck, "-o", path("x.h5"), "--backend", "cpu"});
     };
     const CliResult noted = run_with("FIPNUM\n 120*3 /\nIMBNUM\n 120*2 /\nPVTNUM\n 120*1 /\n");
     ASSERT_EQ(noted.code, kExitOk) << noted.err;
-    EXPECT_THAT(noted.err, HasSubstr("FIPNUM: the fluid in place is reported for the field"));
+    EXPECT_THAT(noted.err, ::testing::Not(HasSubstr("FIPNUM")));
     EXPECT_THAT(noted.err, HasSubstr("IMBNUM: heptane has no hysteresis"));
     const CliResult refused = run_with("EQLNUM\n 119*1 2 /\n");
     EXPECT_EQ(refused.code, kExitBadInput);
     EXPECT_THAT(refused.err, HasSubstr("grid.eclipse: grid.eclipse's files: EQLNUM of cell (i, j, "
                                        "k) = (5, 4, 3) is 2.000000; it must be 1: heptane's "
                                        "initial state has one equilibration region"));
+}
+
+// Fluid-in-place regions (design decision 89): FIPNUM in the deck's REGIONS (the top layer
+// region 1, the next region 2, the two lower region 3) gives the run's /grid/fip_region and
+// /regions/in_place, bit for bit those of the same regions written in YAML
+// (rock.fip_regions by layer); FIPNUM beside rock.fip_regions is an error at the key.
+TEST_F(EclipseDeck, FipnumGivesTheRegionsOfTheFluidInPlace) {
+    const std::string fipnum = "FIPNUM\n 30*1 30*2 60*3 /\n";
+    const std::string a = path("fipnum.h5"), b = path("fip_yaml.h5");
+    const CliResult ra = run_heptane(
+        {"simulate", satnum_deck_with(fipnum, "satnum_regions.yaml"), "-o", a, "--backend", "cpu"});
+    ASSERT_EQ(ra.code, kExitOk) << ra.err << ra.out;
+    EXPECT_THAT(ra.out, HasSubstr("  regions     3 fluid-in-place regions"));
+    const std::string layered = "rock.fip_regions={kind: layered, values: [1, 2, 3, 3]}";
+    const CliResult rb =
+        run_heptane({"simulate", source_path("tests/app/decks/satnum_regions_yaml.yaml"), "-o", b,
+                     "--backend", "cpu", "--set", layered});
+    ASSERT_EQ(rb.code, kExitOk) << rb.err << rb.out;
+    const h5::File fa = h5::File::open(a), fb = h5::File::open(b);
+    const std::vector<double> region = fa.read("/grid/fip_region").values;
+    ASSERT_EQ(region.size(), 120u);
+    for (std::size_t m = 0; m < region.size(); ++m)
+        EXPECT_EQ(region[m], m % 4 == 0 ? 1 : m % 4 == 1 ? 2 : 3) << m;
+    EXPECT_EQ(fb.read("/grid/fip_region").values, region);
+    for (const char* name : {"oil", "water", "pressure", "pore_volume"}) {
+        const std::string d = std::string("/regions/in_place/") + name;
+        const h5::Dataset x = fa.read(d), y = fb.read(d);
+        EXPECT_EQ(x.dims, (std::vector<hsize_t>{3, 3})) << d;  // days 0, 30, 60
+        EXPECT_EQ(x.values, y.values) << d;
+    }
+    const CliResult both = run_heptane({"simulate", path("deck.yaml"), "-o", path("both.h5"),
+                                        "--backend", "cpu", "--set", layered});
+    EXPECT_EQ(both.code, kExitBadInput);
+    EXPECT_THAT(both.err, HasSubstr("rock.fip_regions: grid.eclipse's files give FIPNUM too"));
 }
 
 TEST_F(EclipseDeck, DeckErrorsNameTheKey) {

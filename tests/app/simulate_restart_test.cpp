@@ -97,6 +97,28 @@ TEST(Simulate, ARestartKeepsWellTests) {
     EXPECT_EQ(f.read("/restart/wells/tests").values[2], 2.0);   // PR's failed tests
 }
 
+// Design decision 89: a restart computes its file's earlier reports' fluid in place by region
+// again from their fields, so a deck given FIP regions on restart has the whole series: a run
+// without regions stopped after its first step (its file has the day-0 report), restarted with
+// them, is the uninterrupted run with them (and it fails with the file's reports' regions left
+// out).
+TEST(Simulate, ARestartGivesTheRegionsFluidInPlaceOfTheWholeRun) {
+    const std::string dir = fresh_dir("restart_fip");
+    const std::string deck = source_path(kDeck);
+    const std::string regions = "rock.fip_regions={kind: layered, values: [1, 2, 2]}";
+    const std::string full = dir + "/full.h5", day20 = dir + "/day20.h5", out = dir + "/out.h5";
+    ASSERT_EQ(run_heptane({"simulate", deck, "-o", full, "--set", regions}).code, kExitOk);
+    ASSERT_EQ(run_heptane({"simulate", deck, "-o", day20, "--max-wall-time", "1e-9"}).code,
+              kExitFailed);
+    EXPECT_FALSE(h5::File::open(day20).exists("/regions"));
+    const CliResult r =
+        run_heptane({"simulate", deck, "-o", out, "--restart", day20, "--set", regions});
+    ASSERT_EQ(r.code, kExitOk) << r.err;
+    EXPECT_EQ(run_heptane({"compare", out, full, "--rtol", "0", "--atol", "0"}).code, kExitOk);
+    expect_same_statistics(out, full);
+    EXPECT_EQ(h5::File::open(out).read("/regions/in_place/oil").dims, (std::vector<hsize_t>{4, 2}));
+}
+
 // Design decision 82: the checkpoint keeps a phase-rate control (PR on its oil rate until
 // its limit at day 20, PB switched to its water rate at day 15): a run stopped at day 20 and
 // restarted is the uninterrupted run bit for bit, and the file's control codes say which

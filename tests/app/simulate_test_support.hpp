@@ -27,17 +27,21 @@ inline std::string fresh_dir(const std::string& name) {
 }
 
 /// Every /simulation per-step and per-solve array of `a` equals `b`'s, entry for entry, and
-/// /field/in_place to 1e-12 (a restart computes its file's reports' again from their fields,
-/// which the file holds in the deck's units).
+/// /field/in_place and /regions/in_place (where `b` has it) to 1e-12 (a restart computes its
+/// file's reports' again from their fields, which the file holds in the deck's units).
 inline void expect_same_statistics(const std::string& a, const std::string& b) {
     const h5::File fa = h5::File::open(a), fb = h5::File::open(b);
-    EXPECT_EQ(fa.read("/field/in_place/time").values, fb.read("/field/in_place/time").values);
-    for (const char* name : {"oil", "water", "pressure", "pore_volume"}) {
-        const std::string path = std::string("/field/in_place/") + name;
-        const std::vector<double> x = fa.read(path).values, y = fb.read(path).values;
-        ASSERT_EQ(x.size(), y.size()) << path;
-        for (std::size_t k = 0; k < x.size(); ++k)
-            EXPECT_NEAR(x[k], y[k], 1e-12 * std::abs(y[k])) << path << "[" << k << "]";
+    for (const std::string group : {"/field/in_place/", "/regions/in_place/"}) {
+        EXPECT_EQ(fa.exists(group + "time"), fb.exists(group + "time")) << group;
+        if (!fb.exists(group + "time")) continue;
+        EXPECT_EQ(fa.read(group + "time").values, fb.read(group + "time").values);
+        for (const char* name : {"oil", "water", "pressure", "pore_volume"}) {
+            const std::string path = group + name;
+            const std::vector<double> x = fa.read(path).values, y = fb.read(path).values;
+            ASSERT_EQ(x.size(), y.size()) << path;
+            for (std::size_t k = 0; k < x.size(); ++k)
+                EXPECT_NEAR(x[k], y[k], 1e-12 * std::abs(y[k])) << path << "[" << k << "]";
+        }
     }
     for (const char* name :
          {"time", "dt", "newton_iterations", "linear_iterations", "cuts", "cnv", "mb",

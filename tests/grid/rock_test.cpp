@@ -24,6 +24,7 @@
 #include "core/base/errors.hpp"
 #include "core/base/units.hpp"
 #include "grid/eclipse_grid.hpp"
+#include "grid/eclipse_model.hpp"
 #include "grid/loaders.hpp"
 
 namespace heptane::grid {
@@ -452,7 +453,7 @@ TEST(BuildRockErrors, EclipseSpecs) {
     EXPECT_EQ(e.key(), "rock.permeability.file");
     EXPECT_THAT(e.detail(),
                 HasSubstr("defines ACTNUM; a rock field file holds PERMX, PERMY, "
-                          "PERMZ, PORO and SATNUM only: give this file as grid.eclipse"));
+                          "PERMZ, PORO, SATNUM and FIPNUM only: give this file as grid.eclipse"));
     const TempFile faults("PERMX\n 4*1.0 /\nFAULTS\n F 1 1 1 1 1 1 Z /\n/\n");
     EXPECT_THAT(error_of(g, eclipse_spec("rock.permeability", faults.path()), poro).detail(),
                 HasSubstr("defines FAULTS; a rock field file"));
@@ -544,6 +545,83 @@ TEST(SaturationRegions, ErrorsNameTheKeyAndTheCell) {
     FieldSpec lognormal = spec;
     lognormal.kind = FieldKind::lognormal;
     EXPECT_EQ(regions_error(g, lognormal, 2, rock).key(), "rock.saturation_regions.kind");
+}
+
+// ---- fluid-in-place regions (design decision 89) -------------------------------------------
+
+/// build_fip_regions' InputError (it must throw).
+InputError fip_error(const Grid3D& g, const FieldSpec& spec, const RockFields& rock,
+                     const EclipseGridSpec* files = nullptr,
+                     const EclipseGridData* eclipse = nullptr) {
+    try {
+        build_fip_regions(g, spec, rock, files, eclipse);
+    } catch (const InputError& e) {
+        return e;
+    }
+    ADD_FAILURE() << "no InputError thrown";
+    return InputError("", "");
+}
+
+TEST(FipRegions, EachKindGivesEachCellsRegionAndOneRegionIsKept) {
+    const Grid3D g = make_grid(2, 1, 3);  // 6 cells, k fastest
+    RockFields rock;
+    FieldSpec spec;
+    spec.key = "rock.fip_regions";
+    spec.defaulted = true;  // none given: no regions
+    EXPECT_TRUE(build_fip_regions(g, spec, rock).empty());
+    spec.defaulted = false;
+    spec.value = {1.0, 1.0, 1.0};  // one region given: kept (its report is written)
+    rock.fip_region = build_fip_regions(g, spec, rock);
+    EXPECT_EQ(rock.fip_region, std::vector<std::int32_t>(6, 0));
+    EXPECT_EQ(rock.num_fip_regions(), 1);
+    spec.kind = FieldKind::layered;
+    spec.layers = {4, 1, 2};
+    rock.fip_region = build_fip_regions(g, spec, rock);
+    EXPECT_EQ(rock.fip_region, (std::vector<std::int32_t>{3, 0, 1, 3, 0, 1}));
+    EXPECT_EQ(rock.num_fip_regions(), 4);  // region 3 has no cell, and is counted
+    // An Eclipse file's FIPNUM (i fastest); an inactive cell's number is neither used nor
+    // counted.
+    const TempFile fipnum("FIPNUM\n 1 2 2 1 9 2 /\n");
+    rock.active = {1, 1, 0, 1, 1, 1};  // cell (0, 0, 2), Eclipse's fifth: its 9 unused
+    rock.fip_region = build_fip_regions(g, eclipse_spec("rock.fip_regions", fipnum.path()), rock);
+    EXPECT_EQ(rock.fip_region, (std::vector<std::int32_t>{0, 1, 0, 1, 0, 1}));
+    EXPECT_EQ(rock.num_fip_regions(), 2);
+    // The grid.eclipse files' FIPNUM where the deck gives none; both is an error.
+    EclipseGridSpec files;
+    files.key = "grid.eclipse";
+    EclipseGridData data;
+    data.arrays["FIPNUM"] = {3, 1, 1, 1, 1, 1};
+    spec.defaulted = true;
+    EXPECT_EQ(build_fip_regions(g, spec, rock, &files, &data),
+              (std::vector<std::int32_t>{2, 0, 0, 0, 0, 0}));
+    spec.defaulted = false;
+    const InputError twice = fip_error(g, spec, rock, &files, &data);
+    EXPECT_EQ(twice.key(), "rock.fip_regions");
+    EXPECT_THAT(twice.detail(), HasSubstr("grid.eclipse's files give FIPNUM too"));
+}
+
+TEST(FipRegions, ErrorsNameTheKeyAndTheCell) {
+    const Grid3D g = make_grid(2, 1, 3);
+    const RockFields rock;
+    FieldSpec spec;
+    spec.key = "rock.fip_regions";
+    spec.kind = FieldKind::layered;
+    spec.layers = {1, 0, 1};
+    InputError e = fip_error(g, spec, rock);
+    EXPECT_EQ(e.key(), "rock.fip_regions.values");
+    EXPECT_THAT(e.detail(), HasSubstr("cell (i, j, k) = (0, 0, 1) is in region 0; it must be an "
+                                      "integer in [1, 10000] (the fluid-in-place regions)"));
+    spec.layers = {1, 1, 1.5};
+    EXPECT_THAT(fip_error(g, spec, rock).detail(), HasSubstr("is in region 1.5"));
+    spec.layers = {1, 1, 10001};
+    EXPECT_THAT(fip_error(g, spec, rock).detail(), HasSubstr("is in region 10001"));
+    const TempFile fipnum("FIPNUM\n 1 2 2 1 -3 2 /\n");
+    e = fip_error(g, eclipse_spec("rock.fip_regions", fipnum.path()), rock);
+    EXPECT_EQ(e.key(), "rock.fip_regions.file");
+    EXPECT_THAT(e.detail(), HasSubstr("FIPNUM of cell (i, j, k) = (0, 0, 2) is -3"));
+    const TempFile satnum("SATNUM\n 6*1 /\n");
+    e = fip_error(g, eclipse_spec("rock.fip_regions", satnum.path()), rock);
+    EXPECT_THAT(e.detail(), HasSubstr("has no FIPNUM keyword"));
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -39,12 +41,15 @@ double pvdo_inverse_b(double p) {
 /// laws written out here (not the residual's code; Pc the table's,
 /// tests/grid/saturation_table_test.cpp, of the cell's saturation region: the spec's relperm
 /// in region 0, its relperm_regions[r - 1] in region r); with a PVDO oil its 1/B(p_o)
-/// (pvdo_inverse_b).
-std::array<double, 2> fluid_in_place(const Reservoir& r, const grid::CellState& x) {
+/// (pvdo_inverse_b). With `only`, the cells m of fip_region[m] == only alone.
+std::array<double, 2> fluid_in_place(const Reservoir& r, const grid::CellState& x,
+                                     const std::vector<std::int32_t>& fip_region = {},
+                                     int only = -1) {
     const grid::TwoPhaseParams& p = r.spec.two_phase;
     const double v = r.spec.grid.volume(0);
     std::array<double, 2> fip{0.0, 0.0};
     for (std::size_t m = 0; m < x.p.size(); ++m) {
+        if (only >= 0 && fip_region[m] != only) continue;
         const std::int32_t region =
             r.rock.saturation_region.empty() ? 0 : r.rock.saturation_region[m];
         const grid::RelPerm& rp = region == 0 ? p.relperm : r.spec.relperm_regions[region - 1];
@@ -185,6 +190,66 @@ TEST(Simulator, MassBalanceHoldsWithTabulatedOilAndViscosibility) {
     s.newton.tolerance_cnv = 1e-9;
     const double worst = worst_balance(s, 1e-12, 1e-10, true, {1.0, 1.03}, true);
     RecordProperty("worst_balance_pvt", std::to_string(worst));
+}
+
+// Design decision 89: each fluid-in-place region's oil and water are the independent count
+// over its cells (with two saturation regions, one with Pc, so that the water's pressure is the
+// cell's region's), its pore volume and pressure (weighted by hydrocarbon pore volume, by pore
+// volume in a region of water alone) likewise; a region numbered but without cells holds
+// nothing; the regions add up to the field. Fails with a cell counted in the wrong region.
+TEST(FluidInPlace, EachRegionIsTheCountOfItsCells) {
+    Reservoir r;
+    r.spec.relperm_regions.resize(1);
+    r.spec.relperm_regions[0].table = test::capillary_relperm_table();
+    const std::size_t n = r.rock.porosity.size();
+    r.rock.saturation_region.resize(n);
+    std::vector<std::int32_t> fip(n);
+    grid::CellState x = r.x0;
+    for (std::size_t m = 0; m < n; ++m) {
+        r.rock.saturation_region[m] = static_cast<std::int32_t>(m % 2);
+        fip[m] = m % 3 == 0 ? 0 : m % 3 == 1 ? 1 : 3;  // region 2 (from 0) has no cell
+        x.p[m] += 2.0e4 * static_cast<double>(m % 11);
+        x.sw[m] = fip[m] == 3 ? 1.0 : 0.25 + 0.05 * static_cast<double>(m % 7);
+    }
+    r.system = std::make_unique<wells::TwoPhaseSystem>(r.spec.grid, r.rock, r.spec.two_phase,
+                                                       r.spec.wells, r.spec.relperm_regions);
+    const std::vector<InPlace> regions = sim::fluid_in_place(r.system->cells(), x, fip, 4);
+    ASSERT_EQ(regions.size(), 4u);
+    const grid::TwoPhaseParams& p = r.spec.two_phase;
+    InPlace sum;
+    for (int g = 0; g < 4; ++g) {
+        const InPlace& got = regions[static_cast<std::size_t>(g)];
+        const std::array<double, 2> want = fluid_in_place(r, x, fip, g);
+        EXPECT_NEAR(got.oil, want[0], 1e-13 * want[0]) << "region " << g;
+        EXPECT_NEAR(got.water, want[1], 1e-13 * want[1]) << "region " << g;
+        double pv = 0.0, hcpv = 0.0, p_hcpv = 0.0, p_pv = 0.0;
+        for (std::size_t m = 0; m < n; ++m) {
+            if (fip[m] != g) continue;
+            const double v = r.spec.grid.volume(0) * r.rock.porosity[m] *
+                             std::exp(p.rock_compressibility * (x.p[m] - p.reference_pressure));
+            pv += v;
+            hcpv += v * (1.0 - x.sw[m]);
+            p_hcpv += x.p[m] * v * (1.0 - x.sw[m]);
+            p_pv += x.p[m] * v;
+        }
+        EXPECT_NEAR(got.pore_volume, pv, 1e-13 * pv) << "region " << g;
+        const double pressure = g == 2 ? 0.0 : hcpv > 0.0 ? p_hcpv / hcpv : p_pv / pv;
+        EXPECT_NEAR(got.pressure, pressure, 1e-13 * pressure) << "region " << g;
+        sum.oil += got.oil;
+        sum.water += got.water;
+        sum.pore_volume += got.pore_volume;
+    }
+    EXPECT_EQ(regions[2].oil, 0.0);
+    EXPECT_EQ(regions[2].water, 0.0);
+    EXPECT_EQ(regions[3].oil, 0.0);  // water alone: its pressure by pore volume (above)
+    const InPlace field = sim::fluid_in_place(r.system->cells(), x);
+    EXPECT_NEAR(sum.oil, field.oil, 1e-13 * field.oil);
+    EXPECT_NEAR(sum.water, field.water, 1e-13 * field.water);
+    EXPECT_NEAR(sum.pore_volume, field.pore_volume, 1e-13 * field.pore_volume);
+    // One number a cell, each below the count.
+    EXPECT_THROW(sim::fluid_in_place(r.system->cells(), x, std::vector<std::int32_t>(n - 1), 4),
+                 std::invalid_argument);
+    EXPECT_THROW(sim::fluid_in_place(r.system->cells(), x, fip, 3), std::invalid_argument);
 }
 
 struct ScaledRun {
