@@ -16,11 +16,18 @@ namespace {
 /// The groups whose datasets are results (DESIGN section 7).
 constexpr const char* kResultGroups[] = {"/solution", "/timesteps", "/wells"};
 
+/// The result datasets of `f`: those of kResultGroups but a history well's observed series
+/// (/wells/NAME/*_history, design decision 90), which are the deck's input, not results.
 std::vector<std::string> result_datasets(const h5::File& f) {
+    const std::string history = "_history";
     std::vector<std::string> all;
     for (const char* g : kResultGroups) {
-        const auto names = f.datasets(g);
-        all.insert(all.end(), names.begin(), names.end());
+        for (const std::string& n : f.datasets(g)) {
+            const bool observed =
+                n.size() > history.size() &&
+                n.compare(n.size() - history.size(), history.size(), history) == 0;
+            if (!observed) all.push_back(n);
+        }
     }
     return all;
 }

@@ -2,6 +2,7 @@
 /// @file The YAML deck: parsed and validated into plain settings structs (only app/ sees
 /// YAML). Every key is documented in inputs/README.md. Values are converted from the deck's
 /// unit system (field or metric) to SI here, once.
+#include <cstddef>
 #include <cstdint>
 #include <iosfwd>
 #include <string>
@@ -58,6 +59,16 @@ struct MatrixSystem {
     std::int64_t matrix_duplicates = 0, rhs_duplicates = 0;
 };
 
+/// A history well's observed rates and BHP (WCONHIST, WCONINJH; design decision 90) from
+/// `time` on, until the well's next control record; SI, rates as /wells has them (production
+/// > 0, injection < 0); NaN: not observed (a record that is not a history record ends the
+/// well's history).
+struct WellObservation {
+    std::size_t well = 0;
+    double time = 0.0;  ///< [s]
+    double oil = 0.0, water = 0.0, bhp = 0.0;
+};
+
 /// A parsed deck.
 struct Deck {
     std::string path;                    ///< as given (used in messages)
@@ -69,6 +80,9 @@ struct Deck {
     MatrixSystemSpec system;  ///< present: a matrix deck (model is then unused)
     SolverSettings solver;
     sim::Schedule schedule;  ///< present: a simulation (`heptane simulate`); SI
+    /// The history wells' observations, in the order of their records (times non-decreasing);
+    /// empty without WCONHIST or WCONINJH (schedule.eclipse).
+    std::vector<WellObservation> history;
     OutputSettings output;
     LineMap lines;
 

@@ -170,32 +170,42 @@ void read_eclipse_schedule(const Value& file, const std::string& path, Deck& dec
     };
     std::vector<bool> shut_at_start(ws.size(), false);
     std::vector<const grid::EclipseControl*> first(ws.size(), nullptr);  // sets the well's type
+    const bool history = std::any_of(es.controls.begin(), es.controls.end(),
+                                     [](const grid::EclipseControl& c) { return c.history; });
     for (const grid::EclipseControl& c : es.controls) {
         const auto it = std::find_if(ws.begin(), ws.end(),
                                      [&](const wells::WellSpec& w) { return w.name == c.well; });
         const std::size_t n = static_cast<std::size_t>(it - ws.begin());
+        // The history series (design decision 90): every control record of a deck with
+        // history records starts a period, observed (WCONHIST, WCONINJH) or not (NaN).
+        if (history && !c.status_only) {
+            const double water = c.injector ? 0.0 - c.observed_water : c.observed_water;  // +0
+            deck.history.push_back({n, c.time, c.observed_oil, water, c.observed_bhp});
+        }
         // WELOPEN's records (design decision 83) set the status alone.
         if (!c.status_only && first[n] == nullptr) {
             first[n] = &c;
             it->type = c.injector ? wells::WellType::injector : wells::WellType::producer;
         } else if (!c.status_only && c.injector != first[n]->injector) {
             file.fail(c.where + "well " + c.well + " was " +
-                      (first[n]->injector ? "an injector (WCONINJE)" : "a producer (WCONPROD)") +
+                      (first[n]->injector ? "an injector (WCONINJE, WCONINJH)"
+                                          : "a producer (WCONPROD, WCONHIST)") +
                       " before: heptane's wells keep their type");
         }
         if (c.time == 0.0) {  // the start: a later record of the well replaces an earlier one
             if (!c.status_only) set_control(c, *it);
-            shut_at_start[n] = !c.open;
+            if (!c.keeps_status) shut_at_start[n] = !c.open;  // WELTARG keeps it
             continue;
         }
-        // Later: an event that sets the status and, but for WELOPEN, every control and limit,
-        // as Eclipse's record replaces the well's.
+        // Later: an event that sets the status and, but for WELOPEN and a history record
+        // without a rate (the well shut, its control kept), every control and limit, as
+        // Eclipse's record replaces the well's.
         sim::WellEvent e;
         e.time = c.time;
         e.well = n;
         e.key = file.path();
-        e.open = c.open;
-        if (!c.status_only) {
+        if (!c.keeps_status) e.open = c.open;  // WELTARG (design decision 91) keeps it
+        if (!c.status_only && !c.zero_rate) {
             e.kind = kind(c);
             e.target = c.target;
             (c.injector ? e.max_bhp : e.min_bhp) = c.bhp_limit;

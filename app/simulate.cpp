@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <optional>
 #include <ostream>
@@ -187,6 +188,46 @@ void print_wells(std::ostream& out, const Deck& deck, const sim::Simulator& sim)
                   "FIELD", "injectors", "", "", "", -f.injection_rate / u.rate, "", "",
                   -f.injection_total / vol);
     out << line;
+}
+
+/// Each history well's misfit to its observed series (design decision 90): the root mean
+/// square of simulated minus observed oil rate, water rate and BHP over the steps with an
+/// observation, weighted by the steps' lengths (the history-matching objective's usual form).
+void print_history(std::ostream& out, const Deck& deck, const sim::Simulator& sim) {
+    const UnitFactors u = unit_factors(deck.units);
+    const auto& specs = sim.system().wells().specs();
+    const auto& steps = sim.steps();
+    bool header = false;
+    for (std::size_t w = 0; w < specs.size(); ++w) {
+        const std::vector<WellObservation> observed = observed_history(deck, sim, w);
+        if (observed.empty()) continue;
+        double sum[3] = {0.0, 0.0, 0.0}, time[3] = {0.0, 0.0, 0.0};
+        for (std::size_t k = 0; k < steps.size(); ++k) {
+            const sim::StepRecord& s = steps[k];
+            const double d[3] = {(s.rates[w].oil - observed[k].oil) / u.rate,
+                                 (s.rates[w].water - observed[k].water) / u.rate,
+                                 (s.bhp[w] - observed[k].bhp) / u.pressure};
+            for (int a = 0; a < 3; ++a) {
+                if (std::isnan(d[a])) continue;
+                sum[a] += s.dt * d[a] * d[a];
+                time[a] += s.dt;
+            }
+        }
+        if (!header) {
+            out << "  history     misfit to the observed rates and BHP (RMS over the steps "
+                   "observed, weighted by their lengths)\n";
+            header = true;
+        }
+        const char* unit[3] = {u.rate_name, u.rate_name, u.pressure_name};
+        const char* name[3] = {"oil", "water", "bhp"};
+        out << "    " << specs[w].name << ":";
+        for (int a = 0; a < 3; ++a) {
+            out << (a > 0 ? "," : "") << " " << name[a] << " "
+                << (time[a] > 0.0 ? general(std::sqrt(sum[a] / time[a]), 3) + " " + unit[a]
+                                  : std::string("not observed"));
+        }
+        out << '\n';
+    }
 }
 
 /// Each fluid-in-place region's oil, water and pressure at the first and the last report
@@ -535,6 +576,7 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
     rec.message = outcome.message;
     write();
     print_wells(out, deck, simulator);
+    print_history(out, deck, simulator);
     print_in_place(out, deck, simulator, rec.in_place);
     print_totals(out, simulator, from, seconds_since(t_start), startup, output_seconds);
     if (const LinearSolver* solver = simulator.linear_solver()) {

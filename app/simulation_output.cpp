@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -66,6 +68,18 @@ void write_wells(h5::File& f, const Deck& deck, const sim::Simulator& sim) {
         f.write(g + "/control", control, {n});
         f.attr(g + "/control", "codes",
                std::string("0 shut, 1 rate, 2 bhp, 3 oil_rate, 4 water_rate"));
+        // A history well's observations (WOPRH, WWPRH / WWIRH, WBHPH; design decision 90).
+        const std::vector<WellObservation> observed = observed_history(deck, sim, w);
+        if (observed.empty()) continue;
+        std::vector<double> oil_h, water_h, bhp_h;
+        for (const WellObservation& o : observed) {
+            oil_h.push_back(o.oil / u.rate);
+            water_h.push_back(o.water / u.rate);
+            bhp_h.push_back(o.bhp / u.pressure);
+        }
+        f.write(g + "/oil_rate_history", oil_h, {n}, u.rate_name);
+        f.write(g + "/water_rate_history", water_h, {n}, u.rate_name);
+        f.write(g + "/bhp_history", bhp_h, {n}, u.pressure_name);
     }
 }
 
@@ -248,6 +262,33 @@ InPlaceReport in_place_report(double time, const grid::TwoPhaseCells& cells,
         r.regions = sim::fluid_in_place(cells, x, rock.fip_region, rock.num_fip_regions());
     }
     return r;
+}
+
+std::vector<WellObservation> observed_history(const Deck& deck, const sim::Simulator& sim,
+                                              std::size_t w) {
+    const auto observed = [](const WellObservation& o) {
+        return !std::isnan(o.oil) || !std::isnan(o.water) || !std::isnan(o.bhp);
+    };
+    if (std::none_of(deck.history.begin(), deck.history.end(),
+                     [&](const WellObservation& o) { return o.well == w && observed(o); })) {
+        return {};
+    }
+    std::vector<WellObservation> entries;  // the well's, in time order
+    for (const WellObservation& o : deck.history) {
+        if (o.well == w) entries.push_back(o);
+    }
+    const double nan = std::nan("");
+    WellObservation now{w, 0.0, nan, nan, nan};
+    std::size_t next = 0;
+    std::vector<WellObservation> out;
+    double start = 0.0;
+    for (const sim::StepRecord& s : sim.steps()) {
+        while (next < entries.size() && entries[next].time <= start) now = entries[next++];
+        now.time = start;
+        out.push_back(now);
+        start = s.time;
+    }
+    return out;
 }
 
 double FieldStep::water_cut() const {

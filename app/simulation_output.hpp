@@ -115,6 +115,13 @@ struct FieldStep {
 /// summed over the steps (rate x dt, the wells' own totals' rule).
 std::vector<FieldStep> field_history(const sim::Simulator& sim);
 
+/// Well w's observation in force over each accepted step of the run so far (design decision
+/// 90): the last of the deck's history entries of the well at or before the step's start (the
+/// previous step's end, 0 for the first), NaN rates and BHP where there is none. Empty when the
+/// well has no history record (no observed value in any entry).
+std::vector<WellObservation> observed_history(const Deck& deck, const sim::Simulator& sim,
+                                              std::size_t w);
+
 /// The surface volume unit of the deck's rates ("stb" of "stb/day", "sm3" of "sm3/day").
 std::string volume_name(const UnitFactors& u);
 

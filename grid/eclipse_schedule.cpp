@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <iterator>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -202,7 +203,8 @@ class ScheduleReader {
             if (!controlled) {
                 throw InputError(
                     w.where + "well " + w.name +
-                    " has no WCONINJE or WCONPROD before the first TSTEP or DATES (heptane's "
+                    " has no WCONINJE, WCONPROD, WCONHIST or WCONINJH before the first TSTEP "
+                    "or DATES (heptane's "
                     "wells have a control from the start; SHUT it there to open it "
                     "later)");
             }
@@ -223,7 +225,8 @@ class ScheduleReader {
             detail::read_included(here,
                                   [&] { read_file(detail::included_path(src.path, *r.v[0])); });
         } else if (keyword == "WELSPECS" || keyword == "COMPDAT" || keyword == "WCONINJE" ||
-                   keyword == "WCONPROD" || keyword == "WELOPEN" || keyword == "WECON" ||
+                   keyword == "WCONPROD" || keyword == "WCONHIST" || keyword == "WCONINJH" ||
+                   keyword == "WELTARG" || keyword == "WELOPEN" || keyword == "WECON" ||
                    keyword == "WTEST") {
             Items r;
             while (read_record(src, keyword, at, r) && !r.v.empty()) {
@@ -231,6 +234,9 @@ class ScheduleReader {
                 if (keyword == "COMPDAT") compdat(r);
                 if (keyword == "WCONINJE") wconinje(r);
                 if (keyword == "WCONPROD") wconprod(r);
+                if (keyword == "WCONHIST") wconhist(r);
+                if (keyword == "WCONINJH") wconinjh(r);
+                if (keyword == "WELTARG") weltarg(r);
                 if (keyword == "WELOPEN") welopen(r);
                 if (keyword == "WECON") wecon(r);
                 if (keyword == "WTEST") wtest(r);
@@ -275,12 +281,15 @@ class ScheduleReader {
         } else if (keyword == "RPTONLY" || keyword == "ECHO" || keyword == "NOECHO") {
             out_.notes.push_back(here + ": not read (output)");
         } else {
-            src.fail(at,
-                     keyword +
-                         ": not read by schedule.eclipse (it reads WELSPECS, COMPDAT, WCONINJE, "
-                         "WCONPROD, WELOPEN, WECON, WTEST, TSTEP, DATES and INCLUDE; RPTSCHED, "
-                         "RPTRST, "
-                         "RPTONLY and TUNING with a note)");
+            src.fail(
+                at,
+                keyword +
+                    ": not read by schedule.eclipse (it reads WELSPECS, COMPDAT, WCONINJE, "
+                    "WCONPROD, WCONHIST, WCONINJH, WELTARG, WELOPEN, WECON, WTEST, TSTEP, DATES "
+                    "and "
+                    "INCLUDE; RPTSCHED, "
+                    "RPTRST, "
+                    "RPTONLY and TUNING with a note)");
         }
     }
 
@@ -352,7 +361,203 @@ class ScheduleReader {
                 r.fail(0, "opens or shuts well " + w->name +
                               " before its WCONINJE or WCONPROD (its control)");
             }
+            if (c.open && without_rate(w->name)) {
+                r.fail(1, "opens well " + w->name +
+                              ", whose last WCONHIST or WCONINJH rate is 0 (its history "
+                              "has it shut): give its rate in a history record");
+            }
         }
+        add_controls(r, c);
+    }
+
+    /// WELTARG (design decision 91): a new value for one of a well's targets or limits, as
+    /// Eclipse's, which changes the target where the item is the well's control mode and the
+    /// limit otherwise: BHP the BHP target of a BHP control, else the BHP limit (a producer's
+    /// floor, an injector's ceiling); ORAT, WRAT, LRAT (a producer) and RATE (an injector) the
+    /// rate target of the well's control on it. A record of the well's controls with the value
+    /// changed, its status kept. Refused: a rate that is not the well's control (heptane's well
+    /// has no rate limits beside it), the well shut by a history record without a rate, and
+    /// every other item (GRAT, RESV, THP, VFP, LIFT, GUID, ...).
+    void weltarg(const Items& r) {
+        const std::string what = r.word(1, "");
+        const double value = r.number(2);
+        const bool bhp = what == "BHP";
+        const struct {
+            const char* item;
+            bool injector;
+            RatePhase phase;
+        } rates[] = {{"ORAT", false, RatePhase::oil},
+                     {"WRAT", false, RatePhase::water},
+                     {"LRAT", false, RatePhase::liquid},
+                     {"RATE", true, RatePhase::liquid}};
+        const auto rate = std::find_if(std::begin(rates), std::end(rates),
+                                       [&](const auto& q) { return what == q.item; });
+        if (!bhp && rate == std::end(rates)) {
+            r.fail(1,
+                   "(the quantity) must be BHP, ORAT, WRAT, LRAT or RATE (heptane has no gas, no "
+                   "reservoir-volume, THP, VFP or group controls)");
+        }
+        if (!(std::isfinite(value) && (bhp ? value >= 0.0 : value > 0.0))) {
+            r.fail(2, bhp ? "(the BHP) must be >= 0 (0: no limit)" : "(the rate) must be > 0");
+        }
+        r.defaulted_from(3, "later items");
+        for (const EclipseWell* w : matching(r)) {
+            const auto last = std::find_if(
+                out_.controls.rbegin(), out_.controls.rend(),
+                [&](const EclipseControl& x) { return x.well == w->name && !x.status_only; });
+            if (last == out_.controls.rend()) {
+                r.fail(0, "changes well " + w->name + " before its control record");
+            }
+            if (last->zero_rate) {
+                r.fail(0, "changes well " + w->name +
+                              ", whose last WCONHIST or WCONINJH rate is 0 (its history has it "
+                              "shut)");
+            }
+            EclipseControl c = *last;
+            c.time = time_;
+            c.where = r.where;
+            c.keeps_status = true;
+            if (bhp) {
+                (c.rate ? c.bhp_limit : c.target) = value * units_.pressure;
+                if (!c.rate && value == 0.0)
+                    r.fail(2, "(the BHP target of a BHP control) must be > 0");
+            } else {
+                if (rate->injector != c.injector || !c.rate || c.phase != rate->phase) {
+                    r.fail(1, "(" + what + ") is not well " + w->name +
+                                  "'s control: heptane's well has one rate, its control's (no "
+                                  "rate limits beside it)");
+                }
+                c.target = value * units_.rate;
+            }
+            out_.controls.push_back(c);
+        }
+    }
+
+    /// Whether well `name`'s last control record is a history record whose observed rate for
+    /// its mode is 0 (the well shut for the period, its BHP control a placeholder).
+    bool without_rate(const std::string& name) const {
+        for (auto it = out_.controls.rbegin(); it != out_.controls.rend(); ++it) {
+            if (it->well == name && !it->status_only) return it->history && it->zero_rate;
+        }
+        return false;
+    }
+
+    /// The BHP limit of a history well (Eclipse's and OPM's default; WELTARG, which changes
+    /// it, is not read): one atmosphere.
+    static constexpr double kHistoryBhpLimit = 101325.0;
+
+    /// A history record's control once its mode's observed rate is known: a rate control on
+    /// it, or where it is 0 the well shut for the period (Eclipse's well with no rate to
+    /// produce) under a placeholder BHP control at the history limit, which WELOPEN may not
+    /// open (without_rate).
+    static void history_rate(EclipseControl& c, double observed) {
+        c.rate = observed > 0.0;
+        if (c.rate) {
+            c.target = observed;
+            c.bhp_limit = c.injector ? 0.0 : kHistoryBhpLimit;
+            return;
+        }
+        c.zero_rate = true;
+        c.open = false;
+        c.target = kHistoryBhpLimit;
+        c.bhp_limit = 0.0;
+    }
+
+    /// An observed rate of a history record (item q, >= 0, 0 defaulted) in SI.
+    double observed_rate(const Items& r, std::size_t q, const char* what) const {
+        const double x = r.number(q, 0.0);
+        if (!(std::isfinite(x) && x >= 0.0)) r.fail(q, std::string("(") + what + ") must be >= 0");
+        return x * units_.rate;
+    }
+
+    /// A history record's observed BHP (item q; NaN defaulted), > 0.
+    double observed_bhp(const Items& r, std::size_t q) const {
+        if (!r.given(q)) return std::nan("");
+        const double p = r.number(q);
+        if (!(std::isfinite(p) && p > 0.0)) r.fail(q, "(the observed BHP) must be > 0");
+        return p * units_.pressure;
+    }
+
+    /// A history record's observed THP (item q): heptane controls its wells at the bottom hole
+    /// and has no VFP tables to relate the two, so a THP given is said in a note.
+    void observed_thp(const Items& r, std::size_t q) {
+        if (r.number(q, 0.0) != 0.0) {
+            out_.notes.push_back(r.where + "well " + r.word(0, "") + ": the observed THP (item " +
+                                 std::to_string(q + 1) +
+                                 ") is not used (no VFP tables: the wells are controlled at the "
+                                 "bottom hole)");
+        }
+    }
+
+    /// WCONHIST (design decision 90): a history-matching producer, controlled on the observed
+    /// rate of its mode (ORAT, WRAT, LRAT = oil + water) with a BHP limit of 1 atm, or on the
+    /// observed BHP (BHP); the observed rates and BHP are the run's history series. An observed
+    /// gas rate or THP is said in a note (dead oil; no VFP tables); VFP tables, artificial lift
+    /// and the wet gas rate are refused; GRAT, CRAT, RESV and THP modes are refused.
+    void wconhist(const Items& r) {
+        EclipseControl c = control(r, 1, true);
+        c.history = true;
+        c.observed_oil = observed_rate(r, 3, "the observed oil rate");
+        c.observed_water = observed_rate(r, 4, "the observed water rate");
+        if (observed_rate(r, 5, "the observed gas rate") > 0.0) {
+            out_.notes.push_back(r.where + "well " + r.word(0, "") +
+                                 ": the observed gas rate (item 6) is not simulated (heptane's "
+                                 "oil is dead: no gas)");
+        }
+        if (r.integer(6, 0) != 0) r.fail(6, "(a VFP table): heptane's wells have none");
+        if (r.number(7, 0.0) != 0.0) r.fail(7, "(artificial lift): heptane's wells have none");
+        observed_thp(r, 8);
+        c.observed_bhp = observed_bhp(r, 9);
+        r.defaulted_from(10, "the wet gas rate (Eclipse 300)");
+        const std::string mode = r.word(2, "");
+        if (mode == "ORAT" || mode == "WRAT" || mode == "LRAT") {
+            c.phase = mode == "ORAT"   ? RatePhase::oil
+                      : mode == "WRAT" ? RatePhase::water
+                                       : RatePhase::liquid;
+            history_rate(c, mode == "ORAT"   ? c.observed_oil
+                            : mode == "WRAT" ? c.observed_water
+                                             : c.observed_oil + c.observed_water);
+        } else if (mode == "BHP") {
+            if (std::isnan(c.observed_bhp)) {
+                r.fail(9, "(the observed BHP) is the BHP control's target: give it");
+            }
+            c.target = c.observed_bhp;
+        } else {
+            r.fail(2,
+                   "(the control) must be ORAT, WRAT, LRAT or BHP (heptane has no gas, no "
+                   "reservoir-volume control and no THP control)");
+        }
+        add_controls(r, c);
+    }
+
+    /// WCONINJH (design decision 90): a history-matching water injector, controlled on the
+    /// observed rate (item 12 RATE, the default) without a BHP limit, or on the observed BHP
+    /// (BHP); an observed THP is said in a note; VFP tables and the injected fractions of
+    /// items 8 to 11 are refused.
+    void wconinjh(const Items& r) {
+        EclipseControl c = control(r, 2, true);
+        c.injector = true;
+        c.history = true;
+        if (r.word(1, "") != "WATER") r.fail(1, "(the injected phase) must be WATER");
+        c.observed_water = observed_rate(r, 3, "the observed injection rate");
+        c.observed_bhp = observed_bhp(r, 4);
+        observed_thp(r, 5);
+        if (r.integer(6, 0) != 0) r.fail(6, "(a VFP table): heptane's wells have none");
+        for (std::size_t q = 7; q <= 10; ++q) {
+            r.defaulted(q, "the vaporized oil and the injected fractions (heptane injects water)");
+        }
+        const std::string mode = r.word(11, "RATE");
+        if (mode == "RATE") {
+            history_rate(c, c.observed_water);
+        } else if (mode == "BHP") {
+            if (std::isnan(c.observed_bhp)) {
+                r.fail(4, "(the observed BHP) is the BHP control's target: give it");
+            }
+            c.target = c.observed_bhp;
+        } else {
+            r.fail(11, "(the control) must be RATE or BHP");
+        }
+        r.defaulted_from(12, "later items");
         add_controls(r, c);
     }
 
@@ -503,12 +708,23 @@ class ScheduleReader {
 
     /// The record's time and status (item `status` + 1: OPEN or SHUT); its wells are
     /// add_controls'.
-    EclipseControl control(const Items& r, std::size_t status) {
+    /// A control record's time, place and status (item `status`: OPEN or SHUT; a history
+    /// record's STOP is taken as SHUT, with a note).
+    EclipseControl control(const Items& r, std::size_t status, bool history = false) {
         EclipseControl c;
         c.time = time_;
         c.where = r.where;
-        const std::string word = r.word(status, "OPEN");
-        if (word != "OPEN" && word != "SHUT") r.fail(status, "(the status) must be OPEN or SHUT");
+        std::string word = r.word(status, "OPEN");
+        if (history && word == "STOP") {
+            out_.notes.push_back(r.where + "well " + r.word(0, "") +
+                                 ": STOP taken as SHUT (heptane's shut wellbore has no "
+                                 "cross-flow between its connections)");
+            word = "SHUT";
+        }
+        if (word != "OPEN" && word != "SHUT") {
+            r.fail(status, history ? "(the status) must be OPEN, STOP or SHUT"
+                                   : "(the status) must be OPEN or SHUT");
+        }
         c.open = word == "OPEN";
         return c;
     }

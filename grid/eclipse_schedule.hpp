@@ -1,9 +1,11 @@
 #pragma once
 /// @file The wells and their controls from an Eclipse deck's SCHEDULE section, for heptane's
 /// two-phase model (design decision 79; deck key schedule.eclipse): WELSPECS, COMPDAT,
-/// WCONINJE, WCONPROD, WELOPEN, WECON (decision 86), TSTEP and DATES, in SI, without heptane's well
-/// types (app/ maps them). WCONINJE, WCONPROD and WELOPEN take a well name pattern ('P*'; decision
-/// 83), a record for each well it matches.
+/// WCONINJE, WCONPROD, WCONHIST and WCONINJH (decision 90), WELTARG (decision 91), WELOPEN, WECON
+/// (decision 86), WTEST (decision 88), TSTEP and DATES, in SI, without heptane's well types (app/
+/// maps them). WCONINJE, WCONPROD and WELOPEN take a well name pattern ('P*'; decision 83), a
+/// record for each well it matches.
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -21,11 +23,11 @@ struct EclipseWell {
     double skin = 0.0;
 };
 
-/// One WCONINJE or WCONPROD record: a well's control from `time` on; or a WELOPEN record:
-/// its status alone (status_only).
 /// Which surface rate a rate control holds (design decision 82).
 enum class RatePhase { liquid, oil, water };
 
+/// One WCONINJE, WCONPROD, WCONHIST or WCONINJH record: a well's control from `time` on; or a
+/// WELOPEN record: its status alone (status_only).
 struct EclipseControl {
     double time = 0.0;  ///< [s] from the start: the TSTEPs and DATES before the record
     std::string well;
@@ -36,8 +38,22 @@ struct EclipseControl {
     RatePhase phase = RatePhase::liquid;  ///< a rate's: WCONPROD ORAT the oil's, WRAT the water's
     /// WELOPEN (design decision 83): `open` alone, the well's controls kept (the rest unused).
     bool status_only = false;
+    /// WELTARG (design decision 91): the well's controls with one target or limit changed,
+    /// its status kept (`open` unused).
+    bool keeps_status = false;
     double target = 0.0;     ///< [m^3/s] surface rate, or [Pa] BHP
     double bhp_limit = 0.0;  ///< [Pa] an injector's maximum, a producer's minimum; 0: none
+    /// WCONHIST and WCONINJH (design decision 90): the record is a history well's, and these
+    /// are its observed surface rates [m^3/s] (an injector's injected water in `observed_water`,
+    /// > 0) and BHP [Pa] over the record's period; NaN: not observed (every other record).
+    bool history = false;
+    /// A history record whose observed rate for its mode is 0: the well shut for the period,
+    /// its control kept (at the start, where it has none, a placeholder BHP control at 1 atm);
+    /// WELOPEN may not open it.
+    bool zero_rate = false;
+    double observed_oil = std::nan("");
+    double observed_water = std::nan("");
+    double observed_bhp = std::nan("");
 };
 
 /// One WECON record (design decision 86): a producer's economic limits from `time` on.
@@ -74,7 +90,12 @@ struct EclipseSchedule {
 /// I, J, the phase; the BHP reference depth and later items defaulted), COMPDAT (the well's
 /// own column, K1..K2 OPEN, the diameter, the skin; the connection factor, Kh, D and a
 /// direction other than Z defaulted), WCONINJE (WATER, OPEN or SHUT, RATE or BHP, the BHP
-/// limit), WCONPROD (OPEN or SHUT, BHP or LRAT, the BHP limit), WECON (the minimum oil
+/// limit), WCONPROD (OPEN or SHUT, BHP or LRAT, the BHP limit), WCONHIST (OPEN or SHUT,
+/// ORAT, WRAT, LRAT or BHP with the observed oil and water rates and BHP as the target, a BHP
+/// limit of 1 atm; an observed rate of 0 for the mode shuts the well for the period; a gas rate
+/// or THP observed is a note), WCONINJH (WATER, OPEN or SHUT, the observed rate and BHP,
+/// control RATE or BHP), WELTARG (a BHP limit, or the target of the well's control;
+/// decision 91), WECON (the minimum oil
 /// rate, the maximum water cut with workover WELL or NONE; gas limits, connection workovers,
 /// the end-run flag and later items refused), WTEST (the interval, the reasons with E, the
 /// number of tests; the start-up time defaulted or 0), TSTEP and DATES (counted

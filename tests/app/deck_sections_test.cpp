@@ -210,6 +210,45 @@ TEST(Deck, ScheduleEclipseShutsAtTheStartAndChangesLater) {
               (std::vector<double>{20.0 * units::kDay, 30.0 * units::kDay}));
 }
 
+TEST(Deck, WeltargKeepsTheWellsStatus) {
+    // Design decision 91: WELTARG at the start changes the well's spec (P1 SHUT there stays
+    // shut), later an event with the changed control and no status; on a history well it
+    // continues the observed series (the record's observations carried on).
+    const test::TempFile inc(
+        "RUNSPEC\nFIELD\nSCHEDULE\nWELSPECS\n 'INJ' 'G' 3 3 /\n 'P1' 'G' 2 2 /\n/\n"
+        "COMPDAT\n 'INJ' 2* 1 4 'OPEN' 2* 0.5 /\n 'P1' 2* 1 3 'OPEN' 2* 0.5 /\n/\n"
+        "WCONINJH\n 'INJ' 'WATER' 'OPEN' 200 /\n/\n"
+        "WCONPROD\n 'P1' 'SHUT' 'LRAT' 3* 150 1* 3000 /\n/\n"
+        "WELTARG\n 'P1' 'BHP' 2500 /\n/\n"
+        "TSTEP\n 20 /\nWELTARG\n 'P1' 'LRAT' 120 /\n 'INJ' 'BHP' 9000 /\n/\nTSTEP\n 10 /\n");
+    const Deck d = load_deck(source_path("tests/app/decks/eclipse_schedule_sim.yaml"),
+                             {"schedule.eclipse=" + inc.path()});
+    const wells::WellSpec& p1 = d.model.wells[1];
+    EXPECT_DOUBLE_EQ(p1.target, 150.0 * units::kStockTankBarrel / units::kDay);
+    EXPECT_DOUBLE_EQ(p1.min_bhp, 2500.0 * units::kPsi);
+    ASSERT_EQ(d.schedule.events.size(), 3u);
+    EXPECT_EQ(d.schedule.events[0].open, std::optional<bool>(false));  // P1 shut at the start
+    const sim::WellEvent &rate = d.schedule.events[1], &limit = d.schedule.events[2];
+    EXPECT_EQ(rate.time, 20.0 * units::kDay);
+    EXPECT_EQ(rate.well, 1u);
+    EXPECT_FALSE(rate.open.has_value());
+    EXPECT_EQ(rate.kind, std::optional<wells::ControlKind>(wells::ControlKind::rate));
+    EXPECT_DOUBLE_EQ(rate.target, 120.0 * units::kStockTankBarrel / units::kDay);
+    EXPECT_EQ(rate.min_bhp, std::optional<double>(2500.0 * units::kPsi));
+    EXPECT_EQ(limit.well, 0u);
+    EXPECT_FALSE(limit.open.has_value());
+    EXPECT_DOUBLE_EQ(limit.target, 200.0 * units::kStockTankBarrel / units::kDay);
+    EXPECT_EQ(limit.max_bhp, std::optional<double>(9000.0 * units::kPsi));
+    // INJ's history goes on through its WELTARG: -200 stb/day from day 0 and from day 20.
+    std::vector<double> injected;
+    for (const WellObservation& o : d.history) {
+        if (o.well == 0) injected.push_back(o.water / (units::kStockTankBarrel / units::kDay));
+    }
+    ASSERT_EQ(injected.size(), 2u);
+    EXPECT_DOUBLE_EQ(injected[0], -200.0);
+    EXPECT_DOUBLE_EQ(injected[1], -200.0);
+}
+
 TEST(Deck, PhaseRateControlsFromYamlAndEclipse) {
     // Design decision 82: oil_rate and water_rate in the wells section and the events, and
     // WCONPROD ORAT / WRAT mapped onto them.

@@ -6,8 +6,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/input_error.hpp"
 #include "common/temp_file.hpp"
@@ -228,6 +231,162 @@ TEST(EclipseSchedule, WtestGivesWellTests) {
     EXPECT_THAT(error(" 'P1' 30 'E' 0 2 /"), HasSubstr("(the start-up time) must be 0"));
 }
 
+// Design decision 90: WCONHIST's and WCONINJH's records are controls on their observed values
+// (ORAT, WRAT, LRAT = oil + water, BHP; RATE for the injector) with the history wells' BHP
+// limit of 1 atm for a producer, none for an injector; the observed rates and BHP are kept for
+// the history series (NaN where not given, 0 for a defaulted rate as Eclipse's); a zero rate for
+// the mode shuts the well (its control a placeholder); STOP is SHUT with a note, and so are an
+// observed gas rate and THP.
+TEST(EclipseSchedule, HistoryRecordsGiveControlsAndObservations) {
+    const double stb_day = units::kStockTankBarrel / units::kDay;
+    const TempFile f("RUNSPEC\nFIELD\n" + kWells +
+                     "WCONINJH\n 'I1' 'WATER' 'OPEN' 500 6000 /\n/\n"
+                     "WCONHIST\n 'P1' 'OPEN' 'ORAT' 300 20 100 2* 250 2000 /\n/\n"
+                     "TSTEP\n 10 /\n"
+                     "WCONHIST\n 'P1' 'OPEN' 'LRAT' 200 50 /\n/\n"
+                     "WCONINJH\n 'I1' 'WATER' 'OPEN' 400 5000 6* 'BHP' /\n/\n"
+                     "TSTEP\n 10 /\n"
+                     "WCONHIST\n 'P1' 'STOP' 'WRAT' 200 0 /\n/\n"
+                     "TSTEP\n 10 /\n"
+                     "WCONHIST\n 'P1' 'OPEN' 'BHP' 6* 1800 /\n/\n"
+                     "WCONHIST\n 'P1' 'OPEN' 'WRAT' 1* 150 /\n/\n"
+                     "TSTEP\n 10 /\n");
+    const EclipseSchedule s = read_eclipse_schedule(f.path(), kMetric);
+    ASSERT_EQ(s.controls.size(), 7u);
+    const EclipseControl &inj = s.controls[0], &oil = s.controls[1], &liquid = s.controls[2];
+    const EclipseControl &inj_bhp = s.controls[3], &stopped = s.controls[4];
+    const EclipseControl &bhp = s.controls[5], &water = s.controls[6];
+    for (const EclipseControl& c : s.controls) EXPECT_TRUE(c.history) << c.where;
+    EXPECT_TRUE(inj.injector && inj.rate && inj.open);
+    EXPECT_DOUBLE_EQ(inj.target, 500.0 * stb_day);
+    EXPECT_EQ(inj.bhp_limit, 0.0);  // an injector's history: no limit
+    EXPECT_DOUBLE_EQ(inj.observed_water, 500.0 * stb_day);
+    EXPECT_DOUBLE_EQ(inj.observed_bhp, 6000.0 * units::kPsi);
+    EXPECT_TRUE(std::isnan(inj.observed_oil));
+    EXPECT_TRUE(oil.rate && !oil.injector);
+    EXPECT_EQ(oil.phase, RatePhase::oil);
+    EXPECT_DOUBLE_EQ(oil.target, 300.0 * stb_day);
+    EXPECT_EQ(oil.bhp_limit, 101325.0);  // 1 atm to the bit
+    EXPECT_DOUBLE_EQ(oil.observed_oil, 300.0 * stb_day);
+    EXPECT_DOUBLE_EQ(oil.observed_water, 20.0 * stb_day);
+    EXPECT_DOUBLE_EQ(oil.observed_bhp, 2000.0 * units::kPsi);
+    EXPECT_EQ(liquid.phase, RatePhase::liquid);
+    EXPECT_DOUBLE_EQ(liquid.target, 250.0 * stb_day);
+    EXPECT_EQ(liquid.time, 10.0 * units::kDay);
+    EXPECT_TRUE(std::isnan(liquid.observed_bhp));
+    EXPECT_FALSE(inj_bhp.rate);
+    EXPECT_DOUBLE_EQ(inj_bhp.target, 5000.0 * units::kPsi);
+    EXPECT_DOUBLE_EQ(inj_bhp.observed_water, 400.0 * stb_day);
+    // STOP with no water for WRAT: shut, its control a placeholder (BHP 1 atm).
+    EXPECT_FALSE(stopped.open);
+    EXPECT_TRUE(stopped.zero_rate);
+    EXPECT_FALSE(stopped.rate);
+    EXPECT_EQ(stopped.target, 101325.0);
+    EXPECT_DOUBLE_EQ(stopped.observed_oil, 200.0 * stb_day);
+    EXPECT_FALSE(bhp.rate);
+    EXPECT_TRUE(bhp.open);
+    EXPECT_DOUBLE_EQ(bhp.target, 1800.0 * units::kPsi);
+    EXPECT_EQ(bhp.observed_oil, 0.0);  // defaulted: 0, as Eclipse's
+    EXPECT_EQ(water.phase, RatePhase::water);
+    EXPECT_DOUBLE_EQ(water.target, 150.0 * stb_day);
+    ASSERT_EQ(s.notes.size(), 3u);
+    EXPECT_THAT(s.notes[0], HasSubstr(":17: WCONHIST: well P1: the observed gas rate (item 6) is "
+                                      "not simulated"));
+    EXPECT_THAT(s.notes[1], HasSubstr(":17: WCONHIST: well P1: the observed THP (item 9) is "
+                                      "not used"));
+    EXPECT_THAT(s.notes[2], HasSubstr(":30: WCONHIST: well P1: STOP taken as SHUT"));
+}
+
+// What history records cannot take, at the item; WELOPEN may not open a well whose history has
+// no rate.
+TEST(EclipseSchedule, HistoryRecordsRefuseWhatTheModelCannotTake) {
+    const auto error = [](const std::string& rest) {
+        const TempFile f(kWells + "WCONINJH\n 'I1' 'WATER' 'OPEN' 500 /\n/\n" + rest);
+        return input_error_of([&] { read_eclipse_schedule(f.path(), kMetric); });
+    };
+    for (const auto& [record, message] : std::vector<std::pair<std::string, std::string>>{
+             {"'P1' 'OPEN' 'RESV' 100 /", "item 3 (the control) must be ORAT, WRAT, LRAT or BHP"},
+             {"'P1' 'OPEN' 'GRAT' 100 /", "item 3 (the control) must be ORAT, WRAT, LRAT or BHP"},
+             {"'P1' 'OPEN' 'BHP' 100 /", "item 10 (the observed BHP) is the BHP control's target"},
+             {"'P1' 'OPEN' 'ORAT' -1 /", "item 4 (the observed oil rate) must be >= 0"},
+             {"'P1' 'OPEN' 'ORAT' 100 2* 2 /", "item 7 (a VFP table): heptane's wells have none"},
+             {"'P1' 'OPEN' 'ORAT' 100 3* 0.5 /", "item 8 (artificial lift)"},
+             {"'P1' 'AUTO' 'ORAT' 100 /", "item 2 (the status) must be OPEN, STOP or SHUT"},
+             {"'P1' 'OPEN' 'ORAT' 100 6* 5 /", "item 11 (the wet gas rate (Eclipse 300))"}}) {
+        EXPECT_THAT(error("WCONHIST\n " + record + "\n/\nTSTEP\n 1 /\n"),
+                    HasSubstr(":15: WCONHIST: " + message))
+            << record;
+    }
+    EXPECT_THAT(error("WCONHIST\n 'P1' 'OPEN' 'ORAT' 100 /\n/\nWCONINJH\n 'I1' 'GAS' 'OPEN' 5 "
+                      "/\n/\nTSTEP\n 1 /\n"),
+                HasSubstr(":18: WCONINJH: item 2 (the injected phase) must be WATER"));
+    EXPECT_THAT(error("WCONHIST\n 'P1' 'OPEN' 'ORAT' 100 /\n/\nWCONINJH\n 'I1' 'WATER' 'OPEN' 5 "
+                      "7* 'THP' /\n/\nTSTEP\n 1 /\n"),
+                HasSubstr(":18: WCONINJH: item 12 (the control) must be RATE or BHP"));
+    EXPECT_THAT(error("WCONHIST\n 'P1' 'OPEN' 'ORAT' 100 /\n/\nWCONINJH\n 'I1' 'WATER' 'OPEN' 5 "
+                      "3* 0.5 /\n/\nTSTEP\n 1 /\n"),
+                HasSubstr(":18: WCONINJH: item 8 (the vaporized oil and the injected fractions"));
+    // A well with no rate in its history is shut; WELOPEN may not open it, a rate may.
+    const std::string shut = "WCONHIST\n 'P1' 'OPEN' 'ORAT' 0 /\n/\nTSTEP\n 1 /\n";
+    EXPECT_THAT(error(shut + "WELOPEN\n 'P1' 'OPEN' /\n/\nTSTEP\n 1 /\n"),
+                HasSubstr(":20: WELOPEN: item 2 opens well P1, whose last WCONHIST or WCONINJH "
+                          "rate is 0"));
+    const TempFile ok(kWells + "WCONINJH\n 'I1' 'WATER' 'OPEN' 500 /\n/\n" + shut +
+                      "WCONHIST\n 'P1' 'OPEN' 'ORAT' 10 /\n/\nWELOPEN\n 'P1' 'OPEN' /\n/\n"
+                      "TSTEP\n 1 /\n");
+    EXPECT_EQ(read_eclipse_schedule(ok.path(), kMetric).controls.size(), 4u);
+}
+
+// Design decision 91: WELTARG changes the target of the item that is the well's control, the
+// BHP limit otherwise, keeping the status; what heptane's wells do not have is refused.
+TEST(EclipseSchedule, WeltargChangesATargetOrALimit) {
+    const double stb_day = units::kStockTankBarrel / units::kDay;
+    const std::string start = "RUNSPEC\nFIELD\n" + kWells +
+                              "WCONINJE\n 'I1' 'WATER' 'OPEN' 'RATE' 500 1* 6000 /\n/\n"
+                              "WCONPROD\n 'P1' 'OPEN' 'ORAT' 300 4* 800 /\n/\n";
+    const TempFile f(start +
+                     "WELTARG\n 'P1' 'BHP' 900 /\n/\n"
+                     "TSTEP\n 10 /\n"
+                     "WELTARG\n 'P1' 'ORAT' 250 /\n 'I1' 'BHP' 7000 /\n 'I1' 'RATE' 400 /\n/\n"
+                     "WCONPROD\n 'P1' 'OPEN' 'BHP' 5* 1000 /\n/\n"
+                     "WELTARG\n 'P*' 'BHP' 1200 /\n/\n"
+                     "TSTEP\n 10 /\n");
+    const EclipseSchedule s = read_eclipse_schedule(f.path(), kMetric);
+    ASSERT_EQ(s.controls.size(), 8u);
+    const EclipseControl& floor = s.controls[2];
+    EXPECT_TRUE(floor.keeps_status && floor.rate);
+    EXPECT_DOUBLE_EQ(floor.target, 300.0 * stb_day);
+    EXPECT_DOUBLE_EQ(floor.bhp_limit, 900.0 * units::kPsi);
+    const EclipseControl &oil = s.controls[3], &ceiling = s.controls[4], &rate = s.controls[5];
+    EXPECT_DOUBLE_EQ(oil.target, 250.0 * stb_day);
+    EXPECT_DOUBLE_EQ(oil.bhp_limit, 900.0 * units::kPsi);  // kept from the record before
+    EXPECT_EQ(oil.time, 10.0 * units::kDay);
+    EXPECT_TRUE(ceiling.injector);
+    EXPECT_DOUBLE_EQ(ceiling.target, 500.0 * stb_day);
+    EXPECT_DOUBLE_EQ(ceiling.bhp_limit, 7000.0 * units::kPsi);
+    EXPECT_DOUBLE_EQ(rate.target, 400.0 * stb_day);
+    EXPECT_DOUBLE_EQ(rate.bhp_limit, 7000.0 * units::kPsi);
+    const EclipseControl& bhp = s.controls[7];  // the BHP-controlled P1's target
+    EXPECT_TRUE(bhp.keeps_status);
+    EXPECT_FALSE(bhp.rate);
+    EXPECT_DOUBLE_EQ(bhp.target, 1200.0 * units::kPsi);
+    EXPECT_FALSE(s.controls[1].keeps_status);
+
+    const auto error = [&](const std::string& record) {
+        const TempFile bad(start + "WELTARG\n " + record + "\n/\nTSTEP\n 1 /\n");
+        return input_error_of([&] { read_eclipse_schedule(bad.path(), kMetric); });
+    };
+    EXPECT_THAT(error("'P1' 'WRAT' 100 /"),
+                HasSubstr(":20: WELTARG: item 2 (WRAT) is not well P1's control"));
+    EXPECT_THAT(error("'P1' 'RATE' 100 /"), HasSubstr("item 2 (RATE) is not well P1's control"));
+    EXPECT_THAT(error("'I1' 'ORAT' 100 /"), HasSubstr("item 2 (ORAT) is not well I1's control"));
+    EXPECT_THAT(error("'P1' 'GRAT' 100 /"),
+                HasSubstr("item 2 (the quantity) must be BHP, ORAT, WRAT, LRAT or RATE"));
+    EXPECT_THAT(error("'P1' 'ORAT' 0 /"), HasSubstr("item 3 (the rate) must be > 0"));
+    EXPECT_THAT(error("'P1' 'BHP' -1 /"), HasSubstr("item 3 (the BHP) must be >= 0"));
+    EXPECT_THAT(error("'P1' 'BHP' 100 1 /"), HasSubstr("item 4 (later items) must be defaulted"));
+}
+
 TEST(EclipseSchedule, DatesCountFromStart) {
     // START 1 JAN 2016 (a leap year): DATES 1 FEB and 1 MAR are days 31 and 60, a TSTEP of 10
     // then day 70, 15 JLY (Eclipse's July) at noon day 196.5, a control between them at day 70.
@@ -331,8 +490,8 @@ TEST(EclipseSchedule, WhatTheModelCannotTakeIsRefusedAtItsLine) {
     EXPECT_THAT(error(controls + "TSTEP\n 1 /\nWCONPROD\n 'P1' 'OPEN' 'BHP' 5* 90 /\n/\n"),
                 HasSubstr(":20: WCONPROD: after the last TSTEP or DATES: it would act on no step"));
     EXPECT_THAT(error("WCONINJE\n 'I1' 'WATER' 'OPEN' 'RATE' 500 /\n/\nTSTEP\n 1 /\n"),
-                HasSubstr(":4: WELSPECS: well P1 has no WCONINJE or WCONPROD before the first "
-                          "TSTEP"));
+                HasSubstr(":4: WELSPECS: well P1 has no WCONINJE, WCONPROD, WCONHIST or WCONINJH "
+                          "before the first TSTEP"));
     EXPECT_THAT(error(controls + "TSTEP\n 1 /\nWELSPECS\n 'P2' 'G' 2 2 /\n/\n"),
                 HasSubstr(":20: WELSPECS: a well after the first TSTEP"));
     EXPECT_THAT(error("INCLUDE\n 'no_such.inc' /\n"), HasSubstr("(included from "));
