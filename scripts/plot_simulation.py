@@ -13,6 +13,10 @@ writes, in DIR (default: the folder of OUT.h5), NAME_PLOT.png (NAME default: the
   field              the field's rates (oil and water produced, water injected) per step, and
                      the fluid in place at the report times (oil, water, and the pressure
                      weighted by hydrocarbon pore volume): /field, /field/in_place
+  regions            each fluid-in-place region's oil in place and pressure at the report
+                     times (/regions/in_place, a deck with FIP regions; a note without them)
+A history well's observed series (WCONHIST, WCONINJH: /wells/NAME/*_history) are drawn dotted
+beside its simulated rates and BHP.
 and prints their paths, one a line. Exit status 2 when OUT.h5 is missing, not HDF5 or not a
 simulation result (no /simulation and /wells, e.g. a `heptane run` file).
 
@@ -63,7 +67,8 @@ class Well:
     name: str
     injector: bool
     colour: str  # the same in every figure
-    data: dict   # dataset name -> Series: time, bhp, oil_rate, water_rate, water_cut, control
+    data: dict   # dataset name -> Series: time, bhp, oil_rate, water_rate, water_cut, control,
+                 # and a history well's oil_rate_history, water_rate_history, bhp_history
 
 
 @dataclass
@@ -76,6 +81,7 @@ class Result:
     newton: dict     # /simulation/newton datasets per linear solve: step, linear_iterations, ...
     field: dict      # /field datasets per accepted step ({} in a file without /field)
     in_place: dict   # /field/in_place datasets per report time ({} in a file without them)
+    regions: dict    # /regions/in_place: time (reports), oil, pressure (reports x regions); {}
 
 
 # ---- reading ------------------------------------------------------------------------------
@@ -99,6 +105,12 @@ def read_series(group, name):
     return Series(np.asarray(ds[()]).reshape(-1), text(ds.attrs.get("units", "")))
 
 
+def read_table(group, name):
+    """A (reports, regions) dataset as a 2-D array, and its units."""
+    ds = member(group, name)
+    return Series(np.atleast_2d(np.asarray(ds[()])), text(ds.attrs.get("units", "")))
+
+
 def read(path):
     """Everything the plots need, read at once (the file is closed before plotting)."""
     if not os.path.exists(path):
@@ -119,6 +131,9 @@ def read(path):
         for i, (name, g) in enumerate(f["wells"].items()):  # h5py lists them by name
             data = {n: read_series(g, n)
                     for n in ("time", "bhp", "oil_rate", "water_rate", "water_cut", "control")}
+            for n in ("oil_rate_history", "water_rate_history", "bhp_history"):
+                if n in g:  # a history well (design decision 90)
+                    data[n] = read_series(g, n)
             wells.append(Well(name, text(g.attrs.get("type", "")) == "injector",
                               colours[i % len(colours)], data))
         # Files of heptane before /field (2026-11-28) and /field/in_place (2026-12-01) lack them.
@@ -130,12 +145,17 @@ def read(path):
             if "in_place" in f["field"]:
                 in_place = {n: read_series(f["field/in_place"], n)
                             for n in ("time", "oil", "water", "pressure")}
+        regions = {}
+        if "regions" in f and "in_place" in f["regions"]:  # FIP regions (design decision 89)
+            g = f["regions/in_place"]
+            regions = {"time": read_series(g, "time"), "oil": read_table(g, "oil"),
+                       "pressure": read_table(g, "pressure")}
         time, dt = steps["time"].values, steps["dt"].values
         return Result(title=text(f.attrs.get("title", "")),
                       status=text(f.attrs.get("status", "")),
                       start=float(time[0] - dt[0]) if time.size else 0.0,
                       wells=wells, steps=steps, newton=newton, field=field,
-                      in_place=in_place)
+                      in_place=in_place, regions=regions)
 
 
 # ---- drawing helpers ----------------------------------------------------------------------
@@ -183,6 +203,13 @@ def legend(ax, **kw):
 
 # ---- the plots ----------------------------------------------------------------------------
 
+def observed(ax, result, well, name, sign=1.0, **style):
+    """A history well's observed series `name` (NaN where not observed: a gap), dotted."""
+    if name in well.data:
+        step_line(ax, result.start, well.data["time"].values, sign * well.data[name].values,
+                  color=well.colour, linestyle=":", linewidth=2.0, **style)
+
+
 def plot_rates(result):
     fig, (prod, inj) = figure(result, "well rates", rows=2)
     producers = [w for w in result.wells if not w.injector]
@@ -193,11 +220,18 @@ def plot_rates(result):
                   label=f"{w.name} oil")
         step_line(prod, result.start, t, w.data["water_rate"].values, color=w.colour,
                   linestyle="--", label=f"{w.name} water")
+        observed(prod, result, w, "oil_rate_history", label=f"{w.name} oil observed")
+        observed(prod, result, w, "water_rate_history", alpha=0.5,
+                 label=f"{w.name} water observed")
     for w in injectors:  # injection is negative in the file; plotted as a positive rate
         step_line(inj, result.start, w.data["time"].values, -w.data["water_rate"].values,
                   color=w.colour, label=w.name)
+        observed(inj, result, w, "water_rate_history", sign=-1.0, label=f"{w.name} observed")
     units = result.wells[0].data["oil_rate"].units if result.wells else ""
-    prod.set_title("production (oil solid, water dashed)", fontsize="medium")
+    history = any("oil_rate_history" in w.data or "water_rate_history" in w.data
+                  for w in result.wells)
+    prod.set_title("production (oil solid, water dashed" + (", observed dotted)" if history
+                                                             else ")"), fontsize="medium")
     prod.set_ylabel(label("rate", units))
     inj.set_title("water injection", fontsize="medium")
     inj.set_ylabel(label("rate", units))
@@ -249,6 +283,7 @@ def plot_bhp(result):
         control = w.data["control"].values
         bhp = np.where(control == 0, np.nan, w.data["bhp"].values)  # no BHP while shut
         step_line(ax, result.start, w.data["time"].values, bhp, color=w.colour, label=w.name)
+        observed(ax, result, w, "bhp_history", label=f"{w.name} observed")
     ax.set_ylabel(label("bhp", result.wells[0].data["bhp"].units if result.wells else ""))
     note_if_empty(ax, not result.wells or not len(result.wells[0].data["time"].values),
                   NO_STEPS if result.wells else "no wells")
@@ -346,8 +381,36 @@ def plot_field(result):
     return fig
 
 
+def plot_regions(result):
+    """Each fluid-in-place region's oil in place (top) and pressure weighted by hydrocarbon pore
+    volume (bottom) at the report times; a region without cells holds nothing at pressure 0 and
+    is left out of the pressure."""
+    fig, (oil, pressure) = figure(result, "fluid in place by region", rows=2)
+    r = result.regions
+    if r:
+        t = r["time"].values
+        colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+        for g in range(r["oil"].values.shape[1]):
+            colour = colours[g % len(colours)]
+            oil.plot(t, r["oil"].values[:, g], "o-", color=colour, label=f"region {g + 1}")
+            p = r["pressure"].values[:, g]
+            if np.any(p > 0.0):
+                pressure.plot(t, np.where(p > 0.0, p, np.nan), "s--", color=colour,
+                              label=f"region {g + 1}")
+        oil.set_ylabel(label("oil in place", r["oil"].units))
+        oil.set_ylim(bottom=0.0)
+        pressure.set_ylabel(label("pressure (HCPV-weighted)", r["pressure"].units))
+        legend(oil, ncol=2 if r["oil"].values.shape[1] > 6 else 1)
+    note_if_empty(oil, not r, "no /regions/in_place in this file (no FIP regions)")
+    oil.set_title("oil in place at the report times", fontsize="medium")
+    pressure.set_title("pressure", fontsize="medium")
+    pressure.set_xlabel(time_label(result))
+    return fig
+
+
 PLOTS = {"rates": plot_rates, "water_cut": plot_water_cut, "bhp": plot_bhp,
-         "linear_iterations": plot_linear_iterations, "field": plot_field}
+         "linear_iterations": plot_linear_iterations, "field": plot_field,
+         "regions": plot_regions}
 
 
 def main():

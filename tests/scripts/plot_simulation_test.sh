@@ -11,7 +11,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 script="$root/scripts/plot_simulation.py"
 python=/usr/bin/python3  # Debian's python3-matplotlib and python3-h5py serve this one
-plots=(rates water_cut bhp linear_iterations field)
+plots=(rates water_cut bhp linear_iterations field regions)
 
 if [[ $# -ne 1 ]]; then
   echo "usage: $0 H5FILE" >&2
