@@ -39,6 +39,15 @@ struct InitialState {
 /// The cells' initial state (TwoPhaseCells::equilibrium_state of `init`).
 grid::CellState initial_cell_state(const grid::TwoPhaseCells& cells, const InitialState& init);
 
+/// A region field not given (region 1 everywhere, or what the grid.eclipse files say) at `key`.
+inline grid::FieldSpec defaulted_regions(const char* key) {
+    grid::FieldSpec f;
+    f.key = key;
+    f.value = {1.0, 1.0, 1.0};
+    f.defaulted = true;
+    return f;
+}
+
 /// Everything needed to generate a system. SI units.
 struct ModelSpec {
     grid::Grid3D grid;
@@ -53,23 +62,11 @@ struct ModelSpec {
     std::vector<grid::RelPerm> relperm_regions;
     /// Where each cell's saturation region comes from (uniform, layered or an Eclipse file's
     /// SATNUM, 1-based); defaulted: grid.eclipse's SATNUM where the files give one, else 1.
-    grid::FieldSpec saturation_regions = [] {
-        grid::FieldSpec f;
-        f.key = "rock.saturation_regions";
-        f.value = {1.0, 1.0, 1.0};
-        f.defaulted = true;
-        return f;
-    }();
+    grid::FieldSpec saturation_regions = defaulted_regions("rock.saturation_regions");
     /// Where each cell's fluid-in-place region comes from (as saturation_regions, an Eclipse
     /// file's FIPNUM; design decision 89); defaulted: grid.eclipse's FIPNUM where the files
     /// give one, else none (the field's fluid in place alone).
-    grid::FieldSpec fip_regions = [] {
-        grid::FieldSpec f;
-        f.key = "rock.fip_regions";
-        f.value = {1.0, 1.0, 1.0};
-        f.defaulted = true;
-        return f;
-    }();
+    grid::FieldSpec fip_regions = defaulted_regions("rock.fip_regions");
     InitialState initial;
     double dt = 86400.0;  ///< time step [s] (two_phase)
     std::vector<WellSpec> wells;

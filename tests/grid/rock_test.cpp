@@ -484,16 +484,22 @@ TEST(BuildRockErrors, EclipseSpecs) {
 
 // ---- saturation regions (design decision 87) -----------------------------------------------
 
-/// build_saturation_regions' InputError (it must throw).
-InputError regions_error(const Grid3D& g, const FieldSpec& spec, int regions,
-                         const RockFields& rock) {
+/// The InputError that `build` throws (it must throw).
+template <class Build>
+InputError input_error_thrown(Build build) {
     try {
-        build_saturation_regions(g, spec, regions, rock);
+        build();
     } catch (const InputError& e) {
         return e;
     }
     ADD_FAILURE() << "no InputError thrown";
     return InputError("", "");
+}
+
+/// build_saturation_regions' InputError (it must throw).
+InputError regions_error(const Grid3D& g, const FieldSpec& spec, int regions,
+                         const RockFields& rock) {
+    return input_error_thrown([&] { build_saturation_regions(g, spec, regions, rock); });
 }
 
 TEST(SaturationRegions, EachKindGivesEachCellsRegionFromZero) {
@@ -553,13 +559,7 @@ TEST(SaturationRegions, ErrorsNameTheKeyAndTheCell) {
 InputError fip_error(const Grid3D& g, const FieldSpec& spec, const RockFields& rock,
                      const EclipseGridSpec* files = nullptr,
                      const EclipseGridData* eclipse = nullptr) {
-    try {
-        build_fip_regions(g, spec, rock, files, eclipse);
-    } catch (const InputError& e) {
-        return e;
-    }
-    ADD_FAILURE() << "no InputError thrown";
-    return InputError("", "");
+    return input_error_thrown([&] { build_fip_regions(g, spec, rock, files, eclipse); });
 }
 
 TEST(FipRegions, EachKindGivesEachCellsRegionAndOneRegionIsKept) {
