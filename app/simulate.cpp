@@ -196,35 +196,23 @@ void print_wells(std::ostream& out, const Deck& deck, const sim::Simulator& sim)
 void print_history(std::ostream& out, const Deck& deck, const sim::Simulator& sim) {
     const UnitFactors u = unit_factors(deck.units);
     const auto& specs = sim.system().wells().specs();
-    const auto& steps = sim.steps();
     bool header = false;
     for (std::size_t w = 0; w < specs.size(); ++w) {
-        const std::vector<WellObservation> observed = observed_history(deck, sim, w);
-        if (observed.empty()) continue;
-        double sum[3] = {0.0, 0.0, 0.0}, time[3] = {0.0, 0.0, 0.0};
-        for (std::size_t k = 0; k < steps.size(); ++k) {
-            const sim::StepRecord& s = steps[k];
-            const double d[3] = {(s.rates[w].oil - observed[k].oil) / u.rate,
-                                 (s.rates[w].water - observed[k].water) / u.rate,
-                                 (s.bhp[w] - observed[k].bhp) / u.pressure};
-            for (int a = 0; a < 3; ++a) {
-                if (std::isnan(d[a])) continue;
-                sum[a] += s.dt * d[a] * d[a];
-                time[a] += s.dt;
-            }
-        }
+        const std::optional<HistoryMisfit> m = history_misfit(deck, sim, w);
+        if (!m) continue;
         if (!header) {
             out << "  history     misfit to the observed rates and BHP (RMS over the steps "
                    "observed, weighted by their lengths)\n";
             header = true;
         }
+        const double value[3] = {m->oil / u.rate, m->water / u.rate, m->bhp / u.pressure};
         const char* unit[3] = {u.rate_name, u.rate_name, u.pressure_name};
         const char* name[3] = {"oil", "water", "bhp"};
         out << "    " << specs[w].name << ":";
         for (int a = 0; a < 3; ++a) {
             out << (a > 0 ? "," : "") << " " << name[a] << " "
-                << (time[a] > 0.0 ? general(std::sqrt(sum[a] / time[a]), 3) + " " + unit[a]
-                                  : std::string("not observed"));
+                << (std::isnan(value[a]) ? std::string("not observed")
+                                         : general(value[a], 3) + " " + unit[a]);
         }
         out << '\n';
     }

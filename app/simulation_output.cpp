@@ -80,6 +80,11 @@ void write_wells(h5::File& f, const Deck& deck, const sim::Simulator& sim) {
         f.write(g + "/oil_rate_history", oil_h, {n}, u.rate_name);
         f.write(g + "/water_rate_history", water_h, {n}, u.rate_name);
         f.write(g + "/bhp_history", bhp_h, {n}, u.pressure_name);
+        // The misfits the summary prints, for a script's objective (deck units; NaN: none).
+        const HistoryMisfit m = *history_misfit(deck, sim, w);
+        f.attr(g, "misfit_oil_rate", m.oil / u.rate);
+        f.attr(g, "misfit_water_rate", m.water / u.rate);
+        f.attr(g, "misfit_bhp", m.bhp / u.pressure);
     }
 }
 
@@ -289,6 +294,26 @@ std::vector<WellObservation> observed_history(const Deck& deck, const sim::Simul
         start = s.time;
     }
     return out;
+}
+
+std::optional<HistoryMisfit> history_misfit(const Deck& deck, const sim::Simulator& sim,
+                                            std::size_t w) {
+    const std::vector<WellObservation> observed = observed_history(deck, sim, w);
+    if (observed.empty()) return std::nullopt;
+    double sum[3] = {0.0, 0.0, 0.0}, time[3] = {0.0, 0.0, 0.0};
+    for (std::size_t k = 0; k < observed.size(); ++k) {
+        const sim::StepRecord& s = sim.steps()[k];
+        const double d[3] = {s.rates[w].oil - observed[k].oil, s.rates[w].water - observed[k].water,
+                             s.bhp[w] - observed[k].bhp};
+        for (int a = 0; a < 3; ++a) {
+            if (std::isnan(d[a])) continue;
+            sum[a] += s.dt * d[a] * d[a];
+            time[a] += s.dt;
+        }
+    }
+    double rms[3];
+    for (int a = 0; a < 3; ++a) rms[a] = time[a] > 0.0 ? std::sqrt(sum[a] / time[a]) : std::nan("");
+    return HistoryMisfit{rms[0], rms[1], rms[2]};
 }
 
 double FieldStep::water_cut() const {

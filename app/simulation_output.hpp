@@ -5,6 +5,7 @@
 /// `simulate --restart` goes on from) and at the end, each time a whole file put in place by
 /// a rename, for bytes that grow with the run, not with its square (design decision 67).
 #include <deque>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -121,6 +122,17 @@ std::vector<FieldStep> field_history(const sim::Simulator& sim);
 /// well has no history record (no observed value in any entry).
 std::vector<WellObservation> observed_history(const Deck& deck, const sim::Simulator& sim,
                                               std::size_t w);
+
+/// A history well's misfit to its observed series (design decision 90): the root mean square
+/// of simulated minus observed oil rate, water rate [m^3/s] and BHP [Pa] over the steps with an
+/// observation, weighted by the steps' lengths; NaN where no step is observed.
+struct HistoryMisfit {
+    double oil = 0.0, water = 0.0, bhp = 0.0;
+};
+
+/// Well w's misfit (nothing when it has no history: observed_history is empty).
+std::optional<HistoryMisfit> history_misfit(const Deck& deck, const sim::Simulator& sim,
+                                            std::size_t w);
 
 /// The surface volume unit of the deck's rates ("stb" of "stb/day", "sm3" of "sm3/day").
 std::string volume_name(const UnitFactors& u);

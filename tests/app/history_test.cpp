@@ -79,8 +79,9 @@ TEST(History, WconhistAndWconinjhRunTheControlsTheyStandFor) {
 // The history series: each step's observation is the record in force over the step (the one at
 // or before its start), in the deck's units, NaN where nothing is observed (a BHP not given, a
 // prediction record); on its rate control P1 produces its observed oil rate (the Newton
-// tolerance apart); the summary prints each history well's time-weighted RMS misfit, which is
-// recomputed here from the file. Fails with an observation taken at the step's end.
+// tolerance apart); the summary prints each history well's time-weighted RMS misfit, and the
+// file has it (attributes of /wells/NAME), which is recomputed here from the file. Fails with
+// an observation taken at the step's end.
 TEST(History, TheObservedSeriesAreTheRecordsInForceOverEachStep) {
     const test::TempFolder dir;
     const std::string a = dir.path() + "/history.h5";
@@ -138,8 +139,11 @@ TEST(History, TheObservedSeriesAreTheRecordsInForceOverEachStep) {
         weight += dt;
         start = time[k];
     }
+    const double misfit = std::sqrt(sum / weight);
+    EXPECT_NEAR(f.attr_double("/wells/P1", "misfit_oil_rate"), misfit, 1e-12 * misfit);
+    EXPECT_TRUE(std::isnan(f.attr_double("/wells/INJ", "misfit_oil_rate")));  // not observed
     char text[64];
-    std::snprintf(text, sizeof text, "    P1: oil %.3g stb/day, water ", std::sqrt(sum / weight));
+    std::snprintf(text, sizeof text, "    P1: oil %.3g stb/day, water ", misfit);
     EXPECT_THAT(r.out, HasSubstr("  history     misfit to the observed rates and BHP"));
     EXPECT_THAT(r.out, HasSubstr(text));
     EXPECT_THAT(r.out, HasSubstr("    INJ: oil not observed, water "));
