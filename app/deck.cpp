@@ -67,7 +67,9 @@ class DeckReader {
         const Value fluid = top.required("fluid");
         read_fluid(fluid);
         read_rock(top.optional("rock"));
-        if (auto v = top.optional("wells")) read_wells(*v);
+        if (auto v = top.optional("wells")) {
+            read_wells(*v, deck_, u_, top.optional("schedule").has_value());
+        }
         read_initial(top.optional("initial"), model(), u_,
                      [this](const Value& f) { return resolve_existing(f); });
         const std::optional<Value> schedule = top.optional("schedule");
@@ -349,43 +351,6 @@ class DeckReader {
     std::string resolve(const Value& v) const {
         const fs::path p(v.string());
         return (p.is_absolute() ? p : dir_ / p).lexically_normal().string();
-    }
-
-    void read_wells(const Value& v) {
-        for (const Value& e : v.elements()) {
-            Mapping m(e);
-            wells::WellSpec w;
-            w.name = m.required("name").string();
-            w.type = m.required("type").choice({"producer", "injector"}) == 0
-                         ? wells::WellType::producer
-                         : wells::WellType::injector;
-            const Value col = m.required("column");
-            const auto ij = col.integers(2);
-            w.i = to_int(col, ij[0]);
-            w.j = to_int(col, ij[1]);
-            w.k_first = 0;
-            w.k_last = model().grid.nz - 1;
-            if (auto p = m.optional("perforations")) {
-                const auto k = p->integers(2);
-                w.k_first = to_int(*p, k[0]);
-                w.k_last = to_int(*p, k[1]);
-            }
-            Mapping control(m.required("control"));
-            w.control = read_control_kind(control.required("kind"));
-            w.target = control.required("value").number() *
-                       (wells::is_rate(w.control) ? u_.rate : u_.pressure);
-            control.finish();
-            if (auto r = m.optional("radius")) w.radius = r->number() * u_.length;
-            if (auto s = m.optional("skin")) w.skin = s->number();
-            if (auto p = m.optional("min_bhp")) w.min_bhp = p->number() * u_.pressure;
-            if (auto p = m.optional("max_bhp")) w.max_bhp = p->number() * u_.pressure;
-            if (auto x = m.optional("min_oil_rate")) w.min_oil_rate = x->number() * u_.rate;
-            if (auto x = m.optional("max_water_cut")) w.max_water_cut = x->number();
-            if (auto x = m.optional("test_interval")) w.test_interval = x->number() * units::kDay;
-            if (auto x = m.optional("test_count")) w.test_count = to_int(*x, x->integer());
-            m.finish();
-            model().wells.push_back(w);
-        }
     }
 
     /// solver.ksparse: {kernel: auto | k1 | k2 | k3 | k4, balance: auto | on | off, lambda: N}.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -70,8 +71,46 @@ void read_newton(const Value& v, sim::NewtonSettings& n, double solver_tolerance
     m.finish();
 }
 
-sim::WellEvent read_event(const Value& v, const std::vector<wells::WellSpec>& ws,
-                          const UnitFactors& u) {
+/// An integer item of a well (a column, a layer, a count) as int.
+int well_int(const Value& v, long long x) {
+    if (x < INT_MIN || x > INT_MAX) v.fail("integer out of range");
+    return static_cast<int>(x);
+}
+
+/// An `observed` mapping (design decision 90, a history well in YAML): the well's observed
+/// oil_rate, water_rate (an injector's: the rate it injects, > 0 here, < 0 as /wells has it)
+/// and bhp from `time` on, each >= 0 (the BHP > 0); a key not given is not observed (NaN), so
+/// `observed: {}` ends the well's history.
+WellObservation read_observed(const Value& v, std::size_t well, double time, bool injector,
+                              const UnitFactors& u) {
+    Mapping m(v);
+    const double nan = std::nan("");
+    WellObservation o{well, time, nan, nan, nan};
+    if (auto x = m.optional("oil_rate")) {
+        if (injector) x->fail("an injector's observed rate is its water_rate");
+        o.oil = x->number();
+        if (!(o.oil >= 0.0)) x->fail("must be >= 0");
+        o.oil *= u.rate;
+    }
+    if (auto x = m.optional("water_rate")) {
+        const double q = x->number();
+        if (!(q >= 0.0)) x->fail(injector ? "must be >= 0 (the rate injected)" : "must be >= 0");
+        o.water = (injector ? 0.0 - q : q) * u.rate;  // 0.0 - 0: +0
+    }
+    if (auto x = m.optional("bhp")) {
+        o.bhp = x->number();
+        if (!(o.bhp > 0.0)) x->fail("must be > 0");
+        o.bhp *= u.pressure;
+    }
+    m.finish();
+    return o;
+}
+
+/// An event; its `observed` (design decision 90) goes to `history`. Nothing when the event
+/// only observes (no change to the well).
+std::optional<sim::WellEvent> read_event(const Value& v, const std::vector<wells::WellSpec>& ws,
+                                         const UnitFactors& u,
+                                         std::vector<WellObservation>& history) {
     Mapping m(v);
     sim::WellEvent e;
     e.key = v.path();
@@ -108,13 +147,20 @@ sim::WellEvent read_event(const Value& v, const std::vector<wells::WellSpec>& ws
         if (n < 0 || n > INT_MAX) x->fail("must be >= 0 (0: no bound)");
         e.test_count = static_cast<int>(n);
     }
+    const std::optional<Value> observed = m.optional("observed");
+    if (observed) {
+        history.push_back(read_observed(*observed, e.well, e.time,
+                                        ws[e.well].type == wells::WellType::injector, u));
+    }
     m.finish();
-    if (!e.open && !e.kind && !e.min_bhp && !e.max_bhp && !e.min_oil_rate && !e.max_water_cut &&
-        !e.test_interval && !e.test_count) {
+    const bool changes = e.open || e.kind || e.min_bhp || e.max_bhp || e.min_oil_rate ||
+                         e.max_water_cut || e.test_interval || e.test_count;
+    if (!changes && !observed) {
         v.fail(
             "the event changes nothing: give control, status, min_bhp, max_bhp, min_oil_rate, "
-            "max_water_cut, test_interval or test_count");
+            "max_water_cut, test_interval, test_count or observed");
     }
+    if (!changes) return std::nullopt;
     return e;
 }
 
@@ -360,10 +406,61 @@ void read_schedule(const Value& v, Deck& deck, const UnitFactors& u,
     }
     if (auto x = m.optional("newton")) read_newton(*x, s.newton, deck.solver.tolerance);
     if (auto x = m.optional("events")) {
-        for (const Value& e : x->elements()) s.events.push_back(read_event(e, deck.model.wells, u));
+        for (const Value& e : x->elements()) {
+            if (auto event = read_event(e, deck.model.wells, u, deck.history)) {
+                s.events.push_back(*event);
+            }
+        }
     }
     m.finish();
+    // Each well's observations in time order (the events may come in any order; a well's
+    // own at the start first): observed_history reads them so.
+    std::stable_sort(
+        deck.history.begin(), deck.history.end(),
+        [](const WellObservation& a, const WellObservation& b) { return a.time < b.time; });
     deck.model.dt = dt.initial;  // info, export and bench see the first Newton system
+}
+
+void read_wells(const Value& v, Deck& deck, const UnitFactors& u, bool simulation) {
+    for (const Value& e : v.elements()) {
+        Mapping m(e);
+        wells::WellSpec w;
+        w.name = m.required("name").string();
+        w.type = m.required("type").choice({"producer", "injector"}) == 0
+                     ? wells::WellType::producer
+                     : wells::WellType::injector;
+        const Value col = m.required("column");
+        const auto ij = col.integers(2);
+        w.i = well_int(col, ij[0]);
+        w.j = well_int(col, ij[1]);
+        w.k_first = 0;
+        w.k_last = deck.model.grid.nz - 1;
+        if (auto p = m.optional("perforations")) {
+            const auto k = p->integers(2);
+            w.k_first = well_int(*p, k[0]);
+            w.k_last = well_int(*p, k[1]);
+        }
+        Mapping control(m.required("control"));
+        w.control = read_control_kind(control.required("kind"));
+        w.target =
+            control.required("value").number() * (wells::is_rate(w.control) ? u.rate : u.pressure);
+        control.finish();
+        if (auto r = m.optional("radius")) w.radius = r->number() * u.length;
+        if (auto s = m.optional("skin")) w.skin = s->number();
+        if (auto p = m.optional("min_bhp")) w.min_bhp = p->number() * u.pressure;
+        if (auto p = m.optional("max_bhp")) w.max_bhp = p->number() * u.pressure;
+        if (auto x = m.optional("min_oil_rate")) w.min_oil_rate = x->number() * u.rate;
+        if (auto x = m.optional("max_water_cut")) w.max_water_cut = x->number();
+        if (auto x = m.optional("test_interval")) w.test_interval = x->number() * units::kDay;
+        if (auto x = m.optional("test_count")) w.test_count = well_int(*x, x->integer());
+        if (auto x = m.optional("observed")) {  // design decision 90
+            if (!simulation) x->fail("observed rates are a simulation's: the deck has no schedule");
+            deck.history.push_back(read_observed(*x, deck.model.wells.size(), 0.0,
+                                                 w.type == wells::WellType::injector, u));
+        }
+        m.finish();
+        deck.model.wells.push_back(w);
+    }
 }
 
 }  // namespace heptane::app

@@ -21,4 +21,9 @@ void read_schedule(const Value& v, Deck& deck, const UnitFactors& u,
 /// water_rate.
 wells::ControlKind read_control_kind(const Value& kind);
 
+/// Reads `v` (the wells list) into deck.model.wells, values in the units of `u`; a well's
+/// `observed` (design decision 90: its observed rates and BHP from the start) into
+/// deck.history, which needs a schedule (`simulation`). Errors at the key.
+void read_wells(const Value& v, Deck& deck, const UnitFactors& u, bool simulation);
+
 }  // namespace heptane::app

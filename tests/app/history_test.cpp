@@ -30,7 +30,7 @@ const std::string kDeck = source_path("tests/app/decks/history_sim.yaml");
 // day 30 (no rate observed), on BHP from day 40; INJ on its rate without a limit, shut at day
 // 30 (STOP, no rate), on a prediction rate from day 40. The file is the YAML run's bit for bit;
 // P1 reaches the 1 atm limit in the first period (its BHP control then), so the limit is the
-// history record's.
+// history record's. The observations written in YAML (`observed`) give the same history series.
 TEST(History, WconhistAndWconinjhRunTheControlsTheyStandFor) {
     const test::TempFolder dir;
     const std::string a = dir.path() + "/history.h5", b = dir.path() + "/yaml.h5";
@@ -42,17 +42,21 @@ TEST(History, WconhistAndWconinjhRunTheControlsTheyStandFor) {
     const CliResult rb = run_heptane(
         {"simulate", kDeck, "-o", b, "--backend", "cpu", "--set",
          "wells=[{name: INJ, type: injector, column: [2, 2], radius: 0.25, "
-         "control: {kind: rate, value: 10}}, "
+         "control: {kind: rate, value: 10}, observed: {water_rate: 10, bhp: 6300}}, "
          "{name: P1, type: producer, column: [1, 1], perforations: [0, 2], radius: 0.25, "
          "skin: 1.5, control: {kind: oil_rate, value: 8}, min_bhp: " +
-             limit + "}]",
+             limit + ", observed: {oil_rate: 8, water_rate: 0.5, bhp: 5800}}]",
          "--set",
          "schedule={report_times: [20, 30, 40, 60], dt_initial: 1, dt_max: 10, events: ["
          "{time: 20, well: P1, status: open, control: {kind: rate, value: 8}, min_bhp: " +
              limit +
-             "}, {time: 30, well: P1, status: shut}, {time: 30, well: INJ, status: shut}, "
-             "{time: 40, well: P1, status: open, control: {kind: bhp, value: 5800}, min_bhp: 0}, "
-             "{time: 40, well: INJ, status: open, control: {kind: rate, value: 8}, max_bhp: 0}]}"});
+             ", observed: {oil_rate: 6, water_rate: 2, bhp: 5700}}, "
+             "{time: 30, well: P1, status: shut, observed: {oil_rate: 0, water_rate: 0}}, "
+             "{time: 30, well: INJ, status: shut, observed: {water_rate: 0}}, "
+             "{time: 40, well: P1, status: open, control: {kind: bhp, value: 5800}, min_bhp: 0, "
+             "observed: {oil_rate: 0, water_rate: 0, bhp: 5800}}, "
+             "{time: 40, well: INJ, status: open, control: {kind: rate, value: 8}, max_bhp: 0, "
+             "observed: {}}]}"});
     ASSERT_EQ(rb.code, kExitOk) << rb.err << rb.out;
     EXPECT_EQ(run_heptane({"compare", a, b, "--rtol", "0", "--atol", "0"}).code, kExitOk);
     const h5::File f = h5::File::open(a), g = h5::File::open(b);
@@ -72,8 +76,21 @@ TEST(History, WconhistAndWconinjhRunTheControlsTheyStandFor) {
         limited = limited || (time[k] <= 20.0 && control[k] == 2.0);
     }
     EXPECT_TRUE(limited) << "P1 should reach the 1 atm limit before day 20";
-    // The YAML run has no history series.
-    EXPECT_FALSE(g.exists("/wells/P1/oil_rate_history"));
+    // The same observations in YAML (`observed` on the wells and the events): the same series
+    // and misfits.
+    for (const char* well : {"P1", "INJ"}) {
+        const std::string w = std::string("/wells/") + well;
+        for (const char* series : {"/oil_rate_history", "/water_rate_history", "/bhp_history"}) {
+            const std::vector<double> x = f.read(w + series).values, y = g.read(w + series).values;
+            ASSERT_EQ(x.size(), y.size()) << w << series;
+            for (std::size_t k = 0; k < x.size(); ++k) {
+                EXPECT_TRUE(x[k] == y[k] || (std::isnan(x[k]) && std::isnan(y[k])))
+                    << w << series << "[" << k << "]: " << x[k] << " vs " << y[k];
+            }
+        }
+        EXPECT_EQ(g.attr_double(w, "misfit_water_rate"), f.attr_double(w, "misfit_water_rate"))
+            << w;
+    }
 }
 
 // The history series: each step's observation is the record in force over the step (the one at
