@@ -198,14 +198,15 @@ void print_history(std::ostream& out, const Deck& deck, const sim::Simulator& si
     const auto& specs = sim.system().wells().specs();
     bool header = false;
     for (std::size_t w = 0; w < specs.size(); ++w) {
-        const std::optional<HistoryMisfit> m = history_misfit(deck, sim, w);
-        if (!m) continue;
+        const std::vector<WellObservation> observed = observed_history(deck, sim, w);
+        if (observed.empty()) continue;
+        const HistoryMisfit m = history_misfit(sim, w, observed);
         if (!header) {
             out << "  history     misfit to the observed rates and BHP (RMS over the steps "
                    "observed, weighted by their lengths)\n";
             header = true;
         }
-        const double value[3] = {m->oil / u.rate, m->water / u.rate, m->bhp / u.pressure};
+        const double value[3] = {m.oil / u.rate, m.water / u.rate, m.bhp / u.pressure};
         const char* unit[3] = {u.rate_name, u.rate_name, u.pressure_name};
         const char* name[3] = {"oil", "water", "bhp"};
         out << "    " << specs[w].name << ":";

@@ -81,7 +81,7 @@ void write_wells(h5::File& f, const Deck& deck, const sim::Simulator& sim) {
         f.write(g + "/water_rate_history", water_h, {n}, u.rate_name);
         f.write(g + "/bhp_history", bhp_h, {n}, u.pressure_name);
         // The misfits the summary prints, for a script's objective (deck units; NaN: none).
-        const HistoryMisfit m = *history_misfit(deck, sim, w);
+        const HistoryMisfit m = history_misfit(sim, w, observed);
         f.attr(g, "misfit_oil_rate", m.oil / u.rate);
         f.attr(g, "misfit_water_rate", m.water / u.rate);
         f.attr(g, "misfit_bhp", m.bhp / u.pressure);
@@ -296,10 +296,8 @@ std::vector<WellObservation> observed_history(const Deck& deck, const sim::Simul
     return out;
 }
 
-std::optional<HistoryMisfit> history_misfit(const Deck& deck, const sim::Simulator& sim,
-                                            std::size_t w) {
-    const std::vector<WellObservation> observed = observed_history(deck, sim, w);
-    if (observed.empty()) return std::nullopt;
+HistoryMisfit history_misfit(const sim::Simulator& sim, std::size_t w,
+                             const std::vector<WellObservation>& observed) {
     double sum[3] = {0.0, 0.0, 0.0}, time[3] = {0.0, 0.0, 0.0};
     for (std::size_t k = 0; k < observed.size(); ++k) {
         const sim::StepRecord& s = sim.steps()[k];

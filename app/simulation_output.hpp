@@ -5,7 +5,6 @@
 /// `simulate --restart` goes on from) and at the end, each time a whole file put in place by
 /// a rename, for bytes that grow with the run, not with its square (design decision 67).
 #include <deque>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -130,9 +129,9 @@ struct HistoryMisfit {
     double oil = 0.0, water = 0.0, bhp = 0.0;
 };
 
-/// Well w's misfit (nothing when it has no history: observed_history is empty).
-std::optional<HistoryMisfit> history_misfit(const Deck& deck, const sim::Simulator& sim,
-                                            std::size_t w);
+/// Well w's misfit to `observed`, its observed_history (one entry a step).
+HistoryMisfit history_misfit(const sim::Simulator& sim, std::size_t w,
+                             const std::vector<WellObservation>& observed);
 
 /// The surface volume unit of the deck's rates ("stb" of "stb/day", "sm3" of "sm3/day").
 std::string volume_name(const UnitFactors& u);
