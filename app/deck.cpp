@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <climits>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -30,11 +29,6 @@ namespace fs = std::filesystem;
 /// Rng stream of `rhs: random`: beyond the streams of promote_to_bsr's blocks (row x cols +
 /// col < 2^62 with 32-bit sizes), so the rhs does not repeat a block's values.
 constexpr std::uint64_t kRhsStream = 1ULL << 63;
-
-int to_int(const Value& v, long long x) {
-    if (x < INT_MIN || x > INT_MAX) v.fail("integer out of range");
-    return static_cast<int>(x);
-}
 
 /// Reads a deck: one member function per section, in dependency order.
 class DeckReader {

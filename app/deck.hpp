@@ -59,6 +59,10 @@ struct MatrixSystem {
     std::int64_t matrix_duplicates = 0, rhs_duplicates = 0;
 };
 
+/// An injector's observed rate q (>= 0, or NaN: not observed) as /wells has its rates: < 0,
+/// and 0 as +0 (0.0 - q, not -q).
+inline double injected(double q) { return 0.0 - q; }
+
 /// A history well's observed rates and BHP (WCONHIST, WCONINJH; design decision 90) from
 /// `time` on, until the well's next control record; SI, rates as /wells has them (production
 /// > 0, injection < 0); NaN: not observed (a record that is not a history record ends the

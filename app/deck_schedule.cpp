@@ -71,12 +71,6 @@ void read_newton(const Value& v, sim::NewtonSettings& n, double solver_tolerance
     m.finish();
 }
 
-/// An integer item of a well (a column, a layer, a count) as int.
-int well_int(const Value& v, long long x) {
-    if (x < INT_MIN || x > INT_MAX) v.fail("integer out of range");
-    return static_cast<int>(x);
-}
-
 /// An `observed` mapping (design decision 90, a history well in YAML): the well's observed
 /// oil_rate, water_rate (an injector's: the rate it injects, > 0 here, < 0 as /wells has it)
 /// and bhp from `time` on, each >= 0 (the BHP > 0); a key not given is not observed (NaN), so
@@ -95,7 +89,7 @@ WellObservation read_observed(const Value& v, std::size_t well, double time, boo
     if (auto x = m.optional("water_rate")) {
         const double q = x->number();
         if (!(q >= 0.0)) x->fail(injector ? "must be >= 0 (the rate injected)" : "must be >= 0");
-        o.water = (injector ? 0.0 - q : q) * u.rate;  // 0.0 - 0: +0
+        o.water = (injector ? injected(q) : q) * u.rate;
     }
     if (auto x = m.optional("bhp")) {
         o.bhp = x->number();
@@ -225,7 +219,7 @@ void read_eclipse_schedule(const Value& file, const std::string& path, Deck& dec
         // The history series (design decision 90): every control record of a deck with
         // history records starts a period, observed (WCONHIST, WCONINJH) or not (NaN).
         if (history && !c.status_only) {
-            const double water = c.injector ? 0.0 - c.observed_water : c.observed_water;  // +0
+            const double water = c.injector ? injected(c.observed_water) : c.observed_water;
             deck.history.push_back({n, c.time, c.observed_oil, water, c.observed_bhp});
         }
         // WELOPEN's records (design decision 83) set the status alone.
@@ -267,41 +261,30 @@ void read_eclipse_schedule(const Value& file, const std::string& path, Deck& dec
         if (it->type == wells::WellType::injector)
             file.fail(where + "well " + well + " is an injector (WCONINJE): " + refusal);
         if (time == 0.0) {
-            set(&*it, nullptr);
+            set(*it);
             return;
         }
         sim::WellEvent e;
         e.time = time;
         e.well = static_cast<std::size_t>(it - ws.begin());
         e.key = file.path();
-        set(nullptr, &e);
+        set(e);
         s.events.push_back(e);
     };
     // WECON (design decision 86): a producer's economic limits, at the start or by an event.
     for (const grid::EclipseEconomics& x : es.economics) {
         producer_record(x.time, x.well, x.where, "economic limits are a producer's",
-                        [&](wells::WellSpec* w, sim::WellEvent* e) {
-                            if (w != nullptr) {
-                                w->min_oil_rate = x.min_oil_rate;
-                                w->max_water_cut = x.max_water_cut;
-                            } else {
-                                e->min_oil_rate = x.min_oil_rate;
-                                e->max_water_cut = x.max_water_cut;
-                            }
+                        [&](auto& target) {
+                            target.min_oil_rate = x.min_oil_rate;
+                            target.max_water_cut = x.max_water_cut;
                         });
     }
     // WTEST (design decision 88): a producer's well tests, at the start or by an event.
     for (const grid::EclipseWellTest& x : es.tests) {
         producer_record(x.time, x.well, x.where,
-                        "well tests reopen a producer its economic limits shut",
-                        [&](wells::WellSpec* w, sim::WellEvent* e) {
-                            if (w != nullptr) {
-                                w->test_interval = x.interval;
-                                w->test_count = x.count;
-                            } else {
-                                e->test_interval = x.interval;
-                                e->test_count = x.count;
-                            }
+                        "well tests reopen a producer its economic limits shut", [&](auto& target) {
+                            target.test_interval = x.interval;
+                            target.test_count = x.count;
                         });
     }
     // A well SHUT at the start: shut by an event at time 0, before the first step.
@@ -431,14 +414,14 @@ void read_wells(const Value& v, Deck& deck, const UnitFactors& u, bool simulatio
                      : wells::WellType::injector;
         const Value col = m.required("column");
         const auto ij = col.integers(2);
-        w.i = well_int(col, ij[0]);
-        w.j = well_int(col, ij[1]);
+        w.i = to_int(col, ij[0]);
+        w.j = to_int(col, ij[1]);
         w.k_first = 0;
         w.k_last = deck.model.grid.nz - 1;
         if (auto p = m.optional("perforations")) {
             const auto k = p->integers(2);
-            w.k_first = well_int(*p, k[0]);
-            w.k_last = well_int(*p, k[1]);
+            w.k_first = to_int(*p, k[0]);
+            w.k_last = to_int(*p, k[1]);
         }
         Mapping control(m.required("control"));
         w.control = read_control_kind(control.required("kind"));
@@ -452,7 +435,7 @@ void read_wells(const Value& v, Deck& deck, const UnitFactors& u, bool simulatio
         if (auto x = m.optional("min_oil_rate")) w.min_oil_rate = x->number() * u.rate;
         if (auto x = m.optional("max_water_cut")) w.max_water_cut = x->number();
         if (auto x = m.optional("test_interval")) w.test_interval = x->number() * units::kDay;
-        if (auto x = m.optional("test_count")) w.test_count = well_int(*x, x->integer());
+        if (auto x = m.optional("test_count")) w.test_count = to_int(*x, x->integer());
         if (auto x = m.optional("observed")) {  // design decision 90
             if (!simulation) x->fail("observed rates are a simulation's: the deck has no schedule");
             deck.history.push_back(read_observed(*x, deck.model.wells.size(), 0.0,

@@ -271,17 +271,14 @@ InPlaceReport in_place_report(double time, const grid::TwoPhaseCells& cells,
 
 std::vector<WellObservation> observed_history(const Deck& deck, const sim::Simulator& sim,
                                               std::size_t w) {
-    const auto observed = [](const WellObservation& o) {
-        return !std::isnan(o.oil) || !std::isnan(o.water) || !std::isnan(o.bhp);
-    };
-    if (std::none_of(deck.history.begin(), deck.history.end(),
-                     [&](const WellObservation& o) { return o.well == w && observed(o); })) {
-        return {};
-    }
     std::vector<WellObservation> entries;  // the well's, in time order
+    bool observed = false;
     for (const WellObservation& o : deck.history) {
-        if (o.well == w) entries.push_back(o);
+        if (o.well != w) continue;
+        entries.push_back(o);
+        observed = observed || !std::isnan(o.oil) || !std::isnan(o.water) || !std::isnan(o.bhp);
     }
+    if (!observed) return {};
     const double nan = std::nan("");
     WellObservation now{w, 0.0, nan, nan, nan};
     std::size_t next = 0;

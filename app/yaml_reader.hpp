@@ -4,6 +4,7 @@
 /// can be reported as "file:line: key: detail". Unknown and duplicate keys are errors.
 #include <yaml-cpp/yaml.h>
 
+#include <climits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -80,6 +81,12 @@ class Value {
     std::string path_;
     LineMap* lines_;
 };
+
+/// An integer deck value `x` read from `v` as int; out of int's range an error at v's key.
+inline int to_int(const Value& v, long long x) {
+    if (x < INT_MIN || x > INT_MAX) v.fail("integer out of range");
+    return static_cast<int>(x);
+}
 
 /// A mapping whose keys are consumed one by one; finish() rejects the rest.
 class Mapping {
