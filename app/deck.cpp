@@ -242,10 +242,12 @@ class DeckReader {
             if (auto p = m.optional("permeability")) perm = read_field(*p, true);
             if (auto p = m.optional("porosity")) poro = read_field(*p, false);
         }
-        // Design decisions 87 and 89.
+        // Design decisions 87, 89 and 92.
         read_regions(m, "saturation_regions", "saturation regions", "SATNUM", needed,
                      model().saturation_regions);
         read_regions(m, "fip_regions", "fluid in place", "FIPNUM", needed, model().fip_regions);
+        read_regions(m, "equilibration_regions", "initial state", "EQLNUM", needed,
+                     model().equilibration_regions);
         if (auto c = m.optional("compressibility")) {
             if (fluid_file_) c->fail("fluid.eclipse's ROCK gives it: remove this key");
             model().two_phase.rock_compressibility = c->number() / u_.pressure;

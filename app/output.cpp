@@ -217,7 +217,7 @@ std::vector<XdmfField> write_grid(h5::File& f, const wells::Model& model) {
     for (const char* name : {"permeability_x", "permeability_y", "permeability_z", "porosity"}) {
         fields.push_back({name, std::string("/grid/") + name});
     }
-    // Eclipse's SATNUM and FIPNUM, 1-based (design decisions 87 and 89).
+    // Eclipse's SATNUM, FIPNUM and EQLNUM, 1-based (design decisions 87, 89 and 92).
     const auto regions = [&](const std::vector<std::int32_t>& from_zero, const char* name) {
         if (from_zero.empty()) return;
         std::vector<double> region(from_zero.begin(), from_zero.end());
@@ -227,6 +227,7 @@ std::vector<XdmfField> write_grid(h5::File& f, const wells::Model& model) {
     };
     regions(rock.saturation_region, "saturation_region");
     regions(rock.fip_region, "fip_region");
+    regions(rock.equilibration_region, "equilibration_region");
     return fields;
 }
 

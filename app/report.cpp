@@ -135,7 +135,10 @@ void print_system_summary(std::ostream& out, const Deck& deck, const wells::Mode
             (model.rock.fip_region.empty()  // design decision 89
                  ? std::string()
                  : ", " + std::to_string(model.rock.num_fip_regions()) + " fluid-in-place region" +
-                       (model.rock.num_fip_regions() == 1 ? "" : "s")));
+                       (model.rock.num_fip_regions() == 1 ? "" : "s")) +
+            (synthetic || deck.model.initial.regions() == 1  // design decision 92
+                 ? std::string()
+                 : ", " + std::to_string(deck.model.initial.regions()) + " equilibration regions"));
     row(out, "wells", std::to_string(A.num_wells()));
     for (const wells::WellSpec& w : deck.model.wells) {
         const bool rate = wells::is_rate(w.control);

@@ -1,7 +1,6 @@
 #include "grid/eclipse_solution.hpp"
 
 #include <cmath>
-#include <map>
 #include <string>
 
 #include "core/base/errors.hpp"
@@ -9,17 +8,10 @@
 
 namespace heptane::grid {
 
-Equilibration read_eclipse_equil(const std::string& path, const FluidUnits& fallback) {
-    FluidUnits units = fallback;
-    std::map<std::string, detail::KeywordRecord> records = detail::read_single_records(
-        path, {"EQUIL"}, 12, "EQLNUM",
-        [&](const std::string& keyword, const std::string&) { read_unit_keyword(keyword, units); });
-    if (records.count("EQUIL") == 0) {
-        throw InputError(path +
-                         ": no EQUIL (initial.eclipse reads the SOLUTION section's EQUIL "
-                         "from the file; INCLUDE files are not followed)");
-    }
-    const detail::KeywordRecord& r = records["EQUIL"];
+namespace {
+
+/// One EQUIL record in SI (read_eclipse_equil's rules).
+Equilibration equilibration_of(const detail::KeywordRecord& r, const FluidUnits& units) {
     Equilibration e;
     e.where = r.where;
     e.length_unit = units.length;
@@ -56,6 +48,27 @@ Equilibration read_eclipse_equil(const std::string& path, const FluidUnits& fall
         }
     }
     return e;
+}
+
+}  // namespace
+
+std::vector<Equilibration> read_eclipse_equil(const std::string& path, const FluidUnits& fallback) {
+    std::string where, says;
+    const int count =
+        detail::dimension_count(path, "EQLDIMS", 5, "NTEQUL, the number of equilibration regions",
+                                kMaxEquilibrationRegions, where, says);
+    FluidUnits units = fallback;
+    const std::vector<detail::KeywordRecord> records = detail::read_keyword_records(
+        path, "EQUIL", count, 12, says, "EQLDIMS",
+        [&](const std::string& keyword, const std::string&) { read_unit_keyword(keyword, units); });
+    if (records.empty()) {
+        throw InputError(path +
+                         ": no EQUIL (initial.eclipse reads the SOLUTION section's EQUIL "
+                         "from the file; INCLUDE files are not followed)");
+    }
+    std::vector<Equilibration> out;
+    for (const detail::KeywordRecord& r : records) out.push_back(equilibration_of(r, units));
+    return out;
 }
 
 }  // namespace heptane::grid

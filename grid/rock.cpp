@@ -97,7 +97,8 @@ std::map<std::string, std::vector<double>> read_eclipse_arrays(const Grid3D& gri
     const auto grid_eclipse = [&](const std::string& what) {
         return InputError(key, spec.file + ": " + what +
                                    "; a rock field file holds PERMX, PERMY, PERMZ, PORO, "
-                                   "SATNUM and FIPNUM only: give this file as grid.eclipse, "
+                                   "SATNUM, FIPNUM and EQLNUM only: give this file as "
+                                   "grid.eclipse, "
                                    "where the rest applies");
     };
     if (!data.region_multipliers.empty()) throw grid_eclipse("gives MULTREGT");
@@ -108,7 +109,7 @@ std::map<std::string, std::vector<double>> read_eclipse_arrays(const Grid3D& gri
     std::map<std::string, std::vector<double>> arrays;
     for (auto& [name, values] : data.arrays) {
         if (name != "PERMX" && name != "PERMY" && name != "PERMZ" && name != "PORO" &&
-            name != "SATNUM" && name != "FIPNUM")
+            name != "SATNUM" && name != "FIPNUM" && name != "EQLNUM")
             throw grid_eclipse("defines " + name);
         if (names.count(name) != 0) arrays.emplace(name, std::move(values));
     }
@@ -398,28 +399,48 @@ bool files_give(const FieldSpec& spec, const char* keyword, const EclipseGridDat
     return in_files;
 }
 
+/// The regions of the array `keyword` (SATNUM, EQLNUM) numbering `regions` records of
+/// `owner`'s (`what`: "saturation", "equilibration"): build_saturation_regions' rules.
+std::vector<std::int32_t> numbered_regions(const Grid3D& grid, const FieldSpec& spec,
+                                           const char* keyword, const std::string& what,
+                                           const std::string& owner, int regions,
+                                           const RockFields& rock, const EclipseGridSpec* files,
+                                           const EclipseGridData* eclipse) {
+    const bool from_files = files_give(spec, keyword, eclipse);
+    if (spec.defaulted && !from_files) {
+        if (regions > 1) {
+            throw InputError(spec.key, "is required: " + owner + " has " + std::to_string(regions) +
+                                           " " + what + " regions; give each cell's region here" +
+                                           (eclipse != nullptr ? std::string(" or as ") + keyword +
+                                                                     " in grid.eclipse"
+                                                               : std::string()));
+        }
+        return {};
+    }
+    std::vector<std::int32_t> out = region_numbers(
+        grid, spec, keyword, regions,
+        "an integer in [1, " + std::to_string(regions) + "] (" + owner + "'s " + what + " regions)",
+        from_files, rock, files, eclipse);
+    if (std::all_of(out.begin(), out.end(), [](std::int32_t r) { return r == 0; })) return {};
+    return out;
+}
+
 }  // namespace
 
 std::vector<std::int32_t> build_saturation_regions(const Grid3D& grid, const FieldSpec& spec,
                                                    int regions, const RockFields& rock,
                                                    const EclipseGridSpec* files,
                                                    const EclipseGridData* eclipse) {
-    const bool from_files = files_give(spec, "SATNUM", eclipse);
-    if (spec.defaulted && !from_files) {
-        if (regions > 1) {
-            throw InputError(spec.key,
-                             "is required: the fluid has " + std::to_string(regions) +
-                                 " saturation regions; give each cell's region here" +
-                                 (eclipse != nullptr ? " or as SATNUM in grid.eclipse" : ""));
-        }
-        return {};
-    }
-    std::vector<std::int32_t> out = region_numbers(
-        grid, spec, "SATNUM", regions,
-        "an integer in [1, " + std::to_string(regions) + "] (the fluid's saturation regions)",
-        from_files, rock, files, eclipse);
-    if (std::all_of(out.begin(), out.end(), [](std::int32_t r) { return r == 0; })) return {};
-    return out;
+    return numbered_regions(grid, spec, "SATNUM", "saturation", "the fluid", regions, rock, files,
+                            eclipse);
+}
+
+std::vector<std::int32_t> build_equilibration_regions(const Grid3D& grid, const FieldSpec& spec,
+                                                      int regions, const RockFields& rock,
+                                                      const EclipseGridSpec* files,
+                                                      const EclipseGridData* eclipse) {
+    return numbered_regions(grid, spec, "EQLNUM", "equilibration", "the initial state", regions,
+                            rock, files, eclipse);
 }
 
 std::vector<std::int32_t> build_fip_regions(const Grid3D& grid, const FieldSpec& spec,

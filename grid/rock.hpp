@@ -69,6 +69,9 @@ struct RockFields {
     /// decision 89): the regions `simulate` reports the fluid in place of, besides the
     /// field's. Empty: none given (the field's alone); an inactive cell's is 0, unused.
     std::vector<std::int32_t> fip_region;
+    /// Each cell's equilibration region, numbered from 0 (Eclipse's EQLNUM - 1; design
+    /// decision 92): which record of the initial state it takes. Empty: every cell region 0.
+    std::vector<std::int32_t> equilibration_region;
     /// Transmissibility multipliers of each cell's +i, +j, +k face (Eclipse MULTX/Y/Z);
     /// empty: 1.
     std::vector<double> multx, multy, multz;
@@ -116,6 +119,14 @@ std::vector<std::int32_t> build_saturation_regions(const Grid3D& grid, const Fie
                                                    int regions, const RockFields& rock,
                                                    const EclipseGridSpec* files = nullptr,
                                                    const EclipseGridData* eclipse = nullptr);
+
+/// Each cell's equilibration region (RockFields::equilibration_region, from 0; design
+/// decision 92) for an initial state of `regions` records: as build_saturation_regions, with
+/// EQLNUM for SATNUM.
+std::vector<std::int32_t> build_equilibration_regions(const Grid3D& grid, const FieldSpec& spec,
+                                                      int regions, const RockFields& rock,
+                                                      const EclipseGridSpec* files = nullptr,
+                                                      const EclipseGridData* eclipse = nullptr);
 
 /// The most fluid-in-place regions a deck may number (each is a column of the report).
 inline constexpr int kMaxFipRegions = 10000;

@@ -65,35 +65,11 @@ RelPermTable relperm_table(const std::vector<RelPermRow>& rows) {
 
 namespace {
 
-/// TABDIMS item 1 (NTSFUN), the number of saturation tables: 1 where the file has no TABDIMS
-/// or defaults the item. `where` is TABDIMS's "path:line: TABDIMS: " (empty without it), `says`
-/// the count's origin for messages ("TABDIMS item 1 says 2").
+/// TABDIMS item 1 (NTSFUN), the number of saturation tables (detail::dimension_count; TABDIMS
+/// has 25 items in the manual: NTSFUN, NTPVT, NSSFUN, NPPVT, NTFIP, ...).
 int saturation_table_count(const std::string& path, std::string& where, std::string& says) {
-    // TABDIMS has 25 items in the manual (NTSFUN, NTPVT, NSSFUN, NPPVT, NTFIP, ...).
-    constexpr std::size_t kTabdimsItems = 25;
-    const auto records = detail::read_single_records(
-        path, {"TABDIMS"}, kTabdimsItems, "TABDIMS has one",
-        [](const std::string& /*keyword*/, const std::string& /*where*/) {});
-    const auto it = records.find("TABDIMS");
-    if (it == records.end()) {
-        says = "TABDIMS item 1 is 1 (the default: the file has no TABDIMS)";
-        return 1;
-    }
-    where = it->second.where;
-    if (!it->second.given(0)) {
-        says = "TABDIMS item 1 is 1 (defaulted)";
-        return 1;
-    }
-    const double n = it->second.values[0];
-    if (n != std::floor(n) || n < 1.0 || n > kMaxSaturationTables) {
-        std::ostringstream text;
-        text << n;
-        throw InputError(where + "item 1 (NTSFUN, the number of saturation tables) is " +
-                         quote_input(text.str()) + "; it must be an integer 1.." +
-                         std::to_string(kMaxSaturationTables));
-    }
-    says = "TABDIMS item 1 says " + std::to_string(static_cast<int>(n));
-    return static_cast<int>(n);
+    return detail::dimension_count(path, "TABDIMS", 25, "NTSFUN, the number of saturation tables",
+                                   kMaxSaturationTables, where, says);
 }
 
 }  // namespace

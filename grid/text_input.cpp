@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <limits>
 #include <memory>
+#include <sstream>
 #include <system_error>
 
 #include "core/base/errors.hpp"
@@ -196,6 +197,33 @@ bool KeywordRecord::given(std::size_t q) const {
     return q < values.size() && !std::isnan(values[q]);
 }
 
+namespace {
+
+/// The values of one record up to its '/' (the keyword's token read), "here" its messages'
+/// head; InputError for a record the file ends in or one of more than `most` items.
+KeywordRecord read_record_values(const std::string& path, std::string_view text,
+                                 EclipseTokenizer& tokens, const std::string& keyword,
+                                 const std::string& here, std::size_t most) {
+    KeywordRecord r;
+    r.where = here;
+    bool closed = false;
+    Token t;
+    while (!closed && tokens.next(t)) {
+        closed = t.text == "/";
+        if (!closed) append_values(path, text, t, keyword, r.values, most, true);
+    }
+    if (!closed) throw InputError(here + "the file ends before the '/' that closes it");
+    if (r.values.size() > most) throw InputError(here + "more items than the keyword has");
+    return r;
+}
+
+/// Whether a number follows (another record) where `tokens` stands; `next` gets it.
+bool record_follows(EclipseTokenizer tokens, Token& next) {
+    return tokens.next(next) && !is_keyword(next.text) && next.text != "/";
+}
+
+}  // namespace
+
 std::map<std::string, KeywordRecord> read_single_records(
     const std::string& path, const std::vector<std::string>& keywords, std::size_t most,
     const std::string& regions,
@@ -211,25 +239,85 @@ std::map<std::string, KeywordRecord> read_single_records(
         on_keyword(keyword, here);
         if (std::find(keywords.begin(), keywords.end(), keyword) == keywords.end()) continue;
         if (records.count(keyword) != 0) throw InputError(here + "given twice (heptane reads one)");
-        KeywordRecord r;
-        r.where = here;
-        bool closed = false;
-        while (!closed && tokens.next(t)) {
-            closed = t.text == "/";
-            if (!closed) append_values(path, text, t, keyword, r.values, most, true);
-        }
-        if (!closed) throw InputError(here + "the file ends before the '/' that closes it");
-        if (r.values.size() > most) throw InputError(here + "more items than the keyword has");
-        EclipseTokenizer probe = tokens;  // a number after the '/': a second region
+        records[keyword] = read_record_values(path, text, tokens, keyword, here, most);
         Token next;
-        if (probe.next(next) && !is_keyword(next.text) && next.text != "/") {
+        if (record_follows(tokens, next)) {
             throw InputError(where(path, text, next.offset) + keyword +
                              ": a second region's record (" + regions +
                              ") is not supported: give one");
         }
-        records[keyword] = r;
     }
     return records;
+}
+
+std::vector<KeywordRecord> read_keyword_records(
+    const std::string& path, const std::string& keyword, int count, std::size_t most,
+    const std::string& says, const std::string& dims,
+    const std::function<void(const std::string& keyword, const std::string& where)>& on_keyword) {
+    const std::string text = read_whole_file(path);
+    EclipseTokenizer tokens(text);
+    std::vector<KeywordRecord> records;
+    Token t;
+    while (tokens.next(t)) {
+        if (!starts_line(text, t.offset) || !is_keyword(t.text)) continue;
+        const std::string name(t.text);
+        const std::string here = where(path, text, t.offset) + name + ": ";
+        on_keyword(name, here);
+        if (name != keyword) continue;
+        if (!records.empty()) throw InputError(here + "given twice (heptane reads one)");
+        for (int n = 0; n < count; ++n) {
+            std::string head = here;
+            if (n > 0) {  // where the record starts, or the keyword or end after the last
+                Token next;
+                const std::string read = std::to_string(n) + (n == 1 ? " record" : " records");
+                if (!record_follows(tokens, next)) {
+                    EclipseTokenizer probe = tokens;
+                    const bool more = probe.next(next);
+                    throw InputError(
+                        (more ? where(path, text, next.offset) + keyword + ": " : here) + read +
+                        (more ? " before " + quote_input(next.text)
+                              : std::string(" and the file ends")) +
+                        "; " + says + " (each record ends with its own '/')");
+                }
+                head = where(path, text, next.offset) + keyword + ": ";
+            }
+            if (count > 1) head += "record " + std::to_string(n + 1) + ": ";
+            records.push_back(read_record_values(path, text, tokens, keyword, head, most));
+        }
+        Token next;
+        if (record_follows(tokens, next)) {
+            throw InputError(where(path, text, next.offset) + keyword +
+                             ": a record after the last one: " + says + "; give " + dims +
+                             " the number of records");
+        }
+    }
+    return records;
+}
+
+int dimension_count(const std::string& path, const std::string& keyword, std::size_t items,
+                    const std::string& what, int most, std::string& where, std::string& says) {
+    const auto records =
+        read_single_records(path, {keyword}, items, keyword + " has one",
+                            [](const std::string& /*keyword*/, const std::string& /*where*/) {});
+    const auto it = records.find(keyword);
+    if (it == records.end()) {
+        says = keyword + " item 1 is 1 (the default: the file has no " + keyword + ")";
+        return 1;
+    }
+    where = it->second.where;
+    if (!it->second.given(0)) {
+        says = keyword + " item 1 is 1 (defaulted)";
+        return 1;
+    }
+    const double n = it->second.values[0];
+    if (n != std::floor(n) || n < 1.0 || n > most) {
+        std::ostringstream text;
+        text << n;
+        throw InputError(where + "item 1 (" + what + ") is " + quote_input(text.str()) +
+                         "; it must be an integer 1.." + std::to_string(most));
+    }
+    says = keyword + " item 1 says " + std::to_string(static_cast<int>(n));
+    return static_cast<int>(n);
 }
 
 }  // namespace heptane::grid::detail

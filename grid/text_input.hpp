@@ -112,4 +112,23 @@ std::map<std::string, KeywordRecord> read_single_records(
     const std::string& regions,
     const std::function<void(const std::string& keyword, const std::string& where)>& on_keyword);
 
+/// The `count` records of `keyword` (EQUIL with EQLDIMS' count), each ended by its own '/',
+/// read as read_single_records reads one; its record's `where` says "record n: " after the
+/// keyword where count > 1. Empty where the file has no `keyword`. InputError at the line
+/// for fewer records before the next keyword or the file's end, or a record after the last
+/// (`says`: where count comes from, "EQLDIMS item 1 says 2"; `dims`: the keyword to give
+/// the count with).
+std::vector<KeywordRecord> read_keyword_records(
+    const std::string& path, const std::string& keyword, int count, std::size_t most,
+    const std::string& says, const std::string& dims,
+    const std::function<void(const std::string& keyword, const std::string& where)>& on_keyword);
+
+/// Item 1 of the dimensions keyword `keyword` (TABDIMS, EQLDIMS; `items` items) in the file
+/// `path`: 1 where the file has none or defaults the item. `what` names the item for messages
+/// ("NTSFUN, the number of saturation tables"). InputError at its line for the keyword given
+/// twice or an item 1 not an integer in [1, most]. `where` gets the keyword's "path:line:
+/// KEYWORD: " (empty without it), `says` the count's origin ("TABDIMS item 1 says 2").
+int dimension_count(const std::string& path, const std::string& keyword, std::size_t items,
+                    const std::string& what, int most, std::string& where, std::string& says);
+
 }  // namespace heptane::grid::detail

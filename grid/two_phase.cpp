@@ -188,52 +188,86 @@ double hydrostatic_step(const TwoPhaseParams& prm, int a, double p_a, double z_a
 
 }  // namespace
 
-CellState TwoPhaseCells::equilibrium_state(double p_datum, double z_datum, double sw) const {
-    // Column by column (cells can have their own depths), top down from the datum.
-    CellState s;
+CellState TwoPhaseCells::equilibrium_state(const std::vector<Equilibrium>& regions) const {
     const index_t M = grid_.num_cells();
-    s.p.resize(static_cast<std::size_t>(M));
-    s.sw.assign(static_cast<std::size_t>(M), sw);
-    if (std::isnan(sw)) {
-        for (index_t m = 0; m < M; ++m) s.sw[m] = connate_water(relperm(m));
+    for (const Equilibrium& e : regions) {
+        if (e.sublayers < 1)
+            throw std::invalid_argument("equilibrium_state: sublayers must be >= 1");
     }
-#pragma omp parallel for schedule(static)
-    for (index_t column = 0; column < grid_.num_columns(); ++column) {
-        const index_t top = column * grid_.nz;
-        s.p[top] = hydrostatic_step(params_, kOil, p_datum, z_datum, grid_.centre_depth(top));
-        for (index_t m = top + 1; m < top + grid_.nz; ++m) {
-            s.p[m] = hydrostatic_step(params_, kOil, s.p[m - 1], grid_.centre_depth(m - 1),
-                                      grid_.centre_depth(m));
+    for (index_t m = 0; m < M; ++m) {
+        if (equilibration_region(m) >= regions.size()) {
+            throw std::invalid_argument("equilibrium_state: a cell's region has no record");
         }
     }
-    return s;
-}
-
-CellState TwoPhaseCells::equilibrium_state(double p_datum, double z_datum, double z_contact,
-                                           double pc_contact, int sublayers) const {
-    if (sublayers < 1) throw std::invalid_argument("equilibrium_state: sublayers must be >= 1");
-    CellState s = equilibrium_state(p_datum, z_datum, 0.0);
-    const double pw_contact =
-        hydrostatic_step(params_, kOil, p_datum, z_datum, z_contact) - pc_contact;
-    std::vector<double> pc_largest;  // each region's Pc at its largest saturation
+    // Each region's water pressure at its contact; each saturation region's Pc at its
+    // largest saturation.
+    std::vector<double> pw_contact;
+    for (const Equilibrium& e : regions) {
+        pw_contact.push_back(
+            e.contact
+                ? hydrostatic_step(params_, kOil, e.p_datum, e.z_datum, e.z_contact) - e.pc_contact
+                : 0.0);
+    }
+    std::vector<double> pc_largest;
     for (const RelPerm& rp : relperms_) {
         pc_largest.push_back(
             capillary_pressure(rp, saturation_at_capillary_pressure(rp, -INFINITY)));
     }
+    CellState s;
+    s.p.resize(static_cast<std::size_t>(M));
+    s.sw.resize(static_cast<std::size_t>(M));
+    // Column by column (cells can have their own depths), top down.
 #pragma omp parallel for schedule(static)
     for (index_t column = 0; column < grid_.num_columns(); ++column) {
-        double pw = pw_contact, z = z_contact;
-        for (index_t m = column * grid_.nz; m < (column + 1) * grid_.nz; ++m) {
-            pw = hydrostatic_step(params_, kWater, pw, z, grid_.centre_depth(m));
-            z = grid_.centre_depth(m);
-            const double pc = s.p[m] - pw;
-            s.sw[m] = sublayers == 1 ? saturation_at_capillary_pressure(relperm(m), pc)
-                                     : sublayer_mean_saturation(m, s.p[m], pw, sublayers);
+        const index_t top = column * grid_.nz;
+        double p_oil = 0.0;         // the oil's hydrostatic pressure at the cell above
+        double pw = 0.0, zw = 0.0;  // the water's pressure at the cell above, and its depth
+        for (index_t m = top; m < top + grid_.nz; ++m) {
+            const std::size_t r = equilibration_region(m);
+            const Equilibrium& e = regions[r];
+            const bool first = m == top || equilibration_region(m - 1) != r;
+            const double z = grid_.centre_depth(m);
+            p_oil = first ? hydrostatic_step(params_, kOil, e.p_datum, e.z_datum, z)
+                          : hydrostatic_step(params_, kOil, p_oil, grid_.centre_depth(m - 1), z);
+            s.p[m] = p_oil;
+            if (!e.contact) {
+                s.sw[m] = std::isnan(e.sw) ? connate_water(relperm(m)) : e.sw;
+                continue;
+            }
+            if (first) {
+                pw = pw_contact[r];
+                zw = e.z_contact;
+            }
+            pw = hydrostatic_step(params_, kWater, pw, zw, z);
+            zw = z;
+            const double pc = p_oil - pw;
+            s.sw[m] = e.sublayers == 1 ? saturation_at_capillary_pressure(relperm(m), pc)
+                                       : sublayer_mean_saturation(m, p_oil, pw, e.sublayers);
             const double largest = pc_largest[region(m)];
             if (pc <= largest) s.p[m] = pw + largest;  // the water zone: p_o from p_w
         }
     }
     return s;
+}
+
+CellState TwoPhaseCells::equilibrium_state(double p_datum, double z_datum, double sw) const {
+    Equilibrium e;
+    e.p_datum = p_datum;
+    e.z_datum = z_datum;
+    e.sw = sw;
+    return equilibrium_state(std::vector<Equilibrium>{e});
+}
+
+CellState TwoPhaseCells::equilibrium_state(double p_datum, double z_datum, double z_contact,
+                                           double pc_contact, int sublayers) const {
+    Equilibrium e;
+    e.p_datum = p_datum;
+    e.z_datum = z_datum;
+    e.contact = true;
+    e.z_contact = z_contact;
+    e.pc_contact = pc_contact;
+    e.sublayers = sublayers;
+    return equilibrium_state(std::vector<Equilibrium>{e});
 }
 
 double TwoPhaseCells::sublayer_mean_saturation(index_t m, double p_o, double p_w,

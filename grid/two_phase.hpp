@@ -100,6 +100,21 @@ struct CellState {
     std::vector<double> sw;
 };
 
+/// One equilibration region's initial state in SI (design decisions 77, 78, 92): the oil
+/// pressure p_datum at depth z_datum, and a uniform water saturation `sw` (NaN: each cell's
+/// connate water) or, with `contact`, the capillary-gravity equilibrium about the water-oil
+/// contact at depth z_contact with Pcow pc_contact there, a cell's saturation averaged over
+/// `sublayers` layers (1: the cell-centre rule).
+struct Equilibrium {
+    double p_datum = 0.0;
+    double z_datum = 0.0;
+    double sw = 0.0;
+    bool contact = false;
+    double z_contact = 0.0;
+    double pc_contact = 0.0;
+    int sublayers = 1;
+};
+
 /// A phase's properties, a copy chosen field by field: on the device a reference chosen by a
 /// run-time phase would put the parameters in local memory.
 HEPTANE_HD inline PhaseProperties phase_props(const TwoPhaseParams& prm, int phase) {
@@ -578,27 +593,39 @@ class TwoPhaseCells {
     void assemble(const CellState& x, const CellState& x_old, double dt, std::vector<double>& res,
                   GHMatrix* jac, index_t begin, index_t end) const;
 
+    /// The initial state of equilibration regions (design decision 92): each cell takes the
+    /// record of its region (rock().equilibration_region; none: regions[0]), every region
+    /// computed as if it were the model's only one, column by column (a column's run of cells
+    /// of one region from the record's datum, the cells after its first from the cell above).
+    /// Regions are not in equilibrium with each other: where two meet without a sealing
+    /// face, fluid flows at the start (as in Eclipse). Within a region:
+    ///
     /// Hydrostatic oil-pressure equilibrium: p at depth z_datum is p_datum [Pa], each cell of
     /// a column from the one above by the discrete balance p_{k+1} - p_k = rho_face g dz
     /// (fixed point), so the vertical oil fluxes of the initial state vanish. Saturation is
-    /// uniform sw, or with sw NaN each cell's connate water (its region's). Inactive cells get
-    /// values too (they are never updated).
-    CellState equilibrium_state(double p_datum, double z_datum, double sw) const;
-    /// Capillary-gravity equilibrium with a water-oil contact (design decision 77, Eclipse's
-    /// EQUIL with its cell-centre rule): the oil pressure as above, the water pressure
+    /// uniform sw, or with sw NaN each cell's connate water (its saturation region's).
+    /// Inactive cells get values too (they are never updated).
+    ///
+    /// With a contact, the capillary-gravity equilibrium (design decision 77, Eclipse's EQUIL
+    /// with its cell-centre rule): the oil pressure as above, the water pressure
     /// p_o(z_contact) - pc_contact at depth z_contact and from there hydrostatic in each column
     /// by the same discrete balance (water densities at p_w); each cell's saturation is where
-    /// the capillary pressure is p_o - p_w (saturation_at_capillary_pressure of its region's
-    /// law): the connate
-    /// water above the transition zone, the law's largest saturation below it, where the oil
-    /// pressure becomes p_w + Pc there (the oil immobile: the water sets the pressure). With
-    /// krw = 0 at the connate water and kro = 0 at the largest saturation no phase flows.
-    /// With `sublayers` > 1 (Eclipse's EQUIL item 9 < 0, design decision 78) a cell's
-    /// saturation is instead the mean of that rule at the centres of `sublayers` equal layers
-    /// of its thickness (each layer's p_o and p_w hydrostatic from the cell centre's), its
-    /// pressures staying the centre's: the water in place closer to the profile's integral
-    /// where the transition zone or the contact cuts a cell, at the cost of a small flow there
-    /// at the start (the cell's Pc no longer matches p_o - p_w at its centre).
+    /// the capillary pressure is p_o - p_w (saturation_at_capillary_pressure of its saturation
+    /// region's law): the connate water above the transition zone, the law's largest
+    /// saturation below it, where the oil pressure becomes p_w + Pc there (the oil immobile:
+    /// the water sets the pressure). With krw = 0 at the connate water and kro = 0 at the
+    /// largest saturation no phase flows. With `sublayers` > 1 (Eclipse's EQUIL item 9 < 0,
+    /// design decision 78) a cell's saturation is instead the mean of that rule at the centres
+    /// of `sublayers` equal layers of its thickness (each layer's p_o and p_w hydrostatic from
+    /// the cell centre's), its pressures staying the centre's: the water in place closer to
+    /// the profile's integral where the transition zone or the contact cuts a cell, at the
+    /// cost of a small flow there at the start (the cell's Pc no longer matches p_o - p_w at
+    /// its centre). std::invalid_argument for a cell's region without a record or sublayers
+    /// < 1.
+    CellState equilibrium_state(const std::vector<Equilibrium>& regions) const;
+    /// One region's: the hydrostatic oil pressure with a uniform saturation (sw NaN: connate).
+    CellState equilibrium_state(double p_datum, double z_datum, double sw) const;
+    /// One region's capillary-gravity equilibrium about a water-oil contact.
     CellState equilibrium_state(double p_datum, double z_datum, double z_contact, double pc_contact,
                                 int sublayers = 1) const;
 
@@ -614,6 +641,12 @@ class TwoPhaseCells {
                    : static_cast<std::size_t>(rock_.saturation_region[m]);
     }
     const RelPerm& relperm(index_t m) const { return relperms_[region(m)]; }
+    /// Cell m's equilibration region (from 0; design decision 92).
+    std::size_t equilibration_region(index_t m) const {
+        return rock_.equilibration_region.empty()
+                   ? 0
+                   : static_cast<std::size_t>(rock_.equilibration_region[m]);
+    }
     /// The arrays assemble_cell reads (this object's; copy them for a device).
     TwoPhaseCellsView view() const;
     const std::vector<double>& volumes() const { return volume_; }

@@ -27,24 +27,21 @@ std::string depth_text(double z, const InitialState& init) {
 }
 
 /// The grid.eclipse files' region arrays other than the rock's (design decision 87): SATNUM
-/// is the saturation regions' (build_saturation_regions) and FIPNUM the fluid-in-place
-/// regions' (build_fip_regions; for the synthetic model, which has neither, a note), PVTNUM
-/// and EQLNUM must be 1 in every active cell (heptane's fluid has one PVT region, its initial
-/// state one equilibration region), IMBNUM is said in a note (no hysteresis, so no imbibition
-/// tables).
+/// is the saturation regions' (build_saturation_regions), FIPNUM the fluid-in-place regions'
+/// (build_fip_regions) and EQLNUM the equilibration regions' (build_equilibration_regions,
+/// decision 92; for the synthetic model, which has none of them, a note), PVTNUM must be 1 in
+/// every active cell (heptane's fluid has one PVT region), IMBNUM is said in a note (no
+/// hysteresis, so no imbibition tables).
 void check_region_arrays(const grid::Grid3D& g, const ModelSpec& spec,
                          const grid::EclipseGridData& files, const grid::RockFields& rock,
                          std::vector<std::string>& notes) {
     const auto given = [&](const char* name) { return files.arrays.count(name) != 0; };
-    for (const char* name : {"PVTNUM", "EQLNUM"}) {
-        if (!given(name)) continue;
+    if (given("PVTNUM")) {
         const auto one = [](double v) { return std::isnan(v) || v == 1.0; };
         const auto active = [&](index_t m) { return rock.is_active(m); };
-        grid::eclipse_to_cells(g, spec.eclipse.key, "grid.eclipse's files", name,
-                               files.arrays.at(name), 1.0, active, one,
-                               std::string(name) == "PVTNUM"
-                                   ? "1: heptane's fluid has one PVT region"
-                                   : "1: heptane's initial state has one equilibration region");
+        grid::eclipse_to_cells(g, spec.eclipse.key, "grid.eclipse's files", "PVTNUM",
+                               files.arrays.at("PVTNUM"), 1.0, active, one,
+                               "1: heptane's fluid has one PVT region");
     }
     if (given("IMBNUM")) {
         notes.push_back(spec.eclipse.key +
@@ -57,20 +54,24 @@ void check_region_arrays(const grid::Grid3D& g, const ModelSpec& spec,
     if (given("FIPNUM") && spec.model == FluidModel::synthetic) {
         notes.push_back(spec.eclipse.key + ": FIPNUM: the synthetic model has no fluid in place");
     }
+    if (given("EQLNUM") && spec.model == FluidModel::synthetic) {
+        notes.push_back(spec.eclipse.key + ": EQLNUM: the synthetic model has no initial state");
+    }
 }
 
-/// Design decision 78: EQUIL's gas-oil contact at or above every active cell (no gas cap).
+/// Design decision 78: EQUIL's gas-oil contact at or above every active cell of its
+/// equilibration region (no gas cap).
 void validate_initial_state(const grid::Grid3D& g, const grid::RockFields& rock,
                             const InitialState& init) {
-    if (std::isinf(init.gas_oil_contact)) return;  // none given: no cell to check
     for (index_t m = 0; m < g.num_cells(); ++m) {
+        const InitialState& s =
+            init.region(rock.equilibration_region.empty() ? 0 : rock.equilibration_region[m]);
         const double top = g.centre_depth(m) - 0.5 * g.size_z(m);
-        if ((rock.active.empty() || rock.active[m] != 0) && top < init.gas_oil_contact) {
+        if (rock.is_active(m) && top < s.gas_oil_contact) {  // -inf where none was given
             throw InputError("initial.eclipse",
-                             init.gas_oil_contact_where + "the gas-oil contact (item 5) at " +
-                                 depth_text(init.gas_oil_contact, init) +
-                                 " lies below the top of cell " + grid::cell_text(g, m) + " at " +
-                                 depth_text(top, init) +
+                             s.gas_oil_contact_where + "the gas-oil contact (item 5) at " +
+                                 depth_text(s.gas_oil_contact, s) + " lies below the top of cell " +
+                                 grid::cell_text(g, m) + " at " + depth_text(top, s) +
                                  ": a gas cap, and heptane's model has no gas phase");
         }
     }
@@ -232,6 +233,7 @@ void cut_planes(grid::Grid3D& g, grid::RockFields& rock, int first, int end) {
     rock.active = planes_of(rock.active, plane, first, end);
     rock.saturation_region = planes_of(rock.saturation_region, plane, first, end);
     rock.fip_region = planes_of(rock.fip_region, plane, first, end);
+    rock.equilibration_region = planes_of(rock.equilibration_region, plane, first, end);
 }
 
 }  // namespace
@@ -262,6 +264,9 @@ Model generate(const ModelSpec& spec, bool with_system) {
         out.rock.fip_region =
             grid::build_fip_regions(out.grid, spec.fip_regions, out.rock,
                                     eclipse ? &spec.eclipse : nullptr, eclipse ? &files : nullptr);
+        out.rock.equilibration_region = grid::build_equilibration_regions(
+            out.grid, spec.equilibration_regions, spec.initial.regions(), out.rock,
+            eclipse ? &spec.eclipse : nullptr, eclipse ? &files : nullptr);
     }
     validate_perforations(out.grid, out.rock, spec.wells);
     if (spec.model == FluidModel::synthetic) {
@@ -306,7 +311,8 @@ Model generate_planes(const ModelSpec& spec, const PlaneWindow& w, std::vector<i
          k == grid::FieldKind::lognormal) &&
         spec.porosity.kind == grid::FieldKind::uniform &&
         spec.saturation_regions.kind != grid::FieldKind::eclipse &&
-        spec.fip_regions.kind != grid::FieldKind::eclipse;
+        spec.fip_regions.kind != grid::FieldKind::eclipse &&
+        spec.equilibration_regions.kind != grid::FieldKind::eclipse;
     if (generated_per_cell) {  // the window's fields drawn by themselves
         part.grid.nx = w.end - w.first;
         part.permeability.first_cell = static_cast<std::uint64_t>(w.first) *
@@ -366,11 +372,20 @@ GHSystem TwoPhaseSystem::linearize(const grid::CellState& x, const std::vector<d
 }
 
 grid::CellState initial_cell_state(const grid::TwoPhaseCells& cells, const InitialState& init) {
-    if (init.has_contact) {
-        return cells.equilibrium_state(init.pressure, init.datum_depth, init.water_oil_contact,
-                                       init.contact_capillary_pressure, init.sublayers);
+    std::vector<grid::Equilibrium> regions;
+    for (int r = 0; r < init.regions(); ++r) {
+        const InitialState& s = init.region(r);
+        grid::Equilibrium e;
+        e.p_datum = s.pressure;
+        e.z_datum = s.datum_depth;
+        e.sw = s.water_saturation;
+        e.contact = s.has_contact;
+        e.z_contact = s.water_oil_contact;
+        e.pc_contact = s.contact_capillary_pressure;
+        e.sublayers = s.sublayers;
+        regions.push_back(e);
     }
-    return cells.equilibrium_state(init.pressure, init.datum_depth, init.water_saturation);
+    return cells.equilibrium_state(regions);
 }
 
 }  // namespace heptane::wells

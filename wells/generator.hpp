@@ -34,9 +34,18 @@ struct InitialState {
     double gas_oil_contact = -std::numeric_limits<double>::infinity();
     std::string gas_oil_contact_where;  ///< "path:line: EQUIL: ", for the message
     double eclipse_length_unit = 1.0;   ///< [m] per length unit of the EQUIL file
+    /// Equilibration regions 2, 3, ... (design decision 92), each a state as this one (its
+    /// own more_regions empty); this one is region 1. The cells' regions are the rock's
+    /// (ModelSpec::equilibration_regions).
+    std::vector<InitialState> more_regions;
+
+    /// How many equilibration regions (records) the state has.
+    int regions() const { return 1 + static_cast<int>(more_regions.size()); }
+    /// Region r's record (from 0).
+    const InitialState& region(int r) const { return r == 0 ? *this : more_regions[r - 1]; }
 };
 
-/// The cells' initial state (TwoPhaseCells::equilibrium_state of `init`).
+/// The cells' initial state (TwoPhaseCells::equilibrium_state of `init`'s regions).
 grid::CellState initial_cell_state(const grid::TwoPhaseCells& cells, const InitialState& init);
 
 /// A region field not given (region 1 everywhere, or what the grid.eclipse files say) at `key`.
@@ -67,6 +76,9 @@ struct ModelSpec {
     /// file's FIPNUM; design decision 89); defaulted: grid.eclipse's FIPNUM where the files
     /// give one, else none (the field's fluid in place alone).
     grid::FieldSpec fip_regions = defaulted_regions("rock.fip_regions");
+    /// Where each cell's equilibration region comes from (as saturation_regions, an Eclipse
+    /// file's EQLNUM; design decision 92): initial.more_regions' records are regions 2, 3, ...
+    grid::FieldSpec equilibration_regions = defaulted_regions("rock.equilibration_regions");
     InitialState initial;
     double dt = 86400.0;  ///< time step [s] (two_phase)
     std::vector<WellSpec> wells;

@@ -407,7 +407,7 @@ TEST_F(EclipseDeck, SaturationRegionsFromSatnumAreTheRegionsWrittenOut) {
 }
 
 // The other region arrays of REGIONS (design decision 87): IMBNUM is said in a note, FIPNUM
-// read (decision 89), PVTNUM and EQLNUM of 1 are accepted, another number is an error naming
+// read (decision 89), PVTNUM of 1 is accepted, another number is an error naming
 // the cell.
 TEST_F(EclipseDeck, RegionArraysBesideSatnumAreCheckedOrNoted) {
     const auto run_with = [&](const std::string& arrays) {
@@ -418,11 +418,69 @@ TEST_F(EclipseDeck, RegionArraysBesideSatnumAreCheckedOrNoted) {
     ASSERT_EQ(noted.code, kExitOk) << noted.err;
     EXPECT_THAT(noted.err, ::testing::Not(HasSubstr("FIPNUM")));
     EXPECT_THAT(noted.err, HasSubstr("IMBNUM: heptane has no hysteresis"));
-    const CliResult refused = run_with("EQLNUM\n 119*1 2 /\n");
+    const CliResult refused = run_with("PVTNUM\n 119*1 2 /\n");
     EXPECT_EQ(refused.code, kExitBadInput);
-    EXPECT_THAT(refused.err, HasSubstr("grid.eclipse: grid.eclipse's files: EQLNUM of cell (i, j, "
+    EXPECT_THAT(refused.err, HasSubstr("grid.eclipse: grid.eclipse's files: PVTNUM of cell (i, j, "
                                        "k) = (5, 4, 3) is 2.000000; it must be 1: heptane's "
-                                       "initial state has one equilibration region"));
+                                       "fluid has one PVT region"));
+    // EQLNUM numbers EQUIL's records (decision 92): this deck has one.
+    const CliResult beyond = run_with("EQLNUM\n 119*1 2 /\n");
+    EXPECT_EQ(beyond.code, kExitBadInput);
+    EXPECT_THAT(beyond.err, HasSubstr("EQLNUM of cell (i, j, k) = (5, 4, 3) is 2.000000; it must "
+                                      "be an integer in [1, 1] (the initial state's "
+                                      "equilibration regions)"));
+}
+
+// Equilibration regions (design decision 92): EQLDIMS 2, EQLNUM putting the top layer in
+// region 1 and the three below in region 2, and a second EQUIL record (100 psi more, its
+// contact 20 ft higher) give the run's /grid/equilibration_region and every report's state,
+// bit for bit those of the same regions in YAML (rock.equilibration_regions by layer,
+// initial.regions); EQLNUM beside rock.equilibration_regions is an error at the key.
+TEST_F(EclipseDeck, EqlnumGivesEachRegionItsEquilRecord) {
+    std::string deck = satnum_deck_with("EQLNUM\n 30*1 90*2 /\n", "satnum_regions.yaml");
+    {
+        std::ifstream in(path("satnum_regions.DATA"));
+        std::stringstream text;
+        text << in.rdbuf();
+        std::string data = text.str();
+        const std::string tabdims = "TABDIMS\n", equil = " 12000 6000 12070 0 /\n";
+        data.replace(data.find(tabdims), tabdims.size(), "EQLDIMS\n 2 /\n" + tabdims);
+        data.replace(data.find(equil), equil.size(), equil + " 12000 6100 12050 0 /\n");
+        std::ofstream(path("satnum_regions.DATA")) << data;
+    }
+    const std::string a = path("eqlnum.h5"), b = path("eql_yaml.h5");
+    const CliResult ra = run_heptane({"simulate", deck, "-o", a, "--backend", "cpu"});
+    ASSERT_EQ(ra.code, kExitOk) << ra.err << ra.out;
+    EXPECT_THAT(run_heptane({"info", deck}).out, HasSubstr(", 2 equilibration regions"));
+    const std::string layered = "rock.equilibration_regions={kind: layered, values: [1, 2, 2, 2]}";
+    const std::string records =
+        "initial={regions: [{pressure: 6000, datum_depth: 12000, water_oil_contact: 12070, "
+        "sublayers: 10}, {pressure: 6100, datum_depth: 12000, water_oil_contact: 12050, "
+        "sublayers: 10}]}";
+    const CliResult rb =
+        run_heptane({"simulate", source_path("tests/app/decks/satnum_regions_yaml.yaml"), "-o", b,
+                     "--backend", "cpu", "--set", layered, "--set", records});
+    ASSERT_EQ(rb.code, kExitOk) << rb.err << rb.out;
+    const h5::File fa = h5::File::open(a), fb = h5::File::open(b);
+    const std::vector<double> region = fa.read("/grid/equilibration_region").values;
+    ASSERT_EQ(region.size(), 120u);
+    for (std::size_t m = 0; m < region.size(); ++m) EXPECT_EQ(region[m], m % 4 == 0 ? 1 : 2) << m;
+    EXPECT_EQ(fb.read("/grid/equilibration_region").values, region);
+    for (const char* step : {"00000", "00002"}) {  // days 0 and 60
+        for (const char* name : {"pressure", "water_saturation"}) {
+            const std::string d = std::string("/timesteps/") + step + "/" + name;
+            EXPECT_EQ(fa.read(d).values, fb.read(d).values) << d;
+        }
+    }
+    // Below the top layer region 2's record: 100 psi more at the datum, and the oil's 0.37
+    // psi/ft over the 20 ft between the centres of layers 0 and 1 (psi, the deck's unit).
+    const std::vector<double> p0 = fa.read("/timesteps/00000/pressure").values;
+    EXPECT_NEAR(p0[1] - p0[0], 100.0 + 53.0 / 144.0 * 20.0, 0.1);
+    const CliResult both = run_heptane(
+        {"simulate", deck, "-o", path("both.h5"), "--backend", "cpu", "--set", layered});
+    EXPECT_EQ(both.code, kExitBadInput);
+    EXPECT_THAT(both.err,
+                HasSubstr("rock.equilibration_regions: grid.eclipse's files give EQLNUM too"));
 }
 
 // Fluid-in-place regions (design decision 89): FIPNUM in the deck's REGIONS (the top layer

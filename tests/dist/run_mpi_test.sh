@@ -199,6 +199,10 @@ slab_line="holds only its planes' Jacobian"
 agree "simulate satnum_regions" simulate "$decks/satnum_regions.yaml"
 run_cases=$((run_cases + 1))
 simulations=$((simulations + 1))
+# Equilibration regions (design decision 92): each rank's initial state is its planes' cells
+# from their regions' EQUIL records (a column is never cut), the regression deck's.
+agree "simulate equil_regions" simulate "$(dirname "$0")/../regression/simulation/equil_regions.yaml"
+simulations=$((simulations + 1))
 # A connection three i-planes long (an NNC record) reaches past a rank's halo plane: exit 2
 # naming grid.eclipse, nothing written.
 "$mpiexec" -np 2 --oversubscribe "$heptane" run "$decks/eclipse_fault.yaml" --backend "$backend" \

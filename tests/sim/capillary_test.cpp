@@ -5,7 +5,9 @@
 // equal, p_a,k - p_a,k+1 = -rho_a g dz, so Pc(S_k) - Pc(S_k+1) = (rho_w - rho_o) g dz: with a
 // linear Pc = a (S_max - S_w) the saturation rises down the column by (rho_w - rho_o) g dz / a
 // a layer, about its initial mean (the water in place is kept). Without Pc the water would
-// sink to the bottom; with the wrong sign the capillary term would be anti-diffusive.
+// sink to the bottom; with the wrong sign the capillary term would be anti-diffusive. Each
+// equilibration region (decision 92) is its own record's state, and sealed compartments of
+// two regions start at rest.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -197,6 +199,104 @@ TEST(Capillary, SubLayersAverageTheProfileOverEachCell) {
     EXPECT_THROW(cells.equilibrium_state(p0, 1000.0, contact, 0.0, 0), std::invalid_argument);
     std::printf("  layer 10: exact mean %.6f, centre rule %.6f, 40 sub-layers %.6f (bound %.1e)\n",
                 exact_mean[kink], centre.sw[kink], fine.sw[kink], bound);
+}
+
+/// `columns` columns of the closed column side by side (nx), each cell's equilibration region
+/// from `region(i, k)` (design decision 92), the +k faces of layer `sealed` closed (MULTZ 0;
+/// -1: none).
+template <class Region>
+wells::TwoPhaseSystem columns(const grid::TwoPhaseParams& fluid, int nx, Region region,
+                              int sealed = -1) {
+    grid::Grid3D g;
+    g.nx = nx;
+    g.nz = kLayers;
+    g.dx = g.dy = 10.0;
+    g.dz = kDz;
+    g.top_depth = 1000.0;
+    grid::FieldSpec perm, poro;
+    perm.value = {100.0, 100.0, 100.0};
+    poro.value = {0.2, 0.0, 0.0};
+    grid::RockFields rock = grid::build_rock(g, perm, poro);
+    rock.equilibration_region.resize(static_cast<std::size_t>(g.num_cells()));
+    rock.multz.assign(static_cast<std::size_t>(g.num_cells()), 1.0);
+    for (int i = 0; i < nx; ++i) {
+        for (int k = 0; k < kLayers; ++k) {
+            rock.equilibration_region[static_cast<std::size_t>(i * kLayers + k)] = region(i, k);
+            if (k == sealed) rock.multz[static_cast<std::size_t>(i * kLayers + k)] = 0.0;
+        }
+    }
+    return wells::TwoPhaseSystem(g, rock, fluid, {});
+}
+
+/// A region's record: oil pressure p at 1,000 m unless `datum` says, a contact with Pc 0.
+grid::Equilibrium record(double p, double contact, double datum = 1000.0) {
+    grid::Equilibrium e;
+    e.p_datum = p;
+    e.z_datum = datum;
+    e.contact = true;
+    e.z_contact = contact;
+    return e;
+}
+
+TEST(Capillary, EachEquilibrationRegionIsItsOwnRecordsState) {
+    // Decision 92: two columns, one region each, differ in pressure and contact; each cell has
+    // the bits its region's record gives the whole model as its only one.
+    const grid::TwoPhaseParams fluid = fluids(0.1 * units::kBar);
+    const std::vector<grid::Equilibrium> records = {record(100.0 * units::kBar, 1014.0),
+                                                    record(103.0 * units::kBar, 1008.5)};
+    const wells::TwoPhaseSystem two = columns(fluid, 2, [](int i, int) { return i; });
+    const wells::TwoPhaseSystem one = columns(fluid, 2, [](int, int) { return 0; });
+    const grid::CellState x = two.cells().equilibrium_state(records);
+    int differ = 0;
+    for (std::size_t r = 0; r < 2; ++r) {
+        const grid::CellState alone = one.cells().equilibrium_state({records[r]});
+        for (std::size_t m = r * kLayers; m < (r + 1) * kLayers; ++m) {
+            EXPECT_EQ(x.p[m], alone.p[m]) << "cell " << m;
+            EXPECT_EQ(x.sw[m], alone.sw[m]) << "cell " << m;
+        }
+    }
+    for (std::size_t k = 0; k < kLayers; ++k) differ += x.sw[k] != x.sw[kLayers + k];
+    EXPECT_GT(differ, 4);  // the contacts 5.5 m apart: several layers' saturations differ
+    // A cell's region needs a record; sub-layers a positive count.
+    EXPECT_THROW(two.cells().equilibrium_state({records[0]}), std::invalid_argument);
+    std::vector<grid::Equilibrium> bad = records;
+    bad[1].sublayers = 0;
+    EXPECT_THROW(two.cells().equilibrium_state(bad), std::invalid_argument);
+}
+
+TEST(Capillary, SealedCompartmentsStartAtRestAndOpenOnesFlow) {
+    // Decision 92: one column, layers 0-9 region 1 (contact 1,006 m), layers 10-19 region 2,
+    // 5 bar more and its contact at 1,016.3 m, its datum the centre of layer 10. Sealed between
+    // them (MULTZ 0 on layer 9) no phase flows; open, the regions are not in equilibrium with
+    // each other and the faces between them flow (as in Eclipse).
+    const grid::TwoPhaseParams fluid = fluids(0.1 * units::kBar);
+    const double p2 = 105.0 * units::kBar;
+    const std::vector<grid::Equilibrium> records = {record(100.0 * units::kBar, 1006.0),
+                                                    record(p2, 1016.3, 1010.5)};
+    const auto stacked = [](int, int k) { return k < 10 ? 0 : 1; };
+    const auto worst_residual = [&](int sealed, double& scale) {
+        const wells::TwoPhaseSystem system = columns(fluid, 1, stacked, sealed);
+        const grid::CellState x0 = system.cells().equilibrium_state(records);
+        EXPECT_EQ(x0.p[10], p2);  // the region's datum at its first cell's centre, in its oil
+        const std::vector<double> r = system.residual(x0, {}, x0, units::kDay);
+        grid::CellState y = x0;
+        y.p[7] += units::kBar;
+        const std::vector<double> r1 = system.residual(y, {}, x0, units::kDay);
+        double worst = 0.0;
+        scale = 0.0;
+        for (std::size_t i = 0; i < r.size(); ++i) {
+            worst = std::max(worst, std::abs(r[i]));
+            scale = std::max(scale, std::abs(r1[i]));
+        }
+        return worst;
+    };
+    double scale = 0.0;
+    const double sealed = worst_residual(9, scale);
+    EXPECT_LE(sealed, 1e-9 * scale);
+    const double open = worst_residual(-1, scale);
+    EXPECT_GT(open, 1e-2 * scale);
+    std::printf("  compartments: |R| sealed %.2e, open %.2e (a cell 1 bar off: %.2e)\n", sealed,
+                open, scale);
 }
 
 TEST(Capillary, SaturationAtACapillaryPressureInvertsTheTable) {
