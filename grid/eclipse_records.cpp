@@ -102,4 +102,26 @@ double day_number(const RecordItems& r) {
     return days_since_1970(year, m + 1, day) + fraction;
 }
 
+void BhpDefaults::read_fbhpdef(const RecordItems& r, double pressure) {
+    const double fallback[2] = {1.01325 * units::kBar, 6895.0 * units::kBar};
+    double* const value[2] = {&producer_, &injector_};
+    for (std::size_t q = 0; q < 2; ++q) {
+        const double x = r.given(q) ? r.number(q) * pressure : fallback[q];
+        if (!(std::isfinite(x) && x > 0.0)) {
+            r.fail(q, q == 0 ? "(the producers' default BHP) must be > 0"
+                             : "(the injectors' default BHP limit) must be > 0");
+        }
+        *value[q] = x;
+    }
+    r.defaulted_from(2, "later items");
+}
+
+double BhpDefaults::history(const std::string& well, bool injector) const {
+    const auto it = weltarg_.find(well);
+    if (it != weltarg_.end()) return it->second;
+    const double given = prediction(injector);
+    if (!std::isnan(given)) return given;
+    return injector ? 0.0 : units::kAtmosphere;
+}
+
 }  // namespace heptane::grid::detail

@@ -11,8 +11,9 @@
 #include "core/base/errors.hpp"
 #include "core/base/text.hpp"
 #include "core/base/units.hpp"
-#include "grid/eclipse_reader.hpp"   // Source, number_text
-#include "grid/eclipse_records.hpp"  // the records' items, dates
+#include "grid/eclipse_controls.hpp"  // the control records
+#include "grid/eclipse_reader.hpp"    // Source, number_text
+#include "grid/eclipse_records.hpp"   // the records' items, dates
 
 namespace heptane::grid {
 namespace {
@@ -102,15 +103,20 @@ class ScheduleReader {
             while (read_record(src, keyword, at, r) && !r.v.empty()) {
                 if (keyword == "WELSPECS") welspecs(r);
                 if (keyword == "COMPDAT") compdat(r);
-                if (keyword == "WCONINJE") wconinje(r);
-                if (keyword == "WCONPROD") wconprod(r);
-                if (keyword == "WCONHIST") wconhist(r);
-                if (keyword == "WCONINJH") wconinjh(r);
+                const detail::ControlContext x{units_, time_, out_.notes, bhp_};
+                if (keyword == "WCONINJE") add_controls(r, detail::wconinje_control(r, x));
+                if (keyword == "WCONPROD") add_controls(r, detail::wconprod_control(r, x));
+                if (keyword == "WCONHIST") add_controls(r, detail::wconhist_control(r, x));
+                if (keyword == "WCONINJH") add_controls(r, detail::wconinjh_control(r, x));
                 if (keyword == "WELTARG") weltarg(r);
                 if (keyword == "WELOPEN") welopen(r);
                 if (keyword == "WECON") wecon(r);
                 if (keyword == "WTEST") wtest(r);
             }
+        } else if (keyword == "FBHPDEF") {  // design decision 93
+            Items r;
+            read_record(src, keyword, at, r);
+            bhp_.read_fbhpdef(r, units_.pressure);
         } else if (keyword == "TSTEP") {
             Items r;
             read_record(src, keyword, at, r);
@@ -155,7 +161,8 @@ class ScheduleReader {
                 at,
                 keyword +
                     ": not read by schedule.eclipse (it reads WELSPECS, COMPDAT, WCONINJE, "
-                    "WCONPROD, WCONHIST, WCONINJH, WELTARG, WELOPEN, WECON, WTEST, TSTEP, DATES "
+                    "WCONPROD, WCONHIST, WCONINJH, WELTARG, WELOPEN, WECON, WTEST, FBHPDEF, TSTEP, "
+                    "DATES "
                     "and "
                     "INCLUDE; RPTSCHED, "
                     "RPTRST, "
@@ -197,28 +204,30 @@ class ScheduleReader {
         return out;
     }
 
-    /// `c` for each well item 1 names, in WELSPECS order.
+    /// `c` for each well item 1 names, in WELSPECS order; a control record's history BHP
+    /// limit on a rate is the well's (design decision 93), any other ends its WELTARG'd one.
     void add_controls(const Items& r, EclipseControl c) {
         for (const EclipseWell* w : matching(r)) {
             c.well = w->name;
+            if (c.history && c.rate) {
+                c.bhp_limit = bhp_.history(w->name, c.injector);
+            } else if (!c.status_only && !c.zero_rate) {  // a zero rate keeps it for later
+                bhp_.forget(w->name);
+            }
             out_.controls.push_back(c);
         }
     }
 
-    /// WELOPEN: a well's status alone (OPEN or SHUT), its controls kept; connections opened
-    /// or shut one by one, STOP (a wellbore that cross-flows) and AUTO are refused.
+    /// WELOPEN: a well's status alone (OPEN, SHUT, or STOP taken as SHUT with a note), its
+    /// controls kept; connections opened or shut one by one and AUTO are refused.
     void welopen(const Items& r) {
         EclipseControl c;
         c.time = time_;
         c.where = r.where;
         c.status_only = true;
-        const std::string word = r.word(1, "OPEN");
-        if (word == "STOP") {
-            r.fail(1,
-                   "(STOP) lets the wellbore cross-flow between its connections, and "
-                   "heptane's shut well has no flow at all: use SHUT");
-        }
-        if (word != "OPEN" && word != "SHUT") r.fail(1, "(the status) must be OPEN or SHUT");
+        std::string word = r.word(1, "OPEN");
+        if (word == "STOP") word = detail::stop_as_shut(r, out_.notes);
+        if (word != "OPEN" && word != "SHUT") r.fail(1, "(the status) must be OPEN, STOP or SHUT");
         c.open = word == "OPEN";
         r.defaulted_from(2,
                          "the connections to open or shut: heptane's well opens and shuts "
@@ -289,6 +298,7 @@ class ScheduleReader {
             c.keeps_status = true;
             if (bhp) {
                 (c.rate ? c.bhp_limit : c.target) = value * units_.pressure;
+                if (c.rate && c.history) bhp_.set_by_weltarg(w->name, c.bhp_limit);
                 if (!c.rate && value == 0.0)
                     r.fail(2, "(the BHP target of a BHP control) must be > 0");
             } else {
@@ -310,125 +320,6 @@ class ScheduleReader {
             if (it->well == name && !it->status_only) return it->history && it->zero_rate;
         }
         return false;
-    }
-
-    /// The BHP limit of a history well (Eclipse's and OPM's default; WELTARG, which changes
-    /// it, is not read): one atmosphere.
-    static constexpr double kHistoryBhpLimit = 101325.0;
-
-    /// A history record's control once its mode's observed rate is known: a rate control on
-    /// it, or where it is 0 the well shut for the period (Eclipse's well with no rate to
-    /// produce) under a placeholder BHP control at the history limit, which WELOPEN may not
-    /// open (without_rate).
-    static void history_rate(EclipseControl& c, double observed) {
-        c.rate = observed > 0.0;
-        if (c.rate) {
-            c.target = observed;
-            c.bhp_limit = c.injector ? 0.0 : kHistoryBhpLimit;
-            return;
-        }
-        c.zero_rate = true;
-        c.open = false;
-        c.target = kHistoryBhpLimit;
-        c.bhp_limit = 0.0;
-    }
-
-    /// An observed rate of a history record (item q, >= 0, 0 defaulted) in SI.
-    double observed_rate(const Items& r, std::size_t q, const char* what) const {
-        const double x = r.number(q, 0.0);
-        if (!(std::isfinite(x) && x >= 0.0)) r.fail(q, std::string("(") + what + ") must be >= 0");
-        return x * units_.rate;
-    }
-
-    /// A history record's observed BHP (item q; NaN defaulted), > 0.
-    double observed_bhp(const Items& r, std::size_t q) const {
-        if (!r.given(q)) return std::nan("");
-        const double p = r.number(q);
-        if (!(std::isfinite(p) && p > 0.0)) r.fail(q, "(the observed BHP) must be > 0");
-        return p * units_.pressure;
-    }
-
-    /// A history record's observed THP (item q): heptane controls its wells at the bottom hole
-    /// and has no VFP tables to relate the two, so a THP given is said in a note.
-    void observed_thp(const Items& r, std::size_t q) {
-        if (r.number(q, 0.0) != 0.0) {
-            out_.notes.push_back(r.where + "well " + r.word(0, "") + ": the observed THP (item " +
-                                 std::to_string(q + 1) +
-                                 ") is not used (no VFP tables: the wells are controlled at the "
-                                 "bottom hole)");
-        }
-    }
-
-    /// WCONHIST (design decision 90): a history-matching producer, controlled on the observed
-    /// rate of its mode (ORAT, WRAT, LRAT = oil + water) with a BHP limit of 1 atm, or on the
-    /// observed BHP (BHP); the observed rates and BHP are the run's history series. An observed
-    /// gas rate or THP is said in a note (dead oil; no VFP tables); VFP tables, artificial lift
-    /// and the wet gas rate are refused; GRAT, CRAT, RESV and THP modes are refused.
-    void wconhist(const Items& r) {
-        EclipseControl c = control(r, 1, true);
-        c.history = true;
-        c.observed_oil = observed_rate(r, 3, "the observed oil rate");
-        c.observed_water = observed_rate(r, 4, "the observed water rate");
-        if (observed_rate(r, 5, "the observed gas rate") > 0.0) {
-            out_.notes.push_back(r.where + "well " + r.word(0, "") +
-                                 ": the observed gas rate (item 6) is not simulated (heptane's "
-                                 "oil is dead: no gas)");
-        }
-        if (r.integer(6, 0) != 0) r.fail(6, "(a VFP table): heptane's wells have none");
-        if (r.number(7, 0.0) != 0.0) r.fail(7, "(artificial lift): heptane's wells have none");
-        observed_thp(r, 8);
-        c.observed_bhp = observed_bhp(r, 9);
-        r.defaulted_from(10, "the wet gas rate (Eclipse 300)");
-        const std::string mode = r.word(2, "");
-        if (mode == "ORAT" || mode == "WRAT" || mode == "LRAT") {
-            c.phase = mode == "ORAT"   ? RatePhase::oil
-                      : mode == "WRAT" ? RatePhase::water
-                                       : RatePhase::liquid;
-            history_rate(c, mode == "ORAT"   ? c.observed_oil
-                            : mode == "WRAT" ? c.observed_water
-                                             : c.observed_oil + c.observed_water);
-        } else if (mode == "BHP") {
-            if (std::isnan(c.observed_bhp)) {
-                r.fail(9, "(the observed BHP) is the BHP control's target: give it");
-            }
-            c.target = c.observed_bhp;
-        } else {
-            r.fail(2,
-                   "(the control) must be ORAT, WRAT, LRAT or BHP (heptane has no gas, no "
-                   "reservoir-volume control and no THP control)");
-        }
-        add_controls(r, c);
-    }
-
-    /// WCONINJH (design decision 90): a history-matching water injector, controlled on the
-    /// observed rate (item 12 RATE, the default) without a BHP limit, or on the observed BHP
-    /// (BHP); an observed THP is said in a note; VFP tables and the injected fractions of
-    /// items 8 to 11 are refused.
-    void wconinjh(const Items& r) {
-        EclipseControl c = control(r, 2, true);
-        c.injector = true;
-        c.history = true;
-        if (r.word(1, "") != "WATER") r.fail(1, "(the injected phase) must be WATER");
-        c.observed_water = observed_rate(r, 3, "the observed injection rate");
-        c.observed_bhp = observed_bhp(r, 4);
-        observed_thp(r, 5);
-        if (r.integer(6, 0) != 0) r.fail(6, "(a VFP table): heptane's wells have none");
-        for (std::size_t q = 7; q <= 10; ++q) {
-            r.defaulted(q, "the vaporized oil and the injected fractions (heptane injects water)");
-        }
-        const std::string mode = r.word(11, "RATE");
-        if (mode == "RATE") {
-            history_rate(c, c.observed_water);
-        } else if (mode == "BHP") {
-            if (std::isnan(c.observed_bhp)) {
-                r.fail(4, "(the observed BHP) is the BHP control's target: give it");
-            }
-            c.target = c.observed_bhp;
-        } else {
-            r.fail(11, "(the control) must be RATE or BHP");
-        }
-        r.defaulted_from(12, "later items");
-        add_controls(r, c);
     }
 
     /// WECON (design decision 86): a producer's economic limits, checked at the end of each
@@ -576,100 +467,13 @@ class ScheduleReader {
         w.skin = skin;
     }
 
-    /// The record's time and status (item `status` + 1: OPEN or SHUT); its wells are
-    /// add_controls'.
-    /// A control record's time, place and status (item `status`: OPEN or SHUT; a history
-    /// record's STOP is taken as SHUT, with a note).
-    EclipseControl control(const Items& r, std::size_t status, bool history = false) {
-        EclipseControl c;
-        c.time = time_;
-        c.where = r.where;
-        std::string word = r.word(status, "OPEN");
-        if (history && word == "STOP") {
-            out_.notes.push_back(r.where + "well " + r.word(0, "") +
-                                 ": STOP taken as SHUT (heptane's shut wellbore has no "
-                                 "cross-flow between its connections)");
-            word = "SHUT";
-        }
-        if (word != "OPEN" && word != "SHUT") {
-            r.fail(status, history ? "(the status) must be OPEN, STOP or SHUT"
-                                   : "(the status) must be OPEN or SHUT");
-        }
-        c.open = word == "OPEN";
-        return c;
-    }
-
-    void wconinje(const Items& r) {
-        EclipseControl c = control(r, 2);
-        c.injector = true;
-        if (r.word(1, "") != "WATER") r.fail(1, "(the injected phase) must be WATER");
-        const std::string mode = r.word(3, "");
-        if (mode != "RATE" && mode != "BHP") r.fail(3, "(the control) must be RATE or BHP");
-        c.rate = mode == "RATE";
-        r.defaulted(5, "the reservoir volume rate");
-        c.bhp_limit = r.number(6, 0.0) * units_.pressure;
-        if (c.rate) {
-            c.target = r.number(4) * units_.rate;
-            if (!(c.target > 0.0)) r.fail(4, "(the rate) must be > 0");
-            if (c.bhp_limit < 0.0) r.fail(6, "(the BHP limit) must be >= 0");
-        } else {
-            r.defaulted(4, "a rate limit on a BHP-controlled injector");
-            c.target = c.bhp_limit;
-            c.bhp_limit = 0.0;
-            if (!(c.target > 0.0)) r.fail(6, "(the BHP target) must be > 0");
-        }
-        r.defaulted_from(7, "THP, VFP and later options");
-        add_controls(r, c);
-    }
-
-    void wconprod(const Items& r) {
-        EclipseControl c = control(r, 1);
-        // Items 4 to 8: the oil, water, gas, liquid and reservoir rates; the control's is its
-        // target, the others (limits beside it) must be defaulted.
-        const std::string mode = r.word(2, "");
-        const struct {
-            const char* mode;
-            std::size_t item;
-            RatePhase phase;
-        } rates[] = {{"ORAT", 3, RatePhase::oil},
-                     {"WRAT", 4, RatePhase::water},
-                     {"LRAT", 6, RatePhase::liquid}};
-        std::size_t target = 0;  // the rate's item, 0: BHP control
-        for (const auto& q : rates) {
-            if (mode == q.mode) {
-                target = q.item;
-                c.phase = q.phase;
-            }
-        }
-        if (target == 0 && mode != "BHP") {
-            r.fail(2, "(the control) must be ORAT, WRAT, LRAT or BHP");
-        }
-        c.rate = target != 0;
-        for (std::size_t q = 3; q <= 7; ++q) {
-            if (q == target) continue;
-            r.defaulted(q, c.rate ? "a rate limit beside the well's rate control"
-                                  : "a rate limit on a BHP-controlled producer");
-        }
-        c.bhp_limit = r.number(8, 0.0) * units_.pressure;
-        if (c.rate) {
-            c.target = r.number(target) * units_.rate;
-            if (!(c.target > 0.0)) r.fail(target, "(the rate) must be > 0");
-            if (c.bhp_limit < 0.0) r.fail(8, "(the BHP limit) must be >= 0");
-        } else {
-            c.target = c.bhp_limit;
-            c.bhp_limit = 0.0;
-            if (!(c.target > 0.0)) r.fail(8, "(the BHP target) must be > 0");
-        }
-        r.defaulted_from(9, "THP, VFP and later options");
-        add_controls(r, c);
-    }
-
     FluidUnits units_;
     EclipseSchedule out_;
     detail::IncludeStack stack_;  ///< the files being read, for INCLUDE cycles
     double time_ = 0.0;
     bool in_schedule_ = false, ended_ = false;
     double start_ = std::nan("");  ///< RUNSPEC's START as a day number, NaN without one
+    detail::BhpDefaults bhp_;      ///< FBHPDEF's, and the history wells' WELTARG'd limits
 };
 
 }  // namespace

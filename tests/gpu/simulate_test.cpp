@@ -237,6 +237,16 @@ TEST_F(SimulateOnGpu, FipRegionsOfTheDeviceRunAreTheCpus) {
     }
 }
 
+// Equilibration regions (design decision 92): the regression deck's two regions, out of
+// equilibrium with each other at the start, flow on the device as on the CPU, to the bit.
+TEST_F(SimulateOnGpu, EquilibrationRegionsOnTheDeviceGiveTheCpuBits) {
+    const std::vector<std::string> runs = expect_device_simulation_is_the_cpus(
+        "eqlnum", {}, "tests/regression/simulation/equil_regions.yaml");
+    ASSERT_EQ(runs.size(), 2u);
+    EXPECT_EQ(h5::File::open(runs[1]).read("/grid/equilibration_region").values,
+              h5::File::open(runs[0]).read("/grid/equilibration_region").values);
+}
+
 // History wells (design decision 90): WCONHIST and WCONINJH, with the 1 atm floor reached and a
 // well shut for want of a rate, give the CPU's bits on the device, and the same history series.
 TEST_F(SimulateOnGpu, HistoryWellsOnTheDeviceGiveTheCpuBits) {

@@ -387,6 +387,68 @@ TEST(EclipseSchedule, WeltargChangesATargetOrALimit) {
     EXPECT_THAT(error("'P1' 'BHP' 100 1 /"), HasSubstr("item 4 (later items) must be defaulted"));
 }
 
+// Design decision 93: the BHP a record leaves out. Before FBHPDEF a WCONINJE has no limit and
+// a WCONHIST Eclipse's 1 atm floor; after it, FBHPDEF's producer and injector values, also as a
+// defaulted BHP control's target. A WELTARG'd floor of a history well on a rate stays with its
+// next WCONHIST until a prediction record ends it. WELOPEN's STOP is SHUT, with a note.
+TEST(EclipseSchedule, FbhpdefAndWeltargGiveTheBhpARecordLeavesOut) {
+    const TempFile f("RUNSPEC\nFIELD\n" + kWells +
+                     "WCONINJE\n 'I1' 'WATER' 'OPEN' 'RATE' 500 /\n/\n"
+                     "WCONHIST\n 'P1' 'OPEN' 'ORAT' 300 50 /\n/\n"
+                     "TSTEP\n 10 /\n"
+                     "FBHPDEF\n 500 8000 /\n"
+                     "WCONHIST\n 'P1' 'OPEN' 'ORAT' 280 60 /\n/\n"
+                     "WCONINJH\n 'I1' 'WATER' 'OPEN' 450 /\n/\n"
+                     "WELTARG\n 'P1' 'BHP' 900 /\n/\n"
+                     "TSTEP\n 10 /\n"
+                     "WCONHIST\n 'P1' 'OPEN' 'ORAT' 250 70 /\n/\n"
+                     "WCONINJE\n 'I1' 'WATER' 'OPEN' 'RATE' 400 /\n/\n"
+                     "WCONPROD\n 'P1' 'OPEN' 'BHP' /\n/\n"
+                     "TSTEP\n 10 /\n"
+                     "WCONHIST\n 'P1' 'OPEN' 'ORAT' 200 80 /\n/\n"
+                     "WELOPEN\n 'P1' 'STOP' /\n/\n"
+                     "TSTEP\n 10 /\n");
+    const EclipseSchedule s = read_eclipse_schedule(f.path(), kMetric);
+    ASSERT_EQ(s.controls.size(), 10u);
+    const auto limit = [&](std::size_t n) { return s.controls[n].bhp_limit / units::kPsi; };
+    EXPECT_EQ(s.controls[0].bhp_limit, 0.0);                 // WCONINJE: none
+    EXPECT_EQ(s.controls[1].bhp_limit, units::kAtmosphere);  // WCONHIST: 1 atm
+    EXPECT_DOUBLE_EQ(limit(2), 500.0);                       // FBHPDEF's producers'
+    EXPECT_DOUBLE_EQ(limit(3), 8000.0);                      // and injectors'
+    EXPECT_TRUE(s.controls[4].keeps_status);                 // WELTARG
+    EXPECT_DOUBLE_EQ(limit(4), 900.0);
+    EXPECT_DOUBLE_EQ(limit(5), 900.0);                            // kept by the next WCONHIST
+    EXPECT_DOUBLE_EQ(limit(6), 8000.0);                           // WCONINJE's defaulted limit
+    EXPECT_FALSE(s.controls[7].rate);                             // WCONPROD BHP, defaulted:
+    EXPECT_DOUBLE_EQ(s.controls[7].target / units::kPsi, 500.0);  // FBHPDEF's target
+    EXPECT_DOUBLE_EQ(limit(8), 500.0);  // the prediction record ended the WELTARG'd floor
+    EXPECT_TRUE(s.controls[9].status_only);
+    EXPECT_FALSE(s.controls[9].open);
+    ASSERT_FALSE(s.notes.empty());
+    EXPECT_THAT(s.notes.back(), HasSubstr(":49: WELOPEN: well P1: STOP taken as SHUT"));
+    // Defaulted FBHPDEF items: Eclipse's 1.01325 bar and 6895 bar.
+    const TempFile d("RUNSPEC\nFIELD\n" + kWells + "FBHPDEF\n /\n" +
+                     "WCONINJE\n 'I1' 'WATER' 'OPEN' 'RATE' 500 /\n/\n"
+                     "WCONHIST\n 'P1' 'OPEN' 'ORAT' 300 50 /\n/\nTSTEP\n 10 /\n");
+    const EclipseSchedule ds = read_eclipse_schedule(d.path(), kMetric);
+    EXPECT_DOUBLE_EQ(ds.controls[0].bhp_limit, 6895.0 * units::kBar);
+    EXPECT_DOUBLE_EQ(ds.controls[1].bhp_limit, 1.01325 * units::kBar);
+    const auto error = [&](const std::string& record) {
+        const TempFile bad("RUNSPEC\nFIELD\n" + kWells + "FBHPDEF\n " + record + "\n");
+        return input_error_of([&] { read_eclipse_schedule(bad.path(), kMetric); });
+    };
+    EXPECT_THAT(error("0 /"), HasSubstr(":14: FBHPDEF: item 1 (the producers' default BHP) must "
+                                        "be > 0"));
+    EXPECT_THAT(error("1* -3 /"), HasSubstr("item 2 (the injectors' default BHP limit) must be"));
+    EXPECT_THAT(error("1 2 3 /"), HasSubstr("item 3 (later items) must be defaulted"));
+    // Without FBHPDEF a BHP control's target must be given.
+    const TempFile g("RUNSPEC\nFIELD\n" + kWells +
+                     "WCONINJE\n 'I1' 'WATER' 'OPEN' 'RATE' 500 /\n/\n"
+                     "WCONPROD\n 'P1' 'OPEN' 'BHP' /\n/\nTSTEP\n 10 /\n");
+    EXPECT_THAT(input_error_of([&] { read_eclipse_schedule(g.path(), kMetric); }),
+                HasSubstr(":17: WCONPROD: item 9 (the BHP target) must be > 0"));
+}
+
 TEST(EclipseSchedule, DatesCountFromStart) {
     // START 1 JAN 2016 (a leap year): DATES 1 FEB and 1 MAR are days 31 and 60, a TSTEP of 10
     // then day 70, 15 JLY (Eclipse's July) at noon day 196.5, a control between them at day 70.
@@ -466,10 +528,8 @@ TEST(EclipseSchedule, WhatTheModelCannotTakeIsRefusedAtItsLine) {
                 HasSubstr(":12: WCONINJE: item 1 (the pattern 'X*') matches no well of WELSPECS"));
     EXPECT_THAT(error("WCONINJE\n 'I2' 'WATER' 'OPEN' 'RATE' 500 /\n/\nTSTEP\n 1 /\n"),
                 HasSubstr(":12: WCONINJE: item 1 names no well of WELSPECS ('I2')"));
-    EXPECT_THAT(error(controls + "WELOPEN\n 'P1' 'STOP' /\n/\nTSTEP\n 1 /\n"),
-                HasSubstr(":18: WELOPEN: item 2 (STOP) lets the wellbore cross-flow"));
     EXPECT_THAT(error(controls + "WELOPEN\n 'P1' 'AUTO' /\n/\nTSTEP\n 1 /\n"),
-                HasSubstr(":18: WELOPEN: item 2 (the status) must be OPEN or SHUT"));
+                HasSubstr(":18: WELOPEN: item 2 (the status) must be OPEN, STOP or SHUT"));
     EXPECT_THAT(error(controls + "WELOPEN\n 'P1' 'SHUT' 3 2 2 /\n/\nTSTEP\n 1 /\n"),
                 HasSubstr(":18: WELOPEN: item 3 (the connections to open or shut: heptane's "
                           "well opens and shuts as a whole) must be defaulted"));
