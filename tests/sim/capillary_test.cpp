@@ -42,9 +42,14 @@ grid::TwoPhaseParams fluids(double slope = kSlope) {
     return p;
 }
 
-/// The closed column (kLayers of kDz from 1,000 m, 100 mD, porosity 0.2, no wells).
-wells::TwoPhaseSystem column(const grid::TwoPhaseParams& fluid) {
+/// `nx` closed columns side by side (kLayers of kDz from 1,000 m, 100 mD, porosity 0.2, no
+/// wells), each cell's equilibration region from `region(i, k)` (design decision 92), the +k
+/// faces of layer `sealed` closed (MULTZ 0; -1: none).
+template <class Region>
+wells::TwoPhaseSystem columns(const grid::TwoPhaseParams& fluid, int nx, Region region,
+                              int sealed = -1) {
     grid::Grid3D g;
+    g.nx = nx;
     g.nz = kLayers;
     g.dx = g.dy = 10.0;
     g.dz = kDz;
@@ -52,7 +57,21 @@ wells::TwoPhaseSystem column(const grid::TwoPhaseParams& fluid) {
     grid::FieldSpec perm, poro;
     perm.value = {100.0, 100.0, 100.0};
     poro.value = {0.2, 0.0, 0.0};
-    return wells::TwoPhaseSystem(g, grid::build_rock(g, perm, poro), fluid, {});
+    grid::RockFields rock = grid::build_rock(g, perm, poro);
+    rock.equilibration_region.resize(static_cast<std::size_t>(g.num_cells()));
+    rock.multz.assign(static_cast<std::size_t>(g.num_cells()), 1.0);
+    for (int i = 0; i < nx; ++i) {
+        for (int k = 0; k < kLayers; ++k) {
+            rock.equilibration_region[static_cast<std::size_t>(i * kLayers + k)] = region(i, k);
+            if (k == sealed) rock.multz[static_cast<std::size_t>(i * kLayers + k)] = 0.0;
+        }
+    }
+    return wells::TwoPhaseSystem(g, rock, fluid, {});
+}
+
+/// The closed column: one of them, one region.
+wells::TwoPhaseSystem column(const grid::TwoPhaseParams& fluid) {
+    return columns(fluid, 1, [](int, int) { return 0; });
 }
 
 /// The column's saturations after `days` from x0 (default: a uniform 0.5).
@@ -199,33 +218,6 @@ TEST(Capillary, SubLayersAverageTheProfileOverEachCell) {
     EXPECT_THROW(cells.equilibrium_state(p0, 1000.0, contact, 0.0, 0), std::invalid_argument);
     std::printf("  layer 10: exact mean %.6f, centre rule %.6f, 40 sub-layers %.6f (bound %.1e)\n",
                 exact_mean[kink], centre.sw[kink], fine.sw[kink], bound);
-}
-
-/// `columns` columns of the closed column side by side (nx), each cell's equilibration region
-/// from `region(i, k)` (design decision 92), the +k faces of layer `sealed` closed (MULTZ 0;
-/// -1: none).
-template <class Region>
-wells::TwoPhaseSystem columns(const grid::TwoPhaseParams& fluid, int nx, Region region,
-                              int sealed = -1) {
-    grid::Grid3D g;
-    g.nx = nx;
-    g.nz = kLayers;
-    g.dx = g.dy = 10.0;
-    g.dz = kDz;
-    g.top_depth = 1000.0;
-    grid::FieldSpec perm, poro;
-    perm.value = {100.0, 100.0, 100.0};
-    poro.value = {0.2, 0.0, 0.0};
-    grid::RockFields rock = grid::build_rock(g, perm, poro);
-    rock.equilibration_region.resize(static_cast<std::size_t>(g.num_cells()));
-    rock.multz.assign(static_cast<std::size_t>(g.num_cells()), 1.0);
-    for (int i = 0; i < nx; ++i) {
-        for (int k = 0; k < kLayers; ++k) {
-            rock.equilibration_region[static_cast<std::size_t>(i * kLayers + k)] = region(i, k);
-            if (k == sealed) rock.multz[static_cast<std::size_t>(i * kLayers + k)] = 0.0;
-        }
-    }
-    return wells::TwoPhaseSystem(g, rock, fluid, {});
 }
 
 /// A region's record: oil pressure p at 1,000 m unless `datum` says, a contact with Pc 0.
