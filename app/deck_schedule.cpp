@@ -195,6 +195,7 @@ void read_eclipse_schedule(const Value& file, const std::string& path, Deck& dec
         spec.k_last = w.k_last;
         spec.radius = w.radius;
         spec.skin = w.skin;
+        spec.bhp_depth = w.bhp_depth;
         ws.push_back(spec);
     }
     const auto kind = [](const grid::EclipseControl& c) {
@@ -429,6 +430,7 @@ void read_wells(const Value& v, Deck& deck, const UnitFactors& u, bool simulatio
             control.required("value").number() * (wells::is_rate(w.control) ? u.rate : u.pressure);
         control.finish();
         if (auto r = m.optional("radius")) w.radius = r->number() * u.length;
+        if (auto z = m.optional("bhp_depth")) w.bhp_depth = z->number() * u.length;
         if (auto s = m.optional("skin")) w.skin = s->number();
         if (auto p = m.optional("min_bhp")) w.min_bhp = p->number() * u.pressure;
         if (auto p = m.optional("max_bhp")) w.max_bhp = p->number() * u.pressure;

@@ -422,7 +422,8 @@ class ScheduleReader {
         if (i < 1 || j < 1) r.fail(i < 1 ? 2 : 3, "(the column's I or J, 1-based) must be >= 1");
         w.i = i - 1;
         w.j = j - 1;
-        r.defaulted(4, "the BHP reference depth: heptane's is the first connection's centre");
+        w.bhp_depth = r.number(4, std::nan("")) * units_.length;  // design decision 94
+        if (std::isinf(w.bhp_depth)) r.fail(4, "(the BHP reference depth) must be finite");
         const std::string phase = r.word(5, "OIL");
         if (phase != "OIL" && phase != "WATER" && phase != "LIQ" && phase != "LIQUID") {
             r.fail(5, "(the preferred phase) must be OIL, WATER or LIQ (heptane has no gas)");

@@ -21,6 +21,9 @@ struct EclipseWell {
     int k_first = -1, k_last = -1;
     double radius = 0.0;  ///< [m] half of COMPDAT's diameter
     double skin = 0.0;
+    /// [m] WELSPECS item 5, the depth the well's BHP refers to; NaN defaulted (the first
+    /// connection's centre; design decision 94).
+    double bhp_depth = std::nan("");
 };
 
 /// Which surface rate a rate control holds (design decision 82).

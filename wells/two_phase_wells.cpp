@@ -1,5 +1,6 @@
 #include "wells/two_phase_wells.hpp"
 
+#include <cmath>
 #include <string>
 
 #include "core/base/errors.hpp"
@@ -17,8 +18,12 @@ TwoPhaseWells::TwoPhaseWells(const grid::TwoPhaseCells& cells, std::vector<WellS
     validate_wells(g, wells_);
     validate_perforations(g, cells_.rock(), wells_);
     layout_ = well_layout(g, wells_, 2);
-    for (const WellSpec& spec : wells_)
+    for (std::size_t w = 0; w < wells_.size(); ++w) {
+        const WellSpec& spec = wells_[w];
         producer_.push_back(spec.type == WellType::producer ? 1 : 0);
+        ref_depth_.push_back(std::isnan(spec.bhp_depth) ? cells_.depths()[layout_.cell0[w]]
+                                                        : spec.bhp_depth);
+    }
     const grid::RockFields& rock = cells_.rock();
     for (std::size_t w = 0; w < wells_.size(); ++w) {
         double total = 0.0;
@@ -46,7 +51,14 @@ TwoPhaseWells::TwoPhaseWells(const grid::TwoPhaseCells& cells, std::vector<WellS
 std::vector<double> TwoPhaseWells::initial_bhp(const grid::CellState& x) const {
     std::vector<double> p_bh(wells_.size());
     for (std::size_t w = 0; w < wells_.size(); ++w) {
-        p_bh[w] = wells_[w].control == ControlKind::bhp ? wells_[w].target : x.p[layout_.cell0[w]];
+        // A rate well starts with no drawdown at its first perforation.
+        const index_t c0 = layout_.cell0[w];
+        const double rho_wb =
+            grid::reference_density(cells_.params(), producer_[w] != 0 ? kOil : kWater);
+        p_bh[w] = wells_[w].control == ControlKind::bhp
+                      ? wells_[w].target
+                      : x.p[c0] - rho_wb * cells_.params().gravity *
+                                      (cells_.depths()[c0] - ref_depth_[w]);
     }
     return p_bh;
 }
@@ -66,6 +78,7 @@ TwoPhaseWellsView TwoPhaseWells::view() const {
     v.count = layout_.count.data();
     v.wi = wi_.data();
     v.producer = producer_.data();
+    v.ref_depth = ref_depth_.data();
     return v;
 }
 

@@ -3,7 +3,8 @@
 /// and one equation per well for its bottom-hole pressure p_bh.
 ///
 /// Perforation l of well w in cell m (Peaceman index WI_l), wellbore pressure
-///   p_wb = p_bh + rho_wb g (z_m - z_ref),  z_ref = depth of the first perforated cell,
+///   p_wb = p_bh + rho_wb g (z_m - z_ref),  z_ref = the well's BHP reference depth (WellSpec::
+///            bhp_depth; by default the first perforated cell's centre, design decision 94),
 ///   rho_wb = oil's (producer) or water's (injector) density at the reference pressure,
 ///            rho_s / B, constant.
 /// Rates are surface volumes, mass / rho_s (B the formation volume factor at the reference
@@ -63,6 +64,7 @@ struct TwoPhaseWellsView {
     const index_t* count = nullptr;          ///< perforated cells
     const double* wi = nullptr;              ///< Peaceman index per perforation, in layout order
     const std::uint8_t* producer = nullptr;  ///< 1 producer, 0 injector, per well
+    const double* ref_depth = nullptr;       ///< the depth p_bh refers to, per well [m]
 };
 
 /// Where the well part of the Jacobian goes (WellArrays' values; null: the residual only).
@@ -73,7 +75,7 @@ struct WellJacobianView {
 };
 
 /// Scaled surface volume rates [m^3/day] per phase out of a perforated cell at
-/// depth dz below the well's first perforation, T = double or a Dual in (p_m, S_w m, p_bh); rp
+/// depth dz below the well's BHP reference depth, T = double or a Dual in (p_m, S_w m, p_bh); rp
 /// the cell's relative permeability (its saturation region's, grid::cell_relperm).
 template <class T>
 HEPTANE_HD void perforation_flow(const grid::TwoPhaseParams& prm, const grid::RelPerm& rp,
@@ -131,7 +133,7 @@ HEPTANE_HD inline grid::Dual<3> assemble_perforation(const grid::TwoPhaseCellsVi
     const D3 sw = D3::variable(x.sw[m], 1);
     D3 q[2];
     perforation_flow(cells.params, grid::cell_relperm(cells, m), producer,
-                     cells.depth[m] - cells.depth[cell0], v.wi[first / 2 + l], pm, sw, pb, q);
+                     cells.depth[m] - v.ref_depth[w], v.wi[first / 2 + l], pm, sw, pb, q);
     D3 perf_rate(0.0);  // this perforation's surface volume rate [m^3/day] under ctl
     for (int a = 0; a < 2; ++a) {
         res_cells[2 * m + a] += q[a].v;
@@ -189,7 +191,7 @@ HEPTANE_HD inline WellRates well_rates(const grid::TwoPhaseCellsView& cells,
         const index_t m = cell0 + l;
         double q[2];
         perforation_flow(cells.params, grid::cell_relperm(cells, m), v.producer[w] != 0,
-                         cells.depth[m] - cells.depth[cell0], v.wi[first / 2 + l], x.p[m], x.sw[m],
+                         cells.depth[m] - v.ref_depth[w], v.wi[first / 2 + l], x.p[m], x.sw[m],
                          p_bh[w], q);
         out.oil += q[grid::kOil] / units::kTimeScale;
         out.water += q[grid::kWater] / units::kTimeScale;
@@ -233,6 +235,9 @@ class TwoPhaseWells {
     const std::vector<WellSpec>& specs() const { return wells_; }
     /// Peaceman index of each perforation, in layout order.
     const std::vector<double>& well_indices() const { return wi_; }
+    /// Each well's BHP reference depth [m] (its bhp_depth, else its first perforated cell's
+    /// centre; design decision 94).
+    const std::vector<double>& reference_depths() const { return ref_depth_; }
 
     /// The arrays assemble_well reads (this object's; copy them for a device), and the
     /// layout of the GH matrix's well arrays.
@@ -245,6 +250,7 @@ class TwoPhaseWells {
     WellArrays layout_;
     std::vector<double> wi_;
     std::vector<std::uint8_t> producer_;  ///< per well
+    std::vector<double> ref_depth_;       ///< per well: the depth p_bh refers to [m]
 };
 
 }  // namespace heptane::wells

@@ -126,6 +126,9 @@ void validate_wells(const grid::Grid3D& g, const std::vector<WellSpec>& wells) {
         }
         check_limits(w, n);
         if (!positive_finite(w.radius)) throw InputError(well_key(n, "radius"), "must be > 0");
+        if (std::isinf(w.bhp_depth)) {  // NaN: the first perforation's centre
+            throw InputError(well_key(n, "bhp_depth"), "must be a finite depth");
+        }
         if (!std::isfinite(w.skin)) throw InputError(well_key(n, "skin"), "must be finite");
         const auto column = std::make_pair(w.i, w.j);
         if (auto it = columns.find(column); it != columns.end()) {

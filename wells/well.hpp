@@ -1,6 +1,7 @@
 #pragma once
 /// @file Well definitions, validation, the Peaceman well index and the compact layout of
 /// the W / W^T / D arrays (DESIGN section 3; seed 002 section 6.2).
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -32,7 +33,7 @@ struct WellSpec {
     ControlKind control = ControlKind::bhp;
     /// rate: total surface volume rate [m^3/s], > 0 (production for a producer, water
     /// injection for an injector); oil_rate, water_rate: a producer's oil or water surface
-    /// rate; bhp: bottom-hole pressure [Pa] at the depth of the first perforated cell's centre.
+    /// rate; bhp: bottom-hole pressure [Pa] at the well's reference depth (bhp_depth).
     double target = 0.0;
     double radius = 0.1;  ///< wellbore radius r_w [m]
     double skin = 0.0;    ///< skin factor [-]
@@ -52,6 +53,10 @@ struct WellSpec {
     /// times in a row (0: no bound); a test the well passes ends them. 0: no tests.
     double test_interval = 0.0;
     int test_count = 0;
+    /// The depth [m] the well's BHP refers to (Eclipse's WELSPECS item 5; design decision 94):
+    /// the wellbore pressure at a perforation is p_bh + rho_wb g (z - bhp_depth). NaN: the
+    /// first perforated cell's centre. (Last: positional initialisers keep their meaning.)
+    double bhp_depth = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// Throws InputError keyed "wells[n].<field>" for a column outside the grid, perforations

@@ -378,6 +378,34 @@ TEST(Simulate, FipRegionsGiveTheFluidInPlaceOfEachRegion) {
     EXPECT_FALSE(h5::File::open(plain).exists("/grid/fip_region"));
 }
 
+// A BHP reference depth (design decision 94): PB of the regression waterflood with its BHP at
+// 100 ft above its first perforation's centre (8,005 ft) and its target lowered by the oil's
+// head over them (53 lb/ft^3: 100 * 53 / 144 psi) is the same well: the run's fields and rates
+// agree with the deck's to 1e-5 (the Newton and linear tolerances: the arithmetic differs; the
+// head left out moves PB's rates by up to 23%), and its BHP series is the deck's less the head.
+TEST(Simulate, ABhpReferenceDepthIsTheWellWithItsTargetMovedByTheHead) {
+    const std::string dir = ::testing::TempDir(), deck = source_path(kDeck);
+    const std::string a = dir + "/bhp_base.h5", b = dir + "/bhp_depth.h5";
+    const double head = 100.0 * 53.0 / 144.0;  // psi
+    ASSERT_EQ(run_heptane({"simulate", deck, "-o", a, "--backend", "cpu"}).code, kExitOk);
+    const CliResult r = run_heptane({"simulate", deck, "-o", b, "--backend", "cpu", "--set",
+                                     "wells[1].bhp_depth=7905", "--set",
+                                     "wells[1].control.value=" + std::to_string(3500.0 - head)});
+    ASSERT_EQ(r.code, kExitOk) << r.err;
+    const h5::File fa = h5::File::open(a), fb = h5::File::open(b);
+    for (const char* d : {"/timesteps/00003/pressure", "/timesteps/00003/water_saturation",
+                          "/wells/PB/oil_rate", "/wells/PB/water_rate", "/wells/PR/bhp"}) {
+        const std::vector<double> x = fa.read(d).values, y = fb.read(d).values;
+        ASSERT_EQ(x.size(), y.size()) << d;
+        for (std::size_t k = 0; k < x.size(); ++k)
+            EXPECT_NEAR(y[k], x[k], 1e-5 * std::abs(x[k]) + 1e-9) << d << "[" << k << "]";
+    }
+    const std::vector<double> pa = fa.read("/wells/PB/bhp").values,
+                              pb = fb.read("/wells/PB/bhp").values;
+    ASSERT_EQ(pa.size(), pb.size());
+    for (std::size_t k = 0; k < pa.size(); ++k) EXPECT_NEAR(pa[k] - pb[k], head, 1e-3) << k;
+}
+
 // A tabulated relperm (design decision 74) of Corey's law with exponents 1 is that law, a line:
 // the faulted deck's simulation with its two-row table agrees with the Corey run to rounding
 // (the arithmetic differs), the same table read from an SWOF file gives the YAML table's bits,

@@ -247,6 +247,13 @@ TEST_F(SimulateOnGpu, EquilibrationRegionsOnTheDeviceGiveTheCpuBits) {
               h5::File::open(runs[0]).read("/grid/equilibration_region").values);
 }
 
+// BHP reference depths (design decision 94): a rate injector's and a BHP producer's, each
+// well's wellbore head from its own depth in the device's perforation flows and rates.
+TEST_F(SimulateOnGpu, BhpReferenceDepthsOnTheDeviceGiveTheCpuBits) {
+    expect_device_simulation_is_the_cpus("bhp_depth",
+                                         {"wells[0].bhp_depth=11900", "wells[1].bhp_depth=12100"});
+}
+
 // History wells (design decision 90): WCONHIST and WCONINJH, with the 1 atm floor reached and a
 // well shut for want of a rate, give the CPU's bits on the device, and the same history series.
 TEST_F(SimulateOnGpu, HistoryWellsOnTheDeviceGiveTheCpuBits) {

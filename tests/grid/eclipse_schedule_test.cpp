@@ -449,6 +449,21 @@ TEST(EclipseSchedule, FbhpdefAndWeltargGiveTheBhpARecordLeavesOut) {
                 HasSubstr(":17: WCONPROD: item 9 (the BHP target) must be > 0"));
 }
 
+// Design decision 94: WELSPECS item 5, the depth the well's BHP refers to, in the file's
+// length unit; defaulted, NaN (the first connection's centre).
+TEST(EclipseSchedule, WelspecsGivesTheBhpReferenceDepth) {
+    const TempFile f(
+        "RUNSPEC\nFIELD\nSCHEDULE\nWELSPECS\n 'I1' 'G' 1 1 1* 'WATER' /\n"
+        " 'P1' 'G' 3 2 8350 'OIL' /\n/\n"
+        "COMPDAT\n 'I1' 2* 1 1 'OPEN' 2* 0.5 /\n 'P1' 2* 2 2 'OPEN' 2* 0.5 /\n/\n"
+        "WCONINJE\n 'I1' 'WATER' 'OPEN' 'RATE' 500 /\n/\n"
+        "WCONPROD\n 'P1' 'OPEN' 'BHP' 5* 1000 /\n/\nTSTEP\n 10 /\n");
+    const EclipseSchedule s = read_eclipse_schedule(f.path(), kMetric);
+    ASSERT_EQ(s.wells.size(), 2u);
+    EXPECT_TRUE(std::isnan(s.wells[0].bhp_depth));
+    EXPECT_DOUBLE_EQ(s.wells[1].bhp_depth, 8350.0 * units::kFoot);
+}
+
 TEST(EclipseSchedule, DatesCountFromStart) {
     // START 1 JAN 2016 (a leap year): DATES 1 FEB and 1 MAR are days 31 and 60, a TSTEP of 10
     // then day 70, 15 JLY (Eclipse's July) at noon day 196.5, a control between them at day 70.

@@ -330,6 +330,57 @@ TEST(Stencil, NeighbourMaskIsEveryDiagonalsBoundaryTest) {
     }
 }
 
+// Design decision 94: a well's BHP reference depth (WELSPECS item 5, bhp_depth). Given as its
+// first perforation's centre it is the default, bit for bit; 12.5 m above it, the BHP there
+// plus the wellbore's head rho_wb g 12.5 gives the default's perforation pressures, so every
+// cell's residual (the well's own equation is p_bh - target); a rate well starts with no
+// drawdown at its first perforation.
+TEST(TwoPhaseWells, ABhpReferenceDepthShiftsTheBhpByTheWellboresHead) {
+    const std::vector<wells::WellSpec> w = {test::make_well("PB", 2, 2, 1, 3)};
+    const wells::ModelSpec spec = test::two_phase_spec(5, 5, 4, w);
+    const grid::RockFields rock = grid::build_rock(spec.grid, spec.permeability, spec.porosity);
+    const auto system = [&](double depth, bool rate = false) {
+        std::vector<wells::WellSpec> v = w;
+        v[0].bhp_depth = depth;
+        if (rate) {
+            v[0].control = wells::ControlKind::rate;
+            v[0].target = 3.0 / units::kDay;
+        }
+        return wells::TwoPhaseSystem(spec.grid, rock, spec.two_phase, v);
+    };
+    const wells::TwoPhaseSystem base = system(std::nan(""));
+    const grid::CellState x =
+        base.cells().equilibrium_state(6000.0 * units::kPsi, spec.grid.top_depth, 0.3);
+    const index_t c0 = spec.grid.cell(2, 2, 1);
+    const double z0 = base.cells().depths()[c0];
+    EXPECT_EQ(base.wells().reference_depths()[0], z0);
+    const double dt = units::kDay, p_bh = 5800.0 * units::kPsi;
+    const std::vector<double> r0 = base.residual(x, {p_bh}, x, dt);
+    EXPECT_EQ(system(z0).residual(x, {p_bh}, x, dt), r0);
+    const double head =
+        grid::reference_density(spec.two_phase, grid::kOil) * spec.two_phase.gravity * 12.5;
+    const wells::TwoPhaseSystem above = system(z0 - 12.5);
+    const std::vector<double> r1 = above.residual(x, {p_bh - head}, x, dt);
+    ASSERT_EQ(r1.size(), r0.size());
+    double worst = 0.0, scale = 0.0, moved = 0.0;
+    const std::size_t cells = r0.size() - 1;
+    for (std::size_t i = 0; i < cells; ++i) {
+        worst = std::max(worst, std::abs(r1[i] - r0[i]));
+        scale = std::max(scale, std::abs(r0[i]));
+    }
+    // Without the head the same p_bh moves the perforation flows by far more than rounding.
+    const std::vector<double> r2 = above.residual(x, {p_bh}, x, dt);
+    for (std::size_t i = 0; i < cells; ++i) moved = std::max(moved, std::abs(r2[i] - r0[i]));
+    EXPECT_LE(worst, 1e-12 * scale);
+    EXPECT_GT(moved, 1e-3 * scale);
+    EXPECT_NEAR(r1.back() - r0.back(), -head / units::kPressureScale, 1e-12);
+    // A rate well's first p_bh: its first perforation's pressure less the head.
+    const wells::TwoPhaseSystem rate = system(z0 - 12.5, true);
+    EXPECT_NEAR(rate.wells().initial_bhp(x)[0], x.p[c0] - head, 1e-9 * x.p[c0]);
+    std::printf("  head %.1f Pa over 12.5 m; |dR| %.2e shifted, %.2e unshifted (max |R| %.2e)\n",
+                head, worst, moved, scale);
+}
+
 TEST(TwoPhaseSystemTest, InitialSystemCarriesTheWellControls) {
     auto wells = test::corner_wells(4, 4, 3);
     const wells::Model model = wells::generate(test::two_phase_spec(4, 4, 3, wells));

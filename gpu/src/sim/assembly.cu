@@ -117,6 +117,7 @@ wells::TwoPhaseWellsView TwoPhaseModel::wells_view() const {
     v.count = count.get();
     v.wi = wi.get();
     v.producer = producer.get();
+    v.ref_depth = ref_depth.get();
     return v;
 }
 
@@ -145,6 +146,7 @@ TwoPhaseModel::TwoPhaseModel(const grid::TwoPhaseCells& cells, const wells::TwoP
     for (const wells::WellSpec& s : wells.specs())
         is_producer.push_back(s.type == wells::WellType::producer ? 1 : 0);
     producer = Buffer<std::uint8_t>(is_producer);
+    ref_depth = Buffer<double>(wells.reference_depths());
     first = Buffer<index_t>(layout.first);
     cell0 = Buffer<index_t>(layout.cell0);
     count = Buffer<index_t>(layout.count);

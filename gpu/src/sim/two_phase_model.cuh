@@ -35,7 +35,7 @@ struct TwoPhaseModel {
     grid::TwoPhaseParams params;
     WellArrays layout;  ///< the host's, for GHMatrix copies
     // fixed arrays
-    Buffer<double> porosity, volume, depth, tx, ty, tz, wi;
+    Buffer<double> porosity, volume, depth, tx, ty, tz, wi, ref_depth;
     Buffer<std::uint8_t> active, producer;
     Buffer<index_t> first, cell0, count;
     // state and results
