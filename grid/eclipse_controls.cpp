@@ -39,6 +39,24 @@ double bhp_item(const Items& r, const ControlContext& x, std::size_t q, bool inj
     return std::isnan(fallback) ? 0.0 : fallback;
 }
 
+/// A prediction record's (WCONINJE, WCONPROD) target and BHP limit: on a rate, item rate_q's
+/// rate (> 0) with item bhp_q's limit (>= 0); on its BHP, item bhp_q as the target (> 0);
+/// the items after bhp_q (THP, VFP, ...) defaulted.
+void prediction_targets(const Items& r, const ControlContext& x, EclipseControl& c,
+                        std::size_t rate_q, std::size_t bhp_q) {
+    c.bhp_limit = bhp_item(r, x, bhp_q, c.injector);
+    if (c.rate) {
+        c.target = r.number(rate_q) * x.units.rate;
+        if (!(c.target > 0.0)) r.fail(rate_q, "(the rate) must be > 0");
+        if (c.bhp_limit < 0.0) r.fail(bhp_q, "(the BHP limit) must be >= 0");
+    } else {
+        c.target = c.bhp_limit;
+        c.bhp_limit = 0.0;
+        if (!(c.target > 0.0)) r.fail(bhp_q, "(the BHP target) must be > 0");
+    }
+    r.defaulted_from(bhp_q + 1, "THP, VFP and later options");
+}
+
 /// The BHP of a history well's placeholder control (shut for want of a rate): one
 /// atmosphere, Eclipse's floor.
 constexpr double kHistoryBhpLimit = units::kAtmosphere;
@@ -104,18 +122,8 @@ EclipseControl wconinje_control(const Items& r, const ControlContext& x) {
     if (mode != "RATE" && mode != "BHP") r.fail(3, "(the control) must be RATE or BHP");
     c.rate = mode == "RATE";
     r.defaulted(5, "the reservoir volume rate");
-    c.bhp_limit = bhp_item(r, x, 6, true);
-    if (c.rate) {
-        c.target = r.number(4) * x.units.rate;
-        if (!(c.target > 0.0)) r.fail(4, "(the rate) must be > 0");
-        if (c.bhp_limit < 0.0) r.fail(6, "(the BHP limit) must be >= 0");
-    } else {
-        r.defaulted(4, "a rate limit on a BHP-controlled injector");
-        c.target = c.bhp_limit;
-        c.bhp_limit = 0.0;
-        if (!(c.target > 0.0)) r.fail(6, "(the BHP target) must be > 0");
-    }
-    r.defaulted_from(7, "THP, VFP and later options");
+    if (!c.rate) r.defaulted(4, "a rate limit on a BHP-controlled injector");
+    prediction_targets(r, x, c, 4, 6);
     return c;
 }
 
@@ -146,17 +154,7 @@ EclipseControl wconprod_control(const Items& r, const ControlContext& x) {
         r.defaulted(q, c.rate ? "a rate limit beside the well's rate control"
                               : "a rate limit on a BHP-controlled producer");
     }
-    c.bhp_limit = bhp_item(r, x, 8, false);
-    if (c.rate) {
-        c.target = r.number(target) * x.units.rate;
-        if (!(c.target > 0.0)) r.fail(target, "(the rate) must be > 0");
-        if (c.bhp_limit < 0.0) r.fail(8, "(the BHP limit) must be >= 0");
-    } else {
-        c.target = c.bhp_limit;
-        c.bhp_limit = 0.0;
-        if (!(c.target > 0.0)) r.fail(8, "(the BHP target) must be > 0");
-    }
-    r.defaulted_from(9, "THP, VFP and later options");
+    prediction_targets(r, x, c, target, 8);
     return c;
 }
 
