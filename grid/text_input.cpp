@@ -224,29 +224,54 @@ bool record_follows(EclipseTokenizer tokens, Token& next) {
 
 }  // namespace
 
-std::map<std::string, KeywordRecord> read_single_records(
-    const std::string& path, const std::vector<std::string>& keywords, std::size_t most,
-    const std::string& regions,
-    const std::function<void(const std::string& keyword, const std::string& where)>& on_keyword) {
+namespace {
+
+/// The records reader's scan of `path` (its INCLUDEs not followed): every keyword that starts
+/// a line is shown to `on_keyword`, and `read(keyword, here, text, tokens)` reads the records
+/// of those `wanted` says, the tokens standing after the keyword.
+void scan_keywords(
+    const std::string& path,
+    const std::function<void(const std::string& keyword, const std::string& where)>& on_keyword,
+    const std::function<bool(const std::string& keyword)>& wanted,
+    const std::function<void(const std::string& keyword, const std::string& here,
+                             std::string_view text, EclipseTokenizer& tokens)>& read) {
     const std::string text = read_whole_file(path);
     EclipseTokenizer tokens(text);
-    std::map<std::string, KeywordRecord> records;
     Token t;
     while (tokens.next(t)) {
         if (!starts_line(text, t.offset) || !is_keyword(t.text)) continue;
         const std::string keyword(t.text);
         const std::string here = where(path, text, t.offset) + keyword + ": ";
         on_keyword(keyword, here);
-        if (std::find(keywords.begin(), keywords.end(), keyword) == keywords.end()) continue;
-        if (records.count(keyword) != 0) throw InputError(here + "given twice (heptane reads one)");
-        records[keyword] = read_record_values(path, text, tokens, keyword, here, most);
-        Token next;
-        if (record_follows(tokens, next)) {
-            throw InputError(where(path, text, next.offset) + keyword +
-                             ": a second region's record (" + regions +
-                             ") is not supported: give one");
-        }
+        if (wanted(keyword)) read(keyword, here, text, tokens);
     }
+}
+
+}  // namespace
+
+std::map<std::string, KeywordRecord> read_single_records(
+    const std::string& path, const std::vector<std::string>& keywords, std::size_t most,
+    const std::string& regions,
+    const std::function<void(const std::string& keyword, const std::string& where)>& on_keyword) {
+    std::map<std::string, KeywordRecord> records;
+    const auto wanted = [&](const std::string& keyword) {
+        return std::find(keywords.begin(), keywords.end(), keyword) != keywords.end();
+    };
+    scan_keywords(path, on_keyword, wanted,
+                  [&](const std::string& keyword, const std::string& here, std::string_view text,
+                      EclipseTokenizer& tokens) {
+                      if (records.count(keyword) != 0) {
+                          throw InputError(here + "given twice (heptane reads one)");
+                      }
+                      records[keyword] =
+                          read_record_values(path, text, tokens, keyword, here, most);
+                      Token next;
+                      if (record_follows(tokens, next)) {
+                          throw InputError(where(path, text, next.offset) + keyword +
+                                           ": a second region's record (" + regions +
+                                           ") is not supported: give one");
+                      }
+                  });
     return records;
 }
 
@@ -254,43 +279,39 @@ std::vector<KeywordRecord> read_keyword_records(
     const std::string& path, const std::string& keyword, int count, std::size_t most,
     const std::string& says, const std::string& dims,
     const std::function<void(const std::string& keyword, const std::string& where)>& on_keyword) {
-    const std::string text = read_whole_file(path);
-    EclipseTokenizer tokens(text);
     std::vector<KeywordRecord> records;
-    Token t;
-    while (tokens.next(t)) {
-        if (!starts_line(text, t.offset) || !is_keyword(t.text)) continue;
-        const std::string name(t.text);
-        const std::string here = where(path, text, t.offset) + name + ": ";
-        on_keyword(name, here);
-        if (name != keyword) continue;
-        if (!records.empty()) throw InputError(here + "given twice (heptane reads one)");
-        for (int n = 0; n < count; ++n) {
-            std::string head = here;
-            if (n > 0) {  // where the record starts, or the keyword or end after the last
-                Token next;
-                const std::string read = std::to_string(n) + (n == 1 ? " record" : " records");
-                if (!record_follows(tokens, next)) {
-                    EclipseTokenizer probe = tokens;
-                    const bool more = probe.next(next);
-                    throw InputError(
-                        (more ? where(path, text, next.offset) + keyword + ": " : here) + read +
-                        (more ? " before " + quote_input(next.text)
-                              : std::string(" and the file ends")) +
-                        "; " + says + " (each record ends with its own '/')");
+    const auto wanted = [&](const std::string& name) { return name == keyword; };
+    scan_keywords(
+        path, on_keyword, wanted,
+        [&](const std::string&, const std::string& here, std::string_view text,
+            EclipseTokenizer& tokens) {
+            if (!records.empty()) throw InputError(here + "given twice (heptane reads one)");
+            for (int n = 0; n < count; ++n) {
+                std::string head = here;
+                if (n > 0) {  // where the record starts, or what comes after the last
+                    Token next;
+                    const std::string read = std::to_string(n) + (n == 1 ? " record" : " records");
+                    if (!record_follows(tokens, next)) {
+                        EclipseTokenizer probe = tokens;
+                        const bool more = probe.next(next);
+                        throw InputError(
+                            (more ? where(path, text, next.offset) + keyword + ": " : here) + read +
+                            (more ? " before " + quote_input(next.text)
+                                  : std::string(" and the file ends")) +
+                            "; " + says + " (each record ends with its own '/')");
+                    }
+                    head = where(path, text, next.offset) + keyword + ": ";
                 }
-                head = where(path, text, next.offset) + keyword + ": ";
+                if (count > 1) head += "record " + std::to_string(n + 1) + ": ";
+                records.push_back(read_record_values(path, text, tokens, keyword, head, most));
             }
-            if (count > 1) head += "record " + std::to_string(n + 1) + ": ";
-            records.push_back(read_record_values(path, text, tokens, keyword, head, most));
-        }
-        Token next;
-        if (record_follows(tokens, next)) {
-            throw InputError(where(path, text, next.offset) + keyword +
-                             ": a record after the last one: " + says + "; give " + dims +
-                             " the number of records");
-        }
-    }
+            Token next;
+            if (record_follows(tokens, next)) {
+                throw InputError(where(path, text, next.offset) + keyword +
+                                 ": a record after the last one: " + says + "; give " + dims +
+                                 " the number of records");
+            }
+        });
     return records;
 }
 
