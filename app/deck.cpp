@@ -248,6 +248,7 @@ class DeckReader {
         read_regions(m, "fip_regions", "fluid in place", "FIPNUM", needed, model().fip_regions);
         read_regions(m, "equilibration_regions", "initial state", "EQLNUM", needed,
                      model().equilibration_regions);
+        if (auto e = m.optional("end_points")) read_end_points(*e, needed);
         if (auto c = m.optional("compressibility")) {
             if (fluid_file_) c->fail("fluid.eclipse's ROCK gives it: remove this key");
             model().two_phase.rock_compressibility = c->number() / u_.pressure;
@@ -270,6 +271,29 @@ class DeckReader {
                 std::string("a region field is a number, layered or eclipse (its ") + keyword +
                 ")");
         }
+    }
+
+    /// rock.end_points (design decision 95): swl, swcr, swu, sowcr, each a number, layered or
+    /// an Eclipse file's keyword (SWL ...).
+    void read_end_points(const Value& v, bool two_phase) {
+        if (!two_phase) v.fail("the synthetic model has no saturation tables");
+        Mapping m(v);
+        for (std::size_t q = 0; q < grid::kEndPointKeywords.size(); ++q) {
+            std::string name = grid::kEndPointKeywords[q];
+            for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            auto f = m.optional(name.c_str());
+            if (!f) continue;
+            if (f->is_sequence()) f->fail("give a saturation or a field mapping");
+            grid::FieldSpec& spec = model().end_points[q];
+            spec = read_field(*f, false);
+            if (spec.kind != grid::FieldKind::uniform && spec.kind != grid::FieldKind::layered &&
+                spec.kind != grid::FieldKind::eclipse) {
+                Mapping(*f).required("kind").fail(
+                    std::string("an end point is a number, layered or eclipse (its ") +
+                    grid::kEndPointKeywords[q] + ")");
+            }
+        }
+        m.finish();
     }
 
     grid::FieldSpec read_field(const Value& v, bool permeability) {

@@ -3,6 +3,7 @@
 #include "grid/eclipse_grid.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstddef>
 #include <string>
@@ -37,6 +38,22 @@ bool is_region_array(std::string_view k) {
            k == "MULTNUM" || k == "FLUXNUM" || k == "OPERNUM";
 }
 
+/// The end-point arrays of end-point scaling (design decision 95), PROPS-section arrays.
+bool is_end_point_array(std::string_view k) {
+    return k == "SWL" || k == "SWCR" || k == "SWU" || k == "SOWCR";
+}
+
+/// PROPS keywords of the end-point scaling heptane does not build: each would change the
+/// saturation functions, so it is refused, never passed over.
+bool is_unbuilt_scaling(std::string_view k) {
+    static constexpr std::string_view kUnbuilt[] = {
+        "SWATINIT", "PCW",    "SWLPC",    "KRW",    "KRWR",  "KRO",    "KRORW", "KRORG",
+        "ISWL",     "ISWCR",  "ISWU",     "ISOWCR", "IKRW",  "IKRO",   "IPCW",  "ENPTVD",
+        "ENKRVD",   "ENPCVD", "SCALECRS", "SGL",    "SGCR",  "SGU",    "SOGCR", "KRG",
+        "KRGR",     "PCG",    "SGLPC",    "SWLX",   "SWCRX", "SOWCRX", "KRWX",  "KROX"};
+    return std::find(std::begin(kUnbuilt), std::end(kUnbuilt), k) != std::end(kUnbuilt);
+}
+
 /// EQUALREG, MULTIREG, ADDREG, COPYREG: edits over the cells of one region number.
 bool is_region_edit(std::string_view k) {
     return k == "EQUALREG" || k == "MULTIREG" || k == "ADDREG" || k == "COPYREG";
@@ -62,7 +79,7 @@ bool is_array(std::string_view k) {
     static constexpr std::string_view kArrays[] = {
         "PERMX", "PERMY", "PERMZ", "PORO",  "NTG",    "ACTNUM", "DX",     "DY",     "DZ",
         "TOPS",  "MULTX", "MULTY", "MULTZ", "MULTX-", "MULTY-", "MULTZ-", "MULTPV", "MINPVV"};
-    return is_region_array(k) ||
+    return is_region_array(k) || is_end_point_array(k) ||
            std::find(std::begin(kArrays), std::end(kArrays), k) != std::end(kArrays);
 }
 
@@ -280,17 +297,32 @@ void GridReader::read_include(Source& src, const Token& at, IncludeStack& stack)
                   [&] { read_file(included_path(src.path, name), stack); });
 }
 
-/// PROPS: its tokens are passed over up to the next section keyword that starts a line (a
-/// table's numbers and '/'s are not keywords, nor the words of a record inside a line; an
-/// INCLUDE there is not followed). REGIONS goes on reading; SOLUTION, SUMMARY, SCHEDULE or END
-/// ends it, PROPS included, in one note.
+/// PROPS: the end-point arrays SWL, SWCR, SWU, SOWCR (design decision 95) are read, with the
+/// edits and boxes that set them; the end-point scaling keywords heptane does not build are
+/// refused; every other token is passed over up to the next section keyword that starts a
+/// line (a table's numbers and '/'s are not keywords, nor the words of a record inside a line;
+/// an INCLUDE there is not followed). REGIONS goes on reading; SOLUTION, SUMMARY, SCHEDULE or
+/// END ends it, PROPS included, in one note.
 void GridReader::pass_props_token(Source& src, const Token& t, const std::string& keyword) {
     if (!is_keyword(t.text) || !starts_line(src.text, t.offset)) return;
-    if (keyword == "REGIONS") {
+    if (is_end_point_array(keyword)) {
+        read_array(src, t, keyword);
+    } else if (is_edit(keyword)) {
+        read_edit(src, t, keyword);
+    } else if (keyword == "BOX") {
+        box_ = read_box(src, t, keyword, full_, true);
+    } else if (keyword == "ENDBOX") {
+        box_ = full_;
+    } else if (is_unbuilt_scaling(keyword)) {
+        src.fail(t, keyword +
+                        ": not supported: heptane's end-point scaling is the two-point scaling "
+                        "of the water-oil table to SWL, SWCR, SWU and SOWCR (design decision "
+                        "95)");
+    } else if (keyword == "REGIONS") {
         const std::string at = where(src.path, src.text, t.offset);
         data_.notes.push_back(props_at_ +
-                              "PROPS: grid.eclipse does not read the file from here on until "
-                              "REGIONS at " +
+                              "PROPS: grid.eclipse reads only the end-point arrays SWL, SWCR, "
+                              "SWU, SOWCR and their edits from here on until REGIONS at " +
                               at.substr(0, at.size() - 2) +
                               " (the YAML deck's fluid.eclipse and relperm.swof may read PROPS)");
         props_at_.clear();
@@ -304,7 +336,11 @@ void GridReader::pass_props_token(Source& src, const Token& t, const std::string
 void GridReader::end_reading(const std::string& at, const std::string& keyword) {
     ended_ = true;
     data_.notes.push_back(at + keyword +
-                          ": grid.eclipse does not read the file from here on (the YAML deck's "
+                          (keyword == "PROPS"
+                               ? ": grid.eclipse reads only the end-point arrays SWL, SWCR, SWU, "
+                                 "SOWCR and their edits from here on (the YAML deck's "
+                               : ": grid.eclipse does not read the file from here on (the YAML "
+                                 "deck's ") +
                           "fluid.eclipse, relperm.swof, initial.eclipse and schedule.eclipse may "
                           "read its PROPS, SOLUTION and SCHEDULE)");
     props_at_.clear();  // after the note: `at` may be props_at_
@@ -326,6 +362,8 @@ void GridReader::read_runspec_token(Source& src, const Token& t, const std::stri
         read_dimensions(src, t, keyword);
     } else if (keyword == "FIELD" || keyword == "METRIC" || keyword == "LAB") {
         data_.units = keyword;
+    } else if (keyword == "ENDSCALE") {
+        read_endscale(src, t);
     } else if (keyword == "PVT-M") {
         src.fail(t, "PVT-M units are not supported (FIELD, METRIC or LAB)");
     } else if (is_later_section(keyword)) {
@@ -334,6 +372,34 @@ void GridReader::read_runspec_token(Source& src, const Token& t, const std::stri
         runspec_skipped_ += (runspec_skipped_.empty() ? "" : ", ") + keyword;
         if (keyword == "TITLE") skip_line(src);
     }
+}
+
+/// ENDSCALE [NODIR|DIRECT [REVERS|IRREVERS [NTENDP [NSENDP [NUMNODES]]]]] /: end-point
+/// scaling on (design decision 95), non-directional and reversible (the others refused); the
+/// numbers size the depth tables ENPTVD and ENKRVD, which heptane refuses.
+void GridReader::read_endscale(Source& src, const Token& at) {
+    Token t;
+    int item = 0;
+    while (src.tokens.next(t)) {
+        if (t.text == "/") {
+            data_.endscale = where(src.path, src.text, at.offset);
+            return;
+        }
+        ++item;
+        std::string word(unquoted(t.text));
+        for (char& c : word) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+        if (item == 1 && word == "DIRECT") {
+            src.fail(t,
+                     "ENDSCALE: DIRECT (directional end points) is not supported: heptane's "
+                     "scaling is non-directional (NODIR)");
+        }
+        if (item == 2 && word == "IRREVERS") {
+            src.fail(t,
+                     "ENDSCALE: IRREVERS (irreversible end points) is not supported: heptane's "
+                     "scaling is reversible (REVERS)");
+        }
+    }
+    src.fail(at, "ENDSCALE: the file ends before the '/' that closes it");
 }
 
 /// TITLE's line of free text.

@@ -17,7 +17,10 @@ namespace heptane::grid {
 struct EclipseGridData {
     std::array<int, 3> dims{0, 0, 0};
     std::map<std::string, std::vector<double>> arrays;
-    std::string units;               ///< FIELD, METRIC or LAB where RUNSPEC says; else empty
+    std::string units;  ///< FIELD, METRIC or LAB where RUNSPEC says; else empty
+    /// "path:line: " of RUNSPEC's ENDSCALE (end-point scaling on: the PROPS arrays SWL, SWCR,
+    /// SWU, SOWCR scale the cells' tables, design decision 95); empty without it.
+    std::string endscale;
     std::vector<std::string> notes;  ///< what of the files was not read, for stderr
 
     /// A face set of a fault (FAULTS): the cells of `box` (0-based, inclusive i0 i1 j0 j1 k0

@@ -168,6 +168,7 @@ class GridReader {
     /// A token inside PROPS: passed over; REGIONS (at a line's start) goes on reading, SOLUTION,
     /// SUMMARY, SCHEDULE or END ends the reading (one note for PROPS and the rest).
     void pass_props_token(Source& src, const Token& t, const std::string& keyword);
+    void read_endscale(Source& src, const Token& at);
 
     /// The reading ends at `keyword` (at "path:line: " `at`), said in a note.
     void end_reading(const std::string& at, const std::string& keyword);

@@ -1,12 +1,23 @@
 #pragma once
-/// @file Oil-water relative permeability and capillary pressure (design decisions 74, 76, 87):
-/// Corey's law or a table (Eclipse's SWOF), templated on the scalar (double or Dual<N>) and
-/// shared by the host and the device. A model's saturation regions each hold one RelPerm
-/// (grid/two_phase.hpp's TwoPhaseCells).
+/// @file Oil-water relative permeability and capillary pressure (design decisions 74, 76, 87,
+/// 95): Corey's law or a table (Eclipse's SWOF), templated on the scalar (double or Dual<N>)
+/// and shared by the host and the device. A model's saturation regions each hold one RelPerm
+/// (grid/two_phase.hpp's TwoPhaseCells); a cell may scale its region's table to its own end
+/// points (CellRelPerm).
+#include <string>
+
 #include "core/base/canonical_math.hpp"
 #include "grid/dual.hpp"  // value(): the laws take double or Dual<N>
 
 namespace heptane::grid {
+
+/// A saturation table's end points, in Eclipse's names (design decision 95).
+struct EndPoints {
+    double swl = 0.0;    ///< connate water: the first row's S_w
+    double swcr = 0.0;   ///< critical water: the largest S_w with krw = 0
+    double swu = 1.0;    ///< the largest water saturation: the last row's S_w
+    double sowcr = 0.0;  ///< critical oil: 1 - the smallest S_w with kro = 0 (1 - swu if none)
+};
 
 /// A tabulated oil-water relative permeability and capillary pressure (design decisions 74,
 /// 76; Eclipse's SWOF): rows of water saturation (increasing), krw, kro and Pc = p_o - p_w
@@ -21,6 +32,7 @@ struct RelPermTable {
     double krw[kMaxRows] = {};
     double kro[kMaxRows] = {};
     double pcow[kMaxRows] = {};
+    EndPoints ends;  ///< the table's end points (relperm_table sets them)
 };
 
 /// Corey's law (swc ... kro_max), or the table where it has rows (the Corey fields unused).
@@ -37,6 +49,28 @@ struct RelPerm {
 /// The connate water saturation: the table's first row, else Corey's swc.
 inline double connate_water(const RelPerm& rp) {
     return rp.table.rows > 0 ? rp.table.sw[0] : rp.swc;
+}
+
+/// A cell's saturation functions (design decision 95): its region's law, and where `ends` is
+/// not null the cell's own end points, to which the law's table is scaled (Eclipse's two-point
+/// end-point scaling): krw(S_w) is the table's at the S_w that maps [SWCR, SWU] of the cell
+/// onto the table's, kro(S_w) at the one that maps [SWL, 1 - SOWCR] onto the table's, and
+/// Pc(S_w) at the one that maps [SWL, SWU] onto the table's. A cell whose two end points of a
+/// map are the table's takes the table's values unscaled (the same bits). Only a table is
+/// scaled (check_end_points refuses Corey's law with end points).
+struct CellRelPerm {
+    const RelPerm* law = nullptr;
+    const EndPoints* ends = nullptr;  ///< the cell's; null: the table's own
+    HEPTANE_HD CellRelPerm(const RelPerm& rp, const EndPoints* e = nullptr)  // NOLINT: implicit
+        : law(&rp), ends(e) {}
+};
+
+/// S_w of the cell mapped onto the table: [lo, hi] of the cell onto [t_lo, t_hi] of the
+/// table, linear (beyond the interval too); s itself where the two are the same.
+template <class T>
+HEPTANE_HD T two_point_scaled(const T& s, double lo, double hi, double t_lo, double t_hi) {
+    if (lo == t_lo && hi == t_hi) return s;
+    return t_lo + (s - lo) * ((t_hi - t_lo) / (hi - lo));
 }
 
 /// Normalized water saturation, clamped to [0, 1] (constant outside: zero derivative).
@@ -83,6 +117,37 @@ HEPTANE_HD T capillary_pressure(const RelPerm& rp, const T& sw) {
     return rp.table.capillary ? table_relperm(rp.table, rp.table.pcow, sw) : T(0.0);
 }
 
+/// The connate water of a cell: its own SWL, else its law's.
+inline double connate_water(const CellRelPerm& c) {
+    return c.ends != nullptr ? c.ends->swl : connate_water(*c.law);
+}
+
+template <class T>
+HEPTANE_HD T water_relperm(const CellRelPerm& c, const T& sw) {
+    if (c.ends == nullptr) return water_relperm(*c.law, sw);
+    const RelPermTable& t = c.law->table;
+    const EndPoints& e = *c.ends;
+    return table_relperm(t, t.krw, two_point_scaled(sw, e.swcr, e.swu, t.ends.swcr, t.ends.swu));
+}
+
+template <class T>
+HEPTANE_HD T oil_relperm(const CellRelPerm& c, const T& sw) {
+    if (c.ends == nullptr) return oil_relperm(*c.law, sw);
+    const RelPermTable& t = c.law->table;
+    const EndPoints& e = *c.ends;
+    return table_relperm(
+        t, t.kro, two_point_scaled(sw, e.swl, 1.0 - e.sowcr, t.ends.swl, 1.0 - t.ends.sowcr));
+}
+
+template <class T>
+HEPTANE_HD T capillary_pressure(const CellRelPerm& c, const T& sw) {
+    if (c.ends == nullptr) return capillary_pressure(*c.law, sw);
+    const RelPermTable& t = c.law->table;
+    if (!t.capillary) return T(0.0);
+    const EndPoints& e = *c.ends;
+    return table_relperm(t, t.pcow, two_point_scaled(sw, e.swl, e.swu, t.ends.swl, t.ends.swu));
+}
+
 /// The water saturation whose capillary pressure is pc (design decision 77): the largest S_w
 /// of the law's range with Pc(S_w) >= pc (Pc is non-increasing), so the connate water where pc
 /// is above the table's first Pc, the last row's S_w where pc is at or below its last Pc, the
@@ -90,5 +155,17 @@ HEPTANE_HD T capillary_pressure(const RelPerm& rp, const T& sw) {
 /// connate water where pc > 0, else the largest saturation (the table's last row, Corey's
 /// 1 - sor).
 double saturation_at_capillary_pressure(const RelPerm& rp, double pc);
+/// The same for a cell (design decision 95): the table's S_w mapped back to the cell's
+/// [SWL, SWU]; the connate water and the largest saturation are the cell's SWL and SWU.
+double saturation_at_capillary_pressure(const CellRelPerm& c, double pc);
+
+/// The end points of the table t (RelPermTable::ends): swl and swu its first and last rows',
+/// swcr the last row's S_w of krw = 0 from the first, sowcr 1 - the first row's S_w with kro =
+/// 0 (1 - swu where kro stays > 0).
+EndPoints table_end_points(const RelPermTable& t);
+
+/// What is wrong with a cell's end points e (its table's where it gives none), else empty:
+/// each in [0, 1], SWL <= SWCR < SWU, SWL + SOWCR < 1 (each map of CellRelPerm an interval).
+std::string end_points_error(const EndPoints& e);
 
 }  // namespace heptane::grid

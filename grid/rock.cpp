@@ -16,6 +16,7 @@
 #include "core/base/units.hpp"
 #include "grid/eclipse_grid.hpp"
 #include "grid/eclipse_model.hpp"
+#include "grid/end_points.hpp"
 #include "grid/loaders.hpp"
 
 namespace heptane::grid {
@@ -97,19 +98,22 @@ std::map<std::string, std::vector<double>> read_eclipse_arrays(const Grid3D& gri
     const auto grid_eclipse = [&](const std::string& what) {
         return InputError(key, spec.file + ": " + what +
                                    "; a rock field file holds PERMX, PERMY, PERMZ, PORO, "
-                                   "SATNUM, FIPNUM and EQLNUM only: give this file as "
+                                   "SATNUM, FIPNUM, EQLNUM, SWL, SWCR, SWU and SOWCR only: give "
+                                   "this file as "
                                    "grid.eclipse, "
                                    "where the rest applies");
     };
     if (!data.region_multipliers.empty()) throw grid_eclipse("gives MULTREGT");
-    if (!data.notes.empty() || !data.units.empty()) throw grid_eclipse("is a whole Eclipse deck");
+    if (!data.notes.empty() || !data.units.empty() || !data.endscale.empty())
+        throw grid_eclipse("is a whole Eclipse deck");
     if (!data.faults.empty()) throw grid_eclipse("defines FAULTS");
     if (!data.tranmult.empty()) throw grid_eclipse("gives GRIDOPTS");
     if (!std::isnan(data.minpv)) throw grid_eclipse("gives MINPV");
     std::map<std::string, std::vector<double>> arrays;
     for (auto& [name, values] : data.arrays) {
         if (name != "PERMX" && name != "PERMY" && name != "PERMZ" && name != "PORO" &&
-            name != "SATNUM" && name != "FIPNUM" && name != "EQLNUM")
+            name != "SATNUM" && name != "FIPNUM" && name != "EQLNUM" && name != "SWL" &&
+            name != "SWCR" && name != "SWU" && name != "SOWCR")
             throw grid_eclipse("defines " + name);
         if (names.count(name) != 0) arrays.emplace(name, std::move(values));
     }
@@ -327,64 +331,74 @@ int RockFields::num_fip_regions() const {
 
 namespace {
 
-/// Each active cell's region of the region array `keyword` (SATNUM, FIPNUM), from 0: from
-/// `spec` (uniform, layered, or the keyword of an Eclipse file) or, with `from_files`, from
-/// the grid.eclipse files' array. A number must be an integer in [1, regions]
-/// (`requirement` says so in the error, which names the key and the cell); an inactive
-/// cell's is not used (0).
+/// Each cell's value of the array `keyword` (SATNUM, FIPNUM, SWL ...) from `spec` (uniform,
+/// layered, or the keyword of an Eclipse file) or, with `from_files`, from the grid.eclipse
+/// files' array. An active cell's value must pass `rule` (`requirement` says so in the error,
+/// which names the key and the cell: "cell (i, j, k) = (...) " `said` " V; it must be ..."); an
+/// inactive cell's is not checked.
+template <class Rule>
+std::vector<double> cell_values(const Grid3D& grid, const FieldSpec& spec, const char* keyword,
+                                const char* said, Rule rule, const std::string& requirement,
+                                bool from_files, const RockFields& rock,
+                                const EclipseGridSpec* files, const EclipseGridData* eclipse) {
+    const auto n = static_cast<std::size_t>(grid.num_cells());
+    std::vector<double> values;
+    std::string key = key_of(spec, "value");
+    switch (from_files ? FieldKind::eclipse : spec.kind) {
+        case FieldKind::uniform:
+            values.assign(n, spec.value[0]);
+            break;
+        case FieldKind::layered:
+            check_layer_count(grid, spec);
+            key = key_of(spec, "values");
+            values.resize(n);
+            for (std::size_t m = 0; m < n; ++m)
+                values[m] = spec.layers[m % static_cast<std::size_t>(grid.nz)];
+            break;
+        case FieldKind::eclipse: {
+            const auto active = [&](index_t m) { return rock.is_active(m); };
+            if (from_files) {
+                return eclipse_to_cells(grid, files->key, "grid.eclipse's files", keyword,
+                                        eclipse->arrays.at(keyword), 1.0, active, rule,
+                                        requirement.c_str());
+            }
+            const auto arrays = read_eclipse_arrays(grid, spec, {keyword}, keyword);
+            return eclipse_to_cells(grid, key_of(spec, "file"), spec.file, keyword,
+                                    arrays.at(keyword), 1.0, active, rule, requirement.c_str());
+        }
+        default:
+            throw InputError(key_of(spec, "kind"), kind_name(spec.kind) + " is not a kind of " +
+                                                       keyword +
+                                                       " field; give a number, layered or eclipse");
+    }
+    for (std::size_t m = 0; m < n; ++m) {
+        if (!rock.is_active(static_cast<index_t>(m)) || rule(values[m])) continue;
+        std::ostringstream msg;
+        msg << "cell " << cell_text(grid, static_cast<index_t>(m)) << " " << said << " "
+            << values[m] << "; it must be " << requirement;
+        throw InputError(key, msg.str());
+    }
+    return values;
+}
+
+/// Each active cell's region of the region array `keyword` (SATNUM, FIPNUM), from 0
+/// (cell_values' sources): a number must be an integer in [1, regions]; an inactive cell's is
+/// not used (0).
 std::vector<std::int32_t> region_numbers(const Grid3D& grid, const FieldSpec& spec,
                                          const char* keyword, int regions,
                                          const std::string& requirement, bool from_files,
                                          const RockFields& rock, const EclipseGridSpec* files,
                                          const EclipseGridData* eclipse) {
-    const auto n = static_cast<std::size_t>(grid.num_cells());
     const auto region_number = [&](double v) {
         return v >= 1.0 && v <= regions && v == std::floor(v);
     };
-    std::vector<double> numbers;
-    std::string key = key_of(spec, "value");
-    switch (from_files ? FieldKind::eclipse : spec.kind) {
-        case FieldKind::uniform:
-            numbers.assign(n, spec.value[0]);
-            break;
-        case FieldKind::layered:
-            check_layer_count(grid, spec);
-            key = key_of(spec, "values");
-            numbers.resize(n);
-            for (std::size_t m = 0; m < n; ++m)
-                numbers[m] = spec.layers[m % static_cast<std::size_t>(grid.nz)];
-            break;
-        case FieldKind::eclipse: {
-            const auto active = [&](index_t m) { return rock.is_active(m); };
-            if (from_files) {
-                numbers = eclipse_to_cells(grid, files->key, "grid.eclipse's files", keyword,
-                                           eclipse->arrays.at(keyword), 1.0, active, region_number,
-                                           requirement.c_str());
-            } else {
-                const auto arrays = read_eclipse_arrays(grid, spec, {keyword}, keyword);
-                numbers = eclipse_to_cells(grid, key_of(spec, "file"), spec.file, keyword,
-                                           arrays.at(keyword), 1.0, active, region_number,
-                                           requirement.c_str());
-            }
-            key.clear();
-            break;
-        }
-        default:
-            throw InputError(key_of(spec, "kind"),
-                             kind_name(spec.kind) +
-                                 " is not a kind of region field; give a number, layered or "
-                                 "eclipse");
-    }
-    std::vector<std::int32_t> out(n, 0);
-    for (std::size_t m = 0; m < n; ++m) {
-        if (!rock.is_active(static_cast<index_t>(m))) continue;
-        if (!key.empty() && !region_number(numbers[m])) {
-            std::ostringstream msg;
-            msg << "cell " << cell_text(grid, static_cast<index_t>(m)) << " is in region "
-                << numbers[m] << "; it must be " << requirement;
-            throw InputError(key, msg.str());
-        }
-        out[m] = static_cast<std::int32_t>(numbers[m]) - 1;
+    const std::vector<double> numbers =
+        cell_values(grid, spec, keyword, "is in region", region_number, requirement, from_files,
+                    rock, files, eclipse);
+    std::vector<std::int32_t> out(numbers.size(), 0);
+    for (std::size_t m = 0; m < numbers.size(); ++m) {
+        if (rock.is_active(static_cast<index_t>(m)))
+            out[m] = static_cast<std::int32_t>(numbers[m]) - 1;
     }
     return out;
 }
@@ -452,6 +466,35 @@ std::vector<std::int32_t> build_fip_regions(const Grid3D& grid, const FieldSpec&
         grid, spec, "FIPNUM", kMaxFipRegions,
         "an integer in [1, " + std::to_string(kMaxFipRegions) + "] (the fluid-in-place regions)",
         from_files, rock, files, eclipse);
+}
+
+std::array<std::vector<double>, 4> build_end_points(const Grid3D& grid, const EndPointSpecs& specs,
+                                                    const RockFields& rock,
+                                                    const EclipseGridSpec* files,
+                                                    const EclipseGridData* eclipse,
+                                                    std::vector<std::string>& notes) {
+    std::array<std::vector<double>, 4> out;
+    const bool endscale = eclipse != nullptr && !eclipse->endscale.empty();
+    const auto saturation = [](double v) { return std::isnan(v) || (v >= 0.0 && v <= 1.0); };
+    for (std::size_t q = 0; q < out.size(); ++q) {
+        const char* keyword = kEndPointKeywords[q];
+        const bool in_files = eclipse != nullptr && eclipse->arrays.count(keyword) != 0;
+        if (in_files && !endscale) {
+            notes.push_back(files->key + ": " + keyword +
+                            ": passed over, as Eclipse passes it over: end-point scaling needs "
+                            "ENDSCALE in RUNSPEC");
+        }
+        const bool from_files = in_files && endscale;
+        if (from_files && !specs[q].defaulted) {
+            throw InputError(specs[q].key, std::string("grid.eclipse's files give ") + keyword +
+                                               " too: give the end point once");
+        }
+        if (specs[q].defaulted && !from_files) continue;
+        out[q] =
+            cell_values(grid, specs[q], keyword, (std::string("has ") + keyword).c_str(),
+                        saturation, "a saturation in [0, 1]", from_files, rock, files, eclipse);
+    }
+    return out;
 }
 
 RockFields build_rock(const Grid3D& grid, const FieldSpec& permeability, const FieldSpec& porosity,

@@ -72,6 +72,10 @@ struct RockFields {
     /// Each cell's equilibration region, numbered from 0 (Eclipse's EQLNUM - 1; design
     /// decision 92): which record of the initial state it takes. Empty: every cell region 0.
     std::vector<std::int32_t> equilibration_region;
+    /// Each cell's own saturation end points (design decision 95; grid/end_points.hpp), SWL,
+    /// SWCR, SWU and SOWCR in kEndPointKeywords' order: NaN where a cell takes its table's;
+    /// an empty vector: every cell's table's.
+    std::array<std::vector<double>, 4> end_points;
     /// Transmissibility multipliers of each cell's +i, +j, +k face (Eclipse MULTX/Y/Z);
     /// empty: 1.
     std::vector<double> multx, multy, multz;

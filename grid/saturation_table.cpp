@@ -60,6 +60,7 @@ RelPermTable relperm_table(const std::vector<RelPermRow>& rows) {
         t.pcow[q] = rows[q][3];
         t.capillary = t.capillary || rows[q][3] != 0.0;
     }
+    t.ends = table_end_points(t);
     return t;
 }
 

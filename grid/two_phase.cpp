@@ -9,6 +9,7 @@
 #include "core/base/errors.hpp"
 #include "core/base/units.hpp"
 #include "grid/dual.hpp"
+#include "grid/end_points.hpp"
 
 namespace heptane::grid {
 
@@ -30,6 +31,8 @@ TwoPhaseCells::TwoPhaseCells(const Grid3D& grid, const RockFields& rock,
                                         std::to_string(relperms_.size()));
         }
     }
+    const std::string error = end_point_check(grid_, rock_, relperms_, end_points_);
+    if (!error.empty()) throw std::invalid_argument("TwoPhaseCells: " + error);
     volume_.resize(static_cast<std::size_t>(M));
     depth_.resize(static_cast<std::size_t>(M));
     for (index_t m = 0; m < M; ++m) {
@@ -87,6 +90,7 @@ TwoPhaseCellsView TwoPhaseCells::view() const {
     v.relperms = relperms_.data();
     v.saturation_region =
         rock_.saturation_region.empty() ? nullptr : rock_.saturation_region.data();
+    v.end_points = end_points_.empty() ? nullptr : end_points_.data();
     v.volume = volume_.data();
     v.depth = depth_.data();
     v.tx = trans_.tx.data();

@@ -214,8 +214,8 @@ HEPTANE_HD T rock_porosity(double phi_ref, double c_rock, const T& p, double p_r
 /// relative permeability rp: p_oil for oil and without capillary pressure (the same object,
 /// no arithmetic), else p_oil - Pc(sw).
 template <class T>
-HEPTANE_HD T phase_pressure(const RelPerm& rp, int a, const T& p_oil, const T& sw) {
-    if (a == kOil || !rp.table.capillary) return p_oil;
+HEPTANE_HD T phase_pressure(const CellRelPerm& rp, int a, const T& p_oil, const T& sw) {
+    if (a == kOil || !rp.law->table.capillary) return p_oil;
     return p_oil - capillary_pressure(rp, sw);
 }
 
@@ -223,8 +223,8 @@ HEPTANE_HD T phase_pressure(const RelPerm& rp, int a, const T& p_oil, const T& s
 /// from rp (the cell's region's): with a constant viscosity kr(sw) / viscosity (p_a unused),
 /// else kr(sw) / mu(p_a).
 template <class T>
-HEPTANE_HD T phase_mobility(const TwoPhaseParams& prm, const RelPerm& rp, int phase, const T& p_a,
-                            const T& sw) {
+HEPTANE_HD T phase_mobility(const TwoPhaseParams& prm, const CellRelPerm& rp, int phase,
+                            const T& p_a, const T& sw) {
     const T kr = phase == kOil ? oil_relperm(rp, sw) : water_relperm(rp, sw);
     if (pressure_dependent_viscosity(prm, phase)) return kr / phase_viscosity(prm, phase, p_a);
     return kr / (phase == kOil ? prm.oil.viscosity : prm.water.viscosity);
@@ -243,6 +243,9 @@ struct TwoPhaseCellsView {
     /// relperm); it is never null in a view assemble_cell reads.
     const RelPerm* relperms = nullptr;
     const std::int32_t* saturation_region = nullptr;
+    /// Each cell's own end points (design decision 95), its region's table scaled to them;
+    /// null: no cell's table is scaled.
+    const EndPoints* end_points = nullptr;
     const double* volume = nullptr;  ///< bulk volume per cell [m^3]
     const double* depth = nullptr;   ///< centre depth per cell [m]
     const double* tx = nullptr;      ///< TPFA transmissibilities (grid/transmissibility)
@@ -257,9 +260,10 @@ struct TwoPhaseCellsView {
     TwoPhaseParams params;
 };
 
-/// Cell m's relative permeability (its saturation region's).
-HEPTANE_HD inline const RelPerm& cell_relperm(const TwoPhaseCellsView& v, index_t m) {
-    return v.relperms[v.saturation_region != nullptr ? v.saturation_region[m] : 0];
+/// Cell m's relative permeability: its saturation region's, scaled to its end points.
+HEPTANE_HD inline CellRelPerm cell_relperm(const TwoPhaseCellsView& v, index_t m) {
+    return {v.relperms[v.saturation_region != nullptr ? v.saturation_region[m] : 0],
+            v.end_points != nullptr ? v.end_points + m : nullptr};
 }
 
 /// A state's arrays: oil pressure [Pa] and water saturation per cell.
@@ -299,12 +303,12 @@ struct PhaseState {
 };
 
 /// rp: the cell's relative permeability (its saturation region's).
-HEPTANE_HD inline PhaseState phase_state(const TwoPhaseParams& prm, const RelPerm& rp, int a,
+HEPTANE_HD inline PhaseState phase_state(const TwoPhaseParams& prm, const CellRelPerm& rp, int a,
                                          double p, double sw) {
     using D1 = Dual<1>;
     using D2 = Dual<2>;  // d/d (p_o, S_w)
     // The phase's pressure (phase_pressure's arithmetic, Pc evaluated once).
-    const bool capillary = a == kWater && rp.table.capillary;
+    const bool capillary = a == kWater && rp.law->table.capillary;
     D2 pa = D2::variable(p, 0, units::kPressureScale);
     D2 pc(0.0);
     if (capillary) {
@@ -360,7 +364,7 @@ struct CellPropertiesView {
 
     /// Both phases of cell m at (p, sw), rp its relative permeability (cell_relperm): in a
     /// model with Pc, a region without stores Pc = 0 (the oil's zeros).
-    HEPTANE_HD void store(const TwoPhaseParams& prm, const RelPerm& rp, index_t m, double p,
+    HEPTANE_HD void store(const TwoPhaseParams& prm, const CellRelPerm& rp, index_t m, double p,
                           double sw) const {
         for (int a = 0; a < 2; ++a) {
             const PhaseState s = phase_state(prm, rp, a, p, sw);
@@ -572,7 +576,9 @@ class TwoPhaseCells {
   public:
     /// more_regions: the relative permeabilities of saturation regions 2, 3, ... (design
     /// decision 87; params.relperm is region 1), which rock.saturation_region numbers from 0;
-    /// std::invalid_argument where a cell's region is not one of them.
+    /// std::invalid_argument where a cell's region is not one of them. rock.end_points
+    /// (design decision 95) scale a cell's table, an end point it leaves NaN its table's;
+    /// std::invalid_argument for end points check_end_points refuses.
     TwoPhaseCells(const Grid3D& grid, const RockFields& rock, const TwoPhaseParams& params,
                   const std::vector<RelPerm>& more_regions = {});
 
@@ -640,7 +646,11 @@ class TwoPhaseCells {
                    ? 0
                    : static_cast<std::size_t>(rock_.saturation_region[m]);
     }
-    const RelPerm& relperm(index_t m) const { return relperms_[region(m)]; }
+    CellRelPerm relperm(index_t m) const {
+        return {relperms_[region(m)], end_points_.empty() ? nullptr : &end_points_[m]};
+    }
+    /// Each cell's end points (design decision 95; empty: no cell's table is scaled).
+    const std::vector<EndPoints>& end_points() const { return end_points_; }
     /// Cell m's equilibration region (from 0; design decision 92).
     std::size_t equilibration_region(index_t m) const {
         return rock_.equilibration_region.empty()
@@ -678,6 +688,7 @@ class TwoPhaseCells {
     NncArrays nnc_;                       ///< the connections' layout (K = 1), by cell row
     std::vector<double> nnc_t_;           ///< each entry's transmissibility
     std::vector<RelPerm> relperms_;       ///< the saturation regions', region 1 first
+    std::vector<EndPoints> end_points_;   ///< each cell's (rock's, else its table's); or empty
 };
 
 }  // namespace heptane::grid

@@ -1,5 +1,6 @@
 #include "wells/generator.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <sstream>
@@ -234,6 +235,29 @@ void cut_planes(grid::Grid3D& g, grid::RockFields& rock, int first, int end) {
     rock.saturation_region = planes_of(rock.saturation_region, plane, first, end);
     rock.fip_region = planes_of(rock.fip_region, plane, first, end);
     rock.equilibration_region = planes_of(rock.equilibration_region, plane, first, end);
+    for (std::vector<double>& f : rock.end_points) f = planes_of(f, plane, first, end);
+}
+
+}  // namespace
+
+namespace {
+
+/// The cells' end points against their tables (grid::end_point_check): an InputError at the
+/// first end point's key the deck gives (else grid.eclipse's) naming the cell.
+void check_end_points(const grid::Grid3D& g, const ModelSpec& spec, const grid::RockFields& rock) {
+    std::vector<grid::RelPerm> relperms{spec.two_phase.relperm};
+    relperms.insert(relperms.end(), spec.relperm_regions.begin(), spec.relperm_regions.end());
+    std::vector<grid::EndPoints> cells;
+    const std::string error = grid::end_point_check(g, rock, relperms, cells);
+    if (error.empty()) return;
+    std::string key = spec.eclipse.key;
+    for (const grid::FieldSpec& f : spec.end_points) {
+        if (!f.defaulted) {
+            key = f.key.substr(0, f.key.rfind('.'));
+            break;
+        }
+    }
+    throw InputError(key, error);
 }
 
 }  // namespace
@@ -267,6 +291,10 @@ Model generate(const ModelSpec& spec, bool with_system) {
         out.rock.equilibration_region = grid::build_equilibration_regions(
             out.grid, spec.equilibration_regions, spec.initial.regions(), out.rock,
             eclipse ? &spec.eclipse : nullptr, eclipse ? &files : nullptr);
+        out.rock.end_points = grid::build_end_points(out.grid, spec.end_points, out.rock,
+                                                     eclipse ? &spec.eclipse : nullptr,
+                                                     eclipse ? &files : nullptr, out.notes);
+        check_end_points(out.grid, spec, out.rock);
     }
     validate_perforations(out.grid, out.rock, spec.wells);
     if (spec.model == FluidModel::synthetic) {
@@ -312,7 +340,9 @@ Model generate_planes(const ModelSpec& spec, const PlaneWindow& w, std::vector<i
         spec.porosity.kind == grid::FieldKind::uniform &&
         spec.saturation_regions.kind != grid::FieldKind::eclipse &&
         spec.fip_regions.kind != grid::FieldKind::eclipse &&
-        spec.equilibration_regions.kind != grid::FieldKind::eclipse;
+        spec.equilibration_regions.kind != grid::FieldKind::eclipse &&
+        std::none_of(spec.end_points.begin(), spec.end_points.end(),
+                     [](const grid::FieldSpec& f) { return f.kind == grid::FieldKind::eclipse; });
     if (generated_per_cell) {  // the window's fields drawn by themselves
         part.grid.nx = w.end - w.first;
         part.permeability.first_cell = static_cast<std::uint64_t>(w.first) *

@@ -7,6 +7,7 @@
 
 #include "core/matrix/gh_matrix.hpp"
 #include "grid/eclipse_model.hpp"
+#include "grid/end_points.hpp"
 #include "grid/rock.hpp"
 #include "grid/synthetic.hpp"
 #include "grid/two_phase.hpp"
@@ -57,6 +58,16 @@ inline grid::FieldSpec defaulted_regions(const char* key) {
     return f;
 }
 
+/// rock.end_points' specs (design decision 95), each defaulted: the grid.eclipse files' array
+/// with ENDSCALE, else the cells' tables' end points.
+inline grid::EndPointSpecs defaulted_end_points() {
+    grid::EndPointSpecs specs;
+    const char* keys[] = {"rock.end_points.swl", "rock.end_points.swcr", "rock.end_points.swu",
+                          "rock.end_points.sowcr"};
+    for (std::size_t q = 0; q < specs.size(); ++q) specs[q] = defaulted_regions(keys[q]);
+    return specs;
+}
+
 /// Everything needed to generate a system. SI units.
 struct ModelSpec {
     grid::Grid3D grid;
@@ -79,6 +90,8 @@ struct ModelSpec {
     /// Where each cell's equilibration region comes from (as saturation_regions, an Eclipse
     /// file's EQLNUM; design decision 92): initial.more_regions' records are regions 2, 3, ...
     grid::FieldSpec equilibration_regions = defaulted_regions("rock.equilibration_regions");
+    /// Each cell's own saturation end points (design decision 95): SWL, SWCR, SWU, SOWCR.
+    grid::EndPointSpecs end_points = defaulted_end_points();
     InitialState initial;
     double dt = 86400.0;  ///< time step [s] (two_phase)
     std::vector<WellSpec> wells;

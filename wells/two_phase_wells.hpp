@@ -78,7 +78,7 @@ struct WellJacobianView {
 /// depth dz below the well's BHP reference depth, T = double or a Dual in (p_m, S_w m, p_bh); rp
 /// the cell's relative permeability (its saturation region's, grid::cell_relperm).
 template <class T>
-HEPTANE_HD void perforation_flow(const grid::TwoPhaseParams& prm, const grid::RelPerm& rp,
+HEPTANE_HD void perforation_flow(const grid::TwoPhaseParams& prm, const grid::CellRelPerm& rp,
                                  bool producer, double dz, double wi, const T& pm, const T& sw,
                                  const T& pb, T (&q)[2]) {
     const double rho_wb = grid::reference_density(prm, producer ? grid::kOil : grid::kWater);

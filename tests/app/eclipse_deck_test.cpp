@@ -328,8 +328,7 @@ TEST_F(EclipseDeck, EggModelReadsFromItsOwnFiles) {
                                  "top at 4000 m"));
     EXPECT_THAT(
         r.err,
-        HasSubstr(
-            "Egg_Model_ECL.DATA:92: PROPS: grid.eclipse does not read the file from here on"));
+        HasSubstr("Egg_Model_ECL.DATA:92: PROPS: grid.eclipse reads only the end-point arrays"));
     EXPECT_THAT(r.err, HasSubstr("RUNSPEC: not used (the YAML deck says what they describe): "
                                  "TITLE, UNIFOUT, OIL, WATER, NUMRES, TABDIMS"));
 }
@@ -386,8 +385,9 @@ TEST_F(EclipseDeck, SaturationRegionsFromSatnumAreTheRegionsWrittenOut) {
         run_heptane({"simulate", source_path("tests/app/decks/satnum_regions.yaml"), "-o", a,
                      "--backend", "cpu"});
     ASSERT_EQ(ra.code, kExitOk) << ra.err << ra.out;
-    EXPECT_THAT(ra.err, HasSubstr("satnum_regions.DATA:31: PROPS: grid.eclipse does not read the "
-                                  "file from here on until REGIONS"));
+    EXPECT_THAT(ra.err, HasSubstr("satnum_regions.DATA:31: PROPS: grid.eclipse reads only the "
+                                  "end-point arrays SWL, SWCR, SWU, SOWCR and their edits from "
+                                  "here on until REGIONS"));
     const CliResult info =
         run_heptane({"info", source_path("tests/app/decks/satnum_regions.yaml")});
     EXPECT_THAT(info.out, HasSubstr("two_phase, K = 2 (dp, dSw), 2 saturation regions"));
@@ -429,6 +429,61 @@ TEST_F(EclipseDeck, RegionArraysBesideSatnumAreCheckedOrNoted) {
     EXPECT_THAT(beyond.err, HasSubstr("EQLNUM of cell (i, j, k) = (5, 4, 3) is 2.000000; it must "
                                       "be an integer in [1, 1] (the initial state's "
                                       "equilibration regions)"));
+}
+
+// End-point scaling (design decision 95): ENDSCALE in RUNSPEC and PROPS' SWL (by layer pair),
+// SWCR (by layer pair) and SOWCR (EQUALS) scale each cell's SWOF table; the run is bit for bit
+// the run of the same end points in YAML (rock.end_points), and another run than the tables'
+// own. Without ENDSCALE the arrays are passed over with a note (as Eclipse passes them over),
+// and the run is the unscaled deck's; the arrays and rock.end_points both are an error.
+TEST_F(EclipseDeck, EndscaleScalesEachCellsTableAsTheEndPointsWrittenOut) {
+    const auto deck_with = [&](const std::string& runspec) {
+        std::ifstream in(source_path("tests/app/decks/satnum_regions.DATA"));
+        std::stringstream text;
+        text << in.rdbuf();
+        std::string data = text.str();
+        const std::string tabdims = "TABDIMS\n", regions = "REGIONS\n";
+        data.replace(data.find(tabdims), tabdims.size(), runspec + tabdims);
+        data.replace(data.find(regions), regions.size(),
+                     "SWL\n 60*0.2 60*0.1 /\nSWCR\n 60*0.25 60*0.2 /\n"
+                     "EQUALS\n SOWCR 0.15 /\n/\n" +
+                         regions);
+        std::ofstream(path("satnum_regions.DATA")) << data;
+        std::filesystem::copy_file(source_path("tests/app/decks/satnum_regions.yaml"),
+                                   path("deck.yaml"),
+                                   std::filesystem::copy_options::overwrite_existing);
+        return path("deck.yaml");
+    };
+    const std::string a = path("endscale.h5"), b = path("end_yaml.h5"), c = path("tables.h5");
+    const std::string deck = deck_with("ENDSCALE\n/\n");
+    const CliResult ra = run_heptane({"simulate", deck, "-o", a, "--backend", "cpu"});
+    ASSERT_EQ(ra.code, kExitOk) << ra.err << ra.out;
+    const std::string end_points =
+        "rock.end_points={swl: {kind: layered, values: [0.2, 0.2, 0.1, 0.1]}, swcr: {kind: "
+        "layered, values: [0.25, 0.25, 0.2, 0.2]}, sowcr: 0.15}";
+    const std::string yaml = source_path("tests/app/decks/satnum_regions_yaml.yaml");
+    const CliResult rb =
+        run_heptane({"simulate", yaml, "-o", b, "--backend", "cpu", "--set", end_points});
+    ASSERT_EQ(rb.code, kExitOk) << rb.err << rb.out;
+    const CliResult same = run_heptane({"compare", a, b, "--rtol", "0", "--atol", "0"});
+    EXPECT_EQ(same.code, kExitOk) << same.out;
+    const CliResult rc = run_heptane({"simulate", yaml, "-o", c, "--backend", "cpu"});
+    ASSERT_EQ(rc.code, kExitOk) << rc.err << rc.out;
+    EXPECT_EQ(run_heptane({"compare", a, c}).code, 1);
+    // Without ENDSCALE: a note, and the tables' own run.
+    const std::string plain = deck_with("");
+    const CliResult rp =
+        run_heptane({"simulate", plain, "-o", path("plain.h5"), "--backend", "cpu"});
+    ASSERT_EQ(rp.code, kExitOk) << rp.err;
+    EXPECT_THAT(rp.err, HasSubstr("grid.eclipse: SWL: passed over, as Eclipse passes it over: "
+                                  "end-point scaling needs ENDSCALE in RUNSPEC"));
+    EXPECT_EQ(run_heptane({"compare", path("plain.h5"), c, "--rtol", "0", "--atol", "0"}).code,
+              kExitOk);
+    const CliResult twice =
+        run_heptane({"simulate", deck_with("ENDSCALE\n/\n"), "-o", path("twice.h5"), "--backend",
+                     "cpu", "--set", "rock.end_points={swl: 0.2}"});
+    EXPECT_EQ(twice.code, kExitBadInput);
+    EXPECT_THAT(twice.err, HasSubstr("rock.end_points.swl: grid.eclipse's files give SWL too"));
 }
 
 // Equilibration regions (design decision 92): EQLDIMS 2, EQLNUM putting the top layer in

@@ -203,6 +203,11 @@ simulations=$((simulations + 1))
 # from their regions' EQUIL records (a column is never cut), the regression deck's.
 agree "simulate equil_regions" simulate "$(dirname "$0")/../regression/simulation/equil_regions.yaml"
 simulations=$((simulations + 1))
+# End-point scaling (design decision 95): each rank's cells keep their own end points (the
+# SWCR include read whole and cut to the rank's planes), the regression deck's.
+agree "simulate end_points_waterflood" simulate \
+  "$(dirname "$0")/../regression/simulation/end_points_waterflood.yaml"
+simulations=$((simulations + 1))
 # A connection three i-planes long (an NNC record) reaches past a rank's halo plane: exit 2
 # naming grid.eclipse, nothing written.
 "$mpiexec" -np 2 --oversubscribe "$heptane" run "$decks/eclipse_fault.yaml" --backend "$backend" \

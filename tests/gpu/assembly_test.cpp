@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -139,6 +140,33 @@ TEST_F(DeviceAssembly, SaturationRegionsAreTheHostsBits) {
     spec.saturation_regions.layers = {2, 1, 3, 2, 1};
     const wells::Model model = wells::generate(spec, false);
     ASSERT_FALSE(model.rock.saturation_region.empty());
+    expect_device_is_host(model, spec);
+}
+
+TEST_F(DeviceAssembly, EndPointScaledCellsAreTheHostsBits) {
+    // End-point scaling (design decision 95) over two saturation regions by layer: SWL by
+    // layer, SWCR and SOWCR given in every other cell (the rest their table's), each cell's
+    // krw, kro and Pc from its own end points in the cells, the faces and the wells.
+    wells::ModelSpec spec = test::two_phase_spec(7, 6, 5, test::corner_wells(7, 6, 5));
+    spec.two_phase.relperm.table = test::capillary_relperm_table();
+    spec.relperm_regions.resize(1);
+    spec.relperm_regions[0].table = grid::relperm_table(test::relperm_rows());
+    spec.saturation_regions.defaulted = false;
+    spec.saturation_regions.kind = grid::FieldKind::layered;
+    spec.saturation_regions.layers = {1, 2, 1, 2, 1};
+    const auto layered = [](grid::FieldSpec& f, std::vector<double> layers) {
+        f.defaulted = false;
+        f.kind = grid::FieldKind::layered;
+        f.layers = std::move(layers);
+    };
+    layered(spec.end_points[0], {0.1, 0.15, 0.2, 0.2, 0.25});  // SWL
+    wells::Model model = wells::generate(spec, false);
+    model.rock.end_points[1].assign(model.rock.porosity.size(), std::nan(""));
+    model.rock.end_points[3].assign(model.rock.porosity.size(), std::nan(""));
+    for (std::size_t m = 0; m < model.rock.porosity.size(); m += 2) {
+        model.rock.end_points[1][m] = 0.3;   // SWCR
+        model.rock.end_points[3][m] = 0.12;  // SOWCR
+    }
     expect_device_is_host(model, spec);
 }
 

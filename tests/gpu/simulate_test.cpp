@@ -247,6 +247,14 @@ TEST_F(SimulateOnGpu, EquilibrationRegionsOnTheDeviceGiveTheCpuBits) {
               h5::File::open(runs[0]).read("/grid/equilibration_region").values);
 }
 
+// End-point scaling (design decision 95): the regression deck's cells, each with its own SWL,
+// SWCR, SWU and SOWCR (the device's view reads them per cell), from the CPU's initial state
+// inverted through the scaled Pc, give the CPU's bits on the device.
+TEST_F(SimulateOnGpu, EndPointsOnTheDeviceGiveTheCpuBits) {
+    expect_device_simulation_is_the_cpus("end_points", {},
+                                         "tests/regression/simulation/end_points_waterflood.yaml");
+}
+
 // BHP reference depths (design decision 94): a rate injector's and a BHP producer's, each
 // well's wellbore head from its own depth in the device's perforation flows and rates.
 TEST_F(SimulateOnGpu, BhpReferenceDepthsOnTheDeviceGiveTheCpuBits) {

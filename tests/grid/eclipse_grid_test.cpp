@@ -304,8 +304,9 @@ TEST(EclipseGrid, AWholeDecksRegionsAreReadAndItsPropsPassedOver) {
     ASSERT_EQ(d.notes.size(), 3u);
     EXPECT_THAT(d.notes[0], HasSubstr("RUNSPEC: not used (the YAML deck says what they "
                                       "describe): TABDIMS"));
-    EXPECT_THAT(d.notes[1], HasSubstr(":10: PROPS: grid.eclipse does not read the file from here "
-                                      "on until REGIONS at " +
+    EXPECT_THAT(d.notes[1], HasSubstr(":10: PROPS: grid.eclipse reads only the end-point arrays "
+                                      "SWL, SWCR, SWU, SOWCR and their edits from here on until "
+                                      "REGIONS at " +
                                       file.path() + ":21 (the YAML deck's fluid.eclipse"));
     EXPECT_THAT(d.notes[2],
                 HasSubstr(":29: SOLUTION: grid.eclipse does not read the file from here on"));
@@ -314,8 +315,54 @@ TEST(EclipseGrid, AWholeDecksRegionsAreReadAndItsPropsPassedOver) {
     const EclipseGridData p = read_eclipse_grid(props.path(), {3, 2, 1});
     EXPECT_EQ(p.arrays.count("PERMX"), 0u);
     ASSERT_EQ(p.notes.size(), 1u);
-    EXPECT_THAT(p.notes[0], HasSubstr(":3: PROPS: grid.eclipse does not read the file from here on "
-                                      "(the YAML deck's fluid.eclipse"));
+    EXPECT_THAT(p.notes[0], HasSubstr(":3: PROPS: grid.eclipse reads only the end-point arrays "
+                                      "SWL, SWCR, SWU, SOWCR and their edits from here on (the "
+                                      "YAML deck's fluid.eclipse"));
+}
+
+// End-point scaling (design decision 95): RUNSPEC's ENDSCALE is kept with its line, and PROPS'
+// end-point arrays are read with their boxes and edits (a cell no keyword sets: NaN, its
+// table's); the scaling keywords heptane does not build are refused at their lines.
+TEST(EclipseGrid, PropsEndPointArraysAreReadWithTheirEditsAndEndscaleKept) {
+    const TempFile file(
+        "RUNSPEC\nDIMENS\n 3 2 1 /\nMETRIC\n"
+        "ENDSCALE\n 'NODIR' 'REVERS' 1 20 /\n"  // line 5
+        "GRID\nPORO\n 6*0.2 /\n"
+        "PROPS\n"
+        "SWOF\n 0.2 0 1 0\n 0.8 1 0 0 /\n"
+        "SWL\n 6*0.1 /\n"
+        "BOX\n 1 1 1 2 1 1 /\n"
+        "SWCR\n 2*0.3 /\n"
+        "ENDBOX\n"
+        "EQUALS\n SOWCR 0.2 /\n SWU 0.9 2 3 1 2 1 1 /\n/\n"
+        "MULTIPLY\n SWL 2 3 3 2 2 1 1 /\n/\n"
+        "DENSITY\n 900 1000 1 /\n"
+        "SOLUTION\n");
+    const EclipseGridData d = read_eclipse_grid(file.path(), {3, 2, 1});
+    EXPECT_THAT(d.endscale, HasSubstr(":5: "));
+    expect_array(d.arrays.at("SWL"), {0.1, 0.1, 0.1, 0.1, 0.1, 0.2});
+    expect_array(d.arrays.at("SWCR"), {0.3, nan, nan, 0.3, nan, nan});
+    expect_array(d.arrays.at("SWU"), {nan, 0.9, 0.9, nan, 0.9, 0.9});
+    expect_array(d.arrays.at("SOWCR"), {0.2, 0.2, 0.2, 0.2, 0.2, 0.2});
+    // Without ENDSCALE the arrays are read all the same (the model passes them over with a
+    // note, as Eclipse does: wells/generator).
+    const TempFile plain_file("PORO\n 6*0.2 /\nPROPS\nSWL\n 6*0.1 /\n");
+    const EclipseGridData plain = read_eclipse_grid(plain_file.path(), {3, 2, 1});
+    EXPECT_TRUE(plain.endscale.empty());
+    expect_array(plain.arrays.at("SWL"), {0.1, 0.1, 0.1, 0.1, 0.1, 0.1});
+    EXPECT_THAT(error_reading("RUNSPEC\nENDSCALE\n DIRECT /\nGRID\n", {3, 2, 1}),
+                HasSubstr(":3: ENDSCALE: DIRECT (directional end points) is not supported"));
+    EXPECT_THAT(error_reading("RUNSPEC\nENDSCALE\n 1* IRREVERS /\nGRID\n", {3, 2, 1}),
+                HasSubstr(":3: ENDSCALE: IRREVERS"));
+    EXPECT_THAT(error_reading("RUNSPEC\nENDSCALE\n", {3, 2, 1}),
+                HasSubstr(":2: ENDSCALE: the file ends before the '/'"));
+    EXPECT_THAT(error_reading("PORO\n 6*0.2 /\nPROPS\nSWOF\n 0.2 0 1 0\n 0.8 1 0 0 /\n"
+                              "SWATINIT\n 6*0.3 /\n",
+                              {3, 2, 1}),
+                HasSubstr(":7: SWATINIT: not supported: heptane's end-point scaling is the "
+                          "two-point scaling"));
+    EXPECT_THAT(error_reading("PORO\n 6*0.2 /\nPROPS\nKRW\n 6*0.3 /\n", {3, 2, 1}),
+                HasSubstr(":4: KRW: not supported"));
 }
 
 // The region arrays SATNUM, PVTNUM, EQLNUM, FIPNUM, IMBNUM are arrays as any other, in GRID and

@@ -493,7 +493,7 @@ TEST(EclipseModel, AWholeDeckIsReadUpToItsGridSection) {
         d.notes[0],
         HasSubstr(
             "RUNSPEC: not used (the YAML deck says what they describe): TITLE, OIL, WATER, START"));
-    EXPECT_THAT(d.notes[1], HasSubstr(":16: PROPS: grid.eclipse does not read the file from here on"));
+    EXPECT_THAT(d.notes[1], HasSubstr(":16: PROPS: grid.eclipse reads only the end-point arrays"));
     // A second file after the end of the first's GRID section is out of order.
     const TempFile more("PERMX\n 2*1 /\n");
     EXPECT_THAT(

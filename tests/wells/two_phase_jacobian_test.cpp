@@ -51,10 +51,24 @@ CellState random_state(const wells::TwoPhaseSystem& sys, std::uint64_t seed) {
 /// capillary pressure (decision 76), or that with pressure-dependent PVT (decision 84: a
 /// PVDO oil, a water viscosibility), or two saturation regions (decision 87: Corey's law
 /// without Pc in region 1, the capillary table in region 2, cells of both side by side).
-enum class Law { corey, table, capillary, pvt, regions };
+/// Or the capillary table scaled to each cell's own end points (decision 95), which vary from
+/// cell to cell (every fourth cell keeps the table's).
+enum class Law { corey, table, capillary, pvt, regions, end_points };
 
 /// Law::regions' second region and the cells' regions: every third cell in region 2.
 std::vector<grid::RelPerm> set_regions(Law law, index_t cells, grid::RockFields& rock) {
+    if (law == Law::end_points) {
+        for (auto& v : rock.end_points) v.assign(static_cast<std::size_t>(cells), std::nan(""));
+        for (index_t m = 0; m < cells; ++m) {
+            if (m % 4 == 3) continue;
+            const double f = static_cast<double>(m % 5) / 4.0;  // 0 ... 1
+            rock.end_points[0][m] = 0.1 + 0.1 * f;              // SWL
+            rock.end_points[1][m] = 0.25 + 0.1 * f;             // SWCR
+            rock.end_points[2][m] = 0.95 - 0.1 * f;             // SWU
+            rock.end_points[3][m] = 0.1 + 0.15 * f;             // SOWCR
+        }
+        return {};
+    }
     if (law != Law::regions) return {};
     rock.saturation_region.assign(static_cast<std::size_t>(cells), 0);
     for (index_t m = 0; m < cells; m += 3) rock.saturation_region[m] = 1;
@@ -65,7 +79,7 @@ std::vector<grid::RelPerm> set_regions(Law law, index_t cells, grid::RockFields&
 
 void set_law(grid::TwoPhaseParams& prm, Law law) {
     if (law == Law::table) prm.relperm.table = grid::relperm_table(test::relperm_rows());
-    if (law == Law::capillary || law == Law::pvt)
+    if (law == Law::capillary || law == Law::pvt || law == Law::end_points)
         prm.relperm.table = test::capillary_relperm_table();
     if (law == Law::pvt) test::set_pressure_dependent_pvt(prm);
 }
@@ -205,19 +219,21 @@ TEST(TwoPhaseJacobian, AccumulationBlocksAreTheTimeTermAlone) {
     EXPECT_LE(worst, 1e-12);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Grids, TwoPhaseJacobianGrids,
-    ::testing::Combine(::testing::Bool(), ::testing::Values(Law::corey, Law::table, Law::capillary,
-                                                            Law::pvt, Law::regions)),
-    [](const ::testing::TestParamInfo<std::tuple<bool, Law>>& info) {
-        const Law law = std::get<1>(info.param);
-        return std::string(std::get<0>(info.param) ? "Faulted" : "Box") +
-               (law == Law::corey       ? "Corey"
-                : law == Law::table     ? "Table"
-                : law == Law::capillary ? "Capillary"
-                : law == Law::pvt       ? "Pvt"
-                                        : "Regions");
-    });
+INSTANTIATE_TEST_SUITE_P(Grids, TwoPhaseJacobianGrids,
+                         ::testing::Combine(::testing::Bool(),
+                                            ::testing::Values(Law::corey, Law::table,
+                                                              Law::capillary, Law::pvt,
+                                                              Law::regions, Law::end_points)),
+                         [](const ::testing::TestParamInfo<std::tuple<bool, Law>>& info) {
+                             const Law law = std::get<1>(info.param);
+                             return std::string(std::get<0>(info.param) ? "Faulted" : "Box") +
+                                    (law == Law::corey       ? "Corey"
+                                     : law == Law::table     ? "Table"
+                                     : law == Law::capillary ? "Capillary"
+                                     : law == Law::pvt       ? "Pvt"
+                                     : law == Law::regions   ? "Regions"
+                                                             : "EndPoints");
+                         });
 
 class TwoPhaseResidualGrids : public ::testing::TestWithParam<bool> {};  // with a fault
 

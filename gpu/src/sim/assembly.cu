@@ -95,6 +95,7 @@ grid::TwoPhaseCellsView TwoPhaseModel::cells_view() const {
     v.active = has_active ? active.get() : nullptr;
     v.relperms = relperms.get();
     v.saturation_region = saturation_region.size() > 0 ? saturation_region.get() : nullptr;
+    v.end_points = end_points.size() > 0 ? end_points.get() : nullptr;
     v.volume = volume.get();
     v.depth = depth.get();
     v.tx = tx.get();
@@ -136,6 +137,7 @@ TwoPhaseModel::TwoPhaseModel(const grid::TwoPhaseCells& cells, const wells::TwoP
     relperms = Buffer<grid::RelPerm>(cells.relperms());
     if (!cells.rock().saturation_region.empty())
         saturation_region = Buffer<std::int32_t>(cells.rock().saturation_region);
+    if (!cells.end_points().empty()) end_points = Buffer<grid::EndPoints>(cells.end_points());
     volume = Buffer<double>(cells.volumes());
     depth = Buffer<double>(cells.depths());
     tx = Buffer<double>(cells.transmissibilities().tx);
@@ -270,6 +272,8 @@ double DeviceTwoPhase::minimal_bytes(bool jacobian) const {
                    + 8.0 * (2.0 * M + nw);     // residual
     // Each cell's saturation region (design decision 87), once; the tables are a few kB.
     if (d.saturation_region.size() > 0) bytes += 4.0 * M;
+    // Each cell's end points (design decision 95), once.
+    if (d.end_points.size() > 0) bytes += 32.0 * M;
     if (jacobian) bytes += 8.0 * (28.0 * M + 4.0 * M + 4.0 * perfs + nw);
     // The connections: their layout and transmissibilities read, their blocks written.
     const double entries = static_cast<double>(d.nnc_t.size());

@@ -48,6 +48,8 @@ struct TwoPhaseModel {
     /// region (empty: one region; design decision 87).
     Buffer<grid::RelPerm> relperms;
     Buffer<std::int32_t> saturation_region;
+    /// Each cell's own end points (design decision 95; empty: no cell's table scaled).
+    Buffer<grid::EndPoints> end_points;
     // Non-neighbour connections (design decision 63; empty without): the cells' layout
     // (K = 1) and transmissibilities, J's connection blocks, and J's layout on the host.
     Buffer<index_t> nnc_ptr, nnc_col;
