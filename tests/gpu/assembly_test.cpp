@@ -159,7 +159,7 @@ TEST_F(DeviceAssembly, EndPointScaledCellsAreTheHostsBits) {
         f.kind = grid::FieldKind::layered;
         f.layers = std::move(layers);
     };
-    layered(spec.end_points[0], {0.1, 0.15, 0.2, 0.2, 0.25});  // SWL
+    layered(spec.end_points[0], {0.1, 0.15, 0.2, 0.2, 0.15});  // SWL (<= the tables' SWCR, 0.2)
     wells::Model model = wells::generate(spec, false);
     model.rock.end_points[1].assign(model.rock.porosity.size(), std::nan(""));
     model.rock.end_points[3].assign(model.rock.porosity.size(), std::nan(""));
