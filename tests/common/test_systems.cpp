@@ -179,6 +179,17 @@ grid::RelPermTable capillary_relperm_table() {
     return grid::relperm_table(rows);
 }
 
+grid::CellState varied_state(const grid::TwoPhaseCells& cells, std::uint64_t seed, double sw_lo,
+                             double sw_hi) {
+    grid::CellState x = cells.equilibrium_state(6000.0 * units::kPsi, 12000.0 * units::kFoot, 0.5);
+    Rng rng(seed);
+    for (std::size_t m = 0; m < x.p.size(); ++m) {
+        x.p[m] += rng.uniform(-5.0, 5.0) * units::kBar;
+        x.sw[m] = rng.uniform(sw_lo, sw_hi);
+    }
+    return x;
+}
+
 void set_pressure_dependent_pvt(grid::TwoPhaseParams& prm) {
     const double cp = units::kCentiPoise;
     prm.oil_pvt = grid::pvt_table({{300.0 * units::kPsi, 1.05, 2.85 * cp},

@@ -52,6 +52,12 @@ std::vector<grid::RelPermRow> relperm_rows();
 /// from 3 bar at Sw 0.2 to 0 at Sw 0.8.
 grid::RelPermTable capillary_relperm_table();
 
+/// The hydrostatic state of 6000 psi at 12,000 ft with every cell's pressure moved by up to
+/// 5 bar and its water saturation drawn from [sw_lo, sw_hi] (seeded): a state away from
+/// equilibrium for the cell-by-cell comparisons of two models.
+grid::CellState varied_state(const grid::TwoPhaseCells& cells, std::uint64_t seed, double sw_lo,
+                             double sw_hi);
+
 /// Pressure-dependent PVT (design decision 84): a PVDO table for the oil and a water
 /// viscosibility of 5e-5 1/psi, exaggerated so that d mu / d p is seen. The oil's rows, at
 /// 300, 2900, 6150 and 8000 psi (B 1.05 to 1.01, mu 2.85 to 3.4 cP: 1/(B mu) stays positive

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "common/test_systems.hpp"
-#include "core/base/random.hpp"
 #include "core/base/units.hpp"
 
 namespace heptane {
@@ -65,13 +64,7 @@ struct Three {
 };
 
 CellState varied_state(const grid::TwoPhaseCells& cells, std::uint64_t seed) {
-    CellState x = cells.equilibrium_state(6000.0 * units::kPsi, 12000.0 * units::kFoot, 0.5);
-    Rng rng(seed);
-    for (std::size_t m = 0; m < x.p.size(); ++m) {
-        x.p[m] += rng.uniform(-5.0, 5.0) * units::kBar;
-        x.sw[m] = rng.uniform(0.3, 0.7);
-    }
-    return x;
+    return test::varied_state(cells, seed, 0.3, 0.7);
 }
 
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
