@@ -196,7 +196,7 @@ class DeckReader {
                 const std::string path = resolve_existing(*e);
                 try {
                     p = grid::read_eclipse_fluid(path, {u_.pressure, u_.density, u_.length}, p,
-                                                 &model().relperm_regions);
+                                                 &model().relperm_regions, &model().notes);
                 } catch (const InputError& err) {
                     e->fail(err.detail());
                 }

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <map>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 #include "core/base/errors.hpp"
@@ -53,9 +54,72 @@ std::vector<PvtRow> pvdo_rows(const KeywordRecord& r, const FluidUnits& units) {
 
 }  // namespace
 
+namespace {
+
+bool is_section(const std::string& k) {
+    return k == "RUNSPEC" || k == "GRID" || k == "EDIT" || k == "PROPS" || k == "REGIONS" ||
+           k == "SOLUTION" || k == "SUMMARY" || k == "SCHEDULE" || k == "END";
+}
+
+/// What the PROPS section holds besides what read_eclipse_fluid reads (design decision 96):
+/// each keyword is read here, read by grid.eclipse (the end-point arrays and their edits,
+/// decision 95), refused (another way to give the oil-water saturation functions), or passed
+/// over with a note saying why (gas-phase tables, output controls, an INCLUDE, anything else).
+/// A file without section keywords (an include) is all PROPS.
+class PropsKeywords {
+  public:
+    void see(const std::string& keyword, const std::string& here) {
+        if (is_section(keyword)) {
+            section_ = keyword;
+            return;
+        }
+        if (!section_.empty() && section_ != "PROPS") return;
+        if (is_read(keyword)) return;
+        if (keyword == "SWFN" || keyword == "SOF2" || keyword == "SOF3") {
+            throw InputError(here +
+                             "not supported: heptane reads the oil-water saturation functions "
+                             "from SWOF (give SWOF)");
+        }
+        const char* why = is_gas(keyword)      ? "gas-phase data: heptane's model is oil-water"
+                          : is_output(keyword) ? "an output control: heptane's output is its own"
+                          : keyword == "INCLUDE"
+                              ? "not followed: fluid.eclipse reads this file alone"
+                              : "not read by fluid.eclipse";
+        pending_.push_back({here, why});
+    }
+    /// The notes, once the file is read: a PROPS keyword the file's sections put there.
+    void add_notes(std::vector<std::string>& notes) const {
+        for (const auto& [here, why] : pending_)
+            notes.push_back(here + "passed over (" + why + ")");
+    }
+
+  private:
+    static bool is_read(const std::string& k) {
+        return k == "DENSITY" || k == "PVCDO" || k == "PVDO" || k == "PVTW" || k == "ROCK" ||
+               k == "SWOF" || k == "PVTO" || k == "SWL" || k == "SWCR" || k == "SWU" ||
+               k == "SOWCR" || k == "EQUALS" || k == "MULTIPLY" || k == "ADD" || k == "COPY" ||
+               k == "MINVALUE" || k == "MAXVALUE" || k == "BOX" || k == "ENDBOX" || k == "FIELD" ||
+               k == "METRIC" || k == "LAB" || k == "TABDIMS";
+    }
+    static bool is_gas(const std::string& k) {
+        return k == "SGOF" || k == "SGFN" || k == "SLGOF" || k == "PVDG" || k == "PVTG" ||
+               k == "PVZG" || k == "SGWFN";
+    }
+    static bool is_output(const std::string& k) {
+        return k == "RPTPROPS" || k == "ECHO" || k == "NOECHO" || k == "MESSAGES";
+    }
+    std::string section_;  ///< the section the scan is in; empty before any (an include)
+    std::vector<std::pair<std::string, std::string>> pending_;
+};
+
+}  // namespace
+
 TwoPhaseParams read_eclipse_fluid(const std::string& path, const FluidUnits& fallback,
-                                  TwoPhaseParams params, std::vector<RelPerm>* more_regions) {
+                                  TwoPhaseParams params, std::vector<RelPerm>* more_regions,
+                                  std::vector<std::string>* notes) {
     FluidUnits units = fallback;
+    PropsKeywords props;
+    bool first_scan = true;
     const auto refuse_live_oil = [&](const std::string& keyword, const std::string& here) {
         read_unit_keyword(keyword, units);
         if (keyword == "PVTO") {
@@ -63,10 +127,13 @@ TwoPhaseParams read_eclipse_fluid(const std::string& path, const FluidUnits& fal
                              "live oil (dissolved gas) is not supported: heptane's oil is dead "
                              "(give PVCDO or PVDO)");
         }
+        if (first_scan) props.see(keyword, here);
     };
     std::map<std::string, KeywordRecord> records = detail::read_single_records(
         path, {"DENSITY", "PVCDO", "PVTW", "ROCK"}, 5, "PVTNUM", refuse_live_oil);
     // PVDO: one table, a record of rows (a second table is a second region's record).
+    first_scan = false;
+    if (notes != nullptr) props.add_notes(*notes);
     units = fallback;
     std::map<std::string, KeywordRecord> tables =
         detail::read_single_records(path, {"PVDO"}, 3 * 1000, "PVTNUM", refuse_live_oil);

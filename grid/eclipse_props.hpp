@@ -28,10 +28,18 @@ namespace heptane::grid {
 /// tables where `more_regions` is null (at TABDIMS's line, or the second table's), PVTO (live
 /// oil, which the model cannot take), reference pressures that differ (the laws share one),
 /// and values out of range.
+/// Every other keyword of the PROPS section (of the whole file where it has no section
+/// keyword: an include) is accounted for (design decision 96): the end-point arrays and their
+/// edits are grid.eclipse's (decision 95); SWFN, SOF2, SOF3 (the saturation functions given
+/// another way) are an InputError at their line; the rest (gas-phase tables such as SGOF and
+/// PVDG, output controls, an INCLUDE, which is not followed, any other keyword) is passed over
+/// with a note in `notes` naming its line and why.
 /// @param[out] more_regions the relperms of saturation regions 2..N (SATNUM numbers them from
 ///   1), in order; null: the file must hold one table.
+/// @param[out] notes where the notes go (appended); null: none kept.
 TwoPhaseParams read_eclipse_fluid(const std::string& path, const FluidUnits& fallback,
                                   TwoPhaseParams params = {},
-                                  std::vector<RelPerm>* more_regions = nullptr);
+                                  std::vector<RelPerm>* more_regions = nullptr,
+                                  std::vector<std::string>* notes = nullptr);
 
 }  // namespace heptane::grid

@@ -162,6 +162,36 @@ TEST(EclipseProps, WhatTheModelCannotTakeIsRefusedAtItsLine) {
     EXPECT_THAT(error(props("6000 1 5e-6 0 0")), HasSubstr("PVCDO: the viscosity must be > 0"));
 }
 
+// Every other PROPS keyword is accounted for (design decision 96): the end-point arrays and
+// their edits are grid.eclipse's (no note), gas tables, output controls, an INCLUDE and
+// anything else are passed over with a note at their line, SWFN (the saturation functions
+// given another way) is refused; keywords of other sections are not PROPS'.
+TEST(EclipseProps, EveryOtherPropsKeywordIsNotedOrRefused) {
+    const TempFile f("RUNSPEC\nTABDIMS\n 1 /\nGRID\nPORO\n 8*0.2 /\n" + props("6000 1 5e-6 3 0") +
+                     "SWL\n 8*0.1 /\nEQUALS\n SWCR 0.2 /\n/\n"  // lines 19-23: grid.eclipse's
+                     "SGOF\n 0 0 1 0\n 0.8 1 0 0 /\n"           // line 30
+                     "PVDG\n 1000 1 0.01\n 5000 0.2 0.02 /\n"   // line 27
+                     "RPTPROPS\n 'SWOF' /\n"                    // line 24
+                     "INCLUDE\n 'more_props.inc' /\n"           // line 32
+                     "STONE1\n"                                 // line 34
+                     "SOLUTION\nRPTSOL\n/\n");                  // not PROPS
+    std::vector<std::string> notes;
+    read_eclipse_fluid(f.path(), kMetric, {}, nullptr, &notes);
+    ASSERT_EQ(notes.size(), 5u);
+    EXPECT_THAT(notes[0], HasSubstr(":24: SGOF: passed over (gas-phase data: heptane's model is "
+                                    "oil-water)"));
+    EXPECT_THAT(notes[1], HasSubstr(":27: PVDG: passed over (gas-phase data"));
+    EXPECT_THAT(notes[2], HasSubstr(":30: RPTPROPS: passed over (an output control"));
+    EXPECT_THAT(notes[3], HasSubstr(":32: INCLUDE: passed over (not followed: fluid.eclipse "
+                                    "reads this file alone)"));
+    EXPECT_THAT(notes[4], HasSubstr(":34: STONE1: passed over (not read by fluid.eclipse)"));
+    // An include without sections is all PROPS.
+    const TempFile inc(props("6000 1 5e-6 3 0").substr(6) + "SOF3\n 0 0 0\n 0.8 1 1 /\n");
+    EXPECT_THAT(input_error_of([&] { read_eclipse_fluid(inc.path(), kMetric); }),
+                HasSubstr(":12: SOF3: not supported: heptane reads the oil-water saturation "
+                          "functions from SWOF"));
+}
+
 // Saturation regions: TABDIMS 2 gives two SWOF tables; region 1's is params.relperm, region
 // 2's comes back through more_regions (each Pc in the file's unit); without more_regions the
 // file is refused at TABDIMS's line.
