@@ -249,6 +249,10 @@ class DeckReader {
         read_regions(m, "equilibration_regions", "initial state", "EQLNUM", needed,
                      model().equilibration_regions);
         if (auto e = m.optional("end_points")) read_end_points(*e, needed);
+        if (auto w = m.optional("swatinit")) {  // design decision 97
+            if (!needed) w->fail("the synthetic model has no initial state");
+            model().swatinit = read_saturation_field(*w, "SWATINIT");
+        }
         if (auto c = m.optional("compressibility")) {
             if (fluid_file_) c->fail("fluid.eclipse's ROCK gives it: remove this key");
             model().two_phase.rock_compressibility = c->number() / u_.pressure;
@@ -281,19 +285,23 @@ class DeckReader {
         for (std::size_t q = 0; q < grid::kEndPointKeywords.size(); ++q) {
             std::string name = grid::kEndPointKeywords[q];
             for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-            auto f = m.optional(name.c_str());
-            if (!f) continue;
-            if (f->is_sequence()) f->fail("give a saturation or a field mapping");
-            grid::FieldSpec& spec = model().end_points[q];
-            spec = read_field(*f, false);
-            if (spec.kind != grid::FieldKind::uniform && spec.kind != grid::FieldKind::layered &&
-                spec.kind != grid::FieldKind::eclipse) {
-                Mapping(*f).required("kind").fail(
-                    std::string("an end point is a number, layered or eclipse (its ") +
-                    grid::kEndPointKeywords[q] + ")");
-            }
+            if (auto f = m.optional(name))
+                model().end_points[q] = read_saturation_field(*f, grid::kEndPointKeywords[q]);
         }
         m.finish();
+    }
+
+    /// A saturation field: a number, layered, or an Eclipse file's `keyword`.
+    grid::FieldSpec read_saturation_field(const Value& f, const char* keyword) {
+        if (f.is_sequence()) f.fail("give a saturation or a field mapping");
+        grid::FieldSpec spec = read_field(f, false);
+        if (spec.kind != grid::FieldKind::uniform && spec.kind != grid::FieldKind::layered &&
+            spec.kind != grid::FieldKind::eclipse) {
+            Mapping(f).required("kind").fail(
+                std::string("a saturation field is a number, layered or eclipse (its ") + keyword +
+                ")");
+        }
+        return spec;
     }
 
     grid::FieldSpec read_field(const Value& v, bool permeability) {

@@ -38,19 +38,20 @@ bool is_region_array(std::string_view k) {
            k == "MULTNUM" || k == "FLUXNUM" || k == "OPERNUM";
 }
 
-/// The end-point arrays of end-point scaling (design decision 95), PROPS-section arrays.
+/// The end-point arrays of end-point scaling (design decision 95) and SWATINIT (97),
+/// PROPS-section arrays.
 bool is_end_point_array(std::string_view k) {
-    return k == "SWL" || k == "SWCR" || k == "SWU" || k == "SOWCR";
+    return k == "SWL" || k == "SWCR" || k == "SWU" || k == "SOWCR" || k == "SWATINIT";
 }
 
 /// PROPS keywords of the end-point scaling heptane does not build: each would change the
 /// saturation functions, so it is refused, never passed over.
 bool is_unbuilt_scaling(std::string_view k) {
     static constexpr std::string_view kUnbuilt[] = {
-        "SWATINIT", "PCW",    "SWLPC",    "KRW",    "KRWR",  "KRO",    "KRORW", "KRORG",
-        "ISWL",     "ISWCR",  "ISWU",     "ISOWCR", "IKRW",  "IKRO",   "IPCW",  "ENPTVD",
-        "ENKRVD",   "ENPCVD", "SCALECRS", "SGL",    "SGCR",  "SGU",    "SOGCR", "KRG",
-        "KRGR",     "PCG",    "SGLPC",    "SWLX",   "SWCRX", "SOWCRX", "KRWX",  "KROX"};
+        "PPCWMAX", "PCW",    "SWLPC",    "KRW",    "KRWR",  "KRO",    "KRORW", "KRORG",
+        "ISWL",    "ISWCR",  "ISWU",     "ISOWCR", "IKRW",  "IKRO",   "IPCW",  "ENPTVD",
+        "ENKRVD",  "ENPCVD", "SCALECRS", "SGL",    "SGCR",  "SGU",    "SOGCR", "KRG",
+        "KRGR",    "PCG",    "SGLPC",    "SWLX",   "SWCRX", "SOWCRX", "KRWX",  "KROX"};
     return std::find(std::begin(kUnbuilt), std::end(kUnbuilt), k) != std::end(kUnbuilt);
 }
 
@@ -317,12 +318,13 @@ void GridReader::pass_props_token(Source& src, const Token& t, const std::string
         src.fail(t, keyword +
                         ": not supported: heptane's end-point scaling is the two-point scaling "
                         "of the water-oil table to SWL, SWCR, SWU and SOWCR (design decision "
-                        "95)");
+                        "95) and SWATINIT's scaling of Pc (97)");
     } else if (keyword == "REGIONS") {
         const std::string at = where(src.path, src.text, t.offset);
         data_.notes.push_back(props_at_ +
                               "PROPS: grid.eclipse reads only the end-point arrays SWL, SWCR, "
-                              "SWU, SOWCR and their edits from here on until REGIONS at " +
+                              "SWU, SOWCR, SWATINIT and their edits from here on until REGIONS "
+                              "at " +
                               at.substr(0, at.size() - 2) +
                               " (the YAML deck's fluid.eclipse and relperm.swof may read PROPS)");
         props_at_.clear();
@@ -338,7 +340,7 @@ void GridReader::end_reading(const std::string& at, const std::string& keyword) 
     data_.notes.push_back(at + keyword +
                           (keyword == "PROPS"
                                ? ": grid.eclipse reads only the end-point arrays SWL, SWCR, SWU, "
-                                 "SOWCR and their edits from here on (the YAML deck's "
+                                 "SOWCR, SWATINIT and their edits from here on (the YAML deck's "
                                : ": grid.eclipse does not read the file from here on (the YAML "
                                  "deck's ") +
                           "fluid.eclipse, relperm.swof, initial.eclipse and schedule.eclipse may "

@@ -18,7 +18,8 @@ double saturation_at_capillary_pressure(const RelPerm& rp, double pc) {
 }
 
 double saturation_at_capillary_pressure(const CellRelPerm& c, double pc) {
-    const double sw = saturation_at_capillary_pressure(*c.law, pc);
+    const double scale = c.ends != nullptr ? c.ends->pc_scale : 1.0;
+    const double sw = saturation_at_capillary_pressure(*c.law, scale == 1.0 ? pc : pc / scale);
     if (c.ends == nullptr) return sw;
     const EndPoints& t = c.law->table.ends;
     const EndPoints& e = *c.ends;

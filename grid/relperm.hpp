@@ -17,6 +17,8 @@ struct EndPoints {
     double swcr = 0.0;   ///< critical water: the largest S_w with krw = 0
     double swu = 1.0;    ///< the largest water saturation: the last row's S_w
     double sowcr = 0.0;  ///< critical oil: 1 - the smallest S_w with kro = 0 (1 - swu if none)
+    /// The factor of the cell's Pc (SWATINIT's vertical scaling, design decision 97); 1: none.
+    double pc_scale = 1.0;
 };
 
 /// A tabulated oil-water relative permeability and capillary pressure (design decisions 74,
@@ -145,7 +147,9 @@ HEPTANE_HD T capillary_pressure(const CellRelPerm& c, const T& sw) {
     const RelPermTable& t = c.law->table;
     if (!t.capillary) return T(0.0);
     const EndPoints& e = *c.ends;
-    return table_relperm(t, t.pcow, two_point_scaled(sw, e.swl, e.swu, t.ends.swl, t.ends.swu));
+    const T pc =
+        table_relperm(t, t.pcow, two_point_scaled(sw, e.swl, e.swu, t.ends.swl, t.ends.swu));
+    return e.pc_scale == 1.0 ? pc : e.pc_scale * pc;
 }
 
 /// The water saturation whose capillary pressure is pc (design decision 77): the largest S_w

@@ -98,8 +98,8 @@ std::map<std::string, std::vector<double>> read_eclipse_arrays(const Grid3D& gri
     const auto grid_eclipse = [&](const std::string& what) {
         return InputError(key, spec.file + ": " + what +
                                    "; a rock field file holds PERMX, PERMY, PERMZ, PORO, "
-                                   "SATNUM, FIPNUM, EQLNUM, SWL, SWCR, SWU and SOWCR only: give "
-                                   "this file as "
+                                   "SATNUM, FIPNUM, EQLNUM, SWL, SWCR, SWU, SOWCR and SWATINIT "
+                                   "only: give this file as "
                                    "grid.eclipse, "
                                    "where the rest applies");
     };
@@ -113,7 +113,7 @@ std::map<std::string, std::vector<double>> read_eclipse_arrays(const Grid3D& gri
     for (auto& [name, values] : data.arrays) {
         if (name != "PERMX" && name != "PERMY" && name != "PERMZ" && name != "PORO" &&
             name != "SATNUM" && name != "FIPNUM" && name != "EQLNUM" && name != "SWL" &&
-            name != "SWCR" && name != "SWU" && name != "SOWCR")
+            name != "SWCR" && name != "SWU" && name != "SOWCR" && name != "SWATINIT")
             throw grid_eclipse("defines " + name);
         if (names.count(name) != 0) arrays.emplace(name, std::move(values));
     }
@@ -468,33 +468,27 @@ std::vector<std::int32_t> build_fip_regions(const Grid3D& grid, const FieldSpec&
         from_files, rock, files, eclipse);
 }
 
-std::array<std::vector<double>, 4> build_end_points(const Grid3D& grid, const EndPointSpecs& specs,
-                                                    const RockFields& rock,
-                                                    const EclipseGridSpec* files,
-                                                    const EclipseGridData* eclipse,
-                                                    std::vector<std::string>& notes) {
-    std::array<std::vector<double>, 4> out;
+std::vector<double> build_saturation_array(const Grid3D& grid, const FieldSpec& spec,
+                                           const char* keyword, const RockFields& rock,
+                                           const EclipseGridSpec* files,
+                                           const EclipseGridData* eclipse,
+                                           std::vector<std::string>& notes) {
     const bool endscale = eclipse != nullptr && !eclipse->endscale.empty();
-    const auto saturation = [](double v) { return std::isnan(v) || (v >= 0.0 && v <= 1.0); };
-    for (std::size_t q = 0; q < out.size(); ++q) {
-        const char* keyword = kEndPointKeywords[q];
-        const bool in_files = eclipse != nullptr && eclipse->arrays.count(keyword) != 0;
-        if (in_files && !endscale) {
-            notes.push_back(files->key + ": " + keyword +
-                            ": passed over, as Eclipse passes it over: end-point scaling needs "
-                            "ENDSCALE in RUNSPEC");
-        }
-        const bool from_files = in_files && endscale;
-        if (from_files && !specs[q].defaulted) {
-            throw InputError(specs[q].key, std::string("grid.eclipse's files give ") + keyword +
-                                               " too: give the end point once");
-        }
-        if (specs[q].defaulted && !from_files) continue;
-        out[q] =
-            cell_values(grid, specs[q], keyword, (std::string("has ") + keyword).c_str(),
-                        saturation, "a saturation in [0, 1]", from_files, rock, files, eclipse);
+    const bool in_files = eclipse != nullptr && eclipse->arrays.count(keyword) != 0;
+    if (in_files && !endscale) {
+        notes.push_back(files->key + ": " + keyword +
+                        ": passed over, as Eclipse passes it over: end-point scaling needs "
+                        "ENDSCALE in RUNSPEC");
     }
-    return out;
+    const bool from_files = in_files && endscale;
+    if (from_files && !spec.defaulted) {
+        throw InputError(
+            spec.key, std::string("grid.eclipse's files give ") + keyword + " too: give it once");
+    }
+    if (spec.defaulted && !from_files) return {};
+    const auto saturation = [](double v) { return std::isnan(v) || (v >= 0.0 && v <= 1.0); };
+    return cell_values(grid, spec, keyword, (std::string("has ") + keyword).c_str(), saturation,
+                       "a saturation in [0, 1]", from_files, rock, files, eclipse);
 }
 
 RockFields build_rock(const Grid3D& grid, const FieldSpec& permeability, const FieldSpec& porosity,

@@ -76,6 +76,10 @@ struct RockFields {
     /// SWCR, SWU and SOWCR in kEndPointKeywords' order: NaN where a cell takes its table's;
     /// an empty vector: every cell's table's.
     std::array<std::vector<double>, 4> end_points;
+    /// SWATINIT (design decision 97): each cell's initial water saturation where its Pc was
+    /// scaled to hold it (the initial state takes it), NaN elsewhere; empty: none. pc_scale:
+    /// each cell's factor of its Pc (1 where not scaled); empty: none.
+    std::vector<double> swatinit, pc_scale;
     /// Transmissibility multipliers of each cell's +i, +j, +k face (Eclipse MULTX/Y/Z);
     /// empty: 1.
     std::vector<double> multx, multy, multz;

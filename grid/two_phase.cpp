@@ -193,6 +193,20 @@ double hydrostatic_step(const TwoPhaseParams& prm, int a, double p_a, double z_a
 }  // namespace
 
 CellState TwoPhaseCells::equilibrium_state(const std::vector<Equilibrium>& regions) const {
+    CellState s;
+    equilibrate(regions, &s, nullptr);
+    return s;
+}
+
+std::vector<double> TwoPhaseCells::equilibrium_capillary_pressure(
+    const std::vector<Equilibrium>& regions) const {
+    std::vector<double> pc;
+    equilibrate(regions, nullptr, &pc);
+    return pc;
+}
+
+void TwoPhaseCells::equilibrate(const std::vector<Equilibrium>& regions, CellState* s,
+                                std::vector<double>* pc_eq) const {
     const index_t M = grid_.num_cells();
     for (const Equilibrium& e : regions) {
         if (e.sublayers < 1)
@@ -217,9 +231,13 @@ CellState TwoPhaseCells::equilibrium_state(const std::vector<Equilibrium>& regio
         pc_largest.push_back(
             capillary_pressure(rp, saturation_at_capillary_pressure(rp, -INFINITY)));
     }
-    CellState s;
-    s.p.resize(static_cast<std::size_t>(M));
-    s.sw.resize(static_cast<std::size_t>(M));
+    const auto n = static_cast<std::size_t>(M);
+    if (s != nullptr) {
+        s->p.resize(n);
+        s->sw.resize(n);
+    }
+    if (pc_eq != nullptr) pc_eq->assign(n, std::nan(""));
+    const bool swatinit = !rock_.swatinit.empty();
     // Column by column (cells can have their own depths), top down.
 #pragma omp parallel for schedule(static)
     for (index_t column = 0; column < grid_.num_columns(); ++column) {
@@ -233,9 +251,9 @@ CellState TwoPhaseCells::equilibrium_state(const std::vector<Equilibrium>& regio
             const double z = grid_.centre_depth(m);
             p_oil = first ? hydrostatic_step(params_, kOil, e.p_datum, e.z_datum, z)
                           : hydrostatic_step(params_, kOil, p_oil, grid_.centre_depth(m - 1), z);
-            s.p[m] = p_oil;
+            if (s != nullptr) s->p[m] = p_oil;
             if (!e.contact) {
-                s.sw[m] = std::isnan(e.sw) ? connate_water(relperm(m)) : e.sw;
+                if (s != nullptr) s->sw[m] = std::isnan(e.sw) ? connate_water(relperm(m)) : e.sw;
                 continue;
             }
             if (first) {
@@ -245,13 +263,19 @@ CellState TwoPhaseCells::equilibrium_state(const std::vector<Equilibrium>& regio
             pw = hydrostatic_step(params_, kWater, pw, zw, z);
             zw = z;
             const double pc = p_oil - pw;
-            s.sw[m] = e.sublayers == 1 ? saturation_at_capillary_pressure(relperm(m), pc)
-                                       : sublayer_mean_saturation(m, p_oil, pw, e.sublayers);
+            if (pc_eq != nullptr) (*pc_eq)[m] = pc;
+            if (s == nullptr) continue;
+            // SWATINIT's cells (design decision 97): their Pc was scaled to hold it here.
+            if (swatinit && !std::isnan(rock_.swatinit[m])) {
+                s->sw[m] = rock_.swatinit[m];
+                continue;
+            }
+            s->sw[m] = e.sublayers == 1 ? saturation_at_capillary_pressure(relperm(m), pc)
+                                        : sublayer_mean_saturation(m, p_oil, pw, e.sublayers);
             const double largest = pc_largest[region(m)];
-            if (pc <= largest) s.p[m] = pw + largest;  // the water zone: p_o from p_w
+            if (pc <= largest) s->p[m] = pw + largest;  // the water zone: p_o from p_w
         }
     }
-    return s;
 }
 
 CellState TwoPhaseCells::equilibrium_state(double p_datum, double z_datum, double sw) const {

@@ -236,6 +236,8 @@ void cut_planes(grid::Grid3D& g, grid::RockFields& rock, int first, int end) {
     rock.fip_region = planes_of(rock.fip_region, plane, first, end);
     rock.equilibration_region = planes_of(rock.equilibration_region, plane, first, end);
     for (std::vector<double>& f : rock.end_points) f = planes_of(f, plane, first, end);
+    rock.swatinit = planes_of(rock.swatinit, plane, first, end);
+    rock.pc_scale = planes_of(rock.pc_scale, plane, first, end);
 }
 
 }  // namespace
@@ -258,6 +260,28 @@ void check_end_points(const grid::Grid3D& g, const ModelSpec& spec, const grid::
         }
     }
     throw InputError(key, error);
+}
+
+/// SWATINIT (design decision 97): each cell's Pc scaled to hold it in the initial state
+/// (grid::scale_to_swatinit), said in a note; an InputError without a water-oil contact.
+void apply_swatinit(Model& out, const ModelSpec& spec, const std::vector<double>& swatinit) {
+    const std::vector<grid::Equilibrium> regions = equilibrium_records(spec.initial);
+    const std::string key = spec.swatinit.defaulted ? spec.eclipse.key : spec.swatinit.key;
+    if (std::none_of(regions.begin(), regions.end(),
+                     [](const grid::Equilibrium& e) { return e.contact; })) {
+        throw InputError(key,
+                         "SWATINIT scales each cell's capillary pressure to the capillary-gravity "
+                         "equilibrium: give a water-oil contact (initial.water_oil_contact, or "
+                         "EQUIL's)");
+    }
+    const grid::TwoPhaseCells cells(out.grid, out.rock, spec.two_phase, spec.relperm_regions);
+    const grid::SwatinitCount n = grid::scale_to_swatinit(cells, regions, swatinit, out.rock);
+    out.notes.push_back(key + ": SWATINIT: " + std::to_string(n.honoured) +
+                        " cells start at it, their capillary pressure scaled to the "
+                        "equilibrium's; " +
+                        std::to_string(n.kept) +
+                        " keep their equilibrium saturation (below the free-water level, at or "
+                        "beyond their SWL or SWU, or without a capillary pressure there)");
 }
 
 }  // namespace
@@ -295,6 +319,10 @@ Model generate(const ModelSpec& spec, bool with_system) {
                                                      eclipse ? &spec.eclipse : nullptr,
                                                      eclipse ? &files : nullptr, out.notes);
         check_end_points(out.grid, spec, out.rock);
+        const std::vector<double> swatinit = grid::build_saturation_array(
+            out.grid, spec.swatinit, "SWATINIT", out.rock, eclipse ? &spec.eclipse : nullptr,
+            eclipse ? &files : nullptr, out.notes);
+        if (!swatinit.empty()) apply_swatinit(out, spec, swatinit);
     }
     validate_perforations(out.grid, out.rock, spec.wells);
     if (spec.model == FluidModel::synthetic) {
@@ -342,7 +370,8 @@ Model generate_planes(const ModelSpec& spec, const PlaneWindow& w, std::vector<i
         spec.fip_regions.kind != grid::FieldKind::eclipse &&
         spec.equilibration_regions.kind != grid::FieldKind::eclipse &&
         std::none_of(spec.end_points.begin(), spec.end_points.end(),
-                     [](const grid::FieldSpec& f) { return f.kind == grid::FieldKind::eclipse; });
+                     [](const grid::FieldSpec& f) { return f.kind == grid::FieldKind::eclipse; }) &&
+        spec.swatinit.kind != grid::FieldKind::eclipse;
     if (generated_per_cell) {  // the window's fields drawn by themselves
         part.grid.nx = w.end - w.first;
         part.permeability.first_cell = static_cast<std::uint64_t>(w.first) *
@@ -401,7 +430,7 @@ GHSystem TwoPhaseSystem::linearize(const grid::CellState& x, const std::vector<d
     return sys;
 }
 
-grid::CellState initial_cell_state(const grid::TwoPhaseCells& cells, const InitialState& init) {
+std::vector<grid::Equilibrium> equilibrium_records(const InitialState& init) {
     std::vector<grid::Equilibrium> regions;
     for (int r = 0; r < init.regions(); ++r) {
         const InitialState& s = init.region(r);
@@ -415,7 +444,11 @@ grid::CellState initial_cell_state(const grid::TwoPhaseCells& cells, const Initi
         e.sublayers = s.sublayers;
         regions.push_back(e);
     }
-    return cells.equilibrium_state(regions);
+    return regions;
+}
+
+grid::CellState initial_cell_state(const grid::TwoPhaseCells& cells, const InitialState& init) {
+    return cells.equilibrium_state(equilibrium_records(init));
 }
 
 }  // namespace heptane::wells

@@ -49,6 +49,9 @@ struct InitialState {
 /// The cells' initial state (TwoPhaseCells::equilibrium_state of `init`'s regions).
 grid::CellState initial_cell_state(const grid::TwoPhaseCells& cells, const InitialState& init);
 
+/// The equilibrium records of `init`'s regions, region 1 first.
+std::vector<grid::Equilibrium> equilibrium_records(const InitialState& init);
+
 /// A region field not given (region 1 everywhere, or what the grid.eclipse files say) at `key`.
 inline grid::FieldSpec defaulted_regions(const char* key) {
     grid::FieldSpec f;
@@ -92,6 +95,8 @@ struct ModelSpec {
     grid::FieldSpec equilibration_regions = defaulted_regions("rock.equilibration_regions");
     /// Each cell's own saturation end points (design decision 95): SWL, SWCR, SWU, SOWCR.
     grid::EndPointSpecs end_points = defaulted_end_points();
+    /// Each cell's initial water saturation its Pc is scaled to hold (design decision 97).
+    grid::FieldSpec swatinit = defaulted_regions("rock.swatinit");
     InitialState initial;
     double dt = 86400.0;  ///< time step [s] (two_phase)
     std::vector<WellSpec> wells;

@@ -386,8 +386,8 @@ TEST_F(EclipseDeck, SaturationRegionsFromSatnumAreTheRegionsWrittenOut) {
                      "--backend", "cpu"});
     ASSERT_EQ(ra.code, kExitOk) << ra.err << ra.out;
     EXPECT_THAT(ra.err, HasSubstr("satnum_regions.DATA:31: PROPS: grid.eclipse reads only the "
-                                  "end-point arrays SWL, SWCR, SWU, SOWCR and their edits from "
-                                  "here on until REGIONS"));
+                                  "end-point arrays SWL, SWCR, SWU, SOWCR, SWATINIT and their "
+                                  "edits from here on until REGIONS"));
     const CliResult info =
         run_heptane({"info", source_path("tests/app/decks/satnum_regions.yaml")});
     EXPECT_THAT(info.out, HasSubstr("two_phase, K = 2 (dp, dSw), 2 saturation regions"));
@@ -446,7 +446,7 @@ TEST_F(EclipseDeck, EndscaleScalesEachCellsTableAsTheEndPointsWrittenOut) {
         data.replace(data.find(tabdims), tabdims.size(), runspec + tabdims);
         data.replace(data.find(regions), regions.size(),
                      "SWL\n 60*0.2 60*0.1 /\nSWCR\n 60*0.25 60*0.2 /\n"
-                     "EQUALS\n SOWCR 0.15 /\n/\n" +
+                     "EQUALS\n SOWCR 0.15 /\n/\nSWATINIT\n 120*0.5 /\n" +
                          regions);
         std::ofstream(path("satnum_regions.DATA")) << data;
         std::filesystem::copy_file(source_path("tests/app/decks/satnum_regions.yaml"),
@@ -461,12 +461,20 @@ TEST_F(EclipseDeck, EndscaleScalesEachCellsTableAsTheEndPointsWrittenOut) {
     const std::string end_points =
         "rock.end_points={swl: {kind: layered, values: [0.2, 0.2, 0.1, 0.1]}, swcr: {kind: "
         "layered, values: [0.25, 0.25, 0.2, 0.2]}, sowcr: 0.15}";
+    // SWATINIT (design decision 97): region 1's table has no Pc (its cells keep their
+    // equilibrium saturation), region 2's cells above the contact start at 0.5.
     const std::string yaml = source_path("tests/app/decks/satnum_regions_yaml.yaml");
-    const CliResult rb =
-        run_heptane({"simulate", yaml, "-o", b, "--backend", "cpu", "--set", end_points});
+    const CliResult rb = run_heptane({"simulate", yaml, "-o", b, "--backend", "cpu", "--set",
+                                      end_points, "--set", "rock.swatinit=0.5"});
     ASSERT_EQ(rb.code, kExitOk) << rb.err << rb.out;
     const CliResult same = run_heptane({"compare", a, b, "--rtol", "0", "--atol", "0"});
     EXPECT_EQ(same.code, kExitOk) << same.out;
+    EXPECT_THAT(ra.err, HasSubstr("SWATINIT: 30 cells start at it"));
+    const std::vector<double> sw0 =
+        h5::File::open(a).read("/timesteps/00000/water_saturation").values;
+    ASSERT_EQ(sw0.size(), 120u);
+    EXPECT_EQ(sw0[2], 0.5);  // cell (0, 0, 2): region 2, above the contact
+    EXPECT_NE(sw0[0], 0.5);  // cell (0, 0, 0): region 1, no Pc
     const CliResult rc = run_heptane({"simulate", yaml, "-o", c, "--backend", "cpu"});
     ASSERT_EQ(rc.code, kExitOk) << rc.err << rc.out;
     EXPECT_EQ(run_heptane({"compare", a, c}).code, 1);

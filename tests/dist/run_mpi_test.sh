@@ -208,6 +208,11 @@ simulations=$((simulations + 1))
 agree "simulate end_points_waterflood" simulate \
   "$(dirname "$0")/../regression/simulation/end_points_waterflood.yaml"
 simulations=$((simulations + 1))
+# SWATINIT (design decision 97): each rank's cells keep the Pc factors of the whole grid's
+# equilibrium (a column is never cut).
+agree "simulate end_points_waterflood swatinit" simulate \
+  "$(dirname "$0")/../regression/simulation/end_points_waterflood.yaml" --set rock.swatinit=0.45
+simulations=$((simulations + 1))
 # A connection three i-planes long (an NNC record) reaches past a rank's halo plane: exit 2
 # naming grid.eclipse, nothing written.
 "$mpiexec" -np 2 --oversubscribe "$heptane" run "$decks/eclipse_fault.yaml" --backend "$backend" \

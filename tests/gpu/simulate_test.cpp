@@ -255,6 +255,13 @@ TEST_F(SimulateOnGpu, EndPointsOnTheDeviceGiveTheCpuBits) {
                                          "tests/regression/simulation/end_points_waterflood.yaml");
 }
 
+// SWATINIT (design decision 97): the same deck's cells above the contact start at 0.45, their Pc
+// scaled by a factor of their own (the device's end points carry it), with the CPU's bits.
+TEST_F(SimulateOnGpu, SwatinitOnTheDeviceGivesTheCpuBits) {
+    expect_device_simulation_is_the_cpus("swatinit", {"rock.swatinit=0.45"},
+                                         "tests/regression/simulation/end_points_waterflood.yaml");
+}
+
 // BHP reference depths (design decision 94): a rate injector's and a BHP producer's, each
 // well's wellbore head from its own depth in the device's perforation flows and rates.
 TEST_F(SimulateOnGpu, BhpReferenceDepthsOnTheDeviceGiveTheCpuBits) {

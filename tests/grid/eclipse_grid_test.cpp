@@ -305,8 +305,8 @@ TEST(EclipseGrid, AWholeDecksRegionsAreReadAndItsPropsPassedOver) {
     EXPECT_THAT(d.notes[0], HasSubstr("RUNSPEC: not used (the YAML deck says what they "
                                       "describe): TABDIMS"));
     EXPECT_THAT(d.notes[1], HasSubstr(":10: PROPS: grid.eclipse reads only the end-point arrays "
-                                      "SWL, SWCR, SWU, SOWCR and their edits from here on until "
-                                      "REGIONS at " +
+                                      "SWL, SWCR, SWU, SOWCR, SWATINIT and their edits from here "
+                                      "on until REGIONS at " +
                                       file.path() + ":21 (the YAML deck's fluid.eclipse"));
     EXPECT_THAT(d.notes[2],
                 HasSubstr(":29: SOLUTION: grid.eclipse does not read the file from here on"));
@@ -316,8 +316,8 @@ TEST(EclipseGrid, AWholeDecksRegionsAreReadAndItsPropsPassedOver) {
     EXPECT_EQ(p.arrays.count("PERMX"), 0u);
     ASSERT_EQ(p.notes.size(), 1u);
     EXPECT_THAT(p.notes[0], HasSubstr(":3: PROPS: grid.eclipse reads only the end-point arrays "
-                                      "SWL, SWCR, SWU, SOWCR and their edits from here on (the "
-                                      "YAML deck's fluid.eclipse"));
+                                      "SWL, SWCR, SWU, SOWCR, SWATINIT and their edits from here "
+                                      "on (the YAML deck's fluid.eclipse"));
 }
 
 // End-point scaling (design decision 95): RUNSPEC's ENDSCALE is kept with its line, and PROPS'
@@ -357,9 +357,9 @@ TEST(EclipseGrid, PropsEndPointArraysAreReadWithTheirEditsAndEndscaleKept) {
     EXPECT_THAT(error_reading("RUNSPEC\nENDSCALE\n", {3, 2, 1}),
                 HasSubstr(":2: ENDSCALE: the file ends before the '/'"));
     EXPECT_THAT(error_reading("PORO\n 6*0.2 /\nPROPS\nSWOF\n 0.2 0 1 0\n 0.8 1 0 0 /\n"
-                              "SWATINIT\n 6*0.3 /\n",
+                              "PPCWMAX\n 6*0.3 /\n",
                               {3, 2, 1}),
-                HasSubstr(":7: SWATINIT: not supported: heptane's end-point scaling is the "
+                HasSubstr(":7: PPCWMAX: not supported: heptane's end-point scaling is the "
                           "two-point scaling"));
     EXPECT_THAT(error_reading("PORO\n 6*0.2 /\nPROPS\nKRW\n 6*0.3 /\n", {3, 2, 1}),
                 HasSubstr(":4: KRW: not supported"));

@@ -273,7 +273,7 @@ double DeviceTwoPhase::minimal_bytes(bool jacobian) const {
     // Each cell's saturation region (design decision 87), once; the tables are a few kB.
     if (d.saturation_region.size() > 0) bytes += 4.0 * M;
     // Each cell's end points (design decision 95), once.
-    if (d.end_points.size() > 0) bytes += 32.0 * M;
+    if (d.end_points.size() > 0) bytes += static_cast<double>(sizeof(grid::EndPoints)) * M;
     if (jacobian) bytes += 8.0 * (28.0 * M + 4.0 * M + 4.0 * perfs + nw);
     // The connections: their layout and transmissibilities read, their blocks written.
     const double entries = static_cast<double>(d.nnc_t.size());
