@@ -59,7 +59,7 @@ inline double connate_water(const RelPerm& rp) {
 /// onto the table's, kro(S_w) at the one that maps [SWL, 1 - SOWCR] onto the table's, and
 /// Pc(S_w) at the one that maps [SWL, SWU] onto the table's. A cell whose two end points of a
 /// map are the table's takes the table's values unscaled (the same bits). Only a table is
-/// scaled (check_end_points refuses Corey's law with end points).
+/// scaled (grid/end_points.hpp's end_point_check refuses Corey's law with end points).
 struct CellRelPerm {
     const RelPerm* law = nullptr;
     const EndPoints* ends = nullptr;  ///< the cell's; null: the table's own

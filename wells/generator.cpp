@@ -240,10 +240,6 @@ void cut_planes(grid::Grid3D& g, grid::RockFields& rock, int first, int end) {
     rock.pc_scale = planes_of(rock.pc_scale, plane, first, end);
 }
 
-}  // namespace
-
-namespace {
-
 /// The cells' end points against their tables (grid::end_point_check): an InputError at the
 /// first end point's key the deck gives (else grid.eclipse's) naming the cell.
 void check_end_points(const grid::Grid3D& g, const ModelSpec& spec, const grid::RockFields& rock) {
