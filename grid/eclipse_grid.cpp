@@ -20,8 +20,7 @@ namespace {
 
 /// The sections after GRID and EDIT (refused inside RUNSPEC: the file has no GRID section).
 bool is_later_section(std::string_view k) {
-    return k == "PROPS" || k == "REGIONS" || k == "SOLUTION" || k == "SUMMARY" || k == "SCHEDULE" ||
-           k == "END";
+    return is_section_keyword(k) && k != "RUNSPEC" && k != "GRID" && k != "EDIT";
 }
 
 /// The sections after REGIONS, which end the reading: heptane's YAML deck gives the initial

@@ -17,6 +17,7 @@
 namespace heptane::grid {
 namespace {
 
+using detail::is_section_keyword;
 using detail::KeywordRecord;
 
 std::string number(double v) {
@@ -56,20 +57,17 @@ std::vector<PvtRow> pvdo_rows(const KeywordRecord& r, const FluidUnits& units) {
 
 namespace {
 
-bool is_section(const std::string& k) {
-    return k == "RUNSPEC" || k == "GRID" || k == "EDIT" || k == "PROPS" || k == "REGIONS" ||
-           k == "SOLUTION" || k == "SUMMARY" || k == "SCHEDULE" || k == "END";
-}
-
 /// What the PROPS section holds besides what read_eclipse_fluid reads (design decision 96):
 /// each keyword is read here, read by grid.eclipse (the end-point arrays and their edits,
 /// decision 95), refused (another way to give the oil-water saturation functions), or passed
 /// over with a note saying why (gas-phase tables, output controls, an INCLUDE, anything else).
-/// A file without section keywords (an include) is all PROPS.
+/// A file without section keywords (an include) is all PROPS; in a file with them, what comes
+/// before the first (the Egg model's NOECHO before RUNSPEC) is not.
 class PropsKeywords {
   public:
     void see(const std::string& keyword, const std::string& here) {
-        if (is_section(keyword)) {
+        if (is_section_keyword(keyword)) {
+            if (section_.empty()) pending_.clear();  // those were before the deck's first section
             section_ = keyword;
             return;
         }

@@ -52,6 +52,13 @@ class EclipseTokenizer {
 /// A token that starts with a letter (a keyword, or an array name in a record).
 bool is_keyword(std::string_view token);
 
+/// The keywords that open an Eclipse deck's sections (RUNSPEC, GRID, EDIT, PROPS, REGIONS,
+/// SOLUTION, SUMMARY, SCHEDULE) and END, which ends the deck.
+inline bool is_section_keyword(std::string_view k) {
+    return k == "RUNSPEC" || k == "GRID" || k == "EDIT" || k == "PROPS" || k == "REGIONS" ||
+           k == "SOLUTION" || k == "SUMMARY" || k == "SCHEDULE" || k == "END";
+}
+
 /// Whether the token at byte `offset` of `text` is the first of its line (blanks before it
 /// only): a keyword, not a word of a record (START's JUN).
 bool starts_line(std::string_view text, std::size_t offset);

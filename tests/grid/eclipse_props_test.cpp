@@ -169,9 +169,9 @@ TEST(EclipseProps, WhatTheModelCannotTakeIsRefusedAtItsLine) {
 TEST(EclipseProps, EveryOtherPropsKeywordIsNotedOrRefused) {
     const TempFile f("RUNSPEC\nTABDIMS\n 1 /\nGRID\nPORO\n 8*0.2 /\n" + props("6000 1 5e-6 3 0") +
                      "SWL\n 8*0.1 /\nEQUALS\n SWCR 0.2 /\n/\n"  // lines 19-23: grid.eclipse's
-                     "SGOF\n 0 0 1 0\n 0.8 1 0 0 /\n"           // line 30
+                     "SGOF\n 0 0 1 0\n 0.8 1 0 0 /\n"           // line 24
                      "PVDG\n 1000 1 0.01\n 5000 0.2 0.02 /\n"   // line 27
-                     "RPTPROPS\n 'SWOF' /\n"                    // line 24
+                     "RPTPROPS\n 'SWOF' /\n"                    // line 30
                      "INCLUDE\n 'more_props.inc' /\n"           // line 32
                      "STONE1\n"                                 // line 34
                      "SOLUTION\nRPTSOL\n/\n");                  // not PROPS
@@ -190,6 +190,12 @@ TEST(EclipseProps, EveryOtherPropsKeywordIsNotedOrRefused) {
     EXPECT_THAT(input_error_of([&] { read_eclipse_fluid(inc.path(), kMetric); }),
                 HasSubstr(":12: SOF3: not supported: heptane reads the oil-water saturation "
                           "functions from SWOF"));
+    // What a deck holds before its first section (the Egg model's NOECHO) is not PROPS'.
+    const TempFile preamble("NOECHO\nRUNSPEC\nGRID\n" + props("6000 1 5e-6 3 0") + "STONE1\n");
+    notes.clear();
+    read_eclipse_fluid(preamble.path(), kMetric, {}, nullptr, &notes);
+    ASSERT_EQ(notes.size(), 1u);
+    EXPECT_THAT(notes[0], HasSubstr(":16: STONE1: passed over"));
 }
 
 // Saturation regions: TABDIMS 2 gives two SWOF tables; region 1's is params.relperm, region
