@@ -277,23 +277,26 @@ class DeckReader {
         }
     }
 
-    /// rock.end_points (design decision 95): swl, swcr, swu, sowcr, each a number, layered or
-    /// an Eclipse file's keyword (SWL ...).
+    /// rock.end_points (design decisions 95, 98): swl, swcr, swu, sowcr, krw, kro, pcw, each a
+    /// number, layered or an Eclipse file's keyword (SWL ...); pcw in the deck's pressure unit.
     void read_end_points(const Value& v, bool two_phase) {
         if (!two_phase) v.fail("the synthetic model has no saturation tables");
         Mapping m(v);
         for (std::size_t q = 0; q < grid::kEndPointKeywords.size(); ++q) {
             std::string name = grid::kEndPointKeywords[q];
             for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-            if (auto f = m.optional(name))
-                model().end_points[q] = read_saturation_field(*f, grid::kEndPointKeywords[q]);
+            auto f = m.optional(name);
+            if (!f) continue;
+            model().end_points[q] = read_saturation_field(*f, grid::kEndPointKeywords[q]);
+            if (q == grid::kPcEndPoint) model().end_points[q].unit = u_.pressure;
         }
         m.finish();
     }
 
-    /// A saturation field: a number, layered, or an Eclipse file's `keyword`.
+    /// A saturation field (an end point, SWATINIT): a number, layered, or an Eclipse file's
+    /// `keyword`.
     grid::FieldSpec read_saturation_field(const Value& f, const char* keyword) {
-        if (f.is_sequence()) f.fail("give a saturation or a field mapping");
+        if (f.is_sequence()) f.fail("give a number or a field mapping");
         grid::FieldSpec spec = read_field(f, false);
         if (spec.kind != grid::FieldKind::uniform && spec.kind != grid::FieldKind::layered &&
             spec.kind != grid::FieldKind::eclipse) {

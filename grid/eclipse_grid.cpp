@@ -37,20 +37,25 @@ bool is_region_array(std::string_view k) {
            k == "MULTNUM" || k == "FLUXNUM" || k == "OPERNUM";
 }
 
-/// The end-point arrays of end-point scaling (design decision 95) and SWATINIT (97),
+/// The end-point arrays of end-point scaling (design decisions 95, 98) and SWATINIT (97),
 /// PROPS-section arrays.
 bool is_end_point_array(std::string_view k) {
-    return k == "SWL" || k == "SWCR" || k == "SWU" || k == "SOWCR" || k == "SWATINIT";
+    return k == "SWL" || k == "SWCR" || k == "SWU" || k == "SOWCR" || k == "KRW" || k == "KRO" ||
+           k == "PCW" || k == "SWATINIT";
 }
+
+/// What grid.eclipse reads of PROPS, for its notes.
+constexpr const char* kEndPointArraysText =
+    "the end-point arrays SWL, SWCR, SWU, SOWCR, KRW, KRO, PCW, SWATINIT and their edits";
 
 /// PROPS keywords of the end-point scaling heptane does not build: each would change the
 /// saturation functions, so it is refused, never passed over.
 bool is_unbuilt_scaling(std::string_view k) {
     static constexpr std::string_view kUnbuilt[] = {
-        "PPCWMAX", "PCW",    "SWLPC",    "KRW",    "KRWR",  "KRO",    "KRORW", "KRORG",
-        "ISWL",    "ISWCR",  "ISWU",     "ISOWCR", "IKRW",  "IKRO",   "IPCW",  "ENPTVD",
-        "ENKRVD",  "ENPCVD", "SCALECRS", "SGL",    "SGCR",  "SGU",    "SOGCR", "KRG",
-        "KRGR",    "PCG",    "SGLPC",    "SWLX",   "SWCRX", "SOWCRX", "KRWX",  "KROX"};
+        "PPCWMAX", "SWLPC", "KRWR",   "KRORW", "KRORG",  "ISWL",   "ISWCR",  "ISWU",
+        "ISOWCR",  "IKRW",  "IKRO",   "IPCW",  "ENPTVD", "ENKRVD", "ENPCVD", "SCALECRS",
+        "SGL",     "SGCR",  "SGU",    "SOGCR", "KRG",    "KRGR",   "PCG",    "SGLPC",
+        "SWLX",    "SWCRX", "SOWCRX", "KRWX",  "KROX"};
     return std::find(std::begin(kUnbuilt), std::end(kUnbuilt), k) != std::end(kUnbuilt);
 }
 
@@ -297,7 +302,8 @@ void GridReader::read_include(Source& src, const Token& at, IncludeStack& stack)
                   [&] { read_file(included_path(src.path, name), stack); });
 }
 
-/// PROPS: the end-point arrays SWL, SWCR, SWU, SOWCR (design decision 95) are read, with the
+/// PROPS: the end-point arrays SWL, SWCR, SWU, SOWCR, KRW, KRO, PCW and SWATINIT (design
+/// decisions 95, 97, 98) are read, with the
 /// edits and boxes that set them; the end-point scaling keywords heptane does not build are
 /// refused; every other token is passed over up to the next section keyword that starts a
 /// line (a table's numbers and '/'s are not keywords, nor the words of a record inside a line;
@@ -317,14 +323,12 @@ void GridReader::pass_props_token(Source& src, const Token& t, const std::string
         src.fail(t, keyword +
                         ": not supported: heptane's end-point scaling is the two-point scaling "
                         "of the water-oil table to SWL, SWCR, SWU and SOWCR (design decision "
-                        "95) and SWATINIT's scaling of Pc (97)");
+                        "95), of its largest krw, kro and Pc to KRW, KRO and PCW (98), and "
+                        "SWATINIT's scaling of Pc (97)");
     } else if (keyword == "REGIONS") {
         const std::string at = where(src.path, src.text, t.offset);
-        data_.notes.push_back(props_at_ +
-                              "PROPS: grid.eclipse reads only the end-point arrays SWL, SWCR, "
-                              "SWU, SOWCR, SWATINIT and their edits from here on until REGIONS "
-                              "at " +
-                              at.substr(0, at.size() - 2) +
+        data_.notes.push_back(props_at_ + "PROPS: grid.eclipse reads only " + kEndPointArraysText +
+                              " from here on until REGIONS at " + at.substr(0, at.size() - 2) +
                               " (the YAML deck's fluid.eclipse and relperm.swof may read PROPS)");
         props_at_.clear();
         regions_ = true;
@@ -338,8 +342,8 @@ void GridReader::end_reading(const std::string& at, const std::string& keyword) 
     ended_ = true;
     data_.notes.push_back(at + keyword +
                           (keyword == "PROPS"
-                               ? ": grid.eclipse reads only the end-point arrays SWL, SWCR, SWU, "
-                                 "SOWCR, SWATINIT and their edits from here on (the YAML deck's "
+                               ? ": grid.eclipse reads only " + std::string(kEndPointArraysText) +
+                                     " from here on (the YAML deck's "
                                : ": grid.eclipse does not read the file from here on (the YAML "
                                  "deck's ") +
                           "fluid.eclipse, relperm.swof, initial.eclipse and schedule.eclipse may "

@@ -19,7 +19,8 @@ struct EclipseGridData {
     std::map<std::string, std::vector<double>> arrays;
     std::string units;  ///< FIELD, METRIC or LAB where RUNSPEC says; else empty
     /// "path:line: " of RUNSPEC's ENDSCALE (end-point scaling on: the PROPS arrays SWL, SWCR,
-    /// SWU, SOWCR scale the cells' tables, design decision 95); empty without it.
+    /// SWU, SOWCR, KRW, KRO, PCW scale the cells' tables, design decisions 95, 98); empty
+    /// without it.
     std::string endscale;
     std::vector<std::string> notes;  ///< what of the files was not read, for stderr
 

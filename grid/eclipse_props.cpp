@@ -95,9 +95,10 @@ class PropsKeywords {
     static bool is_read(const std::string& k) {
         return k == "DENSITY" || k == "PVCDO" || k == "PVDO" || k == "PVTW" || k == "ROCK" ||
                k == "SWOF" || k == "PVTO" || k == "SWL" || k == "SWCR" || k == "SWU" ||
-               k == "SOWCR" || k == "SWATINIT" || k == "EQUALS" || k == "MULTIPLY" || k == "ADD" ||
-               k == "COPY" || k == "MINVALUE" || k == "MAXVALUE" || k == "BOX" || k == "ENDBOX" ||
-               k == "FIELD" || k == "METRIC" || k == "LAB" || k == "TABDIMS";
+               k == "SOWCR" || k == "KRW" || k == "KRO" || k == "PCW" || k == "SWATINIT" ||
+               k == "EQUALS" || k == "MULTIPLY" || k == "ADD" || k == "COPY" || k == "MINVALUE" ||
+               k == "MAXVALUE" || k == "BOX" || k == "ENDBOX" || k == "FIELD" || k == "METRIC" ||
+               k == "LAB" || k == "TABDIMS";
     }
     static bool is_gas(const std::string& k) {
         return k == "SGOF" || k == "SGFN" || k == "SLGOF" || k == "PVDG" || k == "PVTG" ||

@@ -32,4 +32,11 @@ inline double transmissibility_unit(const EclipseGridSpec& spec, const EclipseGr
     return units::kCentiPoise / units::kDay / units::kBar;
 }
 
+/// [Pa] per pressure of the files (PCW): psi with FIELD units, bar METRIC, atm LAB (the unit
+/// system of the length unit).
+inline double pressure_unit(const EclipseGridSpec& spec, const EclipseGridData& d) {
+    const double unit = length_unit(spec, d);
+    return unit == units::kFoot ? units::kPsi : unit == 0.01 ? units::kAtmosphere : units::kBar;
+}
+
 }  // namespace heptane::grid::detail

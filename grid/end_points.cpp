@@ -1,35 +1,63 @@
 #include "grid/end_points.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <sstream>
 
 namespace heptane::grid {
 
-std::array<std::vector<double>, 4> build_end_points(const Grid3D& grid, const EndPointSpecs& specs,
-                                                    const RockFields& rock,
-                                                    const EclipseGridSpec* files,
-                                                    const EclipseGridData* eclipse,
-                                                    std::vector<std::string>& notes) {
-    std::array<std::vector<double>, 4> out;
+std::array<std::vector<double>, kEndPointArrays> build_end_points(
+    const Grid3D& grid, const EndPointSpecs& specs, const RockFields& rock,
+    const EclipseGridSpec* files, const EclipseGridData* eclipse, std::vector<std::string>& notes) {
+    std::array<std::vector<double>, kEndPointArrays> out;
     for (std::size_t q = 0; q < out.size(); ++q) {
-        out[q] = build_saturation_array(grid, specs[q], kEndPointKeywords[q], rock, files, eclipse,
-                                        notes);
+        const ScalingQuantity what = q == kPcEndPoint             ? ScalingQuantity::pressure
+                                     : q >= kFirstRelPermEndPoint ? ScalingQuantity::relperm
+                                                                  : ScalingQuantity::saturation;
+        out[q] = build_scaling_array(grid, specs[q], kEndPointKeywords[q], what, rock, files,
+                                     eclipse, notes);
     }
     return out;
 }
+
+namespace {
+
+/// The factor that makes a table's largest value `largest` the cell's `given` (KRW, KRO, PCW:
+/// decision 98): 1 where not given (NaN); an error where the table's is 0 and given is not.
+std::string vertical_factor(double given, double largest, const char* keyword, const char* what,
+                            double& factor) {
+    if (std::isnan(given)) return {};
+    if (largest == 0.0) {
+        if (given == 0.0) return {};
+        std::ostringstream s;
+        s << keyword << " " << given << (std::string(keyword) == "PCW" ? " Pa" : "")
+          << ", but the table's " << what << " is 0: there is nothing to scale";
+        return s.str();
+    }
+    factor = given / largest;
+    return {};
+}
+
+}  // namespace
 
 std::string end_point_check(const Grid3D& grid, const RockFields& rock,
                             const std::vector<RelPerm>& relperms, std::vector<EndPoints>& out) {
     out.clear();
     const auto& given = rock.end_points;
-    const bool any = !given[0].empty() || !given[1].empty() || !given[2].empty() ||
-                     !given[3].empty() || !rock.pc_scale.empty();
+    const bool any = std::any_of(given.begin(), given.end(),
+                                 [](const std::vector<double>& v) { return !v.empty(); }) ||
+                     !rock.pc_scale.empty();
     if (!any) return {};
     const auto n = static_cast<std::size_t>(grid.num_cells());
     for (const std::vector<double>& v : given) {
         if (!v.empty() && v.size() != n) return "one end point a cell";
     }
-    if (!rock.pc_scale.empty() && rock.pc_scale.size() != n) return "one Pc factor a cell";
+    if (!rock.pc_scale.empty() && (rock.pc_scale.size() != n || rock.swatinit.size() != n))
+        return "one Pc factor and SWATINIT a cell";
+    const auto value = [&](std::size_t q, std::size_t m) {
+        return given[q].empty() ? std::nan("") : given[q][m];
+    };
     out.resize(n);
     for (std::size_t m = 0; m < n; ++m) {
         const auto cell = static_cast<index_t>(m);
@@ -37,21 +65,20 @@ std::string end_point_check(const Grid3D& grid, const RockFields& rock,
                                   ? 0
                                   : static_cast<std::size_t>(rock.saturation_region[m]);
         const RelPerm& law = relperms[r];
+        const RelPermTable& t = law.table;
         EndPoints& e = out[m];
-        e = law.table.ends;
+        e = t.ends;
         double* const ends[4] = {&e.swl, &e.swcr, &e.swu, &e.sowcr};
         bool own = false;
         for (std::size_t q = 0; q < given.size(); ++q) {
-            if (given[q].empty() || std::isnan(given[q][m])) continue;
-            *ends[q] = given[q][m];
+            if (std::isnan(value(q, m))) continue;
+            if (q < 4) *ends[q] = value(q, m);
             own = true;
         }
-        if (!rock.pc_scale.empty() && rock.pc_scale[m] != 1.0) {
-            e.pc_scale = rock.pc_scale[m];
-            own = true;
-        }
+        const bool swatinit = !rock.pc_scale.empty() && !std::isnan(rock.swatinit[m]);
+        own = own || swatinit;
         if (!own || !rock.is_active(cell)) {
-            e = law.table.ends;  // an inactive cell's are not used
+            e = t.ends;  // an inactive cell's are not used
             continue;
         }
         const std::string region =
@@ -59,14 +86,25 @@ std::string end_point_check(const Grid3D& grid, const RockFields& rock,
             (relperms.size() > 1 ? " of saturation region " + std::to_string(r + 1)
                                  : std::string()) +
             ": ";
-        if (law.table.rows == 0) {
+        if (t.rows == 0) {
             return region +
                    "end points scale a saturation table; the region's law is Corey's (its swc "
                    "and sor are its end points)";
         }
-        if (!(std::isfinite(e.pc_scale) && e.pc_scale > 0.0))
-            return region + "its Pc factor must be finite and > 0";
-        const std::string error = end_points_error(e);
+        const int last = t.rows - 1;
+        std::string error =
+            vertical_factor(value(4, m), t.krw[last], "KRW", "krw at SWU", e.krw_scale);
+        if (error.empty())
+            error = vertical_factor(value(5, m), t.kro[0], "KRO", "kro at SWL", e.kro_scale);
+        if (error.empty()) {
+            error = vertical_factor(value(kPcEndPoint, m), t.capillary ? t.pcow[0] : 0.0, "PCW",
+                                    "Pc at SWL", e.pc_scale);
+        }
+        if (!error.empty()) return region + error;
+        if (swatinit) e.pc_scale = rock.pc_scale[m];  // SWATINIT's replaces PCW's
+        if (!(std::isfinite(e.pc_scale) && e.pc_scale >= 0.0))
+            return region + "its Pc factor must be finite and >= 0";
+        error = end_points_error(e);
         if (!error.empty()) return region + error;
     }
     return {};
@@ -85,8 +123,9 @@ SwatinitCount scale_to_swatinit(const TwoPhaseCells& cells, const std::vector<Eq
         if (std::isnan(sw_i) || !rock.is_active(cell)) continue;
         const CellRelPerm c = cells.relperm(cell);
         const RelPermTable& t = c.law->table;
-        const EndPoints& e = c.ends != nullptr ? *c.ends : t.ends;
-        const double pc_i = t.capillary ? capillary_pressure(c, sw_i) : 0.0;
+        EndPoints e = c.ends != nullptr ? *c.ends : t.ends;
+        e.pc_scale = 1.0;  // the table's Pc (horizontally scaled): SWATINIT's factor replaces PCW's
+        const double pc_i = t.capillary ? capillary_pressure(CellRelPerm(*c.law, &e), sw_i) : 0.0;
         const double pc_last = t.capillary ? t.pcow[t.rows - 1] : 0.0;
         const bool scaled =
             pc_eq[m] > 0.0 && sw_i > e.swl && sw_i < e.swu && pc_i > pc_last && pc_i > 0.0;

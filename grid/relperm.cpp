@@ -18,11 +18,12 @@ double saturation_at_capillary_pressure(const RelPerm& rp, double pc) {
 }
 
 double saturation_at_capillary_pressure(const CellRelPerm& c, double pc) {
-    const double scale = c.ends != nullptr ? c.ends->pc_scale : 1.0;
-    const double sw = saturation_at_capillary_pressure(*c.law, scale == 1.0 ? pc : pc / scale);
-    if (c.ends == nullptr) return sw;
+    if (c.ends == nullptr) return saturation_at_capillary_pressure(*c.law, pc);
     const EndPoints& t = c.law->table.ends;
     const EndPoints& e = *c.ends;
+    if (e.pc_scale == 0.0) return pc > 0.0 ? e.swl : e.swu;  // PCW 0: no Pc
+    const double sw =
+        saturation_at_capillary_pressure(*c.law, e.pc_scale == 1.0 ? pc : pc / e.pc_scale);
     // The table's connate water and largest saturation are the cell's own, exactly.
     if (sw == t.swl) return e.swl;
     if (sw == t.swu) return e.swu;

@@ -11,14 +11,18 @@
 
 namespace heptane::grid {
 
-/// A saturation table's end points, in Eclipse's names (design decision 95).
+/// A saturation table's end points, in Eclipse's names (design decision 95), and a cell's
+/// vertical scaling factors (decisions 97, 98).
 struct EndPoints {
     double swl = 0.0;    ///< connate water: the first row's S_w
     double swcr = 0.0;   ///< critical water: the largest S_w with krw = 0
     double swu = 1.0;    ///< the largest water saturation: the last row's S_w
     double sowcr = 0.0;  ///< critical oil: 1 - the smallest S_w with kro = 0 (1 - swu if none)
-    /// The factor of the cell's Pc (SWATINIT's vertical scaling, design decision 97); 1: none.
+    /// The factor of the cell's Pc (PCW / the table's largest Pc, or SWATINIT's, design
+    /// decisions 97, 98); 1: none; 0: no Pc.
     double pc_scale = 1.0;
+    double krw_scale = 1.0;  ///< the factor of the cell's krw (KRW / the table's largest krw)
+    double kro_scale = 1.0;  ///< the factor of the cell's kro (KRO / the table's largest kro)
 };
 
 /// A tabulated oil-water relative permeability and capillary pressure (design decisions 74,
@@ -57,9 +61,11 @@ inline double connate_water(const RelPerm& rp) {
 /// not null the cell's own end points, to which the law's table is scaled (Eclipse's two-point
 /// end-point scaling): krw(S_w) is the table's at the S_w that maps [SWCR, SWU] of the cell
 /// onto the table's, kro(S_w) at the one that maps [SWL, 1 - SOWCR] onto the table's, and
-/// Pc(S_w) at the one that maps [SWL, SWU] onto the table's. A cell whose two end points of a
-/// map are the table's takes the table's values unscaled (the same bits). Only a table is
-/// scaled (grid/end_points.hpp's end_point_check refuses Corey's law with end points).
+/// Pc(S_w) at the one that maps [SWL, SWU] onto the table's; then each is multiplied by the
+/// cell's factor (krw_scale, kro_scale, pc_scale: Eclipse's two-point vertical scaling, design
+/// decision 98). A cell whose two end points of a map are the table's, and whose factor is 1,
+/// takes the table's values unscaled (the same bits). Only a table is scaled
+/// (grid/end_points.hpp's end_point_check refuses Corey's law with end points).
 struct CellRelPerm {
     const RelPerm* law = nullptr;
     const EndPoints* ends = nullptr;  ///< the cell's; null: the table's own
@@ -129,7 +135,9 @@ HEPTANE_HD T water_relperm(const CellRelPerm& c, const T& sw) {
     if (c.ends == nullptr) return water_relperm(*c.law, sw);
     const RelPermTable& t = c.law->table;
     const EndPoints& e = *c.ends;
-    return table_relperm(t, t.krw, two_point_scaled(sw, e.swcr, e.swu, t.ends.swcr, t.ends.swu));
+    const T krw =
+        table_relperm(t, t.krw, two_point_scaled(sw, e.swcr, e.swu, t.ends.swcr, t.ends.swu));
+    return e.krw_scale == 1.0 ? krw : e.krw_scale * krw;
 }
 
 template <class T>
@@ -137,8 +145,9 @@ HEPTANE_HD T oil_relperm(const CellRelPerm& c, const T& sw) {
     if (c.ends == nullptr) return oil_relperm(*c.law, sw);
     const RelPermTable& t = c.law->table;
     const EndPoints& e = *c.ends;
-    return table_relperm(
+    const T kro = table_relperm(
         t, t.kro, two_point_scaled(sw, e.swl, 1.0 - e.sowcr, t.ends.swl, 1.0 - t.ends.sowcr));
+    return e.kro_scale == 1.0 ? kro : e.kro_scale * kro;
 }
 
 template <class T>
@@ -159,8 +168,9 @@ HEPTANE_HD T capillary_pressure(const CellRelPerm& c, const T& sw) {
 /// connate water where pc > 0, else the largest saturation (the table's last row, Corey's
 /// 1 - sor).
 double saturation_at_capillary_pressure(const RelPerm& rp, double pc);
-/// The same for a cell (design decision 95): the table's S_w mapped back to the cell's
-/// [SWL, SWU]; the connate water and the largest saturation are the cell's SWL and SWU.
+/// The same for a cell (design decision 95): the table's S_w at pc / pc_scale mapped back to
+/// the cell's [SWL, SWU]; the connate water and the largest saturation are the cell's SWL and
+/// SWU; a cell whose pc_scale is 0 has no Pc.
 double saturation_at_capillary_pressure(const CellRelPerm& c, double pc);
 
 /// The end points of the table t (RelPermTable::ends): swl and swu its first and last rows',

@@ -16,6 +16,7 @@
 #include "core/base/units.hpp"
 #include "grid/eclipse_grid.hpp"
 #include "grid/eclipse_model.hpp"
+#include "grid/eclipse_units.hpp"
 #include "grid/end_points.hpp"
 #include "grid/loaders.hpp"
 
@@ -96,12 +97,14 @@ std::map<std::string, std::vector<double>> read_eclipse_arrays(const Grid3D& gri
         return read_eclipse_grid(spec.file, {grid.nx, grid.ny, grid.nz});
     });
     const auto grid_eclipse = [&](const std::string& what) {
-        return InputError(key, spec.file + ": " + what +
-                                   "; a rock field file holds PERMX, PERMY, PERMZ, PORO, "
-                                   "SATNUM, FIPNUM, EQLNUM, SWL, SWCR, SWU, SOWCR and SWATINIT "
-                                   "only: give this file as "
-                                   "grid.eclipse, "
-                                   "where the rest applies");
+        return InputError(key,
+                          spec.file + ": " + what +
+                              "; a rock field file holds PERMX, PERMY, PERMZ, PORO, "
+                              "SATNUM, FIPNUM, EQLNUM, SWL, SWCR, SWU, SOWCR, KRW, KRO, PCW and "
+                              "SWATINIT "
+                              "only: give this file as "
+                              "grid.eclipse, "
+                              "where the rest applies");
     };
     if (!data.region_multipliers.empty()) throw grid_eclipse("gives MULTREGT");
     if (!data.notes.empty() || !data.units.empty() || !data.endscale.empty())
@@ -335,11 +338,12 @@ namespace {
 /// layered, or the keyword of an Eclipse file) or, with `from_files`, from the grid.eclipse
 /// files' array. An active cell's value must pass `rule` (`requirement` says so in the error,
 /// which names the key and the cell: "cell (i, j, k) = (...) " `said` " V; it must be ..."); an
-/// inactive cell's is not checked.
+/// inactive cell's is not checked. The values come back times `unit` (SI per value of the
+/// source used).
 template <class Rule>
 std::vector<double> cell_values(const Grid3D& grid, const FieldSpec& spec, const char* keyword,
                                 const char* said, Rule rule, const std::string& requirement,
-                                bool from_files, const RockFields& rock,
+                                double unit, bool from_files, const RockFields& rock,
                                 const EclipseGridSpec* files, const EclipseGridData* eclipse) {
     const auto n = static_cast<std::size_t>(grid.num_cells());
     std::vector<double> values;
@@ -359,12 +363,12 @@ std::vector<double> cell_values(const Grid3D& grid, const FieldSpec& spec, const
             const auto active = [&](index_t m) { return rock.is_active(m); };
             if (from_files) {
                 return eclipse_to_cells(grid, files->key, "grid.eclipse's files", keyword,
-                                        eclipse->arrays.at(keyword), 1.0, active, rule,
+                                        eclipse->arrays.at(keyword), unit, active, rule,
                                         requirement.c_str());
             }
             const auto arrays = read_eclipse_arrays(grid, spec, {keyword}, keyword);
             return eclipse_to_cells(grid, key_of(spec, "file"), spec.file, keyword,
-                                    arrays.at(keyword), 1.0, active, rule, requirement.c_str());
+                                    arrays.at(keyword), unit, active, rule, requirement.c_str());
         }
         default:
             throw InputError(key_of(spec, "kind"), kind_name(spec.kind) + " is not a kind of " +
@@ -377,6 +381,9 @@ std::vector<double> cell_values(const Grid3D& grid, const FieldSpec& spec, const
         msg << "cell " << cell_text(grid, static_cast<index_t>(m)) << " " << said << " "
             << values[m] << "; it must be " << requirement;
         throw InputError(key, msg.str());
+    }
+    if (unit != 1.0) {
+        for (double& v : values) v *= unit;
     }
     return values;
 }
@@ -393,8 +400,8 @@ std::vector<std::int32_t> region_numbers(const Grid3D& grid, const FieldSpec& sp
         return v >= 1.0 && v <= regions && v == std::floor(v);
     };
     const std::vector<double> numbers =
-        cell_values(grid, spec, keyword, "is in region", region_number, requirement, from_files,
-                    rock, files, eclipse);
+        cell_values(grid, spec, keyword, "is in region", region_number, requirement, 1.0,
+                    from_files, rock, files, eclipse);
     std::vector<std::int32_t> out(numbers.size(), 0);
     for (std::size_t m = 0; m < numbers.size(); ++m) {
         if (rock.is_active(static_cast<index_t>(m)))
@@ -468,11 +475,11 @@ std::vector<std::int32_t> build_fip_regions(const Grid3D& grid, const FieldSpec&
         from_files, rock, files, eclipse);
 }
 
-std::vector<double> build_saturation_array(const Grid3D& grid, const FieldSpec& spec,
-                                           const char* keyword, const RockFields& rock,
-                                           const EclipseGridSpec* files,
-                                           const EclipseGridData* eclipse,
-                                           std::vector<std::string>& notes) {
+std::vector<double> build_scaling_array(const Grid3D& grid, const FieldSpec& spec,
+                                        const char* keyword, ScalingQuantity what,
+                                        const RockFields& rock, const EclipseGridSpec* files,
+                                        const EclipseGridData* eclipse,
+                                        std::vector<std::string>& notes) {
     const bool endscale = eclipse != nullptr && !eclipse->endscale.empty();
     const bool in_files = eclipse != nullptr && eclipse->arrays.count(keyword) != 0;
     if (in_files && !endscale) {
@@ -486,9 +493,19 @@ std::vector<double> build_saturation_array(const Grid3D& grid, const FieldSpec& 
             spec.key, std::string("grid.eclipse's files give ") + keyword + " too: give it once");
     }
     if (spec.defaulted && !from_files) return {};
-    const auto saturation = [](double v) { return std::isnan(v) || (v >= 0.0 && v <= 1.0); };
-    return cell_values(grid, spec, keyword, (std::string("has ") + keyword).c_str(), saturation,
-                       "a saturation in [0, 1]", from_files, rock, files, eclipse);
+    const bool pressure = what == ScalingQuantity::pressure;
+    const auto valid = [pressure](double v) {
+        return std::isnan(v) || (v >= 0.0 && (pressure ? std::isfinite(v) : v <= 1.0));
+    };
+    const char* requirement = pressure ? "a capillary pressure >= 0"
+                              : what == ScalingQuantity::saturation
+                                  ? "a saturation in [0, 1]"
+                                  : "a relative permeability in [0, 1]";
+    const double unit = !pressure    ? 1.0
+                        : from_files ? detail::pressure_unit(*files, *eclipse)
+                                     : spec.unit;
+    return cell_values(grid, spec, keyword, (std::string("has ") + keyword).c_str(), valid,
+                       requirement, unit, from_files, rock, files, eclipse);
 }
 
 RockFields build_rock(const Grid3D& grid, const FieldSpec& permeability, const FieldSpec& porosity,

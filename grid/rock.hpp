@@ -46,6 +46,9 @@ struct FieldSpec {
     std::string file;  ///< absolute, or relative to the working directory
     bool has_box = false;
     IndexBox box;  ///< spe10 window; the whole model when !has_box
+    /// SI per value of a number, layer or eclipse file the deck gives, where the field is a
+    /// quantity with a unit of the deck's (rock.end_points.pcw: its pressure unit); 1 else.
+    double unit = 1.0;
     /// The deck did not give this field (its default stands in); grid.eclipse files may.
     bool defaulted = false;
     /// With `defaulted`: the model needs the field, so the files must give it.
@@ -54,6 +57,9 @@ struct FieldSpec {
 
 struct EclipseGridSpec;
 struct EclipseGridData;
+
+/// The end-point arrays a cell may give (grid/end_points.hpp's kEndPointKeywords).
+inline constexpr std::size_t kEndPointArrays = 7;
 
 /// Rock fields in SI, one value per cell in k-fastest order. An inactive cell (Eclipse ACTNUM
 /// 0, or no pore volume) takes no part in the flow: its permeabilities and porosity are 0, and
@@ -73,9 +79,10 @@ struct RockFields {
     /// decision 92): which record of the initial state it takes. Empty: every cell region 0.
     std::vector<std::int32_t> equilibration_region;
     /// Each cell's own saturation end points (design decision 95; grid/end_points.hpp), SWL,
-    /// SWCR, SWU and SOWCR in kEndPointKeywords' order: NaN where a cell takes its table's;
-    /// an empty vector: every cell's table's.
-    std::array<std::vector<double>, 4> end_points;
+    /// SWCR, SWU and SOWCR, and its largest krw, kro and Pc [Pa] (KRW, KRO, PCW: decision 98),
+    /// in kEndPointKeywords' order: NaN where a cell takes its table's; an empty vector: every
+    /// cell's table's.
+    std::array<std::vector<double>, kEndPointArrays> end_points;
     /// SWATINIT (design decision 97): each cell's initial water saturation where its Pc was
     /// scaled to hold it (the initial state takes it), NaN elsewhere; empty: none. pc_scale:
     /// each cell's factor of its Pc (1 where not scaled); empty: none.

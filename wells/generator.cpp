@@ -315,9 +315,9 @@ Model generate(const ModelSpec& spec, bool with_system) {
                                                      eclipse ? &spec.eclipse : nullptr,
                                                      eclipse ? &files : nullptr, out.notes);
         check_end_points(out.grid, spec, out.rock);
-        const std::vector<double> swatinit = grid::build_saturation_array(
-            out.grid, spec.swatinit, "SWATINIT", out.rock, eclipse ? &spec.eclipse : nullptr,
-            eclipse ? &files : nullptr, out.notes);
+        const std::vector<double> swatinit = grid::build_scaling_array(
+            out.grid, spec.swatinit, "SWATINIT", grid::ScalingQuantity::saturation, out.rock,
+            eclipse ? &spec.eclipse : nullptr, eclipse ? &files : nullptr, out.notes);
         if (!swatinit.empty()) apply_swatinit(out, spec, swatinit);
     }
     validate_perforations(out.grid, out.rock, spec.wells);

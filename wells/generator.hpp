@@ -1,6 +1,7 @@
 #pragma once
 /// @file Builds a GH system from a model description: the entry point app/ calls after
 /// parsing a deck (DESIGN section 4).
+#include <iterator>
 #include <limits>
 #include <string>
 #include <vector>
@@ -61,12 +62,14 @@ inline grid::FieldSpec defaulted_regions(const char* key) {
     return f;
 }
 
-/// rock.end_points' specs (design decision 95), each defaulted: the grid.eclipse files' array
-/// with ENDSCALE, else the cells' tables' end points.
+/// rock.end_points' specs (design decisions 95, 98), each defaulted: the grid.eclipse files'
+/// array with ENDSCALE, else the cells' tables' end points.
 inline grid::EndPointSpecs defaulted_end_points() {
     grid::EndPointSpecs specs;
-    const char* keys[] = {"rock.end_points.swl", "rock.end_points.swcr", "rock.end_points.swu",
-                          "rock.end_points.sowcr"};
+    const char* keys[] = {"rock.end_points.swl",   "rock.end_points.swcr", "rock.end_points.swu",
+                          "rock.end_points.sowcr", "rock.end_points.krw",  "rock.end_points.kro",
+                          "rock.end_points.pcw"};
+    static_assert(std::size(keys) == grid::kEndPointArrays);
     for (std::size_t q = 0; q < specs.size(); ++q) specs[q] = defaulted_regions(keys[q]);
     return specs;
 }
@@ -93,7 +96,8 @@ struct ModelSpec {
     /// Where each cell's equilibration region comes from (as saturation_regions, an Eclipse
     /// file's EQLNUM; design decision 92): initial.more_regions' records are regions 2, 3, ...
     grid::FieldSpec equilibration_regions = defaulted_regions("rock.equilibration_regions");
-    /// Each cell's own saturation end points (design decision 95): SWL, SWCR, SWU, SOWCR.
+    /// Each cell's own end points (design decisions 95, 98): SWL, SWCR, SWU, SOWCR, KRW, KRO,
+    /// PCW.
     grid::EndPointSpecs end_points = defaulted_end_points();
     /// Each cell's initial water saturation its Pc is scaled to hold (design decision 97).
     grid::FieldSpec swatinit = defaulted_regions("rock.swatinit");

@@ -386,8 +386,8 @@ TEST_F(EclipseDeck, SaturationRegionsFromSatnumAreTheRegionsWrittenOut) {
                      "--backend", "cpu"});
     ASSERT_EQ(ra.code, kExitOk) << ra.err << ra.out;
     EXPECT_THAT(ra.err, HasSubstr("satnum_regions.DATA:31: PROPS: grid.eclipse reads only the "
-                                  "end-point arrays SWL, SWCR, SWU, SOWCR, SWATINIT and their "
-                                  "edits from here on until REGIONS"));
+                                  "end-point arrays SWL, SWCR, SWU, SOWCR, KRW, KRO, PCW, "
+                                  "SWATINIT and their edits from here on until REGIONS"));
     const CliResult info =
         run_heptane({"info", source_path("tests/app/decks/satnum_regions.yaml")});
     EXPECT_THAT(info.out, HasSubstr("two_phase, K = 2 (dp, dSw), 2 saturation regions"));
@@ -431,11 +431,12 @@ TEST_F(EclipseDeck, RegionArraysBesideSatnumAreCheckedOrNoted) {
                                       "equilibration regions)"));
 }
 
-// End-point scaling (design decision 95): ENDSCALE in RUNSPEC and PROPS' SWL (by layer pair),
-// SWCR (by layer pair) and SOWCR (EQUALS) scale each cell's SWOF table; the run is bit for bit
-// the run of the same end points in YAML (rock.end_points), and another run than the tables'
-// own. Without ENDSCALE the arrays are passed over with a note (as Eclipse passes them over),
-// and the run is the unscaled deck's; the arrays and rock.end_points both are an error.
+// End-point scaling (design decisions 95, 98): ENDSCALE in RUNSPEC and PROPS' SWL (by layer
+// pair), SWCR (by layer pair), SOWCR (EQUALS), KRW, KRO and PCW (psi) scale each cell's SWOF
+// table; the run is bit for bit the run of the same end points in YAML (rock.end_points), and
+// another run than the tables' own or the saturations' alone. Without ENDSCALE the arrays are
+// passed over with a note (as Eclipse passes them over), and the run is the unscaled deck's;
+// the arrays and rock.end_points both are an error.
 TEST_F(EclipseDeck, EndscaleScalesEachCellsTableAsTheEndPointsWrittenOut) {
     const auto deck_with = [&](const std::string& runspec) {
         std::ifstream in(source_path("tests/app/decks/satnum_regions.DATA"));
@@ -446,7 +447,8 @@ TEST_F(EclipseDeck, EndscaleScalesEachCellsTableAsTheEndPointsWrittenOut) {
         data.replace(data.find(tabdims), tabdims.size(), runspec + tabdims);
         data.replace(data.find(regions), regions.size(),
                      "SWL\n 60*0.2 60*0.1 /\nSWCR\n 60*0.25 60*0.2 /\n"
-                     "EQUALS\n SOWCR 0.15 /\n/\nSWATINIT\n 120*0.5 /\n" +
+                     "EQUALS\n SOWCR 0.15 /\n/\nSWATINIT\n 120*0.5 /\n"
+                     "KRW\n 60*0.6 60*0.5 /\nKRO\n 60*0.7 60*0.8 /\nPCW\n 60*0 60*9 /\n" +
                          regions);
         std::ofstream(path("satnum_regions.DATA")) << data;
         std::filesystem::copy_file(source_path("tests/app/decks/satnum_regions.yaml"),
@@ -458,9 +460,15 @@ TEST_F(EclipseDeck, EndscaleScalesEachCellsTableAsTheEndPointsWrittenOut) {
     const std::string deck = deck_with("ENDSCALE\n/\n");
     const CliResult ra = run_heptane({"simulate", deck, "-o", a, "--backend", "cpu"});
     ASSERT_EQ(ra.code, kExitOk) << ra.err << ra.out;
+    const std::string saturations =
+        "swl: {kind: layered, values: [0.2, 0.2, 0.1, 0.1]}, swcr: {kind: layered, values: "
+        "[0.25, 0.25, 0.2, 0.2]}, sowcr: 0.15";
+    // KRW, KRO and PCW (design decision 98; PCW 9 psi in region 2, whose table's largest Pc
+    // is 6 psi: its cells below the contact, SWATINIT does not scale them).
     const std::string end_points =
-        "rock.end_points={swl: {kind: layered, values: [0.2, 0.2, 0.1, 0.1]}, swcr: {kind: "
-        "layered, values: [0.25, 0.25, 0.2, 0.2]}, sowcr: 0.15}";
+        "rock.end_points={" + saturations +
+        ", krw: {kind: layered, values: [0.6, 0.6, 0.5, 0.5]}, kro: {kind: layered, values: "
+        "[0.7, 0.7, 0.8, 0.8]}, pcw: {kind: layered, values: [0, 0, 9, 9]}}";
     // SWATINIT (design decision 97): region 1's table has no Pc (its cells keep their
     // equilibrium saturation), region 2's cells above the contact start at 0.5.
     const std::string yaml = source_path("tests/app/decks/satnum_regions_yaml.yaml");
@@ -478,6 +486,13 @@ TEST_F(EclipseDeck, EndscaleScalesEachCellsTableAsTheEndPointsWrittenOut) {
     const CliResult rc = run_heptane({"simulate", yaml, "-o", c, "--backend", "cpu"});
     ASSERT_EQ(rc.code, kExitOk) << rc.err << rc.out;
     EXPECT_EQ(run_heptane({"compare", a, c}).code, 1);
+    // Without KRW, KRO and PCW: another run.
+    const std::string d = path("saturations.h5");
+    const CliResult rd =
+        run_heptane({"simulate", yaml, "-o", d, "--backend", "cpu", "--set",
+                     "rock.end_points={" + saturations + "}", "--set", "rock.swatinit=0.5"});
+    ASSERT_EQ(rd.code, kExitOk) << rd.err << rd.out;
+    EXPECT_EQ(run_heptane({"compare", a, d}).code, 1);
     // Without ENDSCALE: a note, and the tables' own run.
     const std::string plain = deck_with("");
     const CliResult rp =

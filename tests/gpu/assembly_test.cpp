@@ -144,9 +144,10 @@ TEST_F(DeviceAssembly, SaturationRegionsAreTheHostsBits) {
 }
 
 TEST_F(DeviceAssembly, EndPointScaledCellsAreTheHostsBits) {
-    // End-point scaling (design decision 95) over two saturation regions by layer: SWL by
-    // layer, SWCR and SOWCR given in every other cell (the rest their table's), each cell's
-    // krw, kro and Pc from its own end points in the cells, the faces and the wells.
+    // End-point scaling (design decisions 95, 98) over two saturation regions by layer: SWL by
+    // layer, SWCR and SOWCR given in every other cell (the rest their table's), KRW, KRO, PCW in
+    // every third, each cell's krw, kro and Pc from its own end points and factors in the
+    // cells, the faces and the wells.
     wells::ModelSpec spec = test::two_phase_spec(7, 6, 5, test::corner_wells(7, 6, 5));
     spec.two_phase.relperm.table = test::capillary_relperm_table();
     spec.relperm_regions.resize(1);
@@ -166,6 +167,14 @@ TEST_F(DeviceAssembly, EndPointScaledCellsAreTheHostsBits) {
     for (std::size_t m = 0; m < model.rock.porosity.size(); m += 2) {
         model.rock.end_points[1][m] = 0.3;   // SWCR
         model.rock.end_points[3][m] = 0.12;  // SOWCR
+    }
+    // Vertical scaling (design decision 98): KRW, KRO and PCW in every third cell.
+    for (std::size_t q = 4; q < grid::kEndPointArrays; ++q)
+        model.rock.end_points[q].assign(model.rock.porosity.size(), std::nan(""));
+    for (std::size_t m = 0; m < model.rock.porosity.size(); m += 3) {
+        model.rock.end_points[4][m] = 0.5;                                    // KRW
+        model.rock.end_points[5][m] = 0.6;                                    // KRO
+        if (m % 5 % 2 == 0) model.rock.end_points[6][m] = 2.0 * units::kBar;  // PCW, region 1
     }
     expect_device_is_host(model, spec);
 }

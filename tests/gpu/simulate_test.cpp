@@ -262,6 +262,17 @@ TEST_F(SimulateOnGpu, SwatinitOnTheDeviceGivesTheCpuBits) {
                                          "tests/regression/simulation/end_points_waterflood.yaml");
 }
 
+// Vertical scaling (design decision 98): the same deck's cells with KRW by layer, KRO and PCW
+// (12 psi, the table's 8: a factor 1.5 on every cell's Pc), each curve multiplied by its
+// cell's factor on the device as on the CPU, to the bit.
+TEST_F(SimulateOnGpu, KrwKroPcwOnTheDeviceGiveTheCpuBits) {
+    expect_device_simulation_is_the_cpus(
+        "vertical",
+        {"rock.end_points.krw={kind: layered, values: [0.5, 0.6, 0.7]}", "rock.end_points.kro=0.7",
+         "rock.end_points.pcw=12"},
+        "tests/regression/simulation/end_points_waterflood.yaml");
+}
+
 // BHP reference depths (design decision 94): a rate injector's and a BHP producer's, each
 // well's wellbore head from its own depth in the device's perforation flows and rates.
 TEST_F(SimulateOnGpu, BhpReferenceDepthsOnTheDeviceGiveTheCpuBits) {

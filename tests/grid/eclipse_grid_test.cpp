@@ -305,8 +305,8 @@ TEST(EclipseGrid, AWholeDecksRegionsAreReadAndItsPropsPassedOver) {
     EXPECT_THAT(d.notes[0], HasSubstr("RUNSPEC: not used (the YAML deck says what they "
                                       "describe): TABDIMS"));
     EXPECT_THAT(d.notes[1], HasSubstr(":10: PROPS: grid.eclipse reads only the end-point arrays "
-                                      "SWL, SWCR, SWU, SOWCR, SWATINIT and their edits from here "
-                                      "on until REGIONS at " +
+                                      "SWL, SWCR, SWU, SOWCR, KRW, KRO, PCW, SWATINIT and their "
+                                      "edits from here on until REGIONS at " +
                                       file.path() + ":21 (the YAML deck's fluid.eclipse"));
     EXPECT_THAT(d.notes[2],
                 HasSubstr(":29: SOLUTION: grid.eclipse does not read the file from here on"));
@@ -316,8 +316,8 @@ TEST(EclipseGrid, AWholeDecksRegionsAreReadAndItsPropsPassedOver) {
     EXPECT_EQ(p.arrays.count("PERMX"), 0u);
     ASSERT_EQ(p.notes.size(), 1u);
     EXPECT_THAT(p.notes[0], HasSubstr(":3: PROPS: grid.eclipse reads only the end-point arrays "
-                                      "SWL, SWCR, SWU, SOWCR, SWATINIT and their edits from here "
-                                      "on (the YAML deck's fluid.eclipse"));
+                                      "SWL, SWCR, SWU, SOWCR, KRW, KRO, PCW, SWATINIT and their "
+                                      "edits from here on (the YAML deck's fluid.eclipse"));
 }
 
 // End-point scaling (design decision 95): RUNSPEC's ENDSCALE is kept with its line, and PROPS'
@@ -337,6 +337,7 @@ TEST(EclipseGrid, PropsEndPointArraysAreReadWithTheirEditsAndEndscaleKept) {
         "EQUALS\n SOWCR 0.2 /\n SWU 0.9 2 3 1 2 1 1 /\n/\n"
         "MULTIPLY\n SWL 2 3 3 2 2 1 1 /\n/\n"
         "DENSITY\n 900 1000 1 /\n"
+        "KRW\n 0.5 5*0.6 /\nEQUALS\n KRO 0.9 /\n PCW 2.5 1 1 1 1 1 1 /\n/\n"
         "SOLUTION\n");
     const EclipseGridData d = read_eclipse_grid(file.path(), {3, 2, 1});
     EXPECT_THAT(d.endscale, HasSubstr(":5: "));
@@ -344,6 +345,10 @@ TEST(EclipseGrid, PropsEndPointArraysAreReadWithTheirEditsAndEndscaleKept) {
     expect_array(d.arrays.at("SWCR"), {0.3, nan, nan, 0.3, nan, nan});
     expect_array(d.arrays.at("SWU"), {nan, 0.9, 0.9, nan, 0.9, 0.9});
     expect_array(d.arrays.at("SOWCR"), {0.2, 0.2, 0.2, 0.2, 0.2, 0.2});
+    // The vertical scaling's arrays (design decision 98), in the file's units (PCW: bar here).
+    expect_array(d.arrays.at("KRW"), {0.5, 0.6, 0.6, 0.6, 0.6, 0.6});
+    expect_array(d.arrays.at("KRO"), {0.9, 0.9, 0.9, 0.9, 0.9, 0.9});
+    expect_array(d.arrays.at("PCW"), {2.5, nan, nan, nan, nan, nan});
     // Without ENDSCALE the arrays are read all the same (the model passes them over with a
     // note, as Eclipse does: wells/generator).
     const TempFile plain_file("PORO\n 6*0.2 /\nPROPS\nSWL\n 6*0.1 /\n");
@@ -361,8 +366,8 @@ TEST(EclipseGrid, PropsEndPointArraysAreReadWithTheirEditsAndEndscaleKept) {
                               {3, 2, 1}),
                 HasSubstr(":7: PPCWMAX: not supported: heptane's end-point scaling is the "
                           "two-point scaling"));
-    EXPECT_THAT(error_reading("PORO\n 6*0.2 /\nPROPS\nKRW\n 6*0.3 /\n", {3, 2, 1}),
-                HasSubstr(":4: KRW: not supported"));
+    EXPECT_THAT(error_reading("PORO\n 6*0.2 /\nPROPS\nKRWR\n 6*0.3 /\n", {3, 2, 1}),
+                HasSubstr(":4: KRWR: not supported"));
 }
 
 // The region arrays SATNUM, PVTNUM, EQLNUM, FIPNUM, IMBNUM are arrays as any other, in GRID and

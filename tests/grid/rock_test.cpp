@@ -453,8 +453,8 @@ TEST(BuildRockErrors, EclipseSpecs) {
     EXPECT_EQ(e.key(), "rock.permeability.file");
     EXPECT_THAT(e.detail(),
                 HasSubstr("defines ACTNUM; a rock field file holds PERMX, PERMY, "
-                          "PERMZ, PORO, SATNUM, FIPNUM, EQLNUM, SWL, SWCR, SWU, SOWCR and "
-                          "SWATINIT only: give this file as grid.eclipse"));
+                          "PERMZ, PORO, SATNUM, FIPNUM, EQLNUM, SWL, SWCR, SWU, SOWCR, KRW, "
+                          "KRO, PCW and SWATINIT only: give this file as grid.eclipse"));
     const TempFile faults("PERMX\n 4*1.0 /\nFAULTS\n F 1 1 1 1 1 1 Z /\n/\n");
     EXPECT_THAT(error_of(g, eclipse_spec("rock.permeability", faults.path()), poro).detail(),
                 HasSubstr("defines FAULTS; a rock field file"));

@@ -110,5 +110,29 @@ TEST(Swatinit, ACellAtOrBeyondItsEndPointsKeepsItsEquilibriumSaturation) {
     EXPECT_THROW(wells::generate(flat, false), InputError);
 }
 
+// SWATINIT with PCW (design decision 98): SWATINIT's factor replaces PCW's where it scales a
+// cell (the same factor and start as without PCW, bit for bit); a cell it does not scale (at
+// its SWL here) keeps PCW's factor, PCW / the table's largest Pc.
+TEST(Swatinit, ItsFactorReplacesPcwsWhereItScalesACell) {
+    wells::ModelSpec spec = swatinit_spec();
+    spec.swatinit.layers[0] = 0.2;  // layer 0 at its SWL: kept
+    spec.end_points[6].defaulted = false;
+    spec.end_points[6].value = {6.0 * units::kBar, 0.0, 0.0};  // twice the table's 3 bar
+    const wells::Model model = wells::generate(spec, false);
+    const wells::Model plain = wells::generate(swatinit_spec(), false);
+    const wells::TwoPhaseSystem a(model.grid, model.rock, spec.two_phase, spec.wells);
+    const grid::CellState x0 = wells::initial_cell_state(a.cells(), spec.initial);
+    for (index_t m = 0; m < kNx * kNy * kNz; ++m) {
+        const int k = static_cast<int>(m % kNz);
+        const grid::EndPoints& e = *a.cells().relperm(m).ends;
+        if (k == 0 || k >= 10) {
+            EXPECT_EQ(e.pc_scale, 2.0) << m;  // PCW's
+        } else {
+            EXPECT_EQ(e.pc_scale, plain.rock.pc_scale[m]) << m;  // SWATINIT's, as without PCW
+            EXPECT_EQ(x0.sw[m], spec.swatinit.layers[k]) << m;
+        }
+    }
+}
+
 }  // namespace
 }  // namespace heptane

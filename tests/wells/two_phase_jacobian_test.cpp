@@ -51,8 +51,8 @@ CellState random_state(const wells::TwoPhaseSystem& sys, std::uint64_t seed) {
 /// capillary pressure (decision 76), or that with pressure-dependent PVT (decision 84: a
 /// PVDO oil, a water viscosibility), or two saturation regions (decision 87: Corey's law
 /// without Pc in region 1, the capillary table in region 2, cells of both side by side).
-/// Or the capillary table scaled to each cell's own end points (decision 95), which vary from
-/// cell to cell (every fourth cell keeps the table's).
+/// Or the capillary table scaled to each cell's own end points and largest krw, kro and Pc
+/// (decisions 95, 98), which vary from cell to cell (every fourth cell keeps the table's).
 enum class Law { corey, table, capillary, pvt, regions, end_points };
 
 /// Law::regions' second region and the cells' regions: every third cell in region 2.
@@ -66,6 +66,10 @@ std::vector<grid::RelPerm> set_regions(Law law, index_t cells, grid::RockFields&
             rock.end_points[1][m] = 0.25 + 0.1 * f;             // SWCR
             rock.end_points[2][m] = 0.95 - 0.1 * f;             // SWU
             rock.end_points[3][m] = 0.1 + 0.15 * f;             // SOWCR
+            rock.end_points[4][m] = 0.4 + 0.3 * f;              // KRW (the table's 0.7)
+            rock.end_points[5][m] = 0.5 + 0.5 * f;              // KRO (the table's 0.9)
+            // PCW (the table's 3 bar), leaving no face's potential within a step of 0
+            rock.end_points[6][m] = (1.2 + 2.5 * f) * units::kBar;
         }
         return {};
     }
