@@ -228,6 +228,18 @@ std::vector<XdmfField> write_grid(h5::File& f, const wells::Model& model) {
     regions(rock.saturation_region, "saturation_region");
     regions(rock.fip_region, "fip_region");
     regions(rock.equilibration_region, "equilibration_region");
+    // Each cell's effective end points and largest krw, kro and Pc where the model scales its
+    // tables (design decisions 95, 97, 98; pcw is Eclipse's PPCW, SWATINIT's factor included).
+    if (!model.end_points[0].empty()) {
+        const char* names[] = {"swl", "swcr", "swu", "sowcr", "krw", "kro", "pcw"};
+        for (std::size_t q = 0; q < model.end_points.size(); ++q) {
+            const bool pc = q == grid::kPcEndPoint;
+            f.write(std::string("/grid/") + names[q],
+                    field(model.end_points[q], pc ? 1.0 / units::kBar : 1.0), shape,
+                    pc ? "bar" : "1");
+            fields.push_back({names[q], std::string("/grid/") + names[q]});
+        }
+    }
     return fields;
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstddef>
 #include <sstream>
+#include <stdexcept>
 
 namespace heptane::grid {
 
@@ -108,6 +109,31 @@ std::string end_point_check(const Grid3D& grid, const RockFields& rock,
         if (!error.empty()) return region + error;
     }
     return {};
+}
+
+std::array<std::vector<double>, kEndPointArrays> cell_end_point_values(
+    const Grid3D& grid, const RockFields& rock, const std::vector<RelPerm>& relperms) {
+    std::vector<EndPoints> cells;
+    const std::string error = end_point_check(grid, rock, relperms, cells);
+    if (!error.empty()) throw std::invalid_argument(error);
+    std::array<std::vector<double>, kEndPointArrays> out;
+    if (cells.empty()) return out;
+    for (std::vector<double>& v : out) v.resize(cells.size());
+    for (std::size_t m = 0; m < cells.size(); ++m) {
+        const std::size_t r = rock.saturation_region.empty()
+                                  ? 0
+                                  : static_cast<std::size_t>(rock.saturation_region[m]);
+        const RelPermTable& t = relperms[r].table;
+        const EndPoints& e = cells[m];
+        out[0][m] = e.swl;
+        out[1][m] = e.swcr;
+        out[2][m] = e.swu;
+        out[3][m] = e.sowcr;
+        out[4][m] = e.krw_scale * t.krw[t.rows - 1];
+        out[5][m] = e.kro_scale * t.kro[0];
+        out[6][m] = t.capillary ? e.pc_scale * t.pcow[0] : 0.0;
+    }
+    return out;
 }
 
 SwatinitCount scale_to_swatinit(const TwoPhaseCells& cells, const std::vector<Equilibrium>& regions,

@@ -68,6 +68,14 @@ std::array<std::vector<double>, kEndPointArrays> build_end_points(
 std::string end_point_check(const Grid3D& grid, const RockFields& rock,
                             const std::vector<RelPerm>& relperms, std::vector<EndPoints>& out);
 
+/// Each cell's effective end points and largest values for the output (design decisions 95,
+/// 97, 98), in kEndPointKeywords' order: SWL, SWCR, SWU, SOWCR, and krw at SWU, kro at SWL, Pc
+/// at SWL [Pa] with the cell's factors (KRW, KRO, PCW or SWATINIT's: Eclipse's PPCW), a cell
+/// without its own the table's; empty arrays where no cell scales (end_point_check's cells
+/// empty). rock and relperms as end_point_check takes them, which has accepted them.
+std::array<std::vector<double>, kEndPointArrays> cell_end_point_values(
+    const Grid3D& grid, const RockFields& rock, const std::vector<RelPerm>& relperms);
+
 /// How SWATINIT's cells went (scale_to_swatinit).
 struct SwatinitCount {
     long long honoured = 0;  ///< cells whose Pc was scaled to hold their SWATINIT

@@ -240,13 +240,18 @@ void cut_planes(grid::Grid3D& g, grid::RockFields& rock, int first, int end) {
     rock.pc_scale = planes_of(rock.pc_scale, plane, first, end);
 }
 
+/// Each saturation region's law, region 1 first.
+std::vector<grid::RelPerm> saturation_laws(const ModelSpec& spec) {
+    std::vector<grid::RelPerm> laws{spec.two_phase.relperm};
+    laws.insert(laws.end(), spec.relperm_regions.begin(), spec.relperm_regions.end());
+    return laws;
+}
+
 /// The cells' end points against their tables (grid::end_point_check): an InputError at the
 /// first end point's key the deck gives (else grid.eclipse's) naming the cell.
 void check_end_points(const grid::Grid3D& g, const ModelSpec& spec, const grid::RockFields& rock) {
-    std::vector<grid::RelPerm> relperms{spec.two_phase.relperm};
-    relperms.insert(relperms.end(), spec.relperm_regions.begin(), spec.relperm_regions.end());
     std::vector<grid::EndPoints> cells;
-    const std::string error = grid::end_point_check(g, rock, relperms, cells);
+    const std::string error = grid::end_point_check(g, rock, saturation_laws(spec), cells);
     if (error.empty()) return;
     std::string key = spec.eclipse.key;
     for (const grid::FieldSpec& f : spec.end_points) {
@@ -319,6 +324,7 @@ Model generate(const ModelSpec& spec, bool with_system) {
             out.grid, spec.swatinit, "SWATINIT", grid::ScalingQuantity::saturation, out.rock,
             eclipse ? &spec.eclipse : nullptr, eclipse ? &files : nullptr, out.notes);
         if (!swatinit.empty()) apply_swatinit(out, spec, swatinit);
+        out.end_points = grid::cell_end_point_values(out.grid, out.rock, saturation_laws(spec));
     }
     validate_perforations(out.grid, out.rock, spec.wells);
     if (spec.model == FluidModel::synthetic) {

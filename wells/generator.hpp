@@ -1,6 +1,7 @@
 #pragma once
 /// @file Builds a GH system from a model description: the entry point app/ calls after
 /// parsing a deck (DESIGN section 4).
+#include <array>
 #include <iterator>
 #include <limits>
 #include <string>
@@ -111,6 +112,9 @@ struct ModelSpec {
 struct Model {
     grid::Grid3D grid;  ///< with the files' geometry where grid.eclipse gave one
     grid::RockFields rock;
+    /// Each cell's effective end points and largest krw, kro and Pc (grid::
+    /// cell_end_point_values, for the output's /grid); empty arrays without end-point scaling.
+    std::array<std::vector<double>, grid::kEndPointArrays> end_points;
     GHSystem system;
     std::vector<std::string> notes;  ///< what of the Eclipse files was not read (stderr):
                                      ///< the spec's notes, then the grid files'

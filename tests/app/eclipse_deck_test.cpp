@@ -21,6 +21,7 @@
 #include "common/mini_xml.hpp"
 #include "common/temp_file.hpp"
 #include "common/test_systems.hpp"
+#include "core/base/units.hpp"
 
 namespace heptane::app {
 namespace {
@@ -404,6 +405,7 @@ TEST_F(EclipseDeck, SaturationRegionsFromSatnumAreTheRegionsWrittenOut) {
         {"simulate", yaml, "-o", c, "--backend", "cpu", "--set", "rock.saturation_regions=2"});
     ASSERT_EQ(rc.code, kExitOk) << rc.err << rc.out;
     EXPECT_EQ(run_heptane({"compare", a, c}).code, 1);
+    EXPECT_FALSE(h5::File::open(c).exists("/grid/swl"));  // no end points: none written
 }
 
 // The other region arrays of REGIONS (design decision 87): IMBNUM is said in a note, FIPNUM
@@ -483,9 +485,28 @@ TEST_F(EclipseDeck, EndscaleScalesEachCellsTableAsTheEndPointsWrittenOut) {
     ASSERT_EQ(sw0.size(), 120u);
     EXPECT_EQ(sw0[2], 0.5);  // cell (0, 0, 2): region 2, above the contact
     EXPECT_NE(sw0[0], 0.5);  // cell (0, 0, 0): region 1, no Pc
+    // /grid holds each cell's effective end points and largest values (Eclipse's PPCW in bar:
+    // region 1 without Pc 0, region 2's SWATINIT-scaled above the contact, PCW below).
+    const h5::File out = h5::File::open(a);
+    const auto grid = [&](const char* name) {
+        return out.read(std::string("/grid/") + name).values;
+    };
+    EXPECT_EQ(grid("swl")[0], 0.2);
+    EXPECT_EQ(grid("swl")[3], 0.1);
+    EXPECT_EQ(grid("swcr")[3], 0.2);
+    EXPECT_EQ(grid("sowcr")[1], 0.15);
+    EXPECT_EQ(grid("swu")[0], 0.8);   // region 1's table's
+    EXPECT_EQ(grid("swu")[3], 0.85);  // region 2's
+    EXPECT_EQ(grid("krw")[0], 0.6);
+    EXPECT_EQ(grid("kro")[3], 0.8);
+    EXPECT_EQ(grid("pcw")[0], 0.0);
+    EXPECT_DOUBLE_EQ(grid("pcw")[3], 9.0 * units::kPsi / units::kBar);
+    EXPECT_GT(grid("pcw")[2], 0.0);
+    EXPECT_NE(grid("pcw")[2], 6.0 * units::kPsi / units::kBar);
     const CliResult rc = run_heptane({"simulate", yaml, "-o", c, "--backend", "cpu"});
     ASSERT_EQ(rc.code, kExitOk) << rc.err << rc.out;
     EXPECT_EQ(run_heptane({"compare", a, c}).code, 1);
+    EXPECT_FALSE(h5::File::open(c).exists("/grid/swl"));  // no end points: none written
     // Without KRW, KRO and PCW: another run.
     const std::string d = path("saturations.h5");
     const CliResult rd =
