@@ -1,5 +1,6 @@
 #include "app/deck_fluid.hpp"
 
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -67,8 +68,19 @@ void read_relperm(const Value& v, grid::RelPerm& rp, const grid::FluidUnits& uni
             }
         }
         rp.table = grid::relperm_table(rows);
+        if (auto x = m.optional("ppcwmax")) {  // design decision 99
+            const double cap = x->number();
+            if (!(std::isfinite(cap) && cap > 0.0)) x->fail("must be > 0");
+            if (!rp.table.capillary) x->fail("the table has no capillary pressure to cap");
+            rp.swatinit_pc_max = cap * units.pressure;
+        }
         m.finish();
         return;
+    }
+    if (auto x = m.optional("ppcwmax")) {
+        x->fail(
+            "Corey's law has no capillary pressure: ppcwmax caps a table's (design "
+            "decision 99)");
     }
     if (auto x = m.optional("swc")) rp.swc = x->number();
     if (auto x = m.optional("sor")) rp.sor = x->number();

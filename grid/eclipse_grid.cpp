@@ -52,10 +52,10 @@ constexpr const char* kEndPointArraysText =
 /// saturation functions, so it is refused, never passed over.
 bool is_unbuilt_scaling(std::string_view k) {
     static constexpr std::string_view kUnbuilt[] = {
-        "PPCWMAX", "SWLPC", "KRWR",   "KRORW", "KRORG",  "ISWL",   "ISWCR",  "ISWU",
-        "ISOWCR",  "IKRW",  "IKRO",   "IPCW",  "ENPTVD", "ENKRVD", "ENPCVD", "SCALECRS",
-        "SGL",     "SGCR",  "SGU",    "SOGCR", "KRG",    "KRGR",   "PCG",    "SGLPC",
-        "SWLX",    "SWCRX", "SOWCRX", "KRWX",  "KROX"};
+        "SWLPC",    "KRWR",  "KRORW", "KRORG", "ISWL",   "ISWCR",  "ISWU",
+        "ISOWCR",   "IKRW",  "IKRO",  "IPCW",  "ENPTVD", "ENKRVD", "ENPCVD",
+        "SCALECRS", "SGL",   "SGCR",  "SGU",   "SOGCR",  "KRG",    "KRGR",
+        "PCG",      "SGLPC", "SWLX",  "SWCRX", "SOWCRX", "KRWX",   "KROX"};
     return std::find(std::begin(kUnbuilt), std::end(kUnbuilt), k) != std::end(kUnbuilt);
 }
 

@@ -3,12 +3,14 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <utility>
 #include <vector>
 
 #include "core/base/errors.hpp"
+#include "core/base/text.hpp"
 #include "core/base/units.hpp"
 #include "grid/pvt_table.hpp"
 #include "grid/saturation_table.hpp"
@@ -51,6 +53,73 @@ std::vector<PvtRow> pvdo_rows(const KeywordRecord& r, const FluidUnits& units) {
     const std::string error = pvt_table_error(rows);
     if (!error.empty()) throw InputError(r.where + error);
     return rows;
+}
+
+/// PPCWMAX (design decision 99): `count` records, one a saturation table, "Pcmax [YES|NO] /":
+/// the largest Pc SWATINIT may scale the table's to [Pa] (the file's pressure unit, else
+/// `fallback`'s; defaulted: no cap, infinity) and whether Eclipse moves the connate water
+/// instead (NO, the default; YES refused). Empty without PPCWMAX. Errors at the record's line.
+std::vector<double> read_ppcwmax(const std::string& path, std::size_t count,
+                                 const FluidUnits& fallback) {
+    const std::string text = detail::read_whole_file(path);
+    detail::EclipseTokenizer tokens(text);
+    detail::Token t;
+    FluidUnits units = fallback;
+    bool found = false;
+    while (!found && tokens.next(t)) {
+        if (!detail::starts_line(text, t.offset)) continue;
+        read_unit_keyword(std::string(t.text), units);
+        found = t.text == "PPCWMAX";
+    }
+    if (!found) return {};
+    const std::string keyword = detail::where(path, text, t.offset) + "PPCWMAX: ";
+    std::vector<double> caps;
+    for (std::size_t q = 0; q < count; ++q) {
+        std::vector<std::string> items;  // "n*" expanded to n empty (defaulted) items
+        std::string here = keyword;
+        bool ended = false;
+        while (!ended && tokens.next(t)) {
+            const std::string token(t.text);
+            here = detail::where(path, text, t.offset) + "PPCWMAX: ";
+            if (token == "/") {
+                ended = true;
+            } else if (detail::is_keyword(token) && detail::starts_line(text, t.offset) &&
+                       token != "YES" && token != "NO") {
+                break;
+            } else if (token.size() > 1 && token.back() == '*' &&
+                       token.find_first_not_of("0123456789") == token.size() - 1) {
+                items.resize(items.size() + std::stoul(token.substr(0, token.size() - 1)));
+            } else {
+                items.push_back(token.front() == '\'' && token.size() >= 2
+                                    ? token.substr(1, token.size() - 2)
+                                    : token);
+            }
+        }
+        if (!ended) {
+            throw InputError(keyword + std::to_string(q) + " of the " + std::to_string(count) +
+                             " records the saturation tables need (TABDIMS item 1), each ended "
+                             "by '/'");
+        }
+        if (items.size() > 2) throw InputError(here + "a record is Pcmax [YES|NO]: too many items");
+        double cap = std::numeric_limits<double>::infinity();
+        if (!items.empty() && !items[0].empty()) {
+            if (!detail::parse_double(items[0], cap) || !(cap > 0.0)) {
+                throw InputError(here + "item 1 (the largest Pc) must be a number > 0, got " +
+                                 quote_input(items[0]));
+            }
+            cap *= units.pressure;
+        }
+        const std::string modify = items.size() > 1 ? items[1] : std::string();
+        if (modify == "YES") {
+            throw InputError(here +
+                             "item 2 YES (the connate water moved to hold SWATINIT) is not "
+                             "supported: give NO (the Pc capped, the cell below its SWATINIT)");
+        }
+        if (!modify.empty() && modify != "NO")
+            throw InputError(here + "item 2 must be YES or NO, got " + quote_input(modify));
+        caps.push_back(cap);
+    }
+    return caps;
 }
 
 }  // namespace
@@ -98,7 +167,7 @@ class PropsKeywords {
                k == "SOWCR" || k == "KRW" || k == "KRO" || k == "PCW" || k == "SWATINIT" ||
                k == "EQUALS" || k == "MULTIPLY" || k == "ADD" || k == "COPY" || k == "MINVALUE" ||
                k == "MAXVALUE" || k == "BOX" || k == "ENDBOX" || k == "FIELD" || k == "METRIC" ||
-               k == "LAB" || k == "TABDIMS";
+               k == "LAB" || k == "TABDIMS" || k == "PPCWMAX";
     }
     static bool is_gas(const std::string& k) {
         return k == "SGOF" || k == "SGFN" || k == "SLGOF" || k == "PVDG" || k == "PVTG" ||
@@ -198,12 +267,16 @@ TwoPhaseParams read_eclipse_fluid(const std::string& path, const FluidUnits& fal
         more_regions != nullptr
             ? read_swof_tables(path, fallback)
             : detail::read_swof_tables(path, fallback, "not supported here: give one table");
+    const std::vector<double> caps = read_ppcwmax(path, swof.size(), fallback);
     params.relperm = RelPerm{};
     params.relperm.table = relperm_table(swof.front());
+    if (!caps.empty()) params.relperm.swatinit_pc_max = caps[0];
     if (more_regions != nullptr) {
         more_regions->assign(swof.size() - 1, RelPerm{});
-        for (std::size_t q = 1; q < swof.size(); ++q)
+        for (std::size_t q = 1; q < swof.size(); ++q) {
             (*more_regions)[q - 1].table = relperm_table(swof[q]);
+            if (!caps.empty()) (*more_regions)[q - 1].swatinit_pc_max = caps[q];
+        }
     }
     return params;
 }

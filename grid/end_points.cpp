@@ -54,8 +54,7 @@ std::string end_point_check(const Grid3D& grid, const RockFields& rock,
     for (const std::vector<double>& v : given) {
         if (!v.empty() && v.size() != n) return "one end point a cell";
     }
-    if (!rock.pc_scale.empty() && (rock.pc_scale.size() != n || rock.swatinit.size() != n))
-        return "one Pc factor and SWATINIT a cell";
+    if (!rock.pc_scale.empty() && rock.pc_scale.size() != n) return "one Pc factor a cell";
     const auto value = [&](std::size_t q, std::size_t m) {
         return given[q].empty() ? std::nan("") : given[q][m];
     };
@@ -76,7 +75,7 @@ std::string end_point_check(const Grid3D& grid, const RockFields& rock,
             if (q < 4) *ends[q] = value(q, m);
             own = true;
         }
-        const bool swatinit = !rock.pc_scale.empty() && !std::isnan(rock.swatinit[m]);
+        const bool swatinit = !rock.pc_scale.empty() && !std::isnan(rock.pc_scale[m]);
         own = own || swatinit;
         if (!own || !rock.is_active(cell)) {
             e = t.ends;  // an inactive cell's are not used
@@ -141,7 +140,7 @@ SwatinitCount scale_to_swatinit(const TwoPhaseCells& cells, const std::vector<Eq
     const std::vector<double> pc_eq = cells.equilibrium_capillary_pressure(regions);
     const std::size_t n = pc_eq.size();
     rock.swatinit.assign(n, std::nan(""));
-    rock.pc_scale.assign(n, 1.0);
+    rock.pc_scale.assign(n, std::nan(""));
     SwatinitCount count;
     for (std::size_t m = 0; m < n; ++m) {
         const auto cell = static_cast<index_t>(m);
@@ -159,8 +158,15 @@ SwatinitCount scale_to_swatinit(const TwoPhaseCells& cells, const std::vector<Eq
             ++count.kept;
             continue;
         }
+        const double factor = pc_eq[m] / pc_i;
+        const double cap = c.law->swatinit_pc_max / t.pcow[0];  // PPCWMAX's (decision 99)
+        if (factor > cap) {  // the cap's factor: the cell starts below its SWATINIT
+            rock.pc_scale[m] = cap;
+            ++count.capped;
+            continue;
+        }
         rock.swatinit[m] = sw_i;
-        rock.pc_scale[m] = pc_eq[m] / pc_i;
+        rock.pc_scale[m] = factor;
         ++count.honoured;
     }
     return count;

@@ -80,6 +80,7 @@ std::array<std::vector<double>, kEndPointArrays> cell_end_point_values(
 struct SwatinitCount {
     long long honoured = 0;  ///< cells whose Pc was scaled to hold their SWATINIT
     long long kept = 0;      ///< cells with a SWATINIT that keep their equilibrium saturation
+    long long capped = 0;    ///< cells whose factor PPCWMAX capped (below their SWATINIT)
 };
 
 /// SWATINIT's vertical scaling (design decision 97, Eclipse's): each active cell with a
@@ -88,9 +89,12 @@ struct SwatinitCount {
 /// SWL < sw_i < SWU of the cell and its (horizontally scaled) Pc(sw_i) is above the Pc at SWU
 /// gets the factor Pc_eq / Pc(sw_i) on its Pc, so its equilibrium saturation is sw_i; every
 /// other cell keeps its equilibrium saturation (below the free-water level, sw_i at or beyond
-/// its end points, no Pc there). Writes rock.swatinit (sw_i where honoured, NaN elsewhere) and
-/// rock.pc_scale (the factor, 1 elsewhere); `cells` is the model on `rock` before (its end
-/// points; the factor replaces a PCW's, which the Pc it scales leaves out).
+/// its end points, no Pc there). A factor that would take the table's largest Pc above its
+/// law's swatinit_pc_max (PPCWMAX, design decision 99) is that cap's instead, and the cell
+/// starts at the equilibrium of its capped Pc, below its SWATINIT. Writes rock.swatinit (sw_i
+/// where honoured, NaN elsewhere) and rock.pc_scale (the factor where honoured or capped, NaN
+/// elsewhere); `cells` is the model on `rock` before (its end points; the factor replaces a
+/// PCW's, which the Pc it scales leaves out).
 SwatinitCount scale_to_swatinit(const TwoPhaseCells& cells, const std::vector<Equilibrium>& regions,
                                 const std::vector<double>& swatinit, RockFields& rock);
 

@@ -4,6 +4,7 @@
 /// and shared by the host and the device. A model's saturation regions each hold one RelPerm
 /// (grid/two_phase.hpp's TwoPhaseCells); a cell may scale its region's table to its own end
 /// points (CellRelPerm).
+#include <limits>
 #include <string>
 
 #include "core/base/canonical_math.hpp"
@@ -50,6 +51,9 @@ struct RelPerm {
     double krw_max = 1.0;  ///< water relative permeability at S_w = 1 - sor
     double kro_max = 1.0;  ///< oil relative permeability at S_w = swc
     RelPermTable table;
+    /// The largest Pc SWATINIT may scale the table's to [Pa] (Eclipse's PPCWMAX, design
+    /// decision 99; grid/end_points.hpp's scale_to_swatinit); infinity: no cap.
+    double swatinit_pc_max = std::numeric_limits<double>::infinity();
 };
 
 /// The connate water saturation: the table's first row, else Corey's swc.

@@ -85,7 +85,8 @@ struct RockFields {
     std::array<std::vector<double>, kEndPointArrays> end_points;
     /// SWATINIT (design decision 97): each cell's initial water saturation where its Pc was
     /// scaled to hold it (the initial state takes it), NaN elsewhere; empty: none. pc_scale:
-    /// each cell's factor of its Pc (1 where not scaled); empty: none.
+    /// each cell's factor of its Pc where SWATINIT scaled it (held, or capped by PPCWMAX:
+    /// decision 99), NaN elsewhere (a PCW's factor or none); empty: none.
     std::vector<double> swatinit, pc_scale;
     /// Transmissibility multipliers of each cell's +i, +j, +k face (Eclipse MULTX/Y/Z);
     /// empty: 1.

@@ -247,6 +247,13 @@ std::vector<grid::RelPerm> saturation_laws(const ModelSpec& spec) {
     return laws;
 }
 
+/// Whether a saturation region caps SWATINIT's Pc (PPCWMAX, design decision 99).
+bool has_swatinit_cap(const ModelSpec& spec) {
+    const std::vector<grid::RelPerm> laws = saturation_laws(spec);
+    return std::any_of(laws.begin(), laws.end(),
+                       [](const grid::RelPerm& rp) { return std::isfinite(rp.swatinit_pc_max); });
+}
+
 /// The cells' end points against their tables (grid::end_point_check): an InputError at the
 /// first end point's key the deck gives (else grid.eclipse's) naming the cell.
 void check_end_points(const grid::Grid3D& g, const ModelSpec& spec, const grid::RockFields& rock) {
@@ -282,7 +289,11 @@ void apply_swatinit(Model& out, const ModelSpec& spec, const std::vector<double>
                         "equilibrium's; " +
                         std::to_string(n.kept) +
                         " keep their equilibrium saturation (below the free-water level, at or "
-                        "beyond their SWL or SWU, or without a capillary pressure there)");
+                        "beyond their SWL or SWU, or without a capillary pressure there)" +
+                        (n.capped > 0 ? "; " + std::to_string(n.capped) +
+                                            " start below it, their capillary pressure capped "
+                                            "at their table's PPCWMAX"
+                                      : std::string()));
 }
 
 }  // namespace
@@ -323,7 +334,13 @@ Model generate(const ModelSpec& spec, bool with_system) {
         const std::vector<double> swatinit = grid::build_scaling_array(
             out.grid, spec.swatinit, "SWATINIT", grid::ScalingQuantity::saturation, out.rock,
             eclipse ? &spec.eclipse : nullptr, eclipse ? &files : nullptr, out.notes);
-        if (!swatinit.empty()) apply_swatinit(out, spec, swatinit);
+        if (!swatinit.empty()) {
+            apply_swatinit(out, spec, swatinit);
+        } else if (has_swatinit_cap(spec)) {
+            out.notes.push_back(
+                "fluid: PPCWMAX (ppcwmax) caps SWATINIT's scaling of Pc, and the deck has no "
+                "SWATINIT: the cap changes nothing");
+        }
         out.end_points = grid::cell_end_point_values(out.grid, out.rock, saturation_laws(spec));
     }
     validate_perforations(out.grid, out.rock, spec.wells);

@@ -7,6 +7,8 @@
 
 #include <array>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -440,7 +442,7 @@ TEST_F(EclipseDeck, RegionArraysBesideSatnumAreCheckedOrNoted) {
 // passed over with a note (as Eclipse passes them over), and the run is the unscaled deck's;
 // the arrays and rock.end_points both are an error.
 TEST_F(EclipseDeck, EndscaleScalesEachCellsTableAsTheEndPointsWrittenOut) {
-    const auto deck_with = [&](const std::string& runspec) {
+    const auto deck_with = [&](const std::string& runspec, const std::string& more = "") {
         std::ifstream in(source_path("tests/app/decks/satnum_regions.DATA"));
         std::stringstream text;
         text << in.rdbuf();
@@ -451,7 +453,7 @@ TEST_F(EclipseDeck, EndscaleScalesEachCellsTableAsTheEndPointsWrittenOut) {
                      "SWL\n 60*0.2 60*0.1 /\nSWCR\n 60*0.25 60*0.2 /\n"
                      "EQUALS\n SOWCR 0.15 /\n/\nSWATINIT\n 120*0.5 /\n"
                      "KRW\n 60*0.6 60*0.5 /\nKRO\n 60*0.7 60*0.8 /\nPCW\n 60*0 60*9 /\n" +
-                         regions);
+                         more + regions);
         std::ofstream(path("satnum_regions.DATA")) << data;
         std::filesystem::copy_file(source_path("tests/app/decks/satnum_regions.yaml"),
                                    path("deck.yaml"),
@@ -528,6 +530,27 @@ TEST_F(EclipseDeck, EndscaleScalesEachCellsTableAsTheEndPointsWrittenOut) {
                      "cpu", "--set", "rock.end_points={swl: 0.2}"});
     EXPECT_EQ(twice.code, kExitBadInput);
     EXPECT_THAT(twice.err, HasSubstr("rock.end_points.swl: grid.eclipse's files give SWL too"));
+    // PPCWMAX (design decision 99): region 2's cap at half the largest Pc SWATINIT gave cell
+    // (0, 0, 2), in the DATA file and as fluid.relperm[1].ppcwmax, bit for bit; the cell's
+    // factor is the cap's and it starts below its SWATINIT.
+    char cap[32];
+    std::snprintf(cap, sizeof cap, "%.17g", grid("pcw")[2] * units::kBar / units::kPsi / 2.0);
+    const std::string ca = path("capped.h5"), cb = path("capped_yaml.h5");
+    const CliResult rca = run_heptane(
+        {"simulate", deck_with("ENDSCALE\n/\n", "PPCWMAX\n 1* /\n " + std::string(cap) + " NO /\n"),
+         "-o", ca, "--backend", "cpu"});
+    ASSERT_EQ(rca.code, kExitOk) << rca.err << rca.out;
+    EXPECT_THAT(rca.err, HasSubstr("start below it, their capillary pressure capped at their "
+                                   "table's PPCWMAX"));
+    const CliResult rcb =
+        run_heptane({"simulate", yaml, "-o", cb, "--backend", "cpu", "--set", end_points, "--set",
+                     "rock.swatinit=0.5", "--set", "fluid.relperm[1].ppcwmax=" + std::string(cap)});
+    ASSERT_EQ(rcb.code, kExitOk) << rcb.err << rcb.out;
+    EXPECT_EQ(run_heptane({"compare", ca, cb, "--rtol", "0", "--atol", "0"}).code, kExitOk);
+    const h5::File capped = h5::File::open(ca);
+    EXPECT_LT(capped.read("/timesteps/00000/water_saturation").values[2], 0.5);
+    EXPECT_NEAR(capped.read("/grid/pcw").values[2], std::atof(cap) * units::kPsi / units::kBar,
+                1e-12);
 }
 
 // Equilibration regions (design decision 92): EQLDIMS 2, EQLNUM putting the top layer in

@@ -362,9 +362,9 @@ TEST(EclipseGrid, PropsEndPointArraysAreReadWithTheirEditsAndEndscaleKept) {
     EXPECT_THAT(error_reading("RUNSPEC\nENDSCALE\n", {3, 2, 1}),
                 HasSubstr(":2: ENDSCALE: the file ends before the '/'"));
     EXPECT_THAT(error_reading("PORO\n 6*0.2 /\nPROPS\nSWOF\n 0.2 0 1 0\n 0.8 1 0 0 /\n"
-                              "PPCWMAX\n 6*0.3 /\n",
+                              "SWLPC\n 6*0.3 /\n",
                               {3, 2, 1}),
-                HasSubstr(":7: PPCWMAX: not supported: heptane's end-point scaling is the "
+                HasSubstr(":7: SWLPC: not supported: heptane's end-point scaling is the "
                           "two-point scaling"));
     EXPECT_THAT(error_reading("PORO\n 6*0.2 /\nPROPS\nKRWR\n 6*0.3 /\n", {3, 2, 1}),
                 HasSubstr(":4: KRWR: not supported"));

@@ -198,6 +198,40 @@ TEST(EclipseProps, EveryOtherPropsKeywordIsNotedOrRefused) {
     EXPECT_THAT(notes[0], HasSubstr(":16: STONE1: passed over"));
 }
 
+// PPCWMAX (design decision 99): one record a saturation table, the largest Pc SWATINIT may
+// scale it to (the file's pressure unit; defaulted: no cap), item 2 NO or defaulted; YES, a
+// record short, a cap <= 0 or another word are errors at the record's line.
+TEST(EclipseProps, PpcwmaxCapsEachTablesSwatinitPc) {
+    const std::string second = " 0.1 0 0.9 5\n 0.9 0.8 0 0 /\n";
+    const auto deck = [&](const std::string& records) {
+        return "RUNSPEC\nFIELD\nTABDIMS\n 2 /\n" + props("6000 1 5e-6 3 0") + second + "PPCWMAX\n" +
+               records;  // PPCWMAX at line 19
+    };
+    const TempFile f(deck(" 5 NO /\n 1* /\n"));
+    std::vector<RelPerm> more;
+    std::vector<std::string> notes;
+    const TwoPhaseParams p = read_eclipse_fluid(f.path(), kMetric, {}, &more, &notes);
+    EXPECT_EQ(p.relperm.swatinit_pc_max, 5.0 * units::kPsi);
+    ASSERT_EQ(more.size(), 1u);
+    EXPECT_TRUE(std::isinf(more[0].swatinit_pc_max));
+    EXPECT_TRUE(notes.empty());                                     // read, not noted
+    const TempFile plain(deck("").substr(0, deck("").size() - 8));  // no PPCWMAX: no caps
+    EXPECT_TRUE(
+        std::isinf(read_eclipse_fluid(plain.path(), kMetric, {}, &more).relperm.swatinit_pc_max));
+    const auto error = [&](const std::string& records) {
+        const TempFile bad(deck(records));
+        return input_error_of([&] { read_eclipse_fluid(bad.path(), kMetric, {}, &more); });
+    };
+    EXPECT_THAT(error(" 5 YES /\n 1* /\n"),
+                HasSubstr(":20: PPCWMAX: item 2 YES (the connate water moved to hold SWATINIT) "
+                          "is not supported"));
+    EXPECT_THAT(error(" 5 /\n"), HasSubstr(":19: PPCWMAX: 1 of the 2 records the saturation "
+                                           "tables need"));
+    EXPECT_THAT(error(" 5 /\n -1 /\n"),
+                HasSubstr(":21: PPCWMAX: item 1 (the largest Pc) must be a number > 0"));
+    EXPECT_THAT(error(" 5 MAYBE /\n 1* /\n"), HasSubstr(":20: PPCWMAX: item 2 must be YES or NO"));
+}
+
 // Saturation regions: TABDIMS 2 gives two SWOF tables; region 1's is params.relperm, region
 // 2's comes back through more_regions (each Pc in the file's unit); without more_regions the
 // file is refused at TABDIMS's line.

@@ -61,7 +61,7 @@ TEST(Swatinit, EachCellStartsAtItsSwatinitAndTheStateIsAtRest) {
             EXPECT_NE(model.rock.pc_scale[m], 1.0);
         } else {  // below the free-water level: the water zone
             EXPECT_TRUE(std::isnan(model.rock.swatinit[m])) << m;
-            EXPECT_EQ(model.rock.pc_scale[m], 1.0);
+            EXPECT_TRUE(std::isnan(model.rock.pc_scale[m])) << m;
             EXPECT_EQ(x0.sw[m], 0.8) << m;
         }
     }
@@ -98,7 +98,7 @@ TEST(Swatinit, ACellAtOrBeyondItsEndPointsKeepsItsEquilibriumSaturation) {
         const int k = static_cast<int>(m % kNz);
         if (k <= 1 || k >= 10) {
             EXPECT_EQ(xa.sw[m], xb.sw[m]) << m;
-            EXPECT_EQ(model.rock.pc_scale[m], 1.0) << m;
+            EXPECT_TRUE(std::isnan(model.rock.pc_scale[m])) << m;
         } else {
             EXPECT_EQ(xa.sw[m], spec.swatinit.layers[k]) << m;
         }
@@ -132,6 +132,60 @@ TEST(Swatinit, ItsFactorReplacesPcwsWhereItScalesACell) {
             EXPECT_EQ(x0.sw[m], spec.swatinit.layers[k]) << m;
         }
     }
+}
+
+// PPCWMAX (design decision 99): a factor that would take the table's largest Pc (3 bar) above
+// the cap is the cap's; those cells start at the equilibrium of their capped Pc, below their
+// SWATINIT (water lost, as Eclipse's), the others as without the cap, bit for bit.
+TEST(Swatinit, PpcwmaxCapsTheFactorAndTheCellStartsBelowItsSwatinit) {
+    const wells::ModelSpec plain_spec = swatinit_spec();
+    const wells::Model plain = wells::generate(plain_spec, false);
+    std::vector<double> factors;
+    for (const double f : plain.rock.pc_scale) {
+        if (!std::isnan(f)) factors.push_back(f);
+    }
+    std::sort(factors.begin(), factors.end());
+    wells::ModelSpec spec = swatinit_spec();
+    grid::RelPerm& law = spec.two_phase.relperm;
+    law.swatinit_pc_max = factors[factors.size() / 2] * law.table.pcow[0];
+    const double cap = law.swatinit_pc_max / law.table.pcow[0];
+    const wells::Model model = wells::generate(spec, false);
+    const wells::TwoPhaseSystem sys(model.grid, model.rock, spec.two_phase, spec.wells);
+    const grid::CellState x0 = wells::initial_cell_state(sys.cells(), spec.initial);
+    long long capped = 0;
+    for (index_t m = 0; m < kNx * kNy * kNz; ++m) {
+        const double f = plain.rock.pc_scale[m];
+        const double sw_i = spec.swatinit.layers[m % kNz];
+        if (std::isnan(f) || f <= cap) {  // as without the cap
+            EXPECT_TRUE(model.rock.pc_scale[m] == f ||
+                        (std::isnan(f) && std::isnan(model.rock.pc_scale[m])))
+                << m;
+            if (!std::isnan(f)) {
+                EXPECT_EQ(x0.sw[m], sw_i) << m;
+            }
+            continue;
+        }
+        ++capped;
+        EXPECT_EQ(model.rock.pc_scale[m], cap) << m;
+        EXPECT_TRUE(std::isnan(model.rock.swatinit[m])) << m;
+        EXPECT_LT(x0.sw[m], sw_i) << m;
+        EXPECT_GE(x0.sw[m], 0.2) << m;  // on the capped curve (SWL where it is below Pc_eq)
+    }
+    EXPECT_GE(capped, 6);
+    const auto note =
+        std::find_if(model.notes.begin(), model.notes.end(), [&](const std::string& s) {
+            return s.find("; " + std::to_string(capped) + " start below it") != std::string::npos;
+        });
+    EXPECT_NE(note, model.notes.end());
+    // Without SWATINIT the cap changes nothing, said in a note.
+    wells::ModelSpec none = spec;
+    none.swatinit = wells::ModelSpec{}.swatinit;
+    const wells::Model uncapped = wells::generate(none, false);
+    EXPECT_NE(std::find_if(uncapped.notes.begin(), uncapped.notes.end(),
+                           [](const std::string& s) {
+                               return s.find("the cap changes nothing") != std::string::npos;
+                           }),
+              uncapped.notes.end());
 }
 
 }  // namespace
