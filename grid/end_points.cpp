@@ -55,7 +55,7 @@ std::string end_point_check(const Grid3D& grid, const RockFields& rock,
         if (!v.empty() && v.size() != n) return "one end point a cell";
     }
     if (!rock.pc_scale.empty() && rock.pc_scale.size() != n) return "one Pc factor a cell";
-    const auto value = [&](std::size_t q, std::size_t m) {
+    const auto given_at = [&](std::size_t q, std::size_t m) {
         return given[q].empty() ? std::nan("") : given[q][m];
     };
     out.resize(n);
@@ -71,8 +71,8 @@ std::string end_point_check(const Grid3D& grid, const RockFields& rock,
         double* const ends[4] = {&e.swl, &e.swcr, &e.swu, &e.sowcr};
         bool own = false;
         for (std::size_t q = 0; q < given.size(); ++q) {
-            if (std::isnan(value(q, m))) continue;
-            if (q < 4) *ends[q] = value(q, m);
+            if (std::isnan(given_at(q, m))) continue;
+            if (q < 4) *ends[q] = given_at(q, m);
             own = true;
         }
         const bool swatinit = !rock.pc_scale.empty() && !std::isnan(rock.pc_scale[m]);
@@ -93,11 +93,11 @@ std::string end_point_check(const Grid3D& grid, const RockFields& rock,
         }
         const int last = t.rows - 1;
         std::string error =
-            vertical_factor(value(4, m), t.krw[last], "KRW", "krw at SWU", e.krw_scale);
+            vertical_factor(given_at(4, m), t.krw[last], "KRW", "krw at SWU", e.krw_scale);
         if (error.empty())
-            error = vertical_factor(value(5, m), t.kro[0], "KRO", "kro at SWL", e.kro_scale);
+            error = vertical_factor(given_at(5, m), t.kro[0], "KRO", "kro at SWL", e.kro_scale);
         if (error.empty()) {
-            error = vertical_factor(value(kPcEndPoint, m), t.capillary ? t.pcow[0] : 0.0, "PCW",
+            error = vertical_factor(given_at(kPcEndPoint, m), t.capillary ? t.pcow[0] : 0.0, "PCW",
                                     "Pc at SWL", e.pc_scale);
         }
         if (!error.empty()) return region + error;
