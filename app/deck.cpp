@@ -283,9 +283,7 @@ class DeckReader {
         if (!two_phase) v.fail("the synthetic model has no saturation tables");
         Mapping m(v);
         for (std::size_t q = 0; q < grid::kEndPointKeywords.size(); ++q) {
-            std::string name = grid::kEndPointKeywords[q];
-            for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-            auto f = m.optional(name);
+            auto f = m.optional(grid::kEndPointKeys[q]);
             if (!f) continue;
             model().end_points[q] = read_saturation_field(*f, grid::kEndPointKeywords[q]);
             if (q == grid::kPcEndPoint) model().end_points[q].unit = u_.pressure;

@@ -231,13 +231,12 @@ std::vector<XdmfField> write_grid(h5::File& f, const wells::Model& model) {
     // Each cell's effective end points and largest krw, kro and Pc where the model scales its
     // tables (design decisions 95, 97, 98; pcw is Eclipse's PPCW, SWATINIT's factor included).
     if (!model.end_points[0].empty()) {
-        const char* names[] = {"swl", "swcr", "swu", "sowcr", "krw", "kro", "pcw"};
         for (std::size_t q = 0; q < model.end_points.size(); ++q) {
             const bool pc = q == grid::kPcEndPoint;
-            f.write(std::string("/grid/") + names[q],
-                    field(model.end_points[q], pc ? 1.0 / units::kBar : 1.0), shape,
-                    pc ? "bar" : "1");
-            fields.push_back({names[q], std::string("/grid/") + names[q]});
+            const std::string name = grid::kEndPointKeys[q];
+            f.write("/grid/" + name, field(model.end_points[q], pc ? 1.0 / units::kBar : 1.0),
+                    shape, pc ? "bar" : "1");
+            fields.push_back({name, "/grid/" + name});
         }
     }
     return fields;

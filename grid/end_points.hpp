@@ -21,6 +21,9 @@ namespace heptane::grid {
 /// relative permeabilities, a capillary pressure.
 inline constexpr std::array<const char*, kEndPointArrays> kEndPointKeywords = {
     "SWL", "SWCR", "SWU", "SOWCR", "KRW", "KRO", "PCW"};
+/// The same, as the YAML deck's rock.end_points keys and the output's /grid names.
+inline constexpr std::array<const char*, kEndPointArrays> kEndPointKeys = {
+    "swl", "swcr", "swu", "sowcr", "krw", "kro", "pcw"};
 inline constexpr std::size_t kFirstRelPermEndPoint = 4;  ///< KRW's index
 inline constexpr std::size_t kPcEndPoint = 6;            ///< PCW's index
 

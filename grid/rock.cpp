@@ -99,12 +99,9 @@ std::map<std::string, std::vector<double>> read_eclipse_arrays(const Grid3D& gri
     const auto grid_eclipse = [&](const std::string& what) {
         return InputError(key,
                           spec.file + ": " + what +
-                              "; a rock field file holds PERMX, PERMY, PERMZ, PORO, "
-                              "SATNUM, FIPNUM, EQLNUM, SWL, SWCR, SWU, SOWCR, KRW, KRO, PCW and "
-                              "SWATINIT "
-                              "only: give this file as "
-                              "grid.eclipse, "
-                              "where the rest applies");
+                              "; a rock field file holds PERMX, PERMY, PERMZ, PORO, SATNUM, "
+                              "FIPNUM, EQLNUM, SWL, SWCR, SWU, SOWCR, KRW, KRO, PCW and SWATINIT "
+                              "only: give this file as grid.eclipse, where the rest applies");
     };
     if (!data.region_multipliers.empty()) throw grid_eclipse("gives MULTREGT");
     if (!data.notes.empty() || !data.units.empty() || !data.endscale.empty())

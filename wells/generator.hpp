@@ -2,7 +2,6 @@
 /// @file Builds a GH system from a model description: the entry point app/ calls after
 /// parsing a deck (DESIGN section 4).
 #include <array>
-#include <iterator>
 #include <limits>
 #include <string>
 #include <vector>
@@ -67,11 +66,10 @@ inline grid::FieldSpec defaulted_regions(const char* key) {
 /// array with ENDSCALE, else the cells' tables' end points.
 inline grid::EndPointSpecs defaulted_end_points() {
     grid::EndPointSpecs specs;
-    const char* keys[] = {"rock.end_points.swl",   "rock.end_points.swcr", "rock.end_points.swu",
-                          "rock.end_points.sowcr", "rock.end_points.krw",  "rock.end_points.kro",
-                          "rock.end_points.pcw"};
-    static_assert(std::size(keys) == grid::kEndPointArrays);
-    for (std::size_t q = 0; q < specs.size(); ++q) specs[q] = defaulted_regions(keys[q]);
+    for (std::size_t q = 0; q < specs.size(); ++q) {
+        specs[q] =
+            defaulted_regions((std::string("rock.end_points.") + grid::kEndPointKeys[q]).c_str());
+    }
     return specs;
 }
 
