@@ -113,6 +113,9 @@ bool EclipseTokenizer::next(Token& token) {
     }
     token.text = text_.substr(start, pos_ - start);
     token.offset = start;
+    if (is_section_keyword(token.text) && starts_line(text_, start)) {
+        while (pos_ < n && text_[pos_] != '\n') ++pos_;  // the rest of its line: a comment
+    }
     return true;
 }
 

@@ -35,7 +35,9 @@ struct Token {
 };
 
 /// Splits Eclipse text into tokens: "--" starts a comment to the end of the line (also glued
-/// to a token), "/" is always a token of its own, quoted strings are single tokens.
+/// to a token), "/" is always a token of its own, quoted strings are single tokens. A section
+/// keyword (is_section_keyword) that starts its line ends it: Eclipse reads a keyword's line
+/// no further, and decks decorate those lines (SPE10 model 2's "SOLUTION ====...").
 class EclipseTokenizer {
   public:
     explicit EclipseTokenizer(std::string_view text) : text_(text) {}

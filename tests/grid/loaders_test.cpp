@@ -283,6 +283,22 @@ TEST(Eclipse, RepeatsCommentsAndGluedSlash) {
     EXPECT_EQ(arrays.at("PORO"), (std::vector<double>{0.2, 0.2, 0.2, 0.2}));
 }
 
+// Eclipse reads a section keyword's line no further: SPE10 model 2's deck decorates them
+// ("SOLUTION ====..."). The rest of such a line is a comment; a keyword that is not a
+// section's keeps its line (a record after it there is read, as before).
+TEST(Eclipse, ASectionKeywordsLineEndsWithIt) {
+    const TempFile file(
+        "RUNSPEC ==== the run\nDIMENS\n 2 1 1 /\nGRID =====================\nPERMX 1 2 /\n"
+        "PROPS ==== 12 /\n");
+    const auto arrays = read_eclipse_grid(file.path(), {2, 1, 1}).arrays;
+    EXPECT_EQ(arrays.at("PERMX"), (std::vector<double>{1.0, 2.0}));
+    const TempFile quoted("GRID\nPERMX\n 'GRID' 2 /\n");  // a word of a record: an error
+    EXPECT_THAT(input_error_of([&] {
+                    read_eclipse_grid(quoted.path(), {2, 1, 1});
+                }),
+                HasSubstr(":3: PERMX: "));
+}
+
 TEST(Eclipse, BadRepeatCountIsAnError) {
     const TempFile file("PERMX\n 0*2.0 /\n");
     EXPECT_THAT(input_error_of([&] {
