@@ -43,7 +43,7 @@ int cmd_bench_assembly(const BenchArgs& args, std::ostream& out) {
     const wells::InitialState& init = deck.model.initial;
     const grid::CellState x = wells::initial_cell_state(sys.cells(), init);
     const std::vector<double> p_bh = sys.wells().initial_bhp(x);
-    const std::vector<wells::WellControl> controls = sys.wells().initial_controls();
+    const std::vector<wells::WellControl> controls = sys.wells().initial_controls(x);
     const double dt = deck.model.dt;
     const grid::Grid3D& g = model.grid;
 

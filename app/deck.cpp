@@ -536,9 +536,10 @@ UnitFactors unit_factors(UnitSystem u) {
                 units::kStockTankBarrel / units::kDay,
                 "ft",
                 "psi",
-                "stb/day"};
+                "stb/day",
+                "rb/day"};
     }
-    return {1.0, units::kBar, 1.0, 1.0 / units::kDay, "m", "bar", "sm3/day"};
+    return {1.0, units::kBar, 1.0, 1.0 / units::kDay, "m", "bar", "sm3/day", "rm3/day"};
 }
 
 DeckError::DeckError(const std::string& where, const InputError& e)

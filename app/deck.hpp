@@ -25,8 +25,14 @@ struct UnitFactors {
     const char* length_name;
     const char* pressure_name;
     const char* rate_name;
+    const char* reservoir_rate_name;  ///< a reservoir volume rate's: "rb/day", "rm3/day"
 };
 UnitFactors unit_factors(UnitSystem u);
+/// The unit of a rate control of kind k in the deck's units: a reservoir_rate's reservoir
+/// volume rate, else the surface rate's.
+inline const char* rate_name(const UnitFactors& u, wells::ControlKind k) {
+    return k == wells::ControlKind::reservoir_rate ? u.reservoir_rate_name : u.rate_name;
+}
 
 struct OutputSettings {
     std::string file;          ///< HDF5 output path (default: <deck stem>.h5)
@@ -113,8 +119,7 @@ Deck load_deck(const std::string& path, const std::vector<std::string>& override
 /// deck (DeckError). A matrix deck is an InputError at `system` (only `run` solves those).
 /// with_system false: the validated grid, rock and wells only (a simulation's start).
 /// `notes` (default std::cerr) gets what of the Eclipse files was not read, one line each.
-wells::Model build_model(const Deck& deck, bool with_system = true,
-                         std::ostream* notes = nullptr);
+wells::Model build_model(const Deck& deck, bool with_system = true, std::ostream* notes = nullptr);
 
 /// Reads the matrix (and rhs file) of a matrix deck, promotes it to its block size and makes
 /// the rhs. A malformed file throws MatrixMarketError ("FILE:LINE: detail", exit 2) as is;

@@ -200,9 +200,16 @@ void read_eclipse_schedule(const Value& file, const std::string& path, Deck& dec
     }
     const auto kind = [](const grid::EclipseControl& c) {
         if (!c.rate) return wells::ControlKind::bhp;
-        return c.phase == grid::RatePhase::oil     ? wells::ControlKind::oil_rate
-               : c.phase == grid::RatePhase::water ? wells::ControlKind::water_rate
-                                                   : wells::ControlKind::rate;
+        switch (c.phase) {
+            case grid::RatePhase::oil:
+                return wells::ControlKind::oil_rate;
+            case grid::RatePhase::water:
+                return wells::ControlKind::water_rate;
+            case grid::RatePhase::reservoir:
+                return wells::ControlKind::reservoir_rate;
+            default:
+                return wells::ControlKind::rate;
+        }
     };
     const auto set_control = [&](const grid::EclipseControl& c, wells::WellSpec& w) {
         w.control = kind(c);
@@ -302,10 +309,10 @@ void read_eclipse_schedule(const Value& file, const std::string& path, Deck& dec
 }  // namespace
 
 wells::ControlKind read_control_kind(const Value& kind) {
-    constexpr wells::ControlKind kinds[] = {wells::ControlKind::rate, wells::ControlKind::bhp,
-                                            wells::ControlKind::oil_rate,
-                                            wells::ControlKind::water_rate};
-    return kinds[kind.choice({"rate", "bhp", "oil_rate", "water_rate"})];
+    constexpr wells::ControlKind kinds[] = {
+        wells::ControlKind::rate, wells::ControlKind::bhp, wells::ControlKind::oil_rate,
+        wells::ControlKind::water_rate, wells::ControlKind::reservoir_rate};
+    return kinds[kind.choice({"rate", "bhp", "oil_rate", "water_rate", "reservoir_rate"})];
 }
 
 void read_schedule(const Value& v, Deck& deck, const UnitFactors& u,

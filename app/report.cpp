@@ -146,7 +146,7 @@ void print_system_summary(std::ostream& out, const Deck& deck, const wells::Mode
             << (w.type == wells::WellType::producer ? "producer" : "injector") << " at (i, j) = ("
             << w.i << ", " << w.j << "), k " << w.k_first << ".." << w.k_last << ", "
             << (rate ? std::string(wells::control_kind_name(w.control)) + " " +
-                           general(w.target / u.rate) + " " + u.rate_name
+                           general(w.target / u.rate) + " " + rate_name(u, w.control)
                      : "bhp " + general(w.target / u.pressure) + " " + u.pressure_name)
             << '\n';
     }

@@ -75,16 +75,19 @@ class Reader {
     std::string path_;
 };
 
-/// A control kind in a checkpoint: 0 bhp, 1 rate (the liquid's), 2 oil_rate, 3 water_rate.
-constexpr wells::ControlKind kKinds[] = {wells::ControlKind::bhp, wells::ControlKind::rate,
-                                         wells::ControlKind::oil_rate,
-                                         wells::ControlKind::water_rate};
+/// A control kind in a checkpoint: 0 bhp, 1 rate (the liquid's), 2 oil_rate, 3 water_rate,
+/// 4 reservoir_rate.
+constexpr wells::ControlKind kKinds[] = {
+    wells::ControlKind::bhp, wells::ControlKind::rate, wells::ControlKind::oil_rate,
+    wells::ControlKind::water_rate, wells::ControlKind::reservoir_rate};
 
 wells::ControlKind control_kind(const Reader& r, const std::string& where, double code) {
-    for (int c = 0; c < 4; ++c) {
+    for (int c = 0; c < 5; ++c) {
         if (code == c) return kKinds[c];
     }
-    r.fail(where, "a control kind is 0 (bhp), 1 (rate), 2 (oil_rate) or 3 (water_rate)");
+    r.fail(where,
+           "a control kind is 0 (bhp), 1 (rate), 2 (oil_rate), 3 (water_rate) or 4 "
+           "(reservoir_rate)");
 }
 
 bool flag(const Reader& r, const std::string& where, double v) {

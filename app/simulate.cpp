@@ -48,13 +48,13 @@ std::string general(double v, int digits = 6) {
     return text;
 }
 
-/// A control in the deck's units: "rate 5000 stb/day", "oil_rate 800 stb/day", "BHP 4000
-/// psi", "shut".
+/// A control in the deck's units: "rate 5000 stb/day", "oil_rate 800 stb/day",
+/// "reservoir_rate 5000 rb/day", "BHP 4000 psi", "shut".
 std::string control_text(const wells::WellControl& c, const UnitFactors& u) {
     if (!c.open) return "shut";
     if (wells::is_rate(c.kind)) {
         return std::string(wells::control_kind_name(c.kind)) + " " + general(c.target / u.rate) +
-               " " + u.rate_name;
+               " " + rate_name(u, c.kind);
     }
     return "BHP " + general(c.target / u.pressure) + " " + u.pressure_name;
 }

@@ -67,7 +67,7 @@ void write_wells(h5::File& f, const Deck& deck, const sim::Simulator& sim) {
         f.write(g + "/water_total", water_total, {n}, volume_name(u));
         f.write(g + "/control", control, {n});
         f.attr(g + "/control", "codes",
-               std::string("0 shut, 1 rate, 2 bhp, 3 oil_rate, 4 water_rate"));
+               std::string("0 shut, 1 rate, 2 bhp, 3 oil_rate, 4 water_rate, 5 reservoir_rate"));
         // A history well's observations (WOPRH, WWPRH / WWIRH, WBHPH; design decision 90).
         const std::vector<WellObservation> observed = observed_history(deck, sim, w);
         if (observed.empty()) continue;
@@ -350,6 +350,8 @@ int control_code(const wells::WellControl& c) {
             return 3;
         case wells::ControlKind::water_rate:
             return 4;
+        case wells::ControlKind::reservoir_rate:
+            return 5;
     }
     return 2;
 }

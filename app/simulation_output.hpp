@@ -137,7 +137,7 @@ HistoryMisfit history_misfit(const sim::Simulator& sim, std::size_t w,
 std::string volume_name(const UnitFactors& u);
 
 /// Well control as stored in /wells/NAME/control: 0 shut, 1 rate (the liquid's), 2 BHP,
-/// 3 oil rate, 4 water rate.
+/// 3 oil rate, 4 water rate, 5 reservoir volume rate.
 int control_code(const wells::WellControl& c);
 
 }  // namespace heptane::app

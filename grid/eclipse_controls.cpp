@@ -119,11 +119,18 @@ EclipseControl wconinje_control(const Items& r, const ControlContext& x) {
     c.injector = true;
     if (r.word(1, "") != "WATER") r.fail(1, "(the injected phase) must be WATER");
     const std::string mode = r.word(3, "");
-    if (mode != "RATE" && mode != "BHP") r.fail(3, "(the control) must be RATE or BHP");
-    c.rate = mode == "RATE";
-    r.defaulted(5, "the reservoir volume rate");
+    if (mode != "RATE" && mode != "RESV" && mode != "BHP") {
+        r.fail(3, "(the control) must be RATE, RESV or BHP");
+    }
+    c.rate = mode != "BHP";
+    // Item 5 the surface rate, item 6 the reservoir volume rate: the control's is its target,
+    // the other (a limit beside it) must be defaulted.
+    const bool reservoir = mode == "RESV";
+    if (reservoir) c.phase = RatePhase::reservoir;
+    r.defaulted(reservoir ? 4 : 5, c.rate ? "a rate limit beside the well's rate control"
+                                          : "a rate limit on a BHP-controlled injector");
     if (!c.rate) r.defaulted(4, "a rate limit on a BHP-controlled injector");
-    prediction_targets(r, x, c, 4, 6);
+    prediction_targets(r, x, c, reservoir ? 5 : 4, 6);
     return c;
 }
 
@@ -136,8 +143,10 @@ EclipseControl wconprod_control(const Items& r, const ControlContext& x) {
         const char* mode;
         std::size_t item;
         RatePhase phase;
-    } rates[] = {
-        {"ORAT", 3, RatePhase::oil}, {"WRAT", 4, RatePhase::water}, {"LRAT", 6, RatePhase::liquid}};
+    } rates[] = {{"ORAT", 3, RatePhase::oil},
+                 {"WRAT", 4, RatePhase::water},
+                 {"LRAT", 6, RatePhase::liquid},
+                 {"RESV", 7, RatePhase::reservoir}};
     std::size_t target = 0;  // the rate's item, 0: BHP control
     for (const auto& q : rates) {
         if (mode == q.mode) {
@@ -146,7 +155,7 @@ EclipseControl wconprod_control(const Items& r, const ControlContext& x) {
         }
     }
     if (target == 0 && mode != "BHP") {
-        r.fail(2, "(the control) must be ORAT, WRAT, LRAT or BHP");
+        r.fail(2, "(the control) must be ORAT, WRAT, LRAT, RESV or BHP");
     }
     c.rate = target != 0;
     for (std::size_t q = 3; q <= 7; ++q) {

@@ -253,10 +253,11 @@ class ScheduleReader {
     /// Eclipse's, which changes the target where the item is the well's control mode and the
     /// limit otherwise: BHP the BHP target of a BHP control, else the BHP limit (a producer's
     /// floor, an injector's ceiling); ORAT, WRAT, LRAT (a producer) and RATE (an injector) the
-    /// rate target of the well's control on it. A record of the well's controls with the value
-    /// changed, its status kept. Refused: a rate that is not the well's control (heptane's well
-    /// has no rate limits beside it), the well shut by a history record without a rate, and
-    /// every other item (GRAT, RESV, THP, VFP, LIFT, GUID, ...).
+    /// rate target of the well's control on it, RESV (either) its reservoir volume rate target
+    /// (design decision 100). A record of the well's controls with the value changed, its
+    /// status kept. Refused: a rate that is not the well's control (heptane's well has no rate
+    /// limits beside it), the well shut by a history record without a rate, and every other
+    /// item (GRAT, THP, VFP, LIFT, GUID, ...).
     void weltarg(const Items& r) {
         const std::string what = r.word(1, "");
         const double value = r.number(2);
@@ -268,13 +269,14 @@ class ScheduleReader {
         } rates[] = {{"ORAT", false, RatePhase::oil},
                      {"WRAT", false, RatePhase::water},
                      {"LRAT", false, RatePhase::liquid},
-                     {"RATE", true, RatePhase::liquid}};
+                     {"RATE", true, RatePhase::liquid},
+                     {"RESV", false, RatePhase::reservoir}};  // an injector's too
         const auto rate = std::find_if(std::begin(rates), std::end(rates),
                                        [&](const auto& q) { return what == q.item; });
         if (!bhp && rate == std::end(rates)) {
             r.fail(1,
-                   "(the quantity) must be BHP, ORAT, WRAT, LRAT or RATE (heptane has no gas, no "
-                   "reservoir-volume, THP, VFP or group controls)");
+                   "(the quantity) must be BHP, ORAT, WRAT, LRAT, RATE or RESV (heptane has no "
+                   "gas, THP, VFP or group controls)");
         }
         if (!(std::isfinite(value) && (bhp ? value >= 0.0 : value > 0.0))) {
             r.fail(2, bhp ? "(the BHP) must be >= 0 (0: no limit)" : "(the rate) must be > 0");
@@ -302,7 +304,9 @@ class ScheduleReader {
                 if (!c.rate && value == 0.0)
                     r.fail(2, "(the BHP target of a BHP control) must be > 0");
             } else {
-                if (rate->injector != c.injector || !c.rate || c.phase != rate->phase) {
+                const bool either = rate->phase == RatePhase::reservoir;
+                if ((!either && rate->injector != c.injector) || !c.rate ||
+                    c.phase != rate->phase) {
                     r.fail(1, "(" + what + ") is not well " + w->name +
                                   "'s control: heptane's well has one rate, its control's (no "
                                   "rate limits beside it)");

@@ -26,8 +26,9 @@ struct EclipseWell {
     double bhp_depth = std::nan("");
 };
 
-/// Which surface rate a rate control holds (design decision 82).
-enum class RatePhase { liquid, oil, water };
+/// Which rate a rate control holds (design decisions 82, 100): a surface rate (the liquid's,
+/// the oil's, the water's) or the reservoir volume rate of oil and water (RESV).
+enum class RatePhase { liquid, oil, water, reservoir };
 
 /// One WCONINJE, WCONPROD, WCONHIST or WCONINJH record: a well's control from `time` on; or a
 /// WELOPEN record: its status alone (status_only).
@@ -37,8 +38,10 @@ struct EclipseControl {
     std::string where;  ///< "path:line: WCONPROD: " of the record
     bool injector = false;
     bool open = true;
-    bool rate = false;  ///< rate control (WCONINJE RATE, WCONPROD LRAT / ORAT / WRAT), else BHP
-    RatePhase phase = RatePhase::liquid;  ///< a rate's: WCONPROD ORAT the oil's, WRAT the water's
+    bool rate = false;  ///< rate control (WCONINJE RATE / RESV, WCONPROD LRAT / ORAT / WRAT /
+                        ///< RESV), else BHP
+    RatePhase phase = RatePhase::liquid;  ///< a rate's: WCONPROD ORAT the oil's, WRAT the
+                                          ///< water's, RESV (either record) the reservoir's
     /// WELOPEN (design decision 83): `open` alone, the well's controls kept (the rest unused).
     bool status_only = false;
     /// WELTARG (design decision 91): the well's controls with one target or limit changed,

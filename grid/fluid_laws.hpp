@@ -148,6 +148,12 @@ HEPTANE_HD inline double reference_volume_factor(const TwoPhaseParams& prm, int 
     return a == kOil ? prm.oil.volume_factor : prm.water.volume_factor;
 }
 
+/// Phase a's formation volume factor at pressure p [reservoir m^3 / surface m^3]: rho_s over
+/// its density there (a reservoir-volume rate's conversion, design decision 100).
+HEPTANE_HD inline double volume_factor(const TwoPhaseParams& prm, int a, double p) {
+    return (a == kOil ? prm.oil.density : prm.water.density) / phase_density(prm, a, p);
+}
+
 /// Phase a's density at the reference pressure: rho_s / B(p_ref) (exactly
 /// reservoir_density for the slightly compressible law).
 HEPTANE_HD inline double reference_density(const TwoPhaseParams& prm, int a) {

@@ -29,10 +29,11 @@ void validate(const Schedule& schedule, const std::vector<wells::WellSpec>& well
             if (!(std::isfinite(e.target) && e.target > 0.0)) {
                 throw InputError(e.key + ".control.value", "must be > 0");
             }
-            if (!producer && *e.kind != wells::ControlKind::rate &&
-                *e.kind != wells::ControlKind::bhp) {
-                throw InputError(e.key + ".control.kind",
-                                 "'" + w.name + "' is an injector: its rate is `rate`");
+            if (!producer && (*e.kind == wells::ControlKind::oil_rate ||
+                              *e.kind == wells::ControlKind::water_rate)) {
+                throw InputError(
+                    e.key + ".control.kind",
+                    "'" + w.name + "' is an injector: its rate is `rate` or `reservoir_rate`");
             }
             w.control = *e.kind;
             w.target = e.target;

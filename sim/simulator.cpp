@@ -168,9 +168,27 @@ void Simulator::refresh_controls() {
             const bool producer = specs[w].type == WellType::producer;
             controls_[w] = {true, ControlKind::bhp, producer ? s.min_bhp : s.max_bhp};
         } else {
-            controls_[w] = {true, s.kind, s.target};
+            controls_[w] = scheduled_control(s);
         }
     }
+}
+
+wells::WellControl Simulator::scheduled_control(const WellState& s) const {
+    wells::WellControl c{true, s.kind, s.target};
+    if (s.kind == ControlKind::reservoir_rate) {
+        c.factor[grid::kOil] = reservoir_factors_[grid::kOil];
+        c.factor[grid::kWater] = reservoir_factors_[grid::kWater];
+    }
+    return c;
+}
+
+void Simulator::convert_reservoir_rates() {
+    const bool any = std::any_of(wells_.begin(), wells_.end(), [](const WellState& s) {
+        return s.open && s.kind == ControlKind::reservoir_rate;
+    });
+    if (!any) return;
+    reservoir_factors_ = system_.wells().reservoir_factors(newton_system_->state().cells);
+    refresh_controls();
 }
 
 void Simulator::apply_event(const WellEvent& e) {
@@ -253,7 +271,7 @@ bool Simulator::check_limits(std::vector<int>& switches, std::vector<ControlSwit
             why = ControlChange::limit;
         } else {
             // At its limit the well would deliver more than its rate target: back to the rate.
-            const double rate = wells::controlled_rate(s.kind, rates[w]);
+            const double rate = wells::controlled_rate(scheduled_control(s), rates[w]);
             const double q = producer ? rate : -rate;
             if (q <= s.target) continue;
             s.on_limit = false;
@@ -388,6 +406,7 @@ Outcome Simulator::run(const Observer& observer) {
             if (observer.control)
                 observer.control({time_, e.well, controls_[e.well], ControlChange::event, &e});
         }
+        convert_reservoir_rates();  // the step's attempts start from the same state
         const double stop =
             std::min(schedule_.report_times[next_report],
                      next_event < events.size() ? events[next_event].time : INFINITY);

@@ -196,6 +196,12 @@ class Simulator {
 
     void apply_event(const WellEvent& e);
     void refresh_controls();
+    /// Well s's own control (open, its kind and target, a reservoir rate's factors).
+    wells::WellControl scheduled_control(const WellState& s) const;
+    /// At a time step's start, while an open well is under a reservoir_rate control: the
+    /// factors at the state now (TwoPhaseWells::reservoir_factors; a GPU's fields are copied
+    /// to the host for it, once a step), fixed over the step's attempts (design decision 100).
+    void convert_reservoir_rates();
     /// One Newton solve of a step of length dt from the current state; true when converged.
     bool newton_step(double dt, Attempt& a);
     /// Switches wells at their limits and back; the switches are added to `pending`.
@@ -217,7 +223,8 @@ class Simulator {
     std::size_t next_report_ = 0;  ///< report times passed
     std::size_t next_event_ = 0;   ///< events applied (events_in_order)
     std::vector<WellState> wells_;
-    std::vector<wells::WellControl> controls_;  ///< the active controls of wells_
+    std::vector<wells::WellControl> controls_;           ///< the active controls of wells_
+    std::array<double, 2> reservoir_factors_{1.0, 1.0};  ///< convert_reservoir_rates'
 
     std::vector<StepRecord> steps_;
     std::vector<NewtonRecord> newton_;

@@ -1,10 +1,12 @@
 #include "wells/two_phase_wells.hpp"
 
 #include <cmath>
+#include <stdexcept>
 #include <string>
 
 #include "core/base/errors.hpp"
 #include "core/base/units.hpp"
+#include "core/base/vector_ops.hpp"
 #include "grid/dual.hpp"
 
 namespace heptane::wells {
@@ -63,11 +65,47 @@ std::vector<double> TwoPhaseWells::initial_bhp(const grid::CellState& x) const {
     return p_bh;
 }
 
-std::vector<WellControl> TwoPhaseWells::initial_controls() const {
+std::vector<WellControl> TwoPhaseWells::initial_controls(const grid::CellState& x) const {
     std::vector<WellControl> c(wells_.size());
-    for (std::size_t w = 0; w < wells_.size(); ++w)
+    bool reservoir = false;
+    for (std::size_t w = 0; w < wells_.size(); ++w) {
         c[w] = {true, wells_[w].control, wells_[w].target};
+        reservoir = reservoir || c[w].kind == ControlKind::reservoir_rate;
+    }
+    if (!reservoir) return c;  // no pass over the cells
+    const std::array<double, 2> b = reservoir_factors(x);
+    for (WellControl& ctl : c) {
+        if (ctl.kind != ControlKind::reservoir_rate) continue;
+        ctl.factor[kOil] = b[kOil];
+        ctl.factor[kWater] = b[kWater];
+    }
     return c;
+}
+
+double TwoPhaseWells::mean_hydrocarbon_pressure(const grid::CellState& x) const {
+    const grid::TwoPhaseCellsView v = cells_.view();
+    const grid::TwoPhaseParams& prm = v.params;
+    const double* p = x.p.data();
+    const double* sw = x.sw.data();
+    // (PV (1 - S_w) p, PV (1 - S_w), PV p, PV) in the canonical order.
+    const auto sums = vec::fused_sums<4>(cells_.grid().num_cells(), [&](index_t m, double* t) {
+        const double pv = v.volume[m] * grid::rock_porosity(v.porosity[m], prm.rock_compressibility,
+                                                            p[m], prm.reference_pressure);
+        const double hpv = pv * (1.0 - sw[m]);
+        t[0] = hpv * p[m];
+        t[1] = hpv;
+        t[2] = pv * p[m];
+        t[3] = pv;
+    });
+    if (sums[1] > 0.0) return sums[0] / sums[1];
+    if (sums[3] > 0.0) return sums[2] / sums[3];
+    throw std::invalid_argument("mean_hydrocarbon_pressure: no cell has pore volume");
+}
+
+std::array<double, 2> TwoPhaseWells::reservoir_factors(const grid::CellState& x) const {
+    const double p = mean_hydrocarbon_pressure(x);
+    return {grid::volume_factor(cells_.params(), kOil, p),
+            grid::volume_factor(cells_.params(), kWater, p)};
 }
 
 TwoPhaseWellsView TwoPhaseWells::view() const {
@@ -85,7 +123,7 @@ TwoPhaseWellsView TwoPhaseWells::view() const {
 void TwoPhaseWells::assemble(const grid::CellState& x, const std::vector<double>& p_bh,
                              std::vector<double>& res, std::vector<double>& res_wells,
                              GHMatrix* jac) const {
-    assemble(x, p_bh, initial_controls(), res, res_wells, jac);
+    assemble(x, p_bh, initial_controls(x), res, res_wells, jac);
 }
 
 void TwoPhaseWells::assemble(const grid::CellState& x, const std::vector<double>& p_bh,

@@ -20,8 +20,12 @@
 ///   rate: producer  sum_l (q_o/rho_o_s + q_w/rho_w_s) kTimeScale - target kTimeScale
 ///         injector -sum_l  q_w/rho_w_s kTimeScale               - target kTimeScale
 ///   oil_rate, water_rate (producers): sum_l q_a/rho_a_s kTimeScale - target kTimeScale
+///   reservoir_rate: as rate with each phase's surface rate times its factor B_a (its formation
+///         volume factor at the field's mean pressure, fixed over a time step: design
+///         decision 100), so that the target is a reservoir volume rate
 ///   shut: (p_bh - target) / kPressureScale with no flow through its perforations (the well
 ///         keeps its unknown, so a simulation's GH structure never changes)
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -37,6 +41,9 @@ struct WellControl {
     bool open = true;
     ControlKind kind = ControlKind::bhp;
     double target = 0.0;  ///< rate [m^3/s] or BHP [Pa]; a shut well: the p_bh it keeps
+    /// reservoir_rate: the reservoir volume of a surface m^3 of oil and of water (kOil,
+    /// kWater), reservoir_factors' at the time step's start; unused by the other kinds.
+    double factor[2] = {1.0, 1.0};
 };
 
 /// Surface volume rates of a well [m^3/s], out of the reservoir > 0 (an injector's water
@@ -46,12 +53,20 @@ struct WellRates {
     double water = 0.0;
 };
 
-/// The surface rate a rate control of kind k holds, out of the reservoir: the oil's, the
-/// water's, or the liquid's (for `rate`; an injector's oil is 0, so its water).
-inline double controlled_rate(ControlKind k, const WellRates& q) {
-    return k == ControlKind::oil_rate     ? q.oil
-           : k == ControlKind::water_rate ? q.water
-                                          : q.oil + q.water;
+/// The rate a rate control c holds, out of the reservoir: the oil's, the water's or the
+/// liquid's surface rate (for `rate`; an injector's oil is 0, so its water), or for
+/// reservoir_rate their reservoir volume with c's factors.
+inline double controlled_rate(const WellControl& c, const WellRates& q) {
+    switch (c.kind) {
+        case ControlKind::oil_rate:
+            return q.oil;
+        case ControlKind::water_rate:
+            return q.water;
+        case ControlKind::reservoir_rate:
+            return c.factor[0] * q.oil + c.factor[1] * q.water;
+        default:
+            return q.oil + q.water;
+    }
 }
 
 // ---- one well's terms, on the host and the device (issue 23) -------------------------------
@@ -137,7 +152,9 @@ HEPTANE_HD inline grid::Dual<3> assemble_perforation(const grid::TwoPhaseCellsVi
     D3 perf_rate(0.0);  // this perforation's surface volume rate [m^3/day] under ctl
     for (int a = 0; a < 2; ++a) {
         res_cells[2 * m + a] += q[a].v;
-        if (controls_phase(ctl.kind, a)) perf_rate += q[a];
+        if (controls_phase(ctl.kind, a)) {
+            perf_rate += ctl.kind == ControlKind::reservoir_rate ? ctl.factor[a] * q[a] : q[a];
+        }
         if (jac.bdia != nullptr) {
             for (int c = 0; c < 2; ++c)
                 jac.bdia[((kCenter * 2 + a) * 2 + c) * jac.stride + m - jac.first] += q[a].d[c];
@@ -225,8 +242,18 @@ class TwoPhaseWells {
     std::vector<WellRates> rates(const grid::CellState& x, const std::vector<double>& p_bh,
                                  const std::vector<WellControl>& controls) const;
 
-    /// The controls of the specs: open, their kind and target.
-    std::vector<WellControl> initial_controls() const;
+    /// The controls of the specs at state x: open, their kind and target, a reservoir_rate's
+    /// factors reservoir_factors(x)'s.
+    std::vector<WellControl> initial_controls(const grid::CellState& x) const;
+
+    /// The factors of a reservoir_rate control at state x (Eclipse's RESV; design decision
+    /// 100): each phase's formation volume factor at mean_hydrocarbon_pressure(x), as OPM Flow
+    /// converts RESV rates with its field's mean hydrocarbon pressure.
+    std::array<double, 2> reservoir_factors(const grid::CellState& x) const;
+    /// The mean oil pressure of x's cells [Pa], weighted by their hydrocarbon pore volume
+    /// PV(p) (1 - S_w), or by their pore volume where no cell holds oil: canonical sums, so
+    /// every backend and rank count gets the same bits.
+    double mean_hydrocarbon_pressure(const grid::CellState& x) const;
 
     /// A starting p_bh per well: the target for BHP wells; for rate wells the wellbore
     /// pressure equal to the pressure of the first perforated cell (no flow yet).

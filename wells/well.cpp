@@ -81,6 +81,8 @@ const char* control_kind_name(ControlKind k) {
             return "oil_rate";
         case ControlKind::water_rate:
             return "water_rate";
+        case ControlKind::reservoir_rate:
+            return "reservoir_rate";
     }
     return "?";
 }
@@ -121,8 +123,9 @@ void validate_wells(const grid::Grid3D& g, const std::vector<WellSpec>& wells) {
         if (w.type == WellType::injector &&
             (w.control == ControlKind::oil_rate || w.control == ControlKind::water_rate)) {
             throw InputError(well_key(n, "control.kind"),
-                             "an injector's rate is `rate` (the water it injects); oil_rate and "
-                             "water_rate are a producer's");
+                             "an injector's rate is `rate` (the water it injects) or "
+                             "`reservoir_rate` (its reservoir volume); oil_rate and water_rate "
+                             "are a producer's");
         }
         check_limits(w, n);
         if (!positive_finite(w.radius)) throw InputError(well_key(n, "radius"), "must be > 0");

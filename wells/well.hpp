@@ -15,13 +15,15 @@ namespace heptane::wells {
 enum class WellType { injector, producer };
 /// A well's control: a surface rate, the liquid's (oil + water; an injector's water) or one
 /// phase's (a producer's oil or water: Eclipse's WCONPROD ORAT, WRAT; design decision 82),
-/// or its bottom-hole pressure.
-enum class ControlKind { rate, bhp, oil_rate, water_rate };
+/// its bottom-hole pressure, or the reservoir volume of its oil and water (Eclipse's RESV:
+/// the surface rates times their formation volume factors at the field's mean pressure;
+/// design decision 100).
+enum class ControlKind { rate, bhp, oil_rate, water_rate, reservoir_rate };
 
 /// Whether a control holds a surface rate.
 HEPTANE_HD constexpr bool is_rate(ControlKind k) { return k != ControlKind::bhp; }
 
-/// The deck's name of a control kind: rate, bhp, oil_rate, water_rate.
+/// The deck's name of a control kind: rate, bhp, oil_rate, water_rate, reservoir_rate.
 const char* control_kind_name(ControlKind k);
 
 /// A vertical well with one contiguous perforation interval. SI units.
@@ -33,7 +35,9 @@ struct WellSpec {
     ControlKind control = ControlKind::bhp;
     /// rate: total surface volume rate [m^3/s], > 0 (production for a producer, water
     /// injection for an injector); oil_rate, water_rate: a producer's oil or water surface
-    /// rate; bhp: bottom-hole pressure [Pa] at the well's reference depth (bhp_depth).
+    /// rate; reservoir_rate: the reservoir volume rate [m^3/s] of its oil and water (an
+    /// injector's water); bhp: bottom-hole pressure [Pa] at the well's reference depth
+    /// (bhp_depth).
     double target = 0.0;
     double radius = 0.1;  ///< wellbore radius r_w [m]
     double skin = 0.0;    ///< skin factor [-]

@@ -138,6 +138,22 @@ TEST(Simulate, ARestartKeepsPhaseRateControls) {
     EXPECT_EQ(pb.back(), 4.0);   // water rate
 }
 
+// Design decision 100: INJ and PR on reservoir volume rates from the YAML deck, INJ's changed
+// by an event; a restart converts them at the checkpoint's state, as the whole run did at day
+// 20, so the restarted file is the whole run's bit for bit; /wells stores the control (code 5).
+TEST(Simulate, ARestartKeepsReservoirRateControls) {
+    const RestartedRun r = expect_the_restart_is_the_whole_run(
+        "restart_reservoir_rates",
+        {"--set", "wells[0].control={kind: reservoir_rate, value: 150}", "--set",
+         "wells[2].control={kind: reservoir_rate, value: 120}", "--set",
+         "schedule.events=[{time: 10, well: INJ, control: {kind: reservoir_rate, value: 200}}]"});
+    const h5::File f = h5::File::open(r.full);
+    EXPECT_EQ(f.read("/wells/INJ/control").values.front(), 5.0);
+    EXPECT_EQ(f.read("/wells/PR/control").values.front(), 5.0);
+    EXPECT_NE(r.whole.out.find("INJ -> reservoir_rate 200 rb/day"), std::string::npos)
+        << r.whole.out;
+}
+
 // A run stopped after its first step (the wall-clock limit) and one ended at day 20 (a shut
 // well, a rate producer at its BHP limit), each restarted with the whole deck, a chain of
 // jobs on one file, a failed run rescued, and the completed run extended to day 90: each file is

@@ -401,7 +401,7 @@ void expect_newton_split_is_one_process(const SolverSettings& s, bool faulted = 
             return make_slab_solver(s, J, where, MPI_COMM_WORLD);
         },
         linear, &split);
-    const auto controls = r.system->wells().initial_controls();
+    const auto controls = r.system->wells().initial_controls(start.cells);
     const double dt = 5.0 * units::kDay;
     const sim::UpdateLimits limits{0.3, 0.2};
     serial->start_step();

@@ -53,7 +53,7 @@ void expect_device_is_host(const wells::Model& model, const wells::ModelSpec& sp
                                     spec.relperm_regions);
     const State s = perturbed(sys, 11);
     const double dt = 3.0 * units::kDay;
-    std::vector<wells::WellControl> controls = sys.wells().initial_controls();
+    std::vector<wells::WellControl> controls = sys.wells().initial_controls(s.x);
     ASSERT_GE(controls.size(), 4u);
     controls[3].open = false;  // a shut well keeps its unknown and has no flow
 
@@ -187,6 +187,18 @@ TEST_F(DeviceAssembly, PhaseRateProducersAreTheHostsBits) {
     spec.wells[2].control = wells::ControlKind::oil_rate;
     spec.wells[0].control = wells::ControlKind::water_rate;
     spec.wells[0].target = 1.0e-4;  // m^3/s
+    expect_device_is_host(wells::generate(spec, false), spec);
+}
+
+TEST_F(DeviceAssembly, ReservoirRateWellsAreTheHostsBits) {
+    // The injector W1 and the producer W2 on reservoir volume rates (design decision 100): their
+    // rate equations weigh each phase's perforation flows by the factors initial_controls takes
+    // at the perturbed state (B at its mean hydrocarbon pressure, not 1).
+    wells::ModelSpec spec = test::two_phase_spec(7, 6, 5, test::corner_wells(7, 6, 5));
+    ASSERT_EQ(spec.wells[1].control, wells::ControlKind::rate);
+    ASSERT_EQ(spec.wells[2].control, wells::ControlKind::rate);
+    spec.wells[1].control = wells::ControlKind::reservoir_rate;
+    spec.wells[2].control = wells::ControlKind::reservoir_rate;
     expect_device_is_host(wells::generate(spec, false), spec);
 }
 

@@ -93,7 +93,7 @@ void expect_steps_are_the_hosts(const SolverCase& c, bool faulted) {
     auto host = sim::make_host_newton(*r.system, start, cpu_factory(c.preconditioner), linear());
     auto dev = make_device_newton(*r.system, start, gpu_factory(c), linear());
     expect_same_state(*host, *dev, "initial");
-    std::vector<wells::WellControl> controls = r.system->wells().initial_controls();
+    std::vector<wells::WellControl> controls = r.system->wells().initial_controls(start.cells);
     const sim::UpdateLimits limits{0.2, 0.2};
     for (int step = 0; step < 2; ++step) {
         const double dt = (step + 1) * 5.0 * kDay;

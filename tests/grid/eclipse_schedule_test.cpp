@@ -134,6 +134,53 @@ TEST(EclipseSchedule, OilAndWaterRateControls) {
     EXPECT_EQ(liquid.bhp_limit, 0.0);
 }
 
+// Design decision 100: RESV, an injector's (WCONINJE item 6) and a producer's (WCONPROD item
+// 8) reservoir volume rate, its target; WELTARG RESV changes it; the surface rate beside it
+// must be defaulted.
+TEST(EclipseSchedule, ReservoirVolumeRateControls) {
+    const double rb_day = units::kStockTankBarrel / units::kDay;  // a barrel either way
+    const TempFile f("RUNSPEC\nFIELD\n" + kWells +
+                     "WCONINJE\n 'I1' 'WATER' 'OPEN' 'RESV' 1* 5000 10000 /\n/\n"
+                     "WCONPROD\n 'P1' 'OPEN' 'RESV' 4* 4500 800 /\n/\n"
+                     "TSTEP\n 10 /\n"
+                     "WELTARG\n 'I1' 'RESV' 4000 /\n 'P1' 'RESV' 3000 /\n/\n"
+                     "TSTEP\n 10 /\n");
+    const EclipseSchedule s = read_eclipse_schedule(f.path(), kMetric);
+    ASSERT_EQ(s.controls.size(), 4u);
+    const EclipseControl &inj = s.controls[0], &prod = s.controls[1];
+    EXPECT_TRUE(inj.injector && inj.rate);
+    EXPECT_EQ(inj.phase, RatePhase::reservoir);
+    EXPECT_DOUBLE_EQ(inj.target, 5000.0 * rb_day);
+    EXPECT_DOUBLE_EQ(inj.bhp_limit, 10000.0 * units::kPsi);
+    EXPECT_TRUE(prod.rate);
+    EXPECT_EQ(prod.phase, RatePhase::reservoir);
+    EXPECT_DOUBLE_EQ(prod.target, 4500.0 * rb_day);
+    EXPECT_DOUBLE_EQ(prod.bhp_limit, 800.0 * units::kPsi);
+    EXPECT_EQ(s.controls[2].phase, RatePhase::reservoir);
+    EXPECT_DOUBLE_EQ(s.controls[2].target, 4000.0 * rb_day);
+    EXPECT_DOUBLE_EQ(s.controls[2].bhp_limit, 10000.0 * units::kPsi);
+    EXPECT_DOUBLE_EQ(s.controls[3].target, 3000.0 * rb_day);
+
+    const auto error = [&](const std::string& records) {
+        const TempFile bad("RUNSPEC\nFIELD\n" + kWells + records + "TSTEP\n 1 /\n");
+        return input_error_of([&] { read_eclipse_schedule(bad.path(), kMetric); });
+    };
+    EXPECT_THAT(error("WCONINJE\n 'I1' 'WATER' 'OPEN' 'RESV' 500 5000 /\n/\n"),
+                HasSubstr(":14: WCONINJE: item 5 (a rate limit beside the well's rate control) "
+                          "must be defaulted"));
+    EXPECT_THAT(error("WCONINJE\n 'I1' 'WATER' 'OPEN' 'RATE' 500 5000 /\n/\n"),
+                HasSubstr("item 6 (a rate limit beside the well's rate control) must be "
+                          "defaulted"));
+    EXPECT_THAT(error("WCONINJE\n 'I1' 'WATER' 'OPEN' 'RESV' /\n/\n"),
+                HasSubstr("WCONINJE: item 6"));
+    EXPECT_THAT(error("WCONPROD\n 'P1' 'OPEN' 'RESV' 100 3* 4500 /\n/\n"),
+                HasSubstr("WCONPROD: item 4 (a rate limit beside the well's rate control) must "
+                          "be defaulted"));
+    EXPECT_THAT(error("WCONPROD\n 'P1' 'OPEN' 'ORAT' 100 /\n/\nWELTARG\n 'P1' 'RESV' 90 "
+                      "/\n/\n"),
+                HasSubstr("WELTARG: item 2 (RESV) is not well P1's control"));
+}
+
 // Design decision 83: WELOPEN sets a well's status alone, at the start or later, and
 // WCONINJE, WCONPROD and WELOPEN take name patterns ('P*', 'P?'), one record a well matched,
 // in WELSPECS order.
@@ -381,7 +428,7 @@ TEST(EclipseSchedule, WeltargChangesATargetOrALimit) {
     EXPECT_THAT(error("'P1' 'RATE' 100 /"), HasSubstr("item 2 (RATE) is not well P1's control"));
     EXPECT_THAT(error("'I1' 'ORAT' 100 /"), HasSubstr("item 2 (ORAT) is not well I1's control"));
     EXPECT_THAT(error("'P1' 'GRAT' 100 /"),
-                HasSubstr("item 2 (the quantity) must be BHP, ORAT, WRAT, LRAT or RATE"));
+                HasSubstr("item 2 (the quantity) must be BHP, ORAT, WRAT, LRAT, RATE or RESV"));
     EXPECT_THAT(error("'P1' 'ORAT' 0 /"), HasSubstr("item 3 (the rate) must be > 0"));
     EXPECT_THAT(error("'P1' 'BHP' -1 /"), HasSubstr("item 3 (the BHP) must be >= 0"));
     EXPECT_THAT(error("'P1' 'BHP' 100 1 /"), HasSubstr("item 4 (later items) must be defaulted"));
@@ -527,10 +574,12 @@ TEST(EclipseSchedule, WhatTheModelCannotTakeIsRefusedAtItsLine) {
     }
     EXPECT_THAT(error(controls + "TSTEP\n 1 /\nWECON\n 'P1' 50 /\n/\n"),
                 HasSubstr(":20: WECON: after the last TSTEP or DATES"));
-    EXPECT_THAT(error("WCONPROD\n 'P1' 'OPEN' 'RESV' 4* 100 100 /\n/\nTSTEP\n 1 /\n"),
-                HasSubstr(":12: WCONPROD: item 3 (the control) must be ORAT, WRAT, LRAT or BHP"));
+    EXPECT_THAT(error("WCONPROD\n 'P1' 'OPEN' 'CRAT' 4* 100 100 /\n/\nTSTEP\n 1 /\n"),
+                HasSubstr(":12: WCONPROD: item 3 (the control) must be ORAT, WRAT, LRAT, RESV or "
+                          "BHP"));
     EXPECT_THAT(error("WCONPROD\n 'P1' 'OPEN' 'GRAT' 1* 1* 100 2* 100 /\n/\nTSTEP\n 1 /\n"),
-                HasSubstr(":12: WCONPROD: item 3 (the control) must be ORAT, WRAT, LRAT or BHP"));
+                HasSubstr(":12: WCONPROD: item 3 (the control) must be ORAT, WRAT, LRAT, RESV or "
+                          "BHP"));
     EXPECT_THAT(error("WCONPROD\n 'P1' 'OPEN' 'BHP' 100 4* 100 /\n/\nTSTEP\n 1 /\n"),
                 HasSubstr(":12: WCONPROD: item 4 (a rate limit on a BHP-controlled producer) "
                           "must be defaulted"));
