@@ -91,6 +91,27 @@ TEST(Deck, EveryShippedDeckLoads) {
     EXPECT_EQ(flood.schedule.newton.linear_tolerance_floor, sim::LinearFloor::criteria);
 }
 
+// inputs/spe10_eclipse.yaml reads the study's own deck (design decision 100): its PVDO oil,
+// its injector on a reservoir volume rate (WCONINJE RESV 5000 rb/day, 10,000 psi) through the
+// "SOLUTION ====" line, four BHP producers and 33 reports to day 2,000.
+TEST(Deck, Spe10EclipseDeckReadsTheStudysFluidAndSchedule) {
+    const Deck d = load_deck(source_path("inputs/spe10_eclipse.yaml"));
+    EXPECT_EQ(d.model.two_phase.oil_pvt.rows, 3);
+    ASSERT_EQ(d.model.wells.size(), 5u);
+    const wells::WellSpec& inj = d.model.wells[0];
+    EXPECT_EQ(inj.name, "INJ");
+    EXPECT_EQ(inj.type, wells::WellType::injector);
+    EXPECT_EQ(inj.control, wells::ControlKind::reservoir_rate);
+    EXPECT_DOUBLE_EQ(inj.target, 5000.0 * units::kStockTankBarrel / units::kDay);
+    EXPECT_DOUBLE_EQ(inj.max_bhp, 10000.0 * units::kPsi);
+    for (std::size_t w = 1; w < 5; ++w) {
+        EXPECT_EQ(d.model.wells[w].control, wells::ControlKind::bhp) << w;
+        EXPECT_DOUBLE_EQ(d.model.wells[w].target, 4000.0 * units::kPsi) << w;
+    }
+    ASSERT_EQ(d.schedule.report_times.size(), 33u);
+    EXPECT_DOUBLE_EQ(d.schedule.report_times.back(), 2000.0 * units::kDay);
+}
+
 TEST(Deck, LibraryFormatIsReadAndChecked) {
     // solver.library_format (inputs/README.md) picks the library baseline's cuSPARSE SpMV.
     const std::string deck = source_path("tests/app/decks/small_two_phase.yaml");
