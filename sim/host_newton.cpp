@@ -116,6 +116,9 @@ class HostNewton final : public NewtonSystem {
         return system_.wells().rates(state_.cells, state_.p_bh, controls);
     }
     std::vector<double> bhp() override { return state_.p_bh; }
+    double mean_hydrocarbon_pressure() override {
+        return system_.wells().mean_hydrocarbon_pressure(state_.cells);
+    }
     const State& state() override { return state_; }
     LinearStats linear_stats() const override { return linear_ ? linear_->stats() : LinearStats{}; }
     const LinearSolver* linear_solver() const override {

@@ -69,6 +69,10 @@ class NewtonSystem {
         const std::vector<wells::WellControl>& controls) = 0;
     /// The wells' bottom-hole pressures now [Pa].
     virtual std::vector<double> bhp() = 0;
+    /// The mean oil pressure of the cells now, weighted by their hydrocarbon pore volume
+    /// (TwoPhaseWells::mean_hydrocarbon_pressure's bits; a GPU reduces it on the device and
+    /// reads back four sums): a reservoir volume rate's conversion (design decision 100).
+    virtual double mean_hydrocarbon_pressure() = 0;
     /// The whole state now (a GPU copies its fields to the host: report times only).
     virtual const State& state() = 0;
     /// The linear stage's totals and its solver object (null before the first solve).

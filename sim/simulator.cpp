@@ -187,7 +187,8 @@ void Simulator::convert_reservoir_rates() {
         return s.open && s.kind == ControlKind::reservoir_rate;
     });
     if (!any) return;
-    reservoir_factors_ = system_.wells().reservoir_factors(newton_system_->state().cells);
+    reservoir_factors_ =
+        system_.wells().reservoir_factors(newton_system_->mean_hydrocarbon_pressure());
     refresh_controls();
 }
 

@@ -199,8 +199,8 @@ class Simulator {
     /// Well s's own control (open, its kind and target, a reservoir rate's factors).
     wells::WellControl scheduled_control(const WellState& s) const;
     /// At a time step's start, while an open well is under a reservoir_rate control: the
-    /// factors at the state now (TwoPhaseWells::reservoir_factors; a GPU's fields are copied
-    /// to the host for it, once a step), fixed over the step's attempts (design decision 100).
+    /// factors at the state now (TwoPhaseWells::reservoir_factors at the NewtonSystem's
+    /// mean_hydrocarbon_pressure), fixed over the step's attempts (design decision 100).
     void convert_reservoir_rates();
     /// One Newton solve of a step of length dt from the current state; true when converged.
     bool newton_step(double dt, Attempt& a);

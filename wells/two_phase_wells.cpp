@@ -82,28 +82,26 @@ std::vector<WellControl> TwoPhaseWells::initial_controls(const grid::CellState& 
     return c;
 }
 
-double TwoPhaseWells::mean_hydrocarbon_pressure(const grid::CellState& x) const {
-    const grid::TwoPhaseCellsView v = cells_.view();
-    const grid::TwoPhaseParams& prm = v.params;
-    const double* p = x.p.data();
-    const double* sw = x.sw.data();
-    // (PV (1 - S_w) p, PV (1 - S_w), PV p, PV) in the canonical order.
-    const auto sums = vec::fused_sums<4>(cells_.grid().num_cells(), [&](index_t m, double* t) {
-        const double pv = v.volume[m] * grid::rock_porosity(v.porosity[m], prm.rock_compressibility,
-                                                            p[m], prm.reference_pressure);
-        const double hpv = pv * (1.0 - sw[m]);
-        t[0] = hpv * p[m];
-        t[1] = hpv;
-        t[2] = pv * p[m];
-        t[3] = pv;
-    });
+double mean_hydrocarbon_pressure(const std::array<double, 4>& sums) {
     if (sums[1] > 0.0) return sums[0] / sums[1];
     if (sums[3] > 0.0) return sums[2] / sums[3];
     throw std::invalid_argument("mean_hydrocarbon_pressure: no cell has pore volume");
 }
 
+double TwoPhaseWells::mean_hydrocarbon_pressure(const grid::CellState& x) const {
+    const grid::TwoPhaseCellsView v = cells_.view();
+    const double* p = x.p.data();
+    const double* sw = x.sw.data();
+    return wells::mean_hydrocarbon_pressure(vec::fused_sums<4>(
+        cells_.grid().num_cells(),
+        [&](index_t m, double* t) { hydrocarbon_pressure_terms(v, m, p[m], sw[m], t); }));
+}
+
 std::array<double, 2> TwoPhaseWells::reservoir_factors(const grid::CellState& x) const {
-    const double p = mean_hydrocarbon_pressure(x);
+    return reservoir_factors(mean_hydrocarbon_pressure(x));
+}
+
+std::array<double, 2> TwoPhaseWells::reservoir_factors(double p) const {
     return {grid::volume_factor(cells_.params(), kOil, p),
             grid::volume_factor(cells_.params(), kWater, p)};
 }

@@ -168,6 +168,24 @@ HEPTANE_HD inline grid::Dual<3> assemble_perforation(const grid::TwoPhaseCellsVi
     return contribution;
 }
 
+/// Cell m's terms of mean_hydrocarbon_pressure's four sums at (p, sw): PV (1 - S_w) p,
+/// PV (1 - S_w), PV p and PV, PV its pore volume at p (the host's and the device's bits).
+HEPTANE_HD inline void hydrocarbon_pressure_terms(const grid::TwoPhaseCellsView& v, index_t m,
+                                                  double p, double sw, double* t) {
+    const grid::TwoPhaseParams& prm = v.params;
+    const double pv = v.volume[m] * grid::rock_porosity(v.porosity[m], prm.rock_compressibility, p,
+                                                        prm.reference_pressure);
+    const double hpv = pv * (1.0 - sw);
+    t[0] = hpv * p;
+    t[1] = hpv;
+    t[2] = pv * p;
+    t[3] = pv;
+}
+
+/// The mean of hydrocarbon_pressure_terms' sums over the cells: weighted by hydrocarbon pore
+/// volume, or by pore volume where no cell holds oil (std::invalid_argument where none has).
+double mean_hydrocarbon_pressure(const std::array<double, 4>& sums);
+
 /// Well w's equation into res_wells[w] (and with wj.d its D entry): the BHP target for an
 /// open BHP well or a shut one, else rate_eq (its perforations' terms summed from 0 in order
 /// l = 0, 1, ...) against the rate target.
@@ -250,6 +268,8 @@ class TwoPhaseWells {
     /// 100): each phase's formation volume factor at mean_hydrocarbon_pressure(x), as OPM Flow
     /// converts RESV rates with its field's mean hydrocarbon pressure.
     std::array<double, 2> reservoir_factors(const grid::CellState& x) const;
+    /// The same at a mean pressure p [Pa] (a NewtonSystem's mean_hydrocarbon_pressure).
+    std::array<double, 2> reservoir_factors(double p) const;
     /// The mean oil pressure of x's cells [Pa], weighted by their hydrocarbon pore volume
     /// PV(p) (1 - S_w), or by their pore volume where no cell holds oil: canonical sums, so
     /// every backend and rank count gets the same bits.

@@ -67,6 +67,8 @@ void expect_same_state(sim::NewtonSystem& a, sim::NewtonSystem& b, const std::st
     EXPECT_EQ(x.cells.sw, y.cells.sw) << where;
     EXPECT_EQ(x.p_bh, y.p_bh) << where;
     EXPECT_EQ(a.bhp(), b.bhp()) << where;
+    // A reservoir rate's conversion (design decision 100): the device's four canonical sums.
+    EXPECT_EQ(a.mean_hydrocarbon_pressure(), b.mean_hydrocarbon_pressure()) << where;
 }
 
 void expect_same_measures(const sim::ResidualMeasures& a, const sim::ResidualMeasures& b,

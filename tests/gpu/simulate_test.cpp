@@ -273,6 +273,17 @@ TEST_F(SimulateOnGpu, KrwKroPcwOnTheDeviceGiveTheCpuBits) {
         "tests/regression/simulation/end_points_waterflood.yaml");
 }
 
+// Reservoir volume rates (design decision 100): the injector on one and, from day 20, the
+// producer too (more than the injector: it falls to its BHP limit): each step's factors from the
+// device's mean hydrocarbon pressure (the canonical sums of the host's) weigh the rate equations as
+// on the CPU, to the bit.
+TEST_F(SimulateOnGpu, ReservoirRatesOnTheDeviceGiveTheCpuBits) {
+    expect_device_simulation_is_the_cpus(
+        "resv", {"wells[0].control={kind: reservoir_rate, value: 200}",
+                 "schedule.events=[{time: 20, well: P1, control: {kind: reservoir_rate, value: "
+                 "210}, min_bhp: 3000}]"});
+}
+
 // BHP reference depths (design decision 94): a rate injector's and a BHP producer's, each
 // well's wellbore head from its own depth in the device's perforation flows and rates.
 TEST_F(SimulateOnGpu, BhpReferenceDepthsOnTheDeviceGiveTheCpuBits) {

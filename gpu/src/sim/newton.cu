@@ -20,6 +20,7 @@
 #include "gpu/src/base/solver_state.cuh"
 #include "gpu/src/sim/two_phase_model.cuh"
 #include "sim/newton_terms.hpp"
+#include "wells/two_phase_wells.hpp"
 
 namespace heptane::gpu {
 namespace {
@@ -95,6 +96,35 @@ __global__ void __launch_bounds__(kChunkThreads)
     for (int q = 0; q < 3; ++q) out->sums[q] = total[q];
 }
 
+/// Where k_hydrocarbon_sums keeps its partial sums (one per chunk and sum) and counts chunks.
+struct HydrocarbonPartials {
+    double* cells[4];
+    unsigned* counter;
+};
+
+/// The four sums of the mean hydrocarbon pressure (wells::hydrocarbon_pressure_terms) in the
+/// canonical tree of vec::fused_sums: TwoPhaseWells::mean_hydrocarbon_pressure's bits, into
+/// out[0..3] (design decision 100).
+__global__ void __launch_bounds__(kChunkThreads)
+    k_hydrocarbon_sums(grid::TwoPhaseCellsView v, long long M, const double* p, const double* sw,
+                       HydrocarbonPartials part, double* out) {
+    __shared__ double warps[4][kChunkWarps];
+    ChunkReduction<4> red(warps, M);
+    for (int pass = 0; pass < kPasses; ++pass) {
+        GroupSum g[4];
+        detail::for_group(pass, M, [&](long long m) {
+            double t[4];
+            wells::hydrocarbon_pressure_terms(v, m, p[m], sw[m], t);
+            for (int q = 0; q < 4; ++q) g[q].add(t[q]);
+        });
+        red.pass(pass, g);
+    }
+    double total[4];
+    double* const partial[4] = {part.cells[0], part.cells[1], part.cells[2], part.cells[3]};
+    if (!red.finish(partial, part.counter, total) || threadIdx.x != 0) return;
+    for (int q = 0; q < 4; ++q) out[q] = total[q];
+}
+
 /// ||R||^2 over every row (cells and wells) in the canonical tree of vec::dot.
 __global__ void __launch_bounds__(kChunkThreads)
     k_norm(const double* res, long long n, Partials part, Measures* out) {
@@ -156,7 +186,9 @@ class DeviceNewton final : public sim::NewtonSystem {
           dx_(static_cast<std::size_t>(rows_)),
           cell_partial_(3 * static_cast<std::size_t>(detail::reduction_blocks(model_.M))),
           row_partial_(detail::reduction_blocks(rows_)),
-          counters_(2),
+          hydrocarbon_partial_(4 * static_cast<std::size_t>(detail::reduction_blocks(model_.M))),
+          hydrocarbon_sums_(4),
+          counters_(3),
           measures_(1),
           rates_(static_cast<std::size_t>(model_.nw)) {
         const auto M = static_cast<std::size_t>(model_.M);
@@ -280,6 +312,19 @@ class DeviceNewton final : public sim::NewtonSystem {
 
     std::vector<double> bhp() override { return model_.p_bh.download(); }
 
+    double mean_hydrocarbon_pressure() override {
+        const long long M = model_.M;
+        const unsigned blocks = detail::reduction_blocks(M);
+        double* const c = hydrocarbon_partial_.get();
+        const HydrocarbonPartials part{{c, c + blocks, c + 2 * blocks, c + 3 * blocks},
+                                       counters_.get() + 2};
+        k_hydrocarbon_sums<<<blocks, kChunkThreads>>>(
+            model_.cells_view(), M, model_.p.get(), model_.sw.get(), part, hydrocarbon_sums_.get());
+        HEPTANE_CUDA_CHECK(cudaGetLastError());
+        const std::vector<double> sums = hydrocarbon_sums_.download();
+        return wells::mean_hydrocarbon_pressure({sums[0], sums[1], sums[2], sums[3]});
+    }
+
     const sim::State& state() override {
         if (stale_) {
             state_.cells.p = model_.p.download();
@@ -320,7 +365,9 @@ class DeviceNewton final : public sim::NewtonSystem {
     SolveOptions defaults_;
     long long rows_;
     Buffer<double> pbh_start_, rhs_, dx_, cell_partial_, row_partial_;
-    Buffer<unsigned> counters_;
+    Buffer<double> hydrocarbon_partial_, hydrocarbon_sums_;
+    Buffer<unsigned>
+        counters_;  ///< the chunk counts: measure's cells, its rows, k_hydrocarbon_sums
     Buffer<Measures> measures_;
     Buffer<wells::WellRates> rates_;
     std::unique_ptr<LinearSolver> solver_;
