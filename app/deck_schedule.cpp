@@ -118,12 +118,11 @@ std::optional<sim::WellEvent> read_event(const Value& v, const std::vector<wells
     if (it == ws.end()) well.fail("no well is named '" + name + "'");
     e.well = static_cast<std::size_t>(it - ws.begin());
     if (auto c = m.optional("control")) {
-        Mapping control(*c);
-        e.kind = read_control_kind(control.required("kind"));
-        const Value value = control.required("value");
-        e.target = value.number() * (wells::is_rate(*e.kind) ? u.rate : u.pressure);
-        if (e.target <= 0.0) value.fail("must be > 0");
-        control.finish();
+        const ControlRead r =
+            read_control(*c, u, ws[e.well].type == wells::WellType::injector, true);
+        e.kind = r.kind;
+        e.target = r.target;
+        e.voidage = r.voidage;
     }
     if (auto x = m.optional("status")) e.open = x->choice({"open", "shut"}) == 0;
     for (const char* key : {"min_bhp", "max_bhp"}) {
@@ -211,9 +210,18 @@ void read_eclipse_schedule(const Value& file, const std::string& path, Deck& dec
                 return wells::ControlKind::rate;
         }
     };
+    // A history record on RESV (decision 100): the reservoir volume of its observed rates.
+    const auto voidage = [](const grid::EclipseControl& c) {
+        wells::VoidageOf v;
+        if (c.history && c.rate && c.phase == grid::RatePhase::reservoir) {
+            v = {true, c.observed_oil, c.observed_water};
+        }
+        return v;
+    };
     const auto set_control = [&](const grid::EclipseControl& c, wells::WellSpec& w) {
         w.control = kind(c);
         w.target = c.target;
+        w.voidage = voidage(c);
         (c.injector ? w.max_bhp : w.min_bhp) = c.bhp_limit;
     };
     std::vector<bool> shut_at_start(ws.size(), false);
@@ -256,6 +264,7 @@ void read_eclipse_schedule(const Value& file, const std::string& path, Deck& dec
         if (!c.status_only && !c.zero_rate) {
             e.kind = kind(c);
             e.target = c.target;
+            e.voidage = voidage(c);
             (c.injector ? e.max_bhp : e.min_bhp) = c.bhp_limit;
         }
         s.events.push_back(e);
@@ -313,6 +322,38 @@ wells::ControlKind read_control_kind(const Value& kind) {
         wells::ControlKind::rate, wells::ControlKind::bhp, wells::ControlKind::oil_rate,
         wells::ControlKind::water_rate, wells::ControlKind::reservoir_rate};
     return kinds[kind.choice({"rate", "bhp", "oil_rate", "water_rate", "reservoir_rate"})];
+}
+
+ControlRead read_control(const Value& v, const UnitFactors& u, bool injector, bool positive) {
+    Mapping control(v);
+    ControlRead c;
+    c.kind = read_control_kind(control.required("kind"));
+    std::optional<Value> surface;
+    if (c.kind == wells::ControlKind::reservoir_rate) surface = control.optional("surface");
+    if (surface) {
+        Mapping rates(*surface);
+        c.voidage.given = true;
+        if (auto x = rates.optional("oil_rate")) {
+            if (injector) x->fail("an injector's surface rate is its water_rate");
+            c.voidage.oil = x->number() * u.rate;
+        }
+        if (auto x = rates.optional("water_rate")) c.voidage.water = x->number() * u.rate;
+        rates.finish();
+        if (!(c.voidage.oil >= 0.0 && c.voidage.water >= 0.0) ||
+            !(c.voidage.oil + c.voidage.water > 0.0)) {
+            surface->fail("the oil and water rates must be >= 0, not both 0");
+        }
+        c.target = c.voidage.oil + c.voidage.water;
+        if (auto x = control.optional("value")) {
+            x->fail("a reservoir rate of surface rates has no value: remove this key");
+        }
+    } else {
+        const Value value = control.required("value");
+        c.target = value.number() * (wells::is_rate(c.kind) ? u.rate : u.pressure);
+        if (positive && c.target <= 0.0) value.fail("must be > 0");
+    }
+    control.finish();
+    return c;
 }
 
 void read_schedule(const Value& v, Deck& deck, const UnitFactors& u,
@@ -431,11 +472,11 @@ void read_wells(const Value& v, Deck& deck, const UnitFactors& u, bool simulatio
             w.k_first = to_int(*p, k[0]);
             w.k_last = to_int(*p, k[1]);
         }
-        Mapping control(m.required("control"));
-        w.control = read_control_kind(control.required("kind"));
-        w.target =
-            control.required("value").number() * (wells::is_rate(w.control) ? u.rate : u.pressure);
-        control.finish();
+        const ControlRead c =
+            read_control(m.required("control"), u, w.type == wells::WellType::injector, false);
+        w.control = c.kind;
+        w.target = c.target;
+        w.voidage = c.voidage;
         if (auto r = m.optional("radius")) w.radius = r->number() * u.length;
         if (auto z = m.optional("bhp_depth")) w.bhp_depth = z->number() * u.length;
         if (auto s = m.optional("skin")) w.skin = s->number();

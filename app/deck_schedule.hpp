@@ -17,9 +17,21 @@ namespace heptane::app {
 void read_schedule(const Value& v, Deck& deck, const UnitFactors& u,
                    const std::function<std::string(const Value&)>& resolve_existing);
 
-/// A well control's `kind` (the wells section's and the events'): rate, bhp, oil_rate or
-/// water_rate.
+/// A well control's `kind` (the wells section's and the events'): rate, bhp, oil_rate,
+/// water_rate or reservoir_rate.
 wells::ControlKind read_control_kind(const Value& kind);
+
+/// A `control` mapping, the wells section's or an event's: {kind, value} (SI target in `u`'s
+/// units), or for a reservoir_rate {kind, surface: {oil_rate, water_rate}}: the surface rates
+/// whose reservoir volume it holds at each step's factors (Eclipse's WCONHIST RESV; design
+/// decision 100), the target their surface sum; an injector's surface has water_rate only.
+/// `positive`: a value <= 0 fails here (an event's; the wells section's is validate_wells').
+struct ControlRead {
+    wells::ControlKind kind = wells::ControlKind::bhp;
+    double target = 0.0;
+    wells::VoidageOf voidage;
+};
+ControlRead read_control(const Value& v, const UnitFactors& u, bool injector, bool positive);
 
 /// Reads `v` (the wells list) into deck.model.wells, values in the units of `u`; a well's
 /// `observed` (design decision 90: its observed rates and BHP from the start) into

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <iterator>
+#include <limits>
 
 #include "core/base/errors.hpp"
 #include "core/base/units.hpp"
@@ -89,6 +90,16 @@ wells::ControlKind control_kind(const Reader& r, const std::string& where, doubl
            "a control kind is 0 (bhp), 1 (rate), 2 (oil_rate), 3 (water_rate) or 4 "
            "(reservoir_rate)");
 }
+
+/// A checkpoint's VoidageOf: its oil and water rates, NaN where not given.
+constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
+double voidage_oil(const wells::VoidageOf& v) { return v.given ? v.oil : kNone; }
+double voidage_water(const wells::VoidageOf& v) { return v.given ? v.water : kNone; }
+wells::VoidageOf voidage_of(double oil, double water) {
+    if (std::isnan(oil) && std::isnan(water)) return {};
+    return {true, oil, water};
+}
+bool same_or_both_nan(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
 
 bool flag(const Reader& r, const std::string& where, double v) {
     if (v != 0.0 && v != 1.0) r.fail(where, "a flag is 0 or 1");
@@ -228,12 +239,21 @@ void write_restart(h5::File& f, const sim::Checkpoint& c, const grid::Grid3D& gr
     f.write(w + "/economic_shut_time",
             column(c.wells, [](const Well& s) { return s.economic_shut_time; }), {nw});
     f.write(w + "/tests", column(c.wells, [](const Well& s) { return s.tests; }), {nw});
+    // A reservoir rate of surface rates (decision 100): those rates, NaN where not given.
+    f.write(w + "/voidage_oil",
+            column(c.wells, [](const Well& s) { return voidage_oil(s.voidage); }), {nw});
+    f.write(w + "/voidage_water",
+            column(c.wells, [](const Well& s) { return voidage_water(s.voidage); }), {nw});
     // The deck's controls and limits, which the scheduled ones above started from: a restart's
     // deck must have them (a change from there on is an event at the restart time).
     using Spec = wells::WellSpec;
     f.write(w + "/deck_kind", column(wells, [](const Spec& s) { return kind_code(s.control); }),
             {nw});
     f.write(w + "/deck_target", column(wells, [](const Spec& s) { return s.target; }), {nw});
+    f.write(w + "/deck_voidage_oil",
+            column(wells, [](const Spec& s) { return voidage_oil(s.voidage); }), {nw});
+    f.write(w + "/deck_voidage_water",
+            column(wells, [](const Spec& s) { return voidage_water(s.voidage); }), {nw});
     f.write(w + "/deck_min_bhp", column(wells, [](const Spec& s) { return s.min_bhp; }), {nw});
     f.write(w + "/deck_max_bhp", column(wells, [](const Spec& s) { return s.max_bhp; }), {nw});
     f.write(w + "/deck_min_oil_rate", column(wells, [](const Spec& s) { return s.min_oil_rate; }),
@@ -364,7 +384,8 @@ RestartFile read_restart(const std::string& path, const Deck& deck, const grid::
                               test_interval = v_or_none("test_interval"),
                               test_count = v_or_none("test_count"),
                               economic_shut_time = v_or("economic_shut_time", -1.0),
-                              tests = v_or_none("tests");
+                              tests = v_or_none("tests"), void_oil = v_or("voidage_oil", kNone),
+                              void_water = v_or("voidage_water", kNone);
     for (std::size_t w = 0; w < nw; ++w) {
         sim::ScheduledWell s;
         s.open = flag(r, g + "/wells/open", open[w]);
@@ -380,6 +401,7 @@ RestartFile read_restart(const std::string& path, const Deck& deck, const grid::
         s.test_count = static_cast<int>(test_count[w]);
         s.economic_shut_time = economic_shut_time[w];
         s.tests = static_cast<int>(tests[w]);
+        s.voidage = voidage_of(void_oil[w], void_water[w]);
         c.wells.push_back(s);
     }
     // The deck's well controls and limits must be the earlier run's (the file's scheduled
@@ -389,18 +411,24 @@ RestartFile read_restart(const std::string& path, const Deck& deck, const grid::
                               deck_oil = v_or_none("deck_min_oil_rate"),
                               deck_cut = v_or_none("deck_max_water_cut"),
                               deck_interval = v_or_none("deck_test_interval"),
-                              deck_count = v_or_none("deck_test_count");
+                              deck_count = v_or_none("deck_test_count"),
+                              deck_void_oil = v_or("deck_voidage_oil", kNone),
+                              deck_void_water = v_or("deck_voidage_water", kNone);
     for (std::size_t w = 0; w < nw; ++w) {
         const wells::WellSpec& s = specs[w];
-        const char* key = kind_code(s.control) != deck_kind[w] || s.target != deck_target[w]
-                              ? "control"
-                          : s.min_bhp != deck_min[w]            ? "min_bhp"
-                          : s.max_bhp != deck_max[w]            ? "max_bhp"
-                          : s.min_oil_rate != deck_oil[w]       ? "min_oil_rate"
-                          : s.max_water_cut != deck_cut[w]      ? "max_water_cut"
-                          : s.test_interval != deck_interval[w] ? "test_interval"
-                          : s.test_count != deck_count[w]       ? "test_count"
-                                                                : nullptr;
+        const bool voidage_differs =
+            !same_or_both_nan(voidage_oil(s.voidage), deck_void_oil[w]) ||
+            !same_or_both_nan(voidage_water(s.voidage), deck_void_water[w]);
+        const char* key =
+            kind_code(s.control) != deck_kind[w] || s.target != deck_target[w] || voidage_differs
+                ? "control"
+            : s.min_bhp != deck_min[w]            ? "min_bhp"
+            : s.max_bhp != deck_max[w]            ? "max_bhp"
+            : s.min_oil_rate != deck_oil[w]       ? "min_oil_rate"
+            : s.max_water_cut != deck_cut[w]      ? "max_water_cut"
+            : s.test_interval != deck_interval[w] ? "test_interval"
+            : s.test_count != deck_count[w]       ? "test_count"
+                                                  : nullptr;
         if (key != nullptr) {
             deck.rethrow_located(InputError(
                 "wells[" + std::to_string(w) + "]." + key,

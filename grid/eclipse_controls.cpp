@@ -169,26 +169,28 @@ EclipseControl wconprod_control(const Items& r, const ControlContext& x) {
 
 /// WCONHIST (design decision 90): a history-matching producer, controlled on the observed
 /// rate of its mode (ORAT, WRAT, LRAT = oil + water) with a BHP limit (the well's: 1 atm,
-/// FBHPDEF's or WELTARG's, decision 93), or on the observed BHP (BHP); the observed rates and
-/// BHP are the run's history series. An observed gas rate or THP is said in a note (dead oil;
-/// no VFP tables); VFP tables, artificial lift and the wet gas rate are refused; GRAT, CRAT,
-/// RESV and THP modes are refused.
+/// FBHPDEF's or WELTARG's, decision 93), on the reservoir volume of its observed oil and water
+/// rates (RESV, decision 100: the target, their surface sum here, converted at each step), or
+/// on the observed BHP (BHP); the observed rates and BHP are the run's history series. An
+/// observed gas rate or THP is said in a note (dead oil; no VFP tables); VFP tables,
+/// artificial lift and the wet gas rate are refused; GRAT, CRAT and THP modes are refused.
 EclipseControl wconhist_control(const Items& r, const ControlContext& x) {
     EclipseControl c = control(r, x, 1, true);
     c.history = true;
     c.observed_oil = observed_rate(r, x, 3, "the observed oil rate");
     c.observed_water = observed_rate(r, x, 4, "the observed water rate");
+    const std::string mode = r.word(2, "");
     if (observed_rate(r, x, 5, "the observed gas rate") > 0.0) {
         x.notes.push_back(r.where + "well " + r.word(0, "") +
                           ": the observed gas rate (item 6) is not simulated (heptane's "
-                          "oil is dead: no gas)");
+                          "oil is dead: no gas)" +
+                          (mode == "RESV" ? ", nor in its reservoir volume target" : ""));
     }
     if (r.integer(6, 0) != 0) r.fail(6, "(a VFP table): heptane's wells have none");
     if (r.number(7, 0.0) != 0.0) r.fail(7, "(artificial lift): heptane's wells have none");
     observed_thp(r, x, 8);
     c.observed_bhp = observed_bhp(r, x, 9);
     r.defaulted_from(10, "the wet gas rate (Eclipse 300)");
-    const std::string mode = r.word(2, "");
     if (mode == "ORAT" || mode == "WRAT" || mode == "LRAT") {
         c.phase = mode == "ORAT"   ? RatePhase::oil
                   : mode == "WRAT" ? RatePhase::water
@@ -196,6 +198,9 @@ EclipseControl wconhist_control(const Items& r, const ControlContext& x) {
         history_rate(c, mode == "ORAT"   ? c.observed_oil
                         : mode == "WRAT" ? c.observed_water
                                          : c.observed_oil + c.observed_water);
+    } else if (mode == "RESV") {  // the observed rates' reservoir volume (decision 100)
+        c.phase = RatePhase::reservoir;
+        history_rate(c, c.observed_oil + c.observed_water);
     } else if (mode == "BHP") {
         if (std::isnan(c.observed_bhp)) {
             r.fail(9, "(the observed BHP) is the BHP control's target: give it");
@@ -203,8 +208,8 @@ EclipseControl wconhist_control(const Items& r, const ControlContext& x) {
         c.target = c.observed_bhp;
     } else {
         r.fail(2,
-               "(the control) must be ORAT, WRAT, LRAT or BHP (heptane has no gas, no "
-               "reservoir-volume control and no THP control)");
+               "(the control) must be ORAT, WRAT, LRAT, RESV or BHP (heptane has no gas and no "
+               "THP control)");
     }
     return c;
 }

@@ -305,6 +305,11 @@ class ScheduleReader {
                     r.fail(2, "(the BHP target of a BHP control) must be > 0");
             } else {
                 const bool either = rate->phase == RatePhase::reservoir;
+                if (either && c.history) {
+                    r.fail(1, "(RESV) of well " + w->name +
+                                  ": its WCONHIST target is its observed rates' reservoir "
+                                  "volume (give a new WCONHIST record)");
+                }
                 if ((!either && rate->injector != c.injector) || !c.rate ||
                     c.phase != rate->phase) {
                     r.fail(1, "(" + what + ") is not well " + w->name +

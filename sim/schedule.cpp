@@ -29,6 +29,7 @@ void validate(const Schedule& schedule, const std::vector<wells::WellSpec>& well
             if (!(std::isfinite(e.target) && e.target > 0.0)) {
                 throw InputError(e.key + ".control.value", "must be > 0");
             }
+            wells::check_voidage(e.voidage, *e.kind, e.key + ".control.surface");
             if (!producer && (*e.kind == wells::ControlKind::oil_rate ||
                               *e.kind == wells::ControlKind::water_rate)) {
                 throw InputError(
@@ -37,6 +38,7 @@ void validate(const Schedule& schedule, const std::vector<wells::WellSpec>& well
             }
             w.control = *e.kind;
             w.target = e.target;
+            w.voidage = e.voidage;
         }
         if (e.min_bhp) {
             if (!producer) {

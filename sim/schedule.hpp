@@ -20,12 +20,13 @@ struct WellEvent {
     std::optional<bool> open;
     std::optional<wells::ControlKind> kind;  ///< with target: a new control
     double target = 0.0;                     ///< rate [m^3/s] or BHP [Pa]
-    std::optional<double> min_bhp;           ///< [Pa], 0 = none (producers)
-    std::optional<double> max_bhp;           ///< [Pa], 0 = none (injectors)
-    std::optional<double> min_oil_rate;      ///< [m^3/s], 0 = none (producers; decision 86)
-    std::optional<double> max_water_cut;     ///< 0 = none (producers)
-    std::optional<double> test_interval;     ///< [s], 0 = no tests (producers; decision 88)
-    std::optional<int> test_count;           ///< 0 = no bound (producers)
+    wells::VoidageOf voidage{};     ///< with kind reservoir_rate: its surface rates (WellSpec's)
+    std::optional<double> min_bhp;  ///< [Pa], 0 = none (producers)
+    std::optional<double> max_bhp;  ///< [Pa], 0 = none (injectors)
+    std::optional<double> min_oil_rate;   ///< [m^3/s], 0 = none (producers; decision 86)
+    std::optional<double> max_water_cut;  ///< 0 = none (producers)
+    std::optional<double> test_interval;  ///< [s], 0 = no tests (producers; decision 88)
+    std::optional<int> test_count;        ///< 0 = no bound (producers)
 };
 
 /// Time-step control: after an accepted step dt grows by `growth` (not after a step that

@@ -86,6 +86,7 @@ Simulator::Simulator(const wells::TwoPhaseSystem& system, std::unique_ptr<Newton
         WellState w;
         w.kind = spec.control;
         w.target = spec.target;
+        w.voidage = spec.voidage;
         w.min_bhp = spec.min_bhp;
         w.max_bhp = spec.max_bhp;
         w.min_oil_rate = spec.min_oil_rate;
@@ -189,6 +190,12 @@ void Simulator::convert_reservoir_rates() {
     if (!any) return;
     reservoir_factors_ =
         system_.wells().reservoir_factors(newton_system_->mean_hydrocarbon_pressure());
+    for (WellState& s : wells_) {  // a history well's observed rates, as a reservoir volume
+        if (s.kind == ControlKind::reservoir_rate && s.voidage.given) {
+            s.target = wells::voidage(s.voidage, reservoir_factors_[grid::kOil],
+                                      reservoir_factors_[grid::kWater]);
+        }
+    }
     refresh_controls();
 }
 
@@ -197,6 +204,7 @@ void Simulator::apply_event(const WellEvent& e) {
     if (e.kind) {
         s.kind = *e.kind;
         s.target = e.target;
+        s.voidage = e.voidage;
         s.on_limit = false;
     }
     if (e.min_bhp) s.min_bhp = *e.min_bhp;

@@ -74,10 +74,13 @@ std::vector<WellControl> TwoPhaseWells::initial_controls(const grid::CellState& 
     }
     if (!reservoir) return c;  // no pass over the cells
     const std::array<double, 2> b = reservoir_factors(x);
-    for (WellControl& ctl : c) {
+    for (std::size_t w = 0; w < wells_.size(); ++w) {
+        WellControl& ctl = c[w];
         if (ctl.kind != ControlKind::reservoir_rate) continue;
         ctl.factor[kOil] = b[kOil];
         ctl.factor[kWater] = b[kWater];
+        const VoidageOf& v = wells_[w].voidage;
+        if (v.given) ctl.target = voidage(v, b[kOil], b[kWater]);
     }
     return c;
 }

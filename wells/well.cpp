@@ -71,6 +71,17 @@ void check_well_tests(double test_interval, int test_count, bool producer,
     }
 }
 
+void check_voidage(const VoidageOf& v, ControlKind kind, const std::string& key) {
+    if (!v.given) return;
+    if (kind != ControlKind::reservoir_rate) {
+        throw InputError(key, "surface rates to convert are a reservoir_rate control's");
+    }
+    if (!(std::isfinite(v.oil) && v.oil >= 0.0 && std::isfinite(v.water) && v.water >= 0.0) ||
+        v.oil + v.water <= 0.0) {
+        throw InputError(key, "the oil and water rates must be >= 0, not both 0");
+    }
+}
+
 const char* control_kind_name(ControlKind k) {
     switch (k) {
         case ControlKind::rate:
@@ -127,6 +138,7 @@ void validate_wells(const grid::Grid3D& g, const std::vector<WellSpec>& wells) {
                              "`reservoir_rate` (its reservoir volume); oil_rate and water_rate "
                              "are a producer's");
         }
+        check_voidage(w.voidage, w.control, well_key(n, "control.surface"));
         check_limits(w, n);
         if (!positive_finite(w.radius)) throw InputError(well_key(n, "radius"), "must be > 0");
         if (std::isinf(w.bhp_depth)) {  // NaN: the first perforation's centre

@@ -26,6 +26,25 @@ HEPTANE_HD constexpr bool is_rate(ControlKind k) { return k != ControlKind::bhp;
 /// The deck's name of a control kind: rate, bhp, oil_rate, water_rate, reservoir_rate.
 const char* control_kind_name(ControlKind k);
 
+/// Surface rates whose reservoir volume a reservoir_rate control holds (Eclipse's WCONHIST
+/// RESV: the observed oil and water rates; design decision 100) [m^3/s], >= 0, not both 0:
+/// the target is B_o oil + B_w water at each time step's factors. `given` false: the target is
+/// the control's own value.
+struct VoidageOf {
+    bool given = false;
+    double oil = 0.0;
+    double water = 0.0;
+};
+
+/// The reservoir volume of v at the factors b_oil, b_water: B_o oil + B_w water.
+inline double voidage(const VoidageOf& v, double b_oil, double b_water) {
+    return b_oil * v.oil + b_water * v.water;
+}
+
+/// InputError at `key` unless v (given) is rates >= 0, not both 0, of a reservoir_rate control
+/// (`kind`).
+void check_voidage(const VoidageOf& v, ControlKind kind, const std::string& key);
+
 /// A vertical well with one contiguous perforation interval. SI units.
 struct WellSpec {
     std::string name;
@@ -61,6 +80,9 @@ struct WellSpec {
     /// the wellbore pressure at a perforation is p_bh + rho_wb g (z - bhp_depth). NaN: the
     /// first perforated cell's centre. (Last: positional initialisers keep their meaning.)
     double bhp_depth = std::numeric_limits<double>::quiet_NaN();
+    /// reservoir_rate given as the volume of surface rates (VoidageOf; `target` then holds
+    /// their surface sum, the target each step converts being voidage's).
+    VoidageOf voidage{};
 };
 
 /// Throws InputError keyed "wells[n].<field>" for a column outside the grid, perforations

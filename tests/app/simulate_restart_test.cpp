@@ -138,14 +138,16 @@ TEST(Simulate, ARestartKeepsPhaseRateControls) {
     EXPECT_EQ(pb.back(), 4.0);   // water rate
 }
 
-// Design decision 100: INJ and PR on reservoir volume rates from the YAML deck, INJ's changed
-// by an event; a restart converts them at the checkpoint's state, as the whole run did at day
-// 20, so the restarted file is the whole run's bit for bit; /wells stores the control (code 5).
+// Design decision 100: INJ and PR on reservoir volume rates from the YAML deck (PR's the volume
+// of surface rates, as WCONHIST RESV gives it: the checkpoint keeps them), INJ's changed by an
+// event; a restart converts them at the checkpoint's state, as the whole run did at day 20, so
+// the restarted file is the whole run's bit for bit; /wells stores the control (code 5).
 TEST(Simulate, ARestartKeepsReservoirRateControls) {
     const RestartedRun r = expect_the_restart_is_the_whole_run(
         "restart_reservoir_rates",
         {"--set", "wells[0].control={kind: reservoir_rate, value: 150}", "--set",
-         "wells[2].control={kind: reservoir_rate, value: 120}", "--set",
+         "wells[2].control={kind: reservoir_rate, surface: {oil_rate: 100, water_rate: 20}}",
+         "--set",
          "schedule.events=[{time: 10, well: INJ, control: {kind: reservoir_rate, value: 200}}]"});
     const h5::File f = h5::File::open(r.full);
     EXPECT_EQ(f.read("/wells/INJ/control").values.front(), 5.0);

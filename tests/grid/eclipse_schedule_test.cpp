@@ -179,6 +179,34 @@ TEST(EclipseSchedule, ReservoirVolumeRateControls) {
     EXPECT_THAT(error("WCONPROD\n 'P1' 'OPEN' 'ORAT' 100 /\n/\nWELTARG\n 'P1' 'RESV' 90 "
                       "/\n/\n"),
                 HasSubstr("WELTARG: item 2 (RESV) is not well P1's control"));
+    EXPECT_THAT(error("WCONHIST\n 'P1' 'OPEN' 'RESV' 100 10 /\n/\nWELTARG\n 'P1' 'RESV' 90 "
+                      "/\n/\n"),
+                HasSubstr("WELTARG: item 2 (RESV) of well P1: its WCONHIST target is its observed "
+                          "rates' reservoir volume"));
+}
+
+// WCONHIST RESV (decision 100): a history producer on the reservoir volume of its observed oil
+// and water rates (the target their surface sum here; the run converts it each step), shut for
+// the period where both are 0; an observed gas rate is said to be left out of the target.
+TEST(EclipseSchedule, HistoryReservoirVolumeRates) {
+    const double stb_day = units::kStockTankBarrel / units::kDay;
+    const TempFile f("RUNSPEC\nFIELD\n" + kWells +
+                     "WCONINJE\n 'I1' 'WATER' 'OPEN' 'RATE' 500 /\n/\n"
+                     "WCONHIST\n 'P1' 'OPEN' 'RESV' 300 40 25 /\n/\nTSTEP\n 10 /\n"
+                     "WCONHIST\n 'P1' 'OPEN' 'RESV' 0 0 /\n/\nTSTEP\n 10 /\n");
+    const EclipseSchedule s = read_eclipse_schedule(f.path(), kMetric);
+    ASSERT_EQ(s.controls.size(), 3u);
+    const EclipseControl &h = s.controls[1], &none = s.controls[2];
+    EXPECT_TRUE(h.history && h.rate);
+    EXPECT_EQ(h.phase, RatePhase::reservoir);
+    EXPECT_DOUBLE_EQ(h.observed_oil, 300.0 * stb_day);
+    EXPECT_DOUBLE_EQ(h.observed_water, 40.0 * stb_day);
+    EXPECT_DOUBLE_EQ(h.target, 340.0 * stb_day);
+    EXPECT_TRUE(none.zero_rate);
+    EXPECT_FALSE(none.open);
+    ASSERT_EQ(s.notes.size(), 1u);
+    EXPECT_THAT(s.notes[0], HasSubstr("observed gas rate (item 6) is not simulated (heptane's oil "
+                                      "is dead: no gas), nor in its reservoir volume target"));
 }
 
 // Design decision 83: WELOPEN sets a well's status alone, at the start or later, and
@@ -352,8 +380,10 @@ TEST(EclipseSchedule, HistoryRecordsRefuseWhatTheModelCannotTake) {
         return input_error_of([&] { read_eclipse_schedule(f.path(), kMetric); });
     };
     for (const auto& [record, message] : std::vector<std::pair<std::string, std::string>>{
-             {"'P1' 'OPEN' 'RESV' 100 /", "item 3 (the control) must be ORAT, WRAT, LRAT or BHP"},
-             {"'P1' 'OPEN' 'GRAT' 100 /", "item 3 (the control) must be ORAT, WRAT, LRAT or BHP"},
+             {"'P1' 'OPEN' 'CRAT' 100 /",
+              "item 3 (the control) must be ORAT, WRAT, LRAT, RESV or BHP"},
+             {"'P1' 'OPEN' 'GRAT' 100 /",
+              "item 3 (the control) must be ORAT, WRAT, LRAT, RESV or BHP"},
              {"'P1' 'OPEN' 'BHP' 100 /", "item 10 (the observed BHP) is the BHP control's target"},
              {"'P1' 'OPEN' 'ORAT' -1 /", "item 4 (the observed oil rate) must be >= 0"},
              {"'P1' 'OPEN' 'ORAT' 100 2* 2 /", "item 7 (a VFP table): heptane's wells have none"},

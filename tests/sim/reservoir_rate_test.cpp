@@ -138,5 +138,50 @@ TEST(ReservoirRate, WellsHoldTheReservoirVolumeAtTheFactorsOfTheStepsStart) {
     EXPECT_GT(std::abs(start[grid::kWater] - 1.0), 1e-5);
 }
 
+// A history producer on the reservoir volume of its observed rates (WCONHIST RESV; VoidageOf):
+// each step's target is B_o oil + B_w water at the step's start factors, and its rates hold
+// it; an event gives it other observed rates. The check fails with a target of the surface sum
+// (the spec's placeholder) or at fixed factors: B differs from 1 and moves.
+TEST(ReservoirRate, AHistoryWellHoldsTheVolumeOfItsObservedRates) {
+    Reservoir r(2.0);
+    std::vector<wells::WellSpec> specs = r.system->wells().specs();
+    specs[1].control = ControlKind::reservoir_rate;
+    specs[1].voidage = {true, 1.5 / kDay, 0.5 / kDay};
+    specs[1].target = 2.0 / kDay;  // the surface sum, as the deck reader sets it
+    specs[1].min_bhp = 3000.0 * units::kPsi;
+    const wells::TwoPhaseSystem sys(r.spec.grid, r.rock, r.spec.two_phase, specs);
+    Schedule s = schedule(20.0);
+    s.newton.tolerance_well = 1e-9;
+    WellEvent e;
+    e.time = 10.0 * kDay;
+    e.well = 1;
+    e.key = "schedule.events[0]";
+    e.kind = ControlKind::reservoir_rate;
+    e.voidage = {true, 1.0 / kDay, 1.2 / kDay};
+    e.target = 2.2 / kDay;
+    s.events.push_back(e);
+    validate(s, specs);
+    Simulator sim(sys, r.x0, s, cpu_solver(), linear(1e-11));
+    std::array<double, 2> start = sys.wells().reservoir_factors(sim.state().cells);
+    int checked = 0;
+    Observer obs;
+    obs.step = [&](const StepRecord& step) {
+        const wells::VoidageOf& v = step.time <= 10.0 * kDay ? specs[1].voidage : e.voidage;
+        const double target = wells::voidage(v, start[0], start[1]);
+        const wells::WellControl& c = step.controls[1];
+        if (c.kind == ControlKind::reservoir_rate) {
+            EXPECT_EQ(c.target, target) << "step " << step.step;
+            const wells::WellRates& q = step.rates[1];
+            EXPECT_NEAR(start[0] * q.oil + start[1] * q.water, target, 1e-8 * target)
+                << "step " << step.step;
+            EXPECT_GT(std::abs(target - (v.oil + v.water)), 1e-6 * target);
+            ++checked;
+        }
+        start = sys.wells().reservoir_factors(sim.state().cells);
+    };
+    ASSERT_TRUE(sim.run(obs).completed);
+    EXPECT_GE(checked, 6);
+}
+
 }  // namespace
 }  // namespace heptane::sim
