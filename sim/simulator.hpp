@@ -107,8 +107,8 @@ struct ScheduledWell {
     double target = 0.0;
     double min_bhp = 0.0, max_bhp = 0.0;
     bool on_limit = false;
-    wells::VoidageOf voidage{};  ///< WCONHIST RESV's rates: the target's source
-    double shut_bhp = 0.0;       ///< the p_bh a shut well keeps
+    wells::VoidageOf voidage{};                      ///< WCONHIST RESV's rates: the target's source
+    double shut_bhp = 0.0;                           ///< the p_bh a shut well keeps
     double min_oil_rate = 0.0, max_water_cut = 0.0;  ///< economic limits (decision 86)
     double test_interval = 0.0;                      ///< well tests (decision 88) [s]
     int test_count = 0;
