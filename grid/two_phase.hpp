@@ -70,6 +70,14 @@ HEPTANE_HD inline CellRelPerm cell_relperm(const TwoPhaseCellsView& v, index_t m
             v.end_points != nullptr ? v.end_points + m : nullptr};
 }
 
+/// Cell m's pore volume at oil pressure p [m^3]: its bulk volume times the rock's porosity at
+/// p (the one formula of the convergence measures, the fluid in place and the mean pressure).
+HEPTANE_HD inline double pore_volume(const TwoPhaseCellsView& v, index_t m, double p) {
+    const TwoPhaseParams& prm = v.params;
+    return v.volume[m] *
+           rock_porosity(v.porosity[m], prm.rock_compressibility, p, prm.reference_pressure);
+}
+
 /// A state's arrays: oil pressure [Pa] and water saturation per cell.
 struct StateView {
     const double* p = nullptr;

@@ -66,7 +66,7 @@ class HostNewton final : public NewtonSystem {
         const auto sums = vec::fused_sums<3>(M, [&](index_t m, double* t) {
             t[0] = res[2 * m];
             t[1] = res[2 * m + 1];
-            t[2] = pore_volume(v, m, p[m]);
+            t[2] = grid::pore_volume(v, m, p[m]);
         });
         ResidualMeasures r;
         double cnv0 = 0.0, cnv1 = 0.0;
@@ -74,7 +74,7 @@ class HostNewton final : public NewtonSystem {
 #pragma omp parallel for schedule(static) reduction(max : cnv0, cnv1) reduction(&& : finite) \
     if (M >= vec::kParallelMin)
         for (index_t m = 0; m < M; ++m) {
-            const double pv = pore_volume(v, m, p[m]), r0 = res[2 * m], r1 = res[2 * m + 1];
+            const double pv = grid::pore_volume(v, m, p[m]), r0 = res[2 * m], r1 = res[2 * m + 1];
             finite = finite && std::isfinite(r0) && std::isfinite(r1);
             cnv0 = std::max(cnv0, cnv_term(r0, pv, dt_scaled));
             cnv1 = std::max(cnv1, cnv_term(r1, pv, dt_scaled));
@@ -158,7 +158,7 @@ class HostNewton final : public NewtonSystem {
         std::vector<std::vector<PieceSums>> pieces(4);
         pieces[0] = {piece_sums(b, e, [&](long long m) { return res[2 * m]; })};
         pieces[1] = {piece_sums(b, e, [&](long long m) { return res[2 * m + 1]; })};
-        pieces[2] = {piece_sums(b, e, [&](long long m) { return pore_volume(v, m, p[m]); })};
+        pieces[2] = {piece_sums(b, e, [&](long long m) { return grid::pore_volume(v, m, p[m]); })};
         const auto square = [&](long long i) { return canonical::mul(res[i], res[i]); };
         pieces[3] = {piece_sums(2 * b, 2 * e, square)};
         const auto rows = static_cast<long long>(res_.size());
@@ -166,7 +166,7 @@ class HostNewton final : public NewtonSystem {
         const std::vector<double> sums = s.sums(pieces);
         double worst[3] = {0.0, 0.0, 0.0};  // CNV per phase, and 1 where an entry is not finite
         for (index_t m = b; m < e; ++m) {
-            const double pv = pore_volume(v, m, p[m]), r0 = res[2 * m], r1 = res[2 * m + 1];
+            const double pv = grid::pore_volume(v, m, p[m]), r0 = res[2 * m], r1 = res[2 * m + 1];
             if (!std::isfinite(r0) || !std::isfinite(r1)) worst[2] = 1.0;
             worst[0] = std::max(worst[0], cnv_term(r0, pv, dt_scaled));
             worst[1] = std::max(worst[1], cnv_term(r1, pv, dt_scaled));

@@ -20,8 +20,9 @@ struct InPlace {
     double pore_volume = 0.0;  ///< [reservoir m^3] sum V phi(p_o)
 };
 
-/// The fluid in place of `x` on the model of `cells` (inactive cells left out), summed in cell
-/// order.
+/// The fluid in place of `x` on the model of `cells` (inactive cells left out), in the canonical
+/// sums (parallel, the same bits for any thread count): its pressure is
+/// TwoPhaseWells::mean_hydrocarbon_pressure(x), the GPU's too, bit for bit (design decision 101).
 InPlace fluid_in_place(const grid::TwoPhaseCells& cells, const grid::CellState& x);
 
 /// The fluid in place of each of `regions` regions (Eclipse's ROIP, RWIP, RPR; design

@@ -36,13 +36,6 @@ HEPTANE_HD inline void update_cell(const UpdateLimits& u, index_t m, const doubl
     sw[m] = clamp(sw[m] + ds, 0.0, 1.0);
 }
 
-/// Cell m's pore volume at pressure p [m^3].
-HEPTANE_HD inline double pore_volume(const grid::TwoPhaseCellsView& v, index_t m, double p) {
-    const grid::TwoPhaseParams& prm = v.params;
-    return v.volume[m] *
-           grid::rock_porosity(v.porosity[m], prm.rock_compressibility, p, prm.reference_pressure);
-}
-
 /// Cell m's CNV term of phase a: |R| dt / PV (0 for a cell without pore volume, which has no
 /// accumulation term to measure against); dt_scaled = dt / kTimeScale.
 HEPTANE_HD inline double cnv_term(double r, double pv, double dt_scaled) {

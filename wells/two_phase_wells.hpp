@@ -172,9 +172,7 @@ HEPTANE_HD inline grid::Dual<3> assemble_perforation(const grid::TwoPhaseCellsVi
 /// PV (1 - S_w), PV p and PV, PV its pore volume at p (the host's and the device's bits).
 HEPTANE_HD inline void hydrocarbon_pressure_terms(const grid::TwoPhaseCellsView& v, index_t m,
                                                   double p, double sw, double* t) {
-    const grid::TwoPhaseParams& prm = v.params;
-    const double pv = v.volume[m] * grid::rock_porosity(v.porosity[m], prm.rock_compressibility, p,
-                                                        prm.reference_pressure);
+    const double pv = grid::pore_volume(v, m, p);
     const double hpv = pv * (1.0 - sw);
     t[0] = hpv * p;
     t[1] = hpv;

@@ -43,7 +43,7 @@ TEST(NewtonTerms, CnvAndPoreVolumeFollowTheirDefinitions) {
             model.grid.volume(m) * grid::rock_porosity(model.rock.porosity[m],
                                                        spec.two_phase.rock_compressibility, p,
                                                        spec.two_phase.reference_pressure);
-        EXPECT_EQ(pore_volume(v, m, p), want) << m;
+        EXPECT_EQ(grid::pore_volume(v, m, p), want) << m;
     }
 }
 

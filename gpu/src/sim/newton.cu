@@ -72,7 +72,7 @@ __global__ void __launch_bounds__(kChunkThreads)
     for (int pass = 0; pass < kPasses; ++pass) {
         GroupSum g[3];
         detail::for_group(pass, M, [&](long long m) {
-            const double pv = sim::pore_volume(v, m, p[m]);
+            const double pv = grid::pore_volume(v, m, p[m]);
             const double r0 = res[2 * m], r1 = res[2 * m + 1];
             g[0].add(r0);
             g[1].add(r1);
