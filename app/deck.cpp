@@ -517,7 +517,32 @@ class DeckReader {
         Mapping m(*v);
         if (auto x = m.optional("file")) deck_.output.file = x->string();
         if (auto x = m.optional("save_system")) deck_.output.save_system = x->boolean();
+        if (auto x = m.optional("summary")) read_summary(*x);
+        if (auto x = m.optional("summary_rows")) {
+            if (!deck_.schedule.present)
+                x->fail("only a simulation (a deck with schedule) has rows");
+            deck_.output.summary_report_only = x->choice({"steps", "reports"}) == 1;
+        }
         m.finish();
+    }
+
+    /// output.summary: vectors by their keys (FOPR, WOPR:P1, RPR:2, BPR:1,2,3; decision 101),
+    /// after the SUMMARY section's of schedule.eclipse.
+    void read_summary(const Value& v) {
+        if (!deck_.schedule.present) {
+            v.fail("only a simulation (a deck with schedule) has a summary");
+        }
+        if (!v.is_sequence()) v.fail("expected a list of summary vectors (FOPR, WOPR:P1, ...)");
+        for (const Value& x : v.elements()) {
+            grid::SummaryRequest q;
+            try {
+                q = grid::summary_request(x.string(), "");
+            } catch (const InputError& e) {
+                x.fail(e.detail());
+            }
+            q.key = x.path();  // where plan_summary's messages point
+            deck_.output.summary.push_back(std::move(q));
+        }
     }
 
     Deck& deck_;

@@ -12,6 +12,7 @@
 #include "core/base/errors.hpp"
 #include "core/krylov/solver_settings.hpp"
 #include "core/matrix/formats.hpp"
+#include "grid/eclipse_summary.hpp"
 #include "sim/schedule.hpp"
 #include "wells/generator.hpp"
 
@@ -37,6 +38,12 @@ inline const char* rate_name(const UnitFactors& u, wells::ControlKind k) {
 struct OutputSettings {
     std::string file;          ///< HDF5 output path (default: <deck stem>.h5)
     bool save_system = false;  ///< also write the matrix and rhs
+    /// The summary vectors asked for (design decision 101): schedule.eclipse's SUMMARY
+    /// section's, then output.summary's; empty: no summary table.
+    std::vector<grid::SummaryRequest> summary;
+    /// A summary row at the report times only (the SUMMARY section's RPTONLY, or
+    /// output.summary_rows: reports), else one per accepted time step.
+    bool summary_report_only = false;
 };
 
 /// Right-hand side of a matrix deck.

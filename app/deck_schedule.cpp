@@ -11,6 +11,7 @@
 
 #include "core/base/units.hpp"
 #include "grid/eclipse_schedule.hpp"
+#include "grid/eclipse_summary.hpp"
 
 namespace heptane::app {
 namespace {
@@ -165,10 +166,12 @@ void read_eclipse_schedule(const Value& file, const std::string& path, Deck& dec
         file.fail("the wells come from the file's WELSPECS and COMPDAT: remove the wells section");
     }
     grid::EclipseSchedule es;
+    grid::EclipseSummary summary;
     const grid::Grid3D& g = deck.model.grid;
     try {
         es = grid::read_eclipse_schedule(path,
                                          {u.pressure, u.density, u.length, u.rate, units::kDay});
+        summary = grid::read_eclipse_summary(path);  // design decision 101
         for (const grid::EclipseWell& w : es.wells) {
             if (w.i >= g.nx || w.j >= g.ny || w.k_last >= g.nz) {
                 throw InputError(w.where + "well " + w.name + "'s connections (I, J, K2) = (" +
@@ -184,6 +187,9 @@ void read_eclipse_schedule(const Value& file, const std::string& path, Deck& dec
     sim::Schedule& s = deck.schedule;
     s.report_times = es.report_times;
     deck.model.notes.insert(deck.model.notes.end(), es.notes.begin(), es.notes.end());
+    deck.model.notes.insert(deck.model.notes.end(), summary.notes.begin(), summary.notes.end());
+    deck.output.summary = std::move(summary.vectors);
+    deck.output.summary_report_only = summary.report_only;
     std::vector<wells::WellSpec>& ws = deck.model.wells;
     for (const grid::EclipseWell& w : es.wells) {
         wells::WellSpec spec;

@@ -441,6 +441,16 @@ RestartFile read_restart(const std::string& path, const Deck& deck, const grid::
     read_steps(r, nw, c);
     read_newton(r, c);
     out.frames = read_frames(r, M);
+    const char* summary = "/restart/summary_state";
+    if (r.exists(summary)) {
+        const std::string names = r.text(summary, "columns");
+        for (std::size_t b = 0; b <= names.size();) {
+            const std::size_t e = std::min(names.find('\n', b), names.size());
+            out.summary_columns.push_back(names.substr(b, e - b));
+            b = e + 1;
+        }
+        out.summary_state = r.values(summary, c.steps.size() * out.summary_columns.size());
+    }
     const std::string log = r.exists("/simulation") ? r.text("/simulation", "log") : "";
     for (std::size_t b = 0; b < log.size();) {
         const std::size_t e = log.find('\n', b);

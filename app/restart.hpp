@@ -24,6 +24,10 @@ struct RestartFile {
     sim::Checkpoint checkpoint;
     std::vector<ReportFrame> frames;  ///< the file's /timesteps, in its (the deck's) units
     std::vector<std::string> log;     ///< the file's /simulation log lines
+    /// The summary table's samples of the cells at each of the file's steps (SI, row-major;
+    /// design decision 101) and their column names; empty where the file has none.
+    std::vector<std::string> summary_columns;
+    std::vector<double> summary_state;
 };
 
 /// Reads `path`'s /restart for `deck` (on `grid`): InputError naming the file and the

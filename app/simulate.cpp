@@ -16,6 +16,7 @@
 #include "app/restart.hpp"
 #include "app/simulation_output.hpp"
 #include "app/solver_setup.hpp"
+#include "app/summary.hpp"
 #include "core/base/units.hpp"
 #include "core/krylov/names.hpp"
 #include "gpu/device.hpp"
@@ -348,6 +349,9 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
 
     const wells::Model model = build_model(deck, false, &err);
     const Plan plan = plan_for_model(deck, deck_plan, model, err);
+    // The summary's wells, regions and cells are checked before anything is written.
+    SummaryTable summary(plan_summary(deck, model));
+    for (const std::string& note : summary.plan().notes) err << "heptane: note: " << note << '\n';
     std::unique_ptr<wells::TwoPhaseSystem> system;
     try {  // the well indices are checked here (a radius too large for its cell)
         system =
@@ -360,6 +364,8 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
     std::unique_ptr<RestartFile> restart;
     if (!args.restart.empty()) {
         restart = std::make_unique<RestartFile>(read_restart(args.restart, deck, model.grid));
+        summary.restore(restart->summary_columns, restart->summary_state,
+                        restart->checkpoint.steps.size());
     }
     const wells::InitialState& init = deck.model.initial;
     const sim::State start =
@@ -455,6 +461,7 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
     rec.method = to_string(deck.solver.method);
     rec.backend = plan.backend;
     rec.kernel = plan.kernel_name;
+    rec.summary = summary.empty() ? nullptr : &summary;
     ProgressLine progress(err, terminal, from.time, deck.schedule.end_time());
     double output_seconds = 0.0;
     const auto write = [&]() {
@@ -475,6 +482,9 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
         // This process's first step (a restart's is not step 0).
         if (s.step == static_cast<int>(from.steps.size())) {
             rec.allocations_after_first_step = gpu::device_allocations();
+        }
+        if (summary.plan().state_values > 0) {
+            summary.sample(simulator, model.rock);
         }
         progress.update(s);
         if (!terminal) {  // a log file gets a line per step
@@ -580,7 +590,12 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
         }
         out << '\n';
     }
-    out << "  output      " << output << ", " << xdmf_path(output) << '\n';
+    out << "  output      " << output << ", " << xdmf_path(output);
+    if (!summary.empty()) {
+        out << ", " << summary_path(output) << " (" << summary.plan().columns.size()
+            << " summary vectors)";
+    }
+    out << '\n';
     if (!outcome.completed) {
         err << "heptane: simulation stopped at day " << day_text(simulator.time()) << ": "
             << outcome.message << " (the output holds every step up to there)\n";

@@ -14,6 +14,7 @@
 #include "app/hdf5_file.hpp"
 #include "app/output.hpp"
 #include "app/restart.hpp"
+#include "app/summary.hpp"
 #include "core/base/errors.hpp"
 #include "core/base/units.hpp"
 
@@ -400,7 +401,8 @@ void write_frame(h5::File& f, std::size_t n, const ReportFrame& r, const Simulat
 
 /// What every write replaces: the status, the wells' and the field's series, the statistics, the
 /// checkpoint.
-constexpr const char* kHistory[] = {"/wells", "/field", "/regions", "/simulation", "/restart"};
+constexpr const char* kHistory[] = {"/wells",      "/field",   "/regions",
+                                    "/simulation", "/restart", "/summary"};
 
 void write_history(h5::File& f, const SimulationRecord& rec) {
     f.attr("/", "status", rec.status);
@@ -409,6 +411,7 @@ void write_history(h5::File& f, const SimulationRecord& rec) {
     write_field(f, *rec.deck, *rec.simulator, rec.in_place);
     write_statistics(f, rec);
     write_restart(f, rec.simulator->checkpoint(), rec.model->grid, rec.deck->model.wells);
+    if (rec.summary != nullptr) rec.summary->write(f, *rec.deck, *rec.simulator);
 }
 
 std::string with_pid(const std::string& path, const char* what) {
@@ -500,6 +503,8 @@ void SimulationOutput::write(const SimulationRecord& rec) {
     AtomicOutput xmf(xdmf_path(final_));
     write_xdmf(xmf.temp_path(), fs::path(final_).filename().string(), rec.model->grid, frames);
     xmf.commit();
+    if (rec.summary != nullptr)
+        rec.summary->write_csv(summary_path(final_), *rec.deck, *rec.simulator);
 }
 
 }  // namespace heptane::app

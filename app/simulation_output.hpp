@@ -15,6 +15,8 @@
 
 namespace heptane::app {
 
+class SummaryTable;  // app/summary.hpp
+
 /// The fields at one report time, in the deck's units.
 struct ReportFrame {
     double time = 0.0;  ///< [day]
@@ -54,6 +56,8 @@ struct SimulationRecord {
     /// and now: equal when no Newton step allocates (the solver object is set up once).
     long long allocations_after_first_step = 0;
     long long allocations_now = 0;
+    /// The deck's summary table (design decision 101): /summary and OUT.csv; null: none.
+    const SummaryTable* summary = nullptr;
 };
 
 /// The frame of the simulator's current state at `time` [s].

@@ -168,6 +168,9 @@ class Simulator {
     /// The state now (NewtonSystem::state: a GPU's fields are copied to the host when they
     /// changed since the last call).
     const State& state() const { return newton_system_->state(); }
+    /// The cells' oil pressure now, weighted by hydrocarbon pore volume (NewtonSystem's: a GPU
+    /// reduces it on the device; fluid_in_place's pressure, bit for bit).
+    double mean_hydrocarbon_pressure() const { return newton_system_->mean_hydrocarbon_pressure(); }
     double time() const { return time_; }
     const std::vector<wells::WellControl>& controls() const { return controls_; }
     /// Each well as the schedule, its limits and its tests have set it now.

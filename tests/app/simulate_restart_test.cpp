@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -95,6 +97,45 @@ TEST(Simulate, ARestartKeepsWellTests) {
     const h5::File f = h5::File::open(r.full);
     EXPECT_EQ(f.read("/wells/PR/control").values.back(), 0.0);  // shut after its tests
     EXPECT_EQ(f.read("/restart/wells/tests").values[2], 2.0);   // PR's failed tests
+}
+
+// Design decision 101: the summary's vectors of the cells (FPR, RPR, BPR) are sampled at every
+// step; the checkpoint carries the samples of the steps before day 20 (/restart/summary_state),
+// so the restarted run's table is the whole run's, text for text; without them (the file's
+// samples removed) the rows before the restart are nan.
+TEST(Simulate, ARestartKeepsTheSummarysSamples) {
+    const RestartedRun r = expect_the_restart_is_the_whole_run(
+        "restart_summary", {"--set", "output.summary=[FPR, 'RPR:1', 'BPR:2,2,2', FOPT, 'WBHP:PR']",
+                            "--set", "schedule.events=[{time: 15, well: PB, status: shut}]"});
+    const fs::path dir = fs::path(r.full).parent_path();
+    const auto text = [](const fs::path& p) {
+        std::ifstream in(p);
+        std::ostringstream s;
+        s << in.rdbuf();
+        return s.str();
+    };
+    const std::string whole = text(dir / "full.csv");
+    EXPECT_NE(whole.find("TIME,FPR,RPR:1,\"BPR:2,2,2\",FOPT,WBHP:PR\n"), std::string::npos)
+        << whole;
+    EXPECT_EQ(text(dir / "restarted.csv"), whole);
+    EXPECT_EQ(whole.find("nan"), std::string::npos);
+    // The day-20 file without its samples: the restart's first rows are nan.
+    {
+        h5::File f = h5::File::append((dir / "day20.h5").string());
+        f.remove("/restart/summary_state");
+        f.close();
+    }
+    const std::string again = (dir / "again.h5").string();
+    ASSERT_EQ(run_heptane({"simulate", source_path(kDeck), "-o", again, "--restart",
+                           (dir / "day20.h5").string(), "--set",
+                           "output.summary=[FPR, 'RPR:1', 'BPR:2,2,2', FOPT, 'WBHP:PR']", "--set",
+                           "schedule.events=[{time: 15, well: PB, status: shut}]"})
+                  .code,
+              kExitOk);
+    const std::string partial = text(dir / "again.csv");
+    EXPECT_NE(partial.find("\n0.5,nan,nan,nan,"), std::string::npos) << partial;
+    EXPECT_EQ(partial.substr(partial.rfind('\n', partial.size() - 2)),
+              whole.substr(whole.rfind('\n', whole.size() - 2)));  // the last row
 }
 
 // Design decision 89: a restart computes its file's earlier reports' fluid in place by region
