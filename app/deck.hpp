@@ -2,6 +2,7 @@
 /// @file The YAML deck: parsed and validated into plain settings structs (only app/ sees
 /// YAML). Every key is documented in inputs/README.md. Values are converted from the deck's
 /// unit system (field or metric) to SI here, once.
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
@@ -100,6 +101,9 @@ struct Deck {
     /// The history wells' observations, in the order of their records (times non-decreasing);
     /// empty without WCONHIST or WCONINJH (schedule.eclipse).
     std::vector<WellObservation> history;
+    /// The calendar day of time 0 (days since 1970-01-01, with its fraction): schedule.start or
+    /// schedule.eclipse's START; NaN: none (the summary table has no DATE column).
+    double start_day = std::nan("");
     OutputSettings output;
     LineMap lines;
 

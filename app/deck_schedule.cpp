@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "core/base/calendar.hpp"
 #include "core/base/units.hpp"
 #include "grid/eclipse_schedule.hpp"
 #include "grid/eclipse_summary.hpp"
@@ -188,6 +190,7 @@ void read_eclipse_schedule(const Value& file, const std::string& path, Deck& dec
     s.report_times = es.report_times;
     deck.model.notes.insert(deck.model.notes.end(), es.notes.begin(), es.notes.end());
     deck.model.notes.insert(deck.model.notes.end(), summary.notes.begin(), summary.notes.end());
+    deck.start_day = es.start;
     deck.output.summary = std::move(summary.vectors);
     deck.output.summary_report_only = summary.report_only;
     std::vector<wells::WellSpec>& ws = deck.model.wells;
@@ -321,6 +324,24 @@ void read_eclipse_schedule(const Value& file, const std::string& path, Deck& dec
     }
 }
 
+/// schedule.start: an ISO 8601 date, YYYY-MM-DD, optionally with THH:MM:SS (the calendar day
+/// of time 0: the summary table's DATE column), as a day number.
+double calendar_day(const Value& v) {
+    const std::string text = v.string();
+    int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0, used = 0;
+    const bool date =
+        std::sscanf(text.c_str(), "%4d-%2d-%2d%n", &y, &mo, &d, &used) == 3 && used == 10;
+    const bool time = date && text.size() == 19 &&
+                      std::sscanf(text.c_str() + 10, "T%2d:%2d:%2d%n", &h, &mi, &sec, &used) == 3 &&
+                      used == 9;
+    if (!date || (text.size() != 10 && !time) || y < 1 || mo < 1 || mo > 12 || d < 1 ||
+        d > calendar::month_length(y, mo) || h > 23 || mi > 59 || sec > 59) {
+        v.fail("'" + text + "' is not a date YYYY-MM-DD (or YYYY-MM-DDTHH:MM:SS)");
+    }
+    return static_cast<double>(calendar::days_since_1970(y, mo, d)) +
+           (h * 3600.0 + mi * 60.0 + sec) / 86400.0;
+}
+
 }  // namespace
 
 wells::ControlKind read_control_kind(const Value& kind) {
@@ -381,9 +402,13 @@ void read_schedule(const Value& v, Deck& deck, const UnitFactors& u,
             }
         }
         read_eclipse_schedule(*file, resolve_existing(*file), deck, u);
+        if (auto x = m.optional("start"); x && !std::isnan(deck.start_day)) {
+            x->fail("schedule.eclipse's START gives it: remove this key");
+        }
     } else if (!end && !times) {
         v.fail("give end_time (days) or report_times (days), or eclipse (a SCHEDULE section)");
     }
+    if (auto x = m.optional("start")) deck.start_day = calendar_day(*x);
     double end_time = end ? days(*end) : 0.0;
     if (times) {
         for (const Value& t : times->elements()) {

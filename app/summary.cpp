@@ -13,6 +13,7 @@
 
 #include "app/atomic_file.hpp"
 #include "app/simulation_output.hpp"  // field_history, observed_history, volume_name
+#include "core/base/calendar.hpp"
 #include "core/base/errors.hpp"
 #include "core/base/units.hpp"
 #include "sim/in_place.hpp"
@@ -419,6 +420,9 @@ void SummaryTable::write(h5::File& f, const Deck& deck, const sim::Simulator& si
         return out;
     };
     f.write("/summary/TIME", series(0), {n}, "day");
+    if (!std::isnan(deck.start_day)) {
+        f.attr("/summary", "start_date", calendar::iso_date(deck.start_day));  // TIME 0's
+    }
     for (std::size_t col = 0; col < plan_.columns.size(); ++col) {
         const SummaryColumn& c = plan_.columns[col];
         f.write("/summary/" + c.name, series(col + 1), {n}, c.unit);
@@ -444,8 +448,10 @@ void SummaryTable::write_csv(const std::string& path, const Deck& deck,
         std::ofstream csv(out.temp_path());
         csv << "# heptane simulate " << deck.path << ": the summary, one row per "
             << (plan_.report_only ? "report time" : "accepted time step") << "\n# units: TIME day";
+        const bool dated = !std::isnan(deck.start_day);  // a DATE column after TIME
+        if (dated) csv << ", DATE ISO 8601";
         for (const SummaryColumn& c : plan_.columns) csv << ", " << c.name << ' ' << c.unit;
-        csv << "\nTIME";  // a cell's key (BPR:1,2,3) quoted, as CSV quotes a comma
+        csv << (dated ? "\nTIME,DATE" : "\nTIME");  // a cell's key (BPR:1,2,3) quoted
         for (const SummaryColumn& c : plan_.columns) {
             const bool comma = c.name.find(',') != std::string::npos;
             csv << ',' << (comma ? "\"" + c.name + "\"" : c.name);
@@ -454,6 +460,7 @@ void SummaryTable::write_csv(const std::string& path, const Deck& deck,
         for (const std::vector<double>& row : rows(deck, sim)) {
             for (std::size_t col = 0; col < row.size(); ++col) {
                 csv << (col == 0 ? "" : ",") << number(row[col]);
+                if (col == 0 && dated) csv << ',' << calendar::iso_date(deck.start_day + row[0]);
             }
             csv << '\n';
         }

@@ -70,7 +70,8 @@ class SummaryTable {
     /// restart.
     void write(h5::File& f, const Deck& deck, const sim::Simulator& sim) const;
     /// The table as CSV: two '#' lines (what it is, each column's unit), the header (TIME,
-    /// then the keys), a row per step (shortest round-trip numbers, nan where not observed).
+    /// DATE where the deck has a start date, then the keys), a row per step (shortest
+    /// round-trip numbers, nan where not observed; DATE as YYYY-MM-DD[THH:MM:SS]).
     void write_csv(const std::string& path, const Deck& deck, const sim::Simulator& sim) const;
 
     /// The table's rows in deck units: each row TIME [day] then the columns.

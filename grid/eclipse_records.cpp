@@ -4,26 +4,10 @@
 #include <sstream>
 #include <string_view>
 
+#include "core/base/calendar.hpp"
 #include "core/base/units.hpp"
 
 namespace heptane::grid::detail {
-namespace {
-
-/// Days from 1 January 1970 to the proleptic Gregorian date y-m-d (m 1..12): whole years of
-/// 365 days plus their leap days, then the months of the year.
-double days_since_1970(int y, int m, int d) {
-    static constexpr int kBefore[12] = {0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334};
-    const auto leaps_before = [](long long year) {  // leap years in [1, year)
-        const long long p = year - 1;
-        return p / 4 - p / 100 + p / 400;
-    };
-    const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    const long long days = 365LL * (y - 1970) + leaps_before(y) - leaps_before(1970) +
-                           kBefore[m - 1] + (leap && m > 2 ? 1 : 0) + (d - 1);
-    return static_cast<double>(days);
-}
-
-}  // namespace
 
 /// One record of `keyword` up to its '/' into r (true; an empty record ends a list). The file
 /// ending first is an InputError at the keyword.
@@ -81,11 +65,9 @@ double day_number(const RecordItems& r) {
     int m = 0;
     while (m < 12 && month != kMonths[m]) ++m;
     if (m == 12) r.fail(1, "(the month) must be JAN, FEB, ... DEC (or JLY)");
-    static constexpr int kLength[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
     const int day = r.integer(0, 0);
     if (year < 1 || year > 9999) r.fail(2, "(the year) must be in [1, 9999]");
-    if (day < 1 || day > kLength[m] || (m == 1 && day == 29 && !leap)) {
+    if (day < 1 || day > calendar::month_length(year, m + 1)) {
         r.fail(0, "(the day) is not a day of " + month + " " + std::to_string(year));
     }
     double fraction = 0.0;
@@ -99,7 +81,7 @@ double day_number(const RecordItems& r) {
         }
         fraction = (h * 3600.0 + mi * 60.0 + sec) / units::kDay;
     }
-    return days_since_1970(year, m + 1, day) + fraction;
+    return static_cast<double>(calendar::days_since_1970(year, m + 1, day)) + fraction;
 }
 
 void BhpDefaults::read_fbhpdef(const RecordItems& r, double pressure) {

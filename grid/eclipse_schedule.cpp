@@ -80,6 +80,7 @@ class ScheduleReader {
                     "later)");
             }
         }
+        out_.start = start_;
         return std::move(out_);
     }
 

@@ -88,6 +88,8 @@ struct EclipseSchedule {
     std::vector<EclipseWellTest> tests;       ///< WTEST's, in the file's order
     std::vector<double> report_times;         ///< [s] each TSTEP step's end or DATES, increasing
     std::vector<std::string> notes;           ///< what was passed over (output and tuning controls)
+    /// RUNSPEC's START as a day number (days since 1970-01-01, calendar.hpp), NaN without one.
+    double start = std::nan("");
 };
 
 /// The SCHEDULE section of the deck `path` (from its SCHEDULE keyword to END or the file's

@@ -345,7 +345,7 @@ TEST_F(EclipseDeck, AnEclipseScheduleIsTheScheduleWrittenOut) {
     const std::string a = path("eclipse_schedule.h5"), b = path("yaml_schedule.h5");
     const CliResult ra = run_heptane({"simulate", deck, "-o", a, "--backend", "cpu"});
     ASSERT_EQ(ra.code, kExitOk) << ra.err << ra.out;
-    EXPECT_THAT(ra.err, HasSubstr("eclipse_schedule.inc:20: RPTSCHED: not read"));
+    EXPECT_THAT(ra.err, HasSubstr("eclipse_schedule.inc:22: RPTSCHED: not read"));
     const CliResult rb = run_heptane(
         {"simulate", deck, "-o", b, "--backend", "cpu", "--set",
          "wells=[{name: INJ, type: injector, column: [2, 2], radius: 0.25, "

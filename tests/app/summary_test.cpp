@@ -34,6 +34,7 @@ using namespace simulate_support;
 struct Csv {
     std::vector<std::string> comments, names;
     std::map<std::string, std::vector<double>> columns;
+    std::map<std::string, std::vector<std::string>> text;  ///< the cells as written
     std::size_t rows = 0;
 };
 
@@ -66,6 +67,7 @@ Csv read_csv(const std::string& path) {
         EXPECT_EQ(cells.size(), c.names.size()) << line;
         for (std::size_t k = 0; k < cells.size() && k < c.names.size(); ++k) {
             c.columns[c.names[k]].push_back(std::strtod(cells[k].c_str(), nullptr));
+            c.text[c.names[k]].push_back(cells[k]);
         }
         ++c.rows;
     }
@@ -85,18 +87,21 @@ TEST(Summary, TheTableIsTheRunsOwnSeriesUnderEclipsesKeys) {
     const CliResult r = run_heptane(
         {"simulate", source_path(kDeck), "-o", out, "--set",
          "output.summary=[FOPR, FWIR, FOPT, FWCT, FPR, 'WBHP:PR', WWIR, 'WOPT:P*', 'RPR:1', "
-         "'BPR:1,1,1', 'BWSAT:8,6,3', TIMESTEP, NEWTON, GOPR, FOPR]"});
+         "'BPR:1,1,1', 'BWSAT:8,6,3', TIMESTEP, NEWTON, GOPR, FOPR]",
+         "--set", "schedule.start=2019-12-31"});
     ASSERT_EQ(r.code, kExitOk) << r.out << r.err;
     EXPECT_THAT(r.err, HasSubstr("output.summary[13]: GOPR: not computed: no column"));
     EXPECT_THAT(r.out, HasSubstr(dir + "/wf.csv (16 summary vectors)"));
     const Csv c = read_csv(dir + "/wf.csv");
     // Each name once (FOPR asked twice), WWIR of every well, the pattern's wells in deck order.
-    EXPECT_THAT(c.names, ElementsAre("TIME", "FOPR", "FWIR", "FOPT", "FWCT", "FPR", "WBHP:PR",
-                                     "WWIR:INJ", "WWIR:PB", "WWIR:PR", "WOPT:PB", "WOPT:PR",
-                                     "RPR:1", "BPR:1,1,1", "BWSAT:8,6,3", "TIMESTEP", "NEWTON"));
+    EXPECT_THAT(c.names,
+                ElementsAre("TIME", "DATE", "FOPR", "FWIR", "FOPT", "FWCT", "FPR", "WBHP:PR",
+                            "WWIR:INJ", "WWIR:PB", "WWIR:PR", "WOPT:PB", "WOPT:PR", "RPR:1",
+                            "BPR:1,1,1", "BWSAT:8,6,3", "TIMESTEP", "NEWTON"));
     ASSERT_EQ(c.comments.size(), 2u);
-    EXPECT_THAT(c.comments[1], HasSubstr("# units: TIME day, FOPR stb/day, FWIR stb/day, FOPT stb, "
-                                         "FWCT 1, FPR psi, WBHP:PR psi"));
+    EXPECT_THAT(c.comments[1],
+                HasSubstr("# units: TIME day, DATE ISO 8601, FOPR stb/day, FWIR stb/day, FOPT stb, "
+                          "FWCT 1, FPR psi, WBHP:PR psi"));
 
     // One row per accepted step, every value the file's own (bits: the same sums, the
     // shortest text that reads back).
@@ -104,6 +109,9 @@ TEST(Summary, TheTableIsTheRunsOwnSeriesUnderEclipsesKeys) {
     const std::vector<double> time = f.read("/simulation/time").values;
     ASSERT_EQ(c.rows, time.size());
     EXPECT_EQ(c.columns.at("TIME"), time);
+    // schedule.start's date plus TIME: the first step ends at noon, the last at day 60.
+    EXPECT_EQ(c.text.at("DATE").front(), "2019-12-31T12:00:00");
+    EXPECT_EQ(c.text.at("DATE").back(), "2020-02-29");
     EXPECT_EQ(c.columns.at("FOPR"), f.read("/field/oil_production_rate").values);
     EXPECT_EQ(c.columns.at("FWIR"), f.read("/field/water_injection_rate").values);
     EXPECT_EQ(c.columns.at("FOPT"), f.read("/field/oil_production_total").values);
@@ -148,12 +156,16 @@ TEST(Summary, AnEclipseSectionsVectorsAtItsReportTimes) {
     const CliResult r = run_heptane({"simulate", deck, "-o", dir + "/e.h5", "--backend", "cpu",
                                      "--set", "output.summary=[FWCT]"});
     ASSERT_EQ(r.code, kExitOk) << r.err << r.out;
-    EXPECT_THAT(r.err, HasSubstr("eclipse_schedule.inc:15: GGOR: not computed: no column"));
+    EXPECT_THAT(r.err, HasSubstr("eclipse_schedule.inc:17: GGOR: not computed: no column"));
     const Csv c = read_csv(dir + "/e.csv");
-    EXPECT_THAT(c.names, ElementsAre("TIME", "FOPR", "WBHP:INJ", "WBHP:P1", "WOPT:P1", "FWCT"));
+    EXPECT_THAT(c.names,
+                ElementsAre("TIME", "DATE", "FOPR", "WBHP:INJ", "WBHP:P1", "WOPT:P1", "FWCT"));
     EXPECT_THAT(c.columns.at("TIME"), ElementsAre(20.0, 30.0, 60.0));
+    // From START 1 JAN 2020 (a leap year: day 60 is 1 March).
+    EXPECT_THAT(c.text.at("DATE"), ElementsAre("2020-01-21", "2020-01-31", "2020-03-01"));
     const h5::File f = h5::File::open(dir + "/e.h5");
     EXPECT_EQ(f.attr_string("/summary", "rows"), "report times");
+    EXPECT_EQ(f.attr_string("/summary", "start_date"), "2020-01-01");
     const std::vector<double> time = f.read("/simulation/time").values;
     std::vector<std::size_t> at;
     for (std::size_t s = 0; s < time.size(); ++s) {
@@ -166,6 +178,12 @@ TEST(Summary, AnEclipseSectionsVectorsAtItsReportTimes) {
                                          "--set", "output.summary_rows=steps"});
     ASSERT_EQ(steps.code, kExitOk) << steps.err;
     EXPECT_EQ(read_csv(dir + "/s.csv").columns.at("TIME"), time);
+    // The file's START gives the date: schedule.start beside it is exit 2.
+    const CliResult both = run_heptane({"simulate", deck, "-o", dir + "/b.h5", "--backend", "cpu",
+                                        "--set", "schedule.start=2020-01-01"});
+    EXPECT_EQ(both.code, kExitBadInput);
+    EXPECT_THAT(both.err, HasSubstr("schedule.start: schedule.eclipse's START gives it"));
+    EXPECT_FALSE(fs::exists(dir + "/b.h5"));
 }
 
 TEST(Summary, AVectorOfNoWellRegionOrCellIsExit2AndWritesNothing) {

@@ -1,18 +1,21 @@
 // An Eclipse deck's SUMMARY section as requests (grid/eclipse_summary.hpp, design decision
 // 101): the SPE10 and Egg decks' own sections, every data layout of the keyword families, and
-// the resdata key syntax of output.summary; bad records refused at the file's line.
+// the resdata key syntax of output.summary; bad records refused at the file's line; the
+// calendar of its DATE column.
 #include "grid/eclipse_summary.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cstdio>
 #include <string>
 #include <vector>
 
 #include "common/input_error.hpp"
 #include "common/temp_file.hpp"
 #include "common/test_systems.hpp"
+#include "core/base/calendar.hpp"
 
 namespace heptane::grid {
 namespace {
@@ -128,6 +131,30 @@ TEST(EclipseSummary, KeysNameTheirVectorAsResdataDoes) {
     EXPECT_THAT(error("BPR:1,2,3,4"), HasSubstr("a cell is I,J,K"));
     EXPECT_THAT(error("BPR:1,x,3"), HasSubstr("'x' is not an integer >= 1"));
     EXPECT_THAT(error("RPR:0"), HasSubstr("'0' is not an integer >= 1"));
+}
+
+// The DATE column's dates (core/base/calendar.hpp): every day from 1600 to 2400 reads back
+// as the date it was made from (leap years of 4, not of 100, of 400), fractions to the second.
+TEST(Calendar, DayNumbersAndIsoDatesAreInverses) {
+    EXPECT_EQ(calendar::days_since_1970(1970, 1, 1), 0);
+    EXPECT_EQ(calendar::days_since_1970(2000, 3, 1), 11017);
+    char want[64];
+    long long expected = calendar::days_since_1970(1600, 1, 1);
+    for (long long y = 1600; y < 2400; ++y) {
+        for (int m = 1; m <= 12; ++m) {
+            for (int d = 1; d <= calendar::month_length(y, m); ++d, ++expected) {
+                ASSERT_EQ(calendar::days_since_1970(y, m, d), expected)
+                    << y << "-" << m << "-" << d;
+                std::snprintf(want, sizeof want, "%04lld-%02d-%02d", y, m, d);
+                ASSERT_EQ(calendar::iso_date(static_cast<double>(expected)), want);
+            }
+        }
+    }
+    EXPECT_EQ(calendar::month_length(1900, 2), 28);
+    EXPECT_EQ(calendar::month_length(2000, 2), 29);
+    EXPECT_EQ(calendar::iso_date(0.1), "1970-01-01T02:24:00");
+    EXPECT_EQ(calendar::iso_date(-0.5), "1969-12-31T12:00:00");
+    EXPECT_EQ(calendar::iso_date(1.0 - 1e-9), "1970-01-02");  // to the nearest second
 }
 
 }  // namespace
