@@ -11,6 +11,7 @@
 
 #include "app/deck_fluid.hpp"
 #include "app/deck_initial.hpp"
+#include "app/deck_output.hpp"
 #include "app/deck_overrides.hpp"
 #include "app/deck_schedule.hpp"
 #include "app/report.hpp"
@@ -53,7 +54,7 @@ class DeckReader {
                 }
             }
             if (auto x = top.optional("solver")) read_solver(*x);
-            read_output(top.optional("output"));
+            read_output(top.optional("output"), deck_);
             top.finish();
             return;
         }
@@ -82,7 +83,7 @@ class DeckReader {
             read_schedule(*schedule, deck_, u_,
                           [this](const Value& f) { return resolve_existing(f); });
         }
-        read_output(top.optional("output"));
+        read_output(top.optional("output"), deck_);
         top.finish();
     }
 
@@ -509,40 +510,6 @@ class DeckReader {
         const Support ok =
             support(s, 0, Backend::cpu, matrix_deck ? DeckKind::matrix : DeckKind::grid);
         if (!ok) throw InputError(ok.key, ok.reason);
-    }
-
-    void read_output(const std::optional<Value>& v) {
-        deck_.output.file = fs::path(deck_.path).stem().string() + ".h5";
-        if (!v) return;
-        Mapping m(*v);
-        if (auto x = m.optional("file")) deck_.output.file = x->string();
-        if (auto x = m.optional("save_system")) deck_.output.save_system = x->boolean();
-        if (auto x = m.optional("summary")) read_summary(*x);
-        if (auto x = m.optional("summary_rows")) {
-            if (!deck_.schedule.present)
-                x->fail("only a simulation (a deck with schedule) has rows");
-            deck_.output.summary_report_only = x->choice({"steps", "reports"}) == 1;
-        }
-        m.finish();
-    }
-
-    /// output.summary: vectors by their keys (FOPR, WOPR:P1, RPR:2, BPR:1,2,3; decision 101),
-    /// after the SUMMARY section's of schedule.eclipse.
-    void read_summary(const Value& v) {
-        if (!deck_.schedule.present) {
-            v.fail("only a simulation (a deck with schedule) has a summary");
-        }
-        if (!v.is_sequence()) v.fail("expected a list of summary vectors (FOPR, WOPR:P1, ...)");
-        for (const Value& x : v.elements()) {
-            grid::SummaryRequest q;
-            try {
-                q = grid::summary_request(x.string(), "");
-            } catch (const InputError& e) {
-                x.fail(e.detail());
-            }
-            q.key = x.path();  // where plan_summary's messages point
-            deck_.output.summary.push_back(std::move(q));
-        }
     }
 
     Deck& deck_;
