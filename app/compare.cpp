@@ -16,17 +16,22 @@ namespace {
 /// The groups whose datasets are results (DESIGN section 7).
 constexpr const char* kResultGroups[] = {"/solution", "/timesteps", "/wells"};
 
+/// Whether `name` ends with `tail`.
+bool ends_with(const std::string& name, const std::string& tail) {
+    return name.size() > tail.size() &&
+           name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
+}
+
 /// The result datasets of `f`: those of kResultGroups but a history well's observed series
-/// (/wells/NAME/*_history, design decision 90), which are the deck's input, not results.
+/// (/wells/NAME/*_history, design decision 90) and a well's connection factors
+/// (/wells/NAME/connection_factors, decision 102), which are the deck's input, not results.
 std::vector<std::string> result_datasets(const h5::File& f) {
-    const std::string history = "_history";
     std::vector<std::string> all;
     for (const char* g : kResultGroups) {
         for (const std::string& n : f.datasets(g)) {
-            const bool observed =
-                n.size() > history.size() &&
-                n.compare(n.size() - history.size(), history.size(), history) == 0;
-            if (!observed) all.push_back(n);
+            if (!ends_with(n, "_history") && !ends_with(n, "/connection_factors")) {
+                all.push_back(n);
+            }
         }
     }
     return all;

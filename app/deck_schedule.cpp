@@ -162,6 +162,40 @@ std::optional<sim::WellEvent> read_event(const Value& v, const std::vector<wells
 
 /// schedule.eclipse (design decision 79): the file's wells, their controls at the start and
 /// later (events) and its TSTEPs as the report times.
+/// A COMPDAT well's connections onto spec (design decision 102): a run of open layers with
+/// one radius and skin and nothing given is the well's plain Peaceman column (no connections:
+/// the model of decision 79, bit for bit); otherwise one connection per layer of the span,
+/// the layers COMPDAT did not name or SHUT not connected.
+void set_connections(const grid::EclipseWell& w, wells::WellSpec& spec) {
+    const grid::EclipseConnection* top = nullptr;
+    bool plain = true;
+    for (const grid::EclipseConnection& c : w.connections) {
+        if (c.k < w.k_first || c.k > w.k_last) continue;
+        if (top == nullptr) top = &c;
+        plain = plain && c.open && std::isnan(c.factor) && std::isnan(c.kh) &&
+                c.radius == top->radius && c.skin == top->skin;
+    }
+    const int layers = w.k_last - w.k_first + 1;
+    plain = plain && std::count_if(w.connections.begin(), w.connections.end(),
+                                   [&](const grid::EclipseConnection& c) {
+                                       return c.k >= w.k_first && c.k <= w.k_last;
+                                   }) == layers;
+    if (!std::isnan(top->radius)) spec.radius = top->radius;  // else the factors: unused
+    spec.skin = top->skin;
+    if (plain) return;
+    spec.connections.assign(static_cast<std::size_t>(layers), wells::WellConnection{});
+    for (wells::WellConnection& c : spec.connections) c.open = false;
+    for (const grid::EclipseConnection& c : w.connections) {
+        if (c.k < w.k_first || c.k > w.k_last) continue;
+        wells::WellConnection& to = spec.connections[static_cast<std::size_t>(c.k - w.k_first)];
+        to.open = c.open;
+        to.factor = c.factor;
+        to.kh = c.kh;
+        to.radius = c.radius;
+        to.skin = c.skin;
+    }
+}
+
 void read_eclipse_schedule(const Value& file, const std::string& path, Deck& deck,
                            const UnitFactors& u) {
     if (!deck.model.wells.empty()) {
@@ -201,9 +235,8 @@ void read_eclipse_schedule(const Value& file, const std::string& path, Deck& dec
         spec.j = w.j;
         spec.k_first = w.k_first;
         spec.k_last = w.k_last;
-        spec.radius = w.radius;
-        spec.skin = w.skin;
         spec.bhp_depth = w.bhp_depth;
+        set_connections(w, spec);
         ws.push_back(spec);
     }
     const auto kind = [](const grid::EclipseControl& c) {
@@ -511,6 +544,15 @@ void read_wells(const Value& v, Deck& deck, const UnitFactors& u, bool simulatio
         if (auto r = m.optional("radius")) w.radius = r->number() * u.length;
         if (auto z = m.optional("bhp_depth")) w.bhp_depth = z->number() * u.length;
         if (auto s = m.optional("skin")) w.skin = s->number();
+        if (auto f = m.optional("connection_factors")) {  // design decision 102
+            // cP rb/day/psi (field), cP rm3/day/bar (metric): Eclipse's COMPDAT item 8's unit.
+            const double unit = units::kCentiPoise * u.rate / u.pressure;
+            for (double x : f->numbers()) {
+                wells::WellConnection c;
+                c.factor = x * unit;
+                w.connections.push_back(c);
+            }
+        }
         if (auto p = m.optional("min_bhp")) w.min_bhp = p->number() * u.pressure;
         if (auto p = m.optional("max_bhp")) w.max_bhp = p->number() * u.pressure;
         if (auto x = m.optional("min_oil_rate")) w.min_oil_rate = x->number() * u.rate;

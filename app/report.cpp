@@ -15,6 +15,17 @@
 namespace heptane::app {
 namespace {
 
+/// "3 of 5 layers connected, " where a well's layers have their own terms (design decision
+/// 102) and some are not connected; else nothing.
+std::string connected(const wells::WellSpec& w) {
+    const auto open =
+        std::count_if(w.connections.begin(), w.connections.end(),
+                      [](const wells::WellConnection& c) { return c.open && c.factor != 0.0; });
+    if (static_cast<std::size_t>(open) == w.connections.size()) return "";
+    return std::to_string(open) + " of " + std::to_string(w.connections.size()) +
+           " layers connected, ";
+}
+
 std::string general(double v) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.6g", v);
@@ -145,6 +156,7 @@ void print_system_summary(std::ostream& out, const Deck& deck, const wells::Mode
         out << "      " << w.name << ": "
             << (w.type == wells::WellType::producer ? "producer" : "injector") << " at (i, j) = ("
             << w.i << ", " << w.j << "), k " << w.k_first << ".." << w.k_last << ", "
+            << connected(w)
             << (rate ? std::string(wells::control_kind_name(w.control)) + " " +
                            general(w.target / u.rate) + " " + rate_name(u, w.control)
                      : "bhp " + general(w.target / u.pressure) + " " + u.pressure_name)

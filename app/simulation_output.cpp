@@ -37,6 +37,8 @@ void write_wells(h5::File& f, const Deck& deck, const sim::Simulator& sim) {
     const auto& steps = sim.steps();
     const hsize_t n = steps.size();
     const double volume_unit = u.rate * units::kDay;  // m^3 per deck volume unit
+    const std::vector<double>& wi = sim.system().wells().well_indices();
+    const auto* factors = wi.data();  // well w's perforations' well indices from here
     for (std::size_t w = 0; w < specs.size(); ++w) {
         const std::string g = "/wells/" + specs[w].name;
         std::vector<double> time, bhp, oil, water, cut, oil_total, water_total;
@@ -67,6 +69,15 @@ void write_wells(h5::File& f, const Deck& deck, const sim::Simulator& sim) {
         f.write(g + "/oil_total", oil_total, {n}, volume_name(u));
         f.write(g + "/water_total", water_total, {n}, volume_name(u));
         f.write(g + "/control", control, {n});
+        // Each perforated layer's well index (design decision 102), in Eclipse's unit of a
+        // connection factor (cP rb/day/psi, cP rm3/day/bar): 0 where the layer is not connected.
+        const auto layers = static_cast<std::size_t>(specs[w].k_last - specs[w].k_first + 1);
+        const double factor_unit = units::kCentiPoise * u.rate / u.pressure;
+        std::vector<double> cf(factors, factors + layers);
+        for (double& x : cf) x /= factor_unit;
+        factors += layers;
+        f.write(g + "/connection_factors", cf, {layers}, connection_factor_name(u));
+        f.attr(g + "/connection_factors", "k_first", static_cast<long long>(specs[w].k_first));
         f.attr(g + "/control", "codes",
                std::string("0 shut, 1 rate, 2 bhp, 3 oil_rate, 4 water_rate, 5 reservoir_rate"));
         // A history well's observations (WOPRH, WWPRH / WWIRH, WBHPH; design decision 90).
@@ -259,6 +270,10 @@ void write_statistics(h5::File& f, const SimulationRecord& rec) {
 
 std::string volume_name(const UnitFactors& u) {
     return std::string(u.rate_name).substr(0, std::string(u.rate_name).find('/'));
+}
+
+std::string connection_factor_name(const UnitFactors& u) {
+    return std::string("cP ") + u.reservoir_rate_name + "/" + u.pressure_name;
 }
 
 InPlaceReport in_place_report(double time, const grid::TwoPhaseCells& cells,

@@ -140,6 +140,9 @@ HistoryMisfit history_misfit(const sim::Simulator& sim, std::size_t w,
 /// The surface volume unit of the deck's rates ("stb" of "stb/day", "sm3" of "sm3/day").
 std::string volume_name(const UnitFactors& u);
 
+/// The unit of a connection factor (Eclipse's): "cP rb/day/psi", "cP rm3/day/bar".
+std::string connection_factor_name(const UnitFactors& u);
+
 /// Well control as stored in /wells/NAME/control: 0 shut, 1 rate (the liquid's), 2 BHP,
 /// 3 oil rate, 4 water rate, 5 reservoir volume rate.
 int control_code(const wells::WellControl& c);

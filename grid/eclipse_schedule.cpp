@@ -65,8 +65,20 @@ class ScheduleReader {
         if (out_.report_times.empty()) {
             throw InputError(path + ": SCHEDULE has no TSTEP or DATES: the simulation has no end");
         }
-        for (const EclipseWell& w : out_.wells) {
-            if (w.k_first < 0) throw InputError(w.where + "well " + w.name + " has no COMPDAT");
+        for (EclipseWell& w : out_.wells) {
+            if (w.connections.empty()) {
+                throw InputError(w.where + "well " + w.name + " has no COMPDAT");
+            }
+            for (const EclipseConnection& c : w.connections) {
+                if (!c.open) continue;
+                w.k_first = w.k_first < 0 ? c.k : w.k_first;
+                w.k_last = c.k;
+            }
+            if (w.k_first < 0) {
+                throw InputError(w.where + "well " + w.name +
+                                 " has no OPEN connection (heptane's well flows from the start "
+                                 "through at least one; SHUT the well itself to open it later)");
+            }
             const bool controlled = std::any_of(
                 out_.controls.begin(), out_.controls.end(), [&](const EclipseControl& c) {
                     return c.well == w.name && c.time == 0 && !c.status_only;
@@ -79,6 +91,12 @@ class ScheduleReader {
                     "wells have a control from the start; SHUT it there to open it "
                     "later)");
             }
+        }
+        if (described_ > 0) {
+            out_.notes.push_back(first_described_ + std::to_string(described_) +
+                                 " record(s) give the connection factor (item 8) with the "
+                                 "diameter, Kh or skin: the factor is used as given, the other "
+                                 "items describe it (Eclipse's rule)");
         }
         out_.start = start_;
         return std::move(out_);
@@ -442,6 +460,8 @@ class ScheduleReader {
         out_.wells.push_back(w);
     }
 
+    /// One COMPDAT record (design decision 102): layers K1..K2 of the well's own column, OPEN or
+    /// SHUT, each with the connection factor given or Peaceman's from the diameter, Kh and skin.
     void compdat(const Items& r) {
         EclipseWell& w = *find(r);
         if (time_ > 0.0) r.fail(0, "connects well " + w.name + " after the first TSTEP or DATES");
@@ -453,29 +473,55 @@ class ScheduleReader {
         }
         const int k1 = r.integer(3, 0), k2 = r.integer(4, 0);
         if (k1 < 1 || k2 < k1) r.fail(k1 < 1 ? 3 : 4, "(K1..K2, 1-based) must be 1 <= K1 <= K2");
-        if (r.word(5, "OPEN") != "OPEN") r.fail(5, "(the status) must be OPEN");
+        if (static_cast<std::size_t>(k2) > kMaxItems)
+            r.fail(4, "(K2) must be at most " + std::to_string(kMaxItems));
+        const std::string status = r.word(5, "OPEN");
+        if (status != "OPEN" && status != "SHUT") r.fail(5, "(the status) must be OPEN or SHUT");
         if (r.integer(6, 0) != 0) r.fail(6, "(a saturation table) must be 0 or defaulted");
-        r.defaulted(7, "the connection factor: heptane computes Peaceman's");
-        const double diameter = r.number(8) * units_.length;
-        if (!(diameter > 0.0)) r.fail(8, "(the diameter) must be > 0");
-        r.defaulted(9, "Kh: heptane computes it from the cell");
+        EclipseConnection c;
+        c.open = status == "OPEN";
+        // The factor's unit: cP rm3/day/bar (METRIC), cP rb/day/psi (FIELD), cP rcc/hr/atm (LAB).
+        const double factor_unit = units::kCentiPoise * units_.rate / units_.pressure;
+        const double kh_unit = units::kMilliDarcy * units_.length;  // mD m, mD ft, mD cm
+        c.factor = r.number(7, std::nan("")) * factor_unit;
+        if (!std::isnan(c.factor) && !(c.factor >= 0.0)) {
+            r.fail(7, "(the connection factor) must be >= 0");
+        }
+        const bool given = !std::isnan(c.factor);
+        const double diameter = r.number(8, std::nan("")) * units_.length;
+        if (!(diameter > 0.0) && (!given || r.given(8))) {
+            r.fail(8, given ? "(the diameter) must be > 0"
+                            : "(the diameter) must be > 0 (the "
+                              "connection factor is computed "
+                              "from it)");
+        }
+        const double kh = r.number(9, std::nan("")) * kh_unit;
+        if (r.given(9) && !(kh > 0.0)) r.fail(9, "(Kh) must be > 0");
         const double skin = r.number(10, 0.0);
-        r.defaulted(11, "the D factor");
+        if (!std::isfinite(skin)) r.fail(10, "(the skin) must be finite");
+        r.defaulted(11, "the D factor: non-Darcy flow is a gas well's");
         if (r.word(12, "Z") != "Z") r.fail(12, "(the direction) must be Z: vertical wells");
         r.defaulted_from(13, "the pressure equivalent radius and later options");
-        if (w.k_first >= 0) {  // a second run: it must continue the first, with its radius
-            if (k1 != w.k_last + 2 && k2 != w.k_first) {
-                r.fail(3, "(K1) must continue well " + w.name +
-                              "'s connections: they are one run of layers");
+        if (given) {  // the factor holds the rest (Eclipse's rule): described, not used
+            if (r.given(8) || r.given(9) || r.given(10)) {
+                if (described_++ == 0) first_described_ = r.where;
             }
-            if (diameter / 2 != w.radius || skin != w.skin) {
-                r.fail(8, "and 11 must be those of well " + w.name + "'s other connections");
+        } else {
+            c.radius = diameter / 2;
+            c.kh = kh;
+            c.skin = skin;
+        }
+        for (int k = k1 - 1; k < k2; ++k) {
+            c.k = k;
+            auto at =
+                std::lower_bound(w.connections.begin(), w.connections.end(), k,
+                                 [](const EclipseConnection& x, int layer) { return x.k < layer; });
+            if (at != w.connections.end() && at->k == k) {
+                *at = c;  // a layer named again: the later record's
+            } else {
+                w.connections.insert(at, c);
             }
         }
-        w.k_first = w.k_first < 0 ? k1 - 1 : std::min(w.k_first, k1 - 1);
-        w.k_last = std::max(w.k_last, k2 - 1);
-        w.radius = diameter / 2;
-        w.skin = skin;
     }
 
     FluidUnits units_;
@@ -485,6 +531,8 @@ class ScheduleReader {
     bool in_schedule_ = false, ended_ = false;
     double start_ = std::nan("");  ///< RUNSPEC's START as a day number, NaN without one
     detail::BhpDefaults bhp_;      ///< FBHPDEF's, and the history wells' WELTARG'd limits
+    int described_ = 0;            ///< COMPDAT records whose factor holds their Kh, skin
+    std::string first_described_;  ///< the first one's "path:line: COMPDAT: "
 };
 
 }  // namespace

@@ -14,13 +14,24 @@
 namespace heptane::grid {
 
 /// One WELSPECS well with its COMPDAT connections (0-based, inclusive layers).
+/// One layer of a well's column as COMPDAT gives it (design decision 102), SI.
+struct EclipseConnection {
+    int k = 0;                     ///< the layer, 0-based
+    bool open = true;              ///< item 6: OPEN, else SHUT
+    double factor = std::nan("");  ///< [m^3] item 8, the connection factor; NaN: defaulted
+    double kh = std::nan("");      ///< [m^3] item 10; NaN: defaulted (or a factor given)
+    double radius = std::nan("");  ///< [m] half of item 9; NaN: defaulted (a factor given)
+    double skin = 0.0;             ///< item 11 (0 where a factor is given: it holds the skin)
+};
+
 struct EclipseWell {
     std::string name;
-    std::string where;  ///< "path:line: WELSPECS: " of its record
-    int i = 0, j = 0;   ///< the well's column, 0-based
-    int k_first = -1, k_last = -1;
-    double radius = 0.0;  ///< [m] half of COMPDAT's diameter
-    double skin = 0.0;
+    std::string where;              ///< "path:line: WELSPECS: " of its record
+    int i = 0, j = 0;               ///< the well's column, 0-based
+    int k_first = -1, k_last = -1;  ///< the open connections' layers, first to last
+    /// The layers COMPDAT named, top first, each once (a later record's replaces an
+    /// earlier's); a layer between k_first and k_last that is not here is not connected.
+    std::vector<EclipseConnection> connections;
     /// [m] WELSPECS item 5, the depth the well's BHP refers to; NaN defaulted (the first
     /// connection's centre; design decision 94).
     double bhp_depth = std::nan("");
@@ -96,11 +107,11 @@ struct EclipseSchedule {
 /// end; INCLUDE files followed, relative to the including file), units from the RUNSPEC
 /// FIELD, METRIC or LAB keyword before it, else `fallback`'s. Read: WELSPECS (name, group,
 /// I, J, the phase; the BHP reference depth and later items defaulted), COMPDAT (the well's
-/// own column, K1..K2 OPEN, the diameter, the skin; the connection factor, Kh, D and a
-/// direction other than Z defaulted), WCONINJE (WATER, OPEN or SHUT, RATE or BHP, the BHP
-/// limit), WCONPROD (OPEN or SHUT, BHP or LRAT, the BHP limit), WCONHIST (OPEN or SHUT,
-/// ORAT, WRAT, LRAT or BHP with the observed oil and water rates and BHP as the target, a BHP
-/// limit of 1 atm; an observed rate of 0 for the mode shuts the well for the period; a gas rate
+/// own column, K1..K2 OPEN or SHUT, the connection factor or the diameter, Kh and the skin; D
+/// and a direction other than Z defaulted; design decision 102), WCONINJE (WATER, OPEN or SHUT,
+/// RATE or BHP, the BHP limit), WCONPROD (OPEN or SHUT, BHP or LRAT, the BHP limit), WCONHIST (OPEN
+/// or SHUT, ORAT, WRAT, LRAT or BHP with the observed oil and water rates and BHP as the target, a
+/// BHP limit of 1 atm; an observed rate of 0 for the mode shuts the well for the period; a gas rate
 /// or THP observed is a note), WCONINJH (WATER, OPEN or SHUT, the observed rate and BHP,
 /// control RATE or BHP), WELTARG (a BHP limit, or the target of the well's control;
 /// decision 91), WECON (the minimum oil
@@ -109,8 +120,8 @@ struct EclipseSchedule {
 /// number of tests; the start-up time defaulted or 0), TSTEP and DATES (counted
 /// from RUNSPEC's START; JLY for July, an optional HH:MM:SS); RPTSCHED, RPTRST,
 /// RPTONLY and TUNING are passed over with a note. InputError ("path:line: KEYWORD: ...") for
-/// anything else, an item the model cannot take, a well named twice or unknown, a well's
-/// connections that are not one run of layers, a control after the last TSTEP, a well
+/// anything else, an item the model cannot take, a well named twice or unknown, a well
+/// without an open connection, a control after the last TSTEP, a well
 /// without a control before the first TSTEP or DATES, no TSTEP or DATES, DATES without START
 /// or not after the time so far, and an impossible date.
 EclipseSchedule read_eclipse_schedule(const std::string& path, const FluidUnits& fallback);

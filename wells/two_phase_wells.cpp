@@ -32,8 +32,7 @@ TwoPhaseWells::TwoPhaseWells(const grid::TwoPhaseCells& cells, std::vector<WellS
         for (index_t l = 0; l < layout_.count[w]; ++l) {
             const index_t m = layout_.cell0[w] + l;
             try {
-                wi_.push_back(
-                    peaceman_index(g, m, rock.kx[m], rock.ky[m], wells_[w].radius, wells_[w].skin));
+                wi_.push_back(connection_index(g, m, rock, wells_[w], static_cast<int>(l)));
             } catch (const InputError& e) {
                 throw InputError("wells[" + std::to_string(w) + "]." + e.key(), e.detail());
             }
@@ -45,7 +44,8 @@ TwoPhaseWells::TwoPhaseWells(const grid::TwoPhaseCells& cells, std::vector<WellS
             throw InputError("wells[" + std::to_string(w) + "]",
                              "well '" + wells_[w].name +
                                  "' is rate-controlled but every perforated cell has zero "
-                                 "horizontal permeability: it cannot deliver its rate");
+                                 "horizontal permeability (or connection factor): it cannot "
+                                 "deliver its rate");
         }
     }
 }

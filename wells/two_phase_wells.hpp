@@ -278,7 +278,8 @@ class TwoPhaseWells {
     std::vector<double> initial_bhp(const grid::CellState& x) const;
 
     const std::vector<WellSpec>& specs() const { return wells_; }
-    /// Peaceman index of each perforation, in layout order.
+    /// The well index [m^3] of each perforation (connection_index: Peaceman's, or the
+    /// connection's own; 0 where not connected), in layout order.
     const std::vector<double>& well_indices() const { return wi_; }
     /// Each well's BHP reference depth [m] (its bhp_depth, else its first perforated cell's
     /// centre; design decision 94).

@@ -4,6 +4,7 @@
 #include <map>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "core/base/errors.hpp"
 
@@ -43,6 +44,37 @@ void check_limits(const WellSpec& w, std::size_t n) {
         throw InputError(well_key(n, "max_bhp"),
                          "the injector's maximum BHP is below its BHP target (control.value)");
     }
+}
+
+/// Connections (design decision 102): none, or one per perforated layer with a factor or kh
+/// >= 0 and finite where given, a radius > 0 and a finite skin where given, one open.
+void check_connections(const WellSpec& w, std::size_t n) {
+    if (w.connections.empty()) return;
+    const std::string key = well_key(n, "connection_factors");
+    const std::size_t layers = static_cast<std::size_t>(w.k_last - w.k_first + 1);
+    if (w.connections.size() != layers) {
+        throw InputError(key, std::to_string(w.connections.size()) +
+                                  " connections for the perforated layers " +
+                                  std::to_string(w.k_first) + ".." + std::to_string(w.k_last) +
+                                  ": give one per layer");
+    }
+    bool open = false;
+    for (std::size_t l = 0; l < layers; ++l) {
+        const WellConnection& c = w.connections[l];
+        const std::string layer = "layer " + std::to_string(w.k_first + static_cast<int>(l));
+        for (const auto& [value, what] : {std::make_pair(c.factor, "the connection factor"),
+                                          std::make_pair(c.kh, "the permeability-thickness")}) {
+            if (!std::isnan(value) && !(std::isfinite(value) && value >= 0.0)) {
+                throw InputError(key, layer + ": " + what + " must be >= 0");
+            }
+        }
+        if (!std::isnan(c.radius) && !positive_finite(c.radius)) {
+            throw InputError(key, layer + ": the radius must be > 0");
+        }
+        if (std::isinf(c.skin)) throw InputError(key, layer + ": the skin must be finite");
+        open = open || (c.open && c.factor != 0.0);
+    }
+    if (!open) throw InputError(key, "well '" + w.name + "' has no open connection");
 }
 
 }  // namespace
@@ -145,6 +177,7 @@ void validate_wells(const grid::Grid3D& g, const std::vector<WellSpec>& wells) {
             throw InputError(well_key(n, "bhp_depth"), "must be a finite depth");
         }
         if (!std::isfinite(w.skin)) throw InputError(well_key(n, "skin"), "must be finite");
+        check_connections(w, n);
         const auto column = std::make_pair(w.i, w.j);
         if (auto it = columns.find(column); it != columns.end()) {
             throw InputError(well_key(n, "column"),
@@ -171,9 +204,11 @@ void validate_perforations(const grid::Grid3D& g, const grid::RockFields& rock,
 }
 
 double peaceman_index(const grid::Grid3D& g, index_t m, double kx, double ky, double radius,
-                      double skin) {
-    if (kx <= 0.0 || ky <= 0.0) return 0.0;
-    const double ryx = std::sqrt(ky / kx), rxy = std::sqrt(kx / ky);
+                      double skin, double kh) {
+    const bool isotropic = kx <= 0.0 || ky <= 0.0;  // no anisotropy to measure
+    if (isotropic && std::isnan(kh)) return 0.0;
+    const double ryx = isotropic ? 1.0 : std::sqrt(ky / kx);
+    const double rxy = isotropic ? 1.0 : std::sqrt(kx / ky);
     const double dx = g.size_x(m), dy = g.size_y(m);
     const double r_o =
         0.28 * std::sqrt(ryx * dx * dx + rxy * dy * dy) / (std::sqrt(ryx) + std::sqrt(rxy));
@@ -188,7 +223,20 @@ double peaceman_index(const grid::Grid3D& g, index_t m, double kx, double ky, do
         throw InputError("skin",
                          "ln(r_o / r_w) + skin = " + std::to_string(denom) + " must be > 0");
     }
+    if (!std::isnan(kh)) return 2.0 * M_PI * kh / denom;
     return 2.0 * M_PI * std::sqrt(kx * ky) * g.size_z(m) / denom;
+}
+
+double connection_index(const grid::Grid3D& g, index_t m, const grid::RockFields& rock,
+                        const WellSpec& w, int layer) {
+    if (w.connections.empty()) {
+        return peaceman_index(g, m, rock.kx[m], rock.ky[m], w.radius, w.skin);
+    }
+    const WellConnection& c = w.connections[static_cast<std::size_t>(layer)];
+    if (!c.open) return 0.0;
+    if (!std::isnan(c.factor)) return c.factor;
+    return peaceman_index(g, m, rock.kx[m], rock.ky[m], std::isnan(c.radius) ? w.radius : c.radius,
+                          std::isnan(c.skin) ? w.skin : c.skin, c.kh);
 }
 
 WellArrays well_layout(const grid::Grid3D& g, const std::vector<WellSpec>& wells, int block_size) {

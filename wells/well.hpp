@@ -45,6 +45,23 @@ inline double voidage(const VoidageOf& v, double b_oil, double b_water) {
 /// (`kind`).
 void check_voidage(const VoidageOf& v, ControlKind kind, const std::string& key);
 
+/// One layer of a well's perforated interval with its own inflow terms (Eclipse's COMPDAT
+/// records; design decision 102). A NaN item is the well's (radius, skin) or computed (factor,
+/// kh): the layer of a default WellConnection is the well's plain Peaceman layer.
+struct WellConnection {
+    /// false: the layer lies between the well's completions and is not connected (its well
+    /// index is 0: a perforation through which nothing flows).
+    bool open = true;
+    /// [m^3] the well index given (Eclipse's connection factor, COMPDAT item 8, in SI); NaN:
+    /// Peaceman's from the cell (peaceman_index).
+    double factor = std::numeric_limits<double>::quiet_NaN();
+    /// [m^3] the permeability-thickness k h Peaceman's index takes (COMPDAT item 10); NaN: the
+    /// cell's sqrt(kx ky) dz.
+    double kh = std::numeric_limits<double>::quiet_NaN();
+    double radius = std::numeric_limits<double>::quiet_NaN();  ///< [m]; NaN: the well's
+    double skin = std::numeric_limits<double>::quiet_NaN();    ///< NaN: the well's
+};
+
 /// A vertical well with one contiguous perforation interval. SI units.
 struct WellSpec {
     std::string name;
@@ -83,6 +100,9 @@ struct WellSpec {
     /// reservoir_rate given as the volume of surface rates (VoidageOf; `target` then holds
     /// their surface sum, the target each step converts being voidage's).
     VoidageOf voidage{};
+    /// Empty: every layer k_first..k_last connected with the well's radius and skin; else one
+    /// per layer, k_first first, each with its own terms (WellConnection).
+    std::vector<WellConnection> connections{};
 };
 
 /// Throws InputError keyed "wells[n].<field>" for a column outside the grid, perforations
@@ -91,7 +111,9 @@ struct WellSpec {
 /// wells in one column (wells may not share a column), a negative or misplaced BHP limit
 /// (min_bhp on an injector, max_bhp on a producer) or a BHP target beyond the well's limit,
 /// an economic limit on an injector, a negative min_oil_rate or a max_water_cut outside
-/// [0, 1).
+/// [0, 1), connections that are not one per perforated layer, none of them open, or a given
+/// factor or kh that is negative or not finite, a radius that is not > 0 or a skin that is not
+/// finite.
 void validate_wells(const grid::Grid3D& grid, const std::vector<WellSpec>& wells);
 
 /// A well's economic limits (WellSpec::min_oil_rate, max_water_cut) or an event's: InputError
@@ -112,12 +134,19 @@ void validate_perforations(const grid::Grid3D& grid, const grid::RockFields& roc
                            const std::vector<WellSpec>& wells);
 
 /// Peaceman well index [m^3] of a vertical well in cell m (its own dx, dy, dz):
-///   WI = 2 pi sqrt(kx ky) dz / (ln(r_o / r_w) + skin),
+///   WI = 2 pi kh / (ln(r_o / r_w) + skin),  kh = sqrt(kx ky) dz unless given (not NaN),
 ///   r_o = 0.28 sqrt(sqrt(ky/kx) dx^2 + sqrt(kx/ky) dy^2) / ((ky/kx)^(1/4) + (kx/ky)^(1/4)).
-/// Returns 0 if kx or ky is 0. Throws InputError if r_o <= r_w (well radius too large for
-/// the cell).
+/// Returns 0 if kx or ky is 0 and kh is not given (a given kh takes the isotropic r_o,
+/// 0.14 sqrt(dx^2 + dy^2), there). Throws InputError if r_o <= r_w (well radius too large
+/// for the cell).
 double peaceman_index(const grid::Grid3D& grid, index_t m, double kx, double ky, double radius,
-                      double skin);
+                      double skin, double kh = std::numeric_limits<double>::quiet_NaN());
+
+/// The well index [m^3] of layer `layer` (0 = k_first) of well w in its cell m: 0 where the
+/// connection is not open, its factor where given, else peaceman_index with the connection's
+/// kh, radius and skin (the well's where NaN). InputError keyed as peaceman_index's.
+double connection_index(const grid::Grid3D& grid, index_t m, const grid::RockFields& rock,
+                        const WellSpec& w, int layer);
 
 /// The compact arrays for these (validated) wells with all values zero: first, cell0, count,
 /// well_of_column, and w_vals / wt_vals / d sized for block size K.

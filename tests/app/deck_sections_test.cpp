@@ -157,6 +157,7 @@ TEST(Deck, ScheduleEclipseGivesTheWellsWrittenOut) {
         EXPECT_EQ(a[n].target, b[n].target);
         EXPECT_EQ(a[n].radius, b[n].radius);
         EXPECT_EQ(a[n].skin, b[n].skin);
+        EXPECT_TRUE(a[n].connections.empty());  // one run, one radius: Peaceman's column
         EXPECT_EQ(a[n].min_bhp, b[n].min_bhp);
         EXPECT_EQ(a[n].max_bhp, b[n].max_bhp);
     }

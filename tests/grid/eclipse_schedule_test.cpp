@@ -9,6 +9,7 @@
 #include <cmath>
 #include <fstream>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -42,8 +43,14 @@ TEST(EclipseSchedule, TheEggModelsSchedule) {
     for (const EclipseWell& w : s.wells) {
         EXPECT_EQ(w.k_first, 0);
         EXPECT_EQ(w.k_last, 6);
-        EXPECT_EQ(w.radius, 0.1);
-        EXPECT_EQ(w.skin, 0.0);
+        ASSERT_EQ(w.connections.size(), 7u);
+        for (const EclipseConnection& c : w.connections) {
+            EXPECT_TRUE(c.open);
+            EXPECT_EQ(c.radius, 0.1);
+            EXPECT_EQ(c.skin, 0.0);
+            EXPECT_TRUE(std::isnan(c.factor));
+            EXPECT_TRUE(std::isnan(c.kh));
+        }
     }
     ASSERT_EQ(s.controls.size(), 12u);  // 4 producers, then 8 injectors, all at the start
     EXPECT_EQ(s.controls[0].well, "PROD1");
@@ -85,9 +92,9 @@ TEST(EclipseSchedule, FieldUnitsAndControlsThatChangeLater) {
     ASSERT_EQ(s.wells.size(), 2u);
     EXPECT_EQ(s.wells[0].k_first, 0);  // two COMPDAT runs, 1..1 and 2..3: one run 0..2
     EXPECT_EQ(s.wells[0].k_last, 2);
-    EXPECT_DOUBLE_EQ(s.wells[0].radius, 0.25 * units::kFoot);
+    EXPECT_DOUBLE_EQ(s.wells[0].connections[2].radius, 0.25 * units::kFoot);
     EXPECT_EQ(s.wells[1].k_first, 1);
-    EXPECT_EQ(s.wells[1].skin, 2.5);
+    EXPECT_EQ(s.wells[1].connections[0].skin, 2.5);
     ASSERT_EQ(s.controls.size(), 4u);
     EXPECT_DOUBLE_EQ(s.controls[0].target, 500.0 * units::kStockTankBarrel / units::kDay);
     EXPECT_DOUBLE_EQ(s.controls[0].bhp_limit, 6000.0 * units::kPsi);
@@ -526,6 +533,67 @@ TEST(EclipseSchedule, FbhpdefAndWeltargGiveTheBhpARecordLeavesOut) {
                 HasSubstr(":17: WCONPROD: item 9 (the BHP target) must be > 0"));
 }
 
+// Design decision 102: COMPDAT's layers one by one. A record gives the connection factor, or
+// Kh, the diameter and the skin; SHUT layers and layers no record names are not connected; a
+// layer named again is the later record's; the open layers' span is the well's k_first..k_last.
+TEST(EclipseSchedule, CompdatGivesEachLayersConnection) {
+    const TempFile f(
+        "RUNSPEC\nMETRIC\nSCHEDULE\nWELSPECS\n 'I1' 'G' 1 1 1* 'WATER' /\n"
+        " 'P1' 'G' 3 2 1* 'OIL' /\n/\n"
+        "COMPDAT\n 'I1' 2* 1 2 'OPEN' 1* 10 /\n"
+        " 'I1' 2* 5 5 'OPEN' 2* 0.2 500 1.5 /\n"
+        " 'I1' 2* 2 2 'SHUT' 1* 10 /\n"
+        " 'P1' 2* 1 1 'SHUT' 2* 0.2 /\n"
+        " 'P1' 2* 2 3 'OPEN' 1* 4 0.2 100 2 /\n/\n"
+        "WCONINJE\n 'I1' 'WATER' 'OPEN' 'RATE' 500 /\n/\n"
+        "WCONPROD\n 'P1' 'OPEN' 'BHP' 5* 100 /\n/\nTSTEP\n 10 /\n");
+    const EclipseSchedule s = read_eclipse_schedule(f.path(), kMetric);
+    ASSERT_EQ(s.wells.size(), 2u);
+    const double cf = units::kCentiPoise / units::kDay / units::kBar;  // cP rm3/day/bar in m^3
+    const EclipseWell& i1 = s.wells[0];
+    EXPECT_EQ(i1.k_first, 0);
+    EXPECT_EQ(i1.k_last, 4);
+    ASSERT_EQ(i1.connections.size(), 3u);  // layers 1, 2 and 5: 3 and 4 named by none
+    EXPECT_EQ(i1.connections[0].k, 0);
+    EXPECT_TRUE(i1.connections[0].open);
+    EXPECT_DOUBLE_EQ(i1.connections[0].factor, 10.0 * cf);
+    EXPECT_TRUE(std::isnan(i1.connections[0].radius));  // the factor holds it
+    EXPECT_EQ(i1.connections[1].k, 1);
+    EXPECT_FALSE(i1.connections[1].open);  // the later SHUT record's
+    EXPECT_EQ(i1.connections[2].k, 4);
+    EXPECT_TRUE(std::isnan(i1.connections[2].factor));
+    EXPECT_DOUBLE_EQ(i1.connections[2].kh, 500.0 * units::kMilliDarcy);
+    EXPECT_EQ(i1.connections[2].radius, 0.1);
+    EXPECT_EQ(i1.connections[2].skin, 1.5);
+    const EclipseWell& p1 = s.wells[1];
+    EXPECT_EQ(p1.k_first, 1);  // the SHUT layer 1 lies above the open span
+    EXPECT_EQ(p1.k_last, 2);
+    ASSERT_EQ(p1.connections.size(), 3u);
+    EXPECT_FALSE(p1.connections[0].open);
+    EXPECT_DOUBLE_EQ(p1.connections[2].factor, 4.0 * cf);
+    EXPECT_EQ(p1.connections[2].skin, 0.0);  // described by the factor
+    ASSERT_EQ(s.notes.size(), 1u);           // the record whose factor holds its Kh and skin
+    EXPECT_THAT(s.notes[0], HasSubstr(":13: COMPDAT: 1 record(s) give the connection factor "
+                                      "(item 8) with the diameter, Kh or skin"));
+}
+
+// The connection factor's unit against Eclipse's own Darcy constants (its manual's CF = c
+// theta Kh / (ln(r_o / r_w) + S), Kh in mD m or mD ft): c = 0.00852702 (METRIC), 0.001127
+// (FIELD, 0.00112712 to 6 digits), so c CF-units are one mD m (mD ft) of permeability-thickness.
+TEST(EclipseSchedule, TheConnectionFactorsUnitIsEclipses) {
+    for (const auto& [system, c, kh_unit] :
+         {std::make_tuple("METRIC", 0.00852702, units::kMilliDarcy),
+          std::make_tuple("FIELD", 0.00112712, units::kMilliDarcy * units::kFoot)}) {
+        const TempFile f(std::string("RUNSPEC\n") + system +
+                         "\nSCHEDULE\nWELSPECS\n 'P1' 'G' 1 1 1* 'OIL' /\n/\n"
+                         "COMPDAT\n 'P1' 2* 1 1 'OPEN' 1* 1 /\n/\n"
+                         "WCONPROD\n 'P1' 'OPEN' 'BHP' 5* 100 /\n/\nTSTEP\n 10 /\n");
+        const double factor =
+            read_eclipse_schedule(f.path(), kMetric).wells[0].connections[0].factor;
+        EXPECT_NEAR(c * factor / kh_unit, 1.0, 5e-6) << system;
+    }
+}
+
 // Design decision 94: WELSPECS item 5, the depth the well's BHP refers to, in the file's
 // length unit; defaulted, NaN (the first connection's centre).
 TEST(EclipseSchedule, WelspecsGivesTheBhpReferenceDepth) {
@@ -634,11 +702,27 @@ TEST(EclipseSchedule, WhatTheModelCannotTakeIsRefusedAtItsLine) {
                 HasSubstr("item 2 (the injected phase) must be WATER"));
     EXPECT_THAT(error("WCONINJE\n 'I1' 'WATER' 'STOP' 'RATE' 500 /\n/\nTSTEP\n 1 /\n"),
                 HasSubstr("item 3 (the status) must be OPEN or SHUT"));
-    EXPECT_THAT(error("COMPDAT\n 'P1' 3 2 4 4 'OPEN' 2* 0.5 /\n/\n" + controls + "TSTEP\n 1 /\n"),
-                HasSubstr(":12: COMPDAT: item 4 (K1) must continue well P1's connections"));
-    EXPECT_THAT(error("COMPDAT\n 'P1' 3 2 3 3 'OPEN' 1* 7 0.5 /\n/\n"),
-                HasSubstr("item 8 (the connection factor: heptane computes Peaceman's) must be "
-                          "defaulted"));
+    // COMPDAT (design decision 102): what a vertical Darcy well cannot take.
+    for (const auto& [record, message] : std::vector<std::pair<std::string, std::string>>{
+             {"'P1' 3 2 3 3 'AUTO' 2* 0.5 /", "item 6 (the status) must be OPEN or SHUT"},
+             {"'P1' 3 2 3 3 'OPEN' 2* 0 /",
+              "item 9 (the diameter) must be > 0 (the connection "
+              "factor is computed from it)"},
+             {"'P1' 3 2 3 3 'OPEN' 2* 1* /", "item 9 (the diameter) must be > 0 (the connection"},
+             {"'P1' 3 2 3 3 'OPEN' 1* -2 /", "item 8 (the connection factor) must be >= 0"},
+             {"'P1' 3 2 3 3 'OPEN' 1* 5 -0.2 /", "item 9 (the diameter) must be > 0"},
+             {"'P1' 3 2 3 3 'OPEN' 2* 0.5 0 /", "item 10 (Kh) must be > 0"},
+             {"'P1' 3 2 3 3 'OPEN' 2* 0.5 1* 0 3 /", "item 12 (the D factor: non-Darcy flow is"},
+             {"'P1' 3 2 3 3 'OPEN' 2* 0.5 1* 0 1* 'X' /", "item 13 (the direction) must be Z"},
+             {"'P1' 3 2 3 3 'OPEN' 2* 0.5 1* 0 1* 'Z' 0.3 /", "item 14 (the pressure equivalent"},
+             {"'P1' 3 2 3 0 'OPEN' 2* 0.5 /", "item 5 (K1..K2, 1-based) must be 1 <= K1 <= K2"},
+             {"'P1' 3 2 1 200000 'OPEN' 2* 0.5 /", "item 5 (K2) must be at most 100000"}}) {
+        EXPECT_THAT(error("COMPDAT\n " + record + "\n/\n" + controls + "TSTEP\n 1 /\n"),
+                    HasSubstr(":12: COMPDAT: " + message))
+            << record;
+    }
+    EXPECT_THAT(error("COMPDAT\n 'P1' 3 2 2 2 'SHUT' 2* 0.5 /\n/\n" + controls + "TSTEP\n 1 /\n"),
+                HasSubstr(":4: WELSPECS: well P1 has no OPEN connection"));
     EXPECT_THAT(error("COMPDAT\n 'P1' 4 2 3 3 'OPEN' 2* 0.5 /\n/\n"),
                 HasSubstr("item 2 (I) must be the well's own column"));
     EXPECT_THAT(error(controls + "TSTEP\n 1 /\nWCONPROD\n 'P1' 'OPEN' 'BHP' 5* 90 /\n/\n"),

@@ -1,6 +1,7 @@
 // Wells: validation keys and messages, Peaceman index, compact layout, synthetic couplings.
 #include "wells/well.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -74,6 +75,65 @@ TEST(PeacemanIndex, HandComputedValues) {
     EXPECT_NEAR(peaceman_index(g, 0, 4e-13, 1e-13, 0.2, 1.5), 9.23960e-13, 1e-17);
     EXPECT_EQ(peaceman_index(g, 0, 0.0, 1e-13, 0.2, 0.0), 0.0);
     EXPECT_THROW(peaceman_index(g, 0, 1e-13, 1e-13, 5.0, 0.0), InputError);  // r_w > r_o
+}
+
+// Design decision 102: a layer's own terms. A closed layer 0, a given factor as given, a given
+// kh in place of sqrt(kx ky) dz (Peaceman's value where it is the cell's), the connection's
+// radius and skin over the well's; a given kh in a cell without horizontal permeability takes
+// the isotropic r_o.
+TEST(ConnectionIndex, EachLayersOwnTerms) {
+    grid::Grid3D g = grid_of(1, 1, 3);
+    g.dx = 20.0;
+    g.dy = 10.0;
+    g.dz = 3.0;
+    grid::RockFields rock;
+    rock.kx = {4e-13, 4e-13, 0.0};
+    rock.ky = {1e-13, 1e-13, 0.0};
+    WellSpec w = test::make_well("P1", 0, 0, 0, 2);
+    w.radius = 0.2;
+    w.skin = 1.5;
+    EXPECT_EQ(connection_index(g, 1, rock, w, 1), peaceman_index(g, 1, 4e-13, 1e-13, 0.2, 1.5));
+    w.connections.resize(3);
+    EXPECT_EQ(connection_index(g, 0, rock, w, 0), peaceman_index(g, 0, 4e-13, 1e-13, 0.2, 1.5));
+    EXPECT_NEAR(connection_index(g, 0, rock, w, 0), 9.23960e-13, 1e-17);  // as PeacemanIndex's
+    w.connections[0].kh = 2e-13 * 3.0;  // sqrt(kx ky) dz: the cell's own
+    EXPECT_NEAR(connection_index(g, 0, rock, w, 0), 9.23960e-13, 1e-17);
+    w.connections[0].kh = 1e-12;
+    EXPECT_NEAR(connection_index(g, 0, rock, w, 0), 9.23960e-13 * 1e-12 / 6e-13, 1e-17);
+    w.connections[0].factor = 3e-12;
+    EXPECT_EQ(connection_index(g, 0, rock, w, 0), 3e-12);
+    w.connections[0].open = false;
+    EXPECT_EQ(connection_index(g, 0, rock, w, 0), 0.0);
+    w.connections[1].radius = 0.1;
+    w.connections[1].skin = 0.0;
+    EXPECT_EQ(connection_index(g, 1, rock, w, 1), peaceman_index(g, 1, 4e-13, 1e-13, 0.1, 0.0));
+    EXPECT_EQ(connection_index(g, 2, rock, w, 2), 0.0);  // no permeability, no kh
+    w.connections[2].kh = 6e-13;                         // r_o = 0.14 sqrt(500) = 3.13050 m
+    EXPECT_NEAR(connection_index(g, 2, rock, w, 2),
+                2.0 * M_PI * 6e-13 / (std::log(0.14 * std::sqrt(500.0) / 0.2) + 1.5), 1e-25);
+}
+
+TEST(ValidateWells, ConnectionsOnePerLayerOneOpen) {
+    const auto g = grid_of(4, 4, 5);
+    WellSpec w = test::make_well("P1", 1, 1, 1, 3);
+    w.connections.resize(2);
+    InputError e = validation_error(g, {w});
+    EXPECT_EQ(e.key(), "wells[0].connection_factors");
+    EXPECT_THAT(std::string(e.what()), ::testing::HasSubstr("2 connections for the perforated "
+                                                            "layers 1..3: give one per layer"));
+    w.connections.resize(3);
+    EXPECT_NO_THROW(validate_wells(g, {w}));
+    for (auto& c : w.connections) c.factor = 0.0;
+    EXPECT_THAT(std::string(validation_error(g, {w}).what()),
+                ::testing::HasSubstr("well 'P1' has no open connection"));
+    w.connections[1].factor = -1.0;
+    EXPECT_THAT(std::string(validation_error(g, {w}).what()),
+                ::testing::HasSubstr("layer 2: the connection factor must be >= 0"));
+    w.connections[1] = WellConnection{};
+    w.connections[2].kh = std::nan("");
+    w.connections[2].radius = -0.1;
+    EXPECT_THAT(std::string(validation_error(g, {w}).what()),
+                ::testing::HasSubstr("layer 3: the radius must be > 0"));
 }
 
 TEST(WellLayout, CompactArraysPointAtTheColumns) {
