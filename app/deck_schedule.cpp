@@ -173,7 +173,7 @@ void set_connections(const grid::EclipseWell& w, wells::WellSpec& spec) {
         if (c.k < w.k_first || c.k > w.k_last) continue;
         if (top == nullptr) top = &c;
         plain = plain && c.open && std::isnan(c.factor) && std::isnan(c.kh) &&
-                c.radius == top->radius && c.skin == top->skin;
+                c.multiplier == 1.0 && c.radius == top->radius && c.skin == top->skin;
     }
     const int layers = w.k_last - w.k_first + 1;
     plain = plain && std::count_if(w.connections.begin(), w.connections.end(),
@@ -193,6 +193,7 @@ void set_connections(const grid::EclipseWell& w, wells::WellSpec& spec) {
         to.kh = c.kh;
         to.radius = c.radius;
         to.skin = c.skin;
+        to.multiplier = c.multiplier;
     }
 }
 

@@ -117,7 +117,7 @@ class ScheduleReader {
         } else if (keyword == "WELSPECS" || keyword == "COMPDAT" || keyword == "WCONINJE" ||
                    keyword == "WCONPROD" || keyword == "WCONHIST" || keyword == "WCONINJH" ||
                    keyword == "WELTARG" || keyword == "WELOPEN" || keyword == "WECON" ||
-                   keyword == "WTEST") {
+                   keyword == "WTEST" || keyword == "WPIMULT") {
             Items r;
             while (read_record(src, keyword, at, r) && !r.v.empty()) {
                 if (keyword == "WELSPECS") welspecs(r);
@@ -131,6 +131,7 @@ class ScheduleReader {
                 if (keyword == "WELOPEN") welopen(r);
                 if (keyword == "WECON") wecon(r);
                 if (keyword == "WTEST") wtest(r);
+                if (keyword == "WPIMULT") wpimult(r);
             }
         } else if (keyword == "FBHPDEF") {  // design decision 93
             Items r;
@@ -176,16 +177,17 @@ class ScheduleReader {
         } else if (keyword == "RPTONLY" || keyword == "ECHO" || keyword == "NOECHO") {
             out_.notes.push_back(here + ": not read (output)");
         } else {
-            src.fail(
-                at,
-                keyword +
-                    ": not read by schedule.eclipse (it reads WELSPECS, COMPDAT, WCONINJE, "
-                    "WCONPROD, WCONHIST, WCONINJH, WELTARG, WELOPEN, WECON, WTEST, FBHPDEF, TSTEP, "
-                    "DATES "
-                    "and "
-                    "INCLUDE; RPTSCHED, "
-                    "RPTRST, "
-                    "RPTONLY and TUNING with a note)");
+            src.fail(at,
+                     keyword +
+                         ": not read by schedule.eclipse (it reads WELSPECS, COMPDAT, WCONINJE, "
+                         "WCONPROD, WCONHIST, WCONINJH, WELTARG, WELOPEN, WECON, WTEST, WPIMULT, "
+                         "FBHPDEF, "
+                         "TSTEP, "
+                         "DATES "
+                         "and "
+                         "INCLUDE; RPTSCHED, "
+                         "RPTRST, "
+                         "RPTONLY and TUNING with a note)");
         }
     }
 
@@ -520,6 +522,36 @@ class ScheduleReader {
                 *at = c;  // a layer named again: the later record's
             } else {
                 w.connections.insert(at, c);
+            }
+        }
+    }
+
+    /// One WPIMULT record (design decision 102): the well index of each connection it names
+    /// (items 3-5, I J K, defaulted: every one) of each well item 1 matches, times item 2;
+    /// cumulative, and a COMPDAT record naming the layer again starts it from 1 (Eclipse's
+    /// rule).
+    void wpimult(const Items& r) {
+        const double m = r.number(1);
+        if (!(m >= 0.0) || !std::isfinite(m)) r.fail(1, "(the multiplier) must be >= 0");
+        if (time_ > 0.0) {
+            r.fail(0,
+                   "multiplies well indices after the first TSTEP or DATES (heptane's "
+                   "connections are fixed from the start: give it before)");
+        }
+        r.defaulted_from(5, "the completion numbers");
+        for (const EclipseWell* x : matching(r)) {
+            EclipseWell& w = out_.wells[static_cast<std::size_t>(x - out_.wells.data())];
+            const int i = r.integer(2, 0), j = r.integer(3, 0), k = r.integer(4, 0);
+            bool any = false;
+            for (EclipseConnection& c : w.connections) {
+                if ((i != 0 && i != w.i + 1) || (j != 0 && j != w.j + 1)) break;
+                if (k != 0 && k != c.k + 1) continue;
+                c.multiplier *= m;
+                any = true;
+            }
+            if (!any) {
+                r.fail(k != 0 ? 4 : 2,
+                       "names no connection of well " + w.name + " (its COMPDAT must come first)");
             }
         }
     }

@@ -22,6 +22,7 @@ struct EclipseConnection {
     double kh = std::nan("");      ///< [m^3] item 10; NaN: defaulted (or a factor given)
     double radius = std::nan("");  ///< [m] half of item 9; NaN: defaulted (a factor given)
     double skin = 0.0;             ///< item 11 (0 where a factor is given: it holds the skin)
+    double multiplier = 1.0;       ///< WPIMULT's, cumulative; a COMPDAT record sets it to 1
 };
 
 struct EclipseWell {
@@ -114,7 +115,8 @@ struct EclipseSchedule {
 /// BHP limit of 1 atm; an observed rate of 0 for the mode shuts the well for the period; a gas rate
 /// or THP observed is a note), WCONINJH (WATER, OPEN or SHUT, the observed rate and BHP,
 /// control RATE or BHP), WELTARG (a BHP limit, or the target of the well's control;
-/// decision 91), WECON (the minimum oil
+/// decision 91), WPIMULT (before the first TSTEP or DATES: the well index of the connections
+/// it names times its multiplier; decision 102), WECON (the minimum oil
 /// rate, the maximum water cut with workover WELL or NONE; gas limits, connection workovers,
 /// the end-run flag and later items refused), WTEST (the interval, the reasons with E, the
 /// number of tests; the start-up time defaulted or 0), TSTEP and DATES (counted

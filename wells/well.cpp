@@ -63,7 +63,8 @@ void check_connections(const WellSpec& w, std::size_t n) {
         const WellConnection& c = w.connections[l];
         const std::string layer = "layer " + std::to_string(w.k_first + static_cast<int>(l));
         for (const auto& [value, what] : {std::make_pair(c.factor, "the connection factor"),
-                                          std::make_pair(c.kh, "the permeability-thickness")}) {
+                                          std::make_pair(c.kh, "the permeability-thickness"),
+                                          std::make_pair(c.multiplier, "the multiplier")}) {
             if (!std::isnan(value) && !(std::isfinite(value) && value >= 0.0)) {
                 throw InputError(key, layer + ": " + what + " must be >= 0");
             }
@@ -72,7 +73,7 @@ void check_connections(const WellSpec& w, std::size_t n) {
             throw InputError(key, layer + ": the radius must be > 0");
         }
         if (std::isinf(c.skin)) throw InputError(key, layer + ": the skin must be finite");
-        open = open || (c.open && c.factor != 0.0);
+        open = open || (c.open && c.factor != 0.0 && c.multiplier != 0.0);
     }
     if (!open) throw InputError(key, "well '" + w.name + "' has no open connection");
 }
@@ -234,9 +235,10 @@ double connection_index(const grid::Grid3D& g, index_t m, const grid::RockFields
     }
     const WellConnection& c = w.connections[static_cast<std::size_t>(layer)];
     if (!c.open) return 0.0;
-    if (!std::isnan(c.factor)) return c.factor;
-    return peaceman_index(g, m, rock.kx[m], rock.ky[m], std::isnan(c.radius) ? w.radius : c.radius,
-                          std::isnan(c.skin) ? w.skin : c.skin, c.kh);
+    if (!std::isnan(c.factor)) return c.multiplier * c.factor;
+    return c.multiplier * peaceman_index(g, m, rock.kx[m], rock.ky[m],
+                                         std::isnan(c.radius) ? w.radius : c.radius,
+                                         std::isnan(c.skin) ? w.skin : c.skin, c.kh);
 }
 
 WellArrays well_layout(const grid::Grid3D& g, const std::vector<WellSpec>& wells, int block_size) {

@@ -60,6 +60,8 @@ struct WellConnection {
     double kh = std::numeric_limits<double>::quiet_NaN();
     double radius = std::numeric_limits<double>::quiet_NaN();  ///< [m]; NaN: the well's
     double skin = std::numeric_limits<double>::quiet_NaN();    ///< NaN: the well's
+    /// The well index, given or computed, times this (Eclipse's WPIMULT); >= 0.
+    double multiplier = 1.0;
 };
 
 /// A vertical well with one contiguous perforation interval. SI units.
@@ -112,8 +114,8 @@ struct WellSpec {
 /// (min_bhp on an injector, max_bhp on a producer) or a BHP target beyond the well's limit,
 /// an economic limit on an injector, a negative min_oil_rate or a max_water_cut outside
 /// [0, 1), connections that are not one per perforated layer, none of them open, or a given
-/// factor or kh that is negative or not finite, a radius that is not > 0 or a skin that is not
-/// finite.
+/// factor, kh or multiplier that is negative or not finite, a radius that is not > 0 or a skin
+/// that is not finite.
 void validate_wells(const grid::Grid3D& grid, const std::vector<WellSpec>& wells);
 
 /// A well's economic limits (WellSpec::min_oil_rate, max_water_cut) or an event's: InputError
@@ -143,8 +145,9 @@ double peaceman_index(const grid::Grid3D& grid, index_t m, double kx, double ky,
                       double skin, double kh = std::numeric_limits<double>::quiet_NaN());
 
 /// The well index [m^3] of layer `layer` (0 = k_first) of well w in its cell m: 0 where the
-/// connection is not open, its factor where given, else peaceman_index with the connection's
-/// kh, radius and skin (the well's where NaN). InputError keyed as peaceman_index's.
+/// connection is not open, else its multiplier times its factor where given, else times
+/// peaceman_index with the connection's kh, radius and skin (the well's where NaN).
+/// InputError keyed as peaceman_index's.
 double connection_index(const grid::Grid3D& grid, index_t m, const grid::RockFields& rock,
                         const WellSpec& w, int layer);
 

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -93,6 +95,27 @@ TEST_F(EclipseWells, CompdatFactorsAreTheConnectionFactorsWrittenOut) {
     EXPECT_NEAR(p1[0], 8.0, 1e-12);
     EXPECT_EQ(p1[1], 0.0);
     EXPECT_NEAR(p1[2], 12.0, 1e-12);
+}
+
+// WPIMULT (design decision 102) on eclipse_compdat.inc: P1's factors times 2, INJ's layer 3
+// times 0.5, is bit for bit the YAML wells with those factors ([16, 0, 24], [20, 0, 10, 20]).
+TEST_F(EclipseWells, WpimultIsTheFactorsMultiplied) {
+    std::ifstream in(source_path("tests/app/decks/eclipse_compdat.inc"));
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string schedule = text.str();
+    schedule.insert(schedule.find("WCONINJE"), "WPIMULT\n 'P1' 2 /\n 'INJ' 0.5 2* 3 /\n/\n");
+    std::ofstream(path("wpimult.inc")) << schedule;
+    simulate("wpimult.h5", {"schedule.eclipse=" + path("wpimult.inc")});
+    simulate("yaml.h5", yaml_wells("perforations: [0, 3], connection_factors: [20, 0, 10, 20]",
+                                   "perforations: [0, 2], connection_factors: [16, 0, 24]"));
+    const std::string a = path("wpimult.h5"), b = path("yaml.h5");
+    for (const char* field : kFields) {
+        const std::string d = std::string("/timesteps/00003") + field;
+        EXPECT_TRUE(same_bits(a, b, d)) << d;
+    }
+    EXPECT_TRUE(same_bits(a, b, "/wells/INJ/connection_factors"));
+    EXPECT_TRUE(same_bits(a, b, "/wells/P1/connection_factors"));
 }
 
 // A layer with factor 0 below the well's last open one changes nothing: P1 on [0, 2] with

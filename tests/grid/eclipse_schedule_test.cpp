@@ -577,6 +577,40 @@ TEST(EclipseSchedule, CompdatGivesEachLayersConnection) {
                                       "(item 8) with the diameter, Kh or skin"));
 }
 
+// WPIMULT (design decision 102): each connection it names times its multiplier, cumulative;
+// a COMPDAT record naming the layer again starts it from 1; refused after the first TSTEP,
+// negative, or naming no connection.
+TEST(EclipseSchedule, WpimultMultipliesTheConnectionsItNames) {
+    const std::string wells =
+        "RUNSPEC\nMETRIC\nSCHEDULE\nWELSPECS\n 'P1' 'G' 3 2 1* 'OIL' /\n 'P2' 'G' 1 1 1* 'OIL' /\n"
+        "/\nCOMPDAT\n 'P1' 2* 1 3 'OPEN' 2* 0.2 /\n 'P2' 2* 1 3 'OPEN' 2* 0.2 /\n/\n";
+    const std::string rest = "WCONPROD\n 'P*' 'OPEN' 'BHP' 5* 100 /\n/\nTSTEP\n 10 /\n";
+    const TempFile f(wells + "WPIMULT\n 'P*' 2 /\n 'P1' 0.5 2* 3 /\n 'P2' 3 1 1 2 /\n/\n" +
+                     "COMPDAT\n 'P2' 2* 1 1 'OPEN' 2* 0.2 /\n/\n" + rest);
+    const EclipseSchedule s = read_eclipse_schedule(f.path(), kMetric);
+    const auto multipliers = [&](std::size_t w) {
+        std::vector<double> m;
+        for (const EclipseConnection& c : s.wells[w].connections) m.push_back(c.multiplier);
+        return m;
+    };
+    EXPECT_EQ(multipliers(0), (std::vector<double>{2.0, 2.0, 1.0}));  // layer 3: 2 x 0.5
+    EXPECT_EQ(multipliers(1), (std::vector<double>{1.0, 6.0, 2.0}));  // layer 1 given again
+    const auto error = [&](const std::string& text) {
+        const TempFile g(text);
+        return input_error_of([&] { read_eclipse_schedule(g.path(), kMetric); });
+    };
+    EXPECT_THAT(error(wells + rest + "WPIMULT\n 'P1' 2 /\n/\nTSTEP\n 1 /\n"),
+                HasSubstr(":18: WPIMULT: item 1 multiplies well indices after the first TSTEP"));
+    EXPECT_THAT(error(wells + "WPIMULT\n 'P1' -1 /\n/\n" + rest),
+                HasSubstr(":13: WPIMULT: item 2 (the multiplier) must be >= 0"));
+    EXPECT_THAT(error(wells + "WPIMULT\n 'P1' 2 3* 1 /\n/\n" + rest),
+                HasSubstr(":13: WPIMULT: item 6 (the completion numbers) must be defaulted"));
+    EXPECT_THAT(error(wells + "WPIMULT\n 'P1' 2 2* 4 /\n/\n" + rest),
+                HasSubstr(":13: WPIMULT: item 5 names no connection of well P1"));
+    EXPECT_THAT(error(wells + "WPIMULT\n 'P1' 2 1 1 /\n/\n" + rest),
+                HasSubstr(":13: WPIMULT: item 3 names no connection of well P1"));
+}
+
 // The connection factor's unit against Eclipse's own Darcy constants (its manual's CF = c
 // theta Kh / (ln(r_o / r_w) + S), Kh in mD m or mD ft): c = 0.00852702 (METRIC), 0.001127
 // (FIELD, 0.00112712 to 6 digits), so c CF-units are one mD m (mD ft) of permeability-thickness.

@@ -102,6 +102,12 @@ TEST(ConnectionIndex, EachLayersOwnTerms) {
     EXPECT_NEAR(connection_index(g, 0, rock, w, 0), 9.23960e-13 * 1e-12 / 6e-13, 1e-17);
     w.connections[0].factor = 3e-12;
     EXPECT_EQ(connection_index(g, 0, rock, w, 0), 3e-12);
+    w.connections[0].multiplier = 0.5;  // WPIMULT's, on a given factor and on Peaceman's
+    EXPECT_EQ(connection_index(g, 0, rock, w, 0), 1.5e-12);
+    w.connections[1].multiplier = 4.0;
+    EXPECT_EQ(connection_index(g, 1, rock, w, 1),
+              4.0 * peaceman_index(g, 1, 4e-13, 1e-13, 0.2, 1.5));
+    w.connections[1].multiplier = 1.0;
     w.connections[0].open = false;
     EXPECT_EQ(connection_index(g, 0, rock, w, 0), 0.0);
     w.connections[1].radius = 0.1;
