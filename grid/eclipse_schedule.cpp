@@ -177,17 +177,11 @@ class ScheduleReader {
         } else if (keyword == "RPTONLY" || keyword == "ECHO" || keyword == "NOECHO") {
             out_.notes.push_back(here + ": not read (output)");
         } else {
-            src.fail(at,
-                     keyword +
-                         ": not read by schedule.eclipse (it reads WELSPECS, COMPDAT, WCONINJE, "
-                         "WCONPROD, WCONHIST, WCONINJH, WELTARG, WELOPEN, WECON, WTEST, WPIMULT, "
-                         "FBHPDEF, "
-                         "TSTEP, "
-                         "DATES "
-                         "and "
-                         "INCLUDE; RPTSCHED, "
-                         "RPTRST, "
-                         "RPTONLY and TUNING with a note)");
+            src.fail(at, keyword +
+                             ": not read by schedule.eclipse (it reads WELSPECS, COMPDAT, "
+                             "WCONINJE, WCONPROD, WCONHIST, WCONINJH, WELTARG, WELOPEN, WECON, "
+                             "WTEST, WPIMULT, FBHPDEF, TSTEP, DATES and INCLUDE; RPTSCHED, RPTRST, "
+                             "RPTONLY and TUNING with a note)");
         }
     }
 
@@ -492,10 +486,8 @@ class ScheduleReader {
         const bool given = !std::isnan(c.factor);
         const double diameter = r.number(8, std::nan("")) * units_.length;
         if (!(diameter > 0.0) && (!given || r.given(8))) {
-            r.fail(8, given ? "(the diameter) must be > 0"
-                            : "(the diameter) must be > 0 (the "
-                              "connection factor is computed "
-                              "from it)");
+            r.fail(8, std::string("(the diameter) must be > 0") +
+                          (given ? "" : " (the connection factor is computed from it)"));
         }
         const double kh = r.number(9, std::nan("")) * kh_unit;
         if (r.given(9) && !(kh > 0.0)) r.fail(9, "(Kh) must be > 0");
