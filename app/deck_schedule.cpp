@@ -546,6 +546,10 @@ void read_wells(const Value& v, Deck& deck, const UnitFactors& u, bool simulatio
         if (auto z = m.optional("bhp_depth")) w.bhp_depth = z->number() * u.length;
         if (auto s = m.optional("skin")) w.skin = s->number();
         if (auto f = m.optional("connection_factors")) {  // design decision 102
+            if (deck.model.model == wells::FluidModel::synthetic) {
+                f->fail("the synthetic model's well couplings are random numbers: connection "
+                        "factors act in two_phase models");
+            }
             // cP rb/day/psi (field), cP rm3/day/bar (metric): Eclipse's COMPDAT item 8's unit.
             const double unit = units::kCentiPoise * u.rate / u.pressure;
             for (double x : f->numbers()) {
