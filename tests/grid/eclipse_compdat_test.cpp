@@ -1,0 +1,123 @@
+// An Eclipse deck's wells layer by layer (grid/eclipse_schedule.hpp, design decision 102):
+// COMPDAT's connection factors, Kh, SHUT layers and gaps, WPIMULT, and the factor's unit against
+// Eclipse's Darcy constants. (COMPDAT's refusals are with the schedule's others in
+// eclipse_schedule_test.cpp.)
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "common/input_error.hpp"
+#include "common/temp_file.hpp"
+#include "core/base/units.hpp"
+#include "grid/eclipse_schedule.hpp"
+
+namespace heptane::grid {
+namespace {
+
+using test::input_error_of;
+using test::TempFile;
+using ::testing::HasSubstr;
+
+constexpr FluidUnits kMetric{units::kBar, 1.0, 1.0, 1.0 / units::kDay, units::kDay};
+
+// Design decision 102: COMPDAT's layers one by one. A record gives the connection factor, or
+// Kh, the diameter and the skin; SHUT layers and layers no record names are not connected; a
+// layer named again is the later record's; the open layers' span is the well's k_first..k_last.
+TEST(EclipseSchedule, CompdatGivesEachLayersConnection) {
+    const TempFile f(
+        "RUNSPEC\nMETRIC\nSCHEDULE\nWELSPECS\n 'I1' 'G' 1 1 1* 'WATER' /\n"
+        " 'P1' 'G' 3 2 1* 'OIL' /\n/\n"
+        "COMPDAT\n 'I1' 2* 1 2 'OPEN' 1* 10 /\n"
+        " 'I1' 2* 5 5 'OPEN' 2* 0.2 500 1.5 /\n"
+        " 'I1' 2* 2 2 'SHUT' 1* 10 /\n"
+        " 'P1' 2* 1 1 'SHUT' 2* 0.2 /\n"
+        " 'P1' 2* 2 3 'OPEN' 1* 4 0.2 100 2 /\n/\n"
+        "WCONINJE\n 'I1' 'WATER' 'OPEN' 'RATE' 500 /\n/\n"
+        "WCONPROD\n 'P1' 'OPEN' 'BHP' 5* 100 /\n/\nTSTEP\n 10 /\n");
+    const EclipseSchedule s = read_eclipse_schedule(f.path(), kMetric);
+    ASSERT_EQ(s.wells.size(), 2u);
+    const double cf = units::kCentiPoise / units::kDay / units::kBar;  // cP rm3/day/bar in m^3
+    const EclipseWell& i1 = s.wells[0];
+    EXPECT_EQ(i1.k_first, 0);
+    EXPECT_EQ(i1.k_last, 4);
+    ASSERT_EQ(i1.connections.size(), 3u);  // layers 1, 2 and 5: 3 and 4 named by none
+    EXPECT_EQ(i1.connections[0].k, 0);
+    EXPECT_TRUE(i1.connections[0].open);
+    EXPECT_DOUBLE_EQ(i1.connections[0].factor, 10.0 * cf);
+    EXPECT_TRUE(std::isnan(i1.connections[0].radius));  // the factor holds it
+    EXPECT_EQ(i1.connections[1].k, 1);
+    EXPECT_FALSE(i1.connections[1].open);  // the later SHUT record's
+    EXPECT_EQ(i1.connections[2].k, 4);
+    EXPECT_TRUE(std::isnan(i1.connections[2].factor));
+    EXPECT_DOUBLE_EQ(i1.connections[2].kh, 500.0 * units::kMilliDarcy);
+    EXPECT_EQ(i1.connections[2].radius, 0.1);
+    EXPECT_EQ(i1.connections[2].skin, 1.5);
+    const EclipseWell& p1 = s.wells[1];
+    EXPECT_EQ(p1.k_first, 1);  // the SHUT layer 1 lies above the open span
+    EXPECT_EQ(p1.k_last, 2);
+    ASSERT_EQ(p1.connections.size(), 3u);
+    EXPECT_FALSE(p1.connections[0].open);
+    EXPECT_DOUBLE_EQ(p1.connections[2].factor, 4.0 * cf);
+    EXPECT_EQ(p1.connections[2].skin, 0.0);  // described by the factor
+    ASSERT_EQ(s.notes.size(), 1u);           // the record whose factor holds its Kh and skin
+    EXPECT_THAT(s.notes[0], HasSubstr(":13: COMPDAT: 1 record(s) give the connection factor "
+                                      "(item 8) with the diameter, Kh or skin"));
+}
+
+// WPIMULT (design decision 102): each connection it names times its multiplier, cumulative;
+// a COMPDAT record naming the layer again starts it from 1; refused after the first TSTEP,
+// negative, or naming no connection.
+TEST(EclipseSchedule, WpimultMultipliesTheConnectionsItNames) {
+    const std::string wells =
+        "RUNSPEC\nMETRIC\nSCHEDULE\nWELSPECS\n 'P1' 'G' 3 2 1* 'OIL' /\n 'P2' 'G' 1 1 1* 'OIL' /\n"
+        "/\nCOMPDAT\n 'P1' 2* 1 3 'OPEN' 2* 0.2 /\n 'P2' 2* 1 3 'OPEN' 2* 0.2 /\n/\n";
+    const std::string rest = "WCONPROD\n 'P*' 'OPEN' 'BHP' 5* 100 /\n/\nTSTEP\n 10 /\n";
+    const TempFile f(wells + "WPIMULT\n 'P*' 2 /\n 'P1' 0.5 2* 3 /\n 'P2' 3 1 1 2 /\n/\n" +
+                     "COMPDAT\n 'P2' 2* 1 1 'OPEN' 2* 0.2 /\n/\n" + rest);
+    const EclipseSchedule s = read_eclipse_schedule(f.path(), kMetric);
+    const auto multipliers = [&](std::size_t w) {
+        std::vector<double> m;
+        for (const EclipseConnection& c : s.wells[w].connections) m.push_back(c.multiplier);
+        return m;
+    };
+    EXPECT_EQ(multipliers(0), (std::vector<double>{2.0, 2.0, 1.0}));  // layer 3: 2 x 0.5
+    EXPECT_EQ(multipliers(1), (std::vector<double>{1.0, 6.0, 2.0}));  // layer 1 given again
+    const auto error = [&](const std::string& text) {
+        const TempFile g(text);
+        return input_error_of([&] { read_eclipse_schedule(g.path(), kMetric); });
+    };
+    EXPECT_THAT(error(wells + rest + "WPIMULT\n 'P1' 2 /\n/\nTSTEP\n 1 /\n"),
+                HasSubstr(":18: WPIMULT: item 1 multiplies well indices after the first TSTEP"));
+    EXPECT_THAT(error(wells + "WPIMULT\n 'P1' -1 /\n/\n" + rest),
+                HasSubstr(":13: WPIMULT: item 2 (the multiplier) must be >= 0"));
+    EXPECT_THAT(error(wells + "WPIMULT\n 'P1' 2 3* 1 /\n/\n" + rest),
+                HasSubstr(":13: WPIMULT: item 6 (the completion numbers) must be defaulted"));
+    EXPECT_THAT(error(wells + "WPIMULT\n 'P1' 2 2* 4 /\n/\n" + rest),
+                HasSubstr(":13: WPIMULT: item 5 names no connection of well P1"));
+    EXPECT_THAT(error(wells + "WPIMULT\n 'P1' 2 1 1 /\n/\n" + rest),
+                HasSubstr(":13: WPIMULT: item 3 names no connection of well P1"));
+}
+
+// The connection factor's unit against Eclipse's own Darcy constants (its manual's CF = c
+// theta Kh / (ln(r_o / r_w) + S), Kh in mD m or mD ft): c = 0.00852702 (METRIC), 0.001127
+// (FIELD, 0.00112712 to 6 digits), so c CF-units are one mD m (mD ft) of permeability-thickness.
+TEST(EclipseSchedule, TheConnectionFactorsUnitIsEclipses) {
+    for (const auto& [system, c, kh_unit] :
+         {std::make_tuple("METRIC", 0.00852702, units::kMilliDarcy),
+          std::make_tuple("FIELD", 0.00112712, units::kMilliDarcy * units::kFoot)}) {
+        const TempFile f(std::string("RUNSPEC\n") + system +
+                         "\nSCHEDULE\nWELSPECS\n 'P1' 'G' 1 1 1* 'OIL' /\n/\n"
+                         "COMPDAT\n 'P1' 2* 1 1 'OPEN' 1* 1 /\n/\n"
+                         "WCONPROD\n 'P1' 'OPEN' 'BHP' 5* 100 /\n/\nTSTEP\n 10 /\n");
+        const double factor =
+            read_eclipse_schedule(f.path(), kMetric).wells[0].connections[0].factor;
+        EXPECT_NEAR(c * factor / kh_unit, 1.0, 5e-6) << system;
+    }
+}
+
+}  // namespace
+}  // namespace heptane::grid
