@@ -11,6 +11,7 @@
 
 #include "app/yaml_reader.hpp"
 #include "core/base/errors.hpp"
+#include "core/base/units.hpp"
 #include "core/krylov/solver_settings.hpp"
 #include "core/matrix/formats.hpp"
 #include "grid/eclipse_summary.hpp"
@@ -34,6 +35,12 @@ UnitFactors unit_factors(UnitSystem u);
 /// volume rate, else the surface rate's.
 inline const char* rate_name(const UnitFactors& u, wells::ControlKind k) {
     return k == wells::ControlKind::reservoir_rate ? u.reservoir_rate_name : u.rate_name;
+}
+
+/// m^3 per connection factor unit of the deck (Eclipse's COMPDAT item 8's: cP rb/day/psi,
+/// cP rm3/day/bar; design decision 102): viscosity times a reservoir volume rate per pressure.
+inline double connection_factor_unit(const UnitFactors& u) {
+    return units::kCentiPoise * u.rate / u.pressure;
 }
 
 struct OutputSettings {

@@ -160,8 +160,6 @@ std::optional<sim::WellEvent> read_event(const Value& v, const std::vector<wells
     return e;
 }
 
-/// schedule.eclipse (design decision 79): the file's wells, their controls at the start and
-/// later (events) and its TSTEPs as the report times.
 /// A COMPDAT well's connections onto spec (design decision 102): a run of open layers with
 /// one radius and skin and nothing given is the well's plain Peaceman column (no connections:
 /// the model of decision 79, bit for bit); otherwise one connection per layer of the span,
@@ -197,6 +195,8 @@ void set_connections(const grid::EclipseWell& w, wells::WellSpec& spec) {
     }
 }
 
+/// schedule.eclipse (design decision 79): the file's wells, their controls at the start and
+/// later (events) and its TSTEPs as the report times.
 void read_eclipse_schedule(const Value& file, const std::string& path, Deck& deck,
                            const UnitFactors& u) {
     if (!deck.model.wells.empty()) {
@@ -547,14 +547,13 @@ void read_wells(const Value& v, Deck& deck, const UnitFactors& u, bool simulatio
         if (auto s = m.optional("skin")) w.skin = s->number();
         if (auto f = m.optional("connection_factors")) {  // design decision 102
             if (deck.model.model == wells::FluidModel::synthetic) {
-                f->fail("the synthetic model's well couplings are random numbers: connection "
-                        "factors act in two_phase models");
+                f->fail(
+                    "the synthetic model's well couplings are random numbers: connection "
+                    "factors act in two_phase models");
             }
-            // cP rb/day/psi (field), cP rm3/day/bar (metric): Eclipse's COMPDAT item 8's unit.
-            const double unit = units::kCentiPoise * u.rate / u.pressure;
             for (double x : f->numbers()) {
                 wells::WellConnection c;
-                c.factor = x * unit;
+                c.factor = x * connection_factor_unit(u);
                 w.connections.push_back(c);
             }
         }

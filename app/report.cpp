@@ -19,9 +19,7 @@ namespace {
 /// 102) and some are not connected; else nothing.
 std::string connected(const wells::WellSpec& w) {
     const auto open = std::count_if(w.connections.begin(), w.connections.end(),
-                                    [](const wells::WellConnection& c) {
-                                        return c.open && c.factor != 0.0 && c.multiplier != 0.0;
-                                    });
+                                    [](const wells::WellConnection& c) { return c.connected(); });
     if (static_cast<std::size_t>(open) == w.connections.size()) return "";
     return std::to_string(open) + " of " + std::to_string(w.connections.size()) +
            " layers connected, ";

@@ -39,6 +39,7 @@ void write_wells(h5::File& f, const Deck& deck, const sim::Simulator& sim) {
     const double volume_unit = u.rate * units::kDay;  // m^3 per deck volume unit
     const std::vector<double>& wi = sim.system().wells().well_indices();
     const auto* factors = wi.data();  // well w's perforations' well indices from here
+    const double factor_unit = connection_factor_unit(u);
     for (std::size_t w = 0; w < specs.size(); ++w) {
         const std::string g = "/wells/" + specs[w].name;
         std::vector<double> time, bhp, oil, water, cut, oil_total, water_total;
@@ -72,7 +73,6 @@ void write_wells(h5::File& f, const Deck& deck, const sim::Simulator& sim) {
         // Each perforated layer's well index (design decision 102), in Eclipse's unit of a
         // connection factor (cP rb/day/psi, cP rm3/day/bar): 0 where the layer is not connected.
         const auto layers = static_cast<std::size_t>(specs[w].k_last - specs[w].k_first + 1);
-        const double factor_unit = units::kCentiPoise * u.rate / u.pressure;
         std::vector<double> cf(factors, factors + layers);
         for (double& x : cf) x /= factor_unit;
         factors += layers;

@@ -73,7 +73,7 @@ void check_connections(const WellSpec& w, std::size_t n) {
             throw InputError(key, layer + ": the radius must be > 0");
         }
         if (std::isinf(c.skin)) throw InputError(key, layer + ": the skin must be finite");
-        open = open || (c.open && c.factor != 0.0 && c.multiplier != 0.0);
+        open = open || c.connected();
     }
     if (!open) throw InputError(key, "well '" + w.name + "' has no open connection");
 }

@@ -62,6 +62,9 @@ struct WellConnection {
     double skin = std::numeric_limits<double>::quiet_NaN();    ///< NaN: the well's
     /// The well index, given or computed, times this (Eclipse's WPIMULT); >= 0.
     double multiplier = 1.0;
+
+    /// Whether the layer is connected: open, with a factor (where given) and a multiplier not 0.
+    bool connected() const { return open && factor != 0.0 && multiplier != 0.0; }
 };
 
 /// A vertical well with one contiguous perforation interval. SI units.
