@@ -165,34 +165,22 @@ std::optional<sim::WellEvent> read_event(const Value& v, const std::vector<wells
 /// the model of decision 79, bit for bit); otherwise one connection per layer of the span,
 /// the layers COMPDAT did not name or SHUT not connected.
 void set_connections(const grid::EclipseWell& w, wells::WellSpec& spec) {
-    const grid::EclipseConnection* top = nullptr;
-    bool plain = true;
+    std::vector<wells::WellConnection> layers(static_cast<std::size_t>(w.k_last - w.k_first + 1));
+    for (wells::WellConnection& c : layers) c.open = false;  // a layer no record names
     for (const grid::EclipseConnection& c : w.connections) {
-        if (c.k < w.k_first || c.k > w.k_last) continue;
-        if (top == nullptr) top = &c;
-        plain = plain && c.open && std::isnan(c.factor) && std::isnan(c.kh) &&
-                c.multiplier == 1.0 && c.radius == top->radius && c.skin == top->skin;
+        if (c.k < w.k_first || c.k > w.k_last) continue;  // SHUT, above or below the span
+        layers[static_cast<std::size_t>(c.k - w.k_first)] = {c.open,   c.factor, c.kh,
+                                                             c.radius, c.skin,   c.multiplier};
     }
-    const int layers = w.k_last - w.k_first + 1;
-    plain = plain && std::count_if(w.connections.begin(), w.connections.end(),
-                                   [&](const grid::EclipseConnection& c) {
-                                       return c.k >= w.k_first && c.k <= w.k_last;
-                                   }) == layers;
-    if (!std::isnan(top->radius)) spec.radius = top->radius;  // else the factors: unused
-    spec.skin = top->skin;
-    if (plain) return;
-    spec.connections.assign(static_cast<std::size_t>(layers), wells::WellConnection{});
-    for (wells::WellConnection& c : spec.connections) c.open = false;
-    for (const grid::EclipseConnection& c : w.connections) {
-        if (c.k < w.k_first || c.k > w.k_last) continue;
-        wells::WellConnection& to = spec.connections[static_cast<std::size_t>(c.k - w.k_first)];
-        to.open = c.open;
-        to.factor = c.factor;
-        to.kh = c.kh;
-        to.radius = c.radius;
-        to.skin = c.skin;
-        to.multiplier = c.multiplier;
-    }
+    const wells::WellConnection top = layers.front();       // open: the span starts at one
+    if (!std::isnan(top.radius)) spec.radius = top.radius;  // else the factors: unused
+    spec.skin = top.skin;
+    const bool plain =
+        std::all_of(layers.begin(), layers.end(), [&](const wells::WellConnection& c) {
+            return c.open && std::isnan(c.factor) && std::isnan(c.kh) && c.multiplier == 1.0 &&
+                   c.radius == top.radius && c.skin == top.skin;
+        });
+    if (!plain) spec.connections = std::move(layers);
 }
 
 /// schedule.eclipse (design decision 79): the file's wells, their controls at the start and

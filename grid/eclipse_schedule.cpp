@@ -531,13 +531,13 @@ class ScheduleReader {
                    "connections are fixed from the start: give it before)");
         }
         r.defaulted_from(5, "the completion numbers");
+        const int i = r.integer(2, 0), j = r.integer(3, 0), k = r.integer(4, 0);
         for (const EclipseWell* x : matching(r)) {
             EclipseWell& w = out_.wells[static_cast<std::size_t>(x - out_.wells.data())];
-            const int i = r.integer(2, 0), j = r.integer(3, 0), k = r.integer(4, 0);
+            const bool column = (i == 0 || i == w.i + 1) && (j == 0 || j == w.j + 1);
             bool any = false;
             for (EclipseConnection& c : w.connections) {
-                if ((i != 0 && i != w.i + 1) || (j != 0 && j != w.j + 1)) break;
-                if (k != 0 && k != c.k + 1) continue;
+                if (!column || (k != 0 && k != c.k + 1)) continue;
                 c.multiplier *= m;
                 any = true;
             }
