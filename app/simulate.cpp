@@ -525,6 +525,13 @@ int cmd_simulate(const RunArgs& args, std::ostream& out, std::ostream& err, bool
             limit("max_water_cut", e.max_water_cut, 1.0, "");
             limit("test_interval", e.test_interval, units::kDay, " days");
             if (e.test_count) why += "; test_count " + std::to_string(*e.test_count);
+            if (!e.connections.empty()) {  // a workover (design decision 103)
+                const auto connected =
+                    std::count_if(e.connections.begin(), e.connections.end(),
+                                  [](const wells::WellConnection& x) { return x.connected(); });
+                why += "; connections: " + std::to_string(connected) + " of " +
+                       std::to_string(e.connections.size()) + " layers connected";
+            }
         }
         if (c.why == sim::ControlChange::test) {  // which test, how long after the shut
             const sim::ScheduledWell& s = simulator.scheduled_wells()[c.well];

@@ -16,7 +16,10 @@ class HostNewton final : public NewtonSystem {
   public:
     HostNewton(const wells::TwoPhaseSystem& system, const State& initial, SolverFactory make_solver,
                SolveOptions linear, const NewtonSplit* split)
-        : system_(system), make_solver_(std::move(make_solver)), defaults_(std::move(linear)) {
+        : system_(system),
+          wells_(system.wells()),
+          make_solver_(std::move(make_solver)),
+          defaults_(std::move(linear)) {
         const grid::Grid3D& g = system_.cells().grid();
         if (split != nullptr) split_ = std::make_unique<NewtonSplit>(*split);
         const auto M = static_cast<std::size_t>(g.num_cells());
@@ -45,12 +48,10 @@ class HostNewton final : public NewtonSystem {
                                  split_ ? split_->assemble_begin : 0,
                                  split_ ? split_->assemble_end : M);
         if (split_) {
-            system_.wells().assemble_slab(state_.cells, state_.p_bh, controls, res_, res_wells_,
-                                          jacobian_, planes_.first, planes_.own_first,
-                                          planes_.own_end);
+            wells_.assemble_slab(state_.cells, state_.p_bh, controls, res_, res_wells_, jacobian_,
+                                 planes_.first, planes_.own_first, planes_.own_end);
         } else {
-            system_.wells().assemble(state_.cells, state_.p_bh, controls, res_, res_wells_,
-                                     &jacobian_);
+            wells_.assemble(state_.cells, state_.p_bh, controls, res_, res_wells_, &jacobian_);
         }
         res_.insert(res_.end(), res_wells_.begin(), res_wells_.end());
     }
@@ -112,8 +113,12 @@ class HostNewton final : public NewtonSystem {
         }
     }
 
+    void set_well_indices(std::size_t w, const std::vector<double>& wi) override {
+        wells_.set_well_indices(w, wi);
+    }
+
     std::vector<wells::WellRates> rates(const std::vector<wells::WellControl>& controls) override {
-        return system_.wells().rates(state_.cells, state_.p_bh, controls);
+        return wells_.rates(state_.cells, state_.p_bh, controls);
     }
     std::vector<double> bhp() override { return state_.p_bh; }
     double mean_hydrocarbon_pressure() override {
@@ -183,6 +188,7 @@ class HostNewton final : public NewtonSystem {
     }
 
     const wells::TwoPhaseSystem& system_;
+    wells::TwoPhaseWells wells_;  ///< system_'s, with the well indices the schedule set
     std::unique_ptr<NewtonSplit> split_;
     SolverFactory make_solver_;
     SolveOptions defaults_;

@@ -64,6 +64,9 @@ class NewtonSystem {
     virtual SolveResult solve(double tolerance) = 0;
     /// x += dx, chopped by `limits` (newton_terms.hpp's update_cell and chopped_pressure).
     virtual void update(const UpdateLimits& limits) = 0;
+    /// Well w's perforations take the well indices `wi` [m^3] (one per perforation) from now
+    /// on: a schedule's change of its connections (design decision 103).
+    virtual void set_well_indices(std::size_t w, const std::vector<double>& wi) = 0;
     /// Each well's rates at the current state under `controls`.
     virtual std::vector<wells::WellRates> rates(
         const std::vector<wells::WellControl>& controls) = 0;

@@ -63,6 +63,10 @@ void validate(const Schedule& schedule, const std::vector<wells::WellSpec>& well
             wells::check_well_tests(e.test_interval.value_or(0.0), e.test_count.value_or(0),
                                     producer, e.key + ".test_interval", e.key + ".test_count");
         }
+        if (!e.connections.empty()) {
+            w.connections = e.connections;
+            wells::check_connections(w, e.key + ".connection_factors");
+        }
         if (w.control != wells::ControlKind::bhp) continue;
         if (producer && w.min_bhp > 0.0 && w.target < w.min_bhp) {
             throw InputError(e.key, "after this event '" + w.name +

@@ -27,6 +27,11 @@ struct WellEvent {
     std::optional<double> max_water_cut;  ///< 0 = none (producers)
     std::optional<double> test_interval;  ///< [s], 0 = no tests (producers; decision 88)
     std::optional<int> test_count;        ///< 0 = no bound (producers)
+    /// Non-empty: the well's connections from now on (design decision 103), one per layer of
+    /// its perforated interval (WellSpec::connections'; a workover, a new completion, a
+    /// WPIMULT), each layer's well index recomputed. Its perforated interval stays: a layer an
+    /// event opens lies in it from the start (not connected until then).
+    std::vector<wells::WellConnection> connections{};
 };
 
 /// Time-step control: after an accepted step dt grows by `growth` (not after a step that
@@ -86,8 +91,10 @@ struct Schedule {
 
 /// Throws InputError at the schedule key at fault for events after the end time, events
 /// whose resulting control breaks a well limit (a producer's min_bhp above its BHP target,
-/// an injector's max_bhp below it), a limit given to the wrong well type, and a BHP or rate
-/// target <= 0. The deck reader has checked the ranges of the numbers and the well names.
+/// an injector's max_bhp below it), a limit given to the wrong well type, a BHP or rate
+/// target <= 0, and connections that wells::check_connections refuses (key
+/// "<event>.connection_factors"). The deck reader has checked the ranges of the numbers and the
+/// well names.
 void validate(const Schedule& schedule, const std::vector<wells::WellSpec>& wells);
 
 /// The events in time order (stable for equal times: deck order).

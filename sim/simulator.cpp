@@ -96,6 +96,18 @@ Simulator::Simulator(const wells::TwoPhaseSystem& system, std::unique_ptr<Newton
         wells_.push_back(w);
     }
     dt_next_ = schedule_.dt.initial;
+    // Each event's new well indices, computed once (a bad connection fails here, before the
+    // run writes anything).
+    events_ = events_in_order(schedule_);
+    for (const WellEvent& e : events_) {
+        event_indices_.emplace_back();
+        if (e.connections.empty()) continue;
+        try {
+            event_indices_.back() = system_.wells().connection_indices(e.well, e.connections);
+        } catch (const InputError& x) {
+            throw InputError(e.key + ".connection_factors", x.key() + ": " + x.detail());
+        }
+    }
     refresh_controls();
 }
 
@@ -127,7 +139,7 @@ void Simulator::resume(const Checkpoint& c) {
     // run() applies the events due at a time before the step from there: at c.time those
     // before it were applied; those at it not yet after an accepted step, already where a
     // step from c.time failed.
-    const std::vector<WellEvent> events = events_in_order(schedule_);
+    const std::vector<WellEvent>& events = events_;
     std::size_t before = 0, at = 0;
     while (before < events.size() && events[before].time < c.time) ++before;
     while (before + at < events.size() && events[before + at].time == c.time) ++at;
@@ -151,6 +163,12 @@ void Simulator::resume(const Checkpoint& c) {
     attempts_ = c.attempts;
     cuts_ = c.cuts;
     wells_ = c.wells;
+    // The connections the events applied set (each event's are the well's whole set: the
+    // last one applied holds).
+    for (std::size_t i = 0; i < applied; ++i) {
+        if (!event_indices_[i].empty())
+            newton_system_->set_well_indices(events[i].well, event_indices_[i]);
+    }
     steps_ = c.steps;
     newton_ = c.newton;
     refresh_controls();
@@ -199,8 +217,10 @@ void Simulator::convert_reservoir_rates() {
     refresh_controls();
 }
 
-void Simulator::apply_event(const WellEvent& e) {
+void Simulator::apply_event(std::size_t i) {
+    const WellEvent& e = events_[i];
     WellState& s = wells_.at(e.well);
+    if (!event_indices_[i].empty()) newton_system_->set_well_indices(e.well, event_indices_[i]);
     if (e.kind) {
         s.kind = *e.kind;
         s.target = e.target;
@@ -401,7 +421,7 @@ bool Simulator::newton_step(double dt, Attempt& a) {
 
 Outcome Simulator::run(const Observer& observer) {
     const TimeStepping& ts = schedule_.dt;
-    const std::vector<WellEvent> events = events_in_order(schedule_);
+    const std::vector<WellEvent>& events = events_;
     std::size_t& next_event = next_event_;
     std::size_t& next_report = next_report_;
     double& dt_next = dt_next_;
@@ -410,8 +430,8 @@ Outcome Simulator::run(const Observer& observer) {
     while (next_report < schedule_.report_times.size()) {
         // Events due now apply before the step from here.
         while (next_event < events.size() && events[next_event].time <= time_) {
-            const WellEvent& e = events[next_event++];
-            apply_event(e);
+            const WellEvent& e = events[next_event];
+            apply_event(next_event++);
             if (observer.control)
                 observer.control({time_, e.well, controls_[e.well], ControlChange::event, &e});
         }

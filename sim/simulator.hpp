@@ -198,7 +198,8 @@ class Simulator {
     using WellState = ScheduledWell;
     struct Attempt;
 
-    void apply_event(const WellEvent& e);
+    /// Applies events_[i]: its control changes and its well indices (event_indices_[i]).
+    void apply_event(std::size_t i);
     void refresh_controls();
     /// Well s's own control (open, its kind and target, a reservoir rate's factors).
     wells::WellControl scheduled_control(const WellState& s) const;
@@ -223,9 +224,12 @@ class Simulator {
     SolveOptions linear_defaults_;
 
     double time_ = 0.0;
-    double dt_next_ = 0.0;         ///< the next step's proposed length
-    std::size_t next_report_ = 0;  ///< report times passed
-    std::size_t next_event_ = 0;   ///< events applied (events_in_order)
+    double dt_next_ = 0.0;           ///< the next step's proposed length
+    std::size_t next_report_ = 0;    ///< report times passed
+    std::size_t next_event_ = 0;     ///< events applied (of events_)
+    std::vector<WellEvent> events_;  ///< events_in_order(schedule_)
+    /// Per event of events_: the well indices its connections give (empty: none given).
+    std::vector<std::vector<double>> event_indices_;
     std::vector<WellState> wells_;
     std::vector<wells::WellControl> controls_;           ///< the active controls of wells_
     std::array<double, 2> reservoir_factors_{1.0, 1.0};  ///< convert_reservoir_rates'

@@ -1,5 +1,6 @@
 #include "wells/two_phase_wells.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -26,18 +27,16 @@ TwoPhaseWells::TwoPhaseWells(const grid::TwoPhaseCells& cells, std::vector<WellS
         ref_depth_.push_back(std::isnan(spec.bhp_depth) ? cells_.depths()[layout_.cell0[w]]
                                                         : spec.bhp_depth);
     }
-    const grid::RockFields& rock = cells_.rock();
     for (std::size_t w = 0; w < wells_.size(); ++w) {
-        double total = 0.0;
-        for (index_t l = 0; l < layout_.count[w]; ++l) {
-            const index_t m = layout_.cell0[w] + l;
-            try {
-                wi_.push_back(connection_index(g, m, rock, wells_[w], static_cast<int>(l)));
-            } catch (const InputError& e) {
-                throw InputError("wells[" + std::to_string(w) + "]." + e.key(), e.detail());
-            }
-            total += wi_.back();
+        std::vector<double> wi;
+        try {
+            wi = connection_indices(w, wells_[w].connections);
+        } catch (const InputError& e) {
+            throw InputError("wells[" + std::to_string(w) + "]." + e.key(), e.detail());
         }
+        double total = 0.0;
+        for (double x : wi) total += x;
+        wi_.insert(wi_.end(), wi.begin(), wi.end());
         // A rate target through cells that cannot flow has no solution (the solve broke down
         // with NaN): an input error naming the well.
         if (is_rate(wells_[w].control) && !(total > 0.0)) {
@@ -48,6 +47,30 @@ TwoPhaseWells::TwoPhaseWells(const grid::TwoPhaseCells& cells, std::vector<WellS
                                  "deliver its rate");
         }
     }
+}
+
+std::vector<double> TwoPhaseWells::connection_indices(
+    std::size_t w, const std::vector<WellConnection>& connections) const {
+    WellSpec spec = wells_.at(w);
+    spec.connections = connections;
+    const index_t count = layout_.count[w];
+    if (!connections.empty() && connections.size() != static_cast<std::size_t>(count)) {
+        throw std::invalid_argument("TwoPhaseWells::connection_indices: one per perforation");
+    }
+    std::vector<double> wi;
+    for (index_t l = 0; l < count; ++l) {
+        wi.push_back(connection_index(cells_.grid(), layout_.cell0[w] + l, cells_.rock(), spec,
+                                      static_cast<int>(l)));
+    }
+    return wi;
+}
+
+void TwoPhaseWells::set_well_indices(std::size_t w, const std::vector<double>& wi) {
+    const auto count = static_cast<std::size_t>(layout_.count.at(w));
+    if (wi.size() != count) {
+        throw std::invalid_argument("TwoPhaseWells::set_well_indices: one per perforation");
+    }
+    std::copy(wi.begin(), wi.end(), wi_.begin() + layout_.first[w] / 2);
 }
 
 std::vector<double> TwoPhaseWells::initial_bhp(const grid::CellState& x) const {

@@ -281,6 +281,13 @@ class TwoPhaseWells {
     /// The well index [m^3] of each perforation (connection_index: Peaceman's, or the
     /// connection's own; 0 where not connected), in layout order.
     const std::vector<double>& well_indices() const { return wi_; }
+    /// The well indices [m^3] of well w's perforations were its spec's connections
+    /// `connections` (empty: the plain Peaceman column; else one per perforation): a schedule's
+    /// change of them (design decision 103). InputError keyed as connection_index's.
+    std::vector<double> connection_indices(std::size_t w,
+                                           const std::vector<WellConnection>& connections) const;
+    /// Well w's perforations take the well indices `wi` (one per perforation) from now on.
+    void set_well_indices(std::size_t w, const std::vector<double>& wi);
     /// Each well's BHP reference depth [m] (its bhp_depth, else its first perforated cell's
     /// centre; design decision 94).
     const std::vector<double>& reference_depths() const { return ref_depth_; }

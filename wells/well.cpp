@@ -46,38 +46,6 @@ void check_limits(const WellSpec& w, std::size_t n) {
     }
 }
 
-/// Connections (design decision 102): none, or one per perforated layer with a factor or kh
-/// >= 0 and finite where given, a radius > 0 and a finite skin where given, one open.
-void check_connections(const WellSpec& w, std::size_t n) {
-    if (w.connections.empty()) return;
-    const std::string key = well_key(n, "connection_factors");
-    const std::size_t layers = static_cast<std::size_t>(w.k_last - w.k_first + 1);
-    if (w.connections.size() != layers) {
-        throw InputError(key, std::to_string(w.connections.size()) +
-                                  " connections for the perforated layers " +
-                                  std::to_string(w.k_first) + ".." + std::to_string(w.k_last) +
-                                  ": give one per layer");
-    }
-    bool open = false;
-    for (std::size_t l = 0; l < layers; ++l) {
-        const WellConnection& c = w.connections[l];
-        const std::string layer = "layer " + std::to_string(w.k_first + static_cast<int>(l));
-        for (const auto& [value, what] : {std::make_pair(c.factor, "the connection factor"),
-                                          std::make_pair(c.kh, "the permeability-thickness"),
-                                          std::make_pair(c.multiplier, "the multiplier")}) {
-            if (!std::isnan(value) && !(std::isfinite(value) && value >= 0.0)) {
-                throw InputError(key, layer + ": " + what + " must be >= 0");
-            }
-        }
-        if (!std::isnan(c.radius) && !positive_finite(c.radius)) {
-            throw InputError(key, layer + ": the radius must be > 0");
-        }
-        if (std::isinf(c.skin)) throw InputError(key, layer + ": the skin must be finite");
-        open = open || c.connected();
-    }
-    if (!open) throw InputError(key, "well '" + w.name + "' has no open connection");
-}
-
 }  // namespace
 
 void check_economic_limits(double min_oil_rate, double max_water_cut, bool producer,
@@ -178,7 +146,7 @@ void validate_wells(const grid::Grid3D& g, const std::vector<WellSpec>& wells) {
             throw InputError(well_key(n, "bhp_depth"), "must be a finite depth");
         }
         if (!std::isfinite(w.skin)) throw InputError(well_key(n, "skin"), "must be finite");
-        check_connections(w, n);
+        check_connections(w, well_key(n, "connection_factors"));
         const auto column = std::make_pair(w.i, w.j);
         if (auto it = columns.find(column); it != columns.end()) {
             throw InputError(well_key(n, "column"),
@@ -226,6 +194,35 @@ double peaceman_index(const grid::Grid3D& g, index_t m, double kx, double ky, do
     }
     if (!std::isnan(kh)) return 2.0 * M_PI * kh / denom;
     return 2.0 * M_PI * std::sqrt(kx * ky) * g.size_z(m) / denom;
+}
+
+void check_connections(const WellSpec& w, const std::string& key) {
+    if (w.connections.empty()) return;
+    const std::size_t layers = static_cast<std::size_t>(w.k_last - w.k_first + 1);
+    if (w.connections.size() != layers) {
+        throw InputError(key, std::to_string(w.connections.size()) +
+                                  " connections for the perforated layers " +
+                                  std::to_string(w.k_first) + ".." + std::to_string(w.k_last) +
+                                  ": give one per layer");
+    }
+    bool open = false;
+    for (std::size_t l = 0; l < layers; ++l) {
+        const WellConnection& c = w.connections[l];
+        const std::string layer = "layer " + std::to_string(w.k_first + static_cast<int>(l));
+        for (const auto& [value, what] : {std::make_pair(c.factor, "the connection factor"),
+                                          std::make_pair(c.kh, "the permeability-thickness"),
+                                          std::make_pair(c.multiplier, "the multiplier")}) {
+            if (!std::isnan(value) && !(std::isfinite(value) && value >= 0.0)) {
+                throw InputError(key, layer + ": " + what + " must be >= 0");
+            }
+        }
+        if (!std::isnan(c.radius) && !positive_finite(c.radius)) {
+            throw InputError(key, layer + ": the radius must be > 0");
+        }
+        if (std::isinf(c.skin)) throw InputError(key, layer + ": the skin must be finite");
+        open = open || c.connected();
+    }
+    if (!open) throw InputError(key, "well '" + w.name + "' has no open connection");
 }
 
 double connection_index(const grid::Grid3D& g, index_t m, const grid::RockFields& rock,

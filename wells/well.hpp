@@ -121,6 +121,11 @@ struct WellSpec {
 /// that is not finite.
 void validate_wells(const grid::Grid3D& grid, const std::vector<WellSpec>& wells);
 
+/// A well's connections (design decision 102), at `key`: none, or one per perforated layer
+/// with a factor, kh and multiplier >= 0 and finite where given, a radius > 0 and a finite
+/// skin where given, one of them connected.
+void check_connections(const WellSpec& w, const std::string& key);
+
 /// A well's economic limits (WellSpec::min_oil_rate, max_water_cut) or an event's: InputError
 /// at rate_key or cut_key for a negative rate, a water cut outside [0, 1), or a limit on an
 /// injector.

@@ -63,4 +63,21 @@ inline std::vector<sim::WellEvent> switching_events() {
     return {open, shut, lower};
 }
 
+/// Workovers (design decision 103): on day 3 PB's top layer (of its two) shut; on day 9 PR's
+/// well index doubled in its top layer and its bottom layer's skin set to 2 (its four layers).
+inline std::vector<sim::WellEvent> workover_events() {
+    constexpr double kDay = units::kDay;
+    sim::WellEvent pb, pr;
+    pb.time = 3.0 * kDay;
+    pb.well = 2;
+    pb.connections.resize(2);
+    pb.connections[0].open = false;
+    pr.time = 9.0 * kDay;
+    pr.well = 1;
+    pr.connections.resize(4);
+    pr.connections[0].multiplier = 2.0;
+    pr.connections[3].skin = 2.0;
+    return {pb, pr};
+}
+
 }  // namespace heptane::test

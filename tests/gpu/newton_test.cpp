@@ -282,5 +282,45 @@ TEST_F(DeviceSimulation, GoesOnFromAHostCheckpointWithTheHostsBits) {
     EXPECT_EQ(whole.state().p_bh, dev.state().p_bh);
 }
 
+// Workovers (design decision 103: the well indices uploaded per event): with the switching
+// events and test::workover_events, the device run takes the host's steps bit for bit, and
+// goes on from a host checkpoint between the two workovers (resume sets the first one's well
+// indices on the device) with the uninterrupted host run's bits.
+TEST_F(DeviceSimulation, FollowsWorkoversWithTheHostsBits) {
+    Reservoir r;
+    sim::Schedule s = switching_schedule();
+    for (const sim::WellEvent& e : test::workover_events()) s.events.push_back(e);
+    sim::Simulator host(*r.system, r.x0, s, cpu_factory(PreconditionerKind::cpr), linear());
+    ASSERT_TRUE(host.run().completed);
+    sim::Simulator dev(*r.system,
+                       make_device_newton(*r.system, sim::starting_state(*r.system, r.x0),
+                                          gpu_factory(kCpr), linear()),
+                       s, linear());
+    ASSERT_TRUE(dev.run().completed);
+    ASSERT_EQ(host.steps().size(), dev.steps().size());
+    for (std::size_t i = 0; i < host.steps().size(); ++i) {
+        const sim::StepRecord &a = host.steps()[i], &b = dev.steps()[i];
+        EXPECT_EQ(a.linear_iterations, b.linear_iterations) << "step " << i;
+        EXPECT_EQ(a.bhp, b.bhp) << "step " << i;
+        for (std::size_t w = 0; w < a.rates.size(); ++w)
+            EXPECT_EQ(a.rates[w].oil, b.rates[w].oil) << "step " << i << " well " << w;
+    }
+    EXPECT_EQ(host.state().cells.p, dev.state().cells.p);
+    sim::Simulator first(*r.system, r.x0, s, cpu_factory(PreconditionerKind::cpr), linear());
+    sim::Observer stop;
+    stop.stop = [&]() { return first.time() >= 5.0 * kDay ? "stop" : std::string(); };
+    first.run(stop);
+    const sim::Checkpoint c = first.checkpoint();
+    ASSERT_LT(c.time, 9.0 * kDay);  // between the workovers
+    sim::Simulator resumed(*r.system,
+                           make_device_newton(*r.system, c.state, gpu_factory(kCpr), linear()), s,
+                           linear());
+    resumed.resume(c);
+    ASSERT_TRUE(resumed.run().completed);
+    EXPECT_EQ(host.state().cells.p, resumed.state().cells.p);
+    EXPECT_EQ(host.state().cells.sw, resumed.state().cells.sw);
+    EXPECT_EQ(host.state().p_bh, resumed.state().p_bh);
+}
+
 }  // namespace
 }  // namespace heptane::gpu

@@ -1,6 +1,8 @@
 #pragma once
 /// @file What the simulation loop's tests share (tests/sim): the three-well reservoir, a
-/// two-report schedule, the CPU linear solver and its options.
+/// two-report schedule, the CPU linear solver and its options, two runs' records compared.
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
 
@@ -52,6 +54,45 @@ inline std::string event_error_key(WellEvent event, const std::vector<wells::Wel
         return err.key();
     }
     return {};
+}
+
+/// a and b, every value of every record but the timings, bit for bit.
+inline void expect_same_records(const Simulator& a, const Simulator& b) {
+    ASSERT_EQ(a.steps().size(), b.steps().size());
+    for (std::size_t i = 0; i < a.steps().size(); ++i) {
+        const StepRecord &x = a.steps()[i], &y = b.steps()[i];
+        EXPECT_EQ(x.step, y.step);
+        EXPECT_EQ(x.time, y.time) << "step " << i;
+        EXPECT_EQ(x.dt, y.dt) << "step " << i;
+        EXPECT_EQ(x.newton_iterations, y.newton_iterations) << "step " << i;
+        EXPECT_EQ(x.linear_iterations, y.linear_iterations) << "step " << i;
+        EXPECT_EQ(x.cuts, y.cuts) << "step " << i;
+        EXPECT_EQ(x.convergence.cnv, y.convergence.cnv) << "step " << i;
+        EXPECT_EQ(x.convergence.mb, y.convergence.mb) << "step " << i;
+        EXPECT_EQ(x.convergence.well, y.convergence.well) << "step " << i;
+        EXPECT_EQ(x.bhp, y.bhp) << "step " << i;
+        for (std::size_t w = 0; w < x.rates.size(); ++w) {
+            EXPECT_EQ(x.rates[w].oil, y.rates[w].oil) << "step " << i << " well " << w;
+            EXPECT_EQ(x.rates[w].water, y.rates[w].water) << "step " << i << " well " << w;
+            EXPECT_EQ(x.controls[w].open, y.controls[w].open);
+            EXPECT_EQ(x.controls[w].kind, y.controls[w].kind);
+            EXPECT_EQ(x.controls[w].target, y.controls[w].target);
+        }
+    }
+    ASSERT_EQ(a.newton().size(), b.newton().size());
+    for (std::size_t i = 0; i < a.newton().size(); ++i) {
+        const NewtonRecord &x = a.newton()[i], &y = b.newton()[i];
+        EXPECT_EQ(x.attempt, y.attempt);
+        EXPECT_EQ(x.step, y.step);
+        EXPECT_EQ(x.linear_iterations, y.linear_iterations) << "solve " << i;
+        EXPECT_EQ(x.tolerance, y.tolerance) << "solve " << i;
+        EXPECT_EQ(x.cnv, y.cnv) << "solve " << i;
+    }
+    EXPECT_EQ(a.cuts(), b.cuts());
+    EXPECT_EQ(a.state().cells.p, b.state().cells.p);
+    EXPECT_EQ(a.state().cells.sw, b.state().cells.sw);
+    EXPECT_EQ(a.state().p_bh, b.state().p_bh);
+    EXPECT_EQ(a.controls().size(), b.controls().size());
 }
 
 }  // namespace heptane::sim::test_support

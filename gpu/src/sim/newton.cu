@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -298,6 +299,14 @@ class DeviceNewton final : public sim::NewtonSystem {
             u, model_.M, model_.nw, dx_.get(), model_.p.get(), model_.sw.get(), model_.p_bh.get());
         HEPTANE_CUDA_CHECK(cudaGetLastError());
         stale_ = true;
+    }
+
+    void set_well_indices(std::size_t w, const std::vector<double>& wi) override {
+        if (wi.size() != static_cast<std::size_t>(model_.layout.count.at(w))) {
+            throw std::invalid_argument("DeviceNewton::set_well_indices: one per perforation");
+        }
+        HEPTANE_CUDA_CHECK(cudaMemcpy(model_.wi.get() + model_.layout.first[w] / 2, wi.data(),
+                                      wi.size() * sizeof(double), cudaMemcpyHostToDevice));
     }
 
     std::vector<wells::WellRates> rates(const std::vector<wells::WellControl>& controls) override {
