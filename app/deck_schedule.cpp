@@ -103,6 +103,18 @@ WellObservation read_observed(const Value& v, std::size_t well, double time, boo
     return o;
 }
 
+/// `connection_factors` (design decisions 102, 103): one connection per perforated layer with
+/// its factor given (0: not connected).
+std::vector<wells::WellConnection> read_connection_factors(const Value& f, const UnitFactors& u) {
+    std::vector<wells::WellConnection> out;
+    for (double x : f.numbers()) {
+        wells::WellConnection c;
+        c.factor = x * connection_factor_unit(u);
+        out.push_back(c);
+    }
+    return out;
+}
+
 /// An event; its `observed` (design decision 90) goes to `history`. Nothing when the event
 /// only observes (no change to the well).
 std::optional<sim::WellEvent> read_event(const Value& v, const std::vector<wells::WellSpec>& ws,
@@ -143,6 +155,10 @@ std::optional<sim::WellEvent> read_event(const Value& v, const std::vector<wells
         if (n < 0 || n > INT_MAX) x->fail("must be >= 0 (0: no bound)");
         e.test_count = static_cast<int>(n);
     }
+    if (auto f = m.optional("connection_factors")) {  // a workover (design decision 103)
+        e.connections = read_connection_factors(*f, u);
+        if (e.connections.empty()) f->fail("give one factor per perforated layer");
+    }
     const std::optional<Value> observed = m.optional("observed");
     if (observed) {
         history.push_back(read_observed(*observed, e.well, e.time,
@@ -150,35 +166,49 @@ std::optional<sim::WellEvent> read_event(const Value& v, const std::vector<wells
     }
     m.finish();
     const bool changes = e.open || e.kind || e.min_bhp || e.max_bhp || e.min_oil_rate ||
-                         e.max_water_cut || e.test_interval || e.test_count;
+                         e.max_water_cut || e.test_interval || e.test_count ||
+                         !e.connections.empty();
     if (!changes && !observed) {
         v.fail(
             "the event changes nothing: give control, status, min_bhp, max_bhp, min_oil_rate, "
-            "max_water_cut, test_interval, test_count or observed");
+            "max_water_cut, test_interval, test_count, connection_factors or observed");
     }
     if (!changes) return std::nullopt;
     return e;
 }
 
-/// A COMPDAT well's connections onto spec (design decision 102): a run of open layers with
-/// one radius and skin and nothing given is the well's plain Peaceman column (no connections:
-/// the model of decision 79, bit for bit); otherwise one connection per layer of the span,
-/// the layers COMPDAT did not name or SHUT not connected.
-void set_connections(const grid::EclipseWell& w, wells::WellSpec& spec) {
+/// A COMPDAT well's connections, one per layer of its span (k_first..k_last): the layers no
+/// record names (or SHUT) not connected.
+std::vector<wells::WellConnection> connection_layers(
+    const grid::EclipseWell& w, const std::vector<grid::EclipseConnection>& connections) {
     std::vector<wells::WellConnection> layers(static_cast<std::size_t>(w.k_last - w.k_first + 1));
     for (wells::WellConnection& c : layers) c.open = false;  // a layer no record names
-    for (const grid::EclipseConnection& c : w.connections) {
+    for (const grid::EclipseConnection& c : connections) {
         if (c.k < w.k_first || c.k > w.k_last) continue;  // SHUT, above or below the span
         layers[static_cast<std::size_t>(c.k - w.k_first)] = {c.open,   c.factor, c.kh,
                                                              c.radius, c.skin,   c.multiplier};
     }
-    const wells::WellConnection top = layers.front();       // open: the span starts at one
-    if (!std::isnan(top.radius)) spec.radius = top.radius;  // else the factors: unused
-    spec.skin = top.skin;
+    return layers;
+}
+
+/// A COMPDAT well's connections at the start onto spec (design decision 102): a run of open
+/// layers with one radius and skin and nothing given is the well's plain Peaceman column (no
+/// connections: the model of decision 79, bit for bit); otherwise one connection per layer of
+/// the span. A span that a later change widens above the first layer open at the start
+/// keeps the BHP reference depth there (decision 103: where Eclipse's default puts it).
+void set_connections(const grid::EclipseWell& w, const grid::Grid3D& g, wells::WellSpec& spec) {
+    std::vector<wells::WellConnection> layers = connection_layers(w, w.connections);
+    const auto top = std::find_if(layers.begin(), layers.end(),
+                                  [](const wells::WellConnection& c) { return c.open; });
+    if (!std::isnan(top->radius)) spec.radius = top->radius;  // else the factors: unused
+    spec.skin = top->skin;
+    if (top != layers.begin() && std::isnan(spec.bhp_depth)) {
+        spec.bhp_depth = g.centre_depth(g.cell(w.i, w.j, w.k_first + (top - layers.begin())));
+    }
     const bool plain =
         std::all_of(layers.begin(), layers.end(), [&](const wells::WellConnection& c) {
             return c.open && std::isnan(c.factor) && std::isnan(c.kh) && c.multiplier == 1.0 &&
-                   c.radius == top.radius && c.skin == top.skin;
+                   c.radius == top->radius && c.skin == top->skin;
         });
     if (!plain) spec.connections = std::move(layers);
 }
@@ -225,7 +255,7 @@ void read_eclipse_schedule(const Value& file, const std::string& path, Deck& dec
         spec.k_first = w.k_first;
         spec.k_last = w.k_last;
         spec.bhp_depth = w.bhp_depth;
-        set_connections(w, spec);
+        set_connections(w, g, spec);
         ws.push_back(spec);
     }
     const auto kind = [](const grid::EclipseControl& c) {
@@ -298,6 +328,17 @@ void read_eclipse_schedule(const Value& file, const std::string& path, Deck& dec
             e.voidage = voidage(c);
             (c.injector ? e.max_bhp : e.min_bhp) = c.bhp_limit;
         }
+        s.events.push_back(e);
+    }
+    // COMPDAT and WPIMULT after the start (design decision 103): the well's connections.
+    for (const grid::EclipseConnectionChange& c : es.connection_changes) {
+        const auto it = std::find_if(es.wells.begin(), es.wells.end(),
+                                     [&](const grid::EclipseWell& w) { return w.name == c.well; });
+        sim::WellEvent e;
+        e.time = c.time;
+        e.well = static_cast<std::size_t>(it - es.wells.begin());
+        e.key = file.path();
+        e.connections = connection_layers(*it, c.connections);
         s.events.push_back(e);
     }
     // A producer's record of WECON or WTEST: `set` gives it to the well at the start (a later
@@ -539,11 +580,7 @@ void read_wells(const Value& v, Deck& deck, const UnitFactors& u, bool simulatio
                     "the synthetic model's well couplings are random numbers: connection "
                     "factors act in two_phase models");
             }
-            for (double x : f->numbers()) {
-                wells::WellConnection c;
-                c.factor = x * connection_factor_unit(u);
-                w.connections.push_back(c);
-            }
+            w.connections = read_connection_factors(*f, u);
         }
         if (auto p = m.optional("min_bhp")) w.min_bhp = p->number() * u.pressure;
         if (auto p = m.optional("max_bhp")) w.max_bhp = p->number() * u.pressure;

@@ -69,15 +69,16 @@ class ScheduleReader {
             if (w.connections.empty()) {
                 throw InputError(w.where + "well " + w.name + " has no COMPDAT");
             }
-            for (const EclipseConnection& c : w.connections) {
-                if (!c.open) continue;
-                w.k_first = w.k_first < 0 ? c.k : w.k_first;
-                w.k_last = c.k;
-            }
-            if (w.k_first < 0) {
+            if (!widen_span(w, w.connections)) {
                 throw InputError(w.where + "well " + w.name +
                                  " has no OPEN connection (heptane's well flows from the start "
                                  "through at least one; SHUT the well itself to open it later)");
+            }
+            for (const EclipseConnectionChange& c : out_.connection_changes) {
+                if (c.well != w.name || widen_span(w, c.connections)) continue;
+                throw InputError(c.where + "leaves well " + w.name +
+                                 " without an OPEN connection (SHUT the well itself with "
+                                 "WELOPEN)");
             }
             const bool controlled = std::any_of(
                 out_.controls.begin(), out_.controls.end(), [&](const EclipseControl& c) {
@@ -103,6 +104,42 @@ class ScheduleReader {
     }
 
   private:
+    /// Widens w's span to the open layers of `connections`; whether one is open.
+    static bool widen_span(EclipseWell& w, const std::vector<EclipseConnection>& connections) {
+        bool open = false;
+        for (const EclipseConnection& c : connections) {
+            if (!c.open) continue;
+            open = true;
+            w.k_first = w.k_first < 0 ? c.k : std::min(w.k_first, c.k);
+            w.k_last = std::max(w.k_last, c.k);
+        }
+        return open;
+    }
+
+    /// Well w's latest change (design decision 103), or null.
+    EclipseConnectionChange* latest_change(const EclipseWell& w) {
+        std::vector<EclipseConnectionChange>& changes = out_.connection_changes;
+        const auto it = std::find_if(changes.rbegin(), changes.rend(),
+                                     [&](const auto& c) { return c.well == w.name; });
+        return it == changes.rend() ? nullptr : &*it;
+    }
+
+    /// Well w's connections as the records so far leave them.
+    const std::vector<EclipseConnection>& latest_connections(const EclipseWell& w) {
+        const EclipseConnectionChange* c = latest_change(w);
+        return c != nullptr ? c->connections : w.connections;
+    }
+
+    /// The connections a record at the current time changes: the well's at the start, else
+    /// its change at this time (a new one from its latest connections).
+    std::vector<EclipseConnection>& connections_now(EclipseWell& w, const std::string& where) {
+        if (time_ == 0.0) return w.connections;
+        EclipseConnectionChange* latest = latest_change(w);
+        if (latest != nullptr && latest->time == time_) return latest->connections;
+        out_.connection_changes.push_back({time_, w.name, where, latest_connections(w)});
+        return out_.connection_changes.back().connections;
+    }
+
     void read_keyword(Source& src, const Token& at, const std::string& keyword) {
         const std::string here = detail::where(src.path, src.text, at.offset) + keyword;
         if (keyword == "END") {
@@ -460,7 +497,6 @@ class ScheduleReader {
     /// SHUT, each with the connection factor given or Peaceman's from the diameter, Kh and skin.
     void compdat(const Items& r) {
         EclipseWell& w = *find(r);
-        if (time_ > 0.0) r.fail(0, "connects well " + w.name + " after the first TSTEP or DATES");
         if (r.integer(1, 0) != 0 && r.integer(1, 0) != w.i + 1) {
             r.fail(1, "(I) must be the well's own column: heptane's wells are vertical");
         }
@@ -505,15 +541,16 @@ class ScheduleReader {
             c.kh = kh;
             c.skin = skin;
         }
+        std::vector<EclipseConnection>& connections = connections_now(w, r.where);
         for (int k = k1 - 1; k < k2; ++k) {
             c.k = k;
             auto at =
-                std::lower_bound(w.connections.begin(), w.connections.end(), k,
+                std::lower_bound(connections.begin(), connections.end(), k,
                                  [](const EclipseConnection& x, int layer) { return x.k < layer; });
-            if (at != w.connections.end() && at->k == k) {
+            if (at != connections.end() && at->k == k) {
                 *at = c;  // a layer named again: the later record's
             } else {
-                w.connections.insert(at, c);
+                connections.insert(at, c);
             }
         }
     }
@@ -525,25 +562,21 @@ class ScheduleReader {
     void wpimult(const Items& r) {
         const double m = r.number(1);
         if (!(m >= 0.0) || !std::isfinite(m)) r.fail(1, "(the multiplier) must be >= 0");
-        if (time_ > 0.0) {
-            r.fail(0,
-                   "multiplies well indices after the first TSTEP or DATES (heptane's "
-                   "connections are fixed from the start: give it before)");
-        }
         r.defaulted_from(5, "the completion numbers");
         const int i = r.integer(2, 0), j = r.integer(3, 0), k = r.integer(4, 0);
         for (const EclipseWell* x : matching(r)) {
             EclipseWell& w = out_.wells[static_cast<std::size_t>(x - out_.wells.data())];
             const bool column = (i == 0 || i == w.i + 1) && (j == 0 || j == w.j + 1);
-            bool any = false;
-            for (EclipseConnection& c : w.connections) {
-                if (!column || (k != 0 && k != c.k + 1)) continue;
-                c.multiplier *= m;
-                any = true;
-            }
-            if (!any) {
+            const auto named = [&](const EclipseConnection& c) {
+                return column && (k == 0 || k == c.k + 1);
+            };
+            const std::vector<EclipseConnection>& latest = latest_connections(w);
+            if (std::none_of(latest.begin(), latest.end(), named)) {
                 r.fail(k != 0 ? 4 : 2,
                        "names no connection of well " + w.name + " (its COMPDAT must come first)");
+            }
+            for (EclipseConnection& c : connections_now(w, r.where)) {
+                if (named(c)) c.multiplier *= m;
             }
         }
     }
@@ -565,22 +598,19 @@ EclipseSchedule read_eclipse_schedule(const std::string& path, const FluidUnits&
     ScheduleReader reader(fallback);
     reader.read_file(path);
     EclipseSchedule s = reader.take(path);
-    // A control after the last TSTEP acts on no step.
-    for (const EclipseControl& c : s.controls) {
-        if (c.time >= s.report_times.back()) {
-            throw InputError(c.where + "after the last TSTEP or DATES: it would act on no step");
+    // A record after the last TSTEP acts on no step.
+    const auto act = [&](const auto& records) {
+        for (const auto& x : records) {
+            if (x.time >= s.report_times.back()) {
+                throw InputError(x.where +
+                                 "after the last TSTEP or DATES: it would act on no step");
+            }
         }
-    }
-    for (const EclipseEconomics& e : s.economics) {
-        if (e.time >= s.report_times.back()) {
-            throw InputError(e.where + "after the last TSTEP or DATES: it would act on no step");
-        }
-    }
-    for (const EclipseWellTest& t : s.tests) {
-        if (t.time >= s.report_times.back()) {
-            throw InputError(t.where + "after the last TSTEP or DATES: it would act on no step");
-        }
-    }
+    };
+    act(s.controls);
+    act(s.economics);
+    act(s.tests);
+    act(s.connection_changes);
     return s;
 }
 

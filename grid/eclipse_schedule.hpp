@@ -27,11 +27,14 @@ struct EclipseConnection {
 
 struct EclipseWell {
     std::string name;
-    std::string where;              ///< "path:line: WELSPECS: " of its record
-    int i = 0, j = 0;               ///< the well's column, 0-based
-    int k_first = -1, k_last = -1;  ///< the open connections' layers, first to last
-    /// The layers COMPDAT named, top first, each once (a later record's replaces an
-    /// earlier's); a layer between k_first and k_last that is not here is not connected.
+    std::string where;  ///< "path:line: WELSPECS: " of its record
+    int i = 0, j = 0;   ///< the well's column, 0-based
+    /// The layers open at some time of the schedule, first to last: at the start or after a
+    /// connection change (the well's perforated interval; design decision 103).
+    int k_first = -1, k_last = -1;
+    /// The layers COMPDAT named before the first TSTEP or DATES, top first, each once (a later
+    /// record's replaces an earlier's); a layer between k_first and k_last that is not here is
+    /// not connected at the start.
     std::vector<EclipseConnection> connections;
     /// [m] WELSPECS item 5, the depth the well's BHP refers to; NaN defaulted (the first
     /// connection's centre; design decision 94).
@@ -92,14 +95,25 @@ struct EclipseWellTest {
     int count = 0;          ///< 0: no bound
 };
 
+/// A well's connections changed after the first TSTEP or DATES (design decision 103): its
+/// COMPDAT and WPIMULT records at one time, merged.
+struct EclipseConnectionChange {
+    double time = 0.0;  ///< [s] from the start, > 0
+    std::string well;
+    std::string where;  ///< "path:line: COMPDAT: " of its first record
+    /// The well's connections from `time` on, as EclipseWell::connections (its first one open).
+    std::vector<EclipseConnection> connections;
+};
+
 /// What read_eclipse_schedule gives.
 struct EclipseSchedule {
     std::vector<EclipseWell> wells;           ///< in WELSPECS order
     std::vector<EclipseControl> controls;     ///< in the file's order (times non-decreasing)
     std::vector<EclipseEconomics> economics;  ///< WECON's, in the file's order
     std::vector<EclipseWellTest> tests;       ///< WTEST's, in the file's order
-    std::vector<double> report_times;         ///< [s] each TSTEP step's end or DATES, increasing
-    std::vector<std::string> notes;           ///< what was passed over (output and tuning controls)
+    std::vector<EclipseConnectionChange> connection_changes;  ///< in time order
+    std::vector<double> report_times;  ///< [s] each TSTEP step's end or DATES, increasing
+    std::vector<std::string> notes;    ///< what was passed over (output and tuning controls)
     /// RUNSPEC's START as a day number (days since 1970-01-01, calendar.hpp), NaN without one.
     double start = std::nan("");
 };
@@ -115,15 +129,17 @@ struct EclipseSchedule {
 /// BHP limit of 1 atm; an observed rate of 0 for the mode shuts the well for the period; a gas rate
 /// or THP observed is a note), WCONINJH (WATER, OPEN or SHUT, the observed rate and BHP,
 /// control RATE or BHP), WELTARG (a BHP limit, or the target of the well's control;
-/// decision 91), WPIMULT (before the first TSTEP or DATES: the well index of the connections
-/// it names times its multiplier; decision 102), WECON (the minimum oil
+/// decision 91), WPIMULT (the well index of the connections it names times its multiplier;
+/// decision 102; COMPDAT and WPIMULT after the first TSTEP or DATES change the well's
+/// connections from then on: decision 103), WECON (the minimum oil
 /// rate, the maximum water cut with workover WELL or NONE; gas limits, connection workovers,
 /// the end-run flag and later items refused), WTEST (the interval, the reasons with E, the
 /// number of tests; the start-up time defaulted or 0), TSTEP and DATES (counted
 /// from RUNSPEC's START; JLY for July, an optional HH:MM:SS); RPTSCHED, RPTRST,
 /// RPTONLY and TUNING are passed over with a note. InputError ("path:line: KEYWORD: ...") for
 /// anything else, an item the model cannot take, a well named twice or unknown, a well
-/// without an open connection, a control after the last TSTEP, a well
+/// without an open connection (at the start or after a change), a control or connection
+/// change after the last TSTEP, a well
 /// without a control before the first TSTEP or DATES, no TSTEP or DATES, DATES without START
 /// or not after the time so far, and an impossible date.
 EclipseSchedule read_eclipse_schedule(const std::string& path, const FluidUnits& fallback);

@@ -40,18 +40,21 @@ class EclipseWells : public ::testing::Test {
         const CliResult r = run_heptane(args);
         ASSERT_EQ(r.code, kExitOk) << r.err << r.out;
     }
-    /// Whether dataset d holds the same bits in a and b.
-    static bool same_bits(const std::string& a, const std::string& b, const std::string& d) {
+    /// Whether dataset d holds the same bits in a and b (b's d_b where given).
+    static bool same_bits(const std::string& a, const std::string& b, const std::string& d,
+                          const std::string& d_b = "") {
         const std::vector<double> x = h5::File::open(a).read(d).values;
-        const std::vector<double> y = h5::File::open(b).read(d).values;
+        const std::vector<double> y = h5::File::open(b).read(d_b.empty() ? d : d_b).values;
         return x.size() == y.size() && !x.empty() &&
                std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0;
     }
     test::TempFolder dir_;
 };
 
-/// eclipse_schedule.inc's events in YAML, and its wells with these perforations and factors.
-std::vector<std::string> yaml_wells(const std::string& inj, const std::string& p1) {
+/// eclipse_schedule.inc's events in YAML (and `more`), and its wells with these perforations
+/// and factors.
+std::vector<std::string> yaml_wells(const std::string& inj, const std::string& p1,
+                                    const std::string& more = "") {
     return {"wells=[{name: INJ, type: injector, column: [2, 2], " + inj +
                 ", control: {kind: rate, value: 200}, max_bhp: 9000}, "
                 "{name: P1, type: producer, column: [1, 1], " +
@@ -59,7 +62,8 @@ std::vector<std::string> yaml_wells(const std::string& inj, const std::string& p
             "schedule={report_times: [20, 30, 60], dt_initial: 1, dt_max: 10, events: ["
             "{time: 30, well: INJ, status: shut, control: {kind: rate, value: 200}, max_bhp: 0}, "
             "{time: 30, well: P1, status: open, control: {kind: rate, value: 150}, "
-            "min_bhp: 3000}]}"};
+            "min_bhp: 3000}" +
+                more + "]}"};
 }
 
 const char* const kFields[] = {"/pressure", "/water_saturation"};
@@ -116,6 +120,41 @@ TEST_F(EclipseWells, WpimultIsTheFactorsMultiplied) {
     }
     EXPECT_TRUE(same_bits(a, b, "/wells/INJ/connection_factors"));
     EXPECT_TRUE(same_bits(a, b, "/wells/P1/connection_factors"));
+}
+
+// Workovers (design decision 103) on eclipse_compdat.inc: on day 30 P1's unnamed layer 2
+// opened at 4 and INJ's layer 3 halved by WPIMULT, then on day 40 P1's layer 3 SHUT, is bit for
+// bit the YAML events with connection_factors [8, 4, 12], [20, 0, 10, 20] and [8, 4, 0]; and
+// they matter: the run differs from the one without them from day 30 on, not before.
+TEST_F(EclipseWells, LaterCompdatIsTheEventsConnectionFactors) {
+    std::ifstream in(source_path("tests/app/decks/eclipse_compdat.inc"));
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string schedule = text.str();
+    const std::string last = "TSTEP\n 30 /\n";
+    schedule.replace(schedule.find(last), last.size(),
+                     "COMPDAT\n 'P1' 2* 2 2 'OPEN' 1* 4 /\n/\n"
+                     "WPIMULT\n 'INJ' 0.5 2* 3 /\n/\nTSTEP\n 10 /\n"
+                     "COMPDAT\n 'P1' 2* 3 3 'SHUT' 1* 12 /\n/\nTSTEP\n 20 /\n");
+    std::ofstream(path("workover.inc")) << schedule;
+    simulate("workover.h5", {"schedule.eclipse=" + path("workover.inc")});
+    simulate("yaml.h5", yaml_wells("perforations: [0, 3], connection_factors: [20, 0, 20, 20]",
+                                   "perforations: [0, 2], connection_factors: [8, 0, 12]",
+                                   ", {time: 30, well: P1, connection_factors: [8, 4, 12]}, "
+                                   "{time: 30, well: INJ, connection_factors: [20, 0, 10, 20]}, "
+                                   "{time: 40, well: P1, connection_factors: [8, 4, 0]}"));
+    simulate("compdat.h5",
+             {"schedule.eclipse=" + source_path("tests/app/decks/eclipse_compdat.inc")});
+    const std::string a = path("workover.h5"), b = path("yaml.h5"), c = path("compdat.h5");
+    for (const char* field : kFields) {  // day 60: the Eclipse run reports on day 40 too
+        const std::string end = std::string("/timesteps/00004") + field;
+        const std::string yaml_end = std::string("/timesteps/00003") + field;
+        EXPECT_TRUE(same_bits(a, b, end, yaml_end)) << end;
+        EXPECT_FALSE(same_bits(a, c, end, yaml_end)) << end;  // compdat.h5's day 60
+        const std::string day30 = std::string("/timesteps/00002") + field;
+        EXPECT_TRUE(same_bits(a, c, day30)) << day30;
+    }
+    EXPECT_TRUE(same_bits(a, b, "/wells/P1/bhp"));
 }
 
 // A layer with factor 0 below the well's last open one changes nothing: P1 on [0, 2] with

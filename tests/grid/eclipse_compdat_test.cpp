@@ -1,7 +1,7 @@
 // An Eclipse deck's wells layer by layer (grid/eclipse_schedule.hpp, design decision 102):
-// COMPDAT's connection factors, Kh, SHUT layers and gaps, WPIMULT, and the factor's unit against
-// Eclipse's Darcy constants. (COMPDAT's refusals are with the schedule's others in
-// eclipse_schedule_test.cpp.)
+// COMPDAT's connection factors, Kh, SHUT layers and gaps, WPIMULT, their changes after the first
+// TSTEP (design decision 103), and the factor's unit against Eclipse's Darcy constants. (COMPDAT's
+// refusals are with the schedule's others in eclipse_schedule_test.cpp.)
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -69,8 +69,8 @@ TEST(EclipseSchedule, CompdatGivesEachLayersConnection) {
 }
 
 // WPIMULT (design decision 102): each connection it names times its multiplier, cumulative;
-// a COMPDAT record naming the layer again starts it from 1; refused after the first TSTEP,
-// negative, or naming no connection.
+// a COMPDAT record naming the layer again starts it from 1; refused negative, or naming no
+// connection.
 TEST(EclipseSchedule, WpimultMultipliesTheConnectionsItNames) {
     const std::string wells =
         "RUNSPEC\nMETRIC\nSCHEDULE\nWELSPECS\n 'P1' 'G' 3 2 1* 'OIL' /\n 'P2' 'G' 1 1 1* 'OIL' /\n"
@@ -90,8 +90,6 @@ TEST(EclipseSchedule, WpimultMultipliesTheConnectionsItNames) {
         const TempFile g(text);
         return input_error_of([&] { read_eclipse_schedule(g.path(), kMetric); });
     };
-    EXPECT_THAT(error(wells + rest + "WPIMULT\n 'P1' 2 /\n/\nTSTEP\n 1 /\n"),
-                HasSubstr(":18: WPIMULT: item 1 multiplies well indices after the first TSTEP"));
     EXPECT_THAT(error(wells + "WPIMULT\n 'P1' -1 /\n/\n" + rest),
                 HasSubstr(":13: WPIMULT: item 2 (the multiplier) must be >= 0"));
     EXPECT_THAT(error(wells + "WPIMULT\n 'P1' 2 3* 1 /\n/\n" + rest),
@@ -100,6 +98,51 @@ TEST(EclipseSchedule, WpimultMultipliesTheConnectionsItNames) {
                 HasSubstr(":13: WPIMULT: item 5 names no connection of well P1"));
     EXPECT_THAT(error(wells + "WPIMULT\n 'P1' 2 1 1 /\n/\n" + rest),
                 HasSubstr(":13: WPIMULT: item 3 names no connection of well P1"));
+}
+
+// Design decision 103: COMPDAT and WPIMULT after the first TSTEP change a well's connections
+// from then on. The records of one time merge into one change per well, from the well's latest
+// connections; the well's span covers every layer open at some time; a change that leaves no
+// OPEN connection, or comes after the last TSTEP, is refused.
+TEST(EclipseSchedule, LaterCompdatAndWpimultChangeTheConnections) {
+    const std::string start =
+        "RUNSPEC\nMETRIC\nSCHEDULE\nWELSPECS\n 'P1' 'G' 3 2 1* 'OIL' /\n 'P2' 'G' 1 1 1* 'OIL' /\n"
+        "/\nCOMPDAT\n 'P1' 2* 2 3 'OPEN' 2* 0.2 /\n 'P2' 2* 1 2 'OPEN' 2* 0.2 /\n/\n"
+        "WCONPROD\n 'P*' 'OPEN' 'BHP' 5* 100 /\n/\nTSTEP\n 10 /\n";
+    const TempFile f(start +
+                     "COMPDAT\n 'P1' 2* 1 1 'OPEN' 2* 0.2 /\n 'P1' 2* 3 3 'SHUT' 2* 0.2 /\n/\n"
+                     "WPIMULT\n 'P1' 2 /\n/\nTSTEP\n 5 /\nWPIMULT\n 'P1' 3 2* 2 /\n/\n"
+                     "TSTEP\n 5 /\n");
+    const EclipseSchedule s = read_eclipse_schedule(f.path(), kMetric);
+    const EclipseWell& p1 = s.wells[0];
+    ASSERT_EQ(p1.connections.size(), 2u);  // at the start: layers 2 and 3 (0-based 1, 2)
+    EXPECT_EQ(p1.k_first, 0);              // layer 1 opens on day 10
+    EXPECT_EQ(p1.k_last, 2);               // layer 3 open until then
+    EXPECT_EQ(s.wells[1].k_last, 1);       // P2 never changes
+    ASSERT_EQ(s.connection_changes.size(), 2u);
+    const auto layers = [](const EclipseConnectionChange& c) {
+        std::vector<std::tuple<int, bool, double>> out;
+        for (const EclipseConnection& x : c.connections)
+            out.emplace_back(x.k, x.open, x.multiplier);
+        return out;
+    };
+    const EclipseConnectionChange &day10 = s.connection_changes[0],
+                                  &day15 = s.connection_changes[1];
+    EXPECT_EQ(day10.well, "P1");
+    EXPECT_DOUBLE_EQ(day10.time, 10.0 * units::kDay);
+    EXPECT_THAT(day10.where, HasSubstr(":18: COMPDAT: "));  // the first record of the time
+    using L = std::tuple<int, bool, double>;
+    EXPECT_EQ(layers(day10), (std::vector<L>{{0, true, 2.0}, {1, true, 2.0}, {2, false, 2.0}}));
+    EXPECT_DOUBLE_EQ(day15.time, 15.0 * units::kDay);
+    EXPECT_EQ(layers(day15), (std::vector<L>{{0, true, 2.0}, {1, true, 6.0}, {2, false, 2.0}}));
+    const auto error = [&](const std::string& text) {
+        const TempFile g(text);
+        return input_error_of([&] { read_eclipse_schedule(g.path(), kMetric); });
+    };
+    EXPECT_THAT(error(start + "COMPDAT\n 'P2' 2* 1 2 'SHUT' 2* 0.2 /\n/\nTSTEP\n 1 /\n"),
+                HasSubstr(":18: COMPDAT: leaves well P2 without an OPEN connection"));
+    EXPECT_THAT(error(start + "WPIMULT\n 'P2' 2 /\n/\n"),
+                HasSubstr(":18: WPIMULT: after the last TSTEP or DATES"));
 }
 
 // The connection factor's unit against Eclipse's own Darcy constants (its manual's CF = c
