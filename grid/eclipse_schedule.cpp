@@ -140,6 +140,29 @@ class ScheduleReader {
         return out_.connection_changes.back().connections;
     }
 
+    /// For each well item 1 matches: `change` on each of its connections that items 3-5 name
+    /// (I, J, K; 0 or defaulted: any) as the records so far leave them, at the current time
+    /// (connections_now); a well of which the record names none fails it.
+    template <class Change>
+    void change_named(const Items& r, const Change& change) {
+        const int i = r.integer(2, 0), j = r.integer(3, 0), k = r.integer(4, 0);
+        for (const EclipseWell* x : matching(r)) {
+            EclipseWell& w = out_.wells[static_cast<std::size_t>(x - out_.wells.data())];
+            const bool column = (i == 0 || i == w.i + 1) && (j == 0 || j == w.j + 1);
+            const auto named = [&](const EclipseConnection& c) {
+                return column && (k == 0 || k == c.k + 1);
+            };
+            const std::vector<EclipseConnection>& latest = latest_connections(w);
+            if (std::none_of(latest.begin(), latest.end(), named)) {
+                r.fail(k != 0 ? 4 : 2,
+                       "names no connection of well " + w.name + " (its COMPDAT must come first)");
+            }
+            for (EclipseConnection& c : connections_now(w, r.where)) {
+                if (named(c)) change(c);
+            }
+        }
+    }
+
     void read_keyword(Source& src, const Token& at, const std::string& keyword) {
         const std::string here = detail::where(src.path, src.text, at.offset) + keyword;
         if (keyword == "END") {
@@ -273,6 +296,10 @@ class ScheduleReader {
     /// WELOPEN: a well's status alone (OPEN, SHUT, or STOP taken as SHUT with a note), its
     /// controls kept; connections opened or shut one by one and AUTO are refused.
     void welopen(const Items& r) {
+        if (r.given(2) || r.given(3) || r.given(4) || r.given(5) || r.given(6)) {
+            welopen_connections(r);
+            return;
+        }
         EclipseControl c;
         c.time = time_;
         c.where = r.where;
@@ -281,9 +308,6 @@ class ScheduleReader {
         if (word == "STOP") word = detail::stop_as_shut(r, out_.notes);
         if (word != "OPEN" && word != "SHUT") r.fail(1, "(the status) must be OPEN, STOP or SHUT");
         c.open = word == "OPEN";
-        r.defaulted_from(2,
-                         "the connections to open or shut: heptane's well opens and shuts "
-                         "as a whole");
         for (const EclipseWell* w : matching(r)) {
             const bool controlled =
                 std::any_of(out_.controls.begin(), out_.controls.end(),
@@ -299,6 +323,24 @@ class ScheduleReader {
             }
         }
         add_controls(r, c);
+    }
+
+    /// WELOPEN with connection items (design decision 103): the connections of each well item
+    /// 1 matches in the column and layer items 3-5 give (0 or defaulted: any) OPEN or SHUT,
+    /// their other terms kept: at the start the well's connections, later a workover. All
+    /// three 0 is refused (Eclipse reads it as every connection, not the well: say which).
+    void welopen_connections(const Items& r) {
+        const std::string word = r.word(1, "OPEN");
+        if (word != "OPEN" && word != "SHUT") {
+            r.fail(1, "(the status) of a connection must be OPEN or SHUT");
+        }
+        r.defaulted_from(5, "the completion numbers");
+        if (r.integer(2, 0) == 0 && r.integer(3, 0) == 0 && r.integer(4, 0) == 0) {
+            r.fail(2,
+                   "(I, J, K all 0) would open or shut every connection: default items 3-7 "
+                   "(1*) to open or shut the well, or give the layer K");
+        }
+        change_named(r, [&](EclipseConnection& c) { c.open = word == "OPEN"; });
     }
 
     /// WELTARG (design decision 91): a new value for one of a well's targets or limits, as
@@ -563,22 +605,7 @@ class ScheduleReader {
         const double m = r.number(1);
         if (!(m >= 0.0) || !std::isfinite(m)) r.fail(1, "(the multiplier) must be >= 0");
         r.defaulted_from(5, "the completion numbers");
-        const int i = r.integer(2, 0), j = r.integer(3, 0), k = r.integer(4, 0);
-        for (const EclipseWell* x : matching(r)) {
-            EclipseWell& w = out_.wells[static_cast<std::size_t>(x - out_.wells.data())];
-            const bool column = (i == 0 || i == w.i + 1) && (j == 0 || j == w.j + 1);
-            const auto named = [&](const EclipseConnection& c) {
-                return column && (k == 0 || k == c.k + 1);
-            };
-            const std::vector<EclipseConnection>& latest = latest_connections(w);
-            if (std::none_of(latest.begin(), latest.end(), named)) {
-                r.fail(k != 0 ? 4 : 2,
-                       "names no connection of well " + w.name + " (its COMPDAT must come first)");
-            }
-            for (EclipseConnection& c : connections_now(w, r.where)) {
-                if (named(c)) c.multiplier *= m;
-            }
-        }
+        change_named(r, [&](EclipseConnection& c) { c.multiplier *= m; });
     }
 
     FluidUnits units_;

@@ -4,7 +4,8 @@
 /// WCONINJE, WCONPROD, WCONHIST and WCONINJH (decision 90), WELTARG (decision 91), WELOPEN, WECON
 /// (decision 86), WTEST (decision 88), TSTEP and DATES, in SI, without heptane's well types (app/
 /// maps them). WCONINJE, WCONPROD and WELOPEN take a well name pattern ('P*'; decision 83), a
-/// record for each well it matches.
+/// record for each well it matches. COMPDAT, WPIMULT and WELOPEN's connection items after the
+/// first TSTEP or DATES are workovers (decision 103).
 #include <cmath>
 #include <string>
 #include <vector>

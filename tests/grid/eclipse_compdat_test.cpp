@@ -1,6 +1,7 @@
 // An Eclipse deck's wells layer by layer (grid/eclipse_schedule.hpp, design decision 102):
 // COMPDAT's connection factors, Kh, SHUT layers and gaps, WPIMULT, their changes after the first
-// TSTEP (design decision 103), and the factor's unit against Eclipse's Darcy constants. (COMPDAT's
+// TSTEP and WELOPEN's connections (design decision 103), and the factor's unit against
+// Eclipse's Darcy constants. (COMPDAT's
 // refusals are with the schedule's others in eclipse_schedule_test.cpp.)
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -143,6 +144,49 @@ TEST(EclipseSchedule, LaterCompdatAndWpimultChangeTheConnections) {
                 HasSubstr(":18: COMPDAT: leaves well P2 without an OPEN connection"));
     EXPECT_THAT(error(start + "WPIMULT\n 'P2' 2 /\n/\n"),
                 HasSubstr(":18: WPIMULT: after the last TSTEP or DATES"));
+}
+
+// WELOPEN with connection items (design decision 103): the connections items 3-5 name (0:
+// any) OPEN or SHUT, their terms kept, at the start or as a workover; I, J and K all 0, STOP,
+// the completion numbers and a record naming no connection are refused.
+TEST(EclipseSchedule, WelopenOpensAndShutsConnections) {
+    const std::string start =
+        "RUNSPEC\nMETRIC\nSCHEDULE\nWELSPECS\n 'P1' 'G' 3 2 1* 'OIL' /\n/\n"
+        "COMPDAT\n 'P1' 2* 1 3 'OPEN' 2* 0.2 /\n 'P1' 2* 4 4 'SHUT' 2* 0.2 /\n/\n"
+        "WCONPROD\n 'P1' 'OPEN' 'BHP' 5* 100 /\n/\n";
+    const TempFile f(start + "WELOPEN\n 'P1' 'SHUT' 0 0 1 /\n/\nTSTEP\n 10 /\n" +
+                     "WELOPEN\n 'P*' 'OPEN' 3 2 4 /\n 'P1' 'SHUT' 2* 2 /\n/\nTSTEP\n 5 /\n");
+    const EclipseSchedule s = read_eclipse_schedule(f.path(), kMetric);
+    const auto open = [](const std::vector<EclipseConnection>& c) {
+        std::vector<bool> out;
+        for (const EclipseConnection& x : c) out.push_back(x.open);
+        return out;
+    };
+    EXPECT_EQ(open(s.wells[0].connections), (std::vector<bool>{false, true, true, false}));
+    EXPECT_EQ(s.wells[0].k_first, 1);  // layer 1 shut from the start, opened never
+    EXPECT_EQ(s.wells[0].k_last, 3);   // layer 4 opened on day 10
+    ASSERT_EQ(s.connection_changes.size(), 1u);
+    EXPECT_EQ(open(s.connection_changes[0].connections),
+              (std::vector<bool>{false, false, true, true}));
+    EXPECT_DOUBLE_EQ(s.connection_changes[0].connections[3].radius, 0.1);  // COMPDAT's terms
+    EXPECT_TRUE(s.notes.empty());
+    const auto error = [&](const std::string& text) {
+        const TempFile g(text + "TSTEP\n 1 /\n");
+        return input_error_of([&] { read_eclipse_schedule(g.path(), kMetric); });
+    };
+    EXPECT_THAT(error(start + "WELOPEN\n 'P1' 'SHUT' 0 0 0 /\n/\n"),
+                HasSubstr(":15: WELOPEN: item 3 (I, J, K all 0) would open or shut every "
+                          "connection"));
+    EXPECT_THAT(error(start + "WELOPEN\n 'P1' 'STOP' 2* 1 /\n/\n"),
+                HasSubstr(":15: WELOPEN: item 2 (the status) of a connection must be OPEN or "
+                          "SHUT"));
+    EXPECT_THAT(error(start + "WELOPEN\n 'P1' 'SHUT' 2* 5 /\n/\n"),
+                HasSubstr(":15: WELOPEN: item 5 names no connection of well P1"));
+    EXPECT_THAT(error(start + "WELOPEN\n 'P1' 'SHUT' 1 1 /\n/\n"),
+                HasSubstr(":15: WELOPEN: item 3 names no connection of well P1"));
+    EXPECT_THAT(error(start + "WELOPEN\n 'P1' 'SHUT' 2* 1 /\n 'P1' 'SHUT' 2* 2 /\n"
+                              " 'P1' 'SHUT' 2* 3 /\n/\n"),
+                HasSubstr("well P1 has no OPEN connection"));
 }
 
 // The connection factor's unit against Eclipse's own Darcy constants (its manual's CF = c

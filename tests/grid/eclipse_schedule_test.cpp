@@ -630,9 +630,8 @@ TEST(EclipseSchedule, WhatTheModelCannotTakeIsRefusedAtItsLine) {
                 HasSubstr(":12: WCONINJE: item 1 names no well of WELSPECS ('I2')"));
     EXPECT_THAT(error(controls + "WELOPEN\n 'P1' 'AUTO' /\n/\nTSTEP\n 1 /\n"),
                 HasSubstr(":18: WELOPEN: item 2 (the status) must be OPEN, STOP or SHUT"));
-    EXPECT_THAT(error(controls + "WELOPEN\n 'P1' 'SHUT' 3 2 2 /\n/\nTSTEP\n 1 /\n"),
-                HasSubstr(":18: WELOPEN: item 3 (the connections to open or shut: heptane's "
-                          "well opens and shuts as a whole) must be defaulted"));
+    EXPECT_THAT(error(controls + "WELOPEN\n 'P1' 'SHUT' 3* 1 /\n/\nTSTEP\n 1 /\n"),
+                HasSubstr(":18: WELOPEN: item 6 (the completion numbers) must be defaulted"));
     EXPECT_THAT(error("WELOPEN\n 'P1' 'SHUT' /\n/\n" + controls + "TSTEP\n 1 /\n"),
                 HasSubstr(":12: WELOPEN: item 1 opens or shuts well P1 before its WCONINJE or "
                           "WCONPROD"));
