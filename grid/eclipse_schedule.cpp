@@ -294,7 +294,7 @@ class ScheduleReader {
     }
 
     /// WELOPEN: a well's status alone (OPEN, SHUT, or STOP taken as SHUT with a note), its
-    /// controls kept; connections opened or shut one by one and AUTO are refused.
+    /// controls kept; AUTO refused. With connection items, welopen_connections.
     void welopen(const Items& r) {
         if (r.given(2) || r.given(3) || r.given(4) || r.given(5) || r.given(6)) {
             welopen_connections(r);

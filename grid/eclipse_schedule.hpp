@@ -97,11 +97,11 @@ struct EclipseWellTest {
 };
 
 /// A well's connections changed after the first TSTEP or DATES (design decision 103): its
-/// COMPDAT and WPIMULT records at one time, merged.
+/// COMPDAT, WPIMULT and WELOPEN connection records at one time, merged.
 struct EclipseConnectionChange {
     double time = 0.0;  ///< [s] from the start, > 0
     std::string well;
-    std::string where;  ///< "path:line: COMPDAT: " of its first record
+    std::string where;  ///< "path:line: KEYWORD: " of its first record (COMPDAT, WPIMULT, WELOPEN)
     /// The well's connections from `time` on, as EclipseWell::connections (its first one open).
     std::vector<EclipseConnection> connections;
 };
