@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -74,12 +75,6 @@ class ScheduleReader {
                                  " has no OPEN connection (heptane's well flows from the start "
                                  "through at least one; SHUT the well itself to open it later)");
             }
-            for (const EclipseConnectionChange& c : out_.connection_changes) {
-                if (c.well != w.name || widen_span(w, c.connections)) continue;
-                throw InputError(c.where + "leaves well " + w.name +
-                                 " without an OPEN connection (SHUT the well itself with "
-                                 "WELOPEN)");
-            }
             const bool controlled = std::any_of(
                 out_.controls.begin(), out_.controls.end(), [&](const EclipseControl& c) {
                     return c.well == w.name && c.time == 0 && !c.status_only;
@@ -93,6 +88,7 @@ class ScheduleReader {
                     "later)");
             }
         }
+        shut_wells_without_connections();
         if (described_ > 0) {
             out_.notes.push_back(first_described_ + std::to_string(described_) +
                                  " record(s) give the connection factor (item 8) with the "
@@ -104,6 +100,61 @@ class ScheduleReader {
     }
 
   private:
+    /// A change that leaves a well no OPEN connection shuts the well (design decision 105;
+    /// Eclipse's rule, OPM's "all completions are shut, the well is therefore also shut"): it
+    /// becomes a WELOPEN SHUT at its time, after the controls of that time, and a control
+    /// record that would open the well before a later change opens a connection is read as
+    /// SHUT, each with a note. The change itself goes (a shut well's connections carry no
+    /// flow); the later changes were built from its connections. Every other change widens
+    /// its well's span.
+    void shut_wells_without_connections() {
+        std::vector<EclipseConnectionChange> kept;
+        std::vector<EclipseControl>& controls = out_.controls;
+        for (std::size_t i = 0; i < out_.connection_changes.size(); ++i) {
+            const EclipseConnectionChange& c = out_.connection_changes[i];
+            EclipseWell& w = *std::find_if(out_.wells.begin(), out_.wells.end(),
+                                           [&](const EclipseWell& x) { return x.name == c.well; });
+            if (widen_span(w, c.connections)) {
+                kept.push_back(c);
+                continue;
+            }
+            const std::string day = number_text(c.time / units::kDay);
+            out_.notes.push_back(c.where + "leaves well " + w.name +
+                                 " without an OPEN connection: the well is shut from day " + day);
+            // Until the next change that opens a connection (none: the end).
+            double until = std::numeric_limits<double>::infinity();
+            for (std::size_t j = i + 1; j < out_.connection_changes.size(); ++j) {
+                const EclipseConnectionChange& next = out_.connection_changes[j];
+                const bool open = std::any_of(next.connections.begin(), next.connections.end(),
+                                              [](const EclipseConnection& x) { return x.open; });
+                if (next.well == w.name && open) {
+                    until = next.time;
+                    break;
+                }
+            }
+            for (EclipseControl& x : controls) {
+                if (x.well != w.name || !x.open || x.keeps_status || !(x.time > c.time) ||
+                    !(x.time < until)) {
+                    continue;
+                }
+                x.open = false;
+                out_.notes.push_back(x.where + "opens well " + w.name +
+                                     ", whose connections are all shut since day " + day +
+                                     ": read as SHUT");
+            }
+            EclipseControl shut;
+            shut.time = c.time;
+            shut.well = w.name;
+            shut.where = c.where;
+            shut.status_only = true;
+            shut.open = false;
+            const auto at = std::find_if(controls.begin(), controls.end(),
+                                         [&](const EclipseControl& x) { return x.time > c.time; });
+            controls.insert(at, shut);
+        }
+        out_.connection_changes = std::move(kept);
+    }
+
     /// Widens w's span to the open layers of `connections`; whether one is open.
     static bool widen_span(EclipseWell& w, const std::vector<EclipseConnection>& connections) {
         bool open = false;

@@ -157,6 +157,45 @@ TEST_F(EclipseWells, LaterCompdatIsTheEventsConnectionFactors) {
     EXPECT_TRUE(same_bits(a, b, "/wells/P1/bhp"));
 }
 
+// Design decision 105: a COMPDAT that shuts every connection of P1 on day 30 is a WELOPEN SHUT
+// there; a WCONPROD OPEN on day 35 is read as SHUT; on day 40 layer 3 opens again and
+// WELOPEN opens the well: the run is the one that says so with WELOPEN SHUT and WCONPROD SHUT,
+// bit for bit. Without the day-40 WELOPEN the well stays shut (opening a connection does not
+// open the well).
+TEST_F(EclipseWells, ShuttingEveryConnectionShutsTheWell) {
+    std::ifstream in(source_path("tests/app/decks/eclipse_compdat.inc"));
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string base = text.str(), last = "TSTEP\n 30 /\n";
+    const auto deck = [&](const std::string& name, const std::string& tail) {
+        std::string schedule = base;
+        schedule.replace(schedule.find(last), last.size(), tail);
+        std::ofstream(path(name)) << schedule;
+        simulate(name + ".h5", {"schedule.eclipse=" + path(name)});
+        return path(name + ".h5");
+    };
+    const std::string day35 =
+        "TSTEP\n 5 /\nWCONPROD\n 'P1' 'OPEN' 'BHP' 5* 4000 /\n/\nTSTEP\n 5 /\n";
+    const std::string reopen = "COMPDAT\n 'P1' 2* 3 3 'OPEN' 1* 12 /\n/\n";
+    const std::string welopen = "WELOPEN\n 'P1' 'OPEN' /\n/\n", end = "TSTEP\n 20 /\n";
+    const std::string a = deck("all_shut.inc", "COMPDAT\n 'P1' 2* 1 3 'SHUT' 1* 8 /\n/\n" + day35 +
+                                                   reopen + welopen + end);
+    const std::string b = deck("welopen.inc",
+                               "WELOPEN\n 'P1' 'SHUT' /\n/\nTSTEP\n 5 /\n"
+                               "WCONPROD\n 'P1' 'SHUT' 'BHP' 5* 4000 /\n/\nTSTEP\n 5 /\n"
+                               "COMPDAT\n 'P1' 2* 1 1 'SHUT' 1* 8 /\n/\n" +
+                                   welopen + end);
+    const std::string c =
+        deck("stays_shut.inc", "COMPDAT\n 'P1' 2* 1 3 'SHUT' 1* 8 /\n/\n" + day35 + reopen + end);
+    for (const char* field : kFields) {
+        const std::string d = std::string("/timesteps/00005") + field;  // day 60
+        EXPECT_TRUE(same_bits(a, b, d)) << d;
+        EXPECT_FALSE(same_bits(a, c, d)) << d;
+    }
+    EXPECT_TRUE(same_bits(a, b, "/wells/P1/oil_rate"));
+    EXPECT_TRUE(same_bits(a, b, "/wells/P1/bhp"));
+}
+
 // A layer with factor 0 below the well's last open one changes nothing: P1 on [0, 2] with
 // factors [8, 0, 0] is P1 on [0, 0] with [8], bit for bit (its perforations' flows, its BHP's
 // reference depth, the linear solves), and compare finds no difference.

@@ -103,8 +103,8 @@ TEST(EclipseSchedule, WpimultMultipliesTheConnectionsItNames) {
 
 // Design decision 103: COMPDAT and WPIMULT after the first TSTEP change a well's connections
 // from then on. The records of one time merge into one change per well, from the well's latest
-// connections; the well's span covers every layer open at some time; a change that leaves no
-// OPEN connection, or comes after the last TSTEP, is refused.
+// connections; the well's span covers every layer open at some time; a change after the last
+// TSTEP is refused.
 TEST(EclipseSchedule, LaterCompdatAndWpimultChangeTheConnections) {
     const std::string start =
         "RUNSPEC\nMETRIC\nSCHEDULE\nWELSPECS\n 'P1' 'G' 3 2 1* 'OIL' /\n 'P2' 'G' 1 1 1* 'OIL' /\n"
@@ -140,10 +140,48 @@ TEST(EclipseSchedule, LaterCompdatAndWpimultChangeTheConnections) {
         const TempFile g(text);
         return input_error_of([&] { read_eclipse_schedule(g.path(), kMetric); });
     };
-    EXPECT_THAT(error(start + "COMPDAT\n 'P2' 2* 1 2 'SHUT' 2* 0.2 /\n/\nTSTEP\n 1 /\n"),
-                HasSubstr(":18: COMPDAT: leaves well P2 without an OPEN connection"));
     EXPECT_THAT(error(start + "WPIMULT\n 'P2' 2 /\n/\n"),
                 HasSubstr(":18: WPIMULT: after the last TSTEP or DATES"));
+}
+
+// Design decision 105: a change that leaves a well no OPEN connection shuts the well at its
+// time (a WELOPEN SHUT after that time's controls) and is no change itself; a control record
+// opening the well before a connection opens again is read as SHUT; a later change starts from
+// the shut connections, and WELOPEN then opens the well.
+TEST(EclipseSchedule, AChangeShuttingEveryConnectionShutsTheWell) {
+    const std::string start =
+        "RUNSPEC\nMETRIC\nSCHEDULE\nWELSPECS\n 'P1' 'G' 3 2 1* 'OIL' /\n 'P2' 'G' 1 1 1* 'OIL' /\n"
+        "/\nCOMPDAT\n 'P1' 2* 2 3 'OPEN' 2* 0.2 /\n 'P2' 2* 1 2 'OPEN' 2* 0.2 /\n/\n"
+        "WCONPROD\n 'P*' 'OPEN' 'BHP' 5* 100 /\n/\nTSTEP\n 10 /\n";
+    const TempFile f(start + "COMPDAT\n 'P2' 2* 1 2 'SHUT' 2* 0.2 /\n/\nTSTEP\n 5 /\n" +
+                     "WCONPROD\n 'P2' 'OPEN' 'BHP' 5* 150 /\n/\nTSTEP\n 5 /\n" +
+                     "COMPDAT\n 'P2' 2* 2 2 'OPEN' 2* 0.2 /\n/\nWELOPEN\n 'P2' 'OPEN' /\n/\n" +
+                     "TSTEP\n 5 /\n");
+    const EclipseSchedule s = read_eclipse_schedule(f.path(), kMetric);
+    EXPECT_EQ(s.wells[1].k_first, 0);
+    EXPECT_EQ(s.wells[1].k_last, 1);
+    ASSERT_EQ(s.connection_changes.size(), 1u);  // day 20's: layer 1 shut since day 10
+    const EclipseConnectionChange& day20 = s.connection_changes[0];
+    EXPECT_DOUBLE_EQ(day20.time, 20.0 * units::kDay);
+    ASSERT_EQ(day20.connections.size(), 2u);
+    EXPECT_FALSE(day20.connections[0].open);
+    EXPECT_TRUE(day20.connections[1].open);
+    // P2's controls: day 0 open, day 10 the shut, day 15 WCONPROD read as SHUT, day 20 open.
+    std::vector<std::tuple<double, bool, bool>> p2;
+    for (const EclipseControl& c : s.controls) {
+        if (c.well == "P2") p2.emplace_back(c.time / units::kDay, c.open, c.status_only);
+    }
+    using C = std::tuple<double, bool, bool>;
+    EXPECT_EQ(
+        p2,
+        (std::vector<C>{
+            {0.0, true, false}, {10.0, false, true}, {15.0, false, false}, {20.0, true, true}}));
+    EXPECT_THAT(s.notes, testing::Contains(HasSubstr(
+                             ":18: COMPDAT: leaves well P2 without an OPEN connection: the well is "
+                             "shut from day 10")));
+    EXPECT_THAT(s.notes, testing::Contains(HasSubstr(
+                             ":23: WCONPROD: opens well P2, whose connections are all shut since "
+                             "day 10: read as SHUT")));
 }
 
 // WELOPEN with connection items (design decision 103): the connections items 3-5 name (0:
