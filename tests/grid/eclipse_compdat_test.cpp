@@ -101,15 +101,19 @@ TEST(EclipseSchedule, WpimultMultipliesTheConnectionsItNames) {
                 HasSubstr(":13: WPIMULT: item 3 names no connection of well P1"));
 }
 
+/// P1 on layers 2-3 and P2 on layers 1-2 (METRIC), BHP producers, and ten days: the start of
+/// the workover tests (its TSTEP's record ends on line 16).
+const char* const kTwoWellsTenDays =
+    "RUNSPEC\nMETRIC\nSCHEDULE\nWELSPECS\n 'P1' 'G' 3 2 1* 'OIL' /\n 'P2' 'G' 1 1 1* 'OIL' /\n"
+    "/\nCOMPDAT\n 'P1' 2* 2 3 'OPEN' 2* 0.2 /\n 'P2' 2* 1 2 'OPEN' 2* 0.2 /\n/\n"
+    "WCONPROD\n 'P*' 'OPEN' 'BHP' 5* 100 /\n/\nTSTEP\n 10 /\n";
+
 // Design decision 103: COMPDAT and WPIMULT after the first TSTEP change a well's connections
 // from then on. The records of one time merge into one change per well, from the well's latest
 // connections; the well's span covers every layer open at some time; a change after the last
 // TSTEP is refused.
 TEST(EclipseSchedule, LaterCompdatAndWpimultChangeTheConnections) {
-    const std::string start =
-        "RUNSPEC\nMETRIC\nSCHEDULE\nWELSPECS\n 'P1' 'G' 3 2 1* 'OIL' /\n 'P2' 'G' 1 1 1* 'OIL' /\n"
-        "/\nCOMPDAT\n 'P1' 2* 2 3 'OPEN' 2* 0.2 /\n 'P2' 2* 1 2 'OPEN' 2* 0.2 /\n/\n"
-        "WCONPROD\n 'P*' 'OPEN' 'BHP' 5* 100 /\n/\nTSTEP\n 10 /\n";
+    const std::string start = kTwoWellsTenDays;
     const TempFile f(start +
                      "COMPDAT\n 'P1' 2* 1 1 'OPEN' 2* 0.2 /\n 'P1' 2* 3 3 'SHUT' 2* 0.2 /\n/\n"
                      "WPIMULT\n 'P1' 2 /\n/\nTSTEP\n 5 /\nWPIMULT\n 'P1' 3 2* 2 /\n/\n"
@@ -149,10 +153,7 @@ TEST(EclipseSchedule, LaterCompdatAndWpimultChangeTheConnections) {
 // opening the well before a connection opens again is read as SHUT; a later change starts from
 // the shut connections, and WELOPEN then opens the well.
 TEST(EclipseSchedule, AChangeShuttingEveryConnectionShutsTheWell) {
-    const std::string start =
-        "RUNSPEC\nMETRIC\nSCHEDULE\nWELSPECS\n 'P1' 'G' 3 2 1* 'OIL' /\n 'P2' 'G' 1 1 1* 'OIL' /\n"
-        "/\nCOMPDAT\n 'P1' 2* 2 3 'OPEN' 2* 0.2 /\n 'P2' 2* 1 2 'OPEN' 2* 0.2 /\n/\n"
-        "WCONPROD\n 'P*' 'OPEN' 'BHP' 5* 100 /\n/\nTSTEP\n 10 /\n";
+    const std::string start = kTwoWellsTenDays;
     const TempFile f(start + "COMPDAT\n 'P2' 2* 1 2 'SHUT' 2* 0.2 /\n/\nTSTEP\n 5 /\n" +
                      "WCONPROD\n 'P2' 'OPEN' 'BHP' 5* 150 /\n/\nTSTEP\n 5 /\n" +
                      "COMPDAT\n 'P2' 2* 2 2 'OPEN' 2* 0.2 /\n/\nWELOPEN\n 'P2' 'OPEN' /\n/\n" +
