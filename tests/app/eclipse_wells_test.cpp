@@ -68,6 +68,14 @@ std::vector<std::string> yaml_wells(const std::string& inj, const std::string& p
 
 const char* const kFields[] = {"/pressure", "/water_saturation"};
 
+/// tests/app/decks/eclipse_compdat.inc's text, for the tests that rewrite its schedule.
+std::string compdat_schedule() {
+    std::ifstream in(source_path("tests/app/decks/eclipse_compdat.inc"));
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
 // eclipse_compdat.inc's COMPDAT (factors 20 with layer 2 SHUT, 8 and 12 with layer 2 unnamed)
 // is bit for bit the YAML wells with connection_factors [20, 0, 20, 20] and [8, 0, 12]; and
 // the factors matter: the run differs from the Peaceman wells of eclipse_schedule.inc.
@@ -104,10 +112,7 @@ TEST_F(EclipseWells, CompdatFactorsAreTheConnectionFactorsWrittenOut) {
 // WPIMULT (design decision 102) on eclipse_compdat.inc: P1's factors times 2, INJ's layer 3
 // times 0.5, is bit for bit the YAML wells with those factors ([16, 0, 24], [20, 0, 10, 20]).
 TEST_F(EclipseWells, WpimultIsTheFactorsMultiplied) {
-    std::ifstream in(source_path("tests/app/decks/eclipse_compdat.inc"));
-    std::stringstream text;
-    text << in.rdbuf();
-    std::string schedule = text.str();
+    std::string schedule = compdat_schedule();
     schedule.insert(schedule.find("WCONINJE"), "WPIMULT\n 'P1' 2 /\n 'INJ' 0.5 2* 3 /\n/\n");
     std::ofstream(path("wpimult.inc")) << schedule;
     simulate("wpimult.h5", {"schedule.eclipse=" + path("wpimult.inc")});
@@ -127,10 +132,7 @@ TEST_F(EclipseWells, WpimultIsTheFactorsMultiplied) {
 // bit the YAML events with connection_factors [8, 4, 12], [20, 0, 10, 20] and [8, 4, 0]; and
 // they matter: the run differs from the one without them from day 30 on, not before.
 TEST_F(EclipseWells, LaterCompdatIsTheEventsConnectionFactors) {
-    std::ifstream in(source_path("tests/app/decks/eclipse_compdat.inc"));
-    std::stringstream text;
-    text << in.rdbuf();
-    std::string schedule = text.str();
+    std::string schedule = compdat_schedule();
     const std::string last = "TSTEP\n 30 /\n";
     schedule.replace(schedule.find(last), last.size(),
                      "COMPDAT\n 'P1' 2* 2 2 'OPEN' 1* 4 /\n/\n"
@@ -163,10 +165,7 @@ TEST_F(EclipseWells, LaterCompdatIsTheEventsConnectionFactors) {
 // bit for bit. Without the day-40 WELOPEN the well stays shut (opening a connection does not
 // open the well).
 TEST_F(EclipseWells, ShuttingEveryConnectionShutsTheWell) {
-    std::ifstream in(source_path("tests/app/decks/eclipse_compdat.inc"));
-    std::stringstream text;
-    text << in.rdbuf();
-    const std::string base = text.str(), last = "TSTEP\n 30 /\n";
+    const std::string base = compdat_schedule(), last = "TSTEP\n 30 /\n";
     const auto deck = [&](const std::string& name, const std::string& tail) {
         std::string schedule = base;
         schedule.replace(schedule.find(last), last.size(), tail);
